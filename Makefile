@@ -1,0 +1,119 @@
+# rigtune: out-of-tree build into build/ (or build-asan/ for `make asan`).
+#
+#   make            build build/rigtune, the GPU plugins that this machine can compile
+#   make run        set up what is missing, build, run the default tuning
+#   make test       set up what is missing, build, run every test
+#   make asan       the same suite under AddressSanitizer + UBSan
+#   make bench      the benchmarks in bench/ (they print figures)
+#   make format     clang-format every source file
+#
+# Sources are found by wildcard: a new .c file in common/ search/ workloads/
+# tuner/ joins the program, a new tests/test_*.c becomes a cmocka binary.
+
+SAN ?=
+BUILD ?= build
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS := hwloc nlopt yaml-0.1 openblas
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+HIPCC ?= $(shell command -v hipcc 2>/dev/null)
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+OPT ?= -O2
+CFLAGS ?= $(OPT) -g
+CFLAGS += -std=c11 -Wall -Wextra -D_GNU_SOURCE -pthread -MMD -MP $(PKG_CFLAGS)
+ifeq ($(CI),true)
+CFLAGS += -Werror
+endif
+ifneq ($(SAN),)
+CFLAGS += -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SAN)
+endif
+LDLIBS := $(PKG_LIBS) -ldl -lm -pthread
+
+LIB_SRCS := $(filter-out tuner/main.c,$(wildcard common/*.c search/*.c workloads/*.c tuner/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+TEST_PLUGINS := $(patsubst tests/plugins/%.c,$(BUILD)/tests/plugins/librigtune_%.so,$(wildcard tests/plugins/*.c))
+BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+
+# GPU plugins: built only where their compiler exists; the binary never links them.
+CUDA_SRCS := $(wildcard workloads/cuda/*.cu)
+HIP_SRCS := $(wildcard workloads/hip/*.hip)
+PLUGINS :=
+ifneq ($(NVCC),)
+ifneq ($(CUDA_SRCS),)
+PLUGINS += $(BUILD)/librigtune_cuda.so
+endif
+endif
+ifneq ($(HIPCC),)
+ifneq ($(HIP_SRCS),)
+PLUGINS += $(BUILD)/librigtune_hip.so
+endif
+endif
+
+.PHONY: all deps run test asan bench format clean
+all: $(BUILD)/rigtune $(PLUGINS)
+
+deps:
+	@scripts/install-deps.sh --if-missing
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+$(BUILD)/librigtune.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/rigtune: $(BUILD)/tuner/main.o $(BUILD)/librigtune.a
+	$(CC) $(LDFLAGS) -rdynamic $^ $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/librigtune.a
+	$(CC) $(LDFLAGS) -rdynamic $^ $(CMOCKA_LIBS) $(LDLIBS) -o $@
+
+$(BUILD)/tests/plugins/librigtune_%.so: tests/plugins/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared $< -o $@
+
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/librigtune.a
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+NVCC_FLAGS := -O2 -std=c++14 -Xcompiler -fPIC,-Wall -arch=sm_80 \
+	-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90
+$(BUILD)/librigtune_cuda.so: $(CUDA_SRCS) workloads/backend.h workloads/kernels.h
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_FLAGS) -shared $(CUDA_SRCS) -o $@ -lcublas -ldl
+
+HIP_FLAGS := -O2 -fPIC -std=c++14 -Wall --offload-arch=gfx1100 --offload-arch=gfx90a
+$(BUILD)/librigtune_hip.so: $(HIP_SRCS) workloads/backend.h workloads/kernels.h
+	@mkdir -p $(@D)
+	$(HIPCC) $(HIP_FLAGS) -shared -x hip $(HIP_SRCS) -o $@ -ldl
+
+run: deps all
+	@mkdir -p configs results
+	$(BUILD)/rigtune tune --budget 60 -o configs/$$(hostname).yaml
+	@echo "configuration written to configs/$$(hostname).yaml"
+
+test: deps all $(TEST_BINS) $(TEST_PLUGINS) $(BENCH_BINS)
+	@BUILD=$(BUILD) tests/run.sh
+
+asan:
+	$(MAKE) BUILD=build-asan SAN=address,undefined OPT=-O1 test
+
+bench: deps all $(BENCH_BINS)
+	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.hip')
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

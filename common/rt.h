@@ -1,0 +1,48 @@
+/*
+ * rt.h: conventions shared by every module of rigtune.
+ *
+ * Error contract (stated once, hwloc-style): a function that can fail returns
+ * 0 on success or one of the negative RT_E* codes below, and, when the caller
+ * passes a non-NULL buffer, writes one human-readable sentence into it.
+ * Only tuner/ turns a code into an exit status (see rt_exit_code()).
+ * Every destroy/free function accepts NULL.
+ */
+#ifndef RT_H
+#define RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum rt_status {
+	RT_OK = 0,
+	RT_EINVAL = -1,      /* bad usage or input: the user can fix it (exit 2) */
+	RT_ENOMEM = -2,      /* an allocation failed */
+	RT_EIO = -3,         /* a file or pipe operation failed */
+	RT_EUNAVAIL = -4,    /* a backend, library or device is not there */
+	RT_EINFEASIBLE = -5, /* this point cannot run here (memory, timeout, crash) */
+	RT_ERUNTIME = -6,    /* any other failure at run time (exit 3) */
+};
+
+/* Size of the error buffers that callers allocate on their stack. */
+#define RT_ERRLEN 512
+
+/*
+ * Formats a message into err (which may be NULL) and returns code, so that a
+ * failure path reads:  return rt_fail(err, errlen, RT_EINVAL, "bad m=%d", m);
+ */
+int rt_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* "invalid input", "out of memory", ...: the name of a status code. */
+const char *rt_strstatus(int code);
+
+/* The process exit status for a status code: 0, 2 for RT_EINVAL, else 3. */
+int rt_exit_code(int code);
+
+/* Monotonic wall clock in seconds. */
+double rt_now(void);
+
+/* Number of elements in a static array. */
+#define RT_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,188 @@
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/rng.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* A sorted copy; NULL on allocation failure (callers then return NAN). */
+static double *sorted_copy(const double *x, size_t n)
+{
+	double *s = malloc(n * sizeof *s);
+	if (!s)
+		return NULL;
+	memcpy(s, x, n * sizeof *s);
+	qsort(s, n, sizeof *s, cmp_double);
+	return s;
+}
+
+static double quantile_sorted(const double *s, size_t n, double q)
+{
+	double h = q * (double)(n - 1);
+	size_t i = (size_t)floor(h);
+	if (i + 1 >= n)
+		return s[n - 1];
+	return s[i] + (h - (double)i) * (s[i + 1] - s[i]);
+}
+
+double rt_quantile(const double *x, size_t n, double q)
+{
+	if (n == 0)
+		return NAN;
+	double *s = sorted_copy(x, n);
+	if (!s)
+		return NAN;
+	double r = quantile_sorted(s, n, q);
+	free(s);
+	return r;
+}
+
+double rt_median(const double *x, size_t n)
+{
+	return rt_quantile(x, n, 0.5);
+}
+
+double rt_mad(const double *x, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	double med = rt_median(x, n);
+	double *d = malloc(n * sizeof *d);
+	if (!d)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(x[i] - med);
+	double r = rt_median(d, n);
+	free(d);
+	return r;
+}
+
+double rt_mean(const double *x, size_t n)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	return n ? s / (double)n : NAN;
+}
+
+double rt_cv(const double *x, size_t n)
+{
+	if (n < 2)
+		return 0;
+	double m = rt_mean(x, n), ss = 0;
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - m) * (x[i] - m);
+	return m != 0 ? sqrt(ss / (double)(n - 1)) / fabs(m) : 0;
+}
+
+double rt_norm_cdf(double z)
+{
+	return 0.5 * erfc(-z / M_SQRT2);
+}
+
+/*
+ * The order statistics s[j], s[n-1-j] bracket the median with probability
+ * P(j < B < n-j), B ~ binomial(n, 1/2). Take the largest j that keeps that
+ * at least 95%. Exact binomial sums, computed in log space for large n.
+ */
+void rt_median_ci95(const double *x, size_t n, double *lo, double *hi)
+{
+	*lo = *hi = NAN;
+	if (n == 0)
+		return;
+	double *s = sorted_copy(x, n);
+	if (!s)
+		return;
+	size_t j = 0;
+	double tail = 0; /* P(B <= j) */
+	for (size_t i = 0; i < n / 2; i++) {
+		double logp = lgamma((double)n + 1) - lgamma((double)i + 1) -
+			      lgamma((double)(n - i) + 1) - (double)n * M_LN2;
+		tail += exp(logp);
+		if (2 * tail > 0.05)
+			break;
+		j = i + 1; /* P(B <= i) small enough: s[i+1-1]=s[i] is usable */
+	}
+	/* j order statistics are excluded on each side: s[j-1]..s[n-j] (1-based j). */
+	size_t a = j ? j - 1 : 0, b = j ? n - j : n - 1;
+	*lo = s[a];
+	*hi = s[b];
+	free(s);
+}
+
+void rt_bootstrap_ci(const double *x, size_t n, rt_stat_fn stat, int reps,
+		     double level, uint64_t seed, double *lo, double *hi)
+{
+	*lo = *hi = NAN;
+	if (n == 0 || reps < 2)
+		return;
+	double *res = malloc((size_t)reps * sizeof *res);
+	double *buf = malloc(n * sizeof *buf);
+	if (res && buf) {
+		rt_rng r;
+		rt_rng_seed(&r, seed);
+		for (int k = 0; k < reps; k++) {
+			for (size_t i = 0; i < n; i++)
+				buf[i] = x[rt_rng_below(&r, n)];
+			res[k] = stat(buf, n);
+		}
+		qsort(res, (size_t)reps, sizeof *res, cmp_double);
+		double a = (1 - level) / 2;
+		*lo = quantile_sorted(res, (size_t)reps, a);
+		*hi = quantile_sorted(res, (size_t)reps, 1 - a);
+	}
+	free(res);
+	free(buf);
+}
+
+double rt_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
+		       double *u)
+{
+	size_t n = nx + ny;
+	struct obs { double v; int from_x; } *o = malloc(n * sizeof *o);
+	if (!o || nx == 0 || ny == 0) {
+		free(o);
+		if (u)
+			*u = NAN;
+		return NAN;
+	}
+	for (size_t i = 0; i < nx; i++)
+		o[i] = (struct obs){x[i], 1};
+	for (size_t i = 0; i < ny; i++)
+		o[nx + i] = (struct obs){y[i], 0};
+	qsort(o, n, sizeof *o, cmp_double); /* v is the first member */
+
+	double rank_x = 0, tie_term = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j + 1 < n && o[j + 1].v == o[i].v)
+			j++;
+		double rank = (double)(i + j + 2) / 2; /* average 1-based rank */
+		for (size_t k = i; k <= j; k++)
+			if (o[k].from_x)
+				rank_x += rank;
+		double t = (double)(j - i + 1);
+		tie_term += t * t * t - t;
+		i = j + 1;
+	}
+	free(o);
+	double ux = rank_x - (double)nx * ((double)nx + 1) / 2;
+	if (u)
+		*u = ux;
+	double mu = (double)nx * (double)ny / 2;
+	double var = (double)nx * (double)ny / 12 *
+		     ((double)n + 1 - tie_term / ((double)n * ((double)n - 1)));
+	if (var <= 0)
+		return 1.0;
+	double z = (fabs(ux - mu) - 0.5) / sqrt(var);
+	if (z < 0)
+		z = 0;
+	return 2 * (1 - rt_norm_cdf(z));
+}

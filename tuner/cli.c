@@ -1,0 +1,84 @@
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const rt_command *const commands[] = {
+	RT_COMMAND_LIST
+};
+
+void rt_errorf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("rigtune: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int rt_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "rigtune %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nTry 'rigtune %s --help'.\n", cmd);
+	va_end(ap);
+	return RT_EXIT_USAGE;
+}
+
+static void print_help(FILE *f)
+{
+	fputs("usage: rigtune COMMAND [OPTIONS]\n\n"
+	      "Measures synthetic transformer and PPO training on every backend of\n"
+	      "this machine and recommends batch size, threads, workers and precision.\n\n"
+	      "Commands:\n",
+	      f);
+	for (size_t i = 0; i < RT_COUNT(commands); i++)
+		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+	fputs("\nrigtune COMMAND --help shows a command's options.\n"
+	      "Exit codes: 0 ok, 1 regression found (check), 2 bad usage or input,\n"
+	      "3 failure at run time.\n",
+	      f);
+}
+
+static const rt_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < RT_COUNT(commands); i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+int rt_cli_main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_help(stderr);
+		return RT_EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+		print_help(stdout);
+		return RT_EXIT_OK;
+	}
+	if (!strcmp(name, "--version")) {
+		printf("rigtune %s\n", RT_VERSION);
+		return RT_EXIT_OK;
+	}
+	const rt_command *c = find_command(name);
+	if (!c) {
+		rt_errorf("unknown command '%s'", name);
+		fputs("Try 'rigtune --help'.\n", stderr);
+		return RT_EXIT_USAGE;
+	}
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(c->usage, stdout);
+			return RT_EXIT_OK;
+		}
+	return c->run(argc - 1, argv + 1);
+}

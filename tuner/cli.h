@@ -1,0 +1,29 @@
+/*
+ * cli.h: the command-line surface. rt_cli_main dispatches on the command
+ * name through one table; each command parses its own options and returns
+ * the process exit status (0 ok, 1 regression found, 2 bad usage or input,
+ * 3 failure at run time).
+ */
+#ifndef RT_CLI_H
+#define RT_CLI_H
+
+#define RT_VERSION "0.1.0"
+
+enum { RT_EXIT_OK = 0, RT_EXIT_REGRESSION = 1, RT_EXIT_USAGE = 2, RT_EXIT_RUNTIME = 3 };
+
+typedef struct rt_command {
+	const char *name;
+	int (*run)(int argc, char **argv); /* argv[0] is the command name */
+	const char *summary;
+	const char *usage; /* full --help text of the command */
+} rt_command;
+
+int rt_cli_main(int argc, char **argv);
+
+/* Prints "rigtune: <msg>" to stderr; used for every user-facing error. */
+void rt_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "rigtune <cmd>: <msg>\nTry 'rigtune <cmd> --help'." and returns 2. */
+int rt_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,12 @@
+/* commands.h: one rt_command per file tuner/cmd_*.c, listed in RT_COMMAND_LIST. */
+#ifndef RT_COMMANDS_H
+#define RT_COMMANDS_H
+
+#include "../common/rt.h"
+#include "cli.h"
+
+#define RT_COMMAND_LIST &rt_cmd_probe,
+
+extern const rt_command rt_cmd_probe;
+
+#endif

@@ -1,0 +1,184 @@
+/*
+ * backend.h: the backend plugin ABI.
+ *
+ * A backend is a table of operations (rt_backend_ops). The CPU backend is
+ * linked into the binary; GPU backends live in librigtune_<name>.so and export
+ * one symbol, RT_BACKEND_SYMBOL, a function returning their table. The loader
+ * (loader.c) checks `abi` before it touches anything else in the table.
+ *
+ * Memory model: buffers are opaque device pointers from alloc(); the host
+ * moves data with upload()/download(). On the CPU backend they are plain host
+ * pointers. Every kernel is asynchronous with respect to the host on a GPU
+ * (one stream per context); synchronize() waits, and download() synchronizes.
+ *
+ * Data types: tensors are stored as fp32 (RT_F32) or fp64 (RT_F64). The GEMM
+ * precision is a separate choice (rt_precision): fp32 data may be multiplied
+ * in tf32, bf16 or fp16 (inputs rounded, fp32 accumulation), fp64 data only
+ * in fp64. A backend advertises which it offers per device.
+ *
+ * Layout: every matrix is row-major. gemm computes
+ *     C = alpha * op(A) * op(B) + beta * C
+ * with op(A) m x k, op(B) k x n, C m x n, lda/ldb/ldc the row strides of the
+ * stored (untransposed) matrices, like cblas_?gemm with CblasRowMajor.
+ *
+ * Return values: 0 or a negative RT_E* code (common/rt.h); functions that
+ * take (err, errlen) also describe the failure there.
+ */
+#ifndef RT_BACKEND_H
+#define RT_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/rt.h"
+
+/* Bump on any change to rt_backend_ops or the types it uses. */
+#define RT_BACKEND_ABI 1
+#define RT_BACKEND_SYMBOL "rigtune_backend"
+
+typedef enum rt_dtype { RT_F32 = 0, RT_F64 = 1 } rt_dtype;
+
+typedef enum rt_precision {
+	RT_FP64 = 0,
+	RT_FP32,
+	RT_TF32,
+	RT_BF16,
+	RT_FP16,
+	RT_NPRECISION
+} rt_precision;
+
+#define RT_PREC_BIT(p) (1u << (p))
+
+/* "fp64", "fp32", ...; rt_precision_parse returns -1 for an unknown name. */
+const char *rt_precision_name(rt_precision p);
+int rt_precision_parse(const char *name);
+/* The storage type a precision computes on (fp64 -> RT_F64, others RT_F32). */
+rt_dtype rt_precision_dtype(rt_precision p);
+size_t rt_dtype_size(rt_dtype t);
+
+typedef struct rt_device_info {
+	char name[128];
+	char driver[64];       /* driver / runtime version, "" if unknown */
+	uint64_t mem_total;    /* bytes */
+	uint64_t mem_free;     /* bytes, at probe time */
+	int compute_units;     /* SMs, CUs or cores */
+	unsigned precisions;   /* RT_PREC_BIT mask of GEMM precisions offered */
+	int unified_memory;    /* 1 when host and device share memory */
+} rt_device_info;
+
+typedef struct rt_ctx rt_ctx; /* opaque, one per open device */
+
+typedef struct rt_backend_ops {
+	unsigned abi;      /* RT_BACKEND_ABI of the build that made this table */
+	const char *name;  /* "cpu", "cuda", "hip" */
+
+	/*
+	 * Loads the vendor runtime and counts devices. Returns the device count
+	 * (>= 0), or RT_EUNAVAIL with the reason in err ("libcudart.so.13: not
+	 * found", "no CUDA device"). Zero devices is RT_EUNAVAIL, not an error.
+	 */
+	int (*init)(char *err, size_t errlen);
+	int (*device_info)(int dev, rt_device_info *info);
+
+	/*
+	 * Opens a device for one measurement. threads is the host thread budget
+	 * for this backend's own host work (the CPU backend's BLAS and kernels
+	 * together never use more).
+	 */
+	int (*open)(int dev, int threads, rt_ctx **ctx, char *err, size_t errlen);
+	void (*close)(rt_ctx *ctx);
+
+	int (*alloc)(rt_ctx *ctx, size_t bytes, void **ptr);
+	void (*free)(rt_ctx *ctx, void *ptr);
+	int (*upload)(rt_ctx *ctx, void *dst, const void *src, size_t bytes);
+	int (*download)(rt_ctx *ctx, void *dst, const void *src, size_t bytes);
+	int (*synchronize)(rt_ctx *ctx);
+	/* Device memory in bytes (total, free now). */
+	int (*mem_info)(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes);
+
+	/* C = alpha op(A) op(B) + beta C; RT_EUNAVAIL if prec is not offered. */
+	int (*gemm)(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb,
+		    int m, int n, int k, double alpha, const void *a, int lda,
+		    const void *b, int ldb, double beta, void *c, int ldc);
+	/*
+	 * count independent GEMMs of one shape; matrix i starts at
+	 * a + i*stride_a (elements), likewise b and c. Used by attention.
+	 */
+	int (*gemm_batched)(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa,
+			    int transb, int m, int n, int k, double alpha,
+			    const void *a, int lda, long stride_a, const void *b, int ldb,
+			    long stride_b, double beta, void *c, int ldc, long stride_c,
+			    int count);
+
+	/*
+	 * Elementwise kernels: n elements or rows x cols row-major tensors, all
+	 * of dtype t. See workloads/kernels.h for their exact mathematics; the
+	 * CPU implementation there is the reference the GPU plugins are checked
+	 * against (tests/gpu_check.sh).
+	 */
+	int (*fill)(rt_ctx *ctx, rt_dtype t, void *x, size_t n, double value);
+	/* y = a*x + b*y */
+	int (*axpby)(rt_ctx *ctx, rt_dtype t, size_t n, double a, const void *x,
+		     double b, void *y);
+	/* y[r][c] += bias[c] */
+	int (*add_bias)(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *bias,
+			void *y);
+	/* db[c] = sum_r dy[r][c] (overwrites db) */
+	int (*sum_rows)(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *dy,
+			void *db);
+	/* y = gelu(x) (tanh form); dx = dy * gelu'(x) */
+	int (*gelu)(rt_ctx *ctx, rt_dtype t, size_t n, const void *x, void *y);
+	int (*gelu_backward)(rt_ctx *ctx, rt_dtype t, size_t n, const void *x,
+			     const void *dy, void *dx);
+	/* tanh and its backward from y = tanh(x): dx = dy * (1 - y^2) */
+	int (*tanh_fwd)(rt_ctx *ctx, rt_dtype t, size_t n, const void *x, void *y);
+	int (*tanh_backward)(rt_ctx *ctx, rt_dtype t, size_t n, const void *y,
+			     const void *dy, void *dx);
+	/*
+	 * Row softmax of scale*x, with an optional causal mask: in row r of each
+	 * block of `block` rows, columns c > r % block are -inf (block = 0: none).
+	 */
+	int (*softmax)(rt_ctx *ctx, rt_dtype t, int rows, int cols, double scale,
+		       int causal_block, const void *x, void *y);
+	/* dx = scale * y * (dy - sum(dy*y)) row-wise, y the softmax output */
+	int (*softmax_backward)(rt_ctx *ctx, rt_dtype t, int rows, int cols,
+				double scale, const void *y, const void *dy, void *dx);
+	/*
+	 * y = (x - mean) * rstd * gamma + beta per row; saves mean and rstd
+	 * (rows values each) for the backward pass, which writes dx and
+	 * accumulates dgamma, dbeta (+=).
+	 */
+	int (*layernorm)(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *x,
+			 const void *gamma, const void *beta, void *y, void *mean,
+			 void *rstd);
+	int (*layernorm_backward)(rt_ctx *ctx, rt_dtype t, int rows, int cols,
+				  const void *x, const void *gamma, const void *mean,
+				  const void *rstd, const void *dy, void *dx,
+				  void *dgamma, void *dbeta);
+	/*
+	 * Mean squared error over n elements: loss (one value, device memory)
+	 * = sum((p - target)^2) / n, and dp = 2 (p - target) / n.
+	 */
+	int (*mse_loss)(rt_ctx *ctx, rt_dtype t, size_t n, const void *p,
+			const void *target, void *loss, void *dp);
+	/*
+	 * One Adam step (bias-corrected, step >= 1) over n parameters:
+	 * m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2;
+	 * w -= lr * (m / (1-b1^step)) / (sqrt(v / (1-b2^step)) + eps)
+	 */
+	int (*adam)(rt_ctx *ctx, rt_dtype t, size_t n, void *w, const void *g,
+		    void *m, void *v, double lr, double b1, double b2, double eps,
+		    int step);
+
+	/*
+	 * Fraction of time the device was busy since the last call, in [0, 1],
+	 * from the vendor's monitoring library (NVML, rocm_smi). NULL or
+	 * RT_EUNAVAIL when the backend cannot tell.
+	 */
+	int (*utilization)(rt_ctx *ctx, double *busy);
+} rt_backend_ops;
+
+/* The one function a plugin exports under RT_BACKEND_SYMBOL. */
+typedef const rt_backend_ops *(*rt_backend_entry_fn)(void);
+
+#endif
