@@ -16,4 +16,13 @@ int rt_backend_open_named(const char *name, int dev, const rt_backend_ops **ops,
 			  void **handle, char *err, size_t errlen);
 void rt_backend_close_named(void *handle);
 
+#include "machine.h"
+
+/*
+ * Fills m->accel with every known backend's devices or the reason it has
+ * none. Runs in a forked child, so that no GPU runtime is ever initialized
+ * in the calling process (CUDA does not survive a fork).
+ */
+void rt_probe_accelerators(rt_machine *m);
+
 #endif
