@@ -130,6 +130,18 @@ static int child_sample(const rt_workload *w, void *state, const rt_measure_opts
 	return RT_OK;
 }
 
+/*
+ * The parent's handlers (the tuner's SIGINT, a test framework's SIGSEGV) must
+ * not run in the child: a crash has to kill it so the parent can see how.
+ */
+static void reset_signals(void)
+{
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+				   SIGINT, SIGTERM, SIGPIPE};
+	for (size_t i = 0; i < RT_COUNT(sigs); i++)
+		signal(sigs[i], SIG_DFL);
+}
+
 /* Everything the child does; never returns. */
 static void child_main(int fd, const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 		       const rt_measure_opts *o)
@@ -140,6 +152,7 @@ static void child_main(int fd, const rt_workload *w, const rt_point *pt, const r
 	void *handle = NULL, *state = NULL;
 	char *why = rep.reason;
 	size_t whylen = sizeof rep.reason;
+	reset_signals();
 
 	int rc = rt_pin_self(pt->pin, pt->threads + pt->workers, why, whylen);
 	if (rc == RT_OK)
