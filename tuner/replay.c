@@ -294,7 +294,7 @@ int rt_replay_read(const char *path, rt_replay **out, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "r");
 	if (!fp)
-		return rt_fail(err, errlen, RT_EIO, "cannot open %s: %s", path, strerror(errno));
+		return rt_fail(err, errlen, RT_EINVAL, "%s: %s", path, strerror(errno));
 	int rc;
 	long last = 0;
 	rt_replay *r = rt_replay_new();

@@ -16,7 +16,7 @@ expect_exit 0 "replay with an outlier" $R crossover --replay $D/replay_outlier.c
 expect_grep "outliers: \[\[256, " "$TMP/out" "the outlier at n=256 is flagged"
 expect_exit 0 "parallel curves" $R crossover --replay $D/replay_parallel.csv
 expect_grep "kind: none" "$TMP/out" "parallel curves do not cross"
-expect_grep "summary: no crossover in range: gpu/fp32 wins" "$TMP/out" "and the winner is named"
+expect_grep "no crossover in range: gpu/fp32 wins" "$TMP/out" "and the winner is named"
 expect_exit 0 "crossover outside the measured range" $R crossover --replay $D/replay_extrap.csv
 expect_grep "kind: extrapolated" "$TMP/out" "it is flagged as extrapolated"
 
