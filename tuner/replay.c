@@ -183,7 +183,6 @@ static int parse_positive(const char *s, const char *what, const char *path, lon
 			  char *err, size_t errlen)
 {
 	char *end;
-	errno = 0;
 	*v = strtod(s, &end);
 	if (!*s || *end)
 		return rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s '%s' is not a number", path, ln,
