@@ -186,7 +186,7 @@ static void bad_inline_files(void **state)
 	expect_error(tmpfile_with("two.csv", text), 5, "curve gpu/fp16 (first row here) has 2 distinct n");
 
 	rt_replay *r = NULL;
-	assert_int_equal(rt_replay_read(tmpfile_with("absent.csv", NULL), &r, NULL, 0), RT_EIO);
+	assert_int_equal(rt_replay_read(tmpfile_with("absent.csv", NULL), &r, NULL, 0), RT_EINVAL); /* missing input is bad input */
 }
 
 static void write_reads_back_exactly(void **state)
