@@ -63,9 +63,8 @@ static int time_transformer(const rt_backend_ops *be, int batch, int threads,
 			    double *step_s, double *flops, double *frac)
 {
 	const rt_workload *w = &rt_workload_transformer;
-	rt_shape sh = {.n = w->nkeys};
-	for (int i = 0; i < w->nkeys; i++)
-		sh.v[i] = w->keys[i].def;
+	rt_shape sh;
+	rt_shape_default(w, &sh);
 	rt_point pt;
 	rt_point_default(&pt);
 	pt.batch = batch;
