@@ -1,12 +1,14 @@
 /* The table of workloads: one line per workload, nothing else to register. */
 #include <string.h>
 
+#include "transformer.h"
 #include "workload.h"
 
 extern const rt_workload rt_workload_gemm;
 
 static const rt_workload *const workloads[] = {
 	&rt_workload_gemm,
+	&rt_workload_transformer,
 };
 
 const rt_workload *const *rt_workload_list(int *count)
