@@ -1,0 +1,375 @@
+/*
+ * The CPU backend: buffers are 64-byte aligned host memory, GEMM goes to
+ * OpenBLAS (cblas_sgemm/dgemm, bf16 through cblas_sbgemm when the library
+ * has it), the elementwise kernels to cpu_kernels.c on a thread pool.
+ *
+ * Thread budget: open(dev, threads) gives OpenBLAS `threads` threads and the
+ * kernel pool `threads` threads (the caller being one). GEMMs and kernels run
+ * one after another on the calling thread, and the pool's workers sleep while
+ * a GEMM runs, so the two never have more than `threads` threads busy.
+ */
+#include "cpu_backend.h"
+
+#include <cblas.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "kernels.h"
+
+
+#define CPU_ALIGN 64
+
+typedef void (*sbgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE,
+			  blasint, blasint, blasint, float, const bfloat16 *, blasint,
+			  const bfloat16 *, blasint, float, float *, blasint);
+
+struct rt_ctx {
+	int threads;
+	rt_pool *pool;
+	sbgemm_fn sbgemm;   /* NULL when this OpenBLAS has no bf16 GEMM */
+	bfloat16 *bf_a, *bf_b; /* bf16 copies of the GEMM inputs, grown on demand */
+	size_t bf_a_cap, bf_b_cap;
+};
+
+/* cblas_sbgemm exists only in OpenBLAS builds with BUILD_BFLOAT16. */
+static sbgemm_fn find_sbgemm(void)
+{
+	sbgemm_fn fn;
+	void *sym = dlsym(RTLD_DEFAULT, "cblas_sbgemm");
+	memcpy(&fn, &sym, sizeof fn); /* object to function pointer, as POSIX allows */
+	return fn;
+}
+
+static int cpu_init(char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	return 1;
+}
+
+/*
+ * Reads "Key:   value kB" from /proc/meminfo into *bytes; 0 or -1 when the
+ * key is not there.
+ */
+static int meminfo_bytes(const char *key, uint64_t *bytes)
+{
+	char line[256];
+	size_t klen = strlen(key);
+	int rc = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long kb;
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':' &&
+		    sscanf(line + klen + 1, "%llu", &kb) == 1) {
+			*bytes = (uint64_t)kb * 1024;
+			rc = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+/* Total and available memory: MemAvailable where the kernel has it, else sysinfo. */
+static int host_memory(uint64_t *total, uint64_t *free_bytes)
+{
+	struct sysinfo si;
+	if (meminfo_bytes("MemTotal", total) == 0 && meminfo_bytes("MemAvailable", free_bytes) == 0)
+		return 0;
+	if (sysinfo(&si) != 0)
+		return RT_EIO;
+	*total = (uint64_t)si.totalram * si.mem_unit;
+	*free_bytes = (uint64_t)(si.freeram + si.bufferram) * si.mem_unit;
+	return 0;
+}
+
+/* The first "model name" of /proc/cpuinfo, or "CPU" where there is none (some ARM kernels). */
+static void cpu_model_name(char *name, size_t len)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	snprintf(name, len, "CPU");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		char *colon = strchr(line, ':');
+		if (strncmp(line, "model name", 10) != 0 || !colon)
+			continue;
+		colon += 1 + strspn(colon + 1, " \t");
+		colon[strcspn(colon, "\n")] = '\0';
+		if (*colon)
+			snprintf(name, len, "%s", colon);
+		break;
+	}
+	fclose(f);
+}
+
+static int cpu_device_info(int dev, rt_device_info *info)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc;
+
+	if (dev != 0)
+		return RT_EINVAL;
+	memset(info, 0, sizeof *info);
+	cpu_model_name(info->name, sizeof info->name);
+	snprintf(info->driver, sizeof info->driver, "%s", openblas_get_config());
+	rc = host_memory(&info->mem_total, &info->mem_free);
+	if (rc)
+		return rc;
+	info->compute_units = online > 0 ? (int)online : 1;
+	info->precisions = RT_PREC_BIT(RT_FP64) | RT_PREC_BIT(RT_FP32);
+	if (find_sbgemm())
+		info->precisions |= RT_PREC_BIT(RT_BF16);
+	info->unified_memory = 1;
+	return 0;
+}
+
+static int cpu_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen)
+{
+	rt_ctx *ctx;
+	int rc;
+
+	*out = NULL;
+	if (dev != 0)
+		return rt_fail(err, errlen, RT_EINVAL, "the CPU backend has one device (0), not %d",
+			       dev);
+	if (threads < 1)
+		return rt_fail(err, errlen, RT_EINVAL, "threads must be at least 1, not %d",
+			       threads);
+	ctx = calloc(1, sizeof *ctx);
+	if (!ctx)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory for the CPU context");
+	rc = rt_pool_create(threads, &ctx->pool, err, errlen);
+	if (rc) {
+		free(ctx);
+		return rc;
+	}
+	ctx->threads = threads;
+	ctx->sbgemm = find_sbgemm();
+	openblas_set_num_threads(threads);
+	*out = ctx;
+	return 0;
+}
+
+static void cpu_close(rt_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	rt_pool_destroy(ctx->pool);
+	free(ctx->bf_a);
+	free(ctx->bf_b);
+	free(ctx);
+}
+
+rt_pool *rt_cpu_ctx_pool(rt_ctx *ctx)
+{
+	return ctx->pool;
+}
+
+static int cpu_alloc(rt_ctx *ctx, size_t bytes, void **ptr)
+{
+	/* Round up: posix_memalign(0) may return NULL, which reads as failure. */
+	size_t size = (bytes + CPU_ALIGN - 1) / CPU_ALIGN * CPU_ALIGN;
+	(void)ctx;
+	if (size < bytes)
+		return RT_ENOMEM;
+	if (size == 0)
+		size = CPU_ALIGN;
+	if (posix_memalign(ptr, CPU_ALIGN, size) != 0) {
+		*ptr = NULL;
+		return RT_ENOMEM;
+	}
+	return 0;
+}
+
+static void cpu_free(rt_ctx *ctx, void *ptr)
+{
+	(void)ctx;
+	free(ptr);
+}
+
+static int cpu_copy(rt_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+	(void)ctx;
+	if (bytes)
+		memmove(dst, src, bytes);
+	return 0;
+}
+
+static int cpu_synchronize(rt_ctx *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static int cpu_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
+{
+	(void)ctx;
+	return host_memory(total, free_bytes);
+}
+
+/*
+ * fp32 -> bf16 with round-to-nearest-even on the 16 dropped bits; a NaN
+ * stays a (quiet) NaN instead of rounding into infinity.
+ */
+static bfloat16 to_bf16(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		return (bfloat16)((u >> 16) | 0x40u);
+	u += 0x7fffu + ((u >> 16) & 1u);
+	return (bfloat16)(u >> 16);
+}
+
+/*
+ * Copies the rows x cols matrix at src (row stride ld) into the context's
+ * scratch buffer *buf as a dense bf16 matrix (row stride cols).
+ */
+static int pack_bf16(bfloat16 **buf, size_t *cap, const float *src, int rows, int cols, int ld)
+{
+	size_t need = (size_t)rows * (size_t)cols;
+	if (need > *cap) {
+		bfloat16 *p = realloc(*buf, need * sizeof *p);
+		if (!p)
+			return RT_ENOMEM;
+		*buf = p;
+		*cap = need;
+	}
+	for (int r = 0; r < rows; r++)
+		for (int c = 0; c < cols; c++)
+			(*buf)[(size_t)r * cols + c] = to_bf16(src[(size_t)r * ld + c]);
+	return 0;
+}
+
+/* bf16 GEMM: inputs rounded to bf16, fp32 accumulation and output. */
+static int gemm_bf16(rt_ctx *ctx, int transa, int transb, int m, int n, int k, float alpha,
+		     const float *a, int lda, const float *b, int ldb, float beta, float *c,
+		     int ldc)
+{
+	int arows = transa ? k : m, acols = transa ? m : k;
+	int brows = transb ? n : k, bcols = transb ? k : n;
+	int rc;
+
+	if (!ctx->sbgemm)
+		return RT_EUNAVAIL;
+	rc = pack_bf16(&ctx->bf_a, &ctx->bf_a_cap, a, arows, acols, lda);
+	if (rc)
+		return rc;
+	rc = pack_bf16(&ctx->bf_b, &ctx->bf_b_cap, b, brows, bcols, ldb);
+	if (rc)
+		return rc;
+	ctx->sbgemm(CblasRowMajor, transa ? CblasTrans : CblasNoTrans,
+		    transb ? CblasTrans : CblasNoTrans, m, n, k, alpha, ctx->bf_a, acols,
+		    ctx->bf_b, bcols, beta, c, ldc);
+	return 0;
+}
+
+/*
+ * Validates a GEMM's shape the way the reference BLAS would (row-major: the
+ * stored A is m x k, or k x m when transposed, so lda >= its column count).
+ */
+static int gemm_check(int transa, int transb, int m, int n, int k, int lda, int ldb, int ldc)
+{
+	int acols = transa ? m : k, bcols = transb ? k : n;
+	if (m < 0 || n < 0 || k < 0)
+		return RT_EINVAL;
+	if (lda < (acols > 1 ? acols : 1) || ldb < (bcols > 1 ? bcols : 1) ||
+	    ldc < (n > 1 ? n : 1))
+		return RT_EINVAL;
+	return 0;
+}
+
+static int cpu_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb, int m,
+		    int n, int k, double alpha, const void *a, int lda, const void *b, int ldb,
+		    double beta, void *c, int ldc)
+{
+	enum CBLAS_TRANSPOSE ta = transa ? CblasTrans : CblasNoTrans;
+	enum CBLAS_TRANSPOSE tb = transb ? CblasTrans : CblasNoTrans;
+	int rc = gemm_check(transa, transb, m, n, k, lda, ldb, ldc);
+
+	if (rc)
+		return rc;
+	if ((t == RT_F64) != (prec == RT_FP64) || (unsigned)prec >= RT_NPRECISION)
+		return RT_EINVAL;
+	if (m == 0 || n == 0)
+		return 0;
+	switch (prec) {
+	case RT_FP64:
+		cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+		return 0;
+	case RT_FP32:
+		cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, (float)alpha, a, lda, b, ldb,
+			    (float)beta, c, ldc);
+		return 0;
+	case RT_BF16:
+		return gemm_bf16(ctx, transa, transb, m, n, k, (float)alpha, a, lda, b, ldb,
+				 (float)beta, c, ldc);
+	default:
+		return RT_EUNAVAIL; /* tf32, fp16: no CPU path */
+	}
+}
+
+/* A loop of GEMMs: attention's batches are large enough that BLAS threads each one. */
+static int cpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb,
+			    int m, int n, int k, double alpha, const void *a, int lda,
+			    long stride_a, const void *b, int ldb, long stride_b, double beta,
+			    void *c, int ldc, long stride_c, int count)
+{
+	size_t es = rt_dtype_size(t);
+	if (count < 0)
+		return RT_EINVAL;
+	for (int i = 0; i < count; i++) {
+		int rc = cpu_gemm(ctx, t, prec, transa, transb, m, n, k, alpha,
+				  (const char *)a + (size_t)i * stride_a * es, lda,
+				  (const char *)b + (size_t)i * stride_b * es, ldb, beta,
+				  (char *)c + (size_t)i * stride_c * es, ldc);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static const rt_backend_ops cpu_ops = {
+	.abi = RT_BACKEND_ABI,
+	.name = "cpu",
+	.init = cpu_init,
+	.device_info = cpu_device_info,
+	.open = cpu_open,
+	.close = cpu_close,
+	.alloc = cpu_alloc,
+	.free = cpu_free,
+	.upload = cpu_copy,
+	.download = cpu_copy,
+	.synchronize = cpu_synchronize,
+	.mem_info = cpu_mem_info,
+	.gemm = cpu_gemm,
+	.gemm_batched = cpu_gemm_batched,
+	.fill = rt_cpu_fill,
+	.axpby = rt_cpu_axpby,
+	.add_bias = rt_cpu_add_bias,
+	.sum_rows = rt_cpu_sum_rows,
+	.gelu = rt_cpu_gelu,
+	.gelu_backward = rt_cpu_gelu_backward,
+	.tanh_fwd = rt_cpu_tanh_fwd,
+	.tanh_backward = rt_cpu_tanh_backward,
+	.softmax = rt_cpu_softmax,
+	.softmax_backward = rt_cpu_softmax_backward,
+	.layernorm = rt_cpu_layernorm,
+	.layernorm_backward = rt_cpu_layernorm_backward,
+	.mse_loss = rt_cpu_mse_loss,
+	.adam = rt_cpu_adam,
+	.utilization = NULL, /* the CPU is busy exactly while a call runs */
+};
+
+const rt_backend_ops *rt_cpu_backend(void)
+{
+	return &cpu_ops;
+}
