@@ -33,7 +33,7 @@
 #include "../common/rt.h"
 
 /* Bump on any change to rt_backend_ops or the types it uses. */
-#define RT_BACKEND_ABI 1
+#define RT_BACKEND_ABI 2
 #define RT_BACKEND_SYMBOL "rigtune_backend"
 
 typedef enum rt_dtype { RT_F32 = 0, RT_F64 = 1 } rt_dtype;
@@ -176,6 +176,13 @@ typedef struct rt_backend_ops {
 	 * RT_EUNAVAIL when the backend cannot tell.
 	 */
 	int (*utilization)(rt_ctx *ctx, double *busy);
+
+	/*
+	 * The sentence describing the last failure of an operation on ctx that
+	 * has no err buffer ("cublasGemmEx: CUBLAS_STATUS_NOT_SUPPORTED"), or
+	 * "" if none failed. Optional (NULL): the CPU backend has nothing to add.
+	 */
+	const char *(*last_error)(rt_ctx *ctx);
 } rt_backend_ops;
 
 /* The one function a plugin exports under RT_BACKEND_SYMBOL. */

@@ -1,0 +1,213 @@
+/*
+ * librigtune_fake.so: a complete backend table for the loader tests. Memory
+ * is host memory; the compute operations decline with RT_EUNAVAIL. init()
+ * finds one device, or none when RIGTUNE_FAKE_DEVICES=0.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../workloads/backend.h"
+
+struct rt_ctx {
+	int dev;
+};
+
+static int fake_init(char *err, size_t errlen)
+{
+	const char *n = getenv("RIGTUNE_FAKE_DEVICES");
+	if (n && strcmp(n, "0") == 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "no fake device");
+		return RT_EUNAVAIL;
+	}
+	return 1;
+}
+
+static int fake_device_info(int dev, rt_device_info *info)
+{
+	if (dev != 0)
+		return RT_EINVAL;
+	memset(info, 0, sizeof *info);
+	snprintf(info->name, sizeof info->name, "fake device");
+	info->mem_total = 1u << 20;
+	info->mem_free = 1u << 20;
+	info->compute_units = 1;
+	info->precisions = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP64);
+	return 0;
+}
+
+static int fake_open(int dev, int threads, rt_ctx **ctx, char *err, size_t errlen)
+{
+	(void)threads;
+	(void)err;
+	(void)errlen;
+	if (dev != 0)
+		return RT_EINVAL;
+	*ctx = calloc(1, sizeof **ctx);
+	return *ctx ? 0 : RT_ENOMEM;
+}
+
+static void fake_close(rt_ctx *ctx) { free(ctx); }
+
+static int fake_alloc(rt_ctx *ctx, size_t bytes, void **ptr)
+{
+	(void)ctx;
+	*ptr = malloc(bytes ? bytes : 1);
+	return *ptr ? 0 : RT_ENOMEM;
+}
+
+static void fake_free(rt_ctx *ctx, void *ptr)
+{
+	(void)ctx;
+	free(ptr);
+}
+
+static int fake_copy(rt_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+	(void)ctx;
+	memcpy(dst, src, bytes);
+	return 0;
+}
+
+static int fake_synchronize(rt_ctx *ctx) { return ctx ? 0 : RT_EINVAL; }
+
+static int fake_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
+{
+	(void)ctx;
+	*total = *free_bytes = 1u << 20;
+	return 0;
+}
+
+/* The compute operations all decline: the loader tests never run them. */
+static int fake_gemm(rt_ctx *c, rt_dtype t, rt_precision p, int ta, int tb, int m, int n,
+		     int k, double al, const void *a, int lda, const void *b, int ldb,
+		     double be, void *cc, int ldc)
+{
+	(void)c, (void)t, (void)p, (void)ta, (void)tb, (void)m, (void)n, (void)k;
+	(void)al, (void)a, (void)lda, (void)b, (void)ldb, (void)be, (void)cc, (void)ldc;
+	return RT_EUNAVAIL;
+}
+
+static int fake_gemm_batched(rt_ctx *c, rt_dtype t, rt_precision p, int ta, int tb, int m,
+			     int n, int k, double al, const void *a, int lda, long sa,
+			     const void *b, int ldb, long sb, double be, void *cc, int ldc,
+			     long sc, int count)
+{
+	(void)sa, (void)sb, (void)sc, (void)count;
+	return fake_gemm(c, t, p, ta, tb, m, n, k, al, a, lda, b, ldb, be, cc, ldc);
+}
+
+static int fake_fill(rt_ctx *c, rt_dtype t, void *x, size_t n, double v)
+{
+	(void)c, (void)t, (void)x, (void)n, (void)v;
+	return RT_EUNAVAIL;
+}
+
+static int fake_axpby(rt_ctx *c, rt_dtype t, size_t n, double a, const void *x, double b,
+		      void *y)
+{
+	(void)c, (void)t, (void)n, (void)a, (void)x, (void)b, (void)y;
+	return RT_EUNAVAIL;
+}
+
+static int fake_rows(rt_ctx *c, rt_dtype t, int rows, int cols, const void *in, void *out)
+{
+	(void)c, (void)t, (void)rows, (void)cols, (void)in, (void)out;
+	return RT_EUNAVAIL;
+}
+
+static int fake_unary(rt_ctx *c, rt_dtype t, size_t n, const void *x, void *y)
+{
+	(void)c, (void)t, (void)n, (void)x, (void)y;
+	return RT_EUNAVAIL;
+}
+
+static int fake_binary(rt_ctx *c, rt_dtype t, size_t n, const void *x, const void *dy,
+		       void *dx)
+{
+	(void)c, (void)t, (void)n, (void)x, (void)dy, (void)dx;
+	return RT_EUNAVAIL;
+}
+
+static int fake_softmax(rt_ctx *c, rt_dtype t, int rows, int cols, double scale, int blk,
+			const void *x, void *y)
+{
+	(void)blk;
+	(void)scale;
+	return fake_rows(c, t, rows, cols, x, y);
+}
+
+static int fake_softmax_backward(rt_ctx *c, rt_dtype t, int rows, int cols, double scale,
+				 const void *y, const void *dy, void *dx)
+{
+	(void)dy, (void)scale, (void)dx;
+	return fake_rows(c, t, rows, cols, y, NULL);
+}
+
+static int fake_layernorm(rt_ctx *c, rt_dtype t, int rows, int cols, const void *x,
+			  const void *g, const void *b, void *y, void *mean, void *rstd)
+{
+	(void)g, (void)b, (void)mean, (void)rstd;
+	return fake_rows(c, t, rows, cols, x, y);
+}
+
+static int fake_layernorm_backward(rt_ctx *c, rt_dtype t, int rows, int cols, const void *x,
+				   const void *g, const void *mean, const void *rstd,
+				   const void *dy, void *dx, void *dg, void *db)
+{
+	(void)g, (void)mean, (void)rstd, (void)dy, (void)dg, (void)db;
+	return fake_rows(c, t, rows, cols, x, dx);
+}
+
+static int fake_mse_loss(rt_ctx *c, rt_dtype t, size_t n, const void *p, const void *target,
+			 void *loss, void *dp)
+{
+	(void)target, (void)loss;
+	return fake_unary(c, t, n, p, dp);
+}
+
+static int fake_adam(rt_ctx *c, rt_dtype t, size_t n, void *w, const void *g, void *m,
+		     void *v, double lr, double b1, double b2, double eps, int step)
+{
+	(void)g, (void)m, (void)v, (void)lr, (void)b1, (void)b2, (void)eps, (void)step;
+	return fake_unary(c, t, n, w, w);
+}
+
+static const rt_backend_ops fake_ops = {
+	.abi = RT_BACKEND_ABI,
+	.name = "fake",
+	.init = fake_init,
+	.device_info = fake_device_info,
+	.open = fake_open,
+	.close = fake_close,
+	.alloc = fake_alloc,
+	.free = fake_free,
+	.upload = fake_copy,
+	.download = fake_copy,
+	.synchronize = fake_synchronize,
+	.mem_info = fake_mem_info,
+	.gemm = fake_gemm,
+	.gemm_batched = fake_gemm_batched,
+	.fill = fake_fill,
+	.axpby = fake_axpby,
+	.add_bias = fake_rows,
+	.sum_rows = fake_rows,
+	.gelu = fake_unary,
+	.gelu_backward = fake_binary,
+	.tanh_fwd = fake_unary,
+	.tanh_backward = fake_binary,
+	.softmax = fake_softmax,
+	.softmax_backward = fake_softmax_backward,
+	.layernorm = fake_layernorm,
+	.layernorm_backward = fake_layernorm_backward,
+	.mse_loss = fake_mse_loss,
+	.adam = fake_adam,
+};
+
+const rt_backend_ops *rigtune_backend(void);
+
+const rt_backend_ops *rigtune_backend(void)
+{
+	return &fake_ops;
+}

@@ -1,0 +1,232 @@
+/*
+ * Loader tests: every plugin goes through the real dlopen path, from
+ * $BUILD_DIR/tests/plugins (built from the sources in tests/plugins by the Makefile).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../workloads/loader.h"
+
+static char plugin_dir[1024];
+
+static int setup_path(void **state)
+{
+	(void)state;
+	const char *build = getenv("BUILD_DIR");
+	snprintf(plugin_dir, sizeof plugin_dir, "%s/tests/plugins",
+		 build && *build ? build : "build");
+	return setenv("RIGTUNE_BACKEND_PATH", plugin_dir, 1);
+}
+
+/* Loads name and expects failure with exactly the message want. */
+static void expect_failure(const char *name, int code, const char *want)
+{
+	const rt_backend_ops *ops = (const rt_backend_ops *)1;
+	void *handle = (void *)1;
+	char err[RT_ERRLEN] = "";
+	assert_int_equal(rt_backend_load(name, &ops, &handle, err, sizeof err), code);
+	assert_string_equal(err, want);
+	assert_null(ops);
+	assert_null(handle);
+}
+
+static void test_good_plugin(void **state)
+{
+	(void)state;
+	const rt_backend_ops *ops;
+	void *handle;
+	char err[RT_ERRLEN] = "";
+	assert_int_equal(rt_backend_load("fake", &ops, &handle, err, sizeof err), 0);
+	assert_non_null(handle);
+	assert_string_equal(ops->name, "fake");
+	assert_int_equal(ops->abi, RT_BACKEND_ABI);
+
+	unsetenv("RIGTUNE_FAKE_DEVICES");
+	assert_int_equal(ops->init(err, sizeof err), 1);
+	rt_device_info info;
+	assert_int_equal(ops->device_info(0, &info), 0);
+	assert_string_equal(info.name, "fake device");
+
+	/* A round trip through the plugin's own memory operations. */
+	rt_ctx *ctx;
+	void *buf;
+	double in[3] = { 1.5, -2.25, 3e10 }, out[3] = { 0 };
+	assert_int_equal(ops->open(0, 1, &ctx, err, sizeof err), 0);
+	assert_int_equal(ops->alloc(ctx, sizeof in, &buf), 0);
+	assert_int_equal(ops->upload(ctx, buf, in, sizeof in), 0);
+	assert_int_equal(ops->download(ctx, out, buf, sizeof out), 0);
+	assert_memory_equal(in, out, sizeof in);
+	ops->free(ctx, buf);
+	ops->close(ctx);
+	rt_backend_unload(handle);
+}
+
+static void test_good_plugin_without_device(void **state)
+{
+	(void)state;
+	const rt_backend_ops *ops;
+	void *handle;
+	char err[RT_ERRLEN] = "";
+	assert_int_equal(rt_backend_load("fake", &ops, &handle, err, sizeof err), 0);
+	setenv("RIGTUNE_FAKE_DEVICES", "0", 1);
+	assert_int_equal(ops->init(err, sizeof err), RT_EUNAVAIL);
+	assert_string_equal(err, "no fake device");
+	unsetenv("RIGTUNE_FAKE_DEVICES");
+	rt_backend_unload(handle);
+}
+
+static void test_wrong_abi(void **state)
+{
+	(void)state;
+	char want[128];
+	snprintf(want, sizeof want, "librigtune_badabi.so: ABI %d, expected %d",
+		 RT_BACKEND_ABI + 5, RT_BACKEND_ABI);
+	expect_failure("badabi", RT_EUNAVAIL, want);
+}
+
+static void test_missing_symbol(void **state)
+{
+	(void)state;
+	expect_failure("nosym", RT_EUNAVAIL, "librigtune_nosym.so: no symbol rigtune_backend");
+}
+
+static void test_incomplete_table(void **state)
+{
+	(void)state;
+	expect_failure("partial", RT_EUNAVAIL, "librigtune_partial.so: no operation device_info");
+}
+
+static void test_missing_file(void **state)
+{
+	(void)state;
+	char want[1200];
+	snprintf(want, sizeof want, "librigtune_missing.so: not found in %s", plugin_dir);
+	expect_failure("missing", RT_EUNAVAIL, want);
+}
+
+static void test_bad_name(void **state)
+{
+	(void)state;
+	expect_failure("../fake", RT_EINVAL, "bad backend name '../fake'");
+	expect_failure("", RT_EINVAL, "bad backend name ''");
+}
+
+/* A file that is not a shared object: dlopen's reason, without the path. */
+static void test_unloadable_file(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/rt_loader_XXXXXX", path[1100];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/librigtune_junk.so", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 8; i++) /* longer than an ELF header, so dlopen reads it */
+		fputs("this is a text file, not a shared object\n", f);
+	fclose(f);
+	setenv("RIGTUNE_BACKEND_PATH", dir, 1);
+
+	const rt_backend_ops *ops;
+	void *handle;
+	char err[RT_ERRLEN] = "";
+	int rc = rt_backend_load("junk", &ops, &handle, err, sizeof err);
+	unlink(path);
+	rmdir(dir);
+	setenv("RIGTUNE_BACKEND_PATH", plugin_dir, 1);
+	assert_int_equal(rc, RT_EUNAVAIL);
+	assert_null(handle);
+	assert_true(strncmp(err, "librigtune_junk.so: ", 20) == 0);
+	assert_null(strstr(err, dir));
+	assert_null(strchr(err, '\n'));
+	assert_non_null(strstr(err, "ELF"));
+}
+
+/* A colon-separated path: an empty entry and a missing directory are skipped. */
+static void test_path_list(void **state)
+{
+	(void)state;
+	char list[1200];
+	snprintf(list, sizeof list, "/nonexistent/rigtune::%s", plugin_dir);
+	setenv("RIGTUNE_BACKEND_PATH", list, 1);
+	const rt_backend_ops *ops;
+	void *handle;
+	char err[RT_ERRLEN] = "";
+	int rc = rt_backend_load("fake", &ops, &handle, err, sizeof err);
+	setenv("RIGTUNE_BACKEND_PATH", plugin_dir, 1);
+	assert_int_equal(rc, 0);
+	assert_string_equal(ops->name, "fake");
+	rt_backend_unload(handle);
+}
+
+/* Without the variable, plugins are looked for beside the running binary. */
+static void test_default_directory(void **state)
+{
+	(void)state;
+	char exe[1024], want[1200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	*strrchr(exe, '/') = '\0';
+	snprintf(want, sizeof want, "librigtune_missing.so: not found in %s", exe);
+	unsetenv("RIGTUNE_BACKEND_PATH");
+	expect_failure("missing", RT_EUNAVAIL, want);
+	setenv("RIGTUNE_BACKEND_PATH", plugin_dir, 1);
+}
+
+static void test_cpu_always_available(void **state)
+{
+	(void)state;
+	const rt_backend_ops *ops = NULL;
+	void *handle = (void *)1;
+	char err[RT_ERRLEN] = "";
+	setenv("RIGTUNE_BACKEND_PATH", "/nonexistent", 1);
+	int rc = rt_backend_get("cpu", &ops, &handle, err, sizeof err);
+	setenv("RIGTUNE_BACKEND_PATH", plugin_dir, 1);
+	assert_int_equal(rc, 0);
+	assert_null(handle);
+	assert_string_equal(ops->name, "cpu");
+	assert_int_equal(ops->abi, RT_BACKEND_ABI);
+	assert_true(ops->init(err, sizeof err) >= 1);
+	rt_backend_unload(handle);
+	rt_backend_unload(NULL);
+}
+
+/* The known names start with cpu; the GPU ones go through the loader. */
+static void test_known_names(void **state)
+{
+	(void)state;
+	assert_string_equal(rt_backend_names[0], "cpu");
+	assert_string_equal(rt_backend_names[1], "cuda");
+	assert_string_equal(rt_backend_names[2], "hip");
+	const rt_backend_ops *ops;
+	void *handle;
+	char err[RT_ERRLEN] = "", want[1200];
+	snprintf(want, sizeof want, "librigtune_hip.so: not found in %s", plugin_dir);
+	assert_int_equal(rt_backend_get("hip", &ops, &handle, err, sizeof err), RT_EUNAVAIL);
+	assert_string_equal(err, want);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good_plugin),
+		cmocka_unit_test(test_good_plugin_without_device),
+		cmocka_unit_test(test_wrong_abi),
+		cmocka_unit_test(test_missing_symbol),
+		cmocka_unit_test(test_incomplete_table),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_bad_name),
+		cmocka_unit_test(test_unloadable_file),
+		cmocka_unit_test(test_path_list),
+		cmocka_unit_test(test_default_directory),
+		cmocka_unit_test(test_cpu_always_available),
+		cmocka_unit_test(test_known_names),
+	};
+	return cmocka_run_group_tests(tests, setup_path, NULL);
+}

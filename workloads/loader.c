@@ -1,0 +1,175 @@
+/* Backend plugins: dlopen, symbol lookup, ABI and table checks (loader.h). */
+#include "loader.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpu_backend.h"
+
+const char *const rt_backend_names[RT_NBACKENDS] = { "cpu", "cuda", "hip" };
+
+/* The operations a table must provide; utilization and last_error are optional. */
+static const struct {
+	const char *name;
+	size_t offset;
+} mandatory_ops[] = {
+#define OP(f) { #f, offsetof(rt_backend_ops, f) }
+	OP(init), OP(device_info), OP(open), OP(close), OP(alloc), OP(free),
+	OP(upload), OP(download), OP(synchronize), OP(mem_info), OP(gemm),
+	OP(gemm_batched), OP(fill), OP(axpby), OP(add_bias), OP(sum_rows),
+	OP(gelu), OP(gelu_backward), OP(tanh_fwd), OP(tanh_backward),
+	OP(softmax), OP(softmax_backward), OP(layernorm), OP(layernorm_backward),
+	OP(mse_loss), OP(adam),
+#undef OP
+};
+
+/* Plugin names become file names: keep them to [a-z0-9_], 1..32 characters. */
+static int valid_name(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > 32)
+		return 0;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+}
+
+/*
+ * Writes the directory of the running binary into dir (no trailing slash).
+ * Returns 0, or -1 if /proc/self/exe cannot be read.
+ */
+static int exe_dir(char *dir, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+	if (n <= 0)
+		return -1;
+	path[n] = '\0';
+	char *slash = strrchr(path, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	snprintf(dir, len, "%s", path[0] ? path : "/");
+	return 0;
+}
+
+/*
+ * Finds file in the colon-separated directory list dirs and writes the first
+ * existing path into out. Returns 0, or -1 if no directory has it.
+ */
+static int search_path(const char *dirs, const char *file, char *out, size_t len)
+{
+	const char *p = dirs;
+	while (*p) {
+		size_t n = strcspn(p, ":");
+		if (n > 0) {
+			snprintf(out, len, "%.*s/%s", (int)n, p, file);
+			if (access(out, F_OK) == 0)
+				return 0;
+		}
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return -1;
+}
+
+/*
+ * dlerror() often starts with the path we passed; drop it, the caller's
+ * message already names the plugin.
+ */
+static const char *dl_reason(const char *path)
+{
+	const char *e = dlerror();
+	size_t n = strlen(path);
+	if (!e)
+		return "unknown dlopen error";
+	if (strncmp(e, path, n) == 0 && e[n] == ':' && e[n + 1] == ' ')
+		return e + n + 2;
+	return e;
+}
+
+/*
+ * Checks a table returned by a plugin: ABI first (nothing else may be read
+ * from a table of another ABI), then the name and the mandatory operations.
+ */
+static int check_table(const rt_backend_ops *ops, const char *name, const char *file,
+		       char *err, size_t errlen)
+{
+	if (!ops)
+		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: %s() returned no table", file,
+			       RT_BACKEND_SYMBOL);
+	if (ops->abi != RT_BACKEND_ABI)
+		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: ABI %u, expected %d", file,
+			       ops->abi, RT_BACKEND_ABI);
+	if (!ops->name || strcmp(ops->name, name) != 0)
+		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: backend calls itself '%s'", file,
+			       ops->name ? ops->name : "(null)");
+	for (size_t i = 0; i < RT_COUNT(mandatory_ops); i++) {
+		void *fn;
+		memcpy(&fn, (const char *)ops + mandatory_ops[i].offset, sizeof fn);
+		if (!fn)
+			return rt_fail(err, errlen, RT_EUNAVAIL, "%s: no operation %s", file,
+				       mandatory_ops[i].name);
+	}
+	return 0;
+}
+
+int rt_backend_load(const char *name, const rt_backend_ops **ops, void **handle,
+		    char *err, size_t errlen)
+{
+	char file[64], dirs[PATH_MAX], path[PATH_MAX];
+	const char *env = getenv("RIGTUNE_BACKEND_PATH");
+
+	*ops = NULL;
+	*handle = NULL;
+	if (!valid_name(name))
+		return rt_fail(err, errlen, RT_EINVAL, "bad backend name '%s'", name);
+	snprintf(file, sizeof file, "librigtune_%s.so", name);
+	if (env && *env)
+		snprintf(dirs, sizeof dirs, "%s", env);
+	else if (exe_dir(dirs, sizeof dirs) != 0)
+		return rt_fail(err, errlen, RT_EUNAVAIL,
+			       "%s: cannot find the binary's directory (/proc/self/exe)", file);
+	if (search_path(dirs, file, path, sizeof path) != 0)
+		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: not found in %s", file, dirs);
+
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: %s", file, dl_reason(path));
+	dlerror();
+	void *sym = dlsym(lib, RT_BACKEND_SYMBOL);
+	if (!sym) {
+		dlclose(lib);
+		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: no symbol %s", file,
+			       RT_BACKEND_SYMBOL);
+	}
+	const rt_backend_ops *table = ((rt_backend_entry_fn)sym)();
+	int rc = check_table(table, name, file, err, errlen);
+	if (rc != 0) {
+		dlclose(lib);
+		return rc;
+	}
+	*ops = table;
+	*handle = lib;
+	return 0;
+}
+
+void rt_backend_unload(void *handle)
+{
+	if (handle)
+		dlclose(handle);
+}
+
+int rt_backend_get(const char *name, const rt_backend_ops **ops, void **handle,
+		   char *err, size_t errlen)
+{
+	if (strcmp(name, "cpu") == 0) {
+		*ops = rt_cpu_backend();
+		*handle = NULL;
+		return 0;
+	}
+	return rt_backend_load(name, ops, handle, err, errlen);
+}
