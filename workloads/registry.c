@@ -4,9 +4,11 @@
 #include "workload.h"
 
 extern const rt_workload rt_workload_gemm;
+extern const rt_workload rt_workload_ppo;
 
 static const rt_workload *const workloads[] = {
 	&rt_workload_gemm,
+	&rt_workload_ppo,
 };
 
 const rt_workload *const *rt_workload_list(int *count)
