@@ -1,6 +1,7 @@
 /* The table of workloads: one line per workload, nothing else to register. */
 #include <string.h>
 
+#include "ppo.h"
 #include "transformer.h"
 #include "workload.h"
 
@@ -9,6 +10,7 @@ extern const rt_workload rt_workload_gemm;
 static const rt_workload *const workloads[] = {
 	&rt_workload_gemm,
 	&rt_workload_transformer,
+	&rt_workload_ppo,
 };
 
 const rt_workload *const *rt_workload_list(int *count)

@@ -1,0 +1,192 @@
+/*
+ * Tests of the PPO workload (workloads/ppo.c): the loss gradient w.r.t. the
+ * network outputs against finite differences, learning on an environment
+ * whose best policy is known (a deterministic up-trend: buy and hold), the
+ * bottleneck sentence, and bad shapes.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../common/rng.h"
+#include "../common/rt.h"
+#include "../workloads/cpu_backend.h"
+#include "../workloads/ppo.h"
+
+#define NB 6
+#define NA 3
+
+/*
+ * Central differences of rt_ppo_loss_grad's loss in every output and log-std
+ * against its analytic gradient (steps measured after rounding to float). Advantages
+ * of both signs and ratios inside and outside the clip range are present.
+ */
+static void test_loss_gradient(void **state)
+{
+	(void)state;
+	float out[NB * (NA + 1)], ls[NA], act[NB * NA], lp[NB], adv[NB], ret[NB];
+	float dout[NB * (NA + 1)], dls[NA], tmp_o[NB * (NA + 1)], tmp_l[NA];
+	rt_rng r;
+	int clipped = 0;
+
+	rt_rng_seed(&r, 21);
+	for (int j = 0; j < NA; j++)
+		ls[j] = (float)(0.3 * rt_rng_normal(&r) - 0.2);
+	for (int i = 0; i < NB * (NA + 1); i++)
+		out[i] = (float)(0.5 * rt_rng_normal(&r));
+	for (int i = 0; i < NB; i++) {
+		for (int j = 0; j < NA; j++)
+			act[i * NA + j] = out[i * (NA + 1) + j] + (float)(0.7 * rt_rng_normal(&r));
+		adv[i] = (float)rt_rng_normal(&r);
+		ret[i] = (float)rt_rng_normal(&r);
+	}
+	/* logp_old from slightly different means: ratios spread around 1. */
+	for (int i = 0; i < NB; i++) {
+		double l = 0;
+		for (int j = 0; j < NA; j++) {
+			double mu = out[i * (NA + 1) + j] + 0.25 * (i % 3 - 1);
+			double z = (act[i * NA + j] - mu) / exp(ls[j]);
+			l += -0.5 * z * z - ls[j] - 0.5 * log(2 * M_PI);
+		}
+		lp[i] = (float)l;
+	}
+	rt_ppo_batch b = {NB, NA, out, ls, act, lp, adv, ret};
+	rt_ppo_loss_grad(&b, dout, dls);
+
+	rt_ppo_batch bt = b;
+	bt.out = tmp_o;
+	bt.logstd = tmp_l;
+	const double h = 1e-3;
+	for (int i = 0; i < NB * (NA + 1) + NA; i++) {
+		memcpy(tmp_o, out, sizeof out);
+		memcpy(tmp_l, ls, sizeof ls);
+		float *x = i < NB * (NA + 1) ? tmp_o + i : tmp_l + (i - NB * (NA + 1));
+		float x0 = *x;
+		*x = (float)(x0 + h);
+		double hp = (double)*x - x0;
+		float d2[NB * (NA + 1)], l2[NA];
+		double lplus = rt_ppo_loss_grad(&bt, d2, l2);
+		*x = (float)(x0 - h);
+		double hm = x0 - (double)*x;
+		double lminus = rt_ppo_loss_grad(&bt, d2, l2);
+		double fd = (lplus - lminus) / (hp + hm);
+		double an = i < NB * (NA + 1) ? dout[i] : dls[i - NB * (NA + 1)];
+		if (fabs(fd - an) > 2e-3 * (1 + fabs(an)))
+			fail_msg("d loss / d param %d: finite difference %.6f, analytic %.6f", i, fd,
+				 an);
+	}
+	/* Some samples must sit outside the clip range (zero policy gradient). */
+	for (int i = 0; i < NB; i++)
+		clipped += dout[i * (NA + 1)] == 0.0f;
+	assert_true(clipped > 0 && clipped < NB);
+}
+
+/*
+ * A deterministic up-trend (vol 0, drift 1% per step, every price 100):
+ * holding shares is the best policy. PPO must raise the mean episode return
+ * well above what the first iterations' near-random policy earns.
+ */
+static void test_learns_uptrend(void **state)
+{
+	(void)state;
+	rt_ppo_config c;
+	rt_ppo *p;
+	rt_step_result res;
+	char err[RT_ERRLEN];
+	const rt_backend_ops *be = rt_cpu_backend();
+	double first = 0, last = 0;
+	const int iters = 60;
+
+	assert_true(be->init(err, sizeof err) >= 1);
+	rt_ppo_config_default(&c);
+	c.env.num_envs = 16;
+	c.env.stocks = 2;
+	c.env.episode_len = 16;
+	c.env.vol = 0.0f;
+	c.env.drift = 0.01f;
+	c.env.price_lo = c.env.price_hi = 100.0f;
+	c.env.max_trade = 1000.0f;
+	c.env.reward_scale = 1e-3f;
+	c.rollout = 32;
+	c.minibatch = 64;
+	c.epochs = 4;
+	c.lr = 3e-3f;
+	c.seed = 4;
+	if (rt_ppo_create(&c, be, &p, err, sizeof err))
+		fail_msg("create: %s", err);
+	for (int it = 0; it < iters; it++) {
+		if (rt_ppo_iterate(p, &res, err, sizeof err))
+			fail_msg("iterate: %s", err);
+		assert_float_equal(res.items, 16 * 32, 0);
+		double m = rt_ppo_mean_return(p);
+		assert_false(isnan(m)); /* 32 steps of 16-step episodes end two */
+		if (it < 3)
+			first += m / 3;
+		if (it >= iters - 3)
+			last += m / 3;
+	}
+	print_message("# mean episode return: first iterations %.3f, last %.3f\n", first, last);
+	assert_true(last > first * 1.3 + 0.5);
+	rt_ppo_destroy(p);
+}
+
+/* The bottleneck sentence: Amdahl on the env fraction, busy from policy + update. */
+static void test_summary(void **state)
+{
+	(void)state;
+	char buf[256];
+	double busy = -1;
+	const double ph[RT_PPO_NPH] = {0.72, 0.08, 0.0, 0.20};
+
+	assert_int_equal(rt_ppo_summary(ph, 1, 3, buf, sizeof buf, &busy), 0);
+	assert_float_equal(busy, 0.28, 1e-12);
+	/* env 0.72 / 3 = 0.24 of 0.52 -> 46% */
+	assert_non_null(strstr(buf, "rollout-bound: 72%"));
+	assert_non_null(strstr(buf, "2 more workers would bring it to about 46%"));
+	const double up[RT_PPO_NPH] = {0.1, 0.1, 0.05, 0.75};
+	assert_int_equal(rt_ppo_summary(up, 2, 2, buf, sizeof buf, &busy), 0);
+	assert_non_null(strstr(buf, "update-bound: 75%"));
+	const double zero[RT_PPO_NPH] = {0};
+	assert_int_equal(rt_ppo_summary(zero, 1, 2, buf, sizeof buf, &busy), RT_EINVAL);
+}
+
+/* Impossible shapes: a sentence and RT_EINVAL from check(). */
+static void test_check(void **state)
+{
+	(void)state;
+	const rt_workload *w = &rt_workload_ppo;
+	rt_point pt;
+	rt_shape sh;
+	char err[RT_ERRLEN];
+
+	rt_point_default(&pt);
+	rt_shape_default(w, &sh);
+	assert_int_equal(w->check(&pt, &sh, err, sizeof err), 0);
+	sh.v[rt_shape_index(w, "minibatch")] = 64 * 128 + 1;
+	assert_int_equal(w->check(&pt, &sh, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "minibatch"));
+	rt_shape_default(w, &sh);
+	sh.v[rt_shape_index(w, "stocks")] = 0;
+	assert_int_equal(w->check(&pt, &sh, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "stocks"));
+	rt_shape_default(w, &sh);
+	pt.precision = RT_FP64;
+	assert_int_equal(w->check(&pt, &sh, err, sizeof err), RT_EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_loss_gradient),
+		cmocka_unit_test(test_learns_uptrend),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_check),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
