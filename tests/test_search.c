@@ -7,6 +7,8 @@
  * x Amdahl in threads with an oversubscription penalty once threads +
  * workers exceed 6 x a gain from one data worker. Variants add 5%
  * multiplicative noise, or make large batches run out of memory.
+ * Each run prints a TAP comment line (ratio, trials, stop reason);
+ * SEARCH_TRACE=1 also lists every trial.
  */
 #include <math.h>
 #include <setjmp.h>
