@@ -84,10 +84,14 @@ $(BUILD)/tests/plugins/librigtune_%.so: tests/plugins/%.c
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/librigtune.a
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-NVCC_FLAGS := -O2 -std=c++14 -Xcompiler -fPIC,-Wall -arch=sm_80 \
-	-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
-	-gencode arch=compute_90,code=compute_90
-$(BUILD)/librigtune_cuda.so: $(CUDA_SRCS) workloads/backend.h workloads/kernels.h
+# CUDA 13 builds sm_75 (Turing) and newer: machine code for Turing, Ampere
+# (sm_80, which also runs on sm_86/sm_89) and Hopper, plus compute_90 PTX that
+# the driver compiles for anything newer (Blackwell) on first load.
+NVCC_FLAGS := -O2 -std=c++20 -Xcompiler -fPIC,-Wall,-fvisibility=hidden \
+	-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
+	-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+GPU_DEPS := workloads/gpu/kernels.cuh workloads/backend.h workloads/kernels.h common/rt.h
+$(BUILD)/librigtune_cuda.so: $(CUDA_SRCS) $(GPU_DEPS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCC_FLAGS) -shared $(CUDA_SRCS) -o $@ -lcublas -ldl
 
