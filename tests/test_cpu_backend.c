@@ -299,6 +299,524 @@ static void test_gemm_batched(void **state)
 	ops->close(ctx);
 }
 
+/* ---- elementwise kernels: forward against scalar formulas ---- */
+
+static double gelu_ref(double x)
+{
+	return 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)));
+}
+
+static double tol_of(rt_dtype t)
+{
+	return t == RT_F64 ? 1e-12 : 2e-5;
+}
+
+/*
+ * Sizes large enough that a 2-thread context splits the work (above the
+ * inline threshold), odd so that vector remainders run.
+ */
+enum { ROWS = 67, COLS = 517, N = ROWS * COLS };
+
+static void test_elementwise_forward(void **state)
+{
+	(void)state;
+	for (int ti = 0; ti < 2; ti++) {
+		rt_dtype t = ti ? RT_F64 : RT_F32;
+		double tol = tol_of(t);
+		rt_ctx *ctx = open_cpu(2);
+		double *x = randn(31, N), *y0 = randn(32, N), *bias = randn(33, COLS);
+		double *want = malloc(N * sizeof *want), *got;
+		void *dx = to_dev(ctx, t, x, N), *dy = to_dev(ctx, t, y0, N);
+		void *db = to_dev(ctx, t, bias, COLS);
+
+		assert_int_equal(ops->fill(ctx, t, dy, N, 0.375), 0);
+		got = from_dev(ctx, t, dy, N);
+		for (size_t i = 0; i < N; i++)
+			assert_true(got[i] == 0.375);
+		free(got);
+
+		for (int bzero = 0; bzero < 2; bzero++) {
+			double b = bzero ? 0.0 : -0.5;
+			for (size_t i = 0; i < N; i++)
+				want[i] = 1.5 * x[i] + b * y0[i];
+			ops->free(ctx, dy);
+			dy = to_dev(ctx, t, y0, N);
+			if (bzero) /* b == 0 must not read y: NaN there must not leak */
+				for (size_t i = 0; i < N; i += 7) {
+					if (t == RT_F64)
+						((double *)dy)[i] = NAN;
+					else
+						((float *)dy)[i] = NAN;
+				}
+			assert_int_equal(ops->axpby(ctx, t, N, 1.5, dx, b, dy), 0);
+			got = from_dev(ctx, t, dy, N);
+			assert_close(got, want, N, tol, tol, "axpby");
+			free(got);
+		}
+
+		ops->free(ctx, dy);
+		dy = to_dev(ctx, t, x, N);
+		assert_int_equal(ops->add_bias(ctx, t, ROWS, COLS, db, dy), 0);
+		for (size_t i = 0; i < N; i++)
+			want[i] = x[i] + bias[i % COLS];
+		got = from_dev(ctx, t, dy, N);
+		assert_close(got, want, N, tol, tol, "add_bias");
+		free(got);
+
+		assert_int_equal(ops->sum_rows(ctx, t, ROWS, COLS, dx, db), 0);
+		for (int c = 0; c < COLS; c++) {
+			want[c] = 0;
+			for (int r = 0; r < ROWS; r++)
+				want[c] += x[r * COLS + c];
+		}
+		got = from_dev(ctx, t, db, COLS);
+		assert_close(got, want, COLS, tol, tol * 10, "sum_rows");
+		free(got);
+
+		assert_int_equal(ops->gelu(ctx, t, N, dx, dy), 0);
+		for (size_t i = 0; i < N; i++)
+			want[i] = gelu_ref(x[i]);
+		got = from_dev(ctx, t, dy, N);
+		assert_close(got, want, N, tol, tol, "gelu");
+		free(got);
+
+		assert_int_equal(ops->tanh_fwd(ctx, t, N, dx, dy), 0);
+		for (size_t i = 0; i < N; i++)
+			want[i] = tanh(x[i]);
+		got = from_dev(ctx, t, dy, N);
+		assert_close(got, want, N, tol, tol, "tanh");
+		free(got);
+
+		ops->free(ctx, dx);
+		ops->free(ctx, dy);
+		ops->free(ctx, db);
+		free(x);
+		free(y0);
+		free(bias);
+		free(want);
+		ops->close(ctx);
+	}
+}
+
+/* softmax: the formula, rows sum to 1, masked entries exactly 0. */
+static void test_softmax(void **state)
+{
+	enum { BLOCK = 9, SR = 4 * BLOCK, SC = BLOCK };
+	(void)state;
+	for (int ti = 0; ti < 2; ti++) {
+		rt_dtype t = ti ? RT_F64 : RT_F32;
+		rt_ctx *ctx = open_cpu(2);
+		double *x = randn(41, N), *got, want[COLS];
+		void *dx = to_dev(ctx, t, x, N), *dy = to_dev(ctx, t, x, N);
+		const double scale = 0.7;
+
+		assert_int_equal(ops->softmax(ctx, t, ROWS, COLS, scale, 0, dx, dy), 0);
+		got = from_dev(ctx, t, dy, N);
+		for (int r = 0; r < ROWS; r++) {
+			double mx = -INFINITY, sum = 0, total = 0;
+			for (int c = 0; c < COLS; c++)
+				mx = fmax(mx, scale * x[r * COLS + c]);
+			for (int c = 0; c < COLS; c++)
+				sum += want[c] = exp(scale * x[r * COLS + c] - mx);
+			for (int c = 0; c < COLS; c++) {
+				want[c] /= sum;
+				total += got[r * COLS + c];
+			}
+			assert_close(got + r * COLS, want, COLS, tol_of(t), 1e-9, "softmax");
+			assert_true(fabs(total - 1) < (t == RT_F64 ? 1e-12 : 1e-5));
+		}
+		free(got);
+
+		assert_int_equal(ops->softmax(ctx, t, SR, SC, scale, BLOCK, dx, dy), 0);
+		got = from_dev(ctx, t, dy, SR * SC);
+		for (int r = 0; r < SR; r++) {
+			double total = 0;
+			for (int c = 0; c < SC; c++) {
+				double v = got[r * SC + c];
+				if (c > r % BLOCK)
+					assert_true(v == 0.0 && !signbit(v));
+				else
+					assert_true(v > 0);
+				total += v;
+			}
+			assert_true(fabs(total - 1) < (t == RT_F64 ? 1e-12 : 1e-5));
+		}
+		/* row 0 of each block has one live entry */
+		assert_true(got[BLOCK * SC] == 1.0);
+		free(got);
+		assert_int_equal(ops->softmax(ctx, t, SR, SC, scale, -1, dx, dy), RT_EINVAL);
+		ops->free(ctx, dx);
+		ops->free(ctx, dy);
+		free(x);
+		ops->close(ctx);
+	}
+}
+
+/* layernorm with gamma = 1, beta = 0: each row has mean 0 and variance 1. */
+static void test_layernorm_normalizes(void **state)
+{
+	(void)state;
+	for (int ti = 0; ti < 2; ti++) {
+		rt_dtype t = ti ? RT_F64 : RT_F32;
+		rt_ctx *ctx = open_cpu(2);
+		double *x = randn(51, N), *ones = malloc(COLS * sizeof *ones), *zeros;
+		double *got, *mean, *rstd;
+		void *dx, *dg, *dbt, *dy, *dm, *dr;
+		for (int c = 0; c < COLS; c++)
+			ones[c] = 1;
+		zeros = calloc(COLS, sizeof *zeros);
+		for (size_t i = 0; i < N; i++)
+			x[i] = 3 * x[i] + 5; /* mean 5, sd 3 */
+		dx = to_dev(ctx, t, x, N);
+		dy = to_dev(ctx, t, x, N);
+		dg = to_dev(ctx, t, ones, COLS);
+		dbt = to_dev(ctx, t, zeros, COLS);
+		dm = to_dev(ctx, t, zeros, ROWS);
+		dr = to_dev(ctx, t, zeros, ROWS);
+		assert_int_equal(ops->layernorm(ctx, t, ROWS, COLS, dx, dg, dbt, dy, dm, dr), 0);
+		got = from_dev(ctx, t, dy, N);
+		mean = from_dev(ctx, t, dm, ROWS);
+		rstd = from_dev(ctx, t, dr, ROWS);
+		for (int r = 0; r < ROWS; r++) {
+			double s = 0, ss = 0, mu = 0, var = 0;
+			for (int c = 0; c < COLS; c++)
+				mu += x[r * COLS + c] / COLS;
+			for (int c = 0; c < COLS; c++)
+				var += (x[r * COLS + c] - mu) * (x[r * COLS + c] - mu) / COLS;
+			assert_true(fabs(mean[r] - mu) < 1e-5 * fabs(mu));
+			assert_true(fabs(rstd[r] - 1 / sqrt(var + 1e-5)) < 1e-5 * rstd[r]);
+			for (int c = 0; c < COLS; c++) {
+				s += got[r * COLS + c];
+				ss += got[r * COLS + c] * got[r * COLS + c];
+			}
+			assert_true(fabs(s / COLS) < (t == RT_F64 ? 1e-12 : 1e-5));
+			/* variance 1 up to eps: var / (var + 1e-5) */
+			assert_true(fabs(ss / COLS - var / (var + 1e-5)) < (t == RT_F64 ? 1e-10 : 1e-4));
+		}
+		free(got);
+		free(mean);
+		free(rstd);
+		ops->free(ctx, dx);
+		ops->free(ctx, dy);
+		ops->free(ctx, dg);
+		ops->free(ctx, dbt);
+		ops->free(ctx, dm);
+		ops->free(ctx, dr);
+		free(x);
+		free(ones);
+		free(zeros);
+		ops->close(ctx);
+	}
+}
+
+static void test_mse_loss(void **state)
+{
+	(void)state;
+	for (int ti = 0; ti < 2; ti++) {
+		rt_dtype t = ti ? RT_F64 : RT_F32;
+		rt_ctx *ctx = open_cpu(2);
+		size_t n = 3 * 4096 * 3 + 17; /* several blocks, a partial one */
+		double *p = randn(61, n), *tg = randn(62, n), *want = malloc(n * sizeof *want);
+		double *got, loss_want = 0, *loss;
+		void *dp = to_dev(ctx, t, p, n), *dt = to_dev(ctx, t, tg, n);
+		/* the reference from the stored values: p - t cancels, so rounding matters */
+		free(p);
+		free(tg);
+		p = from_dev(ctx, t, dp, n);
+		tg = from_dev(ctx, t, dt, n);
+		void *dg = to_dev(ctx, t, p, n), *dl = to_dev(ctx, t, p, 1);
+		for (size_t i = 0; i < n; i++) {
+			loss_want += (p[i] - tg[i]) * (p[i] - tg[i]) / n;
+			want[i] = 2 * (p[i] - tg[i]) / n;
+		}
+		assert_int_equal(ops->mse_loss(ctx, t, n, dp, dt, dl, dg), 0);
+		loss = from_dev(ctx, t, dl, 1);
+		got = from_dev(ctx, t, dg, n);
+		assert_close(loss, &loss_want, 1, tol_of(t), 0, "mse loss");
+		assert_close(got, want, n, tol_of(t), 1e-15, "mse dp");
+		assert_int_equal(ops->mse_loss(ctx, t, 0, dp, dt, dl, dg), RT_EINVAL);
+		free(loss);
+		free(got);
+		free(want);
+		free(p);
+		free(tg);
+		ops->free(ctx, dp);
+		ops->free(ctx, dt);
+		ops->free(ctx, dg);
+		ops->free(ctx, dl);
+		ops->close(ctx);
+	}
+}
+
+/* One Adam step on three parameters, worked out by hand. */
+static void test_adam_hand_step(void **state)
+{
+	/* step 2, b1 = 0.9, b2 = 0.99, lr = 0.1, eps = 1e-8; m0, v0 from step 1 */
+	double w[3] = {1.0, -2.0, 0.5}, g[3] = {0.5, -1.0, 2.0};
+	double m[3] = {0.1, 0.2, -0.3}, v[3] = {0.04, 0.01, 0.09};
+	(void)state;
+	for (int ti = 0; ti < 2; ti++) {
+		rt_dtype t = ti ? RT_F64 : RT_F32;
+		rt_ctx *ctx = open_cpu(1);
+		void *dw = to_dev(ctx, t, w, 3), *dg = to_dev(ctx, t, g, 3);
+		void *dm = to_dev(ctx, t, m, 3), *dv = to_dev(ctx, t, v, 3);
+		double *gw, *gm, *gv;
+		/*
+		 * m = 0.9 m + 0.1 g = {0.14, 0.08, -0.07}
+		 * v = 0.99 v + 0.01 g^2 = {0.0421, 0.0199, 0.1291}
+		 * c1 = 1 - 0.81 = 0.19, c2 = 1 - 0.9801 = 0.0199
+		 * w -= 0.1 (m / c1) / (sqrt(v / c2) + 1e-8)
+		 */
+		const double wm[3] = {0.14, 0.08, -0.07}, wv[3] = {0.0421, 0.0199, 0.1291};
+		double ww[3];
+		for (int i = 0; i < 3; i++)
+			ww[i] = w[i] - 0.1 * (wm[i] / 0.19) / (sqrt(wv[i] / 0.0199) + 1e-8);
+		/* the middle one: v / c2 = 1, so w = -2 - 0.1 * 0.08 / 0.19 */
+		assert_true(fabs(ww[1] - (-2.0 - 0.1 * 0.08 / 0.19)) < 1e-7);
+		assert_int_equal(ops->adam(ctx, t, 3, dw, dg, dm, dv, 0.1, 0.9, 0.99, 1e-8, 2), 0);
+		gw = from_dev(ctx, t, dw, 3);
+		gm = from_dev(ctx, t, dm, 3);
+		gv = from_dev(ctx, t, dv, 3);
+		double tol = t == RT_F64 ? 1e-12 : 1e-5;
+		assert_close(gm, wm, 3, tol, tol, "adam m");
+		assert_close(gv, wv, 3, tol, tol, "adam v");
+		assert_close(gw, ww, 3, tol, tol, "adam w");
+		assert_int_equal(ops->adam(ctx, t, 3, dw, dg, dm, dv, 0.1, 0.9, 0.99, 1e-8, 0),
+				 RT_EINVAL);
+		free(gw);
+		free(gm);
+		free(gv);
+		ops->free(ctx, dw);
+		ops->free(ctx, dg);
+		ops->free(ctx, dm);
+		ops->free(ctx, dv);
+		ops->close(ctx);
+	}
+}
+
+/* ---- backward kernels against central differences of the forward (fp64) ---- */
+
+enum { FR = 5, FC = 7, FN_ = FR * FC, BLK = 5 };
+
+/* Which forward the objective runs; params holds its differentiated inputs. */
+typedef enum fd_op { FD_GELU, FD_TANH, FD_SOFTMAX, FD_SOFTMAX_CAUSAL, FD_LAYERNORM,
+		     FD_MSE } fd_op;
+
+typedef struct fd_case {
+	rt_ctx *ctx;
+	fd_op op;
+	double *w;      /* weights of the outputs: L = sum w * out (dy of the backward) */
+	double *target; /* mse */
+} fd_case;
+
+/*
+ * L(params) = sum_i w[i] out[i] of the forward. For layernorm params is x,
+ * then gamma, then beta (FN_ + 2 FC values); else x (FN_ values).
+ */
+static double fd_objective(const fd_case *fc, const double *params)
+{
+	double out[FN_], mean[FR], rstd[FR], loss = 0, l = 0;
+	const double *x = params;
+	rt_ctx *ctx = fc->ctx;
+	int rc = 0;
+	switch (fc->op) {
+	case FD_GELU:
+		rc = ops->gelu(ctx, RT_F64, FN_, x, out);
+		break;
+	case FD_TANH:
+		rc = ops->tanh_fwd(ctx, RT_F64, FN_, x, out);
+		break;
+	case FD_SOFTMAX:
+		rc = ops->softmax(ctx, RT_F64, FR, FC, 0.8, 0, x, out);
+		break;
+	case FD_SOFTMAX_CAUSAL:
+		rc = ops->softmax(ctx, RT_F64, FR, FC, 0.8, BLK, x, out);
+		break;
+	case FD_LAYERNORM:
+		rc = ops->layernorm(ctx, RT_F64, FR, FC, x, x + FN_, x + FN_ + FC, out, mean,
+				    rstd);
+		break;
+	case FD_MSE:
+		rc = ops->mse_loss(ctx, RT_F64, FN_, x, fc->target, &loss, out);
+		assert_int_equal(rc, 0);
+		return loss;
+	}
+	assert_int_equal(rc, 0);
+	for (int i = 0; i < FN_; i++)
+		l += fc->w[i] * out[i];
+	return l;
+}
+
+/* Compares grad (np values) with central differences of fd_objective. */
+static void fd_compare(const fd_case *fc, double *params, const double *grad, int np,
+		       const char *what)
+{
+	const double h = 1e-5;
+	for (int i = 0; i < np; i++) {
+		double keep = params[i], lp, lm, num;
+		params[i] = keep + h;
+		lp = fd_objective(fc, params);
+		params[i] = keep - h;
+		lm = fd_objective(fc, params);
+		params[i] = keep;
+		num = (lp - lm) / (2 * h);
+		if (fabs(num - grad[i]) > 1e-7 + 1e-6 * fabs(num))
+			fail_msg("%s: d/dp[%d] = %.10g, finite difference %.10g", what, i,
+				 grad[i], num);
+	}
+}
+
+static void test_backward_finite_differences(void **state)
+{
+	rt_ctx *ctx = open_cpu(1);
+	double *x = randn(71, FN_ + 2 * FC), *w = randn(72, FN_), *target = randn(73, FN_);
+	double out[FN_], grad[FN_ + 2 * FC], mean[FR], rstd[FR], loss;
+	fd_case fc = {ctx, FD_GELU, w, target};
+	(void)state;
+
+	assert_int_equal(ops->gelu_backward(ctx, RT_F64, FN_, x, w, grad), 0);
+	fd_compare(&fc, x, grad, FN_, "gelu");
+
+	fc.op = FD_TANH;
+	assert_int_equal(ops->tanh_fwd(ctx, RT_F64, FN_, x, out), 0);
+	assert_int_equal(ops->tanh_backward(ctx, RT_F64, FN_, out, w, grad), 0);
+	fd_compare(&fc, x, grad, FN_, "tanh");
+
+	fc.op = FD_SOFTMAX;
+	assert_int_equal(ops->softmax(ctx, RT_F64, FR, FC, 0.8, 0, x, out), 0);
+	assert_int_equal(ops->softmax_backward(ctx, RT_F64, FR, FC, 0.8, out, w, grad), 0);
+	fd_compare(&fc, x, grad, FN_, "softmax");
+
+	fc.op = FD_SOFTMAX_CAUSAL;
+	assert_int_equal(ops->softmax(ctx, RT_F64, FR, FC, 0.8, BLK, x, out), 0);
+	assert_int_equal(ops->softmax_backward(ctx, RT_F64, FR, FC, 0.8, out, w, grad), 0);
+	fd_compare(&fc, x, grad, FN_, "causal softmax");
+
+	/* dgamma and dbeta accumulate: start them at 1 and subtract it back */
+	fc.op = FD_LAYERNORM;
+	assert_int_equal(ops->layernorm(ctx, RT_F64, FR, FC, x, x + FN_, x + FN_ + FC, out, mean,
+					rstd),
+			 0);
+	for (int c = 0; c < 2 * FC; c++)
+		grad[FN_ + c] = 1.0;
+	assert_int_equal(ops->layernorm_backward(ctx, RT_F64, FR, FC, x, x + FN_, mean, rstd, w,
+						 grad, grad + FN_, grad + FN_ + FC),
+			 0);
+	for (int c = 0; c < 2 * FC; c++)
+		grad[FN_ + c] -= 1.0;
+	fd_compare(&fc, x, grad, FN_ + 2 * FC, "layernorm");
+
+	fc.op = FD_MSE;
+	assert_int_equal(ops->mse_loss(ctx, RT_F64, FN_, x, target, &loss, grad), 0);
+	fd_compare(&fc, x, grad, FN_, "mse");
+
+	free(x);
+	free(w);
+	free(target);
+	ops->close(ctx);
+}
+
+/* ---- thread-count independence ---- */
+
+/* Runs every kernel on large inputs and returns all outputs concatenated (as doubles). */
+static double *run_all_kernels(int threads, rt_dtype t, size_t *count)
+{
+	enum { NOUT = 12 };
+	rt_ctx *ctx = open_cpu(threads);
+	double *x = randn(81, N), *d = randn(82, N), *pc = randn(83, COLS), *pr = randn(84, ROWS);
+	void *bx = to_dev(ctx, t, x, N), *bd = to_dev(ctx, t, d, N);
+	void *bc = to_dev(ctx, t, pc, COLS), *bc2 = to_dev(ctx, t, pc, COLS);
+	void *bc3 = to_dev(ctx, t, pc, COLS), *bm = to_dev(ctx, t, pr, ROWS);
+	void *br = to_dev(ctx, t, pr, ROWS), *bl = to_dev(ctx, t, pr, 1);
+	void *out[NOUT];
+	size_t len[NOUT] = {N, N, N, N, N, N, N, N, N, COLS, N, COLS};
+	double *all;
+	for (int i = 0; i < NOUT; i++)
+		out[i] = to_dev(ctx, t, d, len[i]);
+
+	assert_int_equal(ops->axpby(ctx, t, N, 0.3, bx, 0.7, out[0]), 0);
+	assert_int_equal(ops->add_bias(ctx, t, ROWS, COLS, bc, out[1]), 0);
+	assert_int_equal(ops->gelu(ctx, t, N, bx, out[2]), 0);
+	assert_int_equal(ops->gelu_backward(ctx, t, N, bx, bd, out[3]), 0);
+	assert_int_equal(ops->tanh_backward(ctx, t, N, bx, bd, out[4]), 0);
+	assert_int_equal(ops->softmax(ctx, t, ROWS, COLS, 0.5, 0, bx, out[5]), 0);
+	assert_int_equal(ops->softmax_backward(ctx, t, ROWS, COLS, 0.5, out[5], bd, out[6]), 0);
+	assert_int_equal(ops->layernorm(ctx, t, ROWS, COLS, bx, bc, bc2, out[7], bm, br), 0);
+	assert_int_equal(ops->layernorm_backward(ctx, t, ROWS, COLS, bx, bc, bm, br, bd, out[8],
+						 bc2, bc3),
+			 0);
+	assert_int_equal(ops->sum_rows(ctx, t, ROWS, COLS, bd, out[9]), 0);
+	assert_int_equal(ops->mse_loss(ctx, t, N, bx, bd, bl, out[10]), 0);
+	/* v must be >= 0: rstd (positive) from the layernorm above serves */
+	assert_int_equal(ops->adam(ctx, t, ROWS, out[11], bc, bc2, br, 1e-3, 0.9, 0.999, 1e-8,
+				   3),
+			 0);
+
+	*count = 0;
+	for (int i = 0; i < NOUT; i++)
+		*count += len[i];
+	*count += 2 * COLS + 1;
+	all = malloc(*count * sizeof *all);
+	size_t at = 0;
+	for (int i = 0; i < NOUT; i++) {
+		double *v = from_dev(ctx, t, out[i], len[i]);
+		memcpy(all + at, v, len[i] * sizeof *v);
+		at += len[i];
+		free(v);
+		ops->free(ctx, out[i]);
+	}
+	void *tail[3] = {bc2, bc3, bl};
+	size_t tlen[3] = {COLS, COLS, 1};
+	for (int i = 0; i < 3; i++) {
+		double *v = from_dev(ctx, t, tail[i], tlen[i]);
+		memcpy(all + at, v, tlen[i] * sizeof *v);
+		at += tlen[i];
+		free(v);
+	}
+	void *bufs[] = {bx, bd, bc, bc2, bc3, bm, br, bl};
+	for (size_t i = 0; i < RT_COUNT(bufs); i++)
+		ops->free(ctx, bufs[i]);
+	free(x);
+	free(d);
+	free(pc);
+	free(pr);
+	ops->close(ctx);
+	return all;
+}
+
+static void test_threads_agree(void **state)
+{
+	(void)state;
+	for (int ti = 0; ti < 2; ti++) {
+		rt_dtype t = ti ? RT_F64 : RT_F32;
+		size_t n1, n2;
+		double *one = run_all_kernels(1, t, &n1), *two = run_all_kernels(2, t, &n2);
+		double *three;
+		size_t n3;
+		assert_int_equal(n1, n2);
+		assert_close(two, one, n1, 1e-6, 1e-12, "threads=2 vs 1");
+		three = run_all_kernels(3, t, &n3);
+		assert_close(three, one, n1, 1e-6, 1e-12, "threads=3 vs 1");
+		free(one);
+		free(two);
+		free(three);
+	}
+}
+
+static void test_kernels_reject_bad_args(void **state)
+{
+	rt_ctx *ctx = open_cpu(1);
+	double buf[4] = {1, 2, 3, 4};
+	(void)state;
+	assert_int_equal(ops->fill(ctx, (rt_dtype)7, buf, 4, 0), RT_EINVAL);
+	assert_int_equal(ops->add_bias(ctx, RT_F64, -1, 2, buf, buf), RT_EINVAL);
+	assert_int_equal(ops->layernorm(ctx, RT_F64, 2, -2, buf, buf, buf, buf, buf, buf),
+			 RT_EINVAL);
+	assert_int_equal(ops->softmax(ctx, RT_F64, 0, 4, 1.0, 0, buf, buf), 0);
+	assert_true(buf[0] == 1 && buf[3] == 4);
+	ops->close(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +828,14 @@ int main(void)
 		cmocka_unit_test(test_gemm_rejects),
 		cmocka_unit_test(test_gemm_bf16),
 		cmocka_unit_test(test_gemm_batched),
+		cmocka_unit_test(test_elementwise_forward),
+		cmocka_unit_test(test_softmax),
+		cmocka_unit_test(test_layernorm_normalizes),
+		cmocka_unit_test(test_mse_loss),
+		cmocka_unit_test(test_adam_hand_step),
+		cmocka_unit_test(test_backward_finite_differences),
+		cmocka_unit_test(test_threads_agree),
+		cmocka_unit_test(test_kernels_reject_bad_args),
 	};
 	ops = rt_cpu_backend();
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,8 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "kernels.h"
+
 
 #define CPU_ALIGN 64
 
@@ -350,6 +352,20 @@ static const rt_backend_ops cpu_ops = {
 	.mem_info = cpu_mem_info,
 	.gemm = cpu_gemm,
 	.gemm_batched = cpu_gemm_batched,
+	.fill = rt_cpu_fill,
+	.axpby = rt_cpu_axpby,
+	.add_bias = rt_cpu_add_bias,
+	.sum_rows = rt_cpu_sum_rows,
+	.gelu = rt_cpu_gelu,
+	.gelu_backward = rt_cpu_gelu_backward,
+	.tanh_fwd = rt_cpu_tanh_fwd,
+	.tanh_backward = rt_cpu_tanh_backward,
+	.softmax = rt_cpu_softmax,
+	.softmax_backward = rt_cpu_softmax_backward,
+	.layernorm = rt_cpu_layernorm,
+	.layernorm_backward = rt_cpu_layernorm_backward,
+	.mse_loss = rt_cpu_mse_loss,
+	.adam = rt_cpu_adam,
 	.utilization = NULL, /* the CPU is busy exactly while a call runs */
 };
 
