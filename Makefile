@@ -111,7 +111,10 @@ run: deps all
 	$(BUILD)/rigtune tune --budget 60 -o configs/$$(hostname).yaml
 	@echo "configuration written to configs/$$(hostname).yaml"
 
-test: deps all $(TEST_BINS) $(TEST_PLUGINS) $(BENCH_BINS)
+# tests/gpu_check.c: a plugin against the CPU backend (scripts/gpu-check.sh).
+GPU_CHECK := $(BUILD)/tests/gpu_check
+
+test: deps all $(TEST_BINS) $(TEST_PLUGINS) $(BENCH_BINS) $(GPU_CHECK)
 	@BUILD=$(BUILD) tests/run.sh
 
 asan:
