@@ -58,6 +58,7 @@ endif
 endif
 
 .PHONY: all deps run test asan bench format clean
+.SECONDARY:
 all: $(BUILD)/rigtune $(PLUGINS)
 
 deps:

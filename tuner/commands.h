@@ -5,8 +5,10 @@
 #include "../common/rt.h"
 #include "cli.h"
 
-#define RT_COMMAND_LIST &rt_cmd_probe,
+#define RT_COMMAND_LIST &rt_cmd_probe, &rt_cmd_bench, &rt_cmd_crossover,
 
 extern const rt_command rt_cmd_probe;
+extern const rt_command rt_cmd_bench;
+extern const rt_command rt_cmd_crossover;
 
 #endif

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The command line: help, version, probe, bench gemm, and bad input (exit 2).
+. "$(dirname "$0")/lib.sh"
+R=$RIGTUNE
+
+expect_exit 0 "--help exits 0" $R --help
+expect_grep "probe" "$TMP/out" "--help lists the commands"
+expect_exit 0 "--version exits 0" $R --version
+expect_grep "^rigtune [0-9]+\.[0-9]+" "$TMP/out" "--version prints the version"
+expect_exit 2 "no command is a usage error" $R
+expect_exit 2 "unknown command exits 2" $R frobnicate
+expect_grep "unknown command 'frobnicate'" "$TMP/err" "unknown command is named"
+expect_exit 0 "probe --help exits 0" $R probe --help
+expect_grep "topology" "$TMP/out" "probe --help shows its options"
+
+expect_exit 0 "probe on this machine" $R probe
+expect_grep "^  fingerprint: [0-9a-f]{16}$" "$TMP/out" "probe prints a fingerprint"
+expect_grep "^    pus: $(nproc)$" "$TMP/out" "probe's PU count equals nproc"
+expect_exit 0 "probe of the hybrid topology" $R probe --topology tests/data/hybrid16.xml
+expect_grep "usable_cores: 12" "$TMP/out" "hybrid: 12 usable P-cores"
+expect_grep "role: efficiency, cores: 4" "$TMP/out" "hybrid: 4 E-cores"
+expect_exit 0 "probe -o writes a file" $R probe --topology tests/data/numa2smt.xml -o "$TMP/m.yaml"
+expect_grep "pus: 32" "$TMP/m.yaml" "the file holds the probe"
+expect_exit 2 "probe: unknown option" $R probe --bogus
+expect_grep "unknown option '--bogus'" "$TMP/err" "the unknown option is named"
+expect_exit 2 "probe: missing topology file" $R probe --topology "$TMP/none.xml"
+expect_grep "none.xml" "$TMP/err" "the missing file is named"
+printf '<topology><object' >"$TMP/bad.xml"
+expect_exit 2 "probe: malformed topology" $R probe --topology "$TMP/bad.xml"
+expect_grep "bad.xml" "$TMP/err" "the malformed file is named"
+expect_exit 2 "probe: --topology without a value" $R probe --topology
+
+expect_exit 0 "bench gemm" $R bench gemm m=96 n=80 k=64 threads=1 --seconds 0.3
+expect_grep "^throughput: \{median: [0-9.]+" "$TMP/out" "bench prints the median throughput"
+expect_grep "unit: GFLOP/s" "$TMP/out" "gemm throughput is in GFLOP/s"
+expect_grep "^shape: \{m: 96, n: 80, k: 64\}" "$TMP/out" "bench echoes the shape"
+expect_exit 2 "bench: malformed KEY=VALUE" $R bench gemm m1024
+expect_grep "expected KEY=VALUE, got 'm1024'" "$TMP/err" "the malformed argument is quoted"
+expect_exit 2 "bench: unknown key" $R bench gemm q=3
+expect_grep "unknown key 'q'" "$TMP/err" "the unknown key is named"
+expect_exit 2 "bench: non-numeric value" $R bench gemm m=big
+expect_exit 2 "bench: zero size" $R bench gemm m=0
+expect_grep "m=0: must be between 1" "$TMP/err" "the range is stated"
+expect_exit 2 "bench: unknown precision" $R bench gemm precision=fp8
+expect_exit 2 "bench: unknown workload" $R bench resnet
+expect_exit 2 "bench: bad --seconds" $R bench gemm --seconds -1
+echo "keep" >"$TMP/keep.yaml"
+expect_exit 2 "bench: bad input leaves -o untouched" $R bench gemm m=0 -o "$TMP/keep.yaml"
+expect_grep "^keep$" "$TMP/keep.yaml" "the existing file survives"
+expect_exit 3 "bench: an unavailable backend is a run-time failure" $R bench gemm backend=cuda m=64 n=64 k=64
+expect_grep "infeasible: .*cuda" "$TMP/err" "and says why"

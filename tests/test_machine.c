@@ -1,0 +1,193 @@
+/* The machine probe on the live machine and on XML topologies, pinning, YAML round trip. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../tuner/machine.h"
+#include "../tuner/pin.h"
+#include "yaml_lookup.h"
+
+#define DATA "tests/data/"
+
+static void probe_or_fail(const char *xml, rt_machine *m)
+{
+	char err[512] = "";
+	int rc = rt_machine_probe(xml, m, err, sizeof err);
+	if (rc)
+		fail_msg("probe %s: %s", xml ? xml : "live", err);
+}
+
+static void test_live_matches_os(void **state)
+{
+	(void)state;
+	rt_machine m;
+	probe_or_fail(NULL, &m);
+	assert_int_equal(m.pus, (int)sysconf(_SC_NPROCESSORS_ONLN));
+	assert_true(m.cores >= 1 && m.cores <= m.pus);
+	assert_true(m.mem_total > 0 && m.mem_available <= m.mem_total);
+	assert_string_equal(m.blas_library, "OpenBLAS");
+	assert_true(m.blas_core[0] != '\0');
+	assert_string_equal(m.source, "live");
+}
+
+static void test_hybrid_laptop(void **state)
+{
+	(void)state;
+	rt_machine m;
+	probe_or_fail(DATA "hybrid16.xml", &m);
+	assert_int_equal(m.packages, 1);
+	assert_int_equal(m.cores, 16);
+	assert_int_equal(m.pus, 16);
+	assert_int_equal(m.nkinds, 2);
+	/* hwloc lists the least powerful kind first */
+	assert_int_equal(m.kinds[0].cores, 4);
+	assert_string_equal(m.kinds[0].core_type, "Efficiency");
+	assert_int_equal(m.kinds[1].cores, 12);
+	assert_int_equal(m.kinds[1].freq_max_mhz, 4500);
+	assert_int_equal(rt_machine_pcores(&m), 12);
+	assert_int_equal(m.l2, 4u << 20);
+	assert_string_equal(m.cpu_model, "Apple M4 Max");
+	assert_int_equal(m.mem_total >> 30, 128);
+}
+
+static void test_numa_server(void **state)
+{
+	(void)state;
+	rt_machine m;
+	probe_or_fail(DATA "numa2smt.xml", &m);
+	assert_int_equal(m.packages, 2);
+	assert_int_equal(m.numa_nodes, 2);
+	assert_int_equal(m.cores, 16);
+	assert_int_equal(m.pus, 32);
+	assert_int_equal(m.numa_mem[1] >> 30, 64);
+	assert_int_equal(m.l3, 32u << 20);
+	assert_int_equal(rt_machine_pcores(&m), 16);
+}
+
+static void test_bad_topologies(void **state)
+{
+	(void)state;
+	rt_machine m;
+	char err[512];
+	assert_int_equal(rt_machine_probe(DATA "no-such.xml", &m, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "no-such.xml"));
+	char path[] = "/tmp/rt_badtopoXXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "<topology><object", 17), 17);
+	close(fd);
+	assert_int_equal(rt_machine_probe(path, &m, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, path));
+	unlink(path);
+}
+
+static hwloc_topology_t load_xml(const char *path)
+{
+	hwloc_topology_t t;
+	assert_int_equal(hwloc_topology_init(&t), 0);
+	assert_int_equal(hwloc_topology_set_xml(t, path), 0);
+	assert_int_equal(hwloc_topology_load(t), 0);
+	return t;
+}
+
+static void test_pin_policies(void **state)
+{
+	(void)state;
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	char buf[128];
+
+	hwloc_topology_t hy = load_xml(DATA "hybrid16.xml");
+	assert_int_equal(rt_pin_cpuset(hy, RT_PIN_PCORES, 4, set), 0);
+	hwloc_bitmap_list_snprintf(buf, sizeof buf, set);
+	assert_string_equal(buf, "4-7"); /* P-cores, not the E-cores 0-3 */
+	assert_int_equal(rt_pin_cpuset(hy, RT_PIN_PCORES, 14, set), 0);
+	hwloc_bitmap_list_snprintf(buf, sizeof buf, set);
+	assert_string_equal(buf, "0-1,4-15"); /* 12 P-cores, then E-cores */
+	assert_int_equal(rt_pin_cpuset(hy, RT_PIN_COMPACT, 3, set), 0);
+	hwloc_bitmap_list_snprintf(buf, sizeof buf, set);
+	assert_string_equal(buf, "0-2");
+	hwloc_topology_destroy(hy);
+
+	hwloc_topology_t numa = load_xml(DATA "numa2smt.xml");
+	/* compact: one PU per core before any SMT sibling */
+	assert_int_equal(rt_pin_cpuset(numa, RT_PIN_COMPACT, 4, set), 0);
+	hwloc_bitmap_list_snprintf(buf, sizeof buf, set);
+	assert_string_equal(buf, "0,2,4,6");
+	/* spread: across both packages (PUs 0-15 and 16-31) */
+	assert_int_equal(rt_pin_cpuset(numa, RT_PIN_SPREAD, 2, set), 0);
+	assert_int_equal(hwloc_bitmap_weight(set), 2);
+	assert_true(hwloc_bitmap_first(set) < 16 && hwloc_bitmap_last(set) >= 16);
+	assert_int_equal(rt_pin_cpuset(numa, RT_PIN_SPREAD, 0, set), RT_EINVAL);
+	hwloc_topology_destroy(numa);
+	hwloc_bitmap_free(set);
+}
+
+static void test_fingerprint(void **state)
+{
+	(void)state;
+	rt_machine a, b;
+	char fa[17], fb[17];
+	probe_or_fail(DATA "hybrid16.xml", &a);
+	probe_or_fail(DATA "hybrid16.xml", &b);
+	rt_machine_fingerprint(&a, fa);
+	rt_machine_fingerprint(&b, fb);
+	assert_string_equal(fa, fb);
+	assert_int_equal(strlen(fa), 16);
+	strcpy(b.governor, "powersave"); /* a field that changes timings */
+	rt_machine_fingerprint(&b, fb);
+	assert_string_not_equal(fa, fb);
+	b = a;
+	b.mem_available /= 2; /* a field that does not */
+	rt_machine_fingerprint(&b, fb);
+	assert_string_equal(fa, fb);
+}
+
+static void test_yaml_round_trip(void **state)
+{
+	(void)state;
+	rt_machine m;
+	probe_or_fail(DATA "numa2smt.xml", &m);
+	rt_yw w;
+	assert_int_equal(rt_yw_init(&w), 0);
+	rt_yw_map(&w, 0);
+	rt_yw_str(&w, "machine");
+	rt_machine_emit(&w, &m);
+	rt_yw_end_map(&w);
+	char *text, err[256], fp[17];
+	size_t len;
+	assert_int_equal(rt_yw_finish(&w, &text, &len, err, sizeof err), 0);
+	assert_int_equal(strlen(text), len);
+
+	yaml_document_t doc;
+	assert_int_equal(yl_load(&doc, text), 0);
+	assert_int_equal((int)yl_num(&doc, "machine/cpu/cores"), 16);
+	assert_int_equal((int)yl_num(&doc, "machine/cpu/pus"), 32);
+	assert_int_equal((int)yl_num(&doc, "machine/cpu/smt"), 2);
+	assert_int_equal(yl_len(&doc, "machine/cpu/numa_nodes"), 2);
+	assert_float_equal(yl_num(&doc, "machine/cpu/numa_nodes/1/memory_gib"), 64.0, 1e-9);
+	assert_int_equal((int)yl_num(&doc, "machine/cpu/caches_kib/l3"), 32768);
+	rt_machine_fingerprint(&m, fp);
+	assert_string_equal(yl_str(&doc, "machine/fingerprint"), fp);
+	assert_string_equal(yl_str(&doc, "machine/blas/precisions/1"), "fp32");
+	yaml_document_delete(&doc);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_live_matches_os),
+		cmocka_unit_test(test_hybrid_laptop),
+		cmocka_unit_test(test_numa_server),
+		cmocka_unit_test(test_bad_topologies),
+		cmocka_unit_test(test_pin_policies),
+		cmocka_unit_test(test_fingerprint),
+		cmocka_unit_test(test_yaml_round_trip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

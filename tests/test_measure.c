@@ -1,0 +1,167 @@
+/* The harness: a steady trial, and trials that crash, hang or cannot allocate. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../tuner/measure.h"
+
+enum behaviour { STEADY, CRASH, HANG, NOMEM, BADSHAPE };
+static const rt_shape_key keys[] = {{"mode", STEADY, 0, 4, "what the fake does"}};
+static const char *const phases[] = {"work", "rest"};
+
+static int fake_check(const rt_point *pt, const rt_shape *sh, char *err, size_t errlen)
+{
+	(void)pt, (void)sh, (void)err, (void)errlen;
+	return RT_OK;
+}
+
+static uint64_t fake_mem(const rt_point *pt, const rt_shape *sh)
+{
+	(void)pt, (void)sh;
+	return 0;
+}
+
+static int fake_setup(const rt_point *pt, const rt_shape *sh, const rt_backend_ops *be,
+		      void **state, char *err, size_t errlen)
+{
+	(void)pt, (void)be;
+	if (sh->v[0] == NOMEM)
+		return rt_fail(err, errlen, RT_EINFEASIBLE, "needs 512.0 GiB, 3.0 GiB available");
+	if (sh->v[0] == BADSHAPE)
+		return rt_fail(err, errlen, RT_EINVAL, "mode: bad");
+	*state = (void *)(intptr_t)sh->v[0];
+	return RT_OK;
+}
+
+/* STEADY: 2 ms of sleeping, 1.5 ms of it "work"; 1 item and 1e6 flops per step. */
+static int fake_step(void *state, rt_step_result *out, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	switch ((intptr_t)state) {
+	case CRASH:
+		raise(SIGSEGV);
+		break;
+	case HANG:
+		for (;;)
+			pause();
+	default:
+		break;
+	}
+	struct timespec ts = {0, 2000000};
+	double t0 = rt_now();
+	nanosleep(&ts, NULL);
+	double dt = rt_now() - t0;
+	out->items = 1;
+	out->flops = 1e6;
+	out->phase[0] = 0.75 * dt;
+	out->phase[1] = 0.25 * dt;
+	return RT_OK;
+}
+
+static void fake_teardown(void *state)
+{
+	(void)state;
+}
+
+static const rt_workload fake = {
+	.name = "fake", .unit = "items/s", .keys = keys, .nkeys = 1,
+	.phase_names = phases, .nphases = 2, .check = fake_check, .mem_bytes = fake_mem,
+	.setup = fake_setup, .step = fake_step, .teardown = fake_teardown,
+};
+
+static int run(enum behaviour b, double timeout, rt_measurement *m)
+{
+	rt_point pt;
+	rt_point_default(&pt);
+	pt.pin = RT_PIN_NONE;
+	rt_shape sh = {.n = 1, .v = {b}};
+	rt_measure_opts o;
+	rt_measure_defaults(&o);
+	o.warmup_s = 0.02;
+	o.time_cap_s = 1.0;
+	o.timeout_s = timeout;
+	char err[256];
+	return rt_measure(&fake, &pt, &sh, &o, m, err, sizeof err);
+}
+
+static void test_steady(void **state)
+{
+	(void)state;
+	rt_measurement m;
+	assert_int_equal(run(STEADY, 20, &m), 0);
+	assert_true(m.feasible);
+	/* a step is >= 2 ms of sleep, so at most 500 items/s; a loaded machine
+	   may oversleep, but not by a factor of two on median */
+	assert_true(m.median > 250 && m.median <= 500);
+	assert_true(m.ci_lo <= m.median && m.median <= m.ci_hi);
+	assert_true(m.nsamples >= 8);
+	/* each sample is >= 10 ms of steps: 5 steps of 2 ms */
+	assert_true(m.step_seconds >= 0.002 && m.step_seconds < 0.004);
+	assert_float_equal(m.phase_frac[0], 0.75, 0.05);
+	assert_float_equal(m.phase_frac[1], 0.25, 0.05);
+	assert_float_equal(m.gflops, m.median * 1e6 * 1e-9, 1e-9);
+	rt_measurement_free(&m);
+}
+
+static void test_crash_is_infeasible(void **state)
+{
+	(void)state;
+	rt_measurement m;
+	assert_int_equal(run(CRASH, 20, &m), 0);
+	assert_false(m.feasible);
+	assert_non_null(strstr(m.reason, "crashed"));
+	assert_non_null(strstr(m.reason, "Segmentation"));
+	rt_measurement_free(&m);
+}
+
+static void test_hang_times_out(void **state)
+{
+	(void)state;
+	rt_measurement m;
+	double t0 = rt_now();
+	assert_int_equal(run(HANG, 1.0, &m), 0);
+	assert_false(m.feasible);
+	assert_non_null(strstr(m.reason, "timeout"));
+	assert_true(rt_now() - t0 < 5.0); /* killed, not waited for */
+	rt_measurement_free(&m);
+	/* and the harness still works afterwards */
+	assert_int_equal(run(STEADY, 20, &m), 0);
+	assert_true(m.feasible);
+	rt_measurement_free(&m);
+}
+
+static void test_allocation_failure_is_infeasible(void **state)
+{
+	(void)state;
+	rt_measurement m;
+	assert_int_equal(run(NOMEM, 20, &m), 0);
+	assert_false(m.feasible);
+	assert_string_equal(m.reason, "needs 512.0 GiB, 3.0 GiB available");
+	rt_measurement_free(&m);
+}
+
+static void test_bad_input_is_an_error(void **state)
+{
+	(void)state;
+	rt_measurement m;
+	assert_int_equal(run(BADSHAPE, 20, &m), RT_EINVAL);
+	rt_measurement_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_steady),
+		cmocka_unit_test(test_crash_is_infeasible),
+		cmocka_unit_test(test_hang_times_out),
+		cmocka_unit_test(test_allocation_failure_is_infeasible),
+		cmocka_unit_test(test_bad_input_is_an_error),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

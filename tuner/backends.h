@@ -1,0 +1,28 @@
+/*
+ * backends.h: a backend by name, for the trial child and the probe: "cpu" is
+ * the linked-in CPU backend, any other name is a plugin (workloads/loader.c).
+ */
+#ifndef RT_BACKENDS_H
+#define RT_BACKENDS_H
+
+#include "../workloads/backend.h"
+
+/*
+ * Loads and init()s backend `name` and checks that device `dev` exists.
+ * *handle is the plugin handle (NULL for cpu), for rt_backend_close_named.
+ * RT_EUNAVAIL with the reason when the backend or device is not there.
+ */
+int rt_backend_open_named(const char *name, int dev, const rt_backend_ops **ops,
+			  void **handle, char *err, size_t errlen);
+void rt_backend_close_named(void *handle);
+
+#include "machine.h"
+
+/*
+ * Fills m->accel with every known backend's devices or the reason it has
+ * none. Runs in a forked child, so that no GPU runtime is ever initialized
+ * in the calling process (CUDA does not survive a fork).
+ */
+void rt_probe_accelerators(rt_machine *m);
+
+#endif

@@ -1,0 +1,119 @@
+/* rigtune bench: one measurement of one workload at one point. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "measure.h"
+#include "output.h"
+#include "params.h"
+#include "report.h"
+
+static const char bench_usage[] =
+	"usage: rigtune bench WORKLOAD [KEY=VALUE ...] [--seconds S] [-o FILE]\n\n"
+	"Measures WORKLOAD (gemm, transformer, ppo) at one point in a separate\n"
+	"process: warm-up, then samples of at least 10 ms until the 95% CI of the\n"
+	"median is within 2% or S seconds are spent. Prints throughput with its CI,\n"
+	"achieved GFLOP/s, the phase split and every sample as YAML.\n\n"
+	"Point keys: backend=cpu|cuda|hip device=N precision=fp64|fp32|tf32|bf16|fp16\n"
+	"            batch=N threads=N workers=N pin=none|compact|spread|pcores\n"
+	"Shape keys: gemm: m n k; transformer: d_model heads seq_len d_ff layers prep_us;\n"
+	"            ppo: num_envs stocks rollout minibatch epochs\n\n"
+	"  --seconds S         sampling time cap (default 5)\n"
+	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n\n"
+	"Example: rigtune bench gemm m=1024 n=1024 k=1024 threads=2\n";
+
+/* Parses the options (KEY=VALUE arguments are skipped); an exit code, or -1 to go on. */
+static int parse_bench(int argc, char **argv, rt_measure_opts *mo, const char **output)
+{
+	static const struct option opts[] = {
+		{"seconds", required_argument, NULL, 's'},
+		{"output", required_argument, NULL, 'o'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:", opts, NULL)) != -1 || optind < argc) {
+		if (c == -1) { /* a positional argument: keep parsing after it */
+			optind++;
+			continue;
+		}
+		switch (c) {
+		case 's':
+			if (rt_parse_double(optarg, &mo->time_cap_s) || mo->time_cap_s <= 0)
+				return rt_usage_error("bench", "--seconds: expected a positive number, got '%s'", optarg);
+			break;
+		case 'o': *output = optarg; break;
+		case ':': return rt_usage_error("bench", "option '%s' needs a value", argv[optind - 1]);
+		default: return rt_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	return -1;
+}
+
+static int run_bench(int argc, char **argv)
+{
+	rt_point pt;
+	rt_shape sh;
+	rt_measure_opts mo;
+	const char *output = NULL;
+	rt_point_default(&pt);
+	rt_measure_defaults(&mo);
+	if (argc < 2 || argv[1][0] == '-')
+		return rt_usage_error("bench", "missing WORKLOAD (gemm, transformer or ppo)");
+	const rt_workload *w = rt_workload_find(argv[1]);
+	if (!w)
+		return rt_usage_error("bench", "unknown workload '%s' (gemm, transformer, ppo)", argv[1]);
+	rt_shape_default(w, &sh);
+	int rc = parse_bench(argc, argv, &mo, &output);
+	if (rc >= 0)
+		return rc;
+
+	char err[RT_ERRLEN];
+	for (int i = 2; i < argc; i++) {
+		if (argv[i][0] == '-') { /* an option and, unless --opt=value, its value */
+			if (!strchr(argv[i], '=') && i + 1 < argc)
+				i++;
+			continue;
+		}
+		if (rt_params_apply(w, argv[i], &pt, &sh, err, sizeof err))
+			return rt_usage_error("bench", "%s", err);
+	}
+	if (w->check(&pt, &sh, err, sizeof err))
+		return rt_usage_error("bench", "%s", err);
+	mo.timeout_s = mo.time_cap_s * 3 + 60;
+
+	fprintf(stderr, "rigtune: measuring %s on %s (%s, batch %d, %d threads, %d workers)...\n",
+		w->name, pt.backend, rt_precision_name(pt.precision), pt.batch, pt.threads,
+		pt.workers);
+	rt_measurement m;
+	rc = rt_measure(w, &pt, &sh, &mo, &m, err, sizeof err);
+	if (rc) {
+		rt_errorf("bench: %s", err);
+		return rt_exit_code(rc);
+	}
+	rt_yw y;
+	char *text = NULL;
+	size_t len = 0;
+	rc = rt_yw_init(&y);
+	if (rc == RT_OK) {
+		rt_emit_measurement(&y, w, &pt, &sh, &m);
+		rc = rt_yw_finish(&y, &text, &len, err, sizeof err);
+	}
+	if (rc == RT_OK)
+		rc = rt_output(output, text, len, err, sizeof err);
+	free(text);
+	if (rc == RT_OK && !m.feasible) {
+		rt_errorf("bench: infeasible: %s", m.reason);
+		rc = RT_ERUNTIME;
+	} else if (rc) {
+		rt_errorf("bench: %s", err);
+	}
+	rt_measurement_free(&m);
+	return rt_exit_code(rc);
+}
+
+const rt_command rt_cmd_bench = {"bench", run_bench, "measure one workload at one point",
+				 bench_usage};

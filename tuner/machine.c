@@ -1,0 +1,393 @@
+#include "machine.h"
+
+#include <cblas.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "../common/rt.h"
+#include "../workloads/backend.h"
+
+/* Copies src (NULL: empty) into dst, truncating to fit. */
+static void copy_str(char *dst, size_t n, const char *src)
+{
+	size_t len = src ? strnlen(src, n - 1) : 0;
+	if (len)
+		memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+/* Reads the first line of a small file into buf; 0 on success. */
+static int read_line(const char *path, char *buf, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int ok = fgets(buf, (int)n, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+static int read_khz_as_mhz(const char *path)
+{
+	char b[64];
+	return read_line(path, b, sizeof b) ? 0 : atoi(b) / 1000;
+}
+
+/* A "Key:   123 kB" line of /proc/meminfo, in bytes; 0 if absent. */
+static uint64_t meminfo_bytes(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	uint64_t v = 0;
+	size_t klen = strlen(key);
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = strtoull(line + klen + 1, NULL, 10) * 1024;
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static void probe_os_release(rt_machine *m)
+{
+	FILE *f = fopen("/etc/os-release", "r");
+	if (!f)
+		return;
+	char line[256];
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "PRETTY_NAME=", 12)) {
+			char *v = line + 12;
+			v[strcspn(v, "\n")] = '\0';
+			if (*v == '"') {
+				v++;
+				v[strcspn(v, "\"")] = '\0';
+			}
+			copy_str(m->os_name, sizeof m->os_name, v);
+		}
+	fclose(f);
+}
+
+/* The live-only fields: OS, governor, frequencies, memory. */
+static void probe_live(rt_machine *m)
+{
+	struct utsname u;
+	if (uname(&u) == 0) {
+		copy_str(m->kernel, sizeof m->kernel, u.release);
+		copy_str(m->arch, sizeof m->arch, u.machine);
+	}
+	probe_os_release(m);
+	read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", m->governor,
+		  sizeof m->governor);
+	m->freq_min_mhz = read_khz_as_mhz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_min_freq");
+	m->freq_max_mhz = read_khz_as_mhz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+	m->mem_total = meminfo_bytes("MemTotal");
+	m->mem_available = meminfo_bytes("MemAvailable");
+}
+
+static uint64_t cache_size(hwloc_topology_t t, hwloc_obj_type_t type)
+{
+	hwloc_obj_t o = hwloc_get_obj_by_type(t, type, 0);
+	return o ? o->attr->cache.size : 0;
+}
+
+static void probe_kinds(hwloc_topology_t t, rt_machine *m)
+{
+	int nr = hwloc_cpukinds_get_nr(t, 0);
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	if (!set)
+		return;
+	for (int i = 0; i < nr && m->nkinds < RT_MAX_KINDS; i++) {
+		int eff;
+		unsigned ninfos;
+		struct hwloc_info_s *infos;
+		if (hwloc_cpukinds_get_info(t, (unsigned)i, set, &eff, &ninfos, &infos, 0))
+			continue;
+		rt_cpukind *k = &m->kinds[m->nkinds++];
+		k->efficiency = eff;
+		k->cores = hwloc_get_nbobjs_inside_cpuset_by_type(t, set, HWLOC_OBJ_CORE);
+		k->pus = hwloc_bitmap_weight(set);
+		for (unsigned j = 0; j < ninfos; j++) {
+			if (!strcmp(infos[j].name, "CoreType"))
+				copy_str(k->core_type, sizeof k->core_type, infos[j].value);
+			else if (!strcmp(infos[j].name, "FrequencyMaxMHz"))
+				k->freq_max_mhz = atoi(infos[j].value);
+		}
+	}
+	hwloc_bitmap_free(set);
+}
+
+static void probe_topology(hwloc_topology_t t, rt_machine *m)
+{
+	hwloc_obj_t root = hwloc_get_root_obj(t);
+	m->packages = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE);
+	m->cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+	m->pus = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU);
+	m->numa_nodes = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
+	for (int i = 0; i < m->numa_nodes && i < RT_MAX_NUMA; i++) {
+		hwloc_obj_t n = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, (unsigned)i);
+		m->numa_mem[i] = n->attr->numanode.local_memory;
+	}
+	m->l1d = cache_size(t, HWLOC_OBJ_L1CACHE);
+	m->l2 = cache_size(t, HWLOC_OBJ_L2CACHE);
+	m->l3 = cache_size(t, HWLOC_OBJ_L3CACHE);
+	probe_kinds(t, m);
+
+	hwloc_obj_t pkg = hwloc_get_obj_by_type(t, HWLOC_OBJ_PACKAGE, 0);
+	copy_str(m->cpu_model, sizeof m->cpu_model,
+		 pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL);
+	copy_str(m->hostname, sizeof m->hostname, hwloc_obj_get_info_by_name(root, "HostName"));
+	copy_str(m->os_name, sizeof m->os_name, hwloc_obj_get_info_by_name(root, "OSName"));
+	copy_str(m->kernel, sizeof m->kernel, hwloc_obj_get_info_by_name(root, "OSRelease"));
+	copy_str(m->arch, sizeof m->arch, hwloc_obj_get_info_by_name(root, "Architecture"));
+	m->mem_total = 0;
+	for (int i = 0; i < m->numa_nodes && i < RT_MAX_NUMA; i++)
+		m->mem_total += m->numa_mem[i];
+}
+
+/* The BLAS this binary runs: OpenBLAS's own description of itself. */
+static void probe_blas(rt_machine *m)
+{
+	const char *config = openblas_get_config();
+	copy_str(m->blas_library, sizeof m->blas_library, "OpenBLAS");
+	if (config && !strncmp(config, "OpenBLAS ", 9))
+		sscanf(config + 9, "%31s", m->blas_version);
+	copy_str(m->blas_core, sizeof m->blas_core, openblas_get_corename());
+	static const char *const layers[] = {"sequential", "pthreads", "openmp"};
+	int p = openblas_get_parallel();
+	copy_str(m->blas_threading, sizeof m->blas_threading,
+		 p >= 0 && p < 3 ? layers[p] : "unknown");
+	m->blas_precisions = RT_PREC_BIT(RT_FP64) | RT_PREC_BIT(RT_FP32);
+	if (dlsym(RTLD_DEFAULT, "cblas_sbgemm"))
+		m->blas_precisions |= RT_PREC_BIT(RT_BF16);
+}
+
+int rt_machine_probe(const char *topology_xml, rt_machine *m, char *err, size_t errlen)
+{
+	memset(m, 0, sizeof *m);
+	hwloc_topology_t t;
+	if (hwloc_topology_init(&t))
+		return rt_fail(err, errlen, RT_ERUNTIME, "hwloc_topology_init failed");
+	if (topology_xml) {
+		if (access(topology_xml, R_OK)) {
+			int rc = rt_fail(err, errlen, RT_EINVAL, "%s: %s", topology_xml,
+					 strerror(errno));
+			hwloc_topology_destroy(t);
+			return rc;
+		}
+		if (hwloc_topology_set_xml(t, topology_xml)) {
+			hwloc_topology_destroy(t);
+			return rt_fail(err, errlen, RT_EINVAL,
+				       "%s: not an hwloc XML topology (%s)", topology_xml,
+				       strerror(errno));
+		}
+	}
+	if (hwloc_topology_load(t)) {
+		int rc = rt_fail(err, errlen, topology_xml ? RT_EINVAL : RT_ERUNTIME,
+				 "%s: hwloc cannot load the topology (%s)",
+				 topology_xml ? topology_xml : "live machine", strerror(errno));
+		hwloc_topology_destroy(t);
+		return rc;
+	}
+	probe_topology(t, m);
+	hwloc_topology_destroy(t);
+	copy_str(m->source, sizeof m->source, topology_xml ? topology_xml : "live");
+	if (!topology_xml) {
+		probe_live(m);
+		if (!m->hostname[0])
+			gethostname(m->hostname, sizeof m->hostname - 1);
+	}
+	probe_blas(m);
+	return RT_OK;
+}
+
+int rt_machine_pcores(const rt_machine *m)
+{
+	if (m->nkinds < 2)
+		return m->cores;
+	/* hwloc lists kinds from least to most powerful. */
+	return m->kinds[m->nkinds - 1].cores;
+}
+
+/* 64-bit FNV-1a, over a canonical "key=value;" string. */
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+void rt_machine_fingerprint(const rt_machine *m, char out[17])
+{
+	char buf[4096];
+	size_t n = 0;
+#define ADD(...) n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, __VA_ARGS__)
+	ADD("cpu=%s;arch=%s;packages=%d;cores=%d;pus=%d;numa=%d;", m->cpu_model, m->arch,
+	    m->packages, m->cores, m->pus, m->numa_nodes);
+	for (int i = 0; i < m->nkinds; i++)
+		ADD("kind=%d:%d;", m->kinds[i].efficiency, m->kinds[i].cores);
+	ADD("mem_gib=%llu;kernel=%s;governor=%s;", (unsigned long long)(m->mem_total >> 30),
+	    m->kernel, m->governor);
+	ADD("blas=%s %s %s %s;", m->blas_library, m->blas_version, m->blas_core,
+	    m->blas_threading);
+	for (int i = 0; i < m->naccel; i++)
+		for (int d = 0; d < m->accel[i].ndevices; d++)
+			ADD("dev=%s:%s:%s;", m->accel[i].backend, m->accel[i].dev[d].name,
+			    m->accel[i].dev[d].driver);
+#undef ADD
+	snprintf(out, 17, "%016llx", (unsigned long long)fnv1a(buf));
+}
+
+static double gib(uint64_t bytes)
+{
+	return (double)bytes / (1024.0 * 1024 * 1024);
+}
+
+static void emit_precisions(rt_yw *w, const char *key, unsigned mask)
+{
+	rt_yw_str(w, key);
+	rt_yw_seq(w, 1);
+	for (int p = 0; p < RT_NPRECISION; p++)
+		if (mask & RT_PREC_BIT(p))
+			rt_yw_str(w, rt_precision_name((rt_precision)p));
+	rt_yw_end_seq(w);
+}
+
+static void emit_cpu(rt_yw *w, const rt_machine *m)
+{
+	rt_yw_str(w, "cpu");
+	rt_yw_map(w, 0);
+	rt_yw_kstr(w, "model", m->cpu_model);
+	rt_yw_kstr(w, "arch", m->arch);
+	rt_yw_kint(w, "packages", m->packages);
+	rt_yw_kint(w, "cores", m->cores);
+	rt_yw_kint(w, "pus", m->pus);
+	rt_yw_kint(w, "smt", m->cores ? m->pus / m->cores : 0);
+	rt_yw_str(w, "numa_nodes");
+	rt_yw_seq(w, 0);
+	for (int i = 0; i < m->numa_nodes && i < RT_MAX_NUMA; i++) {
+		rt_yw_map(w, 1);
+		rt_yw_kint(w, "node", i);
+		rt_yw_knum(w, "memory_gib", gib(m->numa_mem[i]), 4);
+		rt_yw_end_map(w);
+	}
+	rt_yw_end_seq(w);
+	rt_yw_str(w, "kinds");
+	rt_yw_seq(w, 0);
+	for (int i = 0; i < m->nkinds; i++) {
+		const rt_cpukind *k = &m->kinds[i];
+		rt_yw_map(w, 1);
+		rt_yw_kint(w, "efficiency", k->efficiency);
+		rt_yw_kstr(w, "role", i == m->nkinds - 1 && m->nkinds > 1 ? "performance"
+				      : m->nkinds > 1			       ? "efficiency"
+									       : "uniform");
+		rt_yw_kint(w, "cores", k->cores);
+		rt_yw_kint(w, "pus", k->pus);
+		if (k->core_type[0])
+			rt_yw_kstr(w, "core_type", k->core_type);
+		if (k->freq_max_mhz)
+			rt_yw_kint(w, "freq_max_mhz", k->freq_max_mhz);
+		rt_yw_end_map(w);
+	}
+	rt_yw_end_seq(w);
+	rt_yw_kint(w, "usable_cores", rt_machine_pcores(m));
+	rt_yw_str(w, "caches_kib");
+	rt_yw_map(w, 1);
+	rt_yw_kint(w, "l1d", (long long)(m->l1d >> 10));
+	rt_yw_kint(w, "l2", (long long)(m->l2 >> 10));
+	rt_yw_kint(w, "l3", (long long)(m->l3 >> 10));
+	rt_yw_end_map(w);
+	rt_yw_kstr(w, "governor", m->governor[0] ? m->governor : "unknown");
+	if (m->freq_max_mhz) {
+		rt_yw_str(w, "freq_mhz");
+		rt_yw_map(w, 1);
+		rt_yw_kint(w, "min", m->freq_min_mhz);
+		rt_yw_kint(w, "max", m->freq_max_mhz);
+		rt_yw_end_map(w);
+	}
+	rt_yw_end_map(w);
+}
+
+static void emit_blas(rt_yw *w, const rt_machine *m)
+{
+	rt_yw_str(w, "blas");
+	rt_yw_map(w, 0);
+	rt_yw_kstr(w, "library", m->blas_library);
+	rt_yw_kstr(w, "version", m->blas_version);
+	rt_yw_kstr(w, "core", m->blas_core);
+	rt_yw_kstr(w, "threading", m->blas_threading);
+	emit_precisions(w, "precisions", m->blas_precisions);
+	if (!(m->blas_precisions & RT_PREC_BIT(RT_BF16)))
+		rt_yw_kstr(w, "bf16", "unavailable: this OpenBLAS does not export cblas_sbgemm");
+	rt_yw_end_map(w);
+}
+
+static void emit_accel(rt_yw *w, const rt_accel *a)
+{
+	rt_yw_map(w, 0);
+	rt_yw_kstr(w, "backend", a->backend);
+	rt_yw_kbool(w, "available", a->available);
+	if (!a->available) {
+		rt_yw_kstr(w, "reason", a->reason);
+	} else {
+		rt_yw_str(w, "devices");
+		rt_yw_seq(w, 0);
+		for (int d = 0; d < a->ndevices; d++) {
+			const rt_accel_device *dv = &a->dev[d];
+			rt_yw_map(w, 0);
+			rt_yw_kint(w, "index", d);
+			rt_yw_kstr(w, "name", dv->name);
+			if (dv->driver[0])
+				rt_yw_kstr(w, "driver", dv->driver);
+			rt_yw_knum(w, "memory_gib", gib(dv->mem_total), 4);
+			rt_yw_kint(w, "compute_units", dv->compute_units);
+			emit_precisions(w, "precisions", dv->precisions);
+			rt_yw_end_map(w);
+		}
+		rt_yw_end_seq(w);
+	}
+	rt_yw_end_map(w);
+}
+
+void rt_machine_emit(rt_yw *w, const rt_machine *m)
+{
+	char fp[17];
+	rt_machine_fingerprint(m, fp);
+	rt_yw_map(w, 0);
+	rt_yw_kstr(w, "source", m->source);
+	rt_yw_kstr(w, "hostname", m->hostname);
+	rt_yw_kstr(w, "fingerprint", fp);
+	emit_cpu(w, m);
+	rt_yw_str(w, "os");
+	rt_yw_map(w, 1);
+	rt_yw_kstr(w, "name", m->os_name);
+	rt_yw_kstr(w, "kernel", m->kernel);
+	rt_yw_end_map(w);
+	rt_yw_str(w, "memory_gib");
+	rt_yw_map(w, 1);
+	rt_yw_knum(w, "total", gib(m->mem_total), 4);
+	if (m->mem_available)
+		rt_yw_knum(w, "available", gib(m->mem_available), 4);
+	rt_yw_end_map(w);
+	emit_blas(w, m);
+	rt_yw_str(w, "accelerators");
+	rt_yw_seq(w, 0);
+	for (int i = 0; i < m->naccel; i++)
+		emit_accel(w, &m->accel[i]);
+	rt_yw_end_seq(w);
+	rt_yw_end_map(w);
+}

@@ -1,0 +1,291 @@
+#include "measure.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../search/stats.h"
+#include "backends.h"
+#include "pin.h"
+
+#define CHILD_MAX_SAMPLES 4096
+
+/* What the child sends back through the pipe: this header, then samples. */
+typedef struct child_report {
+	int status;                 /* RT_OK or the failure code */
+	char reason[256];
+	int nsamples;
+	double flops_per_item;
+	double step_seconds;        /* median seconds per step */
+	double phase_total[RT_MAX_PHASES];
+	double time_total;          /* seconds of sampled steps */
+} child_report;
+
+void rt_measure_defaults(rt_measure_opts *o)
+{
+	o->warmup_s = 0.2;
+	o->min_sample_s = 0.010;
+	o->rel_ci = 0.02;
+	o->min_samples = 8;
+	o->max_samples = 200;
+	o->time_cap_s = 5.0;
+	o->timeout_s = 60.0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t k = write(fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Half-width of the median's 95% CI relative to the median. */
+static double rel_halfwidth(const double *x, int n)
+{
+	double lo, hi, med = rt_median(x, (size_t)n);
+	rt_median_ci95(x, (size_t)n, &lo, &hi);
+	return med > 0 ? fmax(hi - med, med - lo) / med : INFINITY;
+}
+
+/*
+ * Runs steps until `seconds` have passed (and at least min_steps), adding the
+ * step results to acc. Returns the elapsed time, or a negative code.
+ */
+static double run_steps(const rt_workload *w, void *state, double seconds, long min_steps,
+			long *steps, rt_step_result *acc, char *err, size_t errlen)
+{
+	double t0 = rt_now(), t;
+	long k = 0;
+	do {
+		rt_step_result r = {0};
+		int rc = w->step(state, &r, err, errlen);
+		if (rc)
+			return rc;
+		acc->items += r.items;
+		acc->flops += r.flops;
+		for (int p = 0; p < w->nphases; p++)
+			acc->phase[p] += r.phase[p];
+		k++;
+		t = rt_now() - t0;
+	} while (k < min_steps || t < seconds);
+	*steps = k;
+	return t;
+}
+
+/* The sampling loop of the child; fills rep and samples. */
+static int child_sample(const rt_workload *w, void *state, const rt_measure_opts *o,
+			child_report *rep, double *samples)
+{
+	rt_step_result warm = {0};
+	long steps;
+	double t = run_steps(w, state, o->warmup_s, 2, &steps, &warm, rep->reason,
+			     sizeof rep->reason);
+	if (t < 0)
+		return (int)t;
+	long per_sample = (long)ceil(o->min_sample_s / (t / (double)steps));
+	if (per_sample < 1)
+		per_sample = 1;
+
+	int max = o->max_samples < CHILD_MAX_SAMPLES ? o->max_samples : CHILD_MAX_SAMPLES;
+	double step_times[CHILD_MAX_SAMPLES];
+	double start = rt_now();
+	rt_step_result total = {0};
+	int n = 0;
+	while (n < max) {
+		rt_step_result acc = {0};
+		double dt = run_steps(w, state, 0, per_sample, &steps, &acc, rep->reason,
+				      sizeof rep->reason);
+		if (dt < 0)
+			return (int)dt;
+		samples[n] = acc.items / dt;
+		step_times[n++] = dt / (double)steps;
+		total.items += acc.items;
+		total.flops += acc.flops;
+		for (int p = 0; p < w->nphases; p++)
+			total.phase[p] += acc.phase[p];
+		rep->time_total += dt;
+		if (n >= o->min_samples && rel_halfwidth(samples, n) <= o->rel_ci)
+			break;
+		if (rt_now() - start >= o->time_cap_s && n >= 2)
+			break;
+	}
+	rep->nsamples = n;
+	rep->flops_per_item = total.items > 0 ? total.flops / total.items : 0;
+	rep->step_seconds = rt_median(step_times, (size_t)n);
+	memcpy(rep->phase_total, total.phase, sizeof rep->phase_total);
+	return RT_OK;
+}
+
+/*
+ * The parent's handlers (the tuner's SIGINT, a test framework's SIGSEGV) must
+ * not run in the child: a crash has to kill it so the parent can see how.
+ */
+static void reset_signals(void)
+{
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+				   SIGINT, SIGTERM, SIGPIPE};
+	for (size_t i = 0; i < RT_COUNT(sigs); i++)
+		signal(sigs[i], SIG_DFL);
+}
+
+/* Everything the child does; never returns. */
+static void child_main(int fd, const rt_workload *w, const rt_point *pt, const rt_shape *sh,
+		       const rt_measure_opts *o)
+{
+	static child_report rep;
+	static double samples[CHILD_MAX_SAMPLES];
+	const rt_backend_ops *be = NULL;
+	void *handle = NULL, *state = NULL;
+	char *why = rep.reason;
+	size_t whylen = sizeof rep.reason;
+	reset_signals();
+
+	int rc = rt_pin_self(pt->pin, pt->threads + pt->workers, why, whylen);
+	if (rc == RT_OK)
+		rc = rt_backend_open_named(pt->backend, pt->device, &be, &handle, why, whylen);
+	if (rc == RT_OK)
+		rc = w->setup(pt, sh, be, &state, why, whylen);
+	if (rc == RT_OK) {
+		rc = child_sample(w, state, o, &rep, samples);
+		w->teardown(state);
+	}
+	rt_backend_close_named(handle);
+	rep.status = rc;
+	int ok = write_all(fd, &rep, sizeof rep) == 0 &&
+		 write_all(fd, samples, sizeof(double) * (size_t)rep.nsamples) == 0;
+	_exit(ok ? 0 : 1);
+}
+
+/* Reads exactly n bytes before the deadline; 0, or -1 on EOF/timeout/error. */
+static int read_until(int fd, void *p, size_t n, double deadline, int *timed_out)
+{
+	char *c = p;
+	while (n) {
+		double left = deadline - rt_now();
+		if (left <= 0) {
+			*timed_out = 1;
+			return -1;
+		}
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int r = poll(&pfd, 1, (int)ceil(left * 1000));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0) {
+			*timed_out = 1;
+			return -1;
+		}
+		ssize_t k = read(fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Explains how the child ended when it sent no complete report. */
+static void explain_exit(int status, int timed_out, double timeout_s, char *buf, size_t n)
+{
+	if (timed_out)
+		snprintf(buf, n, "timeout: no result after %.0f s", timeout_s);
+	else if (WIFSIGNALED(status))
+		snprintf(buf, n, "crashed: %s%s", strsignal(WTERMSIG(status)),
+			 WTERMSIG(status) == SIGKILL ? " (out of memory?)" : "");
+	else
+		snprintf(buf, n, "exited with status %d before reporting",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
+	       const rt_measure_opts *o, rt_measurement *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	out->nphases = w->nphases;
+	int fds[2];
+	if (pipe(fds))
+		return rt_fail(err, errlen, RT_ERUNTIME, "pipe: %s", strerror(errno));
+	fflush(NULL);
+	double t0 = rt_now();
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return rt_fail(err, errlen, RT_ERUNTIME, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child_main(fds[1], w, pt, sh, o);
+	}
+	close(fds[1]);
+
+	child_report rep;
+	int timed_out = 0, got = read_until(fds[0], &rep, sizeof rep, t0 + o->timeout_s,
+					    &timed_out) == 0;
+	if (got && rep.status == RT_OK) {
+		out->samples = malloc(sizeof(double) * (size_t)(rep.nsamples ? rep.nsamples : 1));
+		got = out->samples && read_until(fds[0], out->samples,
+						 sizeof(double) * (size_t)rep.nsamples,
+						 t0 + o->timeout_s, &timed_out) == 0;
+	}
+	if (timed_out)
+		kill(pid, SIGKILL);
+	close(fds[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	out->seconds = rt_now() - t0;
+
+	if (!got) {
+		explain_exit(status, timed_out, o->timeout_s, out->reason, sizeof out->reason);
+		free(out->samples);
+		out->samples = NULL;
+		return RT_OK;
+	}
+	if (rep.status != RT_OK) {
+		snprintf(out->reason, sizeof out->reason, "%s", rep.reason);
+		if (rep.status == RT_EINVAL)
+			return rt_fail(err, errlen, RT_EINVAL, "%s", rep.reason);
+		return RT_OK;
+	}
+	out->feasible = 1;
+	out->nsamples = rep.nsamples;
+	out->step_seconds = rep.step_seconds;
+	for (int p = 0; p < w->nphases; p++)
+		out->phase_frac[p] = rep.time_total > 0 ? rep.phase_total[p] / rep.time_total : 0;
+	rt_measurement_summarize(out);
+	out->gflops = out->median * rep.flops_per_item * 1e-9;
+	return RT_OK;
+}
+
+void rt_measurement_summarize(rt_measurement *m)
+{
+	size_t n = (size_t)m->nsamples;
+	m->median = rt_median(m->samples, n);
+	rt_median_ci95(m->samples, n, &m->ci_lo, &m->ci_hi);
+	m->cv = rt_cv(m->samples, n);
+	m->unstable = m->cv > 0.05;
+}
+
+void rt_measurement_free(rt_measurement *m)
+{
+	if (!m)
+		return;
+	free(m->samples);
+	m->samples = NULL;
+}

@@ -1,0 +1,56 @@
+/*
+ * measure.h: the measurement harness. One trial = one point of one workload,
+ * run in a forked child with a wall-clock timeout, so that a crash, a hang or
+ * an allocation failure marks the point infeasible and the caller carries on.
+ * The parent process never initializes a backend.
+ *
+ * Inside the child: bind to the point's PUs, open the backend, set up the
+ * workload, warm up, then take samples of at least min_sample_s of steps
+ * each until the 95% CI of the median throughput is within rel_ci of the
+ * median (at least min_samples), or time_cap_s is spent, or max_samples.
+ */
+#ifndef RT_MEASURE_H
+#define RT_MEASURE_H
+
+#include "../workloads/workload.h"
+
+typedef struct rt_measure_opts {
+	double warmup_s;      /* at least this long, and 2 steps, before sampling */
+	double min_sample_s;  /* a sample is at least this many seconds of steps */
+	double rel_ci;        /* stop when CI half-width / median <= rel_ci */
+	int min_samples, max_samples;
+	double time_cap_s;    /* sampling stops after this */
+	double timeout_s;     /* the child is killed after this (setup included) */
+} rt_measure_opts;
+
+/* warm-up 0.2 s, samples of 10 ms, CI within 2%, 8..200 samples, 5 s cap, 60 s timeout. */
+void rt_measure_defaults(rt_measure_opts *o);
+
+typedef struct rt_measurement {
+	int feasible;
+	char reason[256];      /* "infeasible: ..." explanation when !feasible */
+	int nsamples;
+	double *samples;       /* items per second, one per sample; owned */
+	double median, ci_lo, ci_hi, cv;
+	int unstable;          /* cv > 5% */
+	double gflops;         /* achieved, at the median */
+	int nphases;
+	double phase_frac[RT_MAX_PHASES]; /* share of step time per phase */
+	double step_seconds;   /* median seconds per step */
+	double seconds;        /* wall time of the whole trial */
+} rt_measurement;
+
+/*
+ * Runs one trial. Returns 0 with out filled (out->feasible may be 0: the
+ * point is infeasible, not an error), or a negative code when the harness
+ * itself fails (fork, pipe). Free with rt_measurement_free().
+ */
+int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
+	       const rt_measure_opts *o, rt_measurement *out, char *err, size_t errlen);
+
+/* Fills the statistics fields from out->samples. */
+void rt_measurement_summarize(rt_measurement *out);
+
+void rt_measurement_free(rt_measurement *m);
+
+#endif

@@ -1,0 +1,128 @@
+#include "params.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rt_parse_long(const char *s, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || errno)
+		return RT_EINVAL;
+	*out = v;
+	return RT_OK;
+}
+
+int rt_parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v))
+		return RT_EINVAL;
+	*out = v;
+	return RT_OK;
+}
+
+/* Integer point keys: name, where it lives in rt_point, smallest value. */
+static const struct int_key {
+	const char *name;
+	size_t offset;
+	long min, max;
+} int_keys[] = {
+	{"device", offsetof(rt_point, device), 0, 64},
+	{"batch", offsetof(rt_point, batch), 1, 1 << 24},
+	{"threads", offsetof(rt_point, threads), 1, 4096},
+	{"workers", offsetof(rt_point, workers), 0, 4096},
+};
+
+static int set_long(const char *key, const char *val, long min, long max, long *out,
+		    char *err, size_t errlen)
+{
+	long v;
+	if (rt_parse_long(val, &v))
+		return rt_fail(err, errlen, RT_EINVAL, "%s: expected an integer, got '%s'",
+			       key, val);
+	if (v < min || v > max)
+		return rt_fail(err, errlen, RT_EINVAL, "%s=%ld: must be between %ld and %ld",
+			       key, v, min, max);
+	*out = v;
+	return RT_OK;
+}
+
+static int unknown_key(const rt_workload *w, const char *key, char *err, size_t errlen)
+{
+	char shape[256] = "";
+	size_t n = 0;
+	for (int i = 0; i < w->nkeys && n < sizeof shape; i++)
+		n += (size_t)snprintf(shape + n, sizeof shape - n, "%s%s", i ? " " : "",
+				      w->keys[i].name);
+	return rt_fail(err, errlen, RT_EINVAL,
+		       "unknown key '%s' for %s (point keys: backend device precision batch "
+		       "threads workers pin; shape keys: %s)",
+		       key, w->name, shape);
+}
+
+int rt_params_apply(const rt_workload *w, const char *arg, rt_point *pt, rt_shape *sh,
+		    char *err, size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg || !eq[1])
+		return rt_fail(err, errlen, RT_EINVAL, "expected KEY=VALUE, got '%s'", arg);
+	char key[64];
+	snprintf(key, sizeof key, "%.*s", (int)(eq - arg), arg);
+	const char *val = eq + 1;
+
+	if (!strcmp(key, "backend")) {
+		if (strlen(val) >= sizeof pt->backend)
+			return rt_fail(err, errlen, RT_EINVAL, "backend: name too long");
+		strcpy(pt->backend, val);
+		return RT_OK;
+	}
+	if (!strcmp(key, "precision")) {
+		int p = rt_precision_parse(val);
+		if (p < 0)
+			return rt_fail(err, errlen, RT_EINVAL,
+				       "precision: '%s' is not one of fp64 fp32 tf32 bf16 fp16", val);
+		pt->precision = (rt_precision)p;
+		return RT_OK;
+	}
+	if (!strcmp(key, "pin")) {
+		int p = rt_pin_parse(val);
+		if (p < 0)
+			return rt_fail(err, errlen, RT_EINVAL,
+				       "pin: '%s' is not one of none compact spread pcores", val);
+		pt->pin = (rt_pin)p;
+		return RT_OK;
+	}
+	for (size_t i = 0; i < RT_COUNT(int_keys); i++)
+		if (!strcmp(key, int_keys[i].name)) {
+			long v;
+			int rc = set_long(key, val, int_keys[i].min, int_keys[i].max, &v, err, errlen);
+			if (rc == RT_OK)
+				*(int *)((char *)pt + int_keys[i].offset) = (int)v;
+			return rc;
+		}
+	int k = rt_shape_index(w, key);
+	if (k < 0)
+		return unknown_key(w, key, err, errlen);
+	return set_long(key, val, w->keys[k].min, w->keys[k].max, &sh->v[k], err, errlen);
+}
+
+int rt_params_apply_list(const rt_workload *w, const char *list, rt_point *pt,
+			 rt_shape *sh, char *err, size_t errlen)
+{
+	char *copy = strdup(list), *save = NULL;
+	if (!copy)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	int rc = RT_OK;
+	for (char *tok = strtok_r(copy, ",", &save); tok && rc == RT_OK;
+	     tok = strtok_r(NULL, ",", &save))
+		rc = rt_params_apply(w, tok, pt, sh, err, errlen);
+	free(copy);
+	return rc;
+}

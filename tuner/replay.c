@@ -1,0 +1,378 @@
+#include "replay.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/rt.h"
+
+enum { COL_BACKEND, COL_PRECISION, COL_N, COL_SECONDS, NCOLS };
+static const char *const col_names[NCOLS] = {"backend", "precision", "n", "seconds"};
+
+/* A row may have more fields than columns; only the count of the rest matters. */
+#define MAX_FIELDS 16
+
+rt_replay *rt_replay_new(void)
+{
+	return calloc(1, sizeof(rt_replay));
+}
+
+void rt_replay_free(rt_replay *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->ncurves; i++) {
+		free(r->curves[i].backend);
+		free(r->curves[i].precision);
+		free(r->curves[i].n);
+		free(r->curves[i].seconds);
+	}
+	free(r->curves);
+	free(r);
+}
+
+long rt_replay_find(const rt_replay *r, const char *backend, const char *precision)
+{
+	for (size_t i = 0; i < r->ncurves; i++)
+		if (!strcmp(r->curves[i].backend, backend) &&
+		    !strcmp(r->curves[i].precision, precision))
+			return (long)i;
+	return -1;
+}
+
+rt_series rt_replay_series(const rt_replay_curve *c)
+{
+	return (rt_series){c->n, c->seconds, c->count};
+}
+
+/* A label must survive a write and a read: not empty, no comma or newline, no leading '#'. */
+static int check_label(const char *what, const char *s, char *err, size_t errlen)
+{
+	if (!*s || s[0] == '#' || strpbrk(s, ",\r\n"))
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "%s '%s' is empty or has a comma, newline or leading '#'", what, s);
+	return RT_OK;
+}
+
+/* Appends a new empty curve; NULL when out of memory. */
+static rt_replay_curve *new_curve(rt_replay *r, const char *backend, const char *precision)
+{
+	if (r->ncurves == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 4;
+		rt_replay_curve *c = realloc(r->curves, cap * sizeof *c);
+		if (!c)
+			return NULL;
+		r->curves = c;
+		r->cap = cap;
+	}
+	rt_replay_curve *c = &r->curves[r->ncurves];
+	*c = (rt_replay_curve){.backend = strdup(backend), .precision = strdup(precision)};
+	if (!c->backend || !c->precision) {
+		free(c->backend);
+		free(c->precision);
+		return NULL;
+	}
+	r->ncurves++;
+	return c;
+}
+
+static int push(rt_replay_curve *c, double n, double seconds)
+{
+	if (c->count == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		double *nn = realloc(c->n, cap * sizeof *nn);
+		if (!nn)
+			return RT_ENOMEM;
+		c->n = nn;
+		double *ss = realloc(c->seconds, cap * sizeof *ss);
+		if (!ss)
+			return RT_ENOMEM;
+		c->seconds = ss;
+		c->cap = cap;
+	}
+	c->n[c->count] = n;
+	c->seconds[c->count] = seconds;
+	c->count++;
+	return RT_OK;
+}
+
+int rt_replay_add(rt_replay *r, const char *backend, const char *precision, double n,
+		  double seconds, char *err, size_t errlen)
+{
+	int rc = check_label("backend", backend, err, errlen);
+	if (!rc)
+		rc = check_label("precision", precision, err, errlen);
+	if (rc)
+		return rc;
+	if (!(n > 0 && isfinite(n)) || !(seconds > 0 && isfinite(seconds)))
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "n=%g, seconds=%g: both must be > 0 and finite", n, seconds);
+	long i = rt_replay_find(r, backend, precision);
+	rt_replay_curve *c = i >= 0 ? &r->curves[i] : new_curve(r, backend, precision);
+	if (!c || push(c, n, seconds))
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory storing observations");
+	return RT_OK;
+}
+
+/* Trims blanks at both ends in place. */
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+/* Splits line at commas in place; returns the field count (all of them), keeps MAX_FIELDS. */
+static int split(char *line, char **f)
+{
+	int k = 0;
+	for (char *p = line;; k++) {
+		char *comma = strchr(p, ',');
+		if (comma)
+			*comma = '\0';
+		if (k < MAX_FIELDS)
+			f[k] = trim(p);
+		if (!comma)
+			return k + 1;
+		p = comma + 1;
+	}
+}
+
+/* Maps the header's names to column positions (col[COL_*] = field index). */
+static int parse_header(char *line, const char *path, long ln, int *col, int *nfields,
+			char *err, size_t errlen)
+{
+	char *f[MAX_FIELDS];
+	int k = split(line, f);
+	if (k > MAX_FIELDS)
+		return rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %d columns in the header, expected %d",
+			       path, ln, k, NCOLS);
+	for (int c = 0; c < NCOLS; c++)
+		col[c] = -1;
+	for (int i = 0; i < k; i++) {
+		int c = 0;
+		while (c < NCOLS && strcmp(f[i], col_names[c]))
+			c++;
+		if (c == NCOLS)
+			return rt_fail(err, errlen, RT_EINVAL,
+				       "%s:%ld: unknown column '%s' in the header (expected backend,precision,n,seconds)",
+				       path, ln, f[i]);
+		if (col[c] >= 0)
+			return rt_fail(err, errlen, RT_EINVAL,
+				       "%s:%ld: column '%s' appears twice in the header", path, ln, f[i]);
+		col[c] = i;
+	}
+	for (int c = 0; c < NCOLS; c++)
+		if (col[c] < 0)
+			return rt_fail(err, errlen, RT_EINVAL,
+				       "%s:%ld: missing column '%s' in the header", path, ln,
+				       col_names[c]);
+	*nfields = k;
+	return RT_OK;
+}
+
+/* A positive finite number filling the whole field. */
+static int parse_positive(const char *s, const char *what, const char *path, long ln, double *v,
+			  char *err, size_t errlen)
+{
+	char *end;
+	*v = strtod(s, &end);
+	if (!*s || *end)
+		return rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s '%s' is not a number", path, ln,
+			       what, s);
+	if (!(*v > 0) || !isfinite(*v))
+		return rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s must be > 0 and finite, found %s",
+			       path, ln, what, s);
+	return RT_OK;
+}
+
+static int parse_row(rt_replay *r, char *line, const char *path, long ln, const int *col,
+		     int nfields, char *err, size_t errlen)
+{
+	char *f[MAX_FIELDS];
+	int k = split(line, f);
+	if (k != nfields)
+		return rt_fail(err, errlen, RT_EINVAL, "%s:%ld: expected %d fields, found %d", path, ln,
+			       nfields, k);
+	const char *backend = f[col[COL_BACKEND]], *precision = f[col[COL_PRECISION]];
+	if (!*backend || !*precision)
+		return rt_fail(err, errlen, RT_EINVAL, "%s:%ld: empty backend or precision", path, ln);
+	double n, seconds;
+	int rc = parse_positive(f[col[COL_N]], "n", path, ln, &n, err, errlen);
+	if (!rc)
+		rc = parse_positive(f[col[COL_SECONDS]], "seconds", path, ln, &seconds, err, errlen);
+	if (rc)
+		return rc;
+	size_t before = r->ncurves;
+	rc = rt_replay_add(r, backend, precision, n, seconds, err, errlen);
+	if (rc)
+		return rc;
+	if (r->ncurves > before)
+		r->curves[before].first_line = ln;
+	return RT_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static size_t distinct_n(const rt_replay_curve *c, double *scratch)
+{
+	memcpy(scratch, c->n, c->count * sizeof *scratch);
+	qsort(scratch, c->count, sizeof *scratch, cmp_double);
+	size_t d = 1;
+	for (size_t i = 1; i < c->count; i++)
+		d += scratch[i] != scratch[i - 1];
+	return d;
+}
+
+/* What a crossover fit needs: 2 curves or more, 3 distinct n in each. */
+static int check_curves(const rt_replay *r, const char *path, long last, char *err,
+			size_t errlen)
+{
+	for (size_t i = 0; i < r->ncurves; i++) {
+		const rt_replay_curve *c = &r->curves[i];
+		double *scratch = malloc(c->count * sizeof *scratch);
+		if (!scratch)
+			return rt_fail(err, errlen, RT_ENOMEM, "out of memory checking %s", path);
+		size_t d = distinct_n(c, scratch);
+		free(scratch);
+		if (d < 3)
+			return rt_fail(err, errlen, RT_EINVAL,
+				       "%s:%ld: curve %s/%s (first row here) has %zu distinct n, at least 3 are needed to fit c + a*n^b",
+				       path, c->first_line, c->backend, c->precision, d);
+	}
+	if (r->ncurves < 2)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "%s:%ld: %zu curve (backend,precision) in the file, a crossover needs at least 2",
+			       path, last, r->ncurves);
+	return RT_OK;
+}
+
+/* Reads every line of fp into r; *last gets the number of the last line. */
+static int read_lines(FILE *fp, rt_replay *r, const char *path, long *last, char *err,
+		      size_t errlen)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int col[NCOLS], nfields = 0, rc = RT_OK;
+	long ln = 0;
+	while (getline(&line, &cap, fp) >= 0) {
+		char *s = trim(line);
+		ln++;
+		if (!*s || *s == '#')
+			continue;
+		if (!nfields)
+			rc = parse_header(s, path, ln, col, &nfields, err, errlen);
+		else
+			rc = parse_row(r, s, path, ln, col, nfields, err, errlen);
+		if (rc)
+			goto out;
+	}
+	if (ferror(fp))
+		rc = rt_fail(err, errlen, RT_EIO, "%s:%ld: read error: %s", path, ln, strerror(errno));
+	else if (!nfields)
+		rc = rt_fail(err, errlen, RT_EINVAL,
+			     "%s:%ld: no header line (expected backend,precision,n,seconds)", path, ln);
+	*last = ln;
+out:
+	free(line);
+	return rc;
+}
+
+int rt_replay_read(const char *path, rt_replay **out, char *err, size_t errlen)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return rt_fail(err, errlen, RT_EINVAL, "%s: %s", path, strerror(errno));
+	int rc;
+	long last = 0;
+	rt_replay *r = rt_replay_new();
+	if (!r) {
+		rc = rt_fail(err, errlen, RT_ENOMEM, "out of memory reading %s", path);
+		goto close;
+	}
+	rc = read_lines(fp, r, path, &last, err, errlen);
+	if (!rc)
+		rc = check_curves(r, path, last, err, errlen);
+	if (rc) {
+		rt_replay_free(r);
+		goto close;
+	}
+	*out = r;
+close:
+	fclose(fp);
+	return rc;
+}
+
+/* The shortest of %.15g and %.17g that reads back as exactly v. */
+static void format_exact(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, len, "%.17g", v);
+}
+
+static int write_rows(FILE *fp, const rt_replay *r)
+{
+	char nb[32], sb[32];
+	if (fprintf(fp, "backend,precision,n,seconds\n") < 0)
+		return -1;
+	for (size_t i = 0; i < r->ncurves; i++) {
+		const rt_replay_curve *c = &r->curves[i];
+		for (size_t j = 0; j < c->count; j++) {
+			format_exact(nb, sizeof nb, c->n[j]);
+			format_exact(sb, sizeof sb, c->seconds[j]);
+			if (fprintf(fp, "%s,%s,%s,%s\n", c->backend, c->precision, nb, sb) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int rt_replay_write(const char *path, const rt_replay *r, char *err, size_t errlen)
+{
+	size_t len = strlen(path) + 8;
+	char *tmp = malloc(len);
+	if (!tmp)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory writing %s", path);
+	snprintf(tmp, len, "%s.XXXXXX", path);
+	int rc = RT_EIO;
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		rt_fail(err, errlen, rc, "cannot create a file beside %s: %s", path, strerror(errno));
+		goto free_name;
+	}
+	/* mkstemp makes it private; a saved sweep is ordinary data. */
+	FILE *fp = fchmod(fd, 0644) ? NULL : fdopen(fd, "w");
+	if (!fp) {
+		close(fd);
+		rt_fail(err, errlen, rc, "cannot write %s: %s", tmp, strerror(errno));
+		goto unlink;
+	}
+	int bad = write_rows(fp, r) || fflush(fp) || fsync(fileno(fp));
+	if (fclose(fp) || bad) {
+		rt_fail(err, errlen, rc, "cannot write %s: %s", tmp, strerror(errno));
+		goto unlink;
+	}
+	if (rename(tmp, path)) {
+		rt_fail(err, errlen, rc, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		goto unlink;
+	}
+	rc = RT_OK;
+	goto free_name;
+unlink:
+	unlink(tmp);
+free_name:
+	free(tmp);
+	return rc;
+}

@@ -1,0 +1,64 @@
+#include "report.h"
+
+void rt_emit_point(rt_yw *w, const rt_point *pt)
+{
+	rt_yw_map(w, 1);
+	rt_yw_kstr(w, "backend", pt->backend);
+	if (pt->device)
+		rt_yw_kint(w, "device", pt->device);
+	rt_yw_kstr(w, "precision", rt_precision_name(pt->precision));
+	rt_yw_kint(w, "batch", pt->batch);
+	rt_yw_kint(w, "threads", pt->threads);
+	rt_yw_kint(w, "workers", pt->workers);
+	rt_yw_kstr(w, "pin", rt_pin_name(pt->pin));
+	rt_yw_end_map(w);
+}
+
+void rt_emit_shape(rt_yw *w, const rt_workload *wl, const rt_shape *sh)
+{
+	rt_yw_map(w, 1);
+	for (int i = 0; i < wl->nkeys; i++)
+		rt_yw_kint(w, wl->keys[i].name, sh->v[i]);
+	rt_yw_end_map(w);
+}
+
+static void emit_throughput(rt_yw *w, const rt_workload *wl, const rt_measurement *m)
+{
+	rt_yw_str(w, "throughput");
+	rt_yw_map(w, 1);
+	rt_yw_knum(w, "median", m->median, 6);
+	double ci[2] = {m->ci_lo, m->ci_hi};
+	rt_yw_knums(w, "ci95", ci, 2, 6);
+	rt_yw_kstr(w, "unit", wl->unit);
+	rt_yw_knum(w, "cv", m->cv, 3);
+	rt_yw_kbool(w, "unstable", m->unstable);
+	rt_yw_end_map(w);
+}
+
+void rt_emit_measurement(rt_yw *w, const rt_workload *wl, const rt_point *pt,
+			 const rt_shape *sh, const rt_measurement *m)
+{
+	rt_yw_map(w, 0);
+	rt_yw_kstr(w, "workload", wl->name);
+	rt_yw_str(w, "point");
+	rt_emit_point(w, pt);
+	rt_yw_str(w, "shape");
+	rt_emit_shape(w, wl, sh);
+	if (!m->feasible) {
+		rt_yw_kstr(w, "infeasible", m->reason);
+		rt_yw_knum(w, "seconds", m->seconds, 3);
+		rt_yw_end_map(w);
+		return;
+	}
+	emit_throughput(w, wl, m);
+	rt_yw_knum(w, "gflops", m->gflops, 5);
+	rt_yw_knum(w, "step_seconds", m->step_seconds, 5);
+	rt_yw_str(w, "phases");
+	rt_yw_map(w, 1);
+	for (int p = 0; p < m->nphases; p++)
+		rt_yw_knum(w, wl->phase_names[p], m->phase_frac[p], 3);
+	rt_yw_end_map(w);
+	rt_yw_knum(w, "seconds", m->seconds, 3);
+	rt_yw_knums(w, "samples", m->samples, (size_t)m->nsamples, 6);
+	rt_yw_end_map(w);
+}

@@ -1,0 +1,52 @@
+/*
+ * yamlw.h: a small layer over libyaml's event emitter that writes YAML into
+ * memory. Errors are sticky: after the first failure every call does nothing
+ * and rt_yw_finish() reports it, so callers emit a whole document and check
+ * once. Block style unless a begin call asks for flow ({a: 1} / [1, 2]).
+ *
+ *   rt_yw w; rt_yw_init(&w);
+ *   rt_yw_map(&w, 0); rt_yw_kint(&w, "batch", 64); rt_yw_end_map(&w);
+ *   char *text; size_t len; if (rt_yw_finish(&w, &text, &len, err, n)) ...
+ */
+#ifndef RT_YAMLW_H
+#define RT_YAMLW_H
+
+#include <stddef.h>
+#include <yaml.h>
+
+typedef struct rt_yw {
+	yaml_emitter_t em;
+	int failed;
+	char *buf;
+	size_t len, cap;
+} rt_yw;
+
+int rt_yw_init(rt_yw *w); /* starts the stream and the document */
+void rt_yw_map(rt_yw *w, int flow);
+void rt_yw_end_map(rt_yw *w);
+void rt_yw_seq(rt_yw *w, int flow);
+void rt_yw_end_seq(rt_yw *w);
+void rt_yw_str(rt_yw *w, const char *s);
+void rt_yw_int(rt_yw *w, long long v);
+/* A number with up to `digits` significant digits, plain (no exponent if short). */
+void rt_yw_num(rt_yw *w, double v, int digits);
+void rt_yw_bool(rt_yw *w, int v);
+void rt_yw_null(rt_yw *w);
+/* key: value shorthands for maps. */
+void rt_yw_kstr(rt_yw *w, const char *k, const char *s);
+void rt_yw_kint(rt_yw *w, const char *k, long long v);
+void rt_yw_knum(rt_yw *w, const char *k, double v, int digits);
+void rt_yw_kbool(rt_yw *w, const char *k, int v);
+/* Sequence of numbers, in flow style: key: [1.5, 2.5] */
+void rt_yw_knums(rt_yw *w, const char *k, const double *v, size_t n, int digits);
+
+/*
+ * Ends the document and the stream. On success *text (malloc'd, caller frees,
+ * NUL-terminated) and *len get the YAML; on failure returns RT_ERUNTIME.
+ * Either way the emitter is released.
+ */
+int rt_yw_finish(rt_yw *w, char **text, size_t *len, char *err, size_t errlen);
+/* Releases everything without producing text (for error paths). */
+void rt_yw_discard(rt_yw *w);
+
+#endif
