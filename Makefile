@@ -131,3 +131,6 @@ clean:
 	rm -rf build build-asan
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# The default spaces are embedded with .incbin: rebuild when they change.
+$(BUILD)/tuner/spaces.o: $(wildcard configs/space-*.yaml)

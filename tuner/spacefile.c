@@ -55,6 +55,9 @@ static const key_rule rules[] = {
 	  "a list of positive integers or {min, max, step}" },
 	{ "workers", NULL, 0, 1, RT_ROLE_PEAKED,
 	  "a list of integers >= 0 or {min, max, step}" },
+	/* shape keys that are knobs too: PPO's parallel environments and minibatch */
+	{ "num_envs", NULL, 1, 0, RT_ROLE_SATURATING, "a list of positive integers" },
+	{ "minibatch", NULL, 1, 0, RT_ROLE_NONE, "a list of positive integers" },
 };
 
 typedef struct parser {
@@ -249,7 +252,7 @@ static int parse_params(parser *p)
 		if (!r)
 			return fail_at(p, p->ev.start_mark,
 				       "params: unknown parameter %s (expected backend, precision, "
-				       "pin, batch, threads, workers)",
+				       "pin, batch, threads, workers, num_envs, minibatch)",
 				       is_scalar(p) ? scalar(p) : "(not a name)");
 		if (rt_space_find(p->s, r->name) >= 0)
 			return fail_at(p, p->ev.start_mark, "params: duplicate key '%s'", r->name);
