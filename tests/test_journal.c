@@ -296,7 +296,7 @@ static void test_resume_after_torn(void **state)
 
 	rt_journal *j;
 	int dropped = -1;
-	if (rt_journal_open(path, &j, &dropped, err, sizeof err))
+	if (rt_journal_open(path, FP, &j, &dropped, err, sizeof err))
 		fail_msg("open: %s", err);
 	assert_int_equal(dropped, 1);
 	struct stat st;
@@ -313,6 +313,34 @@ static void test_resume_after_torn(void **state)
 	assert_memory_equal(text2, text, len);
 	free(text2);
 	free(text);
+}
+
+/* A resumed journal on a changed machine: new trials carry the new fingerprint. */
+static void test_resume_new_fingerprint(void **state)
+{
+	(void)state;
+	char path[256], err[RT_ERRLEN] = "";
+	write_journal(1, path, sizeof path);
+	rt_journal *j;
+	if (rt_journal_open(path, "feedface00000000", &j, NULL, err, sizeof err))
+		fail_msg("open: %s", err);
+	append_trial(j, 1);
+	rt_journal_close(j);
+	rt_journal_record *recs;
+	size_t n;
+	rt_journal_header hdr;
+	if (rt_journal_load(path, &recs, &n, NULL, &hdr, err, sizeof err))
+		fail_msg("load: %s", err);
+	assert_int_equal(n, 2);
+	assert_string_equal(hdr.fingerprint, FP);
+	assert_string_equal(recs[0].fingerprint, FP);
+	assert_string_equal(recs[1].fingerprint, "feedface00000000");
+	assert_ptr_equal(rt_journal_find(recs, n, "feedface00000000", gemm(), &recs[1].shape,
+					 &recs[1].point),
+			 &recs[1]);
+	assert_null(rt_journal_find(recs, n, "feedface00000000", gemm(), &recs[0].shape,
+				    &recs[0].point));
+	rt_journal_records_free(recs, n);
 }
 
 /* Loads path expecting RT_EINVAL with "PATH:LINE:" in the message and want in it. */
@@ -504,7 +532,7 @@ static void kill_while_appending(long delay_us)
 	rt_journal_records_free(recs, n);
 
 	/* Resume: the journal takes more entries and stays clean. */
-	if (rt_journal_open(path, &j, NULL, err, sizeof err))
+	if (rt_journal_open(path, FP, &j, NULL, err, sizeof err))
 		fail_msg("open after kill: %s", err);
 	append_trial(j, (int)n);
 	rt_journal_close(j);
@@ -592,6 +620,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_torn_last_entry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_after_torn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_new_fingerprint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_middle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_host, setup, teardown),

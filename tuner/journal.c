@@ -386,11 +386,12 @@ static int need_nums(const reader *r, const yaml_node_t *map, const char *key, d
 	if (rc) {
 		free(*v);
 		*v = NULL;
+		*n = 0;
 	}
 	return rc;
 }
 
-/* One KEY=VALUE through rt_params_apply, so that the journal checks keys and ranges as the CLI does. */
+/* One KEY=VALUE through rt_params_apply: the journal checks keys and ranges as the CLI does. */
 static int apply(const reader *r, const rt_workload *w, const char *what, yaml_node_t *kn,
 		 yaml_node_t *vn, rt_point *pt, rt_shape *sh)
 {
@@ -843,8 +844,8 @@ void rt_journal_records_free(rt_journal_record *records, size_t n)
 	free(records);
 }
 
-int rt_journal_open(const char *path, rt_journal **out, int *dropped, char *err,
-		    size_t errlen)
+int rt_journal_open(const char *path, const char *fingerprint, rt_journal **out, int *dropped,
+		    char *err, size_t errlen)
 {
 	*out = NULL;
 	recvec rv = {0};
@@ -870,7 +871,7 @@ int rt_journal_open(const char *path, rt_journal **out, int *dropped, char *err,
 		close(fd);
 		return rc;
 	}
-	*out = journal_new(fd, path, hdr.fingerprint, (off_t)res.valid_len);
+	*out = journal_new(fd, path, fingerprint, (off_t)res.valid_len);
 	if (!*out) {
 		close(fd);
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");

@@ -44,11 +44,12 @@ int rt_journal_create(const char *dir, const char *host, const char *fingerprint
  * first: a bad document is RT_EINVAL as in rt_journal_load(); a half-written
  * one at the end is cut off (ftruncate) so that new entries do not land
  * after it, and *dropped (may be NULL) says whether that happened. Trials
- * appended later carry the fingerprint of the header. RT_EINVAL when the
- * file has no complete header.
+ * appended from now on carry `fingerprint` (this machine's now: the header
+ * keeps the one of the run that created the file, and lookups go by the
+ * fingerprint of each trial). RT_EINVAL when the file has no complete header.
  */
-int rt_journal_open(const char *path, rt_journal **out, int *dropped, char *err,
-		    size_t errlen);
+int rt_journal_open(const char *path, const char *fingerprint, rt_journal **out, int *dropped,
+		    char *err, size_t errlen);
 
 /* The file the journal writes to; valid until rt_journal_close(). */
 const char *rt_journal_path(const rt_journal *j);
@@ -70,7 +71,7 @@ typedef struct rt_journal_record {
 	rt_point point;
 	rt_shape shape;              /* every key of the workload, in its order */
 	rt_measurement m;            /* as written; m.samples owned by the record */
-	int line;                    /* 1-based line of the document's "---" */
+	int line;                    /* 1-based line where the trial's mapping starts */
 } rt_journal_record;
 
 /* The header of a journal. */
