@@ -99,7 +99,7 @@ static int run_bench(int argc, char **argv)
 	size_t len = 0;
 	rc = rt_yw_init(&y);
 	if (rc == RT_OK) {
-		rt_emit_measurement(&y, w, &pt, &sh, &m);
+		rt_emit_measurement(&y, w, &pt, &sh, &m, 0);
 		rc = rt_yw_finish(&y, &text, &len, err, sizeof err);
 	}
 	if (rc == RT_OK)

@@ -22,23 +22,29 @@ void rt_emit_shape(rt_yw *w, const rt_workload *wl, const rt_shape *sh)
 	rt_yw_end_map(w);
 }
 
-static void emit_throughput(rt_yw *w, const rt_workload *wl, const rt_measurement *m)
+/* Significant digits of a number: `human` when rounding for people, else enough to round-trip. */
+static int digits(int exact, int human)
+{
+	return exact ? 17 : human;
+}
+
+static void emit_throughput(rt_yw *w, const rt_workload *wl, const rt_measurement *m,
+			    int exact)
 {
 	rt_yw_str(w, "throughput");
 	rt_yw_map(w, 1);
-	rt_yw_knum(w, "median", m->median, 6);
+	rt_yw_knum(w, "median", m->median, digits(exact, 6));
 	double ci[2] = {m->ci_lo, m->ci_hi};
-	rt_yw_knums(w, "ci95", ci, 2, 6);
+	rt_yw_knums(w, "ci95", ci, 2, digits(exact, 6));
 	rt_yw_kstr(w, "unit", wl->unit);
-	rt_yw_knum(w, "cv", m->cv, 3);
+	rt_yw_knum(w, "cv", m->cv, digits(exact, 3));
 	rt_yw_kbool(w, "unstable", m->unstable);
 	rt_yw_end_map(w);
 }
 
-void rt_emit_measurement(rt_yw *w, const rt_workload *wl, const rt_point *pt,
-			 const rt_shape *sh, const rt_measurement *m)
+void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point *pt,
+				const rt_shape *sh, const rt_measurement *m, int exact)
 {
-	rt_yw_map(w, 0);
 	rt_yw_kstr(w, "workload", wl->name);
 	rt_yw_str(w, "point");
 	rt_emit_point(w, pt);
@@ -46,19 +52,25 @@ void rt_emit_measurement(rt_yw *w, const rt_workload *wl, const rt_point *pt,
 	rt_emit_shape(w, wl, sh);
 	if (!m->feasible) {
 		rt_yw_kstr(w, "infeasible", m->reason);
-		rt_yw_knum(w, "seconds", m->seconds, 3);
-		rt_yw_end_map(w);
+		rt_yw_knum(w, "seconds", m->seconds, digits(exact, 3));
 		return;
 	}
-	emit_throughput(w, wl, m);
-	rt_yw_knum(w, "gflops", m->gflops, 5);
-	rt_yw_knum(w, "step_seconds", m->step_seconds, 5);
+	emit_throughput(w, wl, m, exact);
+	rt_yw_knum(w, "gflops", m->gflops, digits(exact, 5));
+	rt_yw_knum(w, "step_seconds", m->step_seconds, digits(exact, 5));
 	rt_yw_str(w, "phases");
 	rt_yw_map(w, 1);
 	for (int p = 0; p < m->nphases; p++)
-		rt_yw_knum(w, wl->phase_names[p], m->phase_frac[p], 3);
+		rt_yw_knum(w, wl->phase_names[p], m->phase_frac[p], digits(exact, 3));
 	rt_yw_end_map(w);
-	rt_yw_knum(w, "seconds", m->seconds, 3);
-	rt_yw_knums(w, "samples", m->samples, (size_t)m->nsamples, 6);
+	rt_yw_knum(w, "seconds", m->seconds, digits(exact, 3));
+	rt_yw_knums(w, "samples", m->samples, (size_t)m->nsamples, digits(exact, 6));
+}
+
+void rt_emit_measurement(rt_yw *w, const rt_workload *wl, const rt_point *pt,
+			 const rt_shape *sh, const rt_measurement *m, int exact)
+{
+	rt_yw_map(w, 0);
+	rt_emit_measurement_fields(w, wl, pt, sh, m, exact);
 	rt_yw_end_map(w);
 }
