@@ -51,7 +51,7 @@ static void emit_config(rt_yw *w, const rt_tune_workload *twl, const rt_tune_tri
 {
 	rt_yw_map(w, 0);
 	rt_yw_str(w, "point");
-	rt_emit_point(w, &t->pt);
+	rt_emit_point(w, &t->pt, twl->w);
 	rt_yw_str(w, "shape");
 	rt_emit_shape(w, twl->w, &t->sh);
 	emit_throughput(w, t, twl->w->unit);
@@ -90,10 +90,15 @@ static void emit_hints(rt_yw *w, const rt_tune_workload *twl, const rt_tune_tria
 		rt_yw_str(w, line);
 	}
 	if (!strcmp(twl->w->name, "ppo")) {
-		snprintf(line, sizeof line,
-			 "gymnasium.vector.AsyncVectorEnv with %ld envs stepped by %d worker%s",
-			 t->sh.v[rt_shape_index(twl->w, "num_envs")], pt->workers ? pt->workers : 1,
-			 pt->workers == 1 ? "" : "s");
+		long envs = t->sh.v[rt_shape_index(twl->w, "num_envs")];
+		if (pt->workers)
+			snprintf(line, sizeof line,
+				 "gymnasium.vector.AsyncVectorEnv: %ld envs in %d worker process%s",
+				 envs, pt->workers, pt->workers == 1 ? "" : "es");
+		else
+			snprintf(line, sizeof line,
+				 "gymnasium.vector.SyncVectorEnv: %ld envs stepped on the learner's thread",
+				 envs);
 		rt_yw_str(w, line);
 	}
 	if (pt->precision == RT_TF32)
@@ -168,8 +173,9 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 				     "(%s=%ld, %.3g %s) at a smaller %s",
 				     sat, kv, knee->median, unit, sat, bv, best->median, unit, sat);
 	} else {
-		n = (size_t)snprintf(buf, len, "the fastest point measured: %.3g %s on %s, %d threads",
-				     best->median, unit, best->pt.backend, best->pt.threads);
+		n = (size_t)snprintf(buf, len, "the fastest point measured: %.3g %s on %s, %d thread%s",
+				     best->median, unit, best->pt.backend, best->pt.threads,
+				     best->pt.threads == 1 ? "" : "s");
 	}
 	if (!strcmp(twl->w->name, "ppo") && n < len) {
 		double sec[RT_MAX_PHASES], busy;

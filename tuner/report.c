@@ -1,15 +1,18 @@
 #include "report.h"
 
-void rt_emit_point(rt_yw *w, const rt_point *pt)
+void rt_emit_point(rt_yw *w, const rt_point *pt, const rt_workload *wl)
 {
+	unsigned knobs = wl ? wl->knobs : ~0u;
 	rt_yw_map(w, 1);
 	rt_yw_kstr(w, "backend", pt->backend);
 	if (pt->device)
 		rt_yw_kint(w, "device", pt->device);
 	rt_yw_kstr(w, "precision", rt_precision_name(pt->precision));
-	rt_yw_kint(w, "batch", pt->batch);
+	if (knobs & RT_KNOB_BATCH)
+		rt_yw_kint(w, "batch", pt->batch);
 	rt_yw_kint(w, "threads", pt->threads);
-	rt_yw_kint(w, "workers", pt->workers);
+	if (knobs & RT_KNOB_WORKERS)
+		rt_yw_kint(w, "workers", pt->workers);
 	rt_yw_kstr(w, "pin", rt_pin_name(pt->pin));
 	rt_yw_end_map(w);
 }
@@ -42,12 +45,30 @@ static void emit_throughput(rt_yw *w, const rt_workload *wl, const rt_measuremen
 	rt_yw_end_map(w);
 }
 
+/* The workload's own figures (tokens/s, device busy) and its bottleneck sentence. */
+static void emit_derived(rt_yw *w, const rt_workload *wl, const rt_point *pt,
+			 const rt_shape *sh, const rt_measurement *m)
+{
+	if (!wl->derive)
+		return;
+	double sec[RT_MAX_PHASES];
+	for (int p = 0; p < m->nphases; p++)
+		sec[p] = m->phase_frac[p] * m->step_seconds;
+	rt_derived d[RT_MAX_DERIVED];
+	char sentence[512];
+	int n = wl->derive(pt, sh, m->median, sec, d, sentence, sizeof sentence);
+	for (int i = 0; i < n && i < RT_MAX_DERIVED; i++)
+		rt_yw_knum(w, d[i].name, d[i].value, 5);
+	if (sentence[0])
+		rt_yw_kstr(w, "bottleneck", sentence);
+}
+
 void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point *pt,
 				const rt_shape *sh, const rt_measurement *m, int exact)
 {
 	rt_yw_kstr(w, "workload", wl->name);
 	rt_yw_str(w, "point");
-	rt_emit_point(w, pt);
+	rt_emit_point(w, pt, exact ? NULL : wl);
 	rt_yw_str(w, "shape");
 	rt_emit_shape(w, wl, sh);
 	if (!m->feasible) {
@@ -63,6 +84,8 @@ void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point 
 	for (int p = 0; p < m->nphases; p++)
 		rt_yw_knum(w, wl->phase_names[p], m->phase_frac[p], digits(exact, 3));
 	rt_yw_end_map(w);
+	if (!exact)
+		emit_derived(w, wl, pt, sh, m);
 	rt_yw_knum(w, "seconds", m->seconds, digits(exact, 3));
 	rt_yw_knums(w, "samples", m->samples, (size_t)m->nsamples, digits(exact, 6));
 }

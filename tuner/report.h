@@ -5,8 +5,12 @@
 #include "measure.h"
 #include "yamlw.h"
 
-/* point: {backend: cpu, precision: fp32, ...} as a flow mapping value. */
-void rt_emit_point(rt_yw *w, const rt_point *pt);
+/*
+ * point: {backend: cpu, precision: fp32, ...} as a flow mapping value. With
+ * a workload, only the knobs it reads (gemm has no batch); with NULL, every
+ * field (the journal, which reads them all back).
+ */
+void rt_emit_point(rt_yw *w, const rt_point *pt, const rt_workload *wl);
 /* shape: {m: 1024, ...} as a flow mapping value. */
 void rt_emit_shape(rt_yw *w, const rt_workload *wl, const rt_shape *sh);
 /*

@@ -338,7 +338,7 @@ static int open_journal(const rt_tune_opts *o, rt_tune_run *run, rt_journal **j,
 		rc = rt_journal_latest(o->results_dir, host, run->journal_path,
 				       sizeof run->journal_path, err, errlen);
 		if (rc == RT_OK)
-			rc = rt_journal_open(run->journal_path, j, NULL, err, errlen);
+			rc = rt_journal_open(run->journal_path, run->fingerprint, j, NULL, err, errlen);
 		return rc;
 	}
 	char cmd[64];

@@ -171,6 +171,7 @@ static int gemm_step(void *state, rt_step_result *out, char *err, size_t errlen)
 const rt_workload rt_workload_gemm = {
 	.name = "gemm",
 	.unit = "GFLOP/s",
+	.knobs = 0,
 	.keys = gemm_keys,
 	.nkeys = RT_COUNT(gemm_keys),
 	.phase_names = gemm_phases,

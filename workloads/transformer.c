@@ -968,9 +968,22 @@ static int tf_step(void *state, rt_step_result *out, char *err, size_t errlen)
 	return 0;
 }
 
+/* Tokens per second: samples are sequences of seq_len tokens. */
+static int tf_derive(const rt_point *pt, const rt_shape *sh, double items_per_s,
+		     const double *phase_seconds, rt_derived *out, char *sentence, size_t len)
+{
+	(void)pt, (void)phase_seconds;
+	out[0] = (rt_derived){"tokens_per_s", items_per_s * (double)sh->v[K_SEQ]};
+	if (len)
+		sentence[0] = '\0';
+	return 1;
+}
+
 const rt_workload rt_workload_transformer = {
 	.name = "transformer",
 	.unit = "samples/s",
+	.knobs = RT_KNOB_BATCH | RT_KNOB_WORKERS,
+	.derive = tf_derive,
 	.keys = keys,
 	.nkeys = NKEYS,
 	.phase_names = phase_names,
