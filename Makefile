@@ -108,9 +108,7 @@ $(BUILD)/librigtune_hip.so: $(HIP_SRCS) $(GPU_DEPS)
 	$(HIPCC) $(HIP_FLAGS) $(HIP_OFFLOAD) -shared -x hip $(HIP_SRCS) -o $@ -ldl
 
 run: deps all
-	@mkdir -p configs results
-	$(BUILD)/rigtune tune --budget 60 -o configs/$$(hostname).yaml
-	@echo "configuration written to configs/$$(hostname).yaml"
+	$(BUILD)/rigtune tune --budget 60
 
 # tests/gpu_check.c: a plugin against the CPU backend (scripts/gpu-check.sh).
 GPU_CHECK := $(BUILD)/tests/gpu_check
