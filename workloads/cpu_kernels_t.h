@@ -94,8 +94,7 @@ static void FN(sum_rows)(void *p, size_t b, size_t e)
 static void FN(gelu_span)(size_t n, const T *restrict x, T *restrict y)
 {
 	const T k0 = (T)RT_GELU_K0, k1 = (T)RT_GELU_K1, half = (T)0.5, one = 1;
-	for (size_t i = 0; i < n; i++)
-		y[i] = half * x[i] * (one + TANH(k0 * (x[i] + k1 * x[i] * x[i] * x[i])));
+	VLOOP(i, 0, n, y[i] = half * x[i] * (one + TANH(k0 * (x[i] + k1 * x[i] * x[i] * x[i]))));
 }
 
 static void FN(gelu)(void *p, size_t b, size_t e)
@@ -108,11 +107,11 @@ static void FN(gelu_backward_span)(size_t n, const T *restrict x, const T *restr
 				   T *restrict dx)
 {
 	const T k0 = (T)RT_GELU_K0, k1 = (T)RT_GELU_K1, half = (T)0.5, one = 1, three = 3;
-	for (size_t i = 0; i < n; i++) {
+	VLOOP(i, 0, n, {
 		const T xi = x[i], th = TANH(k0 * (xi + k1 * xi * xi * xi));
 		dx[i] = dy[i] * (half * (one + th) +
 				 half * xi * (one - th * th) * k0 * (one + three * k1 * xi * xi));
-	}
+	});
 }
 
 static void FN(gelu_backward)(void *p, size_t b, size_t e)
@@ -123,8 +122,7 @@ static void FN(gelu_backward)(void *p, size_t b, size_t e)
 
 static void FN(tanh_span)(size_t n, const T *restrict x, T *restrict y)
 {
-	for (size_t i = 0; i < n; i++)
-		y[i] = TANH(x[i]);
+	VLOOP(i, 0, n, y[i] = TANH(x[i]));
 }
 
 static void FN(tanh_fwd)(void *p, size_t b, size_t e)
