@@ -116,29 +116,50 @@ static inline float fast_tanhf(float x)
 	return f32_from_bits(f32_bits(copysignf(e / (e + 2), x)) | nan);
 }
 
+/*
+ * The fp32 tanh loops are compute-bound (about 75 instructions per 4
+ * elements with SSE2, the -O2 baseline); an AVX2 clone of them, picked once
+ * at load time (an ifunc), does 8 elements in the same instructions and
+ * halves their time. Both clones perform the same IEEE operations in the
+ * same order (ISO C mode compiles with -ffp-contract=off: no FMA), so the
+ * results are bit-identical on every x86-64 machine.
+ */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef AVX2_CLONE
+#define AVX2_CLONE
+#endif
+
 #define T float
 #define FN(name) name##_f32
 #define EXP expf
 #define TANH fast_tanhf
 #define SQRT sqrtf
+#define TANH_SPAN AVX2_CLONE
 #include "cpu_kernels_t.h"
 #undef T
 #undef FN
 #undef EXP
 #undef TANH
 #undef SQRT
+#undef TANH_SPAN
 
 #define T double
 #define FN(name) name##_f64
 #define EXP exp
 #define TANH tanh
 #define SQRT sqrt
+#define TANH_SPAN /* libm calls: no vector clone */
 #include "cpu_kernels_t.h"
 #undef T
 #undef FN
 #undef EXP
 #undef TANH
 #undef SQRT
+#undef TANH_SPAN
 
 /* The float and double instances of a job, indexed by rt_dtype. */
 #define JOBS(name) ((const rt_pool_fn[2]){name##_f32, name##_f64})
