@@ -19,8 +19,9 @@
  * RT_TANH_F32_RTOL |tanh x| + RT_TANH_F32_ATOL (measured on every float in
  * [-20, 20]: 1.91e-7 relative, 8.9e-8 absolute, 2.4 ulp), that is odd
  * (tanh(-x) = -tanh(x), tanh(+-0) = +-0), is +-1 exactly for |x| >= 9.1 and
- * keeps NaN. CUDA's tanhf (the GPU plugins) is within 2 ulp, so CPU and GPU
- * fp32 agree far inside gpu_check's 1e-4 relative tolerance.
+ * keeps NaN. CUDA's tanhf (the GPU plugins) is documented to a few ulp, so
+ * CPU and GPU fp32 agree far inside tests/gpu_check.c's 1e-4 relative
+ * tolerance.
  *
  * Shapes. A tensor of rows x cols is row-major and dense (row stride cols).
  * rows, cols >= 0 and n >= 0; zero-sized calls do nothing and succeed
