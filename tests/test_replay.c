@@ -227,8 +227,8 @@ static void write_reads_back_exactly(void **state)
 		}
 	}
 	rt_replay_free(back);
-	rt_replay_free(r);
 	assert_int_equal(rt_replay_write("/nonexistent-dir/x.csv", r, err, sizeof err), RT_EIO);
+	rt_replay_free(r);
 }
 
 /* Lines of text that do not start with '#' and are not blank. */
