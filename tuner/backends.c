@@ -1,12 +1,13 @@
 #include "backends.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../workloads/loader.h"
+#include "child.h"
+
+#define PROBE_TIMEOUT_S 60.0
 
 int rt_backend_open_named(const char *name, int dev, const rt_backend_ops **ops,
 			  void **handle, char *err, size_t errlen)
@@ -70,26 +71,31 @@ void rt_probe_accelerators(rt_machine *m)
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
+		rt_child_reset_signals();
 		static rt_accel acc[RT_NBACKENDS];
 		for (int i = 0; i < RT_NBACKENDS; i++)
 			probe_one(rt_backend_names[i], &acc[i]);
-		ssize_t n = write(fds[1], acc, sizeof acc);
-		_exit(n == (ssize_t)sizeof acc ? 0 : 1);
+		_exit(rt_write_all(fds[1], acc, sizeof acc) ? 1 : 0);
 	}
 	close(fds[1]);
-	if (pid > 0) {
-		size_t got = 0, want = sizeof(rt_accel) * RT_NBACKENDS;
-		char *p = (char *)m->accel;
-		ssize_t k;
-		while (got < want && (k = read(fds[0], p + got, want - got)) != 0)
-			if (k > 0)
-				got += (size_t)k;
-			else if (errno != EINTR)
-				break;
-		if (got == want)
-			m->naccel = RT_NBACKENDS;
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+	if (pid < 0) {
+		close(fds[0]);
+		return;
 	}
-	close(fds[0]);
+	/* A GPU runtime that hangs in its init must not hang rigtune. */
+	int timed_out = 0;
+	int ok = rt_read_until(fds[0], m->accel, sizeof(rt_accel) * RT_NBACKENDS,
+			       rt_now() + PROBE_TIMEOUT_S, &timed_out) == 0;
+	rt_child_finish(pid, fds[0], timed_out ? 0 : rt_now() + PROBE_TIMEOUT_S, NULL);
+	for (int i = 0; !ok && i < RT_NBACKENDS; i++) {
+		rt_accel *a = &m->accel[i];
+		memset(a, 0, sizeof *a);
+		snprintf(a->backend, sizeof a->backend, "%s", rt_backend_names[i]);
+		if (timed_out)
+			snprintf(a->reason, sizeof a->reason,
+				 "the device probe did not answer in %.0f s", PROBE_TIMEOUT_S);
+		else
+			snprintf(a->reason, sizeof a->reason, "the device probe crashed");
+	}
+	m->naccel = RT_NBACKENDS;
 }

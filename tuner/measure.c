@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +11,11 @@
 
 #include "../search/stats.h"
 #include "backends.h"
+#include "child.h"
 #include "pin.h"
 
 #define CHILD_MAX_SAMPLES 4096
+#define TEARDOWN_GRACE_S 10.0
 
 /* What the child sends back through the pipe: this header, then samples. */
 typedef struct child_report {
@@ -115,18 +116,6 @@ static int child_sample(const rt_workload *w, void *state, const rt_measure_opts
 	return RT_OK;
 }
 
-/*
- * The parent's handlers (the tuner's SIGINT, a test framework's SIGSEGV) must
- * not run in the child: a crash has to kill it so the parent can see how.
- */
-static void reset_signals(void)
-{
-	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
-				   SIGINT, SIGTERM, SIGPIPE};
-	for (size_t i = 0; i < RT_COUNT(sigs); i++)
-		signal(sigs[i], SIG_DFL);
-}
-
 /* Everything the child does; never returns. */
 static void child_main(int fd, const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 		       const rt_measure_opts *o)
@@ -137,51 +126,23 @@ static void child_main(int fd, const rt_workload *w, const rt_point *pt, const r
 	void *handle = NULL, *state = NULL;
 	char *why = rep.reason;
 	size_t whylen = sizeof rep.reason;
-	reset_signals();
+	rt_child_reset_signals();
 
 	int rc = rt_pin_self(pt->pin, pt->threads + pt->workers, why, whylen);
 	if (rc == RT_OK)
 		rc = rt_backend_open_named(pt->backend, pt->device, &be, &handle, why, whylen);
 	if (rc == RT_OK)
 		rc = w->setup(pt, sh, be, &state, why, whylen);
-	if (rc == RT_OK) {
+	if (rc == RT_OK)
 		rc = child_sample(w, state, o, &rep, samples);
-		w->teardown(state);
-	}
-	rt_backend_close_named(handle);
+	/* Report before tearing down: a teardown that hangs loses no result. */
 	rep.status = rc;
 	int ok = rt_write_all(fd, &rep, sizeof rep) == 0 &&
 		 rt_write_all(fd, samples, sizeof(double) * (size_t)rep.nsamples) == 0;
+	if (state)
+		w->teardown(state);
+	rt_backend_close_named(handle);
 	_exit(ok ? 0 : 1);
-}
-
-/* Reads exactly n bytes before the deadline; 0, or -1 on EOF/timeout/error. */
-static int read_until(int fd, void *p, size_t n, double deadline, int *timed_out)
-{
-	char *c = p;
-	while (n) {
-		double left = deadline - rt_now();
-		if (left <= 0) {
-			*timed_out = 1;
-			return -1;
-		}
-		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		int r = poll(&pfd, 1, (int)ceil(left * 1000));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r == 0) {
-			*timed_out = 1;
-			return -1;
-		}
-		ssize_t k = read(fd, c, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
 }
 
 /* Explains how the child ended when it sent no complete report. */
@@ -220,21 +181,17 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	close(fds[1]);
 
 	child_report rep;
-	int timed_out = 0, got = read_until(fds[0], &rep, sizeof rep, t0 + o->timeout_s,
-					    &timed_out) == 0;
+	double deadline = t0 + o->timeout_s;
+	int timed_out = 0, got = rt_read_until(fds[0], &rep, sizeof rep, deadline, &timed_out) == 0;
 	if (got && rep.status == RT_OK) {
 		out->samples = malloc(sizeof(double) * (size_t)(rep.nsamples ? rep.nsamples : 1));
-		got = out->samples && read_until(fds[0], out->samples,
-						 sizeof(double) * (size_t)rep.nsamples,
-						 t0 + o->timeout_s, &timed_out) == 0;
+		got = out->samples && rt_read_until(fds[0], out->samples,
+						    sizeof(double) * (size_t)rep.nsamples, deadline,
+						    &timed_out) == 0;
 	}
-	if (timed_out)
-		kill(pid, SIGKILL);
-	close(fds[0]);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
 	out->seconds = rt_now() - t0;
+	/* the child tears down after reporting: give it a few seconds, no more */
+	int status = rt_child_finish(pid, fds[0], timed_out ? 0 : rt_now() + TEARDOWN_GRACE_S, NULL);
 
 	if (!got) {
 		explain_exit(status, timed_out, o->timeout_s, out->reason, sizeof out->reason);
@@ -242,10 +199,8 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 		out->samples = NULL;
 		return RT_OK;
 	}
-	if (rep.status != RT_OK) {
+	if (rep.status != RT_OK) { /* whatever the code: this point cannot run here */
 		snprintf(out->reason, sizeof out->reason, "%s", rep.reason);
-		if (rep.status == RT_EINVAL)
-			return rt_fail(err, errlen, RT_EINVAL, "%s", rep.reason);
 		return RT_OK;
 	}
 	out->feasible = 1;

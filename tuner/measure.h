@@ -43,7 +43,9 @@ typedef struct rt_measurement {
 /*
  * Runs one trial. Returns 0 with out filled (out->feasible may be 0: the
  * point is infeasible, not an error), or a negative code when the harness
- * itself fails (fork, pipe). Free with rt_measurement_free().
+ * itself fails (fork, pipe). Input is the caller's to check (w->check)
+ * before: any failure inside the child, whatever its code, makes the point
+ * infeasible with the child's reason. Free with rt_measurement_free().
  */
 int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	       const rt_measure_opts *o, rt_measurement *out, char *err, size_t errlen);
