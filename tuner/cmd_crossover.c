@@ -9,6 +9,7 @@
 #include "machine.h"
 #include "output.h"
 #include "params.h"
+#include "../workloads/loader.h"
 
 static const char crossover_usage[] =
 	"usage: rigtune crossover [--backend B,...] [--precision P,...] [--shape KEY=VALUE,...]\n"
@@ -49,7 +50,7 @@ static int parse_backends(xo_args *a, const char *list)
 	char *save = NULL;
 	a->sweep.nbackends = 0;
 	for (char *t = strtok_r(a->backend_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (strcmp(t, "cpu") && strcmp(t, "cuda") && strcmp(t, "hip"))
+		if (!rt_backend_known(t))
 			return rt_usage_error("crossover", "--backend: unknown backend '%s' (cpu, cuda, hip)", t);
 		if (a->sweep.nbackends == (int)RT_COUNT(a->backends))
 			return rt_usage_error("crossover", "--backend: too many backends");
@@ -198,7 +199,9 @@ static int run_crossover(int argc, char **argv)
 	}
 	if (rc == RT_OK)
 		rc = rt_output(a.output, text, len, err, sizeof err);
-	if (rc)
+	if (rc == RT_EINVAL)
+		rt_usage_error("crossover", "%s", err);
+	else if (rc)
 		rt_errorf("crossover: %s", err);
 	else if (a.plot)
 		fprintf(stderr, "rigtune: %s\n", note);

@@ -10,6 +10,7 @@
 #include "output.h"
 #include "params.h"
 #include "tune.h"
+#include "../workloads/loader.h"
 
 static const char tune_usage[] =
 	"usage: rigtune tune [--workload W,...] [--backend B,...] [--budget SECONDS]\n"
@@ -66,7 +67,12 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **outpu
 	while (rc < 0 && (c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w': rc = split_list(optarg, o->workloads, RT_TUNE_MAX_WORKLOADS, &o->nworkloads, "--workload"); break;
-		case 'b': rc = split_list(optarg, o->backends, 4, &o->nbackends, "--backend"); break;
+		case 'b':
+			rc = split_list(optarg, o->backends, 4, &o->nbackends, "--backend");
+			for (int i = 0; rc < 0 && i < o->nbackends; i++)
+				if (!rt_backend_known(o->backends[i]))
+					rc = rt_usage_error("tune", "--backend: unknown backend '%s' (cpu, cuda, hip)", o->backends[i]);
+			break;
 		case 'B':
 			if (rt_parse_double(optarg, &o->budget_s) || o->budget_s < 1 || o->budget_s > 7 * 86400)
 				rc = rt_usage_error("tune", "--budget: expected seconds from 1 to 604800, got '%s'", optarg);
@@ -102,6 +108,7 @@ static void catch_signals(void)
 {
 	struct sigaction sa = {0};
 	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends rigtune at once */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -123,6 +130,15 @@ static int run_tune(int argc, char **argv)
 	if (!run)
 		return RT_EXIT_RUNTIME;
 	rc = rt_tune(&o, run, &progress, err, sizeof err);
+	if (rc == RT_EINVAL) {
+		rt_tune_run_free(run);
+		free(run);
+		return rt_usage_error("tune", "%s", err);
+	}
+	if (rc == RT_OK && !run->interrupted && !rt_tune_recommends(run))
+		rc = rt_fail(err, sizeof err, RT_ERUNTIME,
+			     "no feasible point for any workload (the journal %s says why)",
+			     run->journal_path);
 	char *text = NULL, path[1024];
 	size_t len = 0;
 	if (rc == RT_OK)

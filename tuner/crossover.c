@@ -89,9 +89,15 @@ static int measure_curve(const curve_job *job, const rt_xo_sweep_opts *o,
 	mo.timeout_s = 30 + 10 * o->seconds_per_point;
 	long m, n, k;
 	for (int i = 0; sweep_size(job, shape, o->max_n, i, &m, &n, &k); i++) {
+		if (o->deadline > 0 && rt_now() > o->deadline)
+			break;
 		rt_shape sh = {.n = 4, .v = {m, n, k, job->transfer}};
 		rt_measurement meas;
 		int rc = rt_measure(w, &job->pt, &sh, &mo, &meas, err, errlen);
+		if (rc == RT_OK && o->stop && o->stop()) {
+			rt_measurement_free(&meas);
+			rc = rt_fail(err, errlen, RT_ERUNTIME, "interrupted");
+		}
 		if (rc)
 			return rc;
 		if (!o->quiet)
@@ -156,10 +162,14 @@ static void append_reason(char *buf, size_t len, const rt_accel *a)
 int rt_xo_sweep(const rt_xo_sweep_opts *o, const rt_xo_shape *shape, rt_xo_data *data,
 		char *skipped, size_t skippedlen, char *err, size_t errlen)
 {
-	rt_machine *mach = calloc(1, sizeof *mach);
-	if (!mach)
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-	rt_probe_accelerators(mach);
+	rt_machine *probed = NULL;
+	const rt_machine *mach = o->machine;
+	if (!mach) {
+		if (!(probed = calloc(1, sizeof *probed)))
+			return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+		rt_probe_accelerators(probed);
+		mach = probed;
+	}
 	memset(data, 0, sizeof *data);
 	skipped[0] = '\0';
 	int rc = RT_ENOMEM;
@@ -203,7 +213,7 @@ out:
 		rt_fail(err, errlen, rc, "out of memory");
 	if (rc)
 		rt_xo_data_free(data);
-	free(mach);
+	free(probed);
 	return rc;
 }
 
@@ -496,15 +506,17 @@ static void emit_threads(rt_yw *w, const fitted *f, const rt_xo_shape *shape)
 	rt_yw_end_seq(w);
 }
 
-static void draw_plot(const fitted *f, const rt_plot_mark *marks, size_t nmarks,
-		      const char *svg, char *note, size_t notelen)
+/* Draws the square curves; RT_OK, or the plot's error with the reason in note. */
+static int draw_plot(const fitted *f, const rt_plot_mark *marks, size_t nmarks,
+		     const char *svg, char *note, size_t notelen)
 {
+	int rc = RT_OK;
 	size_t n = f->r->ncurves;
 	rt_plot_curve *pc = calloc(n, sizeof *pc);
 	char (*names)[64] = calloc(n, sizeof *names);
 	char err[256], dat[4096], gp[4096];
 	if (!pc || !names) {
-		snprintf(note, notelen, "plot: out of memory");
+		rc = rt_fail(note, notelen, RT_ENOMEM, "plot: out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -513,9 +525,9 @@ static void draw_plot(const fitted *f, const rt_plot_mark *marks, size_t nmarks,
 					f->outlier[i], &f->fit[i]};
 	}
 	rt_plot_outcome outcome;
-	if (rt_plot_write(svg, "GEMM time against size", pc, n, marks, nmarks, &outcome, err,
-			  sizeof err))
-		snprintf(note, notelen, "plot: %s", err);
+	if ((rc = rt_plot_write(svg, "GEMM time against size", pc, n, marks, nmarks, &outcome, err,
+				sizeof err)))
+		rt_fail(note, notelen, rc, "plot: %s", err);
 	else if (outcome == RT_PLOT_NO_GNUPLOT &&
 		 rt_plot_paths(svg, dat, gp, sizeof dat, err, sizeof err) == RT_OK)
 		snprintf(note, notelen, "gnuplot not installed: wrote %s and %s; run gnuplot %s",
@@ -525,6 +537,7 @@ static void draw_plot(const fitted *f, const rt_plot_mark *marks, size_t nmarks,
 out:
 	free(pc);
 	free(names);
+	return rc;
 }
 
 int rt_xo_analyze(rt_yw *w, const rt_xo_data *d, const rt_xo_shape *shape,
@@ -555,8 +568,8 @@ int rt_xo_analyze(rt_yw *w, const rt_xo_data *d, const rt_xo_shape *shape,
 		size_t nmarks = emit_pairs(w, &f, sf, shape, marks, RT_COUNT(marks));
 		emit_threads(w, &f, shape);
 		rt_yw_end_map(w);
-		if (plot_svg)
-			draw_plot(&f, marks, nmarks, plot_svg, plot_note, notelen);
+		if (plot_svg && (rc = draw_plot(&f, marks, nmarks, plot_svg, plot_note, notelen)))
+			rt_fail(err, errlen, rc, "%s", plot_note);
 	}
 	fitted_free(&f);
 	fitted_free(&sf[0]);

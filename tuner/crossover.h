@@ -17,6 +17,7 @@
 #ifndef RT_CROSSOVER_H
 #define RT_CROSSOVER_H
 
+#include "machine.h"
 #include "replay.h"
 #include "yamlw.h"
 
@@ -39,13 +40,18 @@ typedef struct rt_xo_sweep_opts {
 	double seconds_per_point;
 	double max_n;                /* largest square size */
 	int quiet;                   /* no progress lines on stderr */
+	double deadline;             /* rt_now() after which no point starts; 0: none */
+	int (*stop)(void);           /* asked before each point: nonzero ends the sweep */
+	const rt_machine *machine;   /* its accelerators; NULL: probe them */
 } rt_xo_sweep_opts;
 
 /*
  * Measures the sweeps (each point a forked trial, see measure.h) into
  * data. Backends that are unavailable are skipped; their reasons are
  * appended to `skipped` ("cuda: no CUDA device; ..."). RT_ERUNTIME if no
- * curve could be measured at all.
+ * curve could be measured at all, or when o->stop asked to stop (the data
+ * of a cut sweep would misplace the crossovers). Past the deadline the
+ * curves end where they are.
  */
 int rt_xo_sweep(const rt_xo_sweep_opts *o, const rt_xo_shape *shape, rt_xo_data *data,
 		char *skipped, size_t skippedlen, char *err, size_t errlen);
@@ -56,7 +62,7 @@ void rt_xo_data_free(rt_xo_data *d);
  * Fits and emits the `crossover:` mapping value into w. plot_svg, when not
  * NULL, also draws the square curves and their crossovers; *plot_note gets
  * what to tell the user about the plot ("" if nothing). Returns 0, or an
- * error of the fit (RT_EINVAL for unusable data).
+ * error of the fit (RT_EINVAL for unusable data) or of the plot (RT_EIO).
  */
 int rt_xo_analyze(rt_yw *w, const rt_xo_data *d, const rt_xo_shape *shape,
 		  const char *plot_svg, char *plot_note, size_t notelen, char *err,

@@ -1,5 +1,7 @@
 #include "params.h"
 
+#include "../workloads/loader.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -78,8 +80,9 @@ int rt_params_apply(const rt_workload *w, const char *arg, rt_point *pt, rt_shap
 	const char *val = eq + 1;
 
 	if (!strcmp(key, "backend")) {
-		if (strlen(val) >= sizeof pt->backend)
-			return rt_fail(err, errlen, RT_EINVAL, "backend: name too long");
+		if (!rt_backend_known(val))
+			return rt_fail(err, errlen, RT_EINVAL,
+				       "backend: '%s' is not one of cpu cuda hip", val);
 		strcpy(pt->backend, val);
 		return RT_OK;
 	}

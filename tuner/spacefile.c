@@ -8,20 +8,16 @@
 #include <yaml.h>
 
 #include "../common/rt.h"
+#include "../workloads/loader.h"
 #include "../workloads/workload.h"
 
 /* Longest list a space file may give one parameter. */
 #define MAX_VALUES 256
 
-/* Nonzero for a plausible backend name: [a-z0-9_]+ (plugins name themselves). */
+/* 0 for a backend rigtune knows (cpu, cuda, hip), -1 otherwise: a typo is an error. */
 static int backend_name(const char *s)
 {
-	if (!*s)
-		return -1;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
-			return -1;
-	return 0;
+	return rt_backend_known(s) ? 0 : -1;
 }
 
 static int precision_name(const char *s)
@@ -45,7 +41,7 @@ typedef struct key_rule {
 } key_rule;
 
 static const key_rule rules[] = {
-	{ "backend", backend_name, 0, 0, RT_ROLE_NONE, "a list of backend names" },
+	{ "backend", backend_name, 0, 0, RT_ROLE_NONE, "a list of backends (cpu, cuda, hip)" },
 	{ "precision", precision_name, 0, 0, RT_ROLE_NONE,
 	  "a list of precisions (fp64, fp32, tf32, bf16, fp16)" },
 	{ "pin", pin_name, 0, 0, RT_ROLE_NONE,

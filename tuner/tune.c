@@ -9,6 +9,7 @@
 #include "crossover.h"
 #include "journal.h"
 #include "params.h"
+#include "pin.h"
 #include "spaces.h"
 
 static volatile sig_atomic_t interrupted;
@@ -33,6 +34,7 @@ static double workload_weight(const char *name)
 	return !strcmp(name, "gemm") ? 1.0 : 2.0;
 }
 #define CROSSOVER_SHARE 0.12
+#define MIN_SEARCH_S 0.5 /* less than this cannot measure one point */
 
 typedef struct tune_ctx {
 	rt_tune_run *run;
@@ -42,6 +44,7 @@ typedef struct tune_ctx {
 	rt_journal *journal;
 	const rt_journal_record *reuse; /* earlier trials of this host; none with --fresh */
 	size_t nreuse;
+	hwloc_topology_t topo;          /* to tell pin policies apart; NULL if unknown */
 	char best[96];
 	double best_value;
 } tune_ctx;
@@ -112,6 +115,29 @@ static int point_of(const rt_space *s, const int *idx, const rt_tune_workload *t
 }
 
 /*
+ * Two pin policies that bind the same PUs (every policy, when the threads
+ * fill the machine) are one point: only the first in the space's order runs.
+ */
+static int same_pus_as_earlier_pin(const tune_ctx *c, const rt_space *s, const int *idx,
+				   const rt_point *pt)
+{
+	int p = rt_space_find(s, "pin");
+	if (p < 0 || !c->topo || idx[p] == 0)
+		return 0;
+	int n = pt->threads + pt->workers, same = 0;
+	hwloc_bitmap_t mine = hwloc_bitmap_alloc(), other = hwloc_bitmap_alloc();
+	if (mine && other && rt_pin_cpuset(c->topo, pt->pin, n, mine) == RT_OK)
+		for (int v = 0; v < idx[p] && !same; v++) {
+			int pin = rt_pin_parse(rt_space_str_at(s, p, v));
+			same = pin >= 0 && rt_pin_cpuset(c->topo, (rt_pin)pin, n, other) == RT_OK &&
+			       hwloc_bitmap_isequal(mine, other);
+		}
+	hwloc_bitmap_free(mine);
+	hwloc_bitmap_free(other);
+	return same;
+}
+
+/*
  * A point can run here when its backend is available and offers its
  * precision, threads + workers fit the usable cores, the workload accepts it
  * and its memory fits the device.
@@ -129,6 +155,8 @@ static int feasible(const rt_space *s, const int *idx, void *user)
 	if (!(a->dev[pt.device].precisions & RT_PREC_BIT(pt.precision)))
 		return 0;
 	if (pt.threads + pt.workers > c->run->usable_cores)
+		return 0;
+	if (same_pus_as_earlier_pin(c, s, idx, &pt))
 		return 0;
 	if (c->twl->w->check(&pt, &sh, NULL, 0))
 		return 0;
@@ -184,6 +212,9 @@ static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_
 	rt_measurement m;
 	const rt_journal_record *rec =
 		rt_journal_find(c->reuse, c->nreuse, c->run->fingerprint, w, &t->sh, &t->pt);
+	/* a crash or a timeout may have been the machine's mood: measure again */
+	if (rec && !rec->m.feasible && !strstr(rec->m.reason, "needs "))
+		rec = NULL;
 	if (rec) {
 		if (rt_journal_record_measurement(rec, &m))
 			return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
@@ -276,16 +307,30 @@ static int apply_shape(const rt_tune_opts *o, rt_tune_workload *twl, unsigned *u
 	return RT_OK;
 }
 
-/* Checks that every parameter of the space is a knob of the workload. */
+/* Checks that every value of every parameter of the space is a valid knob of the workload. */
 static int check_space(tune_ctx *c, char *err, size_t errlen)
 {
-	int idx[RT_SPACE_MAX_PARAMS] = {0};
-	rt_point pt;
-	rt_shape sh;
+	const rt_space *s = c->twl->space;
+	const rt_workload *w = c->twl->w;
+	const char *where = c->o->space_file ? c->o->space_file : w->name;
 	char why[RT_ERRLEN];
-	if (point_of(c->twl->space, idx, c->twl, &pt, &sh, why, sizeof why))
-		return rt_fail(err, errlen, RT_EINVAL, "%s space: %s",
-			       c->o->space_file ? c->o->space_file : c->twl->w->name, why);
+	for (int p = 0; p < rt_space_nparams(s); p++) {
+		const char *name = rt_space_name(s, p);
+		if ((!strcmp(name, "batch") && !(w->knobs & RT_KNOB_BATCH)) ||
+		    (!strcmp(name, "workers") && !(w->knobs & RT_KNOB_WORKERS)))
+			return rt_fail(err, errlen, RT_EINVAL,
+				       "%s: %s does not read '%s': searching it wastes trials",
+				       where, w->name, name);
+	}
+	for (int p = 0; p < rt_space_nparams(s); p++)
+		for (int v = 0; v < rt_space_size(s, p); v++) {
+			int idx[RT_SPACE_MAX_PARAMS] = {0};
+			rt_point pt;
+			rt_shape sh;
+			idx[p] = v;
+			if (point_of(s, idx, c->twl, &pt, &sh, why, sizeof why))
+				return rt_fail(err, errlen, RT_EINVAL, "%s: %s", where, why);
+		}
 	return RT_OK;
 }
 
@@ -360,9 +405,17 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 		if (!w)
 			return rt_fail(err, errlen, RT_EINVAL,
 				       "unknown workload '%s' (gemm, transformer, ppo)", o->workloads[i]);
+		for (int k = 0; k < run->nwl; k++)
+			if (run->wl[k].w == w)
+				return rt_fail(err, errlen, RT_EINVAL, "workload '%s' given twice",
+					       w->name);
 		rt_tune_workload *twl = &run->wl[run->nwl++];
 		twl->w = w;
 		int rc = apply_shape(o, twl, &used, err, errlen);
+		rt_point pt;
+		rt_point_default(&pt);
+		if (rc == RT_OK && (rc = w->check(&pt, &twl->shape, err, errlen)))
+			return rc;
 		if (rc)
 			return rc;
 		if ((rc = rt_space_for(w->name, o->space_file, run->usable_cores, &twl->space, err,
@@ -393,6 +446,11 @@ static int probe(rt_tune_run *run, char *err, size_t errlen)
 }
 
 /* A short square-GEMM crossover sweep, its analysis kept as YAML text. */
+static int stop_requested(void)
+{
+	return interrupted;
+}
+
 static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budget,
 			   rt_progress *progress)
 {
@@ -402,7 +460,10 @@ static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budge
 			       .usable_cores = run->usable_cores,
 			       .seconds_per_point = budget / 40 < 0.05 ? 0.05 : budget / 40,
 			       .max_n = 1024,
-			       .quiet = 1};
+			       .quiet = 1,
+			       .deadline = rt_now() + budget,
+			       .stop = stop_requested,
+			       .machine = &run->machine};
 	rt_xo_shape shape = {0};
 	rt_xo_data d;
 	char skipped[1024], err[RT_ERRLEN], note[8];
@@ -443,22 +504,35 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		rc = open_journal(o, run, &journal, &reuse, &nreuse, err, errlen);
 	if (rc)
 		goto out;
+	/* the crossover's share is kept back; the workloads share the rest */
 	double xo_budget = o->crossover ? CROSSOVER_SHARE * o->budget_s : 0;
 	double weights = 0;
 	for (int i = 0; i < run->nwl; i++)
 		weights += workload_weight(run->wl[i].w->name);
+	hwloc_topology_t topo = NULL;
+	if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo)) {
+		hwloc_topology_destroy(topo);
+		topo = NULL;
+	}
 	for (int i = 0; i < run->nwl && !rc && !interrupted; i++) {
 		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o, .progress = progress,
-			      .journal = journal, .reuse = reuse, .nreuse = nreuse};
+			      .journal = journal, .reuse = reuse, .nreuse = nreuse, .topo = topo};
 		double left = o->budget_s - xo_budget - (rt_now() - t0);
 		double budget = left * workload_weight(c.twl->w->name) / weights;
 		weights -= workload_weight(c.twl->w->name);
 		rc = check_space(&c, err, errlen);
-		if (!rc)
-			rc = search_workload(&c, budget > 1 ? budget : 1, err, errlen);
+		if (!rc && budget < MIN_SEARCH_S) {
+			c.twl->status = RT_EINFEASIBLE;
+			snprintf(c.twl->note, sizeof c.twl->note, "no time left in the budget");
+		} else if (!rc) {
+			rc = search_workload(&c, budget, err, errlen);
+		}
 	}
-	if (!rc && !interrupted && xo_budget > 0)
-		tune_crossover(o, run, o->budget_s - (rt_now() - t0), progress);
+	if (topo)
+		hwloc_topology_destroy(topo);
+	double left = o->budget_s - (rt_now() - t0);
+	if (!rc && !interrupted && xo_budget > 0 && left >= MIN_SEARCH_S)
+		tune_crossover(o, run, left, progress);
 	run->interrupted = interrupted;
 out:
 	rt_progress_done(progress);
@@ -466,6 +540,14 @@ out:
 	rt_journal_records_free(reuse, nreuse);
 	run->seconds = rt_now() - t0;
 	return rc;
+}
+
+int rt_tune_recommends(const rt_tune_run *run)
+{
+	for (int i = 0; i < run->nwl; i++)
+		if (run->wl[i].status == RT_OK && run->wl[i].result && run->wl[i].result->best >= 0)
+			return 1;
+	return 0;
 }
 
 void rt_tune_run_free(rt_tune_run *run)

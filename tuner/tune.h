@@ -89,6 +89,9 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	    size_t errlen);
 void rt_tune_run_free(rt_tune_run *run);
 
+/* Whether any workload of the run got a recommendation. */
+int rt_tune_recommends(const rt_tune_run *run);
+
 /* Asks a running rt_tune to stop after the current trial (async-signal-safe). */
 void rt_tune_interrupt(void);
 

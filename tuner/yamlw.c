@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../common/rt.h"
 
@@ -75,13 +76,39 @@ void rt_yw_end_seq(rt_yw *w)
 	emit(w, &ev, yaml_sequence_end_event_initialize(&ev));
 }
 
-/* plain: 1 lets libyaml choose plain style (numbers), 0 quotes when needed. */
+/*
+ * Whether a plain scalar s would load as something other than a string in
+ * YAML 1.1 (PyYAML) or 1.2: a number ("2", "0123", ".5", "1e3"), a boolean
+ * (yes, no, on, off, true, false; not y and n, which PyYAML reads as
+ * strings), null ("", "~", "null").
+ */
+static int resolves_to_non_string(const char *s)
+{
+	static const char *const words[] = {"yes", "no", "true", "false",
+					    "on", "off", "null", "~"};
+	if (!*s)
+		return 1;
+	for (size_t i = 0; i < RT_COUNT(words); i++)
+		if (!strcasecmp(s, words[i]))
+			return 1;
+	char *end;
+	strtod(s, &end);
+	return *end == '\0' || strspn(s, "0123456789abcdefxABCDEFX_:.+-") == strlen(s);
+}
+
+/*
+ * plain: 1 for numbers and keywords the caller means as such; 0 for text,
+ * which is quoted whenever it would otherwise load as a number, a boolean
+ * or null (an env var "2", a fingerprint "0123abcd...", a host "on").
+ */
 static void scalar(rt_yw *w, const char *s, int plain)
 {
+	yaml_scalar_style_t style = plain			     ? YAML_PLAIN_SCALAR_STYLE
+				    : resolves_to_non_string(s) ? YAML_SINGLE_QUOTED_SCALAR_STYLE
+								: YAML_ANY_SCALAR_STYLE;
 	yaml_event_t ev;
-	emit(w, &ev, yaml_scalar_event_initialize(
-			     &ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), 1, 1,
-			     plain ? YAML_PLAIN_SCALAR_STYLE : YAML_ANY_SCALAR_STYLE));
+	emit(w, &ev, yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
+						  (int)strlen(s), 1, 1, style));
 }
 
 void rt_yw_str(rt_yw *w, const char *s)

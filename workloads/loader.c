@@ -12,6 +12,14 @@
 
 const char *const rt_backend_names[RT_NBACKENDS] = { "cpu", "cuda", "hip" };
 
+int rt_backend_known(const char *name)
+{
+	for (int i = 0; i < RT_NBACKENDS; i++)
+		if (!strcmp(rt_backend_names[i], name))
+			return 1;
+	return 0;
+}
+
 /* The operations a table must provide; utilization and last_error are optional. */
 static const struct {
 	const char *name;

@@ -22,6 +22,9 @@
 #define RT_NBACKENDS 3
 extern const char *const rt_backend_names[RT_NBACKENDS];
 
+/* 1 if name is one of rt_backend_names. */
+int rt_backend_known(const char *name);
+
 /*
  * Loads librigtune_<name>.so and checks its table. On success *ops is the
  * table and *handle the library, to be passed to rt_backend_unload() once

@@ -1,0 +1,58 @@
+/* The YAML writer: text that would load as another type is quoted; numbers are not. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../tuner/yamlw.h"
+#include "yaml_lookup.h"
+
+static char *emit_pairs(void)
+{
+	rt_yw w;
+	assert_int_equal(rt_yw_init(&w), 0);
+	rt_yw_map(&w, 0);
+	rt_yw_kstr(&w, "threads_text", "2");
+	rt_yw_kstr(&w, "host", "on");
+	rt_yw_kstr(&w, "hex", "0123456789abcdef");
+	rt_yw_kstr(&w, "empty", "");
+	rt_yw_kstr(&w, "name", "fp32");
+	rt_yw_kstr(&w, "n", "n");
+	rt_yw_kint(&w, "count", 3);
+	rt_yw_knum(&w, "ratio", 0.5, 3);
+	rt_yw_end_map(&w);
+	char *text, err[128];
+	size_t len;
+	assert_int_equal(rt_yw_finish(&w, &text, &len, err, sizeof err), 0);
+	return text;
+}
+
+static void test_quoting(void **state)
+{
+	(void)state;
+	char *text = emit_pairs();
+	assert_non_null(strstr(text, "threads_text: '2'\n"));
+	assert_non_null(strstr(text, "host: 'on'\n"));
+	assert_non_null(strstr(text, "hex: '0123456789abcdef'\n"));
+	assert_non_null(strstr(text, "empty: ''\n"));
+	assert_non_null(strstr(text, "name: fp32\n"));
+	assert_non_null(strstr(text, "n: n\n"));
+	assert_non_null(strstr(text, "count: 3\n"));
+	assert_non_null(strstr(text, "ratio: 0.5\n"));
+	yaml_document_t doc;
+	assert_int_equal(yl_load(&doc, text), 0);
+	assert_string_equal(yl_str(&doc, "threads_text"), "2");
+	assert_string_equal(yl_str(&doc, "hex"), "0123456789abcdef");
+	yaml_document_delete(&doc);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quoting),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
