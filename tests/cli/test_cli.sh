@@ -47,5 +47,5 @@ expect_exit 2 "bench: bad --seconds" $R bench gemm --seconds -1
 echo "keep" >"$TMP/keep.yaml"
 expect_exit 2 "bench: bad input leaves -o untouched" $R bench gemm m=0 -o "$TMP/keep.yaml"
 expect_grep "^keep$" "$TMP/keep.yaml" "the existing file survives"
-expect_exit 3 "bench: an unavailable backend is a run-time failure" $R bench gemm backend=cuda m=64 n=64 k=64
+RIGTUNE_BACKEND_PATH=$TMP expect_exit 3 "bench: an unavailable backend is a run-time failure" $R bench gemm backend=cuda m=64 n=64 k=64
 expect_grep "infeasible: .*cuda" "$TMP/err" "and says why"

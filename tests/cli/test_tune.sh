@@ -67,5 +67,14 @@ expect_exit 2 "a missing space file" $R tune --workload gemm --space none.yaml -
 expect_exit 2 "unknown strategy" $R tune --strategy magic -o keep.yaml
 expect_exit 2 "unknown workload" $R tune --workload resnet -o keep.yaml
 expect_exit 2 "a --shape key no workload has" $R tune --workload gemm --shape d_model=768 -o keep.yaml
-expect_exit 3 "no available backend is a run-time failure" $R tune --backend cuda -o keep.yaml
+expect_exit 2 "a workload given twice" $R tune --workload gemm,gemm -o keep.yaml
+expect_exit 2 "a --shape the workload rejects" $R tune --workload transformer --shape d_model=768,heads=5 -o keep.yaml
+expect_grep "not a multiple of heads" "$TMP/err" "with the workload's reason"
+expect_exit 2 "an unknown backend" $R tune --backend tpu -o keep.yaml
+printf 'workload: ppo\nparams:\n  batch: [8, 16]\n' >bad4.yaml
+expect_exit 2 "a knob the workload does not read" $R tune --workload ppo --space bad4.yaml -o keep.yaml
+printf 'workload: gemm\nparams:\n  backend: [cdua]\n' >bad5.yaml
+expect_exit 2 "a misspelt backend in a space file" $R tune --workload gemm --space bad5.yaml -o keep.yaml
+expect_grep "bad5.yaml:3:" "$TMP/err" "names the line"
+RIGTUNE_BACKEND_PATH=$TMP expect_exit 3 "no available backend is a run-time failure" $R tune --backend cuda -o keep.yaml
 expect_grep "^keep me$" keep.yaml "a failed tune leaves the existing config intact"
