@@ -1,7 +1,7 @@
 /*
  * cli.h: the command-line surface. rt_cli_main dispatches on the command
  * name through one table; each command parses its own options and returns
- * the process exit status (0 ok, 1 regression found, 2 bad usage or input,
+ * the process exit status (0 ok, 2 bad usage or input,
  * 3 failure at run time).
  */
 #ifndef RT_CLI_H
@@ -9,7 +9,7 @@
 
 #define RT_VERSION "0.1.0"
 
-enum { RT_EXIT_OK = 0, RT_EXIT_REGRESSION = 1, RT_EXIT_USAGE = 2, RT_EXIT_RUNTIME = 3 };
+enum { RT_EXIT_OK = 0, RT_EXIT_USAGE = 2, RT_EXIT_RUNTIME = 3, RT_EXIT_INTERRUPTED = 130 };
 
 typedef struct rt_command {
 	const char *name;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "measure.h"
@@ -21,6 +22,8 @@ static const char bench_usage[] =
 	"same point measured in the same run, and the fraction of it they reach.\n\n"
 	"Point keys: backend=cpu|cuda|hip device=N precision=fp64|fp32|tf32|bf16|fp16\n"
 	"            batch=N threads=N workers=N pin=none|compact|spread|pcores\n"
+	"            (defaults: cpu, device 0, fp32, batch 32, 1 thread, 0 workers, compact;\n"
+	"            gemm reads neither batch nor workers, ppo not batch)\n"
 	"Shape keys: gemm: m n k; transformer: d_model heads seq_len d_ff layers prep_us;\n"
 	"            ppo: num_envs stocks rollout minibatch epochs\n\n"
 	"  --seconds S         sampling time cap (default 5)\n"
@@ -109,9 +112,12 @@ static int run_bench(int argc, char **argv)
 		return rt_usage_error("bench", "%s", err);
 	mo.timeout_s = mo.time_cap_s * 3 + 60;
 
-	fprintf(stderr, "rigtune: measuring %s on %s (%s, batch %d, %d threads, %d workers)...\n",
-		w->name, pt.backend, rt_precision_name(pt.precision), pt.batch, pt.threads,
-		pt.workers);
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (pt.threads + pt.workers > cores)
+		fprintf(stderr, "rigtune: warning: %d threads + %d workers oversubscribe the %ld "
+				"CPUs of this machine\n", pt.threads, pt.workers, cores);
+	fprintf(stderr, "rigtune: measuring %s on %s (%s, %d thread%s)...\n", w->name, pt.backend,
+		rt_precision_name(pt.precision), pt.threads, pt.threads == 1 ? "" : "s");
 	rt_measurement m;
 	rc = rt_measure(w, &pt, &sh, &mo, &m, err, sizeof err);
 	if (rc) {

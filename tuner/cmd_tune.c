@@ -162,7 +162,7 @@ static int run_tune(int argc, char **argv)
 	rt_tune_run_free(run);
 	free(run);
 	if (rc == RT_OK && interrupted)
-		return 130;
+		return RT_EXIT_INTERRUPTED;
 	return rt_exit_code(rc);
 }
 

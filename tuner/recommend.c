@@ -69,6 +69,14 @@ static void emit_env(rt_yw *w, const rt_point *pt)
 					   "NUMEXPR_NUM_THREADS"};
 	for (size_t i = 0; i < RT_COUNT(vars); i++)
 		rt_yw_kstr(w, vars[i], v);
+	/* the pin policy, as OpenMP runtimes (and OpenBLAS built with OpenMP) read it */
+	static const char *const bind[RT_NPIN] = {
+		[RT_PIN_NONE] = "false", [RT_PIN_COMPACT] = "close",
+		[RT_PIN_SPREAD] = "spread", [RT_PIN_PCORES] = "close",
+	};
+	rt_yw_kstr(w, "OMP_PROC_BIND", bind[pt->pin]);
+	if (pt->pin != RT_PIN_NONE)
+		rt_yw_kstr(w, "OMP_PLACES", "cores");
 	rt_yw_end_map(w);
 }
 
