@@ -560,6 +560,10 @@ int rt_fit_min_batch(double n_star, double seq_len, const rt_step_gemm *g, size_
 			which = i;
 		}
 	}
+	/* an extrapolated n* can ask for more than a long holds: say so, not UB */
+	if (!(need < 9.2e18))
+		return rt_fail(err, errlen, RT_EINVAL, "the batch needed is beyond any machine (%g)",
+			       need);
 	*batch = need < 1 ? 1 : (long)need;
 	if (binding)
 		*binding = which;

@@ -25,6 +25,10 @@ static double *sorted_copy(const double *x, size_t n)
 
 static double quantile_sorted(const double *s, size_t n, double q)
 {
+	if (!(q >= 0)) /* NaN too */
+		q = 0;
+	if (q > 1)
+		q = 1;
 	double h = q * (double)(n - 1);
 	size_t i = (size_t)floor(h);
 	if (i + 1 >= n)

@@ -450,7 +450,8 @@ static void emit_thread_curves(rt_yw *w, const fitted *f, size_t one, size_t man
 	rt_yw_kstr(w, "backend", parse_label(cn->backend).base);
 	rt_yw_kstr(w, "precision", cn->precision);
 	rt_yw_kint(w, "threads", threads[1]);
-	if (rt_fit_threads_pay_from(&f->fit[one], &f->fit[many], &n_from, NULL, err, sizeof err)) {
+	rt_crossover cx;
+	if (rt_fit_threads_pay_from(&f->fit[one], &f->fit[many], &n_from, &cx, err, sizeof err)) {
 		rt_yw_kstr(w, "error", err);
 		rt_yw_end_map(w);
 		return;
@@ -459,8 +460,11 @@ static void emit_thread_curves(rt_yw *w, const fitted *f, size_t one, size_t man
 		snprintf(s, sizeof s, "%d threads never beat 1 thread in the measured range",
 			 threads[1]);
 	} else {
+		int extrapolated = n_from < cx.range_lo || n_from > cx.range_hi;
 		rt_yw_knum(w, "pays_from_n", n_from, 5);
-		snprintf(s, sizeof s, "%d threads beat 1 thread from n=%.0f", threads[1], n_from);
+		rt_yw_kbool(w, "extrapolated", extrapolated);
+		snprintf(s, sizeof s, "%d threads beat 1 thread from n=%.0f%s", threads[1], n_from,
+			 extrapolated ? " (extrapolated beyond the measured range)" : "");
 	}
 	rt_yw_kstr(w, "summary", s);
 	rt_fit fits[2] = {f->fit[one], f->fit[many]};
