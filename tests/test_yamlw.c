@@ -16,7 +16,9 @@ static char *emit_pairs(void)
 	rt_yw_map(&w, 0);
 	rt_yw_kstr(&w, "threads_text", "2");
 	rt_yw_kstr(&w, "host", "on");
-	rt_yw_kstr(&w, "hex", "0123456789abcdef");
+	rt_yw_kstr(&w, "digits", "0123456789012345");
+	rt_yw_kstr(&w, "hex", "9b685717497a9a80");
+	rt_yw_kstr(&w, "key", "d_ff");
 	rt_yw_kstr(&w, "empty", "");
 	rt_yw_kstr(&w, "name", "fp32");
 	rt_yw_kstr(&w, "n", "n");
@@ -35,7 +37,9 @@ static void test_quoting(void **state)
 	char *text = emit_pairs();
 	assert_non_null(strstr(text, "threads_text: '2'\n"));
 	assert_non_null(strstr(text, "host: 'on'\n"));
-	assert_non_null(strstr(text, "hex: '0123456789abcdef'\n"));
+	assert_non_null(strstr(text, "digits: '0123456789012345'\n"));
+	assert_non_null(strstr(text, "hex: 9b685717497a9a80\n"));
+	assert_non_null(strstr(text, "key: d_ff\n"));
 	assert_non_null(strstr(text, "empty: ''\n"));
 	assert_non_null(strstr(text, "name: fp32\n"));
 	assert_non_null(strstr(text, "n: n\n"));
@@ -44,7 +48,7 @@ static void test_quoting(void **state)
 	yaml_document_t doc;
 	assert_int_equal(yl_load(&doc, text), 0);
 	assert_string_equal(yl_str(&doc, "threads_text"), "2");
-	assert_string_equal(yl_str(&doc, "hex"), "0123456789abcdef");
+	assert_string_equal(yl_str(&doc, "digits"), "0123456789012345");
 	yaml_document_delete(&doc);
 	free(text);
 }

@@ -92,8 +92,9 @@ static int resolves_to_non_string(const char *s)
 		if (!strcasecmp(s, words[i]))
 			return 1;
 	char *end;
-	strtod(s, &end);
-	return *end == '\0' || strspn(s, "0123456789abcdefxABCDEFX_:.+-") == strlen(s);
+	strtod(s, &end); /* decimal, 0x hex, exponents */
+	/* YAML 1.1 also reads 1_000 and 1:20 (base 60) as numbers */
+	return *end == '\0' || (strspn(s, "0123456789_:.+-") == strlen(s) && strpbrk(s, "0123456789"));
 }
 
 /*

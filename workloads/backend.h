@@ -186,6 +186,19 @@ typedef struct rt_backend_ops {
 	const char *(*last_error)(rt_ctx *ctx);
 } rt_backend_ops;
 
+/*
+ * RT_EUNAVAIL ("cuda device 0 does not offer bf16 GEMMs") unless device dev
+ * of be offers GEMMs in precision p; the device query's failure otherwise.
+ */
+int rt_backend_require_precision(const rt_backend_ops *be, int dev, rt_precision p, char *err,
+				 size_t errlen);
+
+/*
+ * The backend's own words on its last failure ("cublasGemmEx:
+ * CUBLAS_STATUS_NOT_SUPPORTED"), "" when it keeps none: for messages.
+ */
+const char *rt_backend_why(const rt_backend_ops *be, rt_ctx *ctx);
+
 /* The one function a plugin exports under RT_BACKEND_SYMBOL. */
 typedef const rt_backend_ops *(*rt_backend_entry_fn)(void);
 

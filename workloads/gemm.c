@@ -101,7 +101,9 @@ static int gemm_setup(const rt_point *pt, const rt_shape *sh, const rt_backend_o
 	s->m = (int)sh->v[KEY_M];
 	s->n = (int)sh->v[KEY_N];
 	s->k = (int)sh->v[KEY_K];
-	int rc = be->open(pt->device, pt->threads, &s->ctx, err, errlen);
+	int rc = rt_backend_require_precision(be, pt->device, pt->precision, err, errlen);
+	if (rc == RT_OK)
+		rc = be->open(pt->device, pt->threads, &s->ctx, err, errlen);
 	if (rc)
 		goto fail;
 	uint64_t total, avail, need = gemm_mem_bytes(pt, sh);
@@ -156,8 +158,8 @@ static int gemm_step(void *state, rt_step_result *out, char *err, size_t errlen)
 	if (rc == RT_OK)
 		rc = be->synchronize(s->ctx);
 	if (rc)
-		return rt_fail(err, errlen, rc, "gemm %dx%dx%d in %s failed", s->m, s->n,
-			       s->k, rt_precision_name(s->prec));
+		return rt_fail(err, errlen, rc, "gemm %dx%dx%d in %s failed: %s", s->m, s->n,
+			       s->k, rt_precision_name(s->prec), rt_backend_why(be, s->ctx));
 	double t2 = rt_now();
 	if (s->transfer && (rc = be->download(s->ctx, s->host[2], s->c, s->bytes[2])))
 		return rt_fail(err, errlen, rc, "download of the product failed");

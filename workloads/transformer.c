@@ -716,9 +716,9 @@ static int train_pass(struct tf *s, int update, char *err, size_t errlen)
 		rc = enter(s, PH_NONE);
 	if (rc)
 		return rt_fail(err, errlen, rc, "transformer step: a backend operation failed "
-			       "in the %s phase (%s)",
+			       "in the %s phase (%s) %s",
 			       failed_in < NPH ? phase_names[failed_in] : "final",
-			       rt_strstatus(rc));
+			       rt_strstatus(rc), rt_backend_why(s->be, s->ctx));
 	return 0;
 }
 
@@ -874,14 +874,8 @@ static int open_device(struct tf *s, const rt_point *pt, const rt_shape *sh, cha
 		       size_t errlen)
 {
 	const rt_backend_ops *be = s->be;
-	rt_device_info info;
-	memset(&info, 0, sizeof info);
-	int rc = be->device_info(pt->device, &info);
-	if (rc)
-		return rt_fail(err, errlen, rc, "cannot query %s device %d", be->name, pt->device);
-	if (!(info.precisions & RT_PREC_BIT(pt->precision)))
-		return rt_fail(err, errlen, RT_EINVAL, "%s device %d does not offer %s GEMMs",
-			       be->name, pt->device, rt_precision_name(pt->precision));
+	int rc;
+	TRY(rt_backend_require_precision(be, pt->device, pt->precision, err, errlen));
 	TRY(be->open(pt->device, pt->threads, &s->ctx, err, errlen));
 	uint64_t total = 0, avail = 0, need = tf_mem_bytes(pt, sh);
 	rc = be->mem_info(s->ctx, &total, &avail);
