@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,6 +52,26 @@ int rt_write_all(int fd, const void *data, size_t n)
 		n -= (size_t)k;
 	}
 	return 0;
+}
+
+int rt_meminfo_bytes(const char *key, uint64_t *bytes)
+{
+	char line[256];
+	size_t klen = strlen(key);
+	int rc = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return -1;
+	while (rc && fgets(line, sizeof line, f)) {
+		unsigned long long kb;
+		if (!strncmp(line, key, klen) && line[klen] == ':' &&
+		    sscanf(line + klen + 1, "%llu", &kb) == 1) {
+			*bytes = (uint64_t)kb * 1024;
+			rc = 0;
+		}
+	}
+	fclose(f);
+	return rc;
 }
 
 double rt_now(void)

@@ -42,6 +42,12 @@ int rt_exit_code(int code);
 /* Writes all n bytes to fd, retrying short writes and EINTR; 0 or -1 (errno set). */
 int rt_write_all(int fd, const void *data, size_t n);
 
+/*
+ * A "Key:   123 kB" line of /proc/meminfo in bytes into *bytes (MemTotal,
+ * MemAvailable); 0, or -1 when the file or the key is not there.
+ */
+int rt_meminfo_bytes(const char *key, uint64_t *bytes);
+
 /* Monotonic wall clock in seconds. */
 double rt_now(void);
 

@@ -66,22 +66,7 @@ static int append_doc(rt_journal *j, const char *text, size_t len, char *err, si
 		buf[4 + len] = '\n';
 	memcpy(buf + total - 4, "...\n", 4);
 
-	const char *p = buf;
-	size_t left = total;
-	int bad = 0;
-	while (left && !bad) {
-		ssize_t n = write(j->fd, p, left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			bad = 1;
-			break;
-		}
-		p += n;
-		left -= (size_t)n;
-	}
-	if (!bad && fsync(j->fd))
-		bad = 1;
+	int bad = rt_write_all(j->fd, buf, total) || fsync(j->fd);
 	int saved = errno;
 	free(buf);
 	if (bad) {

@@ -42,24 +42,6 @@ static int read_khz_as_mhz(const char *path)
 	return read_line(path, b, sizeof b) ? 0 : atoi(b) / 1000;
 }
 
-/* A "Key:   123 kB" line of /proc/meminfo, in bytes; 0 if absent. */
-static uint64_t meminfo_bytes(const char *key)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return 0;
-	char line[256];
-	uint64_t v = 0;
-	size_t klen = strlen(key);
-	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, key, klen) && line[klen] == ':') {
-			v = strtoull(line + klen + 1, NULL, 10) * 1024;
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
 static void probe_os_release(rt_machine *m)
 {
 	FILE *f = fopen("/etc/os-release", "r");
@@ -92,8 +74,8 @@ static void probe_live(rt_machine *m)
 		  sizeof m->governor);
 	m->freq_min_mhz = read_khz_as_mhz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_min_freq");
 	m->freq_max_mhz = read_khz_as_mhz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
-	m->mem_total = meminfo_bytes("MemTotal");
-	m->mem_available = meminfo_bytes("MemAvailable");
+	rt_meminfo_bytes("MemTotal", &m->mem_total);
+	rt_meminfo_bytes("MemAvailable", &m->mem_available);
 }
 
 static uint64_t cache_size(hwloc_topology_t t, hwloc_obj_type_t type)

@@ -115,17 +115,3 @@ int rt_params_apply(const rt_workload *w, const char *arg, rt_point *pt, rt_shap
 		return unknown_key(w, key, err, errlen);
 	return set_long(key, val, w->keys[k].min, w->keys[k].max, &sh->v[k], err, errlen);
 }
-
-int rt_params_apply_list(const rt_workload *w, const char *list, rt_point *pt,
-			 rt_shape *sh, char *err, size_t errlen)
-{
-	char *copy = strdup(list), *save = NULL;
-	if (!copy)
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-	int rc = RT_OK;
-	for (char *tok = strtok_r(copy, ",", &save); tok && rc == RT_OK;
-	     tok = strtok_r(NULL, ",", &save))
-		rc = rt_params_apply(w, tok, pt, sh, err, errlen);
-	free(copy);
-	return rc;
-}

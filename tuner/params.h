@@ -15,10 +15,6 @@
 int rt_params_apply(const rt_workload *w, const char *arg, rt_point *pt, rt_shape *sh,
 		    char *err, size_t errlen);
 
-/* Applies a comma-separated list "k=v,k=v" (the --shape option). */
-int rt_params_apply_list(const rt_workload *w, const char *list, rt_point *pt,
-			 rt_shape *sh, char *err, size_t errlen);
-
 /* Parses a whole decimal integer; RT_EINVAL unless all of s is a number. */
 int rt_parse_long(const char *s, long *out);
 /* Parses a finite decimal number; RT_EINVAL otherwise. */

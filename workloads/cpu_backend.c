@@ -51,36 +51,11 @@ static int cpu_init(char *err, size_t errlen)
 	return 1;
 }
 
-/*
- * Reads "Key:   value kB" from /proc/meminfo into *bytes; 0 or -1 when the
- * key is not there.
- */
-static int meminfo_bytes(const char *key, uint64_t *bytes)
-{
-	char line[256];
-	size_t klen = strlen(key);
-	int rc = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof line, f)) {
-		unsigned long long kb;
-		if (strncmp(line, key, klen) == 0 && line[klen] == ':' &&
-		    sscanf(line + klen + 1, "%llu", &kb) == 1) {
-			*bytes = (uint64_t)kb * 1024;
-			rc = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return rc;
-}
-
 /* Total and available memory: MemAvailable where the kernel has it, else sysinfo. */
 static int host_memory(uint64_t *total, uint64_t *free_bytes)
 {
 	struct sysinfo si;
-	if (meminfo_bytes("MemTotal", total) == 0 && meminfo_bytes("MemAvailable", free_bytes) == 0)
+	if (rt_meminfo_bytes("MemTotal", total) == 0 && rt_meminfo_bytes("MemAvailable", free_bytes) == 0)
 		return 0;
 	if (sysinfo(&si) != 0)
 		return RT_EIO;
