@@ -126,6 +126,31 @@ static int gpu_launched(rt_ctx *ctx, const char *kernel)
 
 #include "../gpu/kernels.cuh"
 
+/* Does nothing: whether its code loads tells whether this build runs on a device. */
+__global__ void k_arch_probe(void)
+{
+}
+
+/*
+ * A GPU older than the architectures this plugin was built for (or one no
+ * PTX can be compiled for) would fail every kernel; say so once, here.
+ */
+static int check_code_for(int dev, char *err, size_t errlen)
+{
+	cudaFuncAttributes a;
+	cudaDeviceProp p;
+	cudaError_t e = cudaSetDevice(dev);
+	if (e == cudaSuccess)
+		e = cudaFuncGetAttributes(&a, (const void *)k_arch_probe);
+	if (e == cudaSuccess)
+		return RT_OK;
+	int known = cudaGetDeviceProperties(&p, dev) == cudaSuccess;
+	return fail(err, errlen, RT_EUNAVAIL,
+		    "device %d (sm_%d%d) has no code in this build (sm_75, sm_80, sm_90, "
+		    "PTX 9.0): %s",
+		    dev, known ? p.major : 0, known ? p.minor : 0, cudaGetErrorString(e));
+}
+
 static int cuda_init(char *err, size_t errlen)
 {
 	int n = 0;
@@ -137,6 +162,11 @@ static int cuda_init(char *err, size_t errlen)
 	}
 	if (n == 0)
 		return fail(err, errlen, RT_EUNAVAIL, "no CUDA device");
+	for (int d = 0; d < n; d++) {
+		int rc = check_code_for(d, err, errlen);
+		if (rc)
+			return rc;
+	}
 	return n;
 }
 

@@ -101,6 +101,27 @@ static int gpu_launched(rt_ctx *ctx, const char *kernel)
 
 #include "../gpu/kernels.cuh"
 
+/* Does nothing: whether its code loads tells whether this build runs on a device. */
+__global__ void k_arch_probe(void)
+{
+}
+
+/* A GPU whose gfx target this plugin was not built for would fail every kernel. */
+static int check_code_for(int dev, char *err, size_t errlen)
+{
+	hipFuncAttributes a;
+	hipDeviceProp_t p;
+	hipError_t e = hipSetDevice(dev);
+	if (e == hipSuccess)
+		e = hipFuncGetAttributes(&a, (const void *)k_arch_probe);
+	if (e == hipSuccess)
+		return RT_OK;
+	int known = hipGetDeviceProperties(&p, dev) == hipSuccess;
+	return fail(err, errlen, RT_EUNAVAIL,
+		    "device %d (%s) has no code in this build (see HIP_ARCHS in the Makefile): %s",
+		    dev, known ? p.gcnArchName : "unknown arch", hipGetErrorString(e));
+}
+
 static int hip_init(char *err, size_t errlen)
 {
 	int n = 0;
@@ -112,6 +133,11 @@ static int hip_init(char *err, size_t errlen)
 	}
 	if (n == 0)
 		return fail(err, errlen, RT_EUNAVAIL, "no HIP device");
+	for (int d = 0; d < n; d++) {
+		int rc = check_code_for(d, err, errlen);
+		if (rc)
+			return rc;
+	}
 	return n;
 }
 
