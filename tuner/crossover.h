@@ -62,7 +62,8 @@ void rt_xo_data_free(rt_xo_data *d);
  * Fits and emits the `crossover:` mapping value into w. plot_svg, when not
  * NULL, also draws the square curves and their crossovers; *plot_note gets
  * what to tell the user about the plot ("" if nothing). Returns 0, or an
- * error of the fit (RT_EINVAL for unusable data) or of the plot (RT_EIO).
+ * error of the fit (RT_EINVAL for unusable data: nothing is emitted then)
+ * or of the plot (RT_EIO).
  */
 int rt_xo_analyze(rt_yw *w, const rt_xo_data *d, const rt_xo_shape *shape,
 		  const char *plot_svg, char *plot_note, size_t notelen, char *err,

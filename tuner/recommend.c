@@ -230,24 +230,19 @@ static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_worklo
 	rt_yw_end_map(w);
 }
 
-/* Re-indents a YAML mapping document (crossover analysis) under a key. */
-static void emit_crossover(rt_yw *w, const char *yaml)
+/* The crossover analysis of the sweep tune made, or null (not measured, or unusable). */
+static void emit_crossover(rt_yw *w, const rt_xo_data *d)
 {
-	yaml_parser_t p;
-	yaml_document_t doc;
+	rt_xo_shape shape = {0};
+	char note[8], err[RT_ERRLEN];
 	rt_yw_str(w, "crossover");
-	if (!yaml || !yaml_parser_initialize(&p)) {
+	if (!d->square) {
 		rt_yw_null(w);
 		return;
 	}
-	yaml_parser_set_input_string(&p, (const unsigned char *)yaml, strlen(yaml));
-	if (yaml_parser_load(&p, &doc) && yaml_document_get_root_node(&doc)) {
-		rt_yw_node(w, &doc, yaml_document_get_root_node(&doc));
-		yaml_document_delete(&doc);
-	} else {
+	/* the fits come first: when one fails, nothing has been emitted yet */
+	if (rt_xo_analyze(w, d, &shape, NULL, note, sizeof note, err, sizeof err))
 		rt_yw_null(w);
-	}
-	yaml_parser_delete(&p);
 }
 
 int rt_tune_emit(const rt_tune_run *run, const rt_tune_opts *o, char **text, size_t *len,
@@ -274,7 +269,7 @@ int rt_tune_emit(const rt_tune_run *run, const rt_tune_opts *o, char **text, siz
 	for (int i = 0; i < run->nwl; i++)
 		emit_workload(&w, run, &run->wl[i]);
 	rt_yw_end_map(&w);
-	emit_crossover(&w, run->crossover_yaml);
+	emit_crossover(&w, &run->crossover);
 	rt_yw_str(&w, "search");
 	rt_yw_map(&w, 0);
 	rt_yw_kstr(&w, "strategy", run->strategy);

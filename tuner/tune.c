@@ -445,7 +445,7 @@ static int probe(rt_tune_run *run, char *err, size_t errlen)
 	return RT_OK;
 }
 
-/* A short square-GEMM crossover sweep, its analysis kept as YAML text. */
+/* A short square-GEMM crossover sweep; the config emits its analysis. */
 static int stop_requested(void)
 {
 	return interrupted;
@@ -465,22 +465,10 @@ static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budge
 			       .stop = stop_requested,
 			       .machine = &run->machine};
 	rt_xo_shape shape = {0};
-	rt_xo_data d;
-	char skipped[1024], err[RT_ERRLEN], note[8];
+	char skipped[1024], err[RT_ERRLEN];
 	rt_progress_note(progress, "measuring the CPU/GPU and thread crossovers (%.0f s)", budget);
-	if (rt_xo_sweep(&xo, &shape, &d, skipped, sizeof skipped, err, sizeof err)) {
+	if (rt_xo_sweep(&xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err))
 		rt_progress_note(progress, "crossover skipped: %s", err);
-		return;
-	}
-	rt_yw w;
-	size_t len;
-	if (rt_yw_init(&w) == RT_OK) {
-		if (rt_xo_analyze(&w, &d, &shape, NULL, note, sizeof note, err, sizeof err) == RT_OK)
-			rt_yw_finish(&w, &run->crossover_yaml, &len, err, sizeof err);
-		else
-			rt_yw_discard(&w);
-	}
-	rt_xo_data_free(&d);
 }
 
 int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char *err,
@@ -557,6 +545,6 @@ void rt_tune_run_free(rt_tune_run *run)
 		rt_search_result_destroy(run->wl[i].result);
 		free(run->wl[i].trials);
 	}
-	free(run->crossover_yaml);
+	rt_xo_data_free(&run->crossover);
 	memset(run, 0, sizeof *run);
 }

@@ -18,6 +18,7 @@
 
 #include "../search/space.h"
 #include "../search/strategy.h"
+#include "crossover.h"
 #include "machine.h"
 #include "measure.h"
 #include "progress.h"
@@ -75,7 +76,7 @@ typedef struct rt_tune_run {
 	double seconds;
 	int interrupted;
 	const char *strategy;
-	char *crossover_yaml;      /* NULL when not measured */
+	rt_xo_data crossover;      /* the sweep's observations; square NULL when not measured */
 } rt_tune_run;
 
 /*
