@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,6 +374,7 @@ void rt_ppo_env_step_ref(rt_ppo_env *env, int e, const float *actions, float *re
  * the workers thus hold their cores for at most SPIN_SECONDS.
  */
 #define SPIN_SECONDS 200e-6
+#define YIELD_SECONDS 20e-6 /* spinning longer than this yields the core each turn */
 
 typedef void (*job_fn)(void *arg, int worker, int nworkers);
 
@@ -411,8 +413,13 @@ static void wait_job(rt_ppo_workers *g, unsigned seen)
 		    atomic_load(&g->stop))
 			return;
 		cpu_relax();
-		if ((i & 255) == 0 && rt_now() - t0 > SPIN_SECONDS)
+		if ((i & 255) != 0)
+			continue;
+		double dt = rt_now() - t0;
+		if (dt > SPIN_SECONDS)
 			break;
+		if (dt > YIELD_SECONDS)
+			sched_yield();
 	}
 	pthread_mutex_lock(&g->mu);
 	while (atomic_load_explicit(&g->gen, memory_order_acquire) == seen &&
@@ -487,6 +494,26 @@ static int workers_create(int n, rt_ppo_workers **out, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The caller waits for the other workers: spin, but past YIELD_SECONDS yield
+ * the core on every turn, so that a worker the OS preempted (more
+ * threads than cores) can finish instead of the caller burning its slice.
+ */
+static void wait_done(rt_ppo_workers *g)
+{
+	double t0 = 0.0;
+
+	for (unsigned i = 1; atomic_load_explicit(&g->pending, memory_order_acquire) > 0; i++) {
+		cpu_relax();
+		if ((i & 63) != 0)
+			continue;
+		if (t0 == 0.0)
+			t0 = rt_now();
+		else if (rt_now() - t0 > YIELD_SECONDS)
+			sched_yield();
+	}
+}
+
 /* Runs fn(arg, w, n) on every worker w and returns when all are done. */
 static void workers_run(rt_ppo_workers *g, job_fn fn, void *arg)
 {
@@ -498,8 +525,7 @@ static void workers_run(rt_ppo_workers *g, job_fn fn, void *arg)
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
 	fn(arg, 0, g->n);
-	while (atomic_load_explicit(&g->pending, memory_order_acquire) > 0)
-		cpu_relax();
+	wait_done(g);
 }
 
 typedef struct step_job {
