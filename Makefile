@@ -85,24 +85,35 @@ $(BUILD)/tests/plugins/librigtune_%.so: tests/plugins/%.c
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/librigtune.a
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-NVCC_FLAGS := -O2 -std=c++14 -Xcompiler -fPIC,-Wall -arch=sm_80 \
-	-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
-	-gencode arch=compute_90,code=compute_90
-$(BUILD)/librigtune_cuda.so: $(CUDA_SRCS) workloads/backend.h workloads/kernels.h
+# CUDA 13 builds sm_75 (Turing) and newer: machine code for Turing, Ampere
+# (sm_80, which also runs on sm_86/sm_89) and Hopper, plus compute_90 PTX that
+# the driver compiles for anything newer (Blackwell) on first load.
+NVCC_FLAGS := -O2 -std=c++20 -Xcompiler -fPIC,-Wall,-fvisibility=hidden \
+	-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
+	-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+GPU_DEPS := workloads/gpu/kernels.cuh workloads/backend.h workloads/kernels.h common/rt.h
+$(BUILD)/librigtune_cuda.so: $(CUDA_SRCS) $(GPU_DEPS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCC_FLAGS) -shared $(CUDA_SRCS) -o $@ -lcublas -ldl
 
-HIP_FLAGS := -O2 -fPIC -std=c++14 -Wall --offload-arch=gfx1100 --offload-arch=gfx90a
-$(BUILD)/librigtune_hip.so: $(HIP_SRCS) workloads/backend.h workloads/kernels.h
+# hipcc builds only for the targets its device libraries know: of RX 7900
+# (gfx1100), MI300 (gfx942), MI200 (gfx90a), MI100 (gfx908) and RX 6000
+# (gfx1030), keep those it accepts (Debian's ROCm 5.2 lacks gfx1100/gfx942).
+HIP_ARCHS ?= gfx1100 gfx942 gfx90a gfx908 gfx1030
+HIP_OFFLOAD = $(foreach a,$(HIP_ARCHS),$(shell $(HIPCC) -x hip --offload-arch=$(a) \
+	-c /dev/null -o /dev/null >/dev/null 2>&1 && echo --offload-arch=$(a)))
+HIP_FLAGS := -O2 -fPIC -std=c++20 -Wall -fvisibility=hidden
+$(BUILD)/librigtune_hip.so: $(HIP_SRCS) $(GPU_DEPS)
 	@mkdir -p $(@D)
-	$(HIPCC) $(HIP_FLAGS) -shared -x hip $(HIP_SRCS) -o $@ -ldl
+	$(HIPCC) $(HIP_FLAGS) $(HIP_OFFLOAD) -shared -x hip $(HIP_SRCS) -o $@ -ldl
 
 run: deps all
-	@mkdir -p configs results
-	$(BUILD)/rigtune tune --budget 60 -o configs/$$(hostname).yaml
-	@echo "configuration written to configs/$$(hostname).yaml"
+	$(BUILD)/rigtune tune --budget 60
 
-test: deps all $(TEST_BINS) $(TEST_PLUGINS) $(BENCH_BINS)
+# tests/gpu_check.c: a plugin against the CPU backend (scripts/gpu-check.sh).
+GPU_CHECK := $(BUILD)/tests/gpu_check
+
+test: deps all $(TEST_BINS) $(TEST_PLUGINS) $(BENCH_BINS) $(GPU_CHECK)
 	@BUILD=$(BUILD) tests/run.sh
 
 asan:
@@ -118,3 +129,6 @@ clean:
 	rm -rf build build-asan
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# The default spaces are embedded with .incbin: rebuild when they change.
+$(BUILD)/tuner/spaces.o: $(wildcard configs/space-*.yaml)

@@ -1,8 +1,10 @@
 #include "rt.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 int rt_fail(char *err, size_t errlen, int code, const char *fmt, ...)
 {
@@ -34,6 +36,21 @@ int rt_exit_code(int code)
 	if (code == RT_OK)
 		return 0;
 	return code == RT_EINVAL ? 2 : 3;
+}
+
+int rt_write_all(int fd, const void *data, size_t n)
+{
+	const char *p = data;
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
 }
 
 double rt_now(void)

@@ -39,6 +39,9 @@ const char *rt_strstatus(int code);
 /* The process exit status for a status code: 0, 2 for RT_EINVAL, else 3. */
 int rt_exit_code(int code);
 
+/* Writes all n bytes to fd, retrying short writes and EINTR; 0 or -1 (errno set). */
+int rt_write_all(int fd, const void *data, size_t n);
+
 /* Monotonic wall clock in seconds. */
 double rt_now(void);
 

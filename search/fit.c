@@ -237,6 +237,11 @@ int rt_fit_curve(const rt_series *s, rt_fit *fit, bool *outlier, char *err, size
 	fit->b = x[1];
 	fit->a = t_ref * x[0] * exp(-x[1] * log_nref);
 	fit->c = t_ref * x[2];
+	if (fit->b <= 1e-9) {
+		/* A flat curve: a*n^0 is a second constant, reported as part of c. */
+		fit->c += fit->a;
+		fit->a = 0;
+	}
 	fit->scale = residual_scale(&f, x, scratch);
 	fit->n_min = sorted[0];
 	fit->n_max = sorted[cnt - 1];

@@ -10,7 +10,10 @@
  * c being the fixed cost (launch, transfer latency, thread wake-up) and a*n^b
  * the work. The fit minimizes a Huber loss of the log-residuals
  * r_i = log(seconds_i) - log(t(n_i)): timing noise is multiplicative, and the
- * Huber loss keeps one slow warm-up sample from pulling the curve.
+ * Huber loss keeps one slow warm-up sample from pulling the curve. The
+ * Huber threshold is 1.345 robust sigmas, the sigma being 1.4826 * median|r_i|
+ * of a first, nearly-L1 fit (which needs no scale); an observation is an
+ * outlier when |r_i| > 3 sigmas of the final fit.
  *
  * This module knows no backend: curves are plain arrays, labels belong to the
  * caller. The caller owns every array passed in and every struct filled.

@@ -9,12 +9,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/rng.h"
 #include "../workloads/cpu_backend.h"
+#include "../workloads/kernels.h"
 #include "../workloads/pool.h"
 
 static const rt_backend_ops *ops;
@@ -396,6 +398,170 @@ static void test_elementwise_forward(void **state)
 		free(want);
 		ops->close(ctx);
 	}
+}
+
+/* ---- the fp32 tanh approximation against libm's double tanh ---- */
+
+enum { SWEEP_STEPS = 1 << 19 };
+
+/*
+ * Float values (as doubles) for the fp32 tanh tests, each followed by its
+ * negation: a grid of step 40 / SWEEP_STEPS over (0, 20], the powers of two
+ * from 1/2 down to the least subnormal, and special points (zero, around the
+ * clamp at |x| = 10, where tanh rounds to 1 in float, huge, infinite).
+ * *ngrid is how many lead the array and lie within [-20, 20].
+ */
+static double *tanh_sweep(size_t *n, size_t *ngrid)
+{
+	static const float special[] = {0.0f, 9.0f, 9.01f, 9.1f, 10.0f, 0x1.3ffffep+3f,
+					0x1.400002p+3f, 100.0f, 1e30f, FLT_MAX, INFINITY};
+	const size_t np2 = 149, ns = RT_COUNT(special);
+	double *x = malloc(2 * (SWEEP_STEPS + np2 + ns) * sizeof *x);
+	size_t k = 0;
+	assert_non_null(x);
+	for (size_t i = 1; i <= SWEEP_STEPS; i++)
+		x[k++] = (float)(20.0 * (double)i / SWEEP_STEPS);
+	for (size_t e = 1; e <= np2; e++)
+		x[k++] = ldexp(1.0, -(int)e);
+	*ngrid = 2 * k;
+	for (size_t i = 0; i < ns; i++)
+		x[k++] = special[i];
+	for (size_t i = k; i-- > 0;) {
+		x[2 * i] = x[i];
+		x[2 * i + 1] = -x[i];
+	}
+	*n = 2 * k;
+	return x;
+}
+
+/*
+ * tanh_fwd in fp32: within kernels.h's bound of tanh((double)x) everywhere,
+ * odd to the bit, +-0 kept, exactly +-1 from |x| = 9.1 on, NaN kept.
+ */
+static void test_tanh_f32_accuracy(void **state)
+{
+	size_t n, ngrid;
+	double *x = tanh_sweep(&n, &ngrid), *got, nan = NAN;
+	rt_ctx *ctx = open_cpu(2);
+	void *dx = to_dev(ctx, RT_F32, x, n), *dy = to_dev(ctx, RT_F32, x, n);
+	(void)state;
+
+	assert_int_equal(ops->tanh_fwd(ctx, RT_F32, n, dx, dy), 0);
+	got = from_dev(ctx, RT_F32, dy, n);
+	for (size_t i = 0; i < n; i++) {
+		const double want = tanh(x[i]);
+		if (!(fabs(got[i] - want) <= RT_TANH_F32_RTOL * fabs(want) + RT_TANH_F32_ATOL))
+			fail_msg("tanh_f32(%.9g) = %.9g, want %.9g", x[i], got[i], want);
+		if (i % 2 && !(got[i] == -got[i - 1] && !signbit(got[i]) == !signbit(x[i])))
+			fail_msg("tanh_f32(%.9g) = %.9g, tanh_f32(%.9g) = %.9g: not odd", x[i],
+				 got[i], x[i - 1], got[i - 1]);
+		if (fabs(x[i]) >= 9.1 && fabs(got[i]) != 1.0)
+			fail_msg("tanh_f32(%.9g) = %.9g, want +-1 exactly", x[i], got[i]);
+		/* a tiny x keeps its relative accuracy (the absolute bound would not see it) */
+		if (fabs(x[i]) < 1e-3 && x[i] != 0 && !(fabs(got[i] / x[i] - 1) < 1e-6))
+			fail_msg("tanh_f32(%.9g) = %.9g", x[i], got[i]);
+	}
+	/* the specials start with +0, -0 */
+	assert_true(got[ngrid] == 0.0 && !signbit(got[ngrid]));
+	assert_true(got[ngrid + 1] == 0.0 && signbit(got[ngrid + 1]));
+	free(got);
+
+	ops->free(ctx, dx);
+	dx = to_dev(ctx, RT_F32, &nan, 1);
+	assert_int_equal(ops->tanh_fwd(ctx, RT_F32, 1, dx, dy), 0);
+	assert_true(isnan(*(float *)dy));
+	ops->free(ctx, dx);
+	ops->free(ctx, dy);
+	free(x);
+	ops->close(ctx);
+}
+
+/*
+ * gelu in fp32 on the sweep's grid against gelu_ref in double. The bound
+ * is the tanh bound carried through 0.5 x (1 + tanh u) (a term of
+ * 0.5 |x| RT_TANH_F32_ATOL where 1 + tanh u cancels, for x < 0) plus float
+ * rounding of u and of the products: 4e-7 |gelu| + 0.5 |x| (1e-7 + 2e-7),
+ * and the float's least subnormal (0.5 x underflows for the least x); the
+ * measured maximum on this grid is a third of the bound.
+ */
+static void test_gelu_f32_accuracy(void **state)
+{
+	size_t n, ngrid;
+	double *x = tanh_sweep(&n, &ngrid), *got;
+	rt_ctx *ctx = open_cpu(2);
+	void *dx = to_dev(ctx, RT_F32, x, ngrid), *dy = to_dev(ctx, RT_F32, x, ngrid);
+	(void)state;
+
+	assert_int_equal(ops->gelu(ctx, RT_F32, ngrid, dx, dy), 0);
+	got = from_dev(ctx, RT_F32, dy, ngrid);
+	for (size_t i = 0; i < ngrid; i++) {
+		const double want = gelu_ref(x[i]);
+		const double bound = 4e-7 * fabs(want) +
+				     0.5 * fabs(x[i]) * (RT_TANH_F32_ATOL + 2e-7) + FLT_TRUE_MIN;
+		if (!(fabs(got[i] - want) <= bound))
+			fail_msg("gelu_f32(%.9g) = %.9g, want %.9g", x[i], got[i], want);
+	}
+	free(got);
+	ops->free(ctx, dx);
+	ops->free(ctx, dy);
+	free(x);
+	ops->close(ctx);
+}
+
+/*
+ * gelu_backward in fp32 against the fp64 kernel (libm tanh, checked by
+ * finite differences below) on the same float-valued x and dy, for x ~
+ * N(0, 1) and x ~ N(0, 9) (the tails). The derivative crosses zero near
+ * x = -0.75, where its terms (up to about |dy| in size) cancel, so the
+ * error is measured against |dx| + |dy|: 1e-6 of it. For x < -3 the float
+ * 1 - tanh^2 u keeps only the absolute accuracy of tanh u near -1, scaled by
+ * |x| K0 (1 + 3 K1 x^2): that term joins the bound (with libm's tanhf the
+ * error there is 0.4x as large; for both the bound holds with a margin of
+ * 2 on 10^7 samples).
+ */
+static void test_gelu_backward_f32_vs_f64(void **state)
+{
+	rt_ctx *ctx = open_cpu(2);
+	(void)state;
+	for (int tails = 0; tails < 2; tails++) {
+		double *x = randn(35, N), *g = randn(36, N), *got, *want;
+		void *dx, *dg, *out;
+		for (size_t i = 0; i < N; i++) {
+			x[i] = (float)(tails ? 3 * x[i] : x[i]);
+			g[i] = (float)g[i];
+		}
+		dx = to_dev(ctx, RT_F64, x, N);
+		dg = to_dev(ctx, RT_F64, g, N);
+		out = to_dev(ctx, RT_F64, x, N);
+		assert_int_equal(ops->gelu_backward(ctx, RT_F64, N, dx, dg, out), 0);
+		want = from_dev(ctx, RT_F64, out, N);
+		ops->free(ctx, dx);
+		ops->free(ctx, dg);
+		ops->free(ctx, out);
+
+		dx = to_dev(ctx, RT_F32, x, N);
+		dg = to_dev(ctx, RT_F32, g, N);
+		out = to_dev(ctx, RT_F32, x, N);
+		assert_int_equal(ops->gelu_backward(ctx, RT_F32, N, dx, dg, out), 0);
+		got = from_dev(ctx, RT_F32, out, N);
+		for (size_t i = 0; i < N; i++) {
+			const double ax = fabs(x[i]);
+			const double tail = tails ? ax * RT_GELU_K0 * (1 + 3 * RT_GELU_K1 * ax * ax)
+						  : 0;
+			if (!(fabs(got[i] - want[i]) <=
+			      1e-6 * (fabs(want[i]) + fabs(g[i]) * (1 + tail))))
+				fail_msg("gelu_backward_f32(x=%.9g, dy=%.9g) = %.9g, fp64 %.9g",
+					 x[i], g[i], got[i], want[i]);
+		}
+		free(got);
+		free(want);
+		ops->free(ctx, dx);
+		ops->free(ctx, dg);
+		ops->free(ctx, out);
+		free(x);
+		free(g);
+	}
+	ops->close(ctx);
 }
 
 /* softmax: the formula, rows sum to 1, masked entries exactly 0. */
@@ -829,6 +995,9 @@ int main(void)
 		cmocka_unit_test(test_gemm_bf16),
 		cmocka_unit_test(test_gemm_batched),
 		cmocka_unit_test(test_elementwise_forward),
+		cmocka_unit_test(test_tanh_f32_accuracy),
+		cmocka_unit_test(test_gelu_f32_accuracy),
+		cmocka_unit_test(test_gelu_backward_f32_vs_f64),
 		cmocka_unit_test(test_softmax),
 		cmocka_unit_test(test_layernorm_normalizes),
 		cmocka_unit_test(test_mse_loss),

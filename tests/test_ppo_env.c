@@ -326,7 +326,7 @@ static void test_constraints(void **state)
 	rt_rng_seed(&r, 9);
 	for (int t = 0; t < 300; t++) {
 		float before[64];
-		memcpy(before, env->value, (size_t)p.num_envs * sizeof(float));
+		memcpy(before, env->value, sizeof(float) * (size_t)p.num_envs);
 		random_actions(&r, env, x.act);
 		rt_ppo_env_step(env, x.act, x.rew, x.done, x.obs);
 		for (int e = 0; e < p.num_envs; e++) {

@@ -15,7 +15,10 @@ static const char bench_usage[] =
 	"Measures WORKLOAD (gemm, transformer, ppo) at one point in a separate\n"
 	"process: warm-up, then samples of at least 10 ms until the 95% CI of the\n"
 	"median is within 2% or S seconds are spent. Prints throughput with its CI,\n"
-	"achieved GFLOP/s, the phase split and every sample as YAML.\n\n"
+	"achieved GFLOP/s, the phase split and every sample as YAML. transformer adds\n"
+	"tokens/s; ppo adds samples/s, the share of time a GPU monitor would read busy\n"
+	"and the bottleneck in one sentence; both add gemm_peak, a 1024^3 GEMM at the\n"
+	"same point measured in the same run, and the fraction of it they reach.\n\n"
 	"Point keys: backend=cpu|cuda|hip device=N precision=fp64|fp32|tf32|bf16|fp16\n"
 	"            batch=N threads=N workers=N pin=none|compact|spread|pcores\n"
 	"Shape keys: gemm: m n k; transformer: d_model heads seq_len d_ff layers prep_us;\n"
@@ -51,6 +54,27 @@ static int parse_bench(int argc, char **argv, rt_measure_opts *mo, const char **
 		}
 	}
 	return -1;
+}
+
+/*
+ * The GEMM peak of this point's backend, precision and threads: a 1024^3
+ * product measured in the same run, so that a workload's GFLOP/s can be
+ * read as a fraction of what the machine's GEMM reaches. 0 if it fails.
+ */
+static double gemm_peak(const rt_point *pt, double seconds)
+{
+	const rt_workload *g = rt_workload_find("gemm");
+	rt_shape sh;
+	rt_shape_default(g, &sh);
+	rt_measure_opts mo;
+	rt_measure_defaults(&mo);
+	mo.time_cap_s = seconds;
+	rt_measurement m;
+	double peak = 0;
+	if (rt_measure(g, pt, &sh, &mo, &m, NULL, 0) == RT_OK && m.feasible)
+		peak = m.median;
+	rt_measurement_free(&m);
+	return peak;
 }
 
 static int run_bench(int argc, char **argv)
@@ -97,9 +121,19 @@ static int run_bench(int argc, char **argv)
 	rt_yw y;
 	char *text = NULL;
 	size_t len = 0;
+	double peak = m.feasible && strcmp(w->name, "gemm") ? gemm_peak(&pt, 1.0) : 0;
 	rc = rt_yw_init(&y);
 	if (rc == RT_OK) {
-		rt_emit_measurement(&y, w, &pt, &sh, &m);
+		rt_yw_map(&y, 0);
+		rt_emit_measurement_fields(&y, w, &pt, &sh, &m, 0);
+		if (peak > 0) {
+			rt_yw_str(&y, "gemm_peak");
+			rt_yw_map(&y, 1);
+			rt_yw_knum(&y, "gflops", peak, 5);
+			rt_yw_knum(&y, "fraction", m.gflops / peak, 3);
+			rt_yw_end_map(&y);
+		}
+		rt_yw_end_map(&y);
 		rc = rt_yw_finish(&y, &text, &len, err, sizeof err);
 	}
 	if (rc == RT_OK)

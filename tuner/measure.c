@@ -38,21 +38,6 @@ void rt_measure_defaults(rt_measure_opts *o)
 	o->timeout_s = 60.0;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	while (n) {
-		ssize_t k = write(fd, c, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Half-width of the median's 95% CI relative to the median. */
 static double rel_halfwidth(const double *x, int n)
 {
@@ -165,8 +150,8 @@ static void child_main(int fd, const rt_workload *w, const rt_point *pt, const r
 	}
 	rt_backend_close_named(handle);
 	rep.status = rc;
-	int ok = write_all(fd, &rep, sizeof rep) == 0 &&
-		 write_all(fd, samples, sizeof(double) * (size_t)rep.nsamples) == 0;
+	int ok = rt_write_all(fd, &rep, sizeof rep) == 0 &&
+		 rt_write_all(fd, samples, sizeof(double) * (size_t)rep.nsamples) == 0;
 	_exit(ok ? 0 : 1);
 }
 

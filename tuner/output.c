@@ -11,20 +11,6 @@
 
 #include "../common/rt.h"
 
-static int write_all(int fd, const char *data, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, data, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		data += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* fsync the directory so that the rename itself survives a crash. */
 static void sync_dir(const char *path)
 {
@@ -55,7 +41,7 @@ int rt_write_atomic(const char *path, const char *data, size_t len, char *err,
 		return rc;
 	}
 	fchmod(fd, 0644);
-	int bad = write_all(fd, data, len) || fsync(fd);
+	int bad = rt_write_all(fd, data, len) || fsync(fd);
 	int saved = errno;
 	if (close(fd) && !bad) {
 		bad = 1;

@@ -55,19 +55,19 @@ static void script_head(FILE *gp, const char *svg_path, const char *title,
 	fprintf(gp, "\nset title ");
 	put_quoted(gp, title ? title : "time against size");
 	fprintf(gp, "\nset logscale xy\nset xlabel 'n'\nset ylabel 'seconds'\n"
-		    "set key top left\nset grid\n");
+		    "set format x '%%g'\nset format y '%%g'\nset key top left\nset grid\n");
 	for (size_t i = 0; i < nmarks; i++) {
 		const rt_plot_mark *m = &marks[i];
 		if (isfinite(m->lo) && isfinite(m->hi))
 			fprintf(gp,
-				"set object rect from %.17g, graph 0 to %.17g, graph 1 behind "
+				"set object rect from %.8g, graph 0 to %.8g, graph 1 behind "
 				"fillcolor rgb '#dddddd' fillstyle solid 0.5 noborder\n",
 				m->lo, m->hi);
-		fprintf(gp, "set arrow from %.17g, graph 0 to %.17g, graph 1 nohead dashtype 2\n",
+		fprintf(gp, "set arrow from %.8g, graph 0 to %.8g, graph 1 nohead dashtype 2\n",
 			m->n, m->n);
 		fprintf(gp, "set label ");
 		put_quoted(gp, m->label ? m->label : "n*");
-		fprintf(gp, " at %.17g, graph %.2f offset 0.5,0\n", m->n, 0.95 - 0.05 * (double)i);
+		fprintf(gp, " at %.8g, graph %.2f offset 0.5,0\n", m->n, 0.95 - 0.05 * (double)i);
 	}
 }
 
@@ -82,38 +82,46 @@ static void put_entry(FILE *gp, const char *dat_path, int block, const char *sty
 	put_quoted2(gp, label, suffix);
 }
 
+/* Writes the observations of one kind (outliers or not) as a block; returns how many. */
+static size_t put_points(FILE *dat, const rt_plot_curve *c, bool outliers)
+{
+	size_t written = 0;
+	for (size_t i = 0; i < c->points.count; i++) {
+		bool is_out = c->outlier && c->outlier[i];
+		if (is_out != outliers)
+			continue;
+		if (!written)
+			fprintf(dat, "# %s %s: n seconds\n", c->label, outliers ? "outliers" : "points");
+		fprintf(dat, "%.8g %.8g\n", c->points.n[i], c->points.seconds[i]);
+		written++;
+	}
+	if (written)
+		fprintf(dat, "\n\n");
+	return written;
+}
+
 /*
  * The data blocks of one curve (points, outliers, fit samples if a fit is
  * given), each ended by two blank lines so that gnuplot's `index` counts
- * it, and the plot entries of the non-empty ones. *block is the running
- * block index, *first whether no plot entry was written yet.
+ * it, and their plot entries. gnuplot does not count an empty block, so
+ * none is written. *block is the running block index, *first whether no
+ * plot entry was written yet.
  */
 static void put_curve(FILE *dat, FILE *gp, const char *dat_path, const rt_plot_curve *c,
 		      int color, int *block, int *first)
 {
-	for (int pass = 0; pass < 2; pass++) {
-		size_t written = 0;
-		fprintf(dat, "# %s %s: n seconds\n", c->label, pass ? "outliers" : "points");
-		for (size_t i = 0; i < c->points.count; i++) {
-			bool is_out = c->outlier && c->outlier[i];
-			if (is_out != (pass == 1))
-				continue;
-			fprintf(dat, "%.17g %.17g\n", c->points.n[i], c->points.seconds[i]);
-			written++;
-		}
-		fprintf(dat, "\n\n");
-		if (written)
-			put_entry(gp, dat_path, *block, pass ? "points pointtype 6 pointsize 2" :
-				  "points pointtype 7", color, c->label, pass ? " outliers" : "", first);
-		(*block)++;
-	}
+	if (put_points(dat, c, false))
+		put_entry(gp, dat_path, (*block)++, "points pointtype 7", color, c->label, "", first);
+	if (put_points(dat, c, true))
+		put_entry(gp, dat_path, (*block)++, "points pointtype 6 pointsize 2", color, c->label,
+			  " outliers", first);
 	if (!c->fit)
 		return;
 	const rt_fit *f = c->fit;
 	fprintf(dat, "# %s fit: t = %.6g + %.6g * n^%.4f\n", c->label, f->c, f->a, f->b);
 	for (int i = 0; i < RT_PLOT_FIT_SAMPLES; i++) {
 		double n = f->n_min * pow(f->n_max / f->n_min, (double)i / (RT_PLOT_FIT_SAMPLES - 1));
-		fprintf(dat, "%.17g %.17g\n", n, rt_fit_eval(f, n));
+		fprintf(dat, "%.8g %.8g\n", n, rt_fit_eval(f, n));
 	}
 	fprintf(dat, "\n\n");
 	put_entry(gp, dat_path, *block, "lines linewidth 2", color, c->label, " fit", first);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../common/rt.h"
+#include "output.h"
 
 enum { COL_BACKEND, COL_PRECISION, COL_N, COL_SECONDS, NCOLS };
 static const char *const col_names[NCOLS] = {"backend", "precision", "n", "seconds"};
@@ -183,7 +184,6 @@ static int parse_positive(const char *s, const char *what, const char *path, lon
 			  char *err, size_t errlen)
 {
 	char *end;
-	errno = 0;
 	*v = strtod(s, &end);
 	if (!*s || *end)
 		return rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s '%s' is not a number", path, ln,
@@ -294,7 +294,7 @@ int rt_replay_read(const char *path, rt_replay **out, char *err, size_t errlen)
 {
 	FILE *fp = fopen(path, "r");
 	if (!fp)
-		return rt_fail(err, errlen, RT_EIO, "cannot open %s: %s", path, strerror(errno));
+		return rt_fail(err, errlen, RT_EINVAL, "%s: %s", path, strerror(errno));
 	int rc;
 	long last = 0;
 	rt_replay *r = rt_replay_new();
@@ -342,38 +342,17 @@ static int write_rows(FILE *fp, const rt_replay *r)
 
 int rt_replay_write(const char *path, const rt_replay *r, char *err, size_t errlen)
 {
-	size_t len = strlen(path) + 8;
-	char *tmp = malloc(len);
-	if (!tmp)
+	char *text = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&text, &len);
+	if (!fp)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory writing %s", path);
-	snprintf(tmp, len, "%s.XXXXXX", path);
-	int rc = RT_EIO;
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		rt_fail(err, errlen, rc, "cannot create a file beside %s: %s", path, strerror(errno));
-		goto free_name;
-	}
-	/* mkstemp makes it private; a saved sweep is ordinary data. */
-	FILE *fp = fchmod(fd, 0644) ? NULL : fdopen(fd, "w");
-	if (!fp) {
-		close(fd);
-		rt_fail(err, errlen, rc, "cannot write %s: %s", tmp, strerror(errno));
-		goto unlink;
-	}
-	int bad = write_rows(fp, r) || fflush(fp) || fsync(fileno(fp));
+	int bad = write_rows(fp, r);
 	if (fclose(fp) || bad) {
-		rt_fail(err, errlen, rc, "cannot write %s: %s", tmp, strerror(errno));
-		goto unlink;
+		free(text);
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory writing %s", path);
 	}
-	if (rename(tmp, path)) {
-		rt_fail(err, errlen, rc, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-		goto unlink;
-	}
-	rc = RT_OK;
-	goto free_name;
-unlink:
-	unlink(tmp);
-free_name:
-	free(tmp);
+	int rc = rt_write_atomic(path, text, len, err, errlen);
+	free(text);
 	return rc;
 }

@@ -57,7 +57,8 @@ rt_series rt_replay_series(const rt_replay_curve *c);
  * the header, a wrong field count, an empty label, a non-numeric field,
  * n <= 0, seconds <= 0 or not finite, a curve with fewer than 3 distinct n
  * (named, at the line of its first row), fewer than 2 curves (at the last
- * line). RT_EIO when the file cannot be read. *out is set only on success.
+ * line). A file that cannot be opened is RT_EINVAL too (bad input: exit 2);
+ * RT_EIO is a read error part-way. *out is set only on success.
  */
 int rt_replay_read(const char *path, rt_replay **out, char *err, size_t errlen);
 

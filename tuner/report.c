@@ -1,15 +1,18 @@
 #include "report.h"
 
-void rt_emit_point(rt_yw *w, const rt_point *pt)
+void rt_emit_point(rt_yw *w, const rt_point *pt, const rt_workload *wl)
 {
+	unsigned knobs = wl ? wl->knobs : ~0u;
 	rt_yw_map(w, 1);
 	rt_yw_kstr(w, "backend", pt->backend);
 	if (pt->device)
 		rt_yw_kint(w, "device", pt->device);
 	rt_yw_kstr(w, "precision", rt_precision_name(pt->precision));
-	rt_yw_kint(w, "batch", pt->batch);
+	if (knobs & RT_KNOB_BATCH)
+		rt_yw_kint(w, "batch", pt->batch);
 	rt_yw_kint(w, "threads", pt->threads);
-	rt_yw_kint(w, "workers", pt->workers);
+	if (knobs & RT_KNOB_WORKERS)
+		rt_yw_kint(w, "workers", pt->workers);
 	rt_yw_kstr(w, "pin", rt_pin_name(pt->pin));
 	rt_yw_end_map(w);
 }
@@ -22,43 +25,75 @@ void rt_emit_shape(rt_yw *w, const rt_workload *wl, const rt_shape *sh)
 	rt_yw_end_map(w);
 }
 
-static void emit_throughput(rt_yw *w, const rt_workload *wl, const rt_measurement *m)
+/* Significant digits of a number: `human` when rounding for people, else enough to round-trip. */
+static int digits(int exact, int human)
+{
+	return exact ? 17 : human;
+}
+
+static void emit_throughput(rt_yw *w, const rt_workload *wl, const rt_measurement *m,
+			    int exact)
 {
 	rt_yw_str(w, "throughput");
 	rt_yw_map(w, 1);
-	rt_yw_knum(w, "median", m->median, 6);
+	rt_yw_knum(w, "median", m->median, digits(exact, 6));
 	double ci[2] = {m->ci_lo, m->ci_hi};
-	rt_yw_knums(w, "ci95", ci, 2, 6);
+	rt_yw_knums(w, "ci95", ci, 2, digits(exact, 6));
 	rt_yw_kstr(w, "unit", wl->unit);
-	rt_yw_knum(w, "cv", m->cv, 3);
+	rt_yw_knum(w, "cv", m->cv, digits(exact, 3));
 	rt_yw_kbool(w, "unstable", m->unstable);
 	rt_yw_end_map(w);
 }
 
-void rt_emit_measurement(rt_yw *w, const rt_workload *wl, const rt_point *pt,
+/* The workload's own figures (tokens/s, device busy) and its bottleneck sentence. */
+static void emit_derived(rt_yw *w, const rt_workload *wl, const rt_point *pt,
 			 const rt_shape *sh, const rt_measurement *m)
 {
-	rt_yw_map(w, 0);
+	if (!wl->derive)
+		return;
+	double sec[RT_MAX_PHASES];
+	for (int p = 0; p < m->nphases; p++)
+		sec[p] = m->phase_frac[p] * m->step_seconds;
+	rt_derived d[RT_MAX_DERIVED];
+	char sentence[512];
+	int n = wl->derive(pt, sh, m->median, sec, d, sentence, sizeof sentence);
+	for (int i = 0; i < n && i < RT_MAX_DERIVED; i++)
+		rt_yw_knum(w, d[i].name, d[i].value, 5);
+	if (sentence[0])
+		rt_yw_kstr(w, "bottleneck", sentence);
+}
+
+void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point *pt,
+				const rt_shape *sh, const rt_measurement *m, int exact)
+{
 	rt_yw_kstr(w, "workload", wl->name);
 	rt_yw_str(w, "point");
-	rt_emit_point(w, pt);
+	rt_emit_point(w, pt, exact ? NULL : wl);
 	rt_yw_str(w, "shape");
 	rt_emit_shape(w, wl, sh);
 	if (!m->feasible) {
 		rt_yw_kstr(w, "infeasible", m->reason);
-		rt_yw_knum(w, "seconds", m->seconds, 3);
-		rt_yw_end_map(w);
+		rt_yw_knum(w, "seconds", m->seconds, digits(exact, 3));
 		return;
 	}
-	emit_throughput(w, wl, m);
-	rt_yw_knum(w, "gflops", m->gflops, 5);
-	rt_yw_knum(w, "step_seconds", m->step_seconds, 5);
+	emit_throughput(w, wl, m, exact);
+	rt_yw_knum(w, "gflops", m->gflops, digits(exact, 5));
+	rt_yw_knum(w, "step_seconds", m->step_seconds, digits(exact, 5));
 	rt_yw_str(w, "phases");
 	rt_yw_map(w, 1);
 	for (int p = 0; p < m->nphases; p++)
-		rt_yw_knum(w, wl->phase_names[p], m->phase_frac[p], 3);
+		rt_yw_knum(w, wl->phase_names[p], m->phase_frac[p], digits(exact, 3));
 	rt_yw_end_map(w);
-	rt_yw_knum(w, "seconds", m->seconds, 3);
-	rt_yw_knums(w, "samples", m->samples, (size_t)m->nsamples, 6);
+	if (!exact)
+		emit_derived(w, wl, pt, sh, m);
+	rt_yw_knum(w, "seconds", m->seconds, digits(exact, 3));
+	rt_yw_knums(w, "samples", m->samples, (size_t)m->nsamples, digits(exact, 6));
+}
+
+void rt_emit_measurement(rt_yw *w, const rt_workload *wl, const rt_point *pt,
+			 const rt_shape *sh, const rt_measurement *m, int exact)
+{
+	rt_yw_map(w, 0);
+	rt_emit_measurement_fields(w, wl, pt, sh, m, exact);
 	rt_yw_end_map(w);
 }

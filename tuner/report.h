@@ -5,15 +5,25 @@
 #include "measure.h"
 #include "yamlw.h"
 
-/* point: {backend: cpu, precision: fp32, ...} as a flow mapping value. */
-void rt_emit_point(rt_yw *w, const rt_point *pt);
+/*
+ * point: {backend: cpu, precision: fp32, ...} as a flow mapping value. With
+ * a workload, only the knobs it reads (gemm has no batch); with NULL, every
+ * field (the journal, which reads them all back).
+ */
+void rt_emit_point(rt_yw *w, const rt_point *pt, const rt_workload *wl);
 /* shape: {m: 1024, ...} as a flow mapping value. */
 void rt_emit_shape(rt_yw *w, const rt_workload *wl, const rt_shape *sh);
 /*
- * The whole measurement as a block mapping: workload, point, shape, and
- * either throughput/gflops/phases/samples or infeasible: <reason>.
+ * The key/value pairs of a measurement, inside a mapping the caller opened:
+ * workload, point, shape, and either throughput/gflops/phases/samples or
+ * infeasible: <reason>. exact 0 rounds the numbers for people (6 significant
+ * digits for throughput, fewer for shares); exact 1 writes every number with
+ * 17 so that it reads back bit for bit (the results journal).
  */
+void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point *pt,
+				const rt_shape *sh, const rt_measurement *m, int exact);
+/* The measurement as a block mapping of its own (rt_emit_measurement_fields). */
 void rt_emit_measurement(rt_yw *w, const rt_workload *wl, const rt_point *pt,
-			 const rt_shape *sh, const rt_measurement *m);
+			 const rt_shape *sh, const rt_measurement *m, int exact);
 
 #endif

@@ -179,3 +179,31 @@ void rt_yw_discard(rt_yw *w)
 	free(w->buf);
 	w->buf = NULL;
 }
+
+void rt_yw_node(rt_yw *w, yaml_document_t *doc, yaml_node_t *node)
+{
+	switch (node->type) {
+	case YAML_SCALAR_NODE:
+		scalar(w, (const char *)node->data.scalar.value,
+		       node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE);
+		break;
+	case YAML_SEQUENCE_NODE:
+		rt_yw_seq(w, node->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE);
+		for (yaml_node_item_t *i = node->data.sequence.items.start;
+		     i < node->data.sequence.items.top; i++)
+			rt_yw_node(w, doc, yaml_document_get_node(doc, *i));
+		rt_yw_end_seq(w);
+		break;
+	case YAML_MAPPING_NODE:
+		rt_yw_map(w, node->data.mapping.style == YAML_FLOW_MAPPING_STYLE);
+		for (yaml_node_pair_t *p = node->data.mapping.pairs.start;
+		     p < node->data.mapping.pairs.top; p++) {
+			rt_yw_node(w, doc, yaml_document_get_node(doc, p->key));
+			rt_yw_node(w, doc, yaml_document_get_node(doc, p->value));
+		}
+		rt_yw_end_map(w);
+		break;
+	default:
+		rt_yw_null(w);
+	}
+}

@@ -40,6 +40,9 @@ void rt_yw_kbool(rt_yw *w, const char *k, int v);
 /* Sequence of numbers, in flow style: key: [1.5, 2.5] */
 void rt_yw_knums(rt_yw *w, const char *k, const double *v, size_t n, int digits);
 
+/* Emits a node of a parsed document (re-nesting one document inside another). */
+void rt_yw_node(rt_yw *w, yaml_document_t *doc, yaml_node_t *node);
+
 /*
  * Ends the document and the stream. On success *text (malloc'd, caller frees,
  * NUL-terminated) and *len get the YAML; on failure returns RT_ERUNTIME.

@@ -180,7 +180,8 @@ typedef struct rt_backend_ops {
 	/*
 	 * The sentence describing the last failure of an operation on ctx that
 	 * has no err buffer ("cublasGemmEx: CUBLAS_STATUS_NOT_SUPPORTED"), or
-	 * "" if none failed. Optional (NULL): the CPU backend has nothing to add.
+	 * "" if none failed; with ctx NULL, the last failure of device_info().
+	 * Optional (NULL): the CPU backend has nothing to add.
 	 */
 	const char *(*last_error)(rt_ctx *ctx);
 } rt_backend_ops;

@@ -3,7 +3,9 @@
  * included twice by cpu_kernels.c (no include guard, on purpose) with:
  *   T        float or double
  *   FN(name) name with the type's suffix (name_f32, name_f64)
- *   EXP, TANH, SQRT  the libm functions of T
+ *   EXP, TANH, SQRT  the exp, tanh and sqrt of T (TANH is an approximation for
+ *            float, see fast_tanhf)
+ *   TANH_SPAN the attributes of the span functions that call TANH
  * The math is in kernels.h. Each kernel is a pool job over items [b, e)
  * (elements, rows or columns, as its dispatcher in cpu_kernels.c says) that
  * unpacks its kargs and calls a span or row function: gcc honours restrict
@@ -91,11 +93,10 @@ static void FN(sum_rows)(void *p, size_t b, size_t e)
 	FN(colsum)(a->x, NULL, NULL, NULL, a->rows, a->cols, b, e, a->y, 0);
 }
 
-static void FN(gelu_span)(size_t n, const T *restrict x, T *restrict y)
+TANH_SPAN static void FN(gelu_span)(size_t n, const T *restrict x, T *restrict y)
 {
 	const T k0 = (T)RT_GELU_K0, k1 = (T)RT_GELU_K1, half = (T)0.5, one = 1;
-	for (size_t i = 0; i < n; i++)
-		y[i] = half * x[i] * (one + TANH(k0 * (x[i] + k1 * x[i] * x[i] * x[i])));
+	VLOOP(i, 0, n, y[i] = half * x[i] * (one + TANH(k0 * (x[i] + k1 * x[i] * x[i] * x[i]))));
 }
 
 static void FN(gelu)(void *p, size_t b, size_t e)
@@ -104,15 +105,15 @@ static void FN(gelu)(void *p, size_t b, size_t e)
 	FN(gelu_span)(e - b, (const T *)a->x + b, (T *)a->y + b);
 }
 
-static void FN(gelu_backward_span)(size_t n, const T *restrict x, const T *restrict dy,
+TANH_SPAN static void FN(gelu_backward_span)(size_t n, const T *restrict x, const T *restrict dy,
 				   T *restrict dx)
 {
 	const T k0 = (T)RT_GELU_K0, k1 = (T)RT_GELU_K1, half = (T)0.5, one = 1, three = 3;
-	for (size_t i = 0; i < n; i++) {
+	VLOOP(i, 0, n, {
 		const T xi = x[i], th = TANH(k0 * (xi + k1 * xi * xi * xi));
 		dx[i] = dy[i] * (half * (one + th) +
 				 half * xi * (one - th * th) * k0 * (one + three * k1 * xi * xi));
-	}
+	});
 }
 
 static void FN(gelu_backward)(void *p, size_t b, size_t e)
@@ -121,10 +122,9 @@ static void FN(gelu_backward)(void *p, size_t b, size_t e)
 	FN(gelu_backward_span)(e - b, (const T *)a->x + b, (const T *)a->dy + b, (T *)a->y + b);
 }
 
-static void FN(tanh_span)(size_t n, const T *restrict x, T *restrict y)
+TANH_SPAN static void FN(tanh_span)(size_t n, const T *restrict x, T *restrict y)
 {
-	for (size_t i = 0; i < n; i++)
-		y[i] = TANH(x[i]);
+	VLOOP(i, 0, n, y[i] = TANH(x[i]));
 }
 
 static void FN(tanh_fwd)(void *p, size_t b, size_t e)

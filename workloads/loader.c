@@ -136,7 +136,12 @@ int rt_backend_load(const char *name, const rt_backend_ops **ops, void **handle,
 	if (search_path(dirs, file, path, sizeof path) != 0)
 		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: not found in %s", file, dirs);
 
-	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	/*
+	 * RTLD_NODELETE: a GPU runtime (cudart, libstdc++ under it) is not made
+	 * to be unloaded; keeping the code mapped after dlclose also lets leak
+	 * checkers see the runtime's static allocations as reachable.
+	 */
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!lib)
 		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: %s", file, dl_reason(path));
 	dlerror();

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../common/rng.h"
 
@@ -681,9 +682,30 @@ int rt_ppo_summary(const double *ph, int workers, int usable_cores, char *buf, s
 	return 0;
 }
 
+/*
+ * samples/s (env-steps times the epochs that train on each), the share of
+ * time a utilization monitor would see the device busy, and the bottleneck
+ * (rt_ppo_summary, with this machine's online CPUs as the cores to spare).
+ */
+static int ppo_derive(const rt_point *pt, const rt_shape *sh, double items_per_s,
+		      const double *phase_seconds, rt_derived *out, char *sentence, size_t len)
+{
+	double busy = 0;
+	int n = 0;
+	out[n++] = (rt_derived){"samples_per_s", items_per_s * (double)sh->v[KEY_EPOCHS]};
+	if (rt_ppo_summary(phase_seconds, pt->workers, (int)sysconf(_SC_NPROCESSORS_ONLN),
+			   sentence, len, &busy) == RT_OK)
+		out[n++] = (rt_derived){"device_busy", busy};
+	else if (len)
+		sentence[0] = '\0';
+	return n;
+}
+
 const rt_workload rt_workload_ppo = {
 	.name = "ppo",
 	.unit = "env-steps/s",
+	.knobs = RT_KNOB_WORKERS,
+	.derive = ppo_derive,
 	.keys = ppo_keys,
 	.nkeys = RT_COUNT(ppo_keys),
 	.phase_names = ppo_phases,

@@ -1,13 +1,15 @@
 /* The table of workloads: one line per workload, nothing else to register. */
 #include <string.h>
 
+#include "ppo.h"
+#include "transformer.h"
 #include "workload.h"
 
 extern const rt_workload rt_workload_gemm;
-extern const rt_workload rt_workload_ppo;
 
 static const rt_workload *const workloads[] = {
 	&rt_workload_gemm,
+	&rt_workload_transformer,
 	&rt_workload_ppo,
 };
 

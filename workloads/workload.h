@@ -61,9 +61,21 @@ typedef struct rt_step_result {
 	double phase[RT_MAX_PHASES];  /* seconds per phase, in phase_names order */
 } rt_step_result;
 
+/* A figure derived from a measurement, for reports: tokens/s from samples/s. */
+typedef struct rt_derived {
+	const char *name;
+	double value;
+} rt_derived;
+
+#define RT_MAX_DERIVED 4
+
+/* The point knobs a workload reads (backend, precision, threads, pin always). */
+enum { RT_KNOB_BATCH = 1u << 0, RT_KNOB_WORKERS = 1u << 1 };
+
 typedef struct rt_workload {
 	const char *name;
 	const char *unit;             /* unit of items per second: "samples/s" */
+	unsigned knobs;               /* RT_KNOB_* it reads; others are ignored */
 	const rt_shape_key *keys;
 	int nkeys;
 	const char *const *phase_names;
@@ -84,6 +96,14 @@ typedef struct rt_workload {
 		     void **state, char *err, size_t errlen);
 	int (*step)(void *state, rt_step_result *out, char *err, size_t errlen);
 	void (*teardown)(void *state);
+	/*
+	 * Optional: figures derived from the median throughput and the median
+	 * seconds per phase of one step, and one sentence about the bottleneck
+	 * ("" if none). Returns how many figures it wrote (<= RT_MAX_DERIVED).
+	 */
+	int (*derive)(const rt_point *pt, const rt_shape *sh, double items_per_s,
+		      const double *phase_seconds, rt_derived *out, char *sentence,
+		      size_t len);
 } rt_workload;
 
 /* The registry of workloads (workloads/registry.c). NULL if unknown. */

@@ -33,7 +33,7 @@ expect_exit 2 "probe: --topology without a value" $R probe --topology
 expect_exit 0 "bench gemm" $R bench gemm m=96 n=80 k=64 threads=1 --seconds 0.3
 expect_grep "^throughput: \{median: [0-9.]+" "$TMP/out" "bench prints the median throughput"
 expect_grep "unit: GFLOP/s" "$TMP/out" "gemm throughput is in GFLOP/s"
-expect_grep "^shape: \{m: 96, n: 80, k: 64\}" "$TMP/out" "bench echoes the shape"
+expect_grep "^shape: \{m: 96, n: 80, k: 64, transfer: 0\}" "$TMP/out" "bench echoes the shape"
 expect_exit 2 "bench: malformed KEY=VALUE" $R bench gemm m1024
 expect_grep "expected KEY=VALUE, got 'm1024'" "$TMP/err" "the malformed argument is quoted"
 expect_exit 2 "bench: unknown key" $R bench gemm q=3

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# rigtune crossover: replays with known answers, bad CSVs, plots, a small live sweep.
+. "$(dirname "$0")/lib.sh"
+R=$RIGTUNE
+D=tests/data
+
+expect_exit 0 "crossover --help" $R crossover --help
+expect_exit 0 "replay with a crossover at n=293" $R crossover --replay $D/replay_cross.csv
+expect_grep "kind: in_range" "$TMP/out" "the crossover is in the measured range"
+nstar=$(sed -n 's/^    n_star: //p' "$TMP/out")
+if awk -v n="$nstar" 'BEGIN { exit !(n > 263.7 && n < 322.3) }'; then ok "n* = $nstar is within 10% of 293"; else not_ok "n* within 10% of 293" "got '$nstar'"; fi
+expect_grep "faster_above: gpu/fp32" "$TMP/out" "the GPU takes over above n*"
+expect_grep "ci95: \[[0-9.]+, [0-9.]+\]" "$TMP/out" "n* has a bootstrap CI"
+
+expect_exit 0 "replay with an outlier" $R crossover --replay $D/replay_outlier.csv
+expect_grep "outliers: \[\[256, " "$TMP/out" "the outlier at n=256 is flagged"
+expect_exit 0 "parallel curves" $R crossover --replay $D/replay_parallel.csv
+expect_grep "kind: none" "$TMP/out" "parallel curves do not cross"
+expect_grep "no crossover in range: gpu/fp32 wins" "$TMP/out" "and the winner is named"
+expect_exit 0 "crossover outside the measured range" $R crossover --replay $D/replay_extrap.csv
+expect_grep "kind: extrapolated" "$TMP/out" "it is flagged as extrapolated"
+
+expect_exit 0 "model translation from a replay" $R crossover --replay $D/replay_cross.csv --shape seq_len=60,d_model=768
+expect_grep "min_batch: [0-9]+" "$TMP/out" "the smallest batch is given"
+
+for f in missing_column:2 negative_time:5 nonnumeric:7 single_point:3 zero_time:9; do
+  name=${f%%:*} line=${f##*:}
+  expect_exit 2 "bad replay ($name) exits 2" $R crossover --replay $D/bad_$name.csv
+  expect_grep "bad_$name.csv:$line: " "$TMP/err" "bad replay ($name) names line $line"
+done
+expect_exit 2 "missing replay file" $R crossover --replay "$TMP/none.csv"
+expect_exit 2 "--shape with an unknown key" $R crossover --shape seq_len=60,heads=x
+expect_exit 2 "--precision unknown" $R crossover --precision fp7
+expect_exit 2 "--backend unknown" $R crossover --backend tpu
+
+PATH=/usr/bin:/bin expect_exit 0 "plot" $R crossover --replay $D/replay_cross.csv --plot "$TMP/xo.svg" -o "$TMP/xo.yaml"
+if command -v gnuplot >/dev/null; then
+  [ -s "$TMP/xo.svg" ] && ok "the svg is drawn" || not_ok "the svg is drawn"
+else
+  expect_grep "gnuplot not installed: wrote .*xo.dat and .*xo.gp" "$TMP/err" "without gnuplot it says what it wrote"
+fi
+expect_grep "set logscale xy" "$TMP/xo.gp" "the gnuplot script has log axes"
+expect_grep "n_star" "$TMP/xo.yaml" "-o holds the result"
+
+expect_exit 0 "a small live sweep" $R crossover --backend cpu --max-n 128 --seconds 0.05 --quiet --save "$TMP/s.csv"
+expect_grep "backend: cpu:" "$TMP/out" "the CPU curve is fitted"
+expect_grep "^backend,precision,n,seconds" "$TMP/s.csv" "--save writes a replay"
+expect_exit 0 "the saved sweep replays" $R crossover --replay "$TMP/s.csv"

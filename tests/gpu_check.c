@@ -1,0 +1,430 @@
+/*
+ * gpu_check: runs every operation of a GPU backend on seeded random data
+ * and compares it with the CPU backend (the reference of kernels.h).
+ *
+ *   gpu_check [BACKEND [DEVICE]]      BACKEND defaults to cuda, DEVICE to 0
+ *
+ * Prints one line per case with the max absolute error and the max error
+ * relative to the largest reference value, PASS or FAIL against the
+ * tolerance of its precision. Exit: 0 all pass, 1 any fails, 2 bad usage,
+ * 3 backend unavailable ("cuda: unavailable: <reason>") or a setup failure.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/rng.h"
+#include "../workloads/cpu_backend.h"
+#include "../workloads/loader.h"
+
+/* Tolerances on max |gpu - cpu| / max |cpu|, by GEMM precision. */
+static const double tolerance[RT_NPRECISION] = {
+	[RT_FP64] = 1e-10, [RT_FP32] = 1e-4, [RT_TF32] = 5e-3, [RT_BF16] = 3e-2, [RT_FP16] = 3e-2,
+};
+
+/* One backend, opened: the plugin under test or the CPU reference. */
+typedef struct side {
+	const rt_backend_ops *be;
+	rt_ctx *ctx;
+} side;
+
+typedef struct checker {
+	side gpu, cpu;
+	const char *name;
+	rt_rng rng;
+	int passed, failed;
+} checker;
+
+/* Buffer lengths, in terms of the shape of an elementwise case. */
+enum { L_N, L_RC, L_R, L_C, L_1 };
+/* IN: random input; POS: positive random input; OUT: compared output;
+ * INOUT: random input, compared; INPOS: positive input, compared. */
+enum { IN, POS, OUT, INOUT, INPOS };
+
+typedef struct shape {
+	int rows, cols, block;
+} shape;
+
+#define MAX_BUFS 8
+
+typedef struct ew_op {
+	const char *name;
+	int nbuf;
+	int len[MAX_BUFS], kind[MAX_BUFS];
+	int (*run)(const side *s, rt_dtype t, const shape *sh, void *const *b);
+} ew_op;
+
+static size_t nelem(const shape *sh) { return (size_t)sh->rows * sh->cols; }
+
+static int run_fill(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->fill(s->ctx, t, b[0], nelem(sh), 0.37);
+}
+
+static int run_axpby(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->axpby(s->ctx, t, nelem(sh), 1.3, b[0], -0.6, b[1]);
+}
+
+static int run_add_bias(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->add_bias(s->ctx, t, sh->rows, sh->cols, b[0], b[1]);
+}
+
+static int run_sum_rows(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->sum_rows(s->ctx, t, sh->rows, sh->cols, b[0], b[1]);
+}
+
+static int run_gelu(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->gelu(s->ctx, t, nelem(sh), b[0], b[1]);
+}
+
+static int run_gelu_backward(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->gelu_backward(s->ctx, t, nelem(sh), b[0], b[1], b[2]);
+}
+
+static int run_tanh(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->tanh_fwd(s->ctx, t, nelem(sh), b[0], b[1]);
+}
+
+static int run_tanh_backward(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->tanh_backward(s->ctx, t, nelem(sh), b[0], b[1], b[2]);
+}
+
+static int run_softmax(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->softmax(s->ctx, t, sh->rows, sh->cols, 0.7, sh->block, b[0], b[1]);
+}
+
+static int run_softmax_backward(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->softmax_backward(s->ctx, t, sh->rows, sh->cols, 0.7, b[0], b[1], b[2]);
+}
+
+static int run_layernorm(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->layernorm(s->ctx, t, sh->rows, sh->cols, b[0], b[1], b[2], b[3], b[4],
+				b[5]);
+}
+
+static int run_layernorm_backward(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->layernorm_backward(s->ctx, t, sh->rows, sh->cols, b[0], b[1], b[2], b[3],
+					 b[4], b[5], b[6], b[7]);
+}
+
+static int run_mse(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->mse_loss(s->ctx, t, nelem(sh), b[0], b[1], b[2], b[3]);
+}
+
+static int run_adam(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	return s->be->adam(s->ctx, t, nelem(sh), b[0], b[1], b[2], b[3], 1e-3, 0.9, 0.999, 1e-8,
+			   3);
+}
+
+static const ew_op ew_ops[] = {
+	{ "fill", 1, { L_N }, { OUT }, run_fill },
+	{ "axpby", 2, { L_N, L_N }, { IN, INOUT }, run_axpby },
+	{ "add_bias", 2, { L_C, L_RC }, { IN, INOUT }, run_add_bias },
+	{ "sum_rows", 2, { L_RC, L_C }, { IN, OUT }, run_sum_rows },
+	{ "gelu", 2, { L_N, L_N }, { IN, OUT }, run_gelu },
+	{ "gelu_backward", 3, { L_N, L_N, L_N }, { IN, IN, OUT }, run_gelu_backward },
+	{ "tanh", 2, { L_N, L_N }, { IN, OUT }, run_tanh },
+	{ "tanh_backward", 3, { L_N, L_N, L_N }, { IN, IN, OUT }, run_tanh_backward },
+	{ "softmax", 2, { L_RC, L_RC }, { IN, OUT }, run_softmax },
+	{ "softmax_backward", 3, { L_RC, L_RC, L_RC }, { POS, IN, OUT }, run_softmax_backward },
+	{ "layernorm", 6, { L_RC, L_C, L_C, L_RC, L_R, L_R }, { IN, IN, IN, OUT, OUT, OUT },
+	  run_layernorm },
+	{ "layernorm_backward", 8, { L_RC, L_C, L_R, L_R, L_RC, L_RC, L_C, L_C },
+	  { IN, IN, IN, POS, IN, OUT, INOUT, INOUT }, run_layernorm_backward },
+	{ "mse_loss", 4, { L_N, L_N, L_1, L_N }, { IN, IN, OUT, OUT }, run_mse },
+	{ "adam", 4, { L_N, L_N, L_N, L_N }, { INOUT, IN, INOUT, INPOS }, run_adam },
+};
+
+/* Odd sizes, a single element, a causal mask (block = cols), a wide row. */
+static const shape ew_shapes[] = {
+	{ 1, 1, 0 }, { 7, 33, 0 }, { 66, 33, 33 }, { 64, 1000, 0 }, { 300, 257, 0 },
+};
+
+static size_t buf_len(int code, const shape *sh)
+{
+	switch (code) {
+	case L_RC:
+	case L_N:
+		return nelem(sh);
+	case L_R:
+		return (size_t)sh->rows;
+	case L_C:
+		return (size_t)sh->cols;
+	default:
+		return 1;
+	}
+}
+
+/* Seeded data of one buffer as doubles: normal, or uniform in [0.5, 1.5). */
+static void gen(rt_rng *r, double *x, size_t n, int positive)
+{
+	for (size_t i = 0; i < n; i++)
+		x[i] = positive ? 0.5 + rt_rng_uniform(r) : rt_rng_normal(r);
+}
+
+/* Converts n doubles to dtype t in out (which has room for n doubles). */
+static void to_dtype(rt_dtype t, const double *x, size_t n, void *out)
+{
+	if (t == RT_F64)
+		memcpy(out, x, n * sizeof *x);
+	else
+		for (size_t i = 0; i < n; i++)
+			((float *)out)[i] = (float)x[i];
+}
+
+static double elem(rt_dtype t, const void *x, size_t i)
+{
+	return t == RT_F64 ? ((const double *)x)[i] : ((const float *)x)[i];
+}
+
+/* Device buffers of one case on both sides, and their host images. */
+typedef struct bufs {
+	int n;
+	size_t len[MAX_BUFS];
+	void *host[MAX_BUFS];
+	void *dev[2][MAX_BUFS]; /* [0] the GPU, [1] the CPU */
+} bufs;
+
+static void bufs_free(checker *c, bufs *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		if (b->dev[0][i])
+			c->gpu.be->free(c->gpu.ctx, b->dev[0][i]);
+		if (b->dev[1][i])
+			c->cpu.be->free(c->cpu.ctx, b->dev[1][i]);
+		free(b->host[i]);
+	}
+	memset(b, 0, sizeof *b);
+}
+
+/* Allocates buffer i of len elements on both sides, filled with the same data. */
+static int bufs_add(checker *c, bufs *b, rt_dtype t, size_t len, int positive)
+{
+	int i = b->n++;
+	size_t bytes = len * rt_dtype_size(t);
+	double *tmp = malloc(len * sizeof *tmp);
+	b->len[i] = len;
+	b->host[i] = malloc(len * sizeof(double));
+	if (!tmp || !b->host[i]) {
+		free(tmp);
+		return RT_ENOMEM;
+	}
+	gen(&c->rng, tmp, len, positive);
+	to_dtype(t, tmp, len, b->host[i]);
+	free(tmp);
+	int rc = c->gpu.be->alloc(c->gpu.ctx, bytes, &b->dev[0][i]);
+	if (!rc)
+		rc = c->cpu.be->alloc(c->cpu.ctx, bytes, &b->dev[1][i]);
+	if (!rc)
+		rc = c->gpu.be->upload(c->gpu.ctx, b->dev[0][i], b->host[i], bytes);
+	if (!rc)
+		rc = c->cpu.be->upload(c->cpu.ctx, b->dev[1][i], b->host[i], bytes);
+	return rc;
+}
+
+/* The GPU backend's own account of its last failure, if it keeps one. */
+static const char *gpu_reason(const checker *c)
+{
+	return c->gpu.be->last_error ? c->gpu.be->last_error(c->gpu.ctx) : "";
+}
+
+/*
+ * Downloads buffer i from both sides and folds its errors into *abs_err and
+ * *ref_max. Returns 0 or the download's error code.
+ */
+static int compare(checker *c, bufs *b, rt_dtype t, int i, double *abs_err, double *ref_max)
+{
+	size_t bytes = b->len[i] * rt_dtype_size(t);
+	void *g = malloc(bytes), *r = malloc(bytes);
+	int rc = g && r ? 0 : RT_ENOMEM;
+	if (!rc)
+		rc = c->gpu.be->download(c->gpu.ctx, g, b->dev[0][i], bytes);
+	if (!rc)
+		rc = c->cpu.be->download(c->cpu.ctx, r, b->dev[1][i], bytes);
+	for (size_t j = 0; !rc && j < b->len[i]; j++) {
+		double d = fabs(elem(t, g, j) - elem(t, r, j)), m = fabs(elem(t, r, j));
+		if (!(d <= *abs_err)) /* NaN sticks */
+			*abs_err = d;
+		if (m > *ref_max)
+			*ref_max = m;
+	}
+	free(g);
+	free(r);
+	return rc;
+}
+
+/* Prints the verdict of one case and counts it. */
+static void report(checker *c, const char *op, rt_precision p, const char *what, int rc,
+		   double abs_err, double ref_max)
+{
+	double rel = abs_err / (ref_max > 0 ? ref_max : 1);
+	int pass = rc == 0 && rel <= tolerance[p];
+	if (rc)
+		printf("%s %-18s %-5s %-22s FAIL (%s: %s)\n", c->name, op, rt_precision_name(p),
+		       what, rt_strstatus(rc), gpu_reason(c));
+	else
+		printf("%s %-18s %-5s %-22s max abs %9.3e  rel %9.3e  %s\n", c->name, op,
+		       rt_precision_name(p), what, abs_err, rel, pass ? "PASS" : "FAIL");
+	if (pass)
+		c->passed++;
+	else
+		c->failed++;
+}
+
+/* Runs one elementwise op on one shape and dtype on both sides and compares. */
+static void check_ew(checker *c, const ew_op *op, rt_dtype t, const shape *sh)
+{
+	bufs b = { 0 };
+	double abs_err = 0, ref_max = 0;
+	char what[48];
+	int rc = 0;
+
+	for (int i = 0; i < op->nbuf && !rc; i++)
+		rc = bufs_add(c, &b, t, buf_len(op->len[i], sh),
+			      op->kind[i] == POS || op->kind[i] == INPOS);
+	if (!rc)
+		rc = op->run(&c->gpu, t, sh, b.dev[0]);
+	if (!rc)
+		rc = c->gpu.be->synchronize(c->gpu.ctx);
+	if (!rc)
+		rc = op->run(&c->cpu, t, sh, b.dev[1]);
+	for (int i = 0; i < op->nbuf && !rc; i++)
+		if (op->kind[i] == OUT || op->kind[i] == INOUT || op->kind[i] == INPOS)
+			rc = compare(c, &b, t, i, &abs_err, &ref_max);
+	snprintf(what, sizeof what, "%dx%d%s", sh->rows, sh->cols, sh->block ? " causal" : "");
+	report(c, op->name, t == RT_F64 ? RT_FP64 : RT_FP32, what, rc, abs_err, ref_max);
+	bufs_free(c, &b);
+}
+
+typedef struct gemm_case {
+	int m, n, k, count;
+	double beta;
+} gemm_case;
+
+/* Odd sizes, a 1x1x1, a batch; leading dimensions are padded by 3. */
+static const gemm_case gemm_cases[] = {
+	{ 1, 1, 1, 1, 0.3 },   { 17, 33, 9, 1, 0.3 }, { 64, 64, 64, 1, 0.0 },
+	{ 129, 67, 255, 1, 0.5 }, { 33, 17, 20, 3, 0.3 },
+};
+
+/*
+ * One GEMM (batched when count > 1) in precision p on the GPU against the
+ * CPU in fp32 (fp64 for fp64): the rounding of tf32/bf16/fp16 inputs is the
+ * error being bounded.
+ */
+static void check_gemm(checker *c, const gemm_case *g, int ta, int tb, rt_precision p)
+{
+	rt_dtype t = rt_precision_dtype(p);
+	int lda = (ta ? g->m : g->k) + 3, ldb = (tb ? g->k : g->n) + 3, ldc = g->n + 3;
+	long sa = (long)(ta ? g->k : g->m) * lda + 5, sb = (long)(tb ? g->n : g->k) * ldb + 5;
+	long sc = (long)g->m * ldc + 5;
+	bufs b = { 0 };
+	double abs_err = 0, ref_max = 0;
+	char what[48];
+	int rc = bufs_add(c, &b, t, (size_t)sa * g->count, 0);
+	if (!rc)
+		rc = bufs_add(c, &b, t, (size_t)sb * g->count, 0);
+	if (!rc)
+		rc = bufs_add(c, &b, t, (size_t)sc * g->count, 0);
+	for (int s = 0; s < 2 && !rc; s++) {
+		const side *sd = s == 0 ? &c->gpu : &c->cpu;
+		rt_precision q = s == 0 ? p : (t == RT_F64 ? RT_FP64 : RT_FP32);
+		if (g->count == 1)
+			rc = sd->be->gemm(sd->ctx, t, q, ta, tb, g->m, g->n, g->k, 0.7, b.dev[s][0],
+					  lda, b.dev[s][1], ldb, g->beta, b.dev[s][2], ldc);
+		else
+			rc = sd->be->gemm_batched(sd->ctx, t, q, ta, tb, g->m, g->n, g->k, 0.7,
+						  b.dev[s][0], lda, sa, b.dev[s][1], ldb, sb,
+						  g->beta, b.dev[s][2], ldc, sc, g->count);
+		if (!rc)
+			rc = sd->be->synchronize(sd->ctx);
+	}
+	if (!rc)
+		rc = compare(c, &b, t, 2, &abs_err, &ref_max);
+	snprintf(what, sizeof what, "%dx%dx%d%s %c%c", g->m, g->n, g->k,
+		 g->count > 1 ? " x3" : "", ta ? 'T' : 'N', tb ? 'T' : 'N');
+	report(c, g->count > 1 ? "gemm_batched" : "gemm", p, what, rc, abs_err, ref_max);
+	bufs_free(c, &b);
+}
+
+/* Loads, initializes and opens the backend name on device dev. */
+static int open_side(side *s, const char *name, int dev, void **handle, char *err, size_t len)
+{
+	int rc = rt_backend_get(name, &s->be, handle, err, len);
+	if (rc)
+		return rc;
+	rc = s->be->init(err, len);
+	if (rc < 0)
+		return rc;
+	if (dev >= rc)
+		return rt_fail(err, len, RT_EUNAVAIL, "no device %d (%d found)", dev, rc);
+	return s->be->open(dev, 2, &s->ctx, err, len);
+}
+
+int main(int argc, char **argv)
+{
+	checker c = { .name = argc > 1 ? argv[1] : "cuda" };
+	int dev = argc > 2 ? atoi(argv[2]) : 0;
+	void *gpu_lib = NULL, *cpu_lib = NULL;
+	char err[RT_ERRLEN] = "";
+	rt_device_info info;
+
+	if (argc > 3 || (argc > 1 && argv[1][0] == '-')) {
+		fprintf(stderr, "usage: gpu_check [BACKEND [DEVICE]]\n");
+		return 2;
+	}
+	int rc = open_side(&c.gpu, c.name, dev, &gpu_lib, err, sizeof err);
+	if (rc) {
+		printf("%s: unavailable: %s\n", c.name, err);
+		rt_backend_unload(gpu_lib);
+		return 3;
+	}
+	rc = open_side(&c.cpu, "cpu", 0, &cpu_lib, err, sizeof err);
+	if (!rc)
+		rc = c.gpu.be->device_info(dev, &info);
+	if (rc) {
+		printf("%s: setup failed: %s\n", c.name, err);
+		return 3;
+	}
+	printf("%s: device %d: %s, %s, %d compute units, %.1f GiB\n", c.name, dev, info.name,
+	       info.driver, info.compute_units, info.mem_total / 1073741824.0);
+	rt_rng_seed(&c.rng, 20240611);
+
+	for (size_t i = 0; i < RT_COUNT(ew_ops); i++)
+		for (int t = RT_F32; t <= RT_F64; t++)
+			for (size_t s = 0; s < RT_COUNT(ew_shapes); s++)
+				check_ew(&c, &ew_ops[i], (rt_dtype)t, &ew_shapes[s]);
+	for (int p = 0; p < RT_NPRECISION; p++) {
+		if (!(info.precisions & RT_PREC_BIT(p)))
+			continue;
+		for (size_t g = 0; g < RT_COUNT(gemm_cases); g++)
+			for (int tr = 0; tr < 4; tr++)
+				check_gemm(&c, &gemm_cases[g], tr >> 1, tr & 1, (rt_precision)p);
+	}
+	double busy;
+	if (c.gpu.be->utilization && c.gpu.be->utilization(c.gpu.ctx, &busy) == 0)
+		printf("%s: utilization %.0f%%\n", c.name, busy * 100);
+	else
+		printf("%s: utilization unavailable: %s\n", c.name, gpu_reason(&c));
+	printf("%s: %d passed, %d failed\n", c.name, c.passed, c.failed);
+
+	c.gpu.be->close(c.gpu.ctx);
+	c.cpu.be->close(c.cpu.ctx);
+	rt_backend_unload(gpu_lib);
+	rt_backend_unload(cpu_lib);
+	return c.failed ? 1 : 0;
+}

@@ -1,0 +1,631 @@
+/*
+ * The results journal: exact round trip of trials, a torn last entry dropped
+ * at every cut point, bad documents in the middle reported with their line,
+ * reuse lookup, a writer killed with SIGKILL, resume, and the newest journal.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../common/rng.h"
+#include "../tuner/journal.h"
+
+#define FP "0123abcd4567ef89"
+#define HOST "box"
+
+static char tmp[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmp, sizeof tmp, "/tmp/rt_journal_XXXXXX");
+	return mkdtemp(tmp) ? 0 : -1;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static const rt_workload *gemm(void)
+{
+	const rt_workload *w = rt_workload_find("gemm");
+	assert_non_null(w);
+	return w;
+}
+
+/*
+ * Trial i: a point and shape that differ per i, and seeded samples with
+ * full-precision values (tiny and huge ones too, to exercise exponents).
+ * Every third trial (i % 3 == 2) is infeasible.
+ */
+static void make_trial(int i, rt_point *pt, rt_shape *sh, rt_measurement *m)
+{
+	rt_point_default(pt);
+	pt->batch = 16 + i;
+	pt->threads = 1 + i % 2;
+	pt->workers = i % 3;
+	pt->pin = (rt_pin)(i % RT_NPIN);
+	rt_shape_default(gemm(), sh);
+	sh->v[0] = 64 + i;
+	sh->v[2] = 32 * (i + 1);
+	memset(m, 0, sizeof *m);
+	m->nphases = gemm()->nphases;
+	m->seconds = 1.0 / 3.0 + i;
+	if (i % 3 == 2) {
+		snprintf(m->reason, sizeof m->reason,
+			 "infeasible: needs 512.0 GiB, 3.0 GiB available: 'x' #%d", i);
+		return;
+	}
+	rt_rng rng;
+	rt_rng_seed(&rng, 1000 + (uint64_t)i);
+	m->feasible = 1;
+	m->nsamples = 8 + i;
+	m->samples = malloc(sizeof *m->samples * (size_t)m->nsamples);
+	assert_non_null(m->samples);
+	for (int s = 0; s < m->nsamples; s++)
+		m->samples[s] = 1234.5 * (1 + 0.05 * rt_rng_normal(&rng));
+	m->samples[0] = 1e-300 * (1 + rt_rng_uniform(&rng));
+	m->samples[1] = 3e300 * (1 + rt_rng_uniform(&rng));
+	rt_measurement_summarize(m);
+	m->gflops = m->median * 0.3712345678901;
+	m->step_seconds = 1 / m->median;
+	m->phase_frac[0] = 0.9876543210987654;
+}
+
+static void append_trial(rt_journal *j, int i)
+{
+	rt_point pt;
+	rt_shape sh;
+	rt_measurement m;
+	char err[RT_ERRLEN] = "";
+	make_trial(i, &pt, &sh, &m);
+	int rc = rt_journal_append(j, gemm(), &pt, &sh, &m, err, sizeof err);
+	rt_measurement_free(&m);
+	if (rc)
+		fail_msg("append: %s", err);
+}
+
+/* A journal of trials 0..n-1 in tmp/results; its path into path. */
+static void write_journal(int n, char *path, size_t len)
+{
+	rt_journal *j;
+	char err[RT_ERRLEN] = "", dir[128];
+	snprintf(dir, sizeof dir, "%s/results", tmp);
+	if (rt_journal_create(dir, HOST, FP, "rigtune tune --budget 60", &j, err, sizeof err))
+		fail_msg("create: %s", err);
+	for (int i = 0; i < n; i++)
+		append_trial(j, i);
+	snprintf(path, len, "%s", rt_journal_path(j));
+	rt_journal_close(j);
+}
+
+/* Every field of rec equals trial i, the samples bit for bit. */
+static void assert_trial(const rt_journal_record *rec, int i)
+{
+	rt_point pt;
+	rt_shape sh;
+	rt_measurement m;
+	make_trial(i, &pt, &sh, &m);
+	assert_string_equal(rec->fingerprint, FP);
+	assert_ptr_equal(rec->workload, gemm());
+	assert_string_equal(rec->point.backend, pt.backend);
+	assert_int_equal(rec->point.device, pt.device);
+	assert_int_equal(rec->point.precision, pt.precision);
+	assert_int_equal(rec->point.batch, pt.batch);
+	assert_int_equal(rec->point.threads, pt.threads);
+	assert_int_equal(rec->point.workers, pt.workers);
+	assert_int_equal(rec->point.pin, pt.pin);
+	assert_int_equal(rec->shape.n, sh.n);
+	assert_memory_equal(rec->shape.v, sh.v, sizeof sh.v[0] * (size_t)sh.n);
+	const rt_measurement *r = &rec->m;
+	assert_int_equal(r->feasible, m.feasible);
+	assert_true(r->seconds == m.seconds);
+	assert_int_equal(r->nphases, gemm()->nphases);
+	if (!m.feasible) {
+		assert_string_equal(r->reason, m.reason);
+		assert_int_equal(r->nsamples, 0);
+		assert_null(r->samples);
+		return;
+	}
+	assert_int_equal(r->nsamples, m.nsamples);
+	assert_memory_equal(r->samples, m.samples, sizeof m.samples[0] * (size_t)m.nsamples);
+	assert_true(r->median == m.median);
+	assert_true(r->ci_lo == m.ci_lo);
+	assert_true(r->ci_hi == m.ci_hi);
+	assert_true(r->cv == m.cv);
+	assert_int_equal(r->unstable, m.unstable);
+	assert_true(r->gflops == m.gflops);
+	assert_true(r->step_seconds == m.step_seconds);
+	assert_true(r->phase_frac[0] == m.phase_frac[0]);
+	rt_measurement_free(&m);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	char *buf = malloc(*len + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, *len, f), *len);
+	buf[*len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void spit(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	char path[256], err[RT_ERRLEN] = "";
+	write_journal(3, path, sizeof path);
+	char expect[256];
+	snprintf(expect, sizeof expect, "%s/results/" HOST "-", tmp);
+	assert_memory_equal(path, expect, strlen(expect));
+
+	size_t len;
+	char *text = slurp(path, &len);
+	assert_memory_equal(text, "---\nrigtune_journal: 1\n", 23);
+	int docs = 0;
+	for (const char *s = text; (s = strstr(s, "\n...\n")); s++)
+		docs++;
+	assert_int_equal(docs, 4);
+	assert_memory_equal(text + len - 5, "\n...\n", 5);
+	free(text);
+
+	rt_journal_record *recs;
+	size_t n;
+	int dropped = -1;
+	rt_journal_header hdr;
+	if (rt_journal_load(path, &recs, &n, &dropped, &hdr, err, sizeof err))
+		fail_msg("load: %s", err);
+	assert_int_equal(n, 3);
+	assert_int_equal(dropped, 0);
+	assert_string_equal(hdr.fingerprint, FP);
+	assert_string_equal(hdr.host, HOST);
+	assert_string_equal(hdr.command, "rigtune tune --budget 60");
+	assert_int_equal(strlen(hdr.started), 20);
+	for (int i = 0; i < 3; i++)
+		assert_trial(&recs[i], i);
+	assert_false(recs[0].m.feasible == recs[2].m.feasible);
+	assert_true(recs[0].line < recs[1].line && recs[1].line < recs[2].line);
+
+	rt_measurement copy;
+	assert_int_equal(rt_journal_record_measurement(&recs[1], &copy), 0);
+	assert_ptr_not_equal(copy.samples, recs[1].m.samples);
+	assert_memory_equal(copy.samples, recs[1].m.samples,
+			    sizeof copy.samples[0] * (size_t)copy.nsamples);
+	assert_true(copy.median == recs[1].m.median);
+	rt_measurement_free(&copy);
+	rt_journal_records_free(recs, n);
+	rt_journal_records_free(NULL, 0);
+	rt_journal_close(NULL);
+}
+
+/* Offset of the "---" line of the last document. */
+static size_t last_doc(const char *text)
+{
+	const char *last = NULL;
+	for (const char *s = text; (s = strstr(s, "...\n---\n")); s++)
+		last = s;
+	assert_non_null(last);
+	return (size_t)(last - text) + 4;
+}
+
+static void load_expect(const char *path, size_t want_n, int want_dropped)
+{
+	rt_journal_record *recs;
+	size_t n;
+	int dropped;
+	char err[RT_ERRLEN] = "";
+	if (rt_journal_load(path, &recs, &n, &dropped, NULL, err, sizeof err))
+		fail_msg("load %s: %s", path, err);
+	assert_int_equal(n, want_n);
+	assert_int_equal(dropped, want_dropped);
+	for (size_t i = 0; i < n; i++)
+		assert_trial(&recs[i], (int)i);
+	rt_journal_records_free(recs, n);
+}
+
+static void test_torn_last_entry(void **state)
+{
+	(void)state;
+	char path[256], cut[300];
+	write_journal(3, path, sizeof path);
+	snprintf(cut, sizeof cut, "%s/cut.yaml", tmp);
+	size_t len;
+	char *text = slurp(path, &len);
+
+	spit(cut, text, len - 30);
+	load_expect(cut, 2, 1);
+
+	/* Every cut inside the last document drops it, and only it. */
+	size_t start = last_doc(text);
+	spit(cut, text, start);
+	load_expect(cut, 2, 0);
+	for (size_t at = start + 1; at < len - 1; at++) {
+		spit(cut, text, at);
+		load_expect(cut, 2, 1);
+	}
+	/* "..." without its newline is complete. */
+	spit(cut, text, len - 1);
+	load_expect(cut, 3, 0);
+	/* A torn header: an empty journal with one dropped document. */
+	spit(cut, text, 12);
+	load_expect(cut, 0, 1);
+	free(text);
+}
+
+static void test_resume_after_torn(void **state)
+{
+	(void)state;
+	char path[256], err[RT_ERRLEN] = "";
+	write_journal(3, path, sizeof path);
+	size_t len;
+	char *text = slurp(path, &len);
+	size_t start = last_doc(text);
+	spit(path, text, len - 30);
+
+	rt_journal *j;
+	int dropped = -1;
+	if (rt_journal_open(path, FP, &j, &dropped, err, sizeof err))
+		fail_msg("open: %s", err);
+	assert_int_equal(dropped, 1);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal((size_t)st.st_size, start);
+	append_trial(j, 2);
+	rt_journal_close(j);
+	load_expect(path, 3, 0);
+
+	/* The appended bytes are those a fresh journal wrote. */
+	size_t len2;
+	char *text2 = slurp(path, &len2);
+	assert_int_equal(len2, len);
+	assert_memory_equal(text2, text, len);
+	free(text2);
+	free(text);
+}
+
+/* A resumed journal on a changed machine: new trials carry the new fingerprint. */
+static void test_resume_new_fingerprint(void **state)
+{
+	(void)state;
+	char path[256], err[RT_ERRLEN] = "";
+	write_journal(1, path, sizeof path);
+	rt_journal *j;
+	if (rt_journal_open(path, "feedface00000000", &j, NULL, err, sizeof err))
+		fail_msg("open: %s", err);
+	append_trial(j, 1);
+	rt_journal_close(j);
+	rt_journal_record *recs;
+	size_t n;
+	rt_journal_header hdr;
+	if (rt_journal_load(path, &recs, &n, NULL, &hdr, err, sizeof err))
+		fail_msg("load: %s", err);
+	assert_int_equal(n, 2);
+	assert_string_equal(hdr.fingerprint, FP);
+	assert_string_equal(recs[0].fingerprint, FP);
+	assert_string_equal(recs[1].fingerprint, "feedface00000000");
+	assert_ptr_equal(rt_journal_find(recs, n, "feedface00000000", gemm(), &recs[1].shape,
+					 &recs[1].point),
+			 &recs[1]);
+	assert_null(rt_journal_find(recs, n, "feedface00000000", gemm(), &recs[0].shape,
+				    &recs[0].point));
+	rt_journal_records_free(recs, n);
+}
+
+/* Loads path expecting RT_EINVAL with "PATH:LINE:" in the message and want in it. */
+static void expect_einval(const char *path, int line, const char *want)
+{
+	rt_journal_record *recs = NULL;
+	size_t n = 99;
+	char err[RT_ERRLEN] = "", at[320];
+	assert_int_equal(rt_journal_load(path, &recs, &n, NULL, NULL, err, sizeof err),
+			 RT_EINVAL);
+	assert_null(recs);
+	assert_int_equal(n, 0);
+	snprintf(at, sizeof at, "%s:%d:", path, line);
+	if (strncmp(err, at, strlen(at)) || !strstr(err, want))
+		fail_msg("expected '%s...%s', got '%s'", at, want, err);
+}
+
+/* Line number (1-based) of offset off in text. */
+static int line_of(const char *text, size_t off)
+{
+	int line = 1;
+	for (size_t i = 0; i < off; i++)
+		line += text[i] == '\n';
+	return line;
+}
+
+/* text with the first occurrence of `find` after `from` replaced by `with`, into path. */
+static int splice_at(const char *path, const char *text, size_t from, const char *find,
+		  const char *with)
+{
+	const char *at = strstr(text + from, find);
+	assert_non_null(at);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite(text, 1, (size_t)(at - text), f);
+	fputs(with, f);
+	fputs(at + strlen(find), f);
+	fclose(f);
+	return line_of(text, (size_t)(at - text));
+}
+
+static void test_bad_middle(void **state)
+{
+	(void)state;
+	char path[256], bad[300];
+	write_journal(3, path, sizeof path);
+	snprintf(bad, sizeof bad, "%s/bad.yaml", tmp);
+	size_t len;
+	char *text = slurp(path, &len);
+	size_t second = (size_t)(strstr(strstr(text, "workload:") + 1, "workload:") - text);
+
+	/* Garbage that does not parse, in the second trial. */
+	int line = splice_at(bad, text, second, "point:", "]]] garbage {\npoint:");
+	expect_einval(bad, line, "");
+	/* A value that parses but is wrong, a key nobody knows, an unknown workload. */
+	line = splice_at(bad, text, second, "threads: ", "threads: many");
+	expect_einval(bad, line, "threads");
+	line = splice_at(bad, text, second, "gflops:", "colour: red\ngflops:");
+	expect_einval(bad, line, "unknown key 'colour'");
+	line = splice_at(bad, text, second, "workload: gemm", "workload: fft");
+	expect_einval(bad, line, "unknown workload 'fft'");
+	line = splice_at(bad, text, second, "k: ", "kk: ");
+	expect_einval(bad, line, "no key 'kk'");
+	/* A document missing its end marker, followed by another. */
+	line = splice_at(bad, text, second, "\n...\n", "\n");
+	expect_einval(bad, line_of(text, second) - 2, "no end marker");
+
+	/* Wrong header; any YAML file that is not a journal. */
+	line = splice_at(bad, text, 0, "rigtune_journal: 1", "rigtune_journal: 7");
+	expect_einval(bad, line, "version 7");
+	spit(bad, "---\nname: x\n...\n", 16);
+	expect_einval(bad, 1, "not a rigtune journal");
+	spit(bad, "a: 1\nb: [1, 2]\n", 15);
+	expect_einval(bad, 1, "not a rigtune journal");
+	free(text);
+}
+
+static void test_find(void **state)
+{
+	(void)state;
+	char path[256], err[RT_ERRLEN] = "";
+	write_journal(3, path, sizeof path);
+	rt_journal_record *recs;
+	size_t n;
+	if (rt_journal_load(path, &recs, &n, NULL, NULL, err, sizeof err))
+		fail_msg("load: %s", err);
+
+	rt_point pt;
+	rt_shape sh;
+	rt_measurement m;
+	for (int i = 0; i < 3; i++) {
+		make_trial(i, &pt, &sh, &m);
+		rt_measurement_free(&m);
+		assert_ptr_equal(rt_journal_find(recs, n, FP, gemm(), &sh, &pt), &recs[i]);
+	}
+	make_trial(1, &pt, &sh, &m);
+	rt_measurement_free(&m);
+	rt_point p2 = pt;
+	p2.workers++;
+	assert_null(rt_journal_find(recs, n, FP, gemm(), &sh, &p2));
+	p2 = pt;
+	p2.precision = pt.precision == RT_FP64 ? RT_FP32 : RT_FP64;
+	assert_null(rt_journal_find(recs, n, FP, gemm(), &sh, &p2));
+	p2 = pt;
+	strcpy(p2.backend, "cuda");
+	assert_null(rt_journal_find(recs, n, FP, gemm(), &sh, &p2));
+	rt_shape s2 = sh;
+	s2.v[2]++;
+	assert_null(rt_journal_find(recs, n, FP, gemm(), &s2, &pt));
+	assert_null(rt_journal_find(recs, n, "0123abcd4567ef8a", gemm(), &sh, &pt));
+	rt_workload other = *gemm();
+	other.name = "other";
+	assert_null(rt_journal_find(recs, n, FP, &other, &sh, &pt));
+	rt_journal_records_free(recs, n);
+}
+
+/* Two journals of the host: load_host gives both, and find the newer trial. */
+static void test_load_host(void **state)
+{
+	(void)state;
+	char p1[256], p2[256], dir[128], err[RT_ERRLEN] = "";
+	write_journal(2, p1, sizeof p1);
+	write_journal(3, p2, sizeof p2);
+	assert_string_not_equal(p1, p2);
+	snprintf(dir, sizeof dir, "%s/results", tmp);
+	rt_journal_record *recs;
+	size_t n;
+	int dropped = -1;
+	if (rt_journal_load_host(dir, HOST, &recs, &n, &dropped, err, sizeof err))
+		fail_msg("load_host: %s", err);
+	assert_int_equal(n, 5);
+	assert_int_equal(dropped, 0);
+	rt_point pt;
+	rt_shape sh;
+	rt_measurement m;
+	make_trial(1, &pt, &sh, &m);
+	rt_measurement_free(&m);
+	assert_ptr_equal(rt_journal_find(recs, n, FP, gemm(), &sh, &pt), &recs[3]);
+	rt_journal_records_free(recs, n);
+
+	char latest[256];
+	assert_int_equal(rt_journal_latest(dir, HOST, latest, sizeof latest, err, sizeof err), 0);
+	assert_string_equal(latest, p2);
+	assert_int_equal(rt_journal_load_host(dir, "nobody", &recs, &n, NULL, err, sizeof err), 0);
+	assert_int_equal(n, 0);
+	assert_null(recs);
+}
+
+/* A child appending trials as fast as it can, killed after delay_us. */
+static void kill_while_appending(long delay_us)
+{
+	char dir[128], err[RT_ERRLEN] = "";
+	snprintf(dir, sizeof dir, "%s/killed", tmp);
+	rt_journal *j;
+	if (rt_journal_create(dir, HOST, FP, "rigtune tune", &j, err, sizeof err))
+		fail_msg("create: %s", err);
+	char path[256];
+	snprintf(path, sizeof path, "%s", rt_journal_path(j));
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		for (int i = 0;; i++) {
+			rt_point pt;
+			rt_shape sh;
+			rt_measurement m;
+			make_trial(i, &pt, &sh, &m);
+			if (rt_journal_append(j, gemm(), &pt, &sh, &m, NULL, 0))
+				_exit(1);
+			rt_measurement_free(&m);
+		}
+	}
+	rt_journal_close(j);
+	struct timespec ts = {0, delay_us * 1000};
+	nanosleep(&ts, NULL);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+	rt_journal_record *recs;
+	size_t n;
+	int dropped;
+	if (rt_journal_load(path, &recs, &n, &dropped, NULL, err, sizeof err))
+		fail_msg("load after kill: %s", err);
+	assert_true(n >= 1);
+	assert_true(dropped == 0 || dropped == 1);
+	for (size_t i = 0; i < n; i++)
+		assert_trial(&recs[i], (int)i);
+	rt_journal_records_free(recs, n);
+
+	/* Resume: the journal takes more entries and stays clean. */
+	if (rt_journal_open(path, FP, &j, NULL, err, sizeof err))
+		fail_msg("open after kill: %s", err);
+	append_trial(j, (int)n);
+	rt_journal_close(j);
+	load_expect(path, n + 1, 0);
+	unlink(path);
+}
+
+static void test_sigkill(void **state)
+{
+	(void)state;
+	for (long delay = 60000; delay <= 140000; delay += 20000)
+		kill_while_appending(delay);
+}
+
+static void touch(const char *dir, const char *name)
+{
+	char p[300];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	spit(p, "", 0);
+}
+
+static void test_latest_by_name(void **state)
+{
+	(void)state;
+	char dir[128], out[256], want[300], err[RT_ERRLEN] = "";
+	snprintf(dir, sizeof dir, "%s/r", tmp);
+	assert_int_equal(rt_journal_latest(dir, HOST, out, sizeof out, err, sizeof err),
+			 RT_EINVAL);
+	assert_non_null(strstr(err, "no journal of box"));
+	mkdir(dir, 0755);
+	/* Created in an order unlike their names. */
+	touch(dir, "box-20240102-000000-2.yaml");
+	touch(dir, "box-20231231-235959.yaml");
+	touch(dir, "box-extra-20250101-000000.yaml");
+	touch(dir, "box-20240102-000000.yaml");
+	touch(dir, "box-20240102-000000-10.yaml");
+	touch(dir, "other-20250101-000000.yaml");
+	touch(dir, "box-20250101-00000.yaml");
+	touch(dir, "box-20250101-000000.yml");
+	touch(dir, "box-20240101-120000.yaml");
+
+	assert_int_equal(rt_journal_latest(dir, HOST, out, sizeof out, err, sizeof err), 0);
+	snprintf(want, sizeof want, "%s/box-20240102-000000-10.yaml", dir);
+	assert_string_equal(out, want);
+	assert_int_equal(rt_journal_latest(dir, HOST, out, 10, err, sizeof err), RT_EINVAL);
+
+	char **paths;
+	size_t n;
+	assert_int_equal(rt_journal_list(dir, HOST, &paths, &n, err, sizeof err), 0);
+	static const char *const order[] = {
+		"box-20231231-235959.yaml", "box-20240101-120000.yaml",
+		"box-20240102-000000.yaml", "box-20240102-000000-2.yaml",
+		"box-20240102-000000-10.yaml"};
+	assert_int_equal(n, RT_COUNT(order));
+	for (size_t i = 0; i < n; i++) {
+		snprintf(want, sizeof want, "%s/%s", dir, order[i]);
+		assert_string_equal(paths[i], want);
+	}
+	rt_journal_list_free(paths, n);
+	rt_journal_list_free(NULL, 0);
+
+	assert_int_equal(rt_journal_latest(dir, "box-extra", out, sizeof out, err, sizeof err),
+			 0);
+	snprintf(want, sizeof want, "%s/box-extra-20250101-000000.yaml", dir);
+	assert_string_equal(out, want);
+
+	/* Two journals in the same second get distinct names, the second one newest. */
+	rt_journal *a, *b;
+	assert_int_equal(rt_journal_create(dir, "same", FP, NULL, &a, err, sizeof err), 0);
+	assert_int_equal(rt_journal_create(dir, "same", FP, NULL, &b, err, sizeof err), 0);
+	assert_string_not_equal(rt_journal_path(a), rt_journal_path(b));
+	assert_int_equal(rt_journal_latest(dir, "same", out, sizeof out, err, sizeof err), 0);
+	assert_string_equal(out, rt_journal_path(b));
+	rt_journal_close(a);
+	rt_journal_close(b);
+
+	assert_int_equal(rt_journal_create(dir, "a/b", FP, NULL, &a, err, sizeof err),
+			 RT_EINVAL);
+	assert_null(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_torn_last_entry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_after_torn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_new_fingerprint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_middle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_latest_by_name, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,362 @@
+/*
+ * test_replay.c: the replay CSV reader and writer, and the plot files.
+ * Fixtures come from tests/data/gen_replays.py (run from the repository
+ * root, as tests/run.sh does); other files go to a fresh temporary folder.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../common/rt.h"
+#include "../search/fit.h"
+#include "../tuner/plot.h"
+#include "../tuner/replay.h"
+
+static char tmpdir[64];
+
+static int make_tmpdir(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/rt_test_replay_XXXXXX");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state)
+{
+	(void)state;
+	DIR *d = opendir(tmpdir);
+	if (!d)
+		return -1;
+	struct dirent *e;
+	char path[512];
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	return rmdir(tmpdir);
+}
+
+/* tmpdir/name, written with text when text is not NULL. */
+static const char *tmpfile_with(const char *name, const char *text)
+{
+	static char path[512];
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	if (text) {
+		FILE *fp = fopen(path, "w");
+		assert_non_null(fp);
+		fputs(text, fp);
+		assert_int_equal(fclose(fp), 0);
+	}
+	return path;
+}
+
+/* The whole file as a string (caller frees). */
+static char *slurp(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	char *buf = calloc(1, 1 << 20);
+	assert_non_null(buf);
+	size_t got = fread(buf, 1, (1 << 20) - 1, fp);
+	(void)got;
+	fclose(fp);
+	return buf;
+}
+
+static void reads_fixture(void **state)
+{
+	(void)state;
+	rt_replay *r = NULL;
+	char err[RT_ERRLEN];
+	int rc = rt_replay_read("tests/data/replay_cross.csv", &r, err, sizeof err);
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(r->ncurves, 2);
+	assert_string_equal(r->curves[0].backend, "cpu");
+	assert_string_equal(r->curves[0].precision, "fp32");
+	assert_string_equal(r->curves[1].backend, "gpu");
+	/* 15 sizes x 3 repeats; first rows on lines 3 and 4 (after comment and header). */
+	assert_int_equal(r->curves[0].count, 45);
+	assert_int_equal(r->curves[1].count, 45);
+	assert_int_equal(r->curves[0].first_line, 3);
+	assert_int_equal(r->curves[1].first_line, 4);
+	assert_true(r->curves[0].n[0] == 32 && r->curves[0].seconds[0] == 2.695464e-06);
+	assert_true(r->curves[1].seconds[0] == 4.738737e-04);
+	assert_int_equal(rt_replay_find(r, "gpu", "fp32"), 1);
+	assert_int_equal(rt_replay_find(r, "gpu", "fp16"), -1);
+	rt_series s = rt_replay_series(&r->curves[1]);
+	assert_true(s.count == 45 && s.n == r->curves[1].n);
+	rt_replay_free(r);
+}
+
+static void columns_any_order_comments_blanks(void **state)
+{
+	(void)state;
+	const char *path = tmpfile_with("order.csv",
+					"# a comment\n"
+					"\n"
+					" seconds , n ,precision,backend\r\n"
+					"1e-3,64,fp32,cpu\r\n"
+					"   # indented comment\n"
+					"2e-3, 128 ,fp32,cpu\n"
+					"\n"
+					"4e-3,256,fp32,cpu\n"
+					"5e-4,64,fp16,gpu\n"
+					"6e-4,128,fp16,gpu\n"
+					"7e-4,256,fp16,gpu\n"
+					"8e-4,256,fp16,gpu\n");
+	rt_replay *r = NULL;
+	char err[RT_ERRLEN];
+	int rc = rt_replay_read(path, &r, err, sizeof err);
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(r->ncurves, 2);
+	assert_string_equal(r->curves[1].backend, "gpu");
+	assert_string_equal(r->curves[1].precision, "fp16");
+	assert_int_equal(r->curves[0].count, 3);
+	assert_int_equal(r->curves[1].count, 4);
+	assert_true(r->curves[0].n[1] == 128 && r->curves[0].seconds[1] == 2e-3);
+	assert_true(r->curves[1].n[3] == 256 && r->curves[1].seconds[3] == 8e-4);
+	assert_int_equal(r->curves[0].first_line, 4);
+	assert_int_equal(r->curves[1].first_line, 9);
+	rt_replay_free(r);
+}
+
+/* Reads path, expects RT_EINVAL and a message "path:line: ...want...". */
+static void expect_error(const char *path, long line, const char *want)
+{
+	rt_replay *r = NULL;
+	char err[RT_ERRLEN] = "", prefix[600];
+	assert_int_equal(rt_replay_read(path, &r, err, sizeof err), RT_EINVAL);
+	assert_null(r);
+	print_message("# %s\n", err);
+	snprintf(prefix, sizeof prefix, "%s:%ld: ", path, line);
+	if (strncmp(err, prefix, strlen(prefix)))
+		fail_msg("'%s' does not start with '%s'", err, prefix);
+	if (!strstr(err, want))
+		fail_msg("'%s' does not say '%s'", err, want);
+}
+
+static void bad_fixtures_name_the_line(void **state)
+{
+	(void)state;
+	expect_error("tests/data/bad_missing_column.csv", 2, "missing column 'seconds'");
+	expect_error("tests/data/bad_nonnumeric.csv", 7, "seconds 'fast' is not a number");
+	expect_error("tests/data/bad_negative_time.csv", 5, "seconds must be > 0");
+	expect_error("tests/data/bad_zero_time.csv", 9, "seconds must be > 0");
+	expect_error("tests/data/bad_single_point.csv", 3, "curve cpu/fp32");
+	expect_error("tests/data/bad_single_point.csv", 3, "has 1 distinct n");
+}
+
+static void bad_inline_files(void **state)
+{
+	(void)state;
+	const char *rows = "cpu,fp32,64,1e-3\ncpu,fp32,128,2e-3\ncpu,fp32,256,4e-3\n";
+	char text[512];
+	snprintf(text, sizeof text, "backend,precision,n,seconds,gflops\n%s", rows);
+	expect_error(tmpfile_with("unknown.csv", text), 1, "unknown column 'gflops'");
+	snprintf(text, sizeof text, "backend,n,precision,n,seconds\n%s", rows);
+	expect_error(tmpfile_with("dup.csv", text), 1, "column 'n' appears twice");
+	snprintf(text, sizeof text, "backend,precision,n,seconds\n%scpu,fp32,512\n", rows);
+	expect_error(tmpfile_with("fields.csv", text), 5, "expected 4 fields, found 3");
+	snprintf(text, sizeof text, "backend,precision,n,seconds\n%sgpu,fp32,0,1e-3\n", rows);
+	expect_error(tmpfile_with("nzero.csv", text), 5, "n must be > 0");
+	snprintf(text, sizeof text, "backend,precision,n,seconds\n%sgpu,fp32,64,inf\n", rows);
+	expect_error(tmpfile_with("inf.csv", text), 5, "finite");
+	snprintf(text, sizeof text, "backend,precision,n,seconds\n%s,fp32,64,1e-3\n", rows);
+	expect_error(tmpfile_with("label.csv", text), 5, "empty backend");
+	snprintf(text, sizeof text, "backend,precision,n,seconds\n%s\n# the end\n", rows);
+	expect_error(tmpfile_with("one.csv", text), 6, "1 curve");
+	expect_error(tmpfile_with("empty.csv", "# nothing\n\n"), 2, "no header line");
+	/* Two distinct n in the second curve: it is named, at its first row. */
+	snprintf(text, sizeof text,
+		 "backend,precision,n,seconds\n%sgpu,fp16,64,1e-3\ngpu,fp16,128,1e-3\n"
+		 "gpu,fp16,128,1e-3\n", rows);
+	expect_error(tmpfile_with("two.csv", text), 5, "curve gpu/fp16 (first row here) has 2 distinct n");
+
+	rt_replay *r = NULL;
+	assert_int_equal(rt_replay_read(tmpfile_with("absent.csv", NULL), &r, NULL, 0), RT_EINVAL); /* missing input is bad input */
+}
+
+static void write_reads_back_exactly(void **state)
+{
+	(void)state;
+	rt_replay *r = rt_replay_new();
+	assert_non_null(r);
+	const double n[] = {64, 128, 256, 64};
+	const double t[] = {0.1, 1e-7 / 3, 2.5e-3, M_PI * 1e-4};
+	char err[RT_ERRLEN] = "";
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(rt_replay_add(r, "cpu", "fp64", n[i], t[i], err, sizeof err), 0);
+		assert_int_equal(rt_replay_add(r, "cuda", "bf16", n[i], 2 * t[i], err, sizeof err), 0);
+	}
+	assert_int_equal(rt_replay_add(r, "cpu,x", "fp64", 1, 1, err, sizeof err), RT_EINVAL);
+	assert_int_equal(rt_replay_add(r, "cpu", "fp64", 64, 0, err, sizeof err), RT_EINVAL);
+	assert_int_equal(rt_replay_add(r, "cpu", "fp64", NAN, 1, err, sizeof err), RT_EINVAL);
+
+	const char *path = tmpfile_with("saved.csv", NULL);
+	int rc = rt_replay_write(path, r, err, sizeof err);
+	if (rc)
+		fail_msg("%s", err);
+	char *text = slurp(path);
+	assert_true(!strncmp(text, "backend,precision,n,seconds\ncpu,fp64,64,0.1\n", 44));
+	free(text);
+
+	rt_replay *back = NULL;
+	rc = rt_replay_read(path, &back, err, sizeof err);
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(back->ncurves, 2);
+	for (size_t c = 0; c < 2; c++) {
+		assert_string_equal(back->curves[c].backend, r->curves[c].backend);
+		assert_int_equal(back->curves[c].count, 4);
+		for (size_t i = 0; i < 4; i++) {
+			assert_true(back->curves[c].n[i] == r->curves[c].n[i]);
+			assert_true(back->curves[c].seconds[i] == r->curves[c].seconds[i]);
+		}
+	}
+	rt_replay_free(back);
+	assert_int_equal(rt_replay_write("/nonexistent-dir/x.csv", r, err, sizeof err), RT_EIO);
+	rt_replay_free(r);
+}
+
+/* Lines of text that do not start with '#' and are not blank. */
+static int data_lines(const char *text)
+{
+	int k = 0;
+	for (const char *p = text; *p; p = strchr(p, '\n') + 1) {
+		if (*p != '#' && *p != '\n')
+			k++;
+		if (!strchr(p, '\n'))
+			break;
+	}
+	return k;
+}
+
+/* Two curves, one with an outlier, n* marked: the plot of test_fit's case. */
+static int plot_case(const char *svg, rt_plot_outcome *outcome, char *err)
+{
+	static const double n[] = {32, 64, 128, 256, 512};
+	static const double cpu[] = {1e-6, 6e-6, 4.4e-5, 3.4e-4, 2.7e-3};
+	static const double gpu[] = {5e-4, 5e-4, 5e-3, 5e-4, 5.3e-4};
+	static const bool gpu_out[] = {false, false, true, false, false};
+	static const rt_fit fc = {.a = 2e-11, .b = 3, .c = 2e-6, .n_min = 32, .n_max = 512};
+	static const rt_fit fg = {.a = 2e-13, .b = 3, .c = 5e-4, .n_min = 32, .n_max = 512};
+	rt_plot_curve curves[2] = {
+		{"cpu/fp32", {n, cpu, 5}, NULL, &fc},
+		{"gpu's fp32", {n, gpu, 5}, gpu_out, &fg},
+	};
+	rt_plot_mark mark = {293.0, 280.0, 305.0, "n* = 293"};
+	return rt_plot_write(svg, "crossover", curves, 2, &mark, 1, outcome, err, RT_ERRLEN);
+}
+
+static void plot_writes_data_and_script(void **state)
+{
+	(void)state;
+	char *old_path = strdup(getenv("PATH") ? getenv("PATH") : "");
+	char svg[512], dat[512], gp[512], err[RT_ERRLEN] = "";
+	snprintf(svg, sizeof svg, "%s/cross.svg", tmpdir);
+	assert_int_equal(rt_plot_paths(svg, dat, gp, sizeof dat, NULL, 0), 0);
+	assert_non_null(strstr(dat, "/cross.dat"));
+	assert_non_null(strstr(gp, "/cross.gp"));
+
+	setenv("PATH", tmpdir, 1); /* no gnuplot in there */
+	rt_plot_outcome outcome = RT_PLOT_DRAWN;
+	int rc = plot_case(svg, &outcome, err);
+	setenv("PATH", old_path, 1);
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(outcome, RT_PLOT_NO_GNUPLOT);
+
+	char *d = slurp(dat);
+	/* 5 + 4 points, 1 outlier, 2 fits of RT_PLOT_FIT_SAMPLES; 5 blocks. */
+	assert_int_equal(data_lines(d), 10 + 2 * RT_PLOT_FIT_SAMPLES);
+	assert_null(strstr(d, "# cpu/fp32 outliers"));
+	assert_non_null(strstr(d, "# gpu's fp32 outliers: n seconds\n128 0.005\n"));
+	assert_non_null(strstr(d, "# cpu/fp32 fit: t = 2e-06 + 2e-11 * n^3.0000\n32 "));
+	assert_non_null(strstr(d, "\n512 0.0026863546\n"));
+	free(d);
+
+	char *g = slurp(gp), want[700];
+	assert_non_null(strstr(g, "set terminal svg"));
+	snprintf(want, sizeof want, "set output '%s'\n", svg);
+	assert_non_null(strstr(g, want));
+	assert_non_null(strstr(g, "set logscale xy\n"));
+	assert_non_null(strstr(g, "set arrow from 293, graph 0 to 293, graph 1 nohead"));
+	assert_non_null(strstr(g, "set label 'n* = 293' at 293, graph"));
+	assert_non_null(strstr(g, "set object rect from 280, graph 0 to 305, graph 1"));
+	snprintf(want, sizeof want, "plot '%s' index 0 with points", dat);
+	assert_non_null(strstr(g, want));
+	/* Blocks (none empty): cpu points 0, cpu fit 1, gpu points 2, outliers 3, fit 4. */
+	assert_non_null(strstr(g, "index 1 with lines linewidth 2 linecolor 1 title 'cpu/fp32 fit'"));
+	assert_non_null(strstr(g, "index 2 with points pointtype 7 linecolor 2 title 'gpu''s fp32'"));
+	assert_non_null(strstr(g, "index 3 with points pointtype 6 pointsize 2 linecolor 2 "
+				  "title 'gpu''s fp32 outliers'"));
+	assert_non_null(strstr(g, "index 4 with lines"));
+	assert_null(strstr(g, "index 5"));
+	free(g);
+	free(old_path);
+}
+
+/* A stand-in gnuplot: records its argument, exits with `code`. */
+static void fake_gnuplot(int code)
+{
+	char text[600];
+	snprintf(text, sizeof text, "#!/bin/sh\necho \"$1\" > '%s/ran'\nexit %d\n", tmpdir, code);
+	const char *path = tmpfile_with("gnuplot", text);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static void plot_runs_gnuplot_and_checks_status(void **state)
+{
+	(void)state;
+	char *old_path = strdup(getenv("PATH") ? getenv("PATH") : "");
+	char svg[512], err[RT_ERRLEN] = "";
+	snprintf(svg, sizeof svg, "%s/run.svg", tmpdir);
+	rt_plot_outcome outcome = RT_PLOT_NO_GNUPLOT;
+
+	fake_gnuplot(0);
+	setenv("PATH", tmpdir, 1);
+	int rc = plot_case(svg, &outcome, err);
+	setenv("PATH", old_path, 1);
+	if (rc)
+		fail_msg("%s", err);
+	assert_int_equal(outcome, RT_PLOT_DRAWN);
+	char *ran = slurp(tmpfile_with("ran", NULL)), want[600];
+	snprintf(want, sizeof want, "%s/run.gp\n", tmpdir);
+	assert_string_equal(ran, want);
+	free(ran);
+
+	fake_gnuplot(3);
+	setenv("PATH", tmpdir, 1);
+	rc = plot_case(svg, &outcome, err);
+	setenv("PATH", old_path, 1);
+	assert_int_equal(rc, RT_ERUNTIME);
+	assert_non_null(strstr(err, "exit status 3"));
+	free(old_path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reads_fixture),
+		cmocka_unit_test(columns_any_order_comments_blanks),
+		cmocka_unit_test(bad_fixtures_name_the_line),
+		cmocka_unit_test(bad_inline_files),
+		cmocka_unit_test(write_reads_back_exactly),
+		cmocka_unit_test(plot_writes_data_and_script),
+		cmocka_unit_test(plot_runs_gnuplot_and_checks_status),
+	};
+	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}

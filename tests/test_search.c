@@ -1,0 +1,537 @@
+/*
+ * test_search.c: the space and the strategies on synthetic objectives whose
+ * optimum is known (nothing is measured).
+ *
+ * The synthetic machine: 8 usable cores; throughput = base(backend,
+ * precision, pin) x saturation in batch (CPU saturates early, the GPU late)
+ * x Amdahl in threads with an oversubscription penalty once threads +
+ * workers exceed 6 x a gain from one data worker. Variants add 5%
+ * multiplicative noise, or make large batches run out of memory.
+ * Each run prints a TAP comment line (ratio, trials, stop reason);
+ * SEARCH_TRACE=1 also lists every trial.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../common/rng.h"
+#include "../common/rt.h"
+#include "../search/space.h"
+#include "../search/strategy.h"
+
+enum { P_BACKEND, P_PRECISION, P_BATCH, P_THREADS, P_WORKERS, P_PIN };
+
+typedef struct synth {
+	int cores;
+	double noise;    /* relative standard deviation of the multiplicative noise */
+	int oom;         /* nonzero: large batches run out of memory */
+	rt_rng rng;
+	unsigned char *seen; /* per grid rank: evaluated already */
+	int calls, dups, abort_at;
+	int implied_violations; /* evaluated a batch above one that ran out of memory */
+	double clock;   /* the fake clock: each trial advances it by its cap */
+	double max_cap_seen;
+} synth;
+
+static int feasible_cores(const rt_space *s, const int *idx, void *user)
+{
+	const synth *y = user;
+	long t = rt_space_int_at(s, P_THREADS, idx[P_THREADS]);
+	long w = rt_space_int_at(s, P_WORKERS, idx[P_WORKERS]);
+	return t + w <= y->cores;
+}
+
+/* The noiseless throughput; -1 when the point runs out of memory. */
+static double synth_true(const synth *y, const rt_space *s, const int *idx)
+{
+	int gpu = idx[P_BACKEND] == 1, bf16 = idx[P_PRECISION] == 1, spread = idx[P_PIN] == 1;
+	double b = (double)rt_space_int_at(s, P_BATCH, idx[P_BATCH]);
+	double t = (double)rt_space_int_at(s, P_THREADS, idx[P_THREADS]);
+	double w = (double)rt_space_int_at(s, P_WORKERS, idx[P_WORKERS]);
+	if (y->oom && b * (gpu ? (bf16 ? 2.0 : 4.0) : 1.0) > 600)
+		return -1;
+	double base = gpu ? (bf16 ? 900 : 500) : (bf16 ? 80 : 100) * (spread ? 1.08 : 1.0);
+	double b0 = gpu ? 150 : 12;
+	double thr = gpu ? 1 + 0.1 * fmin(t, 2) : t / (1 + 0.1 * (t - 1));
+	double over = 1 + 0.25 * fmax(0, t + w - 6);
+	double work = 1 + 0.15 * fmin(w, 1) - 0.05 * fmax(0, w - 1);
+	return base * b / (b + b0) * thr / over * work;
+}
+
+static int synth_objective(const rt_space *s, const int *idx, double cap, void *user,
+			   double *value)
+{
+	synth *y = user;
+	uint64_t r = rt_space_rank(s, idx);
+	y->calls++;
+	if (y->abort_at && y->calls == y->abort_at)
+		return RT_ERUNTIME;
+	y->dups += y->seen[r];
+	y->seen[r] = 1;
+	y->clock += cap;
+	y->max_cap_seen = fmax(y->max_cap_seen, cap);
+	double v = synth_true(y, s, idx);
+	if (v < 0)
+		return RT_EINFEASIBLE;
+	if (y->noise > 0)
+		v *= fmax(0.5, 1 + y->noise * rt_rng_normal(&y->rng));
+	*value = v;
+	return 0;
+}
+
+static double fake_clock(void *user)
+{
+	return ((synth *)user)->clock;
+}
+
+/* The synthetic space: batch 8..1024 (or ..256), threads 1..cores, workers 0..2. */
+static rt_space *synth_space(synth *y, int cores, int nbatch)
+{
+	static const char *const backends[] = { "cpu", "cuda" };
+	static const char *const precisions[] = { "fp32", "bf16" };
+	static const char *const pins[] = { "compact", "spread" };
+	static const long batches[] = { 8, 16, 32, 64, 128, 256, 512, 1024 };
+	rt_space *s = rt_space_create();
+	assert_non_null(s);
+	assert_int_equal(rt_space_add_categorical(s, "backend", backends, 2, NULL, 0), P_BACKEND);
+	assert_int_equal(rt_space_add_categorical(s, "precision", precisions, 2, NULL, 0),
+			 P_PRECISION);
+	assert_int_equal(rt_space_add_ordinal(s, "batch", batches, nbatch, NULL, 0), P_BATCH);
+	assert_int_equal(rt_space_add_range(s, "threads", 1, cores, 1, NULL, 0), P_THREADS);
+	assert_int_equal(rt_space_add_range(s, "workers", 0, 2, 1, NULL, 0), P_WORKERS);
+	assert_int_equal(rt_space_add_categorical(s, "pin", pins, 2, NULL, 0), P_PIN);
+	rt_space_set_role(s, P_BATCH, RT_ROLE_SATURATING);
+	rt_space_set_role(s, P_THREADS, RT_ROLE_PEAKED);
+	rt_space_set_role(s, P_WORKERS, RT_ROLE_PEAKED);
+	memset(y, 0, sizeof *y);
+	y->cores = cores;
+	y->seen = calloc(rt_space_grid_size(s), 1);
+	assert_non_null(y->seen);
+	rt_space_set_feasible(s, feasible_cores, y);
+	return s;
+}
+
+/* The best noiseless value over the feasible grid. */
+static double true_optimum(const synth *y, const rt_space *s)
+{
+	int idx[RT_SPACE_MAX_PARAMS], more = 1;
+	double best = 0;
+	for (rt_space_first(s, idx); more; more = rt_space_next(s, idx))
+		if (rt_space_feasible(s, idx))
+			best = fmax(best, synth_true(y, s, idx));
+	return best;
+}
+
+/* Counts evaluated points that lie above an out-of-memory batch of the same settings. */
+static int count_implied(const rt_space *s, const rt_search_result *r)
+{
+	int n = 0;
+	for (int i = 0; i < r->ntrials; i++)
+		for (int j = 0; j < i; j++) {
+			const rt_trial *a = &r->trials[j], *b = &r->trials[i];
+			int same = 1;
+			for (int p = 0; p < rt_space_nparams(s); p++)
+				if (p != P_BATCH && a->idx[p] != b->idx[p])
+					same = 0;
+			n += a->infeasible && same && b->idx[P_BATCH] > a->idx[P_BATCH];
+		}
+	return n;
+}
+
+typedef struct outcome {
+	double ratio; /* noiseless value of the best found / true optimum */
+	int trials;
+	int grid;     /* feasible points */
+} outcome;
+
+/* Runs strategy name on a fresh synthetic space and checks the shared contract. */
+static outcome run_synth(const char *name, int cores, int nbatch, double noise, int oom,
+			 uint64_t seed, int max_trials)
+{
+	synth y;
+	rt_space *s = synth_space(&y, cores, nbatch);
+	rt_search_opts o;
+	rt_search_result *r = NULL;
+	char err[RT_ERRLEN];
+	rt_search_opts_default(&o);
+	o.seed = seed;
+	o.max_trials = max_trials;
+	y.noise = noise;
+	y.oom = oom;
+	rt_rng_seed(&y.rng, seed * 7919 + 1);
+	int rc = rt_search_run(rt_strategy_find(name), s, synth_objective, &y, &o, &r, err,
+			       sizeof err);
+	assert_int_equal(rc, 0);
+	assert_non_null(r);
+	assert_int_equal(y.dups, 0);
+	assert_int_equal(y.calls, r->ntrials);
+	assert_int_equal(count_implied(s, r), 0);
+	assert_true(r->best >= 0);
+	for (int i = 0; i < r->ntrials; i++)
+		assert_true(rt_space_feasible(s, r->trials[i].idx));
+	outcome out = {
+		.ratio = synth_true(&y, s, r->trials[r->best].idx) / true_optimum(&y, s),
+		.trials = r->ntrials,
+		.grid = (int)rt_space_count_feasible(s),
+	};
+	char buf[160];
+	rt_space_format(s, r->trials[r->best].idx, buf, sizeof buf);
+	printf("# %-7s cores=%d noise=%.2f oom=%d seed=%llu: ratio %.4f, %d trials of %d "
+	       "feasible (%.1f%%), stop: %s; best %s\n",
+	       name, cores, noise, oom, (unsigned long long)seed, out.ratio, out.trials,
+	       out.grid, 100.0 * out.trials / out.grid, r->stop, buf);
+	if (getenv("SEARCH_TRACE"))
+		for (int i = 0; i < r->ntrials; i++) {
+			rt_space_format(s, r->trials[i].idx, buf, sizeof buf);
+			printf("#   %3d %s -> %.6f%s\n", i, buf, r->trials[i].value,
+			       r->trials[i].infeasible ? " (infeasible)" : "");
+		}
+	rt_search_result_destroy(r);
+	free(y.seen);
+	rt_space_destroy(s);
+	return out;
+}
+
+/* ---- space ---------------------------------------------------------------- */
+
+static void test_space_basics(void **state)
+{
+	(void)state;
+	synth y;
+	rt_space *s = synth_space(&y, 8, 8);
+	int idx[RT_SPACE_MAX_PARAMS] = { 1, 1, 3, 1, 2, 0 }, back[RT_SPACE_MAX_PARAMS];
+	char buf[128];
+	long v;
+	const char *str;
+	assert_int_equal(rt_space_grid_size(s), 2 * 2 * 8 * 8 * 3 * 2);
+	/* threads + workers <= 8: 8 + 7 + 6 combinations of 24 */
+	assert_int_equal(rt_space_count_feasible(s), 2 * 2 * 8 * 21 * 2);
+	rt_space_format(s, idx, buf, sizeof buf);
+	assert_string_equal(buf,
+			    "backend=cuda precision=bf16 batch=64 threads=2 workers=2 pin=compact");
+	assert_int_equal(rt_space_format(s, idx, buf, 10), (int)strlen(
+			"backend=cuda precision=bf16 batch=64 threads=2 workers=2 pin=compact"));
+	assert_string_equal(buf, "backend=c");
+	assert_int_equal(rt_point_int(s, idx, "batch", &v), 0);
+	assert_int_equal(v, 64);
+	assert_int_equal(rt_point_str(s, idx, "precision", &str), 0);
+	assert_string_equal(str, "bf16");
+	assert_int_equal(rt_point_int(s, idx, "pin", &v), RT_EINVAL);
+	assert_int_equal(rt_point_str(s, idx, "batch", &str), RT_EINVAL);
+	assert_int_equal(rt_point_int(s, idx, "nosuch", &v), RT_EINVAL);
+	assert_int_equal(rt_space_value_index(s, P_BATCH, "128"), 4);
+	assert_int_equal(rt_space_value_index(s, P_PIN, "spread"), 1);
+	assert_int_equal(rt_space_value_index(s, P_PIN, "none"), -1);
+	rt_space_unrank(s, rt_space_rank(s, idx), back);
+	assert_memory_equal(idx, back, 6 * sizeof(int));
+	/* enumeration visits every rank once, in order */
+	int more = 1;
+	uint64_t k = 0;
+	for (rt_space_first(s, idx); more; more = rt_space_next(s, idx))
+		assert_int_equal(rt_space_rank(s, idx), k++);
+	assert_int_equal(k, rt_space_grid_size(s));
+	free(y.seen);
+	rt_space_destroy(s);
+}
+
+static void test_space_errors(void **state)
+{
+	(void)state;
+	rt_space *s = rt_space_create();
+	char err[RT_ERRLEN];
+	static const long dup[] = { 8, 16, 8 }, unsorted[] = { 64, 8, 16 };
+	static const char *const cats[] = { "a", "b", "a" };
+	assert_int_equal(rt_space_add_ordinal(s, "batch", dup, 3, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "8 given twice"));
+	assert_int_equal(rt_space_add_categorical(s, "pin", cats, 3, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "a given twice"));
+	assert_int_equal(rt_space_add_range(s, "threads", 4, 2, 1, err, sizeof err), RT_EINVAL);
+	assert_int_equal(rt_space_add_range(s, "threads", 1, 4, 0, err, sizeof err), RT_EINVAL);
+	assert_int_equal(rt_space_add_ordinal(s, "batch", unsorted, 0, err, sizeof err),
+			 RT_EINVAL);
+	assert_int_equal(rt_space_add_ordinal(s, "batch", unsorted, 3, err, sizeof err), 0);
+	assert_int_equal(rt_space_int_at(s, 0, 0), 8);
+	assert_int_equal(rt_space_int_at(s, 0, 2), 64);
+	assert_int_equal(rt_space_add_range(s, "batch", 1, 4, 1, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "given twice"));
+	assert_int_equal(rt_space_add_range(s, "threads", 1, 7, 3, err, sizeof err), 1);
+	assert_int_equal(rt_space_size(s, 1), 3); /* 1, 4, 7 */
+	assert_int_equal(rt_space_int_at(s, 1, 2), 7);
+	assert_int_equal(rt_space_add_range(s, "huge", 0, 100000000, 1, err, sizeof err),
+			 RT_EINVAL);
+	assert_non_null(strstr(err, "exceed"));
+	assert_int_equal(rt_space_nparams(s), 2);
+	rt_space_destroy(s);
+	rt_space_destroy(NULL);
+}
+
+/* ---- strategies ------------------------------------------------------------- */
+
+static void test_table(void **state)
+{
+	(void)state;
+	int n;
+	const rt_strategy *const *list = rt_strategy_list(&n);
+	assert_int_equal(n, 4);
+	assert_string_equal(list[0]->name, RT_STRATEGY_DEFAULT);
+	for (int i = 0; i < n; i++) {
+		assert_ptr_equal(rt_strategy_find(list[i]->name), list[i]);
+		assert_true(strlen(list[i]->description) > 10);
+	}
+	assert_null(rt_strategy_find("annealing"));
+}
+
+static void test_grid_is_the_oracle(void **state)
+{
+	(void)state;
+	outcome g = run_synth("grid", 8, 8, 0, 0, 1, 0);
+	assert_true(fabs(g.ratio - 1.0) < 1e-12);
+	assert_int_equal(g.trials, g.grid);
+	/* out of memory: grid skips the larger batches of each setting */
+	outcome m = run_synth("grid", 8, 8, 0, 1, 1, 0);
+	assert_true(fabs(m.ratio - 1.0) < 1e-12);
+	assert_true(m.trials < m.grid);
+}
+
+static void test_model_clean(void **state)
+{
+	(void)state;
+	outcome m = run_synth("model", 8, 8, 0, 0, 1, 0);
+	assert_true(m.ratio >= 0.97);
+	assert_true(m.trials * 4 <= m.grid);
+}
+
+/*
+ * 5% multiplicative noise: a point's single measurement can be off by 10-15%,
+ * so the pick among near-equal points is partly luck for every strategy,
+ * grid included (one 3-sigma draw makes a point 15% worse look best).
+ * Asserted: the mean over ten seeds >= 0.97, each run >= 0.85.
+ */
+static void check_noisy(const char *name, int cores, int nbatch, int oom, double max_share)
+{
+	double sum = 0, min = 1;
+	for (uint64_t seed = 1; seed <= 10; seed++) {
+		outcome m = run_synth(name, cores, nbatch, 0.05, oom, seed, 0);
+		sum += m.ratio;
+		min = fmin(min, m.ratio);
+		assert_true(m.trials <= max_share * m.grid);
+	}
+	printf("# %s noisy cores=%d oom=%d: mean ratio %.4f, min %.4f\n", name, cores, oom,
+	       sum / 10, min);
+	assert_true(min >= 0.85);
+	assert_true(sum / 10 >= 0.97);
+}
+
+static void test_model_noisy(void **state)
+{
+	(void)state;
+	check_noisy("model", 8, 8, 0, 0.25);
+	check_noisy("model", 8, 8, 1, 0.25);
+	check_noisy("model", 2, 6, 1, 0.25);
+	/* grid under the same noise, for comparison: the oracle is not immune */
+	check_noisy("grid", 2, 6, 1, 1.0);
+}
+
+static void test_model_out_of_memory(void **state)
+{
+	(void)state;
+	outcome m = run_synth("model", 8, 8, 0, 1, 1, 0);
+	assert_true(m.ratio >= 0.97);
+	assert_true(m.trials * 4 <= m.grid);
+}
+
+/* The size of the default transformer space on a 2-core machine (with a GPU). */
+static void test_model_small_space(void **state)
+{
+	(void)state;
+	outcome m = run_synth("model", 2, 6, 0, 0, 1, 0);
+	assert_true(m.ratio >= 0.97);
+	assert_true(m.trials * 4 <= m.grid);
+	m = run_synth("model", 2, 6, 0, 1, 1, 0);
+	assert_true(m.ratio >= 0.97);
+	assert_true(m.trials * 4 <= m.grid);
+}
+
+static void test_random_and_halving(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "random", "halving" };
+	for (int i = 0; i < 2; i++)
+		for (uint64_t seed = 1; seed <= 3; seed++) {
+			/* the same number of trials that model needs at most */
+			outcome m = run_synth(names[i], 8, 8, 0.05, 1, seed, 168);
+			assert_true(m.trials <= 168);
+			assert_true(m.ratio >= 0.80);
+		}
+}
+
+static void test_trial_budget(void **state)
+{
+	(void)state;
+	int n;
+	const rt_strategy *const *list = rt_strategy_list(&n);
+	for (int i = 0; i < n; i++) {
+		synth y;
+		rt_space *s = synth_space(&y, 8, 8);
+		rt_search_opts o;
+		rt_search_result *r;
+		rt_search_opts_default(&o);
+		o.max_trials = 7;
+		assert_int_equal(rt_search_run(list[i], s, synth_objective, &y, &o, &r, NULL, 0), 0);
+		assert_int_equal(y.calls, 7);
+		assert_int_equal(r->ntrials, 7);
+		assert_string_equal(r->stop, "budget: trials");
+		rt_search_result_destroy(r);
+		free(y.seen);
+		rt_space_destroy(s);
+	}
+}
+
+/* A fake clock advanced by each trial's cap: the search ends within its budget. */
+static void test_time_budget(void **state)
+{
+	(void)state;
+	int n;
+	const rt_strategy *const *list = rt_strategy_list(&n);
+	for (int i = 0; i < n; i++) {
+		synth y;
+		rt_space *s = synth_space(&y, 8, 8);
+		rt_search_opts o;
+		rt_search_result *r;
+		rt_search_opts_default(&o);
+		o.budget_s = 20.5;
+		o.trial_s = 2.0;
+		o.clock = fake_clock;
+		o.clock_user = &y;
+		assert_int_equal(rt_search_run(list[i], s, synth_objective, &y, &o, &r, NULL, 0), 0);
+		assert_true(r->seconds <= 20.5 + 1e-9);
+		assert_true(r->seconds >= 20.5 - 2.0 * 0.25);
+		assert_true(y.max_cap_seen <= 2.0);
+		assert_string_equal(r->stop, "budget: seconds");
+		/* the last trial got only what was left: 0.5 s */
+		assert_true(fabs(r->trials[r->ntrials - 1].cap_s - 0.5) < 1e-9 ||
+			    strcmp(list[i]->name, "halving") == 0);
+		rt_search_result_destroy(r);
+		free(y.seen);
+		rt_space_destroy(s);
+	}
+}
+
+static void test_abort_keeps_trials(void **state)
+{
+	(void)state;
+	synth y;
+	rt_space *s = synth_space(&y, 8, 8);
+	rt_search_opts o;
+	rt_search_result *r;
+	char err[RT_ERRLEN];
+	rt_search_opts_default(&o);
+	y.abort_at = 5;
+	assert_int_equal(rt_search_run(rt_strategy_find("model"), s, synth_objective, &y, &o,
+				       &r, err, sizeof err),
+			 RT_ERUNTIME);
+	assert_non_null(r);
+	assert_int_equal(r->ntrials, 4);
+	assert_true(r->best >= 0);
+	assert_string_equal(r->stop, "aborted by the objective");
+	assert_non_null(strstr(err, "after 4 trials"));
+	rt_search_result_destroy(r);
+	free(y.seen);
+	rt_space_destroy(s);
+}
+
+static int never(const rt_space *s, const int *idx, void *user)
+{
+	(void)s;
+	(void)idx;
+	(void)user;
+	return 0;
+}
+
+static void test_no_feasible_point(void **state)
+{
+	(void)state;
+	synth y;
+	rt_space *s = synth_space(&y, 8, 8);
+	rt_search_opts o;
+	rt_search_result *r;
+	char err[RT_ERRLEN];
+	rt_search_opts_default(&o);
+	rt_space_set_feasible(s, never, NULL);
+	assert_int_equal(rt_search_run(rt_strategy_find("grid"), s, synth_objective, &y, &o, &r,
+				       err, sizeof err),
+			 RT_EINFEASIBLE);
+	assert_int_equal(r->ntrials, 0);
+	assert_int_equal(r->best, -1);
+	assert_int_equal(y.calls, 0);
+	rt_search_result_destroy(r);
+	free(y.seen);
+	rt_space_destroy(s);
+}
+
+/* ---- the knee ----------------------------------------------------------- */
+
+static void test_knee(void **state)
+{
+	(void)state;
+	synth y;
+	rt_space *s = synth_space(&y, 8, 8);
+	rt_search_result *r = rt_search_result_create(6);
+	int trial;
+	char err[RT_ERRLEN];
+	/* batch 8..1024 at cpu fp32 threads=4 workers=0 compact */
+	static const double tput[] = { 400, 600, 760, 800, 830, 840, 845, 0 };
+	for (int b = 0; b < 8; b++) {
+		int idx[6] = { 0, 0, b, 3, 0, 0 };
+		assert_int_equal(rt_search_result_add(r, idx, tput[b], b == 7, 1.0), 0);
+	}
+	/* a faster point at another thread count with a small batch must not be the knee */
+	int other[6] = { 0, 0, 0, 2, 0, 0 };
+	rt_search_result_add(r, other, 300, 0, 1.0);
+	/* a different setting at batch 16, within 5% but not the best's setting */
+	int pin[6] = { 0, 0, 1, 3, 0, 1 };
+	rt_search_result_add(r, pin, 820, 0, 1.0);
+	assert_int_equal(r->best, 6); /* batch 512: 845 */
+	assert_int_equal(rt_knee(s, r, "batch", RT_KNEE_WITHIN, &trial, err, sizeof err), 0);
+	/* 845 * 0.95 = 802.75: batch 128 (830) qualifies, batch 64 (800) does not */
+	assert_int_equal(trial, 4);
+	assert_int_equal(rt_knee(s, r, "batch", 0.10, &trial, NULL, 0), 0);
+	assert_int_equal(trial, 3); /* 760.5 is the bar: batch 32 (760) misses it, batch 64 makes it */
+	assert_int_equal(rt_knee(s, r, "batch", 0.0, &trial, NULL, 0), 0);
+	assert_int_equal(trial, 6);
+	assert_int_equal(rt_knee(s, r, "pin", 0.05, &trial, err, sizeof err), RT_EINVAL);
+	assert_int_equal(rt_knee(s, r, "nosuch", 0.05, &trial, err, sizeof err), RT_EINVAL);
+	rt_search_result_destroy(r);
+	r = rt_search_result_create(6);
+	assert_int_equal(rt_knee(s, r, "batch", 0.05, &trial, err, sizeof err), RT_EINVAL);
+	rt_search_result_destroy(r);
+	free(y.seen);
+	rt_space_destroy(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_space_basics),
+		cmocka_unit_test(test_space_errors),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_grid_is_the_oracle),
+		cmocka_unit_test(test_model_clean),
+		cmocka_unit_test(test_model_noisy),
+		cmocka_unit_test(test_model_out_of_memory),
+		cmocka_unit_test(test_model_small_space),
+		cmocka_unit_test(test_random_and_halving),
+		cmocka_unit_test(test_trial_budget),
+		cmocka_unit_test(test_time_budget),
+		cmocka_unit_test(test_abort_keeps_trials),
+		cmocka_unit_test(test_no_feasible_point),
+		cmocka_unit_test(test_knee),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

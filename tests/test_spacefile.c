@@ -1,0 +1,201 @@
+/* test_spacefile.c: space files, the default ones and every kind of mistake. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../common/rt.h"
+#include "../search/space.h"
+#include "../tuner/spacefile.h"
+
+static rt_space *parse_ok(const char *text, long auto_max, char *workload, size_t wlen)
+{
+	rt_space *s = NULL;
+	char err[RT_ERRLEN] = "";
+	int rc = rt_spacefile_parse(text, strlen(text), "t.yaml", auto_max, &s, workload, wlen,
+				    err, sizeof err);
+	if (rc)
+		print_error("unexpected error: %s\n", err);
+	assert_int_equal(rc, 0);
+	assert_non_null(s);
+	return s;
+}
+
+/* Parses text expecting RT_EINVAL with want (file:line:col: problem) in the message. */
+static void parse_bad(const char *text, long auto_max, const char *want)
+{
+	rt_space *s = (rt_space *)&s; /* must come back NULL */
+	char err[RT_ERRLEN] = "";
+	assert_int_equal(rt_spacefile_parse(text, strlen(text), "t.yaml", auto_max, &s, NULL, 0,
+					    err, sizeof err),
+			 RT_EINVAL);
+	assert_null(s);
+	if (!strstr(err, want))
+		print_error("message '%s' lacks '%s'\n", err, want);
+	assert_non_null(strstr(err, want));
+}
+
+static void test_example(void **state)
+{
+	(void)state;
+	char w[32];
+	rt_space *s = parse_ok("# a comment\n"
+			       "workload: transformer\n"
+			       "params:\n"
+			       "  backend: [cpu, cuda, hip]\n"
+			       "  precision: [fp32, bf16]\n"
+			       "  batch: [64, 8, 16, 32, 128, 256]\n"
+			       "  threads: {min: 1, max: auto}\n"
+			       "  workers:\n"
+			       "    min: 0\n"
+			       "    max: 4\n"
+			       "    step: 2\n"
+			       "  pin: [compact, spread]\n",
+			       6, w, sizeof w);
+	assert_string_equal(w, "transformer");
+	assert_int_equal(rt_space_nparams(s), 6);
+	static const char *const names[] = { "backend", "precision", "batch",
+					     "threads", "workers",   "pin" };
+	for (int p = 0; p < 6; p++)
+		assert_string_equal(rt_space_name(s, p), names[p]);
+	assert_int_equal(rt_space_kind(s, 0), RT_PARAM_CATEGORICAL);
+	assert_string_equal(rt_space_str_at(s, 0, 2), "hip");
+	assert_int_equal(rt_space_kind(s, 2), RT_PARAM_ORDINAL);
+	assert_int_equal(rt_space_int_at(s, 2, 0), 8); /* sorted */
+	assert_int_equal(rt_space_int_at(s, 2, 3), 64);
+	assert_int_equal(rt_space_role(s, 2), RT_ROLE_SATURATING);
+	assert_int_equal(rt_space_kind(s, 3), RT_PARAM_RANGE);
+	assert_int_equal(rt_space_size(s, 3), 6); /* auto = 6 */
+	assert_int_equal(rt_space_role(s, 3), RT_ROLE_PEAKED);
+	assert_int_equal(rt_space_size(s, 4), 3); /* 0, 2, 4 */
+	assert_int_equal(rt_space_int_at(s, 4, 2), 4);
+	assert_int_equal(rt_space_role(s, 4), RT_ROLE_PEAKED);
+	assert_int_equal(rt_space_role(s, 0), RT_ROLE_NONE);
+	assert_int_equal(rt_space_grid_size(s), 3 * 2 * 6 * 6 * 3 * 2);
+	rt_space_destroy(s);
+
+	/* threads as a list, no workload key */
+	s = parse_ok("params:\n  threads: [4, 1, 2]\n", 8, w, sizeof w);
+	assert_string_equal(w, "");
+	assert_int_equal(rt_space_kind(s, 0), RT_PARAM_ORDINAL);
+	assert_int_equal(rt_space_int_at(s, 0, 2), 4);
+	rt_space_destroy(s);
+}
+
+/* The default files parse, and the transformer grid stays small on 2 cores. */
+static void test_default_files(void **state)
+{
+	(void)state;
+	static const char *const files[] = { "configs/space-gemm.yaml",
+					     "configs/space-transformer.yaml",
+					     "configs/space-ppo.yaml" };
+	static const char *const workloads[] = { "gemm", "transformer", "ppo" };
+	for (int i = 0; i < 3; i++) {
+		rt_space *s = NULL;
+		char w[32], err[RT_ERRLEN] = "";
+		int rc = rt_spacefile_load(files[i], 2, &s, w, sizeof w, err, sizeof err);
+		if (rc)
+			print_error("%s\n", err);
+		assert_int_equal(rc, 0);
+		assert_string_equal(w, workloads[i]);
+		int b = rt_space_find(s, "backend"), t = rt_space_find(s, "threads");
+		assert_true(b >= 0 && t >= 0);
+		assert_int_equal(rt_space_size(s, t), 2);
+		/* one backend's share of the grid on 2 cores */
+		uint64_t per_backend = rt_space_grid_size(s) / (uint64_t)rt_space_size(s, b);
+		assert_true(per_backend <= 96);
+		rt_space_destroy(s);
+	}
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	parse_bad("workload: x\nparams:\n  batch: [8, \"16\"]\n", 2,
+		  "t.yaml:3:14: batch: expected a list of positive integers");
+	parse_bad("params:\n  batch: [8, sixteen]\n", 2,
+		  "t.yaml:2:14: batch: expected a list of positive integers");
+	parse_bad("params:\n  batch: 8\n", 2, "t.yaml:2:10: batch: expected a list of positive");
+	parse_bad("params:\n  batch: [0, 8]\n", 2, "t.yaml:2:11: batch: expected a list");
+	parse_bad("params:\n  batch: [8, -16]\n", 2, "t.yaml:2:14: batch: expected a list");
+	parse_bad("params:\n  batch: [8, 16.5]\n", 2, "t.yaml:2:14: batch: expected a list");
+	parse_bad("params:\n  batch: []\n", 2, "t.yaml:2:10: batch: empty list");
+	parse_bad("params:\n  batch: [8, 16, 8]\n", 2, "t.yaml:2:18: batch: value 8 given twice");
+	parse_bad("params:\n  batch: {min: 1, max: 8}\n", 2, "t.yaml:2:10: batch: expected");
+	parse_bad("params:\n  batch: [[8]]\n", 2, "t.yaml:2:11: batch: expected");
+	parse_bad("params:\n  precision: [fp32, fp8]\n", 2,
+		  "t.yaml:2:21: precision: expected a list of precisions");
+	parse_bad("params:\n  pin: [compact, everywhere]\n", 2, "t.yaml:2:18: pin: expected");
+	parse_bad("params:\n  backend: [cpu, CUDA]\n", 2, "t.yaml:2:18: backend: expected");
+	parse_bad("params:\n  threads: {min: 4, max: 2}\n", 2,
+		  "t.yaml:2:12: threads: impossible range: min 4 > max 2");
+	parse_bad("params:\n  workers: {min: 3, max: auto}\n", 2,
+		  "t.yaml:2:12: workers: impossible range: min 3 > max 2");
+	parse_bad("params:\n  threads: {min: 0, max: 2}\n", 2,
+		  "t.yaml:2:18: threads: min: expected an integer >= 1");
+	parse_bad("params:\n  threads: {min: 1, max: \"auto\"}\n", 2,
+		  "t.yaml:2:26: threads: max: expected an integer >= 1 or auto");
+	parse_bad("params:\n  threads: {min: 1, max: 4, step: 0}\n", 2,
+		  "t.yaml:2:35: threads: step: expected an integer >= 1");
+	parse_bad("params:\n  threads: {min: 1}\n", 2, "t.yaml:2:12: threads: a range needs min");
+	parse_bad("params:\n  threads: {min: 1, min: 2, max: 3}\n", 2,
+		  "t.yaml:2:21: threads: duplicate key 'min'");
+	parse_bad("params:\n  threads: {min: 1, most: 2}\n", 2,
+		  "t.yaml:2:21: threads: unknown key 'most'");
+	parse_bad("params:\n  batch: [8]\n  batch: [16]\n", 2,
+		  "t.yaml:3:3: params: duplicate key 'batch'");
+	parse_bad("params:\n  bach: [8]\n", 2, "t.yaml:2:3: params: unknown parameter bach");
+	parse_bad("params:\n  batch: [8]\nparams:\n  threads: [1]\n", 2,
+		  "t.yaml:3:1: duplicate key 'params'");
+	parse_bad("workload: gemm\nbudget: 60\n", 2,
+		  "t.yaml:2:1: unknown key budget (expected workload or params)");
+	parse_bad("workload: gemm\n", 2, "t.yaml:1:1: params: missing");
+	parse_bad("params: {}\n", 2, "params: no parameters");
+	parse_bad("params: [batch]\n", 2, "t.yaml:1:9: params: expected a mapping");
+	parse_bad("- a\n- b\n", 2, "t.yaml:1:1: expected a mapping");
+	parse_bad("", 2, "t.yaml:1:1: empty space file");
+	parse_bad("params:\n  batch: [8, 16\n", 2, "t.yaml:3:1: malformed YAML");
+	parse_bad("params:\n  batch: &b [8]\n  threads: *b\n", 2,
+		  "t.yaml:3:12: aliases are not supported");
+	parse_bad("params:\n  batch: [8]\n---\nparams:\n  batch: [8]\n", 2,
+		  "t.yaml:3:1: more than one document");
+}
+
+static void test_files(void **state)
+{
+	(void)state;
+	rt_space *s = NULL;
+	char err[RT_ERRLEN], path[] = "/tmp/rigtune-spaceXXXXXX";
+	assert_int_equal(rt_spacefile_load("/nonexistent/space.yaml", 2, &s, NULL, 0, err,
+					   sizeof err),
+			 RT_EIO);
+	assert_null(s);
+	assert_non_null(strstr(err, "/nonexistent/space.yaml: cannot open"));
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	static const char text[] = "workload: ppo\nparams:\n  workers: {min: 0, max: x}\n";
+	assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+	close(fd);
+	assert_int_equal(rt_spacefile_load(path, 2, &s, NULL, 0, err, sizeof err), RT_EINVAL);
+	char want[128];
+	snprintf(want, sizeof want, "%s:3:26: workers: max: expected an integer >= 0 or auto",
+		 path);
+	assert_string_equal(err, want);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_example),
+		cmocka_unit_test(test_default_files),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_files),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

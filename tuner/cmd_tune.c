@@ -1,0 +1,155 @@
+/* rigtune tune: search every workload's knobs and write the recommended configuration. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "commands.h"
+#include "output.h"
+#include "params.h"
+#include "tune.h"
+
+static const char tune_usage[] =
+	"usage: rigtune tune [--workload W,...] [--backend B,...] [--budget SECONDS]\n"
+	"                    [--strategy NAME] [--space FILE] [--shape KEY=VALUE,...]\n"
+	"                    [--resume] [--fresh] [--no-crossover] [--quiet] [-o FILE]\n\n"
+	"Searches batch size, threads, workers, precision and pinning of each workload\n"
+	"(gemm, transformer, ppo) on every available backend within the time budget,\n"
+	"and writes the recommended configuration: per workload the knee (the smallest\n"
+	"batch within 5% of the best throughput) and the fastest point, their\n"
+	"throughput with a 95% CI, runner-ups, env vars to export, PyTorch and JAX\n"
+	"hints and the reason; then the CPU/GPU and thread crossovers.\n\n"
+	"  --workload W,...    workloads to tune (default: all)\n"
+	"  --backend B,...     backends to use (default: every available one)\n"
+	"  --budget SECONDS    total time (default 60)\n"
+	"  --strategy NAME     model (default), grid, random or halving\n"
+	"  --space FILE        search space (YAML; see configs/space-*.yaml) for the\n"
+	"                      one workload it names\n"
+	"  --shape K=V,...     your model: shape keys of the tuned workloads, e.g.\n"
+	"                      d_model=768,seq_len=60 (transformer), stocks=30 (ppo)\n"
+	"  --resume            continue the newest journal of this host in results/\n"
+	"  --fresh             measure everything again (no reuse of earlier trials)\n"
+	"  --no-crossover      skip the crossover sweep\n"
+	"  --quiet             no progress on stderr\n"
+	"  -o, --output FILE   where to write (default configs/<host>.yaml; - for stdout)\n\n"
+	"Every trial is appended to results/<host>-<time>.yaml as it finishes; trials of\n"
+	"this machine (same fingerprint) already there are reused. SIGINT or SIGTERM\n"
+	"stop after the current trial and write the best found so far (exit 130).\n";
+
+static int split_list(char *list, const char **out, int cap, int *n, const char *what)
+{
+	char *save = NULL;
+	*n = 0;
+	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (*n == cap)
+			return rt_usage_error("tune", "%s: too many names", what);
+		out[(*n)++] = t;
+	}
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **output)
+{
+	static const struct option opts[] = {
+		{"workload", required_argument, NULL, 'w'}, {"backend", required_argument, NULL, 'b'},
+		{"budget", required_argument, NULL, 'B'},   {"strategy", required_argument, NULL, 's'},
+		{"space", required_argument, NULL, 'S'},    {"shape", required_argument, NULL, 'h'},
+		{"resume", no_argument, NULL, 'r'},          {"fresh", no_argument, NULL, 'f'},
+		{"no-crossover", no_argument, NULL, 'x'},    {"quiet", no_argument, NULL, 'q'},
+		{"output", required_argument, NULL, 'o'},   {NULL, 0, NULL, 0},
+	};
+	int c, rc = -1;
+	optind = 1;
+	opterr = 0;
+	while (rc < 0 && (c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w': rc = split_list(optarg, o->workloads, RT_TUNE_MAX_WORKLOADS, &o->nworkloads, "--workload"); break;
+		case 'b': rc = split_list(optarg, o->backends, 4, &o->nbackends, "--backend"); break;
+		case 'B':
+			if (rt_parse_double(optarg, &o->budget_s) || o->budget_s < 1 || o->budget_s > 7 * 86400)
+				rc = rt_usage_error("tune", "--budget: expected seconds from 1 to 604800, got '%s'", optarg);
+			break;
+		case 's': o->strategy = optarg; break;
+		case 'S': o->space_file = optarg; break;
+		case 'h': o->shape = optarg; break;
+		case 'r': o->resume = 1; break;
+		case 'f': o->fresh = 1; break;
+		case 'x': o->crossover = 0; break;
+		case 'q': o->quiet = 1; break;
+		case 'o': *output = optarg; break;
+		case ':': rc = rt_usage_error("tune", "option '%s' needs a value", argv[optind - 1]); break;
+		default: rc = rt_usage_error("tune", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (rc < 0 && optind < argc)
+		rc = rt_usage_error("tune", "unexpected argument '%s'", argv[optind]);
+	if (rc < 0 && o->resume && o->fresh)
+		rc = rt_usage_error("tune", "--resume and --fresh exclude each other");
+	if (rc < 0 && o->space_file && o->nworkloads != 1)
+		rc = rt_usage_error("tune", "--space needs exactly one --workload");
+	return rc;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	rt_tune_interrupt();
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = {0};
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static int run_tune(int argc, char **argv)
+{
+	rt_tune_opts o;
+	rt_tune_opts_default(&o);
+	const char *output = NULL;
+	int rc = parse_args(argc, argv, &o, &output);
+	if (rc >= 0)
+		return rc;
+	catch_signals();
+	rt_progress progress;
+	rt_progress_init(&progress, o.budget_s, o.quiet);
+	char err[RT_ERRLEN];
+	rt_tune_run *run = calloc(1, sizeof *run);
+	if (!run)
+		return RT_EXIT_RUNTIME;
+	rc = rt_tune(&o, run, &progress, err, sizeof err);
+	char *text = NULL, path[1024];
+	size_t len = 0;
+	if (rc == RT_OK)
+		rc = rt_tune_emit(run, &o, &text, &len, err, sizeof err);
+	if (rc == RT_OK && !output) {
+		mkdir("configs", 0755);
+		snprintf(path, sizeof path, "configs/%s.yaml", run->machine.hostname);
+		output = path;
+	}
+	if (rc == RT_OK)
+		rc = rt_output(output, text, len, err, sizeof err);
+	if (rc) {
+		rt_errorf("tune: %s", err);
+	} else if (!o.quiet && strcmp(output, "-")) {
+		fprintf(stderr, "rigtune: %s configuration written to %s (%.0f s, journal %s)\n",
+			run->interrupted ? "best-so-far" : "recommended", output, run->seconds,
+			run->journal_path);
+	}
+	int interrupted = run->interrupted;
+	free(text);
+	rt_tune_run_free(run);
+	free(run);
+	if (rc == RT_OK && interrupted)
+		return 130;
+	return rt_exit_code(rc);
+}
+
+const rt_command rt_cmd_tune = {"tune", run_tune,
+				"search the knobs of each workload, write the recommended config",
+				tune_usage};

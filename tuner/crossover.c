@@ -1,0 +1,565 @@
+#include "crossover.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends.h"
+#include "machine.h"
+#include "measure.h"
+#include "plot.h"
+
+#define BOOTSTRAP_REPS 200
+#define BOOTSTRAP_SEED 20261122u
+#define SHAPED_MAX_BATCH 1024
+#define SHAPED_MAX_GFLOP 40.0 /* per step: keeps a CPU sweep point under ~0.5 s */
+
+/* ---- labels: "cpu:2t" (2 threads), "cuda" (resident), "cuda+xfer" ---- */
+
+typedef struct label_info {
+	char base[16];
+	int threads; /* 0 when not given */
+	bool xfer;
+} label_info;
+
+static label_info parse_label(const char *label)
+{
+	label_info li = {0};
+	size_t n = strcspn(label, ":+");
+	snprintf(li.base, sizeof li.base, "%.*s", (int)n, label);
+	const char *t = strchr(label, ':');
+	if (t)
+		li.threads = atoi(t + 1);
+	li.xfer = strstr(label, "+xfer") != NULL;
+	return li;
+}
+
+/* ---- sweeps ---- */
+
+/* Appends every sample of a trial as (n, seconds per step) observations. */
+static int add_samples(rt_replay *r, const char *label, const char *prec, double n,
+		       double gflop_per_step, const rt_measurement *m, char *err, size_t errlen)
+{
+	for (int i = 0; i < m->nsamples; i++) {
+		int rc = rt_replay_add(r, label, prec, n, gflop_per_step / m->samples[i], err, errlen);
+		if (rc)
+			return rc;
+	}
+	return RT_OK;
+}
+
+typedef struct curve_job {
+	const char *label;
+	rt_point pt;
+	int transfer;
+	int shaped;      /* -1: square; 0: QKV; 1: FFN */
+} curve_job;
+
+/* The GEMM m x n x k of sweep position i; 0 when past the end of the sweep. */
+static int sweep_size(const curve_job *job, const rt_xo_shape *shape, double max_n, int i,
+		      long *m, long *n, long *k)
+{
+	if (job->shaped < 0) {
+		double s = 32 * pow(2, i / 2.0);
+		if (s > max_n * 1.0001)
+			return 0;
+		*m = *n = *k = lround(s);
+		return 1;
+	}
+	long batch = 1L << i;
+	*m = batch * shape->seq_len;
+	*k = shape->d_model;
+	*n = job->shaped == 0 ? 3 * shape->d_model : shape->d_ff;
+	return batch <= SHAPED_MAX_BATCH && 2e-9 * (double)*m * (double)*n * (double)*k <= SHAPED_MAX_GFLOP;
+}
+
+static int measure_curve(const curve_job *job, const rt_xo_sweep_opts *o,
+			 const rt_xo_shape *shape, rt_replay *r, char *err, size_t errlen)
+{
+	const rt_workload *w = rt_workload_find("gemm");
+	const char *prec = rt_precision_name(job->pt.precision);
+	rt_measure_opts mo;
+	rt_measure_defaults(&mo);
+	mo.warmup_s = 0.05;
+	mo.time_cap_s = o->seconds_per_point;
+	mo.min_samples = 5;
+	mo.rel_ci = 0.03;
+	mo.timeout_s = 30 + 10 * o->seconds_per_point;
+	long m, n, k;
+	for (int i = 0; sweep_size(job, shape, o->max_n, i, &m, &n, &k); i++) {
+		rt_shape sh = {.n = 4, .v = {m, n, k, job->transfer}};
+		rt_measurement meas;
+		int rc = rt_measure(w, &job->pt, &sh, &mo, &meas, err, errlen);
+		if (rc)
+			return rc;
+		if (!o->quiet)
+			fprintf(stderr, "rigtune: crossover %s/%s %ldx%ldx%ld: %s\n", job->label, prec,
+				m, n, k, meas.feasible ? "ok" : meas.reason);
+		if (meas.feasible)
+			rc = add_samples(r, job->label, prec, job->shaped < 0 ? (double)n : (double)m,
+					 2e-9 * (double)m * (double)n * (double)k, &meas, err, errlen);
+		rt_measurement_free(&meas);
+		if (rc)
+			return rc;
+		if (!meas.feasible) /* larger sizes will not fit either */
+			break;
+	}
+	return RT_OK;
+}
+
+static bool wanted(const rt_xo_sweep_opts *o, const char *name)
+{
+	if (!o->backends)
+		return true;
+	for (int i = 0; i < o->nbackends; i++)
+		if (!strcmp(o->backends[i], name))
+			return true;
+	return false;
+}
+
+/* The curves to measure for one available backend, into jobs; returns how many. */
+static int backend_jobs(const rt_accel *a, const rt_xo_sweep_opts *o, int precision,
+			curve_job *jobs, char labels[][24])
+{
+	int nj = 0;
+	rt_point pt;
+	rt_point_default(&pt);
+	snprintf(pt.backend, sizeof pt.backend, "%s", a->backend);
+	pt.precision = (rt_precision)precision;
+	if (!strcmp(a->backend, "cpu")) {
+		int counts[2] = {o->usable_cores, 1};
+		for (int i = 0; i < (o->usable_cores > 1 ? 2 : 1); i++) {
+			pt.threads = counts[i];
+			snprintf(labels[nj], 24, "cpu:%dt", counts[i]);
+			jobs[nj] = (curve_job){labels[nj], pt, 0, -1};
+			nj++;
+		}
+		return nj;
+	}
+	pt.threads = 1;
+	for (int x = 0; x < 2; x++) {
+		snprintf(labels[nj], 24, "%s%s", a->backend, x ? "+xfer" : "");
+		jobs[nj] = (curve_job){labels[nj], pt, x, -1};
+		nj++;
+	}
+	return nj;
+}
+
+static void append_reason(char *buf, size_t len, const rt_accel *a)
+{
+	size_t used = strlen(buf);
+	snprintf(buf + used, len - used, "%s%s: %s", used ? "; " : "", a->backend, a->reason);
+}
+
+int rt_xo_sweep(const rt_xo_sweep_opts *o, const rt_xo_shape *shape, rt_xo_data *data,
+		char *skipped, size_t skippedlen, char *err, size_t errlen)
+{
+	rt_machine *mach = calloc(1, sizeof *mach);
+	if (!mach)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	rt_probe_accelerators(mach);
+	memset(data, 0, sizeof *data);
+	skipped[0] = '\0';
+	int rc = RT_ENOMEM;
+	data->square = rt_replay_new();
+	for (int g = 0; g < 2 && shape->given; g++)
+		if (!(data->shaped[g] = rt_replay_new()))
+			goto out;
+	if (!data->square)
+		goto out;
+	rc = RT_OK;
+	for (int b = 0; b < mach->naccel && rc == RT_OK; b++) {
+		const rt_accel *a = &mach->accel[b];
+		if (!wanted(o, a->backend))
+			continue;
+		if (!a->available) {
+			append_reason(skipped, skippedlen, a);
+			continue;
+		}
+		for (int p = 0; p < RT_NPRECISION && rc == RT_OK; p++) {
+			if (!(o->precisions & RT_PREC_BIT(p) & a->dev[0].precisions))
+				continue;
+			curve_job jobs[2];
+			char labels[2][24];
+			int nj = backend_jobs(a, o, p, jobs, labels);
+			for (int j = 0; j < nj && rc == RT_OK; j++) {
+				rc = measure_curve(&jobs[j], o, shape, data->square, err, errlen);
+				/* shaped sweeps: the curve that uses the whole device */
+				for (int g = 0; g < 2 && rc == RT_OK && shape->given && j == 0; g++) {
+					curve_job sj = jobs[j];
+					sj.shaped = g;
+					rc = measure_curve(&sj, o, shape, data->shaped[g], err, errlen);
+				}
+			}
+		}
+	}
+	if (rc == RT_OK && data->square->ncurves == 0)
+		rc = rt_fail(err, errlen, RT_ERUNTIME, "no curve could be measured%s%s",
+			     skipped[0] ? ": " : "", skipped);
+out:
+	if (rc == RT_ENOMEM)
+		rt_fail(err, errlen, rc, "out of memory");
+	if (rc)
+		rt_xo_data_free(data);
+	free(mach);
+	return rc;
+}
+
+void rt_xo_data_free(rt_xo_data *d)
+{
+	rt_replay_free(d->square);
+	rt_replay_free(d->shaped[0]);
+	rt_replay_free(d->shaped[1]);
+	memset(d, 0, sizeof *d);
+}
+
+/* ---- analysis ---- */
+
+/* The fits of every curve of one replay. */
+typedef struct fitted {
+	const rt_replay *r;
+	rt_fit *fit;
+	bool **outlier;
+} fitted;
+
+static void fitted_free(fitted *f)
+{
+	if (f->outlier)
+		for (size_t i = 0; i < f->r->ncurves; i++)
+			free(f->outlier[i]);
+	free(f->outlier);
+	free(f->fit);
+	memset(f, 0, sizeof *f);
+}
+
+static int fit_all(const rt_replay *r, fitted *f, char *err, size_t errlen)
+{
+	f->r = r;
+	f->fit = calloc(r->ncurves, sizeof *f->fit);
+	f->outlier = calloc(r->ncurves, sizeof *f->outlier);
+	if (!f->fit || !f->outlier)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->ncurves; i++) {
+		const rt_replay_curve *c = &r->curves[i];
+		rt_series s = rt_replay_series(c);
+		char why[256];
+		if (!(f->outlier[i] = calloc(c->count, sizeof(bool))))
+			return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+		if (rt_fit_curve(&s, &f->fit[i], f->outlier[i], why, sizeof why))
+			return rt_fail(err, errlen, RT_EINVAL, "curve %s/%s: %s", c->backend,
+				       c->precision, why);
+	}
+	return RT_OK;
+}
+
+static void curve_name(const rt_replay_curve *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", c->backend, c->precision);
+}
+
+static void emit_curves(rt_yw *w, const fitted *f, const char *key)
+{
+	rt_yw_str(w, key);
+	rt_yw_seq(w, 0);
+	for (size_t i = 0; i < f->r->ncurves; i++) {
+		const rt_replay_curve *c = &f->r->curves[i];
+		const rt_fit *ft = &f->fit[i];
+		rt_yw_map(w, 0);
+		rt_yw_kstr(w, "backend", c->backend);
+		rt_yw_kstr(w, "precision", c->precision);
+		rt_yw_str(w, "fit");
+		rt_yw_map(w, 1);
+		rt_yw_knum(w, "a", ft->a, 5);
+		rt_yw_knum(w, "b", ft->b, 5);
+		rt_yw_knum(w, "c", ft->c, 5);
+		rt_yw_knum(w, "scale", ft->scale, 3);
+		rt_yw_end_map(w);
+		double range[2] = {ft->n_min, ft->n_max};
+		rt_yw_knums(w, "range", range, 2, 6);
+		rt_yw_kint(w, "observations", (long long)c->count);
+		rt_yw_str(w, "outliers");
+		rt_yw_seq(w, 1);
+		for (size_t k = 0; k < c->count; k++)
+			if (f->outlier[i][k]) {
+				double pt[2] = {c->n[k], c->seconds[k]};
+				rt_yw_seq(w, 1);
+				rt_yw_num(w, pt[0], 6);
+				rt_yw_num(w, pt[1], 6);
+				rt_yw_end_seq(w);
+			}
+		rt_yw_end_seq(w);
+		rt_yw_end_map(w);
+	}
+	rt_yw_end_seq(w);
+}
+
+/*
+ * Curves that stand for their backend in pairs: per (base, precision), the
+ * one with the most threads; transfer variants stand on their own.
+ */
+static bool representative(const rt_replay *r, size_t i)
+{
+	label_info li = parse_label(r->curves[i].backend);
+	for (size_t j = 0; j < r->ncurves; j++) {
+		label_info lj = parse_label(r->curves[j].backend);
+		if (j != i && !strcmp(li.base, lj.base) && li.xfer == lj.xfer &&
+		    !strcmp(r->curves[i].precision, r->curves[j].precision) &&
+		    lj.threads > li.threads)
+			return false;
+	}
+	return true;
+}
+
+/* The curve of the shaped replay with the same label, or -1. */
+static long shaped_index(const fitted *sf, const rt_replay_curve *c)
+{
+	return sf->r ? rt_replay_find(sf->r, c->backend, c->precision) : -1;
+}
+
+/*
+ * The smallest batch that puts every GEMM of a step past n_star, with the
+ * per-GEMM crossovers in m from the shaped sweeps where both curves have one.
+ */
+static void emit_min_batch(rt_yw *w, const rt_xo_shape *shape, double n_star,
+			   const fitted sf[2], const rt_replay_curve *c0,
+			   const rt_replay_curve *c1, const char *who)
+{
+	rt_step_gemm g[2];
+	rt_fit_transformer_gemms((double)shape->d_model, (double)shape->d_ff, g);
+	for (int k = 0; k < 2; k++) {
+		long i0 = shaped_index(&sf[k], c0), i1 = shaped_index(&sf[k], c1);
+		rt_crossover cx;
+		if (i0 >= 0 && i1 >= 0 &&
+		    rt_crossover_solve(&sf[k].fit[i0], &sf[k].fit[i1], &cx, NULL, 0) == RT_OK &&
+		    cx.kind == RT_CROSS_IN_RANGE)
+			g[k].m_star = cx.n_star;
+	}
+	long batch;
+	size_t binding;
+	char err[256];
+	rt_yw_str(w, "model");
+	rt_yw_map(w, 0);
+	if (rt_fit_min_batch(n_star, (double)shape->seq_len, g, 2, &batch, &binding, err,
+			     sizeof err)) {
+		rt_yw_kstr(w, "error", err);
+	} else {
+		char s[256];
+		rt_yw_kint(w, "min_batch", batch);
+		rt_yw_kstr(w, "binding_gemm", g[binding].name);
+		rt_yw_kstr(w, "basis", isnan(g[binding].m_star) ? "square crossover, flop-equivalent"
+								: "transformer-shaped sweep");
+		snprintf(s, sizeof s,
+			 "batch >= %ld (seq_len %ld, d_model %ld) puts every GEMM of a step "
+			 "in the range where %s wins",
+			 batch, shape->seq_len, shape->d_model, who);
+		rt_yw_kstr(w, "summary", s);
+	}
+	rt_yw_end_map(w);
+}
+
+/* One pair of backends at one precision: n*, its CI, and what it means for the model. */
+static void emit_pair(rt_yw *w, const fitted *f, const fitted sf[2], size_t i, size_t j,
+		      const rt_xo_shape *shape, rt_plot_mark *mark)
+{
+	const rt_replay_curve *c0 = &f->r->curves[i], *c1 = &f->r->curves[j];
+	char n0[64], n1[64], text[256], err[256];
+	curve_name(c0, n0, sizeof n0);
+	curve_name(c1, n1, sizeof n1);
+	rt_yw_map(w, 0);
+	rt_yw_str(w, "between");
+	rt_yw_seq(w, 1);
+	rt_yw_str(w, n0);
+	rt_yw_str(w, n1);
+	rt_yw_end_seq(w);
+	rt_crossover cx;
+	if (rt_crossover_solve(&f->fit[i], &f->fit[j], &cx, err, sizeof err)) {
+		rt_yw_kstr(w, "error", err);
+		rt_yw_end_map(w);
+		return;
+	}
+	static const char *const kinds[] = {"in_range", "extrapolated", "none"};
+	rt_yw_kstr(w, "kind", kinds[cx.kind]);
+	rt_crossover_describe(&cx, n0, n1, text, sizeof text);
+	const char *faster = cx.faster_above ? n1 : n0;
+	if (cx.kind != RT_CROSS_NONE) {
+		rt_yw_knum(w, "n_star", cx.n_star, 5);
+		rt_series s0 = rt_replay_series(c0), s1 = rt_replay_series(c1);
+		rt_crossover_ci ci;
+		if (rt_crossover_bootstrap(&s0, &s1, BOOTSTRAP_REPS, 0.95, BOOTSTRAP_SEED, &ci,
+					   err, sizeof err) == RT_OK) {
+			double v[2] = {ci.lo, ci.hi};
+			rt_yw_knums(w, "ci95", v, 2, 5);
+			rt_yw_kint(w, "bootstrap_no_crossover", ci.no_crossover);
+			*mark = (rt_plot_mark){cx.n_star, ci.lo, ci.hi, "n*"};
+		}
+		rt_yw_kstr(w, "faster_above", faster);
+	} else {
+		rt_yw_kstr(w, "winner", cx.winner == 1 ? n1 : n0);
+	}
+	rt_yw_kstr(w, "summary", text);
+	if (shape->given && cx.kind != RT_CROSS_NONE)
+		emit_min_batch(w, shape, cx.n_star, sf, c0, c1, faster);
+	rt_yw_end_map(w);
+}
+
+static size_t emit_pairs(rt_yw *w, const fitted *f, const fitted sf[2],
+			 const rt_xo_shape *shape, rt_plot_mark *marks, size_t cap)
+{
+	const rt_replay *r = f->r;
+	size_t nmarks = 0;
+	rt_yw_str(w, "pairs");
+	rt_yw_seq(w, 0);
+	for (size_t i = 0; i < r->ncurves; i++)
+		for (size_t j = i + 1; j < r->ncurves; j++) {
+			label_info a = parse_label(r->curves[i].backend);
+			label_info b = parse_label(r->curves[j].backend);
+			if (!strcmp(a.base, b.base) ||
+			    strcmp(r->curves[i].precision, r->curves[j].precision) ||
+			    !representative(r, i) || !representative(r, j))
+				continue;
+			rt_plot_mark m = {NAN, NAN, NAN, NULL};
+			emit_pair(w, f, sf, i, j, shape, &m);
+			if (!isnan(m.n) && nmarks < cap)
+				marks[nmarks++] = m;
+		}
+	rt_yw_end_seq(w);
+	return nmarks;
+}
+
+/* For a backend measured at 1 and N threads: from which size N pays, best count per range. */
+static void emit_thread_curves(rt_yw *w, const fitted *f, size_t one, size_t many,
+			       const rt_xo_shape *shape)
+{
+	const rt_replay_curve *c1 = &f->r->curves[one], *cn = &f->r->curves[many];
+	int threads[2] = {1, parse_label(cn->backend).threads};
+	char err[256], s[256];
+	double n_from;
+	rt_yw_map(w, 0);
+	rt_yw_kstr(w, "backend", parse_label(cn->backend).base);
+	rt_yw_kstr(w, "precision", cn->precision);
+	rt_yw_kint(w, "threads", threads[1]);
+	if (rt_fit_threads_pay_from(&f->fit[one], &f->fit[many], &n_from, NULL, err, sizeof err)) {
+		rt_yw_kstr(w, "error", err);
+		rt_yw_end_map(w);
+		return;
+	}
+	if (isinf(n_from)) {
+		snprintf(s, sizeof s, "%d threads never beat 1 thread in the measured range",
+			 threads[1]);
+	} else {
+		rt_yw_knum(w, "pays_from_n", n_from, 5);
+		snprintf(s, sizeof s, "%d threads beat 1 thread from n=%.0f", threads[1], n_from);
+	}
+	rt_yw_kstr(w, "summary", s);
+	rt_fit fits[2] = {f->fit[one], f->fit[many]};
+	rt_thread_range ranges[8];
+	size_t nr;
+	if (rt_fit_best_threads(fits, threads, 2, ranges, 8, &nr, err, sizeof err) == RT_OK) {
+		rt_yw_str(w, "best");
+		rt_yw_seq(w, 0);
+		for (size_t k = 0; k < nr; k++) {
+			rt_yw_map(w, 1);
+			rt_yw_kint(w, "threads", ranges[k].threads);
+			rt_yw_knum(w, "from_n", ranges[k].n_lo, 5);
+			rt_yw_knum(w, "to_n", ranges[k].n_hi, 5);
+			rt_yw_end_map(w);
+		}
+		rt_yw_end_seq(w);
+	}
+	if (shape->given && isfinite(n_from)) {
+		fitted none[2] = {{0}, {0}};
+		snprintf(s, sizeof s, "%d threads", threads[1]);
+		emit_min_batch(w, shape, n_from, none, c1, cn, s);
+	}
+	rt_yw_end_map(w);
+}
+
+static void emit_threads(rt_yw *w, const fitted *f, const rt_xo_shape *shape)
+{
+	const rt_replay *r = f->r;
+	rt_yw_str(w, "threads");
+	rt_yw_seq(w, 0);
+	for (size_t one = 0; one < r->ncurves; one++) {
+		label_info lo = parse_label(r->curves[one].backend);
+		if (lo.threads != 1)
+			continue;
+		for (size_t many = 0; many < r->ncurves; many++) {
+			label_info lm = parse_label(r->curves[many].backend);
+			if (lm.threads > 1 && !strcmp(lo.base, lm.base) &&
+			    !strcmp(r->curves[one].precision, r->curves[many].precision) &&
+			    representative(r, many))
+				emit_thread_curves(w, f, one, many, shape);
+		}
+	}
+	rt_yw_end_seq(w);
+}
+
+static void draw_plot(const fitted *f, const rt_plot_mark *marks, size_t nmarks,
+		      const char *svg, char *note, size_t notelen)
+{
+	size_t n = f->r->ncurves;
+	rt_plot_curve *pc = calloc(n, sizeof *pc);
+	char (*names)[64] = calloc(n, sizeof *names);
+	char err[256], dat[4096], gp[4096];
+	if (!pc || !names) {
+		snprintf(note, notelen, "plot: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		curve_name(&f->r->curves[i], names[i], sizeof names[i]);
+		pc[i] = (rt_plot_curve){names[i], rt_replay_series(&f->r->curves[i]),
+					f->outlier[i], &f->fit[i]};
+	}
+	rt_plot_outcome outcome;
+	if (rt_plot_write(svg, "GEMM time against size", pc, n, marks, nmarks, &outcome, err,
+			  sizeof err))
+		snprintf(note, notelen, "plot: %s", err);
+	else if (outcome == RT_PLOT_NO_GNUPLOT &&
+		 rt_plot_paths(svg, dat, gp, sizeof dat, err, sizeof err) == RT_OK)
+		snprintf(note, notelen, "gnuplot not installed: wrote %s and %s; run gnuplot %s",
+			 dat, gp, gp);
+	else
+		snprintf(note, notelen, "plot written to %s", svg);
+out:
+	free(pc);
+	free(names);
+}
+
+int rt_xo_analyze(rt_yw *w, const rt_xo_data *d, const rt_xo_shape *shape,
+		  const char *plot_svg, char *plot_note, size_t notelen, char *err,
+		  size_t errlen)
+{
+	fitted f = {0}, sf[2] = {{0}, {0}};
+	plot_note[0] = '\0';
+	int rc = fit_all(d->square, &f, err, errlen);
+	for (int k = 0; k < 2 && rc == RT_OK; k++)
+		if (d->shaped[k] && d->shaped[k]->ncurves)
+			rc = fit_all(d->shaped[k], &sf[k], err, errlen);
+	if (rc == RT_OK) {
+		rt_plot_mark marks[16];
+		rt_yw_map(w, 0);
+		if (shape->given) {
+			rt_yw_str(w, "shape");
+			rt_yw_map(w, 1);
+			rt_yw_kint(w, "seq_len", shape->seq_len);
+			rt_yw_kint(w, "d_model", shape->d_model);
+			rt_yw_kint(w, "d_ff", shape->d_ff);
+			rt_yw_end_map(w);
+		}
+		emit_curves(w, &f, "curves");
+		for (int k = 0; k < 2; k++)
+			if (sf[k].r)
+				emit_curves(w, &sf[k], k == 0 ? "curves_qkv" : "curves_ffn");
+		size_t nmarks = emit_pairs(w, &f, sf, shape, marks, RT_COUNT(marks));
+		emit_threads(w, &f, shape);
+		rt_yw_end_map(w);
+		if (plot_svg)
+			draw_plot(&f, marks, nmarks, plot_svg, plot_note, notelen);
+	}
+	fitted_free(&f);
+	fitted_free(&sf[0]);
+	fitted_free(&sf[1]);
+	return rc;
+}

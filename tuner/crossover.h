@@ -1,0 +1,65 @@
+/*
+ * crossover.h: where one configuration starts beating another.
+ *
+ * Sweeps: square GEMMs (n x n x n) over log-spaced n, per backend and
+ * precision; on the CPU with every usable core (curve "cpu") and with one
+ * thread ("cpu:1t"); on a GPU with data resident ("cuda") and with the
+ * host -> device -> host transfers an eager framework pays ("cuda+xfer").
+ * With a model shape, also the transformer-shaped GEMMs of a training step:
+ * m = batch * seq_len swept, k = d_model, n = 3*d_model (QKV) and d_ff (FFN).
+ *
+ * Analysis (search/fit): a robust fit t(n) = c + a n^b per curve; for every
+ * pair of backends at one precision the crossover n*, its bootstrap 95% CI,
+ * and the smallest batch of the user's model that puts every GEMM of a step
+ * above it; for the CPU the size from which all cores beat one, and the best
+ * thread count per size range.
+ */
+#ifndef RT_CROSSOVER_H
+#define RT_CROSSOVER_H
+
+#include "replay.h"
+#include "yamlw.h"
+
+typedef struct rt_xo_shape {
+	int given;
+	long seq_len, d_model, d_ff;
+} rt_xo_shape;
+
+/* The observations behind an analysis: square sweeps and shaped ones. */
+typedef struct rt_xo_data {
+	rt_replay *square;
+	rt_replay *shaped[2]; /* QKV and FFN, n = m (rows); NULL when not measured */
+} rt_xo_data;
+
+typedef struct rt_xo_sweep_opts {
+	const char *const *backends; /* NULL: every known backend */
+	int nbackends;
+	unsigned precisions;         /* RT_PREC_BIT mask */
+	int usable_cores;
+	double seconds_per_point;
+	double max_n;                /* largest square size */
+	int quiet;                   /* no progress lines on stderr */
+} rt_xo_sweep_opts;
+
+/*
+ * Measures the sweeps (each point a forked trial, see measure.h) into
+ * data. Backends that are unavailable are skipped; their reasons are
+ * appended to `skipped` ("cuda: no CUDA device; ..."). RT_ERUNTIME if no
+ * curve could be measured at all.
+ */
+int rt_xo_sweep(const rt_xo_sweep_opts *o, const rt_xo_shape *shape, rt_xo_data *data,
+		char *skipped, size_t skippedlen, char *err, size_t errlen);
+
+void rt_xo_data_free(rt_xo_data *d);
+
+/*
+ * Fits and emits the `crossover:` mapping value into w. plot_svg, when not
+ * NULL, also draws the square curves and their crossovers; *plot_note gets
+ * what to tell the user about the plot ("" if nothing). Returns 0, or an
+ * error of the fit (RT_EINVAL for unusable data).
+ */
+int rt_xo_analyze(rt_yw *w, const rt_xo_data *d, const rt_xo_shape *shape,
+		  const char *plot_svg, char *plot_note, size_t notelen, char *err,
+		  size_t errlen);
+
+#endif

@@ -1,0 +1,480 @@
+#include "tune.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends.h"
+#include "crossover.h"
+#include "journal.h"
+#include "params.h"
+#include "spaces.h"
+
+static volatile sig_atomic_t interrupted;
+
+void rt_tune_interrupt(void)
+{
+	interrupted = 1;
+}
+
+void rt_tune_opts_default(rt_tune_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->budget_s = 60;
+	o->crossover = 1;
+	o->results_dir = "results";
+	o->seed = 1;
+}
+
+/* Share of the budget per workload, by how much a search of it needs. */
+static double workload_weight(const char *name)
+{
+	return !strcmp(name, "gemm") ? 1.0 : 2.0;
+}
+#define CROSSOVER_SHARE 0.12
+
+typedef struct tune_ctx {
+	rt_tune_run *run;
+	rt_tune_workload *twl;
+	const rt_tune_opts *o;
+	rt_progress *progress;
+	rt_journal *journal;
+	const rt_journal_record *reuse; /* earlier trials of this host; none with --fresh */
+	size_t nreuse;
+	char best[96];
+	double best_value;
+} tune_ctx;
+
+/* ---- the machine's backends ---- */
+
+static const rt_accel *find_accel(const rt_machine *m, const char *backend)
+{
+	for (int i = 0; i < m->naccel; i++)
+		if (!strcmp(m->accel[i].backend, backend))
+			return &m->accel[i];
+	return NULL;
+}
+
+static int backend_wanted(const rt_tune_opts *o, const char *name)
+{
+	if (!o->nbackends)
+		return 1;
+	for (int i = 0; i < o->nbackends; i++)
+		if (!strcmp(o->backends[i], name))
+			return 1;
+	return 0;
+}
+
+/* Notes the backends that cannot take part and why; RT_ERUNTIME if none can. */
+static int check_backends(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errlen)
+{
+	int usable = 0;
+	size_t n = 0;
+	for (int i = 0; i < run->machine.naccel; i++) {
+		const rt_accel *a = &run->machine.accel[i];
+		if (!backend_wanted(o, a->backend))
+			continue;
+		if (a->available)
+			usable++;
+		else
+			n += (size_t)snprintf(run->unavailable + n, n < sizeof run->unavailable
+							      ? sizeof run->unavailable - n : 0,
+					      "%s%s: %s", n ? "; " : "", a->backend, a->reason);
+	}
+	if (!usable)
+		return rt_fail(err, errlen, RT_ERUNTIME, "no backend to tune on%s%s",
+			       run->unavailable[0] ? ": " : "", run->unavailable);
+	return RT_OK;
+}
+
+/* ---- points of a space ---- */
+
+/* The point and shape that idx stands for; RT_EINVAL if a parameter is not the workload's. */
+static int point_of(const rt_space *s, const int *idx, const rt_tune_workload *twl,
+		    rt_point *pt, rt_shape *sh, char *err, size_t errlen)
+{
+	rt_point_default(pt);
+	*sh = twl->shape;
+	for (int p = 0; p < rt_space_nparams(s); p++) {
+		char assign[128];
+		if (rt_space_kind(s, p) == RT_PARAM_CATEGORICAL)
+			snprintf(assign, sizeof assign, "%s=%s", rt_space_name(s, p),
+				 rt_space_str_at(s, p, idx[p]));
+		else
+			snprintf(assign, sizeof assign, "%s=%ld", rt_space_name(s, p),
+				 rt_space_int_at(s, p, idx[p]));
+		int rc = rt_params_apply(twl->w, assign, pt, sh, err, errlen);
+		if (rc)
+			return rc;
+	}
+	return RT_OK;
+}
+
+/*
+ * A point can run here when its backend is available and offers its
+ * precision, threads + workers fit the usable cores, the workload accepts it
+ * and its memory fits the device.
+ */
+static int feasible(const rt_space *s, const int *idx, void *user)
+{
+	tune_ctx *c = user;
+	rt_point pt;
+	rt_shape sh;
+	if (point_of(s, idx, c->twl, &pt, &sh, NULL, 0))
+		return 0;
+	const rt_accel *a = find_accel(&c->run->machine, pt.backend);
+	if (!a || !a->available || !backend_wanted(c->o, pt.backend) || pt.device >= a->ndevices)
+		return 0;
+	if (!(a->dev[pt.device].precisions & RT_PREC_BIT(pt.precision)))
+		return 0;
+	if (pt.threads + pt.workers > c->run->usable_cores)
+		return 0;
+	if (c->twl->w->check(&pt, &sh, NULL, 0))
+		return 0;
+	uint64_t mem = !strcmp(pt.backend, "cpu") && c->run->machine.mem_available
+			       ? c->run->machine.mem_available
+			       : a->dev[pt.device].mem_total;
+	return c->twl->w->mem_bytes(&pt, &sh) <= mem;
+}
+
+/* ---- trials ---- */
+
+static rt_tune_trial *new_trial(rt_tune_workload *twl)
+{
+	if (twl->ntrials == twl->cap) {
+		int cap = twl->cap ? 2 * twl->cap : 32;
+		rt_tune_trial *t = realloc(twl->trials, (size_t)cap * sizeof *t);
+		if (!t)
+			return NULL;
+		twl->trials = t;
+		twl->cap = cap;
+	}
+	rt_tune_trial *t = &twl->trials[twl->ntrials++];
+	memset(t, 0, sizeof *t);
+	return t;
+}
+
+static void keep_measurement(rt_tune_trial *t, const rt_measurement *m)
+{
+	t->feasible = m->feasible;
+	snprintf(t->reason, sizeof t->reason, "%s", m->reason);
+	t->median = m->median;
+	t->ci_lo = m->ci_lo;
+	t->ci_hi = m->ci_hi;
+	t->cv = m->cv;
+	t->step_seconds = m->step_seconds;
+	memcpy(t->phase_frac, m->phase_frac, sizeof t->phase_frac);
+}
+
+static void measure_opts(double cap, rt_measure_opts *mo)
+{
+	rt_measure_defaults(mo);
+	mo->warmup_s = 0.1;
+	mo->min_samples = 5;
+	mo->rel_ci = 0.03;
+	mo->time_cap_s = cap;
+	mo->timeout_s = 30 + 4 * cap;
+}
+
+/* Measures (or reuses) one point; the journal gets every new trial. */
+static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_t errlen)
+{
+	const rt_workload *w = c->twl->w;
+	rt_measurement m;
+	const rt_journal_record *rec =
+		rt_journal_find(c->reuse, c->nreuse, c->run->fingerprint, w, &t->sh, &t->pt);
+	if (rec) {
+		if (rt_journal_record_measurement(rec, &m))
+			return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+		t->reused = 1;
+		c->twl->reused++;
+	} else {
+		rt_measure_opts mo;
+		measure_opts(cap, &mo);
+		int rc = rt_measure(w, &t->pt, &t->sh, &mo, &m, err, errlen);
+		if (rc)
+			return rc;
+		if (interrupted) { /* the signal reached the trial too: not a result */
+			rt_measurement_free(&m);
+			return rt_fail(err, errlen, RT_ERUNTIME, "interrupted");
+		}
+		if (c->journal && (rc = rt_journal_append(c->journal, w, &t->pt, &t->sh, &m, err,
+							  errlen))) {
+			rt_measurement_free(&m);
+			return rc;
+		}
+	}
+	keep_measurement(t, &m);
+	rt_measurement_free(&m);
+	return RT_OK;
+}
+
+static void report_trial(tune_ctx *c, const rt_space *s, const rt_tune_trial *t)
+{
+	char what[256], outcome[300];
+	int n = snprintf(what, sizeof what, "%s ", c->twl->w->name);
+	rt_space_format(s, t->idx, what + n, sizeof what - (size_t)n);
+	if (t->feasible)
+		snprintf(outcome, sizeof outcome, "%.4g %s%s", t->median, c->twl->w->unit,
+			 t->reused ? " (reused)" : "");
+	else
+		snprintf(outcome, sizeof outcome, "infeasible: %s", t->reason);
+	if (t->feasible && t->median > c->best_value) {
+		c->best_value = t->median;
+		snprintf(c->best, sizeof c->best, "%.4g %s", t->median, c->twl->w->unit);
+	}
+	rt_progress_trial(c->progress, what, outcome, c->best);
+}
+
+static int objective(const rt_space *s, const int *idx, double cap, void *user, double *value)
+{
+	tune_ctx *c = user;
+	char err[RT_ERRLEN];
+	if (interrupted)
+		return RT_ERUNTIME;
+	rt_tune_trial *t = new_trial(c->twl);
+	if (!t)
+		return RT_ENOMEM;
+	memcpy(t->idx, idx, sizeof(int) * (size_t)rt_space_nparams(s));
+	int rc = point_of(s, idx, c->twl, &t->pt, &t->sh, err, sizeof err);
+	if (rc == RT_OK)
+		rc = run_trial(c, t, cap, err, sizeof err);
+	if (rc) {
+		c->twl->ntrials--;
+		snprintf(c->twl->note, sizeof c->twl->note, "%s", err);
+		return rc;
+	}
+	report_trial(c, s, t);
+	*value = t->median;
+	return t->feasible ? RT_OK : RT_EINFEASIBLE;
+}
+
+/* ---- one workload ---- */
+
+/* Applies the --shape keys this workload has; *used gets a bit per key used. */
+static int apply_shape(const rt_tune_opts *o, rt_tune_workload *twl, unsigned *used,
+		       char *err, size_t errlen)
+{
+	rt_shape_default(twl->w, &twl->shape);
+	if (!o->shape)
+		return RT_OK;
+	char buf[512], *save = NULL;
+	snprintf(buf, sizeof buf, "%s", o->shape);
+	int i = 0;
+	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save), i++) {
+		char key[64];
+		snprintf(key, sizeof key, "%.*s", (int)strcspn(kv, "="), kv);
+		if (rt_shape_index(twl->w, key) < 0)
+			continue;
+		rt_point scratch;
+		int rc = rt_params_apply(twl->w, kv, &scratch, &twl->shape, err, errlen);
+		if (rc)
+			return rc;
+		*used |= 1u << i;
+	}
+	return RT_OK;
+}
+
+/* Checks that every parameter of the space is a knob of the workload. */
+static int check_space(tune_ctx *c, char *err, size_t errlen)
+{
+	int idx[RT_SPACE_MAX_PARAMS] = {0};
+	rt_point pt;
+	rt_shape sh;
+	char why[RT_ERRLEN];
+	if (point_of(c->twl->space, idx, c->twl, &pt, &sh, why, sizeof why))
+		return rt_fail(err, errlen, RT_EINVAL, "%s space: %s",
+			       c->o->space_file ? c->o->space_file : c->twl->w->name, why);
+	return RT_OK;
+}
+
+static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
+{
+	rt_tune_workload *twl = c->twl;
+	const rt_strategy *st = rt_strategy_find(c->run->strategy);
+	rt_search_opts so;
+	rt_search_opts_default(&so);
+	so.budget_s = budget;
+	so.trial_s = budget / 15 < 0.25 ? 0.25 : budget / 15 > 2.0 ? 2.0 : budget / 15;
+	so.seed = c->o->seed;
+	rt_space_set_feasible(twl->space, feasible, c);
+	c->best_value = 0;
+	snprintf(c->best, sizeof c->best, "-");
+	rt_progress_note(c->progress, "tuning %s (%.0f s, %s)", twl->w->name, budget, st->name);
+	int rc = rt_search_run(st, twl->space, objective, c, &so, &twl->result, err, errlen);
+	if (rc == RT_EINFEASIBLE) {
+		twl->status = rc;
+		snprintf(twl->note, sizeof twl->note, "no feasible point in the space on this machine");
+		return RT_OK;
+	}
+	if (rc && interrupted)
+		return RT_OK;
+	if (rc && twl->note[0])
+		rt_fail(err, errlen, rc, "%s", twl->note);
+	twl->status = rc;
+	if (rc == RT_OK && (!twl->result || twl->result->best < 0)) {
+		twl->status = RT_EINFEASIBLE;
+		snprintf(twl->note, sizeof twl->note, "every point measured was infeasible");
+	}
+	return rc;
+}
+
+/* ---- the run ---- */
+
+/*
+ * Loads the trials of this host's journals for reuse (unless fresh), then
+ * opens the newest journal again (resume) or starts a new one.
+ */
+static int open_journal(const rt_tune_opts *o, rt_tune_run *run, rt_journal **j,
+			rt_journal_record **reuse, size_t *nreuse, char *err, size_t errlen)
+{
+	const char *host = run->machine.hostname;
+	int dropped = 0, rc;
+	if (!o->fresh &&
+	    (rc = rt_journal_load_host(o->results_dir, host, reuse, nreuse, &dropped, err, errlen)))
+		return rc;
+	if (o->resume) {
+		rc = rt_journal_latest(o->results_dir, host, run->journal_path,
+				       sizeof run->journal_path, err, errlen);
+		if (rc == RT_OK)
+			rc = rt_journal_open(run->journal_path, run->fingerprint, j, NULL, err, errlen);
+		return rc;
+	}
+	char cmd[64];
+	snprintf(cmd, sizeof cmd, "rigtune tune (budget %.0f s)", o->budget_s);
+	rc = rt_journal_create(o->results_dir, host, run->fingerprint, cmd, j, err, errlen);
+	if (rc == RT_OK)
+		snprintf(run->journal_path, sizeof run->journal_path, "%s", rt_journal_path(*j));
+	return rc;
+}
+
+static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errlen)
+{
+	int count;
+	const rt_workload *const *all = rt_workload_list(&count);
+	unsigned used = 0;
+	int n = o->nworkloads ? o->nworkloads : count;
+	for (int i = 0; i < n && i < RT_TUNE_MAX_WORKLOADS; i++) {
+		const rt_workload *w = o->nworkloads ? rt_workload_find(o->workloads[i]) : all[i];
+		if (!w)
+			return rt_fail(err, errlen, RT_EINVAL,
+				       "unknown workload '%s' (gemm, transformer, ppo)", o->workloads[i]);
+		rt_tune_workload *twl = &run->wl[run->nwl++];
+		twl->w = w;
+		int rc = apply_shape(o, twl, &used, err, errlen);
+		if (rc)
+			return rc;
+		if ((rc = rt_space_for(w->name, o->space_file, run->usable_cores, &twl->space, err,
+				       errlen)))
+			return rc;
+	}
+	if (o->shape) { /* every --shape key must belong to some workload */
+		char buf[512], *save = NULL;
+		snprintf(buf, sizeof buf, "%s", o->shape);
+		int i = 0;
+		for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save), i++)
+			if (!(used & (1u << i)))
+				return rt_fail(err, errlen, RT_EINVAL,
+					       "--shape: '%s' is not a shape key of the workloads tuned", kv);
+	}
+	return RT_OK;
+}
+
+static int probe(rt_tune_run *run, char *err, size_t errlen)
+{
+	int rc = rt_machine_probe(NULL, &run->machine, err, errlen);
+	if (rc)
+		return rc;
+	rt_probe_accelerators(&run->machine);
+	rt_machine_fingerprint(&run->machine, run->fingerprint);
+	run->usable_cores = rt_machine_pcores(&run->machine);
+	return RT_OK;
+}
+
+/* A short square-GEMM crossover sweep, its analysis kept as YAML text. */
+static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budget,
+			   rt_progress *progress)
+{
+	rt_xo_sweep_opts xo = {.backends = o->nbackends ? o->backends : NULL,
+			       .nbackends = o->nbackends,
+			       .precisions = RT_PREC_BIT(RT_FP32),
+			       .usable_cores = run->usable_cores,
+			       .seconds_per_point = budget / 40 < 0.05 ? 0.05 : budget / 40,
+			       .max_n = 1024,
+			       .quiet = 1};
+	rt_xo_shape shape = {0};
+	rt_xo_data d;
+	char skipped[1024], err[RT_ERRLEN], note[8];
+	rt_progress_note(progress, "measuring the CPU/GPU and thread crossovers (%.0f s)", budget);
+	if (rt_xo_sweep(&xo, &shape, &d, skipped, sizeof skipped, err, sizeof err)) {
+		rt_progress_note(progress, "crossover skipped: %s", err);
+		return;
+	}
+	rt_yw w;
+	size_t len;
+	if (rt_yw_init(&w) == RT_OK) {
+		if (rt_xo_analyze(&w, &d, &shape, NULL, note, sizeof note, err, sizeof err) == RT_OK)
+			rt_yw_finish(&w, &run->crossover_yaml, &len, err, sizeof err);
+		else
+			rt_yw_discard(&w);
+	}
+	rt_xo_data_free(&d);
+}
+
+int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char *err,
+	    size_t errlen)
+{
+	memset(run, 0, sizeof *run);
+	interrupted = 0;
+	double t0 = rt_now();
+	run->strategy = o->strategy ? o->strategy : RT_STRATEGY_DEFAULT;
+	if (!rt_strategy_find(run->strategy))
+		return rt_fail(err, errlen, RT_EINVAL, "unknown strategy '%s'", run->strategy);
+	rt_journal *journal = NULL;
+	rt_journal_record *reuse = NULL;
+	size_t nreuse = 0;
+	int rc = probe(run, err, errlen);
+	if (!rc)
+		rc = check_backends(o, run, err, errlen);
+	if (!rc)
+		rc = resolve_workloads(o, run, err, errlen);
+	if (!rc)
+		rc = open_journal(o, run, &journal, &reuse, &nreuse, err, errlen);
+	if (rc)
+		goto out;
+	double xo_budget = o->crossover ? CROSSOVER_SHARE * o->budget_s : 0;
+	double weights = 0;
+	for (int i = 0; i < run->nwl; i++)
+		weights += workload_weight(run->wl[i].w->name);
+	for (int i = 0; i < run->nwl && !rc && !interrupted; i++) {
+		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o, .progress = progress,
+			      .journal = journal, .reuse = reuse, .nreuse = nreuse};
+		double left = o->budget_s - xo_budget - (rt_now() - t0);
+		double budget = left * workload_weight(c.twl->w->name) / weights;
+		weights -= workload_weight(c.twl->w->name);
+		rc = check_space(&c, err, errlen);
+		if (!rc)
+			rc = search_workload(&c, budget > 1 ? budget : 1, err, errlen);
+	}
+	if (!rc && !interrupted && xo_budget > 0)
+		tune_crossover(o, run, o->budget_s - (rt_now() - t0), progress);
+	run->interrupted = interrupted;
+out:
+	rt_progress_done(progress);
+	rt_journal_close(journal);
+	rt_journal_records_free(reuse, nreuse);
+	run->seconds = rt_now() - t0;
+	return rc;
+}
+
+void rt_tune_run_free(rt_tune_run *run)
+{
+	for (int i = 0; i < run->nwl; i++) {
+		rt_space_destroy(run->wl[i].space);
+		rt_search_result_destroy(run->wl[i].result);
+		free(run->wl[i].trials);
+	}
+	free(run->crossover_yaml);
+	memset(run, 0, sizeof *run);
+}

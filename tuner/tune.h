@@ -1,0 +1,99 @@
+/*
+ * tune.h: `rigtune tune`: search each workload's knobs on every available
+ * backend within a time budget, and recommend what to train with.
+ *
+ * For each workload: its space (embedded default or --space), constrained to
+ * what this machine has (available backends, the precisions each offers,
+ * threads + workers <= usable cores, the backend's memory); a strategy from
+ * search/strategy.h proposes points; each point is a forked trial
+ * (measure.h) appended to the results journal as it finishes; trials
+ * already in a journal of this machine (same fingerprint, workload, shape
+ * and point) are reused unless fresh. The recommendation per workload is the
+ * knee (smallest batch within 5% of the best) with the fastest point beside it.
+ */
+#ifndef RT_TUNE_H
+#define RT_TUNE_H
+
+#include <stdint.h>
+
+#include "../search/space.h"
+#include "../search/strategy.h"
+#include "machine.h"
+#include "measure.h"
+#include "progress.h"
+
+#define RT_TUNE_MAX_WORKLOADS 3
+
+typedef struct rt_tune_opts {
+	const char *workloads[RT_TUNE_MAX_WORKLOADS]; /* names; nworkloads 0: all */
+	int nworkloads;
+	const char *backends[4]; /* nbackends 0: every available backend */
+	int nbackends;
+	double budget_s;
+	const char *strategy;    /* NULL: the default */
+	const char *space_file;  /* NULL: embedded defaults */
+	const char *shape;       /* "k=v,..." applied to the workloads that have the keys */
+	int resume, fresh, quiet, crossover;
+	const char *results_dir;
+	uint64_t seed;
+} rt_tune_opts;
+
+void rt_tune_opts_default(rt_tune_opts *o);
+
+/* What one trial of a workload measured, kept for the recommendation. */
+typedef struct rt_tune_trial {
+	rt_point pt;
+	rt_shape sh;
+	int idx[RT_SPACE_MAX_PARAMS];
+	int feasible, reused;
+	double median, ci_lo, ci_hi, cv, step_seconds;
+	double phase_frac[RT_MAX_PHASES];
+	char reason[256];
+} rt_tune_trial;
+
+/* The search of one workload. */
+typedef struct rt_tune_workload {
+	const rt_workload *w;
+	rt_shape shape;
+	rt_space *space;
+	rt_search_result *result;
+	rt_tune_trial *trials;
+	int ntrials, cap;
+	int reused;
+	int status;           /* RT_OK, or why it has no recommendation */
+	char note[RT_ERRLEN];
+} rt_tune_workload;
+
+typedef struct rt_tune_run {
+	rt_machine machine;
+	char fingerprint[17];
+	int usable_cores;
+	char journal_path[1024];
+	char unavailable[1024];    /* "cuda: ...; hip: ..." */
+	int nwl;
+	rt_tune_workload wl[RT_TUNE_MAX_WORKLOADS];
+	double seconds;
+	int interrupted;
+	const char *strategy;
+	char *crossover_yaml;      /* NULL when not measured */
+} rt_tune_run;
+
+/*
+ * Runs the whole tuning. Returns 0 (run filled; individual workloads may
+ * have no feasible point), RT_EINVAL for bad options or space files,
+ * RT_ERUNTIME when nothing at all could run. An interrupted run (SIGINT,
+ * SIGTERM: see rt_tune_interrupt) returns 0 with run->interrupted set and
+ * whatever was measured so far.
+ */
+int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char *err,
+	    size_t errlen);
+void rt_tune_run_free(rt_tune_run *run);
+
+/* Asks a running rt_tune to stop after the current trial (async-signal-safe). */
+void rt_tune_interrupt(void);
+
+/* The recommendation document (configs/<host>.yaml) as YAML text (malloc'd). */
+int rt_tune_emit(const rt_tune_run *run, const rt_tune_opts *o, char **text, size_t *len,
+		 char *err, size_t errlen);
+
+#endif
