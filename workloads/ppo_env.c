@@ -22,6 +22,7 @@
 
 #include "../common/rng.h"
 #include "../common/rt.h"
+#include "synthetic_work.h"
 
 /* Build the hot loop for AVX-512 and AVX2 as well, chosen at load time. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -314,7 +315,35 @@ static void observe_env(const rt_ppo_env *env, int e, float *obs)
 }
 
 /*
- * Ends the step of env e: reward from the new value (acc[e] holds the sum
+ * The synthetic environment code of env e (ppo_env.h): `units` rounds of a
+ * 64-bit xorshift-multiply chain that starts from the env's state (clock,
+ * value, cash and its own previous result) and ends in sink[e]. Nothing but
+ * this function reads sink, so no price, reward or observation depends on
+ * it; the compiler cannot drop it (the result is stored) nor vectorize it
+ * (each round needs the previous one, as interpreted code would). Not
+ * inlined: the calibration times exactly the code the steps run.
+ */
+static __attribute__((noinline)) void busy_env(rt_ppo_env *env, int e, long units)
+{
+	uint32_t v, c;
+	uint64_t x;
+
+	memcpy(&v, env->value + e, sizeof v);
+	memcpy(&c, env->cash + e, sizeof c);
+	x = env->sink[e] ^ ((uint64_t)(uint32_t)env->t[e] << 32) ^ ((uint64_t)v << 16) ^ c;
+	for (long i = 0; i < units; i++)
+		x = (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9ull + 1;
+	env->sink[e] = x;
+}
+
+/* rt_work_fn for the calibration: env 0's synthetic code. */
+static void busy_probe(void *env, long units)
+{
+	busy_env(env, 0, units);
+}
+
+/*
+ * Ends the step of env e: its synthetic code (real envs only), reward from the new value (acc[e] holds the sum
  * of the holdings' values, the cash is added here), episode clock, the cash
  * observation, and the auto-reset with its fresh observation.
  */
@@ -323,6 +352,8 @@ static void finish_env(rt_ppo_env *env, int e, float *rewards, float *dones, flo
 	const rt_ppo_env_params *p = &env->p;
 	float v = env->acc[e] + env->cash[e];
 
+	if (env->work > 0 && e < p->num_envs)
+		busy_env(env, e, env->work);
 	rewards[e] = (v - env->value[e]) * p->reward_scale;
 	env->value[e] = v;
 	obs[(size_t)RT_PPO_NFEAT * (size_t)p->stocks * (size_t)env->ld + (size_t)e] =
@@ -596,7 +627,7 @@ size_t rt_ppo_env_bytes(int num_envs, int stocks)
 	size_t ld = (size_t)rt_ppo_env_ld(num_envs);
 
 	return ld * ((size_t)stocks * RT_PPO_NFIELD * sizeof(float) +
-		     4 * sizeof(float) + 4 * sizeof(uint32_t));
+		     4 * sizeof(float) + 4 * sizeof(uint32_t) + sizeof(uint64_t));
 }
 
 /* One reason the parameters cannot work, or NULL. */
@@ -624,6 +655,8 @@ static const char *bad_params(const rt_ppo_env_params *p)
 		return "cost must be in [0, 1)";
 	if (!(p->cash0 > 0.0f) || !(p->reward_scale > 0.0f))
 		return "cash0 and reward_scale must be positive";
+	if (!(p->env_us >= 0.0 && p->env_us <= 1e5))
+		return "env_us must be in [0, 100000] microseconds";
 	return NULL;
 }
 
@@ -680,10 +713,14 @@ int rt_ppo_env_create(const rt_ppo_env_params *p, rt_ppo_env **out, char *err,
 	for (int j = 0; j < 4; j++)
 		if (!(env->rng[j] = alloc_lines(ld)))
 			goto nomem;
+	if (!(env->sink = alloc_lines(2 * ld)))
+		goto nomem;
 	for (int e = 0; e < env->ld; e++) {
 		seed_env(env, e);
 		reset_env(env, e);
 	}
+	/* A probe of 2^14 rounds takes tens of microseconds: well above the clock's resolution. */
+	env->work = rt_work_calibrate(busy_probe, env, 1L << 14, p->env_us * 1e-6);
 	if (p->workers > 1) {
 		rc = workers_create(p->workers, &env->workers, err, errlen);
 		if (rc)
@@ -705,6 +742,7 @@ void rt_ppo_env_destroy(rt_ppo_env *env)
 	if (!env)
 		return;
 	workers_destroy(env->workers);
+	free(env->sink);
 	for (int j = 0; j < 4; j++)
 		free(env->rng[j]);
 	free(env->t);
