@@ -5,8 +5,9 @@
  * The mathematics of one stock of one env lives once, in step_rows(), which
  * works on n contiguous lanes of one stock row. The vectorized path calls
  * it with n = RT_PPO_TILE (a constant trip count over restrict pointers, so
- * the compiler vectorizes it without alias checks or epilogue); the scalar
- * reference calls it with n = 1 for one env at a time. Both therefore do the
+ * the compiler vectorizes it without alias checks or epilogue; a tile split
+ * between workers pads its part to the full width with valid copies); the
+ * scalar reference calls it with n = 1 for one env at a time. Both therefore do the
  * same IEEE operations in the same order (C11 mode leaves FMA contraction
  * off), and the tests can ask for bitwise equality: what they check is the
  * tiling, the chunking over workers and the per-env random streams.
@@ -218,14 +219,32 @@ static inline __attribute__((always_inline)) void step_rows(lanes *x, const cons
 	}
 }
 
-/* Copies the per-env values of envs [e, e + n) into x (before the stocks). */
+/*
+ * Lanes [n, w) of x take lane 0's values: a split tile's part (n < w = T)
+ * then still runs the vectorized T-lane loop on valid numbers, and only
+ * lanes [0, n) are written back.
+ */
+static inline __attribute__((always_inline)) void pad_floats(float *v, int n, int w)
+{
+	for (int l = n; l < w; l++)
+		v[l] = v[0];
+}
+
+/*
+ * Copies the per-env values of envs [e, e + n) into x (before the stocks),
+ * padded to w lanes.
+ */
 static inline __attribute__((always_inline)) void load_env(lanes *x, const rt_ppo_env *env,
-							   int e, int n)
+							   int e, int n, int w)
 {
 	memcpy(x->cash, env->cash + e, (size_t)n * sizeof(float));
-	memset(x->acc, 0, (size_t)n * sizeof(float));
-	for (int j = 0; j < 4; j++)
+	pad_floats(x->cash, n, w);
+	memset(x->acc, 0, (size_t)w * sizeof(float));
+	for (int j = 0; j < 4; j++) {
 		memcpy(x->r[j], env->rng[j] + e, (size_t)n * sizeof(uint32_t));
+		for (int l = n; l < w; l++)
+			x->r[j][l] = x->r[j][0];
+	}
 }
 
 /* Writes them back (after the stocks). */
@@ -238,19 +257,25 @@ static inline __attribute__((always_inline)) void store_env(const lanes *x, rt_p
 		memcpy(env->rng[j] + e, x->r[j], (size_t)n * sizeof(uint32_t));
 }
 
-/* Steps stock s of envs [e, e + n): copy in, compute, copy the state and observation out. */
+/*
+ * Steps stock s of envs [e, e + n): copy in (padded to w lanes), compute w
+ * lanes, copy the n lanes' state and observation out.
+ */
 static inline __attribute__((always_inline)) void step_stock(lanes *x, rt_ppo_env *env,
 							     const consts *k,
 							     const float *actions, float *obs,
-							     int s, int e, int n)
+							     int s, int e, int n, int w)
 {
 	size_t o = (size_t)s * (size_t)env->ld + (size_t)e;
 	size_t fs = (size_t)env->p.stocks * (size_t)env->ld;
 
-	for (int j = 0; j < RT_PPO_NFIELD; j++)
+	for (int j = 0; j < RT_PPO_NFIELD; j++) {
 		memcpy(x->f[j], env->f[j] + o, (size_t)n * sizeof(float));
+		pad_floats(x->f[j], n, w);
+	}
 	memcpy(x->act, actions + o, (size_t)n * sizeof(float));
-	step_rows(x, k, n);
+	pad_floats(x->act, n, w);
+	step_rows(x, k, w);
 	for (int j = 0; j < RT_PPO_NFIELD; j++)
 		memcpy(env->f[j] + o, x->f[j], (size_t)n * sizeof(float));
 	for (int j = 0; j < RT_PPO_NFEAT; j++)
@@ -366,35 +391,39 @@ static void finish_env(rt_ppo_env *env, int e, float *rewards, float *dones, flo
 	}
 }
 
-/* Steps the tile of envs [e0, e0 + T): the vectorized hot loop. */
-HOT_CLONES
-static void step_tile(rt_ppo_env *env, int e0, const float *actions, float *rewards,
-		      float *dones, float *obs)
+/*
+ * Steps envs [e0, e0 + n), all in one tile, computing w >= n lanes: the
+ * stocks in index order, then each env's end of step.
+ */
+static inline __attribute__((always_inline)) void step_lanes(rt_ppo_env *env, int e0, int n,
+							     int w, const float *actions,
+							     float *rewards, float *dones,
+							     float *obs)
 {
 	consts k;
 	lanes x;
 
 	make_consts(&env->p, &k);
-	load_env(&x, env, e0, T);
+	load_env(&x, env, e0, n, w);
 	for (int s = 0; s < env->p.stocks; s++)
-		step_stock(&x, env, &k, actions, obs, s, e0, T);
-	store_env(&x, env, e0, T);
-	for (int e = e0; e < e0 + T; e++)
+		step_stock(&x, env, &k, actions, obs, s, e0, n, w);
+	store_env(&x, env, e0, n);
+	for (int e = e0; e < e0 + n; e++)
 		finish_env(env, e, rewards, dones, obs);
+}
+
+/* Envs [e0, e0 + n) of one tile, 1 <= n <= T, with the vectorized T-lane loop. */
+HOT_CLONES
+static void step_tile(rt_ppo_env *env, int e0, int n, const float *actions, float *rewards,
+		      float *dones, float *obs)
+{
+	step_lanes(env, e0, n, T, actions, rewards, dones, obs);
 }
 
 void rt_ppo_env_step_ref(rt_ppo_env *env, int e, const float *actions, float *rewards,
 			 float *dones, float *obs)
 {
-	consts k;
-	lanes x;
-
-	make_consts(&env->p, &k);
-	load_env(&x, env, e, 1);
-	for (int s = 0; s < env->p.stocks; s++)
-		step_stock(&x, env, &k, actions, obs, s, e, 1);
-	store_env(&x, env, e, 1);
-	finish_env(env, e, rewards, dones, obs);
+	step_lanes(env, e, 1, 1, actions, rewards, dones, obs);
 }
 
 /*
@@ -565,14 +594,39 @@ typedef struct step_job {
 	float *rewards, *dones, *obs;
 } step_job;
 
-/* Worker w of n steps tiles [w*ntiles/n, (w+1)*ntiles/n). */
+/*
+ * The lanes [*lo, *hi) worker w of n steps. The bare env splits whole
+ * tiles, so that a worker owns whole cache lines and every step is the
+ * vectorized one. With synthetic code the per-env work dwarfs a tile's
+ * arithmetic and a shared cache line, so the real envs are split one by
+ * one, as evenly as they go: 16 envs then still keep 2 workers busy. The
+ * last worker takes the padding lanes.
+ */
+static void worker_lanes(const rt_ppo_env *env, int w, int n, int *lo, int *hi)
+{
+	long N = env->p.num_envs, ntiles = env->ld / T;
+
+	if (env->work > 0) {
+		*lo = (int)(w * N / n);
+		*hi = w == n - 1 ? env->ld : (int)((w + 1) * N / n);
+	} else {
+		*lo = (int)(w * ntiles / n * T);
+		*hi = (int)((w + 1) * ntiles / n * T);
+	}
+}
+
+/* Worker w of n steps its lanes, tile by tile (or the part of a split tile). */
 static void step_chunk(void *arg, int w, int n)
 {
 	step_job *j = arg;
-	int ntiles = j->env->ld / T;
+	int e, hi, m;
 
-	for (int i = w * ntiles / n; i < (w + 1) * ntiles / n; i++)
-		step_tile(j->env, i * T, j->actions, j->rewards, j->dones, j->obs);
+	worker_lanes(j->env, w, n, &e, &hi);
+	for (; e < hi; e += m) {
+		m = (e / T + 1) * T;
+		m = (m < hi ? m : hi) - e;
+		step_tile(j->env, e, m, j->actions, j->rewards, j->dones, j->obs);
+	}
 }
 
 void rt_ppo_env_step(rt_ppo_env *env, const float *actions, float *rewards, float *dones,
