@@ -412,9 +412,21 @@ static inline __attribute__((always_inline)) void step_lanes(rt_ppo_env *env, in
 		finish_env(env, e, rewards, dones, obs);
 }
 
-/* Envs [e0, e0 + n) of one tile, 1 <= n <= T, with the vectorized T-lane loop. */
+/* A whole tile: the hot loop, every copy of a constant size. */
 HOT_CLONES
-static void step_tile(rt_ppo_env *env, int e0, int n, const float *actions, float *rewards,
+static void step_tile(rt_ppo_env *env, int e0, const float *actions, float *rewards,
+		      float *dones, float *obs)
+{
+	step_lanes(env, e0, T, T, actions, rewards, dones, obs);
+}
+
+/*
+ * Envs [e0, e0 + n) of a tile split between workers, 1 <= n < T, with the
+ * same T-lane loop. Apart from step_tile: copies of a variable size are
+ * calls, which would halve the speed of whole tiles.
+ */
+HOT_CLONES
+static void step_part(rt_ppo_env *env, int e0, int n, const float *actions, float *rewards,
 		      float *dones, float *obs)
 {
 	step_lanes(env, e0, n, T, actions, rewards, dones, obs);
@@ -625,7 +637,10 @@ static void step_chunk(void *arg, int w, int n)
 	for (; e < hi; e += m) {
 		m = (e / T + 1) * T;
 		m = (m < hi ? m : hi) - e;
-		step_tile(j->env, e, m, j->actions, j->rewards, j->dones, j->obs);
+		if (m == T)
+			step_tile(j->env, e, j->actions, j->rewards, j->dones, j->obs);
+		else
+			step_part(j->env, e, m, j->actions, j->rewards, j->dones, j->obs);
 	}
 }
 
