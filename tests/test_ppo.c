@@ -2,7 +2,7 @@
  * Tests of the PPO workload (workloads/ppo.c): the loss gradient w.r.t. the
  * network outputs against finite differences, learning on an environment
  * whose best policy is known (a deterministic up-trend: buy and hold), the
- * bottleneck sentence, and bad shapes.
+ * bottleneck sentence, env_us reaching the env phase, and bad shapes.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -156,6 +156,46 @@ static void test_summary(void **state)
 	assert_int_equal(rt_ppo_summary(zero, 1, 2, buf, sizeof buf, &busy), RT_EINVAL);
 }
 
+/*
+ * The env_us shape key through the workload table: at env_us=50 the env
+ * phase of an iteration costs at least 25 us per env-step (the calibration
+ * takes its fastest run, so load only adds time; a no-op would take ~0.1
+ * us), and the env phase is then most of the iteration.
+ */
+static void test_env_us_phase(void **state)
+{
+	(void)state;
+	const rt_workload *w = &rt_workload_ppo;
+	const rt_backend_ops *be = rt_cpu_backend();
+	rt_point pt;
+	rt_shape sh;
+	rt_step_result res;
+	char err[RT_ERRLEN];
+	void *st = NULL;
+
+	assert_true(be->init(err, sizeof err) >= 1);
+	rt_point_default(&pt);
+	rt_shape_default(w, &sh);
+	sh.v[rt_shape_index(w, "num_envs")] = 4;
+	sh.v[rt_shape_index(w, "stocks")] = 3;
+	sh.v[rt_shape_index(w, "rollout")] = 16;
+	sh.v[rt_shape_index(w, "minibatch")] = 32;
+	sh.v[rt_shape_index(w, "epochs")] = 1;
+	sh.v[rt_shape_index(w, "env_us")] = 50;
+	if (w->setup(&pt, &sh, be, &st, err, sizeof err))
+		fail_msg("setup: %s", err);
+	assert_int_equal(w->step(st, &res, err, sizeof err), 0);
+	assert_true(res.items == 4 * 16);
+	double per = res.phase[RT_PPO_PH_ENV] / res.items, total = 0;
+	for (int i = 0; i < RT_PPO_NPH; i++)
+		total += res.phase[i];
+	print_message("# env_us=50: env phase %.1f us per env-step, %.0f%% of the iteration\n",
+		      per * 1e6, 100 * res.phase[RT_PPO_PH_ENV] / total);
+	assert_true(per >= 25e-6);
+	assert_true(res.phase[RT_PPO_PH_ENV] > 0.5 * total);
+	w->teardown(st);
+}
+
 /* Impossible shapes: a sentence and RT_EINVAL from check(). */
 static void test_check(void **state)
 {
@@ -175,6 +215,12 @@ static void test_check(void **state)
 	sh.v[rt_shape_index(w, "stocks")] = 0;
 	assert_int_equal(w->check(&pt, &sh, err, sizeof err), RT_EINVAL);
 	assert_non_null(strstr(err, "stocks"));
+	for (long bad = -1; bad <= 100001; bad += 100002) {
+		rt_shape_default(w, &sh);
+		sh.v[rt_shape_index(w, "env_us")] = bad;
+		assert_int_equal(w->check(&pt, &sh, err, sizeof err), RT_EINVAL);
+		assert_non_null(strstr(err, "env_us"));
+	}
 	rt_shape_default(w, &sh);
 	pt.precision = RT_FP64;
 	assert_int_equal(w->check(&pt, &sh, err, sizeof err), RT_EINVAL);
@@ -186,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_loss_gradient),
 		cmocka_unit_test(test_learns_uptrend),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_env_us_phase),
 		cmocka_unit_test(test_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

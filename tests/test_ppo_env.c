@@ -2,7 +2,8 @@
  * Tests of the vectorized trading environment (workloads/ppo_env.c):
  * determinism for a seed, the vectorized step against the scalar reference,
  * the indicators against direct (non-incremental) sums over the price
- * history, 1 worker against 2, and the cash and holdings constraints.
+ * history, 1 worker against 2, the cash and holdings constraints, and the
+ * synthetic environment code (env_us) changing nothing but the time.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -349,6 +350,89 @@ static void test_constraints(void **state)
 	rt_ppo_env_destroy(env);
 }
 
+/*
+ * env_us costs time, never results: inline with no synthetic code against
+ * env_us=5 on 2 and on 3 workers (37 envs: the envs are then split one by
+ * one, so tiles are split between workers), 60 steps across resets, every
+ * output and state bitwise equal. The code did run: work was calibrated
+ * and every real env's sink moved, no padding lane's did.
+ */
+static void test_env_us_changes_no_result(void **state)
+{
+	(void)state;
+	rt_ppo_env_params p;
+	rt_rng r;
+
+	rt_ppo_env_params_default(&p, 37, 5);
+	p.episode_len = 25;
+	rt_ppo_env *a = make_env(&p);
+	p.env_us = 5.0;
+	p.workers = 2;
+	rt_ppo_env *b = make_env(&p);
+	p.workers = 3;
+	rt_ppo_env *c = make_env(&p);
+	bufs x, y, z;
+	bufs_init(&x, a);
+	bufs_init(&y, b);
+	bufs_init(&z, c);
+	assert_int_equal(a->work, 0);
+	assert_true(b->work > 0 && c->work > 0);
+	uint64_t sink0[37];
+	memcpy(sink0, b->sink, sizeof sink0);
+	rt_rng_seed(&r, 17);
+	for (int t = 0; t < 60; t++) {
+		random_actions(&r, a, x.act);
+		memcpy(y.act, x.act, x.nact * sizeof(float));
+		memcpy(z.act, x.act, x.nact * sizeof(float));
+		rt_ppo_env_step(a, x.act, x.rew, x.done, x.obs);
+		rt_ppo_env_step(b, y.act, y.rew, y.done, y.obs);
+		rt_ppo_env_step(c, z.act, z.rew, z.done, z.obs);
+		assert_same_outputs(a, &x, &y);
+		assert_same_outputs(a, &x, &z);
+	}
+	assert_same_state(a, b);
+	assert_same_state(a, c);
+	for (int e = 0; e < 37; e++)
+		assert_true(b->sink[e] != sink0[e]);
+	for (int e = 37; e < b->ld; e++)
+		assert_true(b->sink[e] == 0);
+	bufs_free(&x);
+	bufs_free(&y);
+	bufs_free(&z);
+	rt_ppo_env_destroy(a);
+	rt_ppo_env_destroy(b);
+	rt_ppo_env_destroy(c);
+}
+
+/*
+ * env_us=50 makes an env-step cost at least 25 us. The calibration takes
+ * the fastest of its runs, so a loaded machine only makes steps slower:
+ * the bound cannot flake, yet synthetic code that did nothing would fail it
+ * (the bare step is ~0.1 us).
+ */
+static void test_env_us_costs_time(void **state)
+{
+	(void)state;
+	rt_ppo_env_params p;
+	rt_rng r;
+
+	rt_ppo_env_params_default(&p, 4, 3);
+	p.env_us = 50.0;
+	rt_ppo_env *env = make_env(&p);
+	bufs x;
+	bufs_init(&x, env);
+	rt_rng_seed(&r, 19);
+	random_actions(&r, env, x.act);
+	double t0 = rt_now();
+	for (int t = 0; t < 20; t++)
+		rt_ppo_env_step(env, x.act, x.rew, x.done, x.obs);
+	double per = (rt_now() - t0) / (20.0 * p.num_envs);
+	print_message("# env_us=50: %.1f us per env-step\n", per * 1e6);
+	assert_true(per >= 25e-6);
+	bufs_free(&x);
+	rt_ppo_env_destroy(env);
+}
+
 /* Impossible parameters are refused with a sentence. */
 static void test_bad_params(void **state)
 {
@@ -365,6 +449,12 @@ static void test_bad_params(void **state)
 	p.cost = 1.5f;
 	assert_int_equal(rt_ppo_env_create(&p, &env, err, sizeof err), RT_EINVAL);
 	assert_non_null(strstr(err, "cost"));
+	p.cost = 0.0f;
+	p.env_us = -1.0;
+	assert_int_equal(rt_ppo_env_create(&p, &env, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "env_us"));
+	p.env_us = NAN;
+	assert_int_equal(rt_ppo_env_create(&p, &env, err, sizeof err), RT_EINVAL);
 	rt_ppo_env_destroy(NULL);
 }
 
@@ -376,6 +466,8 @@ int main(void)
 		cmocka_unit_test(test_workers_identical),
 		cmocka_unit_test(test_indicators_direct),
 		cmocka_unit_test(test_constraints),
+		cmocka_unit_test(test_env_us_changes_no_result),
+		cmocka_unit_test(test_env_us_costs_time),
 		cmocka_unit_test(test_bad_params),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

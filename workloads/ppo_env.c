@@ -5,8 +5,9 @@
  * The mathematics of one stock of one env lives once, in step_rows(), which
  * works on n contiguous lanes of one stock row. The vectorized path calls
  * it with n = RT_PPO_TILE (a constant trip count over restrict pointers, so
- * the compiler vectorizes it without alias checks or epilogue); the scalar
- * reference calls it with n = 1 for one env at a time. Both therefore do the
+ * the compiler vectorizes it without alias checks or epilogue; a tile split
+ * between workers pads its part to the full width with valid copies); the
+ * scalar reference calls it with n = 1 for one env at a time. Both therefore do the
  * same IEEE operations in the same order (C11 mode leaves FMA contraction
  * off), and the tests can ask for bitwise equality: what they check is the
  * tiling, the chunking over workers and the per-env random streams.
@@ -15,12 +16,14 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/rng.h"
 #include "../common/rt.h"
+#include "synthetic_work.h"
 
 /* Build the hot loop for AVX-512 and AVX2 as well, chosen at load time. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -216,14 +219,32 @@ static inline __attribute__((always_inline)) void step_rows(lanes *x, const cons
 	}
 }
 
-/* Copies the per-env values of envs [e, e + n) into x (before the stocks). */
+/*
+ * Lanes [n, w) of x take lane 0's values: a split tile's part (n < w = T)
+ * then still runs the vectorized T-lane loop on valid numbers, and only
+ * lanes [0, n) are written back.
+ */
+static inline __attribute__((always_inline)) void pad_floats(float *v, int n, int w)
+{
+	for (int l = n; l < w; l++)
+		v[l] = v[0];
+}
+
+/*
+ * Copies the per-env values of envs [e, e + n) into x (before the stocks),
+ * padded to w lanes.
+ */
 static inline __attribute__((always_inline)) void load_env(lanes *x, const rt_ppo_env *env,
-							   int e, int n)
+							   int e, int n, int w)
 {
 	memcpy(x->cash, env->cash + e, (size_t)n * sizeof(float));
-	memset(x->acc, 0, (size_t)n * sizeof(float));
-	for (int j = 0; j < 4; j++)
+	pad_floats(x->cash, n, w);
+	memset(x->acc, 0, (size_t)w * sizeof(float));
+	for (int j = 0; j < 4; j++) {
 		memcpy(x->r[j], env->rng[j] + e, (size_t)n * sizeof(uint32_t));
+		for (int l = n; l < w; l++)
+			x->r[j][l] = x->r[j][0];
+	}
 }
 
 /* Writes them back (after the stocks). */
@@ -236,19 +257,25 @@ static inline __attribute__((always_inline)) void store_env(const lanes *x, rt_p
 		memcpy(env->rng[j] + e, x->r[j], (size_t)n * sizeof(uint32_t));
 }
 
-/* Steps stock s of envs [e, e + n): copy in, compute, copy the state and observation out. */
+/*
+ * Steps stock s of envs [e, e + n): copy in (padded to w lanes), compute w
+ * lanes, copy the n lanes' state and observation out.
+ */
 static inline __attribute__((always_inline)) void step_stock(lanes *x, rt_ppo_env *env,
 							     const consts *k,
 							     const float *actions, float *obs,
-							     int s, int e, int n)
+							     int s, int e, int n, int w)
 {
 	size_t o = (size_t)s * (size_t)env->ld + (size_t)e;
 	size_t fs = (size_t)env->p.stocks * (size_t)env->ld;
 
-	for (int j = 0; j < RT_PPO_NFIELD; j++)
+	for (int j = 0; j < RT_PPO_NFIELD; j++) {
 		memcpy(x->f[j], env->f[j] + o, (size_t)n * sizeof(float));
+		pad_floats(x->f[j], n, w);
+	}
 	memcpy(x->act, actions + o, (size_t)n * sizeof(float));
-	step_rows(x, k, n);
+	pad_floats(x->act, n, w);
+	step_rows(x, k, w);
 	for (int j = 0; j < RT_PPO_NFIELD; j++)
 		memcpy(env->f[j] + o, x->f[j], (size_t)n * sizeof(float));
 	for (int j = 0; j < RT_PPO_NFEAT; j++)
@@ -313,7 +340,35 @@ static void observe_env(const rt_ppo_env *env, int e, float *obs)
 }
 
 /*
- * Ends the step of env e: reward from the new value (acc[e] holds the sum
+ * The synthetic environment code of env e (ppo_env.h): `units` rounds of a
+ * 64-bit xorshift-multiply chain that starts from the env's state (clock,
+ * value, cash and its own previous result) and ends in sink[e]. Nothing but
+ * this function reads sink, so no price, reward or observation depends on
+ * it; the compiler cannot drop it (the result is stored) nor vectorize it
+ * (each round needs the previous one, as interpreted code would). Not
+ * inlined: the calibration times exactly the code the steps run.
+ */
+static __attribute__((noinline)) void busy_env(rt_ppo_env *env, int e, long units)
+{
+	uint32_t v, c;
+	uint64_t x;
+
+	memcpy(&v, env->value + e, sizeof v);
+	memcpy(&c, env->cash + e, sizeof c);
+	x = env->sink[e] ^ ((uint64_t)(uint32_t)env->t[e] << 32) ^ ((uint64_t)v << 16) ^ c;
+	for (long i = 0; i < units; i++)
+		x = (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9ull + 1;
+	env->sink[e] = x;
+}
+
+/* rt_work_fn for the calibration: env 0's synthetic code. */
+static void busy_probe(void *env, long units)
+{
+	busy_env(env, 0, units);
+}
+
+/*
+ * Ends the step of env e: its synthetic code (real envs only), reward from the new value (acc[e] holds the sum
  * of the holdings' values, the cash is added here), episode clock, the cash
  * observation, and the auto-reset with its fresh observation.
  */
@@ -322,6 +377,8 @@ static void finish_env(rt_ppo_env *env, int e, float *rewards, float *dones, flo
 	const rt_ppo_env_params *p = &env->p;
 	float v = env->acc[e] + env->cash[e];
 
+	if (env->work > 0 && e < p->num_envs)
+		busy_env(env, e, env->work);
 	rewards[e] = (v - env->value[e]) * p->reward_scale;
 	env->value[e] = v;
 	obs[(size_t)RT_PPO_NFEAT * (size_t)p->stocks * (size_t)env->ld + (size_t)e] =
@@ -334,35 +391,51 @@ static void finish_env(rt_ppo_env *env, int e, float *rewards, float *dones, flo
 	}
 }
 
-/* Steps the tile of envs [e0, e0 + T): the vectorized hot loop. */
-HOT_CLONES
-static void step_tile(rt_ppo_env *env, int e0, const float *actions, float *rewards,
-		      float *dones, float *obs)
+/*
+ * Steps envs [e0, e0 + n), all in one tile, computing w >= n lanes: the
+ * stocks in index order, then each env's end of step.
+ */
+static inline __attribute__((always_inline)) void step_lanes(rt_ppo_env *env, int e0, int n,
+							     int w, const float *actions,
+							     float *rewards, float *dones,
+							     float *obs)
 {
 	consts k;
 	lanes x;
 
 	make_consts(&env->p, &k);
-	load_env(&x, env, e0, T);
+	load_env(&x, env, e0, n, w);
 	for (int s = 0; s < env->p.stocks; s++)
-		step_stock(&x, env, &k, actions, obs, s, e0, T);
-	store_env(&x, env, e0, T);
-	for (int e = e0; e < e0 + T; e++)
+		step_stock(&x, env, &k, actions, obs, s, e0, n, w);
+	store_env(&x, env, e0, n);
+	for (int e = e0; e < e0 + n; e++)
 		finish_env(env, e, rewards, dones, obs);
+}
+
+/* A whole tile: the hot loop, every copy of a constant size. */
+HOT_CLONES
+static void step_tile(rt_ppo_env *env, int e0, const float *actions, float *rewards,
+		      float *dones, float *obs)
+{
+	step_lanes(env, e0, T, T, actions, rewards, dones, obs);
+}
+
+/*
+ * Envs [e0, e0 + n) of a tile split between workers, 1 <= n < T, with the
+ * same T-lane loop. Apart from step_tile: copies of a variable size are
+ * calls, which would halve the speed of whole tiles.
+ */
+HOT_CLONES
+static void step_part(rt_ppo_env *env, int e0, int n, const float *actions, float *rewards,
+		      float *dones, float *obs)
+{
+	step_lanes(env, e0, n, T, actions, rewards, dones, obs);
 }
 
 void rt_ppo_env_step_ref(rt_ppo_env *env, int e, const float *actions, float *rewards,
 			 float *dones, float *obs)
 {
-	consts k;
-	lanes x;
-
-	make_consts(&env->p, &k);
-	load_env(&x, env, e, 1);
-	for (int s = 0; s < env->p.stocks; s++)
-		step_stock(&x, env, &k, actions, obs, s, e, 1);
-	store_env(&x, env, e, 1);
-	finish_env(env, e, rewards, dones, obs);
+	step_lanes(env, e, 1, 1, actions, rewards, dones, obs);
 }
 
 /*
@@ -373,6 +446,7 @@ void rt_ppo_env_step_ref(rt_ppo_env *env, int e, const float *actions, float *re
  * the workers thus hold their cores for at most SPIN_SECONDS.
  */
 #define SPIN_SECONDS 200e-6
+#define YIELD_SECONDS 20e-6 /* spinning longer than this yields the core each turn */
 
 typedef void (*job_fn)(void *arg, int worker, int nworkers);
 
@@ -411,8 +485,13 @@ static void wait_job(rt_ppo_workers *g, unsigned seen)
 		    atomic_load(&g->stop))
 			return;
 		cpu_relax();
-		if ((i & 255) == 0 && rt_now() - t0 > SPIN_SECONDS)
+		if ((i & 255) != 0)
+			continue;
+		double dt = rt_now() - t0;
+		if (dt > SPIN_SECONDS)
 			break;
+		if (dt > YIELD_SECONDS)
+			sched_yield();
 	}
 	pthread_mutex_lock(&g->mu);
 	while (atomic_load_explicit(&g->gen, memory_order_acquire) == seen &&
@@ -487,6 +566,26 @@ static int workers_create(int n, rt_ppo_workers **out, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The caller waits for the other workers: spin, but past YIELD_SECONDS yield
+ * the core on every turn, so that a worker the OS preempted (more
+ * threads than cores) can finish instead of the caller burning its slice.
+ */
+static void wait_done(rt_ppo_workers *g)
+{
+	double t0 = 0.0;
+
+	for (unsigned i = 1; atomic_load_explicit(&g->pending, memory_order_acquire) > 0; i++) {
+		cpu_relax();
+		if ((i & 63) != 0)
+			continue;
+		if (t0 == 0.0)
+			t0 = rt_now();
+		else if (rt_now() - t0 > YIELD_SECONDS)
+			sched_yield();
+	}
+}
+
 /* Runs fn(arg, w, n) on every worker w and returns when all are done. */
 static void workers_run(rt_ppo_workers *g, job_fn fn, void *arg)
 {
@@ -498,8 +597,7 @@ static void workers_run(rt_ppo_workers *g, job_fn fn, void *arg)
 	pthread_cond_broadcast(&g->cv);
 	pthread_mutex_unlock(&g->mu);
 	fn(arg, 0, g->n);
-	while (atomic_load_explicit(&g->pending, memory_order_acquire) > 0)
-		cpu_relax();
+	wait_done(g);
 }
 
 typedef struct step_job {
@@ -508,14 +606,42 @@ typedef struct step_job {
 	float *rewards, *dones, *obs;
 } step_job;
 
-/* Worker w of n steps tiles [w*ntiles/n, (w+1)*ntiles/n). */
+/*
+ * The lanes [*lo, *hi) worker w of n steps. The bare env splits whole
+ * tiles, so that a worker owns whole cache lines and every step is the
+ * vectorized one. With synthetic code the per-env work dwarfs a tile's
+ * arithmetic and a shared cache line, so the real envs are split one by
+ * one, as evenly as they go: 16 envs then still keep 2 workers busy. The
+ * last worker takes the padding lanes.
+ */
+static void worker_lanes(const rt_ppo_env *env, int w, int n, int *lo, int *hi)
+{
+	long N = env->p.num_envs, ntiles = env->ld / T;
+
+	if (env->work > 0) {
+		*lo = (int)(w * N / n);
+		*hi = w == n - 1 ? env->ld : (int)((w + 1) * N / n);
+	} else {
+		*lo = (int)(w * ntiles / n * T);
+		*hi = (int)((w + 1) * ntiles / n * T);
+	}
+}
+
+/* Worker w of n steps its lanes, tile by tile (or the part of a split tile). */
 static void step_chunk(void *arg, int w, int n)
 {
 	step_job *j = arg;
-	int ntiles = j->env->ld / T;
+	int e, hi, m;
 
-	for (int i = w * ntiles / n; i < (w + 1) * ntiles / n; i++)
-		step_tile(j->env, i * T, j->actions, j->rewards, j->dones, j->obs);
+	worker_lanes(j->env, w, n, &e, &hi);
+	for (; e < hi; e += m) {
+		m = (e / T + 1) * T;
+		m = (m < hi ? m : hi) - e;
+		if (m == T)
+			step_tile(j->env, e, j->actions, j->rewards, j->dones, j->obs);
+		else
+			step_part(j->env, e, m, j->actions, j->rewards, j->dones, j->obs);
+	}
 }
 
 void rt_ppo_env_step(rt_ppo_env *env, const float *actions, float *rewards, float *dones,
@@ -570,7 +696,7 @@ size_t rt_ppo_env_bytes(int num_envs, int stocks)
 	size_t ld = (size_t)rt_ppo_env_ld(num_envs);
 
 	return ld * ((size_t)stocks * RT_PPO_NFIELD * sizeof(float) +
-		     4 * sizeof(float) + 4 * sizeof(uint32_t));
+		     4 * sizeof(float) + 4 * sizeof(uint32_t) + sizeof(uint64_t));
 }
 
 /* One reason the parameters cannot work, or NULL. */
@@ -598,6 +724,8 @@ static const char *bad_params(const rt_ppo_env_params *p)
 		return "cost must be in [0, 1)";
 	if (!(p->cash0 > 0.0f) || !(p->reward_scale > 0.0f))
 		return "cash0 and reward_scale must be positive";
+	if (!(p->env_us >= 0.0 && p->env_us <= 1e5))
+		return "env_us must be in [0, 100000] microseconds";
 	return NULL;
 }
 
@@ -654,10 +782,14 @@ int rt_ppo_env_create(const rt_ppo_env_params *p, rt_ppo_env **out, char *err,
 	for (int j = 0; j < 4; j++)
 		if (!(env->rng[j] = alloc_lines(ld)))
 			goto nomem;
+	if (!(env->sink = alloc_lines(2 * ld)))
+		goto nomem;
 	for (int e = 0; e < env->ld; e++) {
 		seed_env(env, e);
 		reset_env(env, e);
 	}
+	/* A probe of 2^14 rounds takes tens of microseconds: well above the clock's resolution. */
+	env->work = rt_work_calibrate(busy_probe, env, 1L << 14, p->env_us * 1e-6);
 	if (p->workers > 1) {
 		rc = workers_create(p->workers, &env->workers, err, errlen);
 		if (rc)
@@ -679,6 +811,7 @@ void rt_ppo_env_destroy(rt_ppo_env *env)
 	if (!env)
 		return;
 	workers_destroy(env->workers);
+	free(env->sink);
 	for (int j = 0; j < 4; j++)
 		free(env->rng[j]);
 	free(env->t);

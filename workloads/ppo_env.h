@@ -52,6 +52,15 @@
  * log-return, clamped to [-0.25, 0.25], is a degree-6 polynomial (relative
  * error < 2e-8 there). The generator is xoshiro128** per environment, seeded
  * from rt_rng (common/rng.h) with (seed, env index).
+ *
+ * Synthetic environment code (env_us): a real environment (FinRL's, in
+ * Python) spends tens of microseconds per env-step in interpreted code, not
+ * the ~0.1 us this one needs. With env_us > 0 every env-step of a real env
+ * also runs about env_us of integer arithmetic on that env's state (see
+ * busy_env() in ppo_env.c), done by the worker that steps the env, so
+ * workers parallelize it as they would the real thing. Its amount is
+ * calibrated at create; its result goes to `sink` only, so it changes the
+ * cost of a step, never its prices, rewards or observations.
  */
 #ifndef RT_PPO_ENV_H
 #define RT_PPO_ENV_H
@@ -77,6 +86,7 @@ typedef struct rt_ppo_env_params {
 	float cost;         /* transaction cost, fraction of the traded value */
 	float cash0;        /* cash at reset */
 	float reward_scale; /* reward = reward_scale * change of portfolio value */
+	double env_us;      /* synthetic code per env-step, microseconds, [0, 1e5] */
 } rt_ppo_env_params;
 
 /* Per-stock fields, each an array [stock * ld + env]. */
@@ -99,13 +109,16 @@ typedef struct rt_ppo_env {
 	float *acc;                   /* ld: scratch, the holdings' value in a step */
 	int32_t *t;                   /* ld: step within the episode */
 	uint32_t *rng[4];             /* ld each: xoshiro128** state per env */
+	uint64_t *sink;               /* ld: result of the synthetic code per env */
+	long work;                    /* its units per env-step (calibrated) */
 	rt_ppo_workers *workers;      /* NULL when stepping inline */
 } rt_ppo_env;
 
 /*
  * Defaults for n envs of s stocks: episode 200 steps, drift 2e-4, vol 0.02,
  * prices 50..150, spread 0.01, 100 shares per unit action, cost 0.1%,
- * cash 1e6, reward scale 1e-4, seed 1, inline stepping.
+ * cash 1e6, reward scale 1e-4, seed 1, inline stepping, no synthetic code
+ * (env_us 0).
  */
 void rt_ppo_env_params_default(rt_ppo_env_params *p, int num_envs, int stocks);
 
@@ -119,8 +132,9 @@ int rt_ppo_env_ld(int num_envs);
 size_t rt_ppo_env_bytes(int num_envs, int stocks);
 
 /*
- * Checks the parameters, allocates, resets every env from its stream and
- * starts the worker threads (workers - 1 of them; the caller is one).
+ * Checks the parameters, allocates, resets every env from its stream,
+ * calibrates the synthetic code to env_us and starts the worker threads
+ * (workers - 1 of them; the caller is one).
  * RT_EINVAL with the reason for bad parameters, RT_ENOMEM, RT_ERUNTIME.
  */
 int rt_ppo_env_create(const rt_ppo_env_params *p, rt_ppo_env **env, char *err,

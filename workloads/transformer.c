@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../common/rng.h"
+#include "synthetic_work.h"
 #include "transformer.h"
 
 /* The fixed seed of weights, targets and data: runs are reproducible. */
@@ -281,31 +282,17 @@ static void prep_sample(const struct pipeline *p, long g, long work, void *out,
 	}
 }
 
-/* Seconds of prep_sample(work), the fastest of a few runs. */
-static double time_sample(const struct pipeline *p, long work)
+/* rt_work_fn for the calibration: sample 0 with `work` normalizations. */
+static void prep_probe(void *ctx, long work)
 {
-	double best = 1e30;
-	for (int i = 0; i < 5; i++) {
-		double t0 = rt_now();
-		prep_sample(p, i, work, p->slots, p->scratch);
-		double t = rt_now() - t0;
-		best = t < best ? t : best;
-	}
-	return best;
+	struct pipeline *p = ctx;
+	prep_sample(p, 0, work, p->slots, p->scratch);
 }
 
 /* Sets p->work so that one sample costs about prep_us on an idle core. */
 static void calibrate(struct pipeline *p, long prep_us)
 {
-	p->work = 0;
-	if (prep_us <= 0)
-		return;
-	long probe = 4L * p->T;
-	double t0 = time_sample(p, 0);
-	double per = (time_sample(p, probe) - t0) / (double)probe;
-	double want = (double)prep_us * 1e-6 - t0;
-	if (per > 0 && want > 0)
-		p->work = lround(want / per);
+	p->work = rt_work_calibrate(prep_probe, p, 4L * p->T, (double)prep_us * 1e-6);
 }
 
 static void *worker_main(void *arg)
