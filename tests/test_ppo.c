@@ -144,11 +144,15 @@ static void test_summary(void **state)
 	double busy = -1;
 	const double ph[RT_PPO_NPH] = {0.72, 0.08, 0.0, 0.20};
 
-	assert_int_equal(rt_ppo_summary(ph, 1, 3, buf, sizeof buf, &busy), 0);
+	/* no workers: the learner steps alone; 2 of 3 cores are free */
+	assert_int_equal(rt_ppo_summary(ph, 0, 3, buf, sizeof buf, &busy), 0);
 	assert_float_equal(busy, 0.28, 1e-12);
 	/* env 0.72 / 3 = 0.24 of 0.52 -> 46% */
 	assert_non_null(strstr(buf, "rollout-bound: 72%"));
 	assert_non_null(strstr(buf, "2 more workers would bring it to about 46%"));
+	/* one worker beside the learner: 2 step, 1 core free: 0.72 * 2/3 = 0.48 of 0.76 -> 63% */
+	assert_int_equal(rt_ppo_summary(ph, 1, 3, buf, sizeof buf, &busy), 0);
+	assert_non_null(strstr(buf, "1 more worker would bring it to about 63%"));
 	const double up[RT_PPO_NPH] = {0.1, 0.1, 0.05, 0.75};
 	assert_int_equal(rt_ppo_summary(up, 2, 2, buf, sizeof buf, &busy), 0);
 	assert_non_null(strstr(buf, "update-bound: 75%"));

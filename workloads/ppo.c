@@ -575,7 +575,9 @@ static void config_of(const rt_point *pt, const rt_shape *sh, rt_ppo_config *c)
 	rt_ppo_config_default(c);
 	c->env.num_envs = (int)sh->v[KEY_ENVS];
 	c->env.stocks = (int)sh->v[KEY_STOCKS];
-	c->env.workers = pt->workers;
+	/* workers are threads beside the learner, as in the transformer's data
+	   pipeline: the learner's thread steps envs with them (0: it alone) */
+	c->env.workers = pt->workers ? pt->workers + 1 : 0;
 	c->rollout = (int)sh->v[KEY_ROLLOUT];
 	c->minibatch = (int)sh->v[KEY_MB];
 	c->epochs = (int)sh->v[KEY_EPOCHS];
@@ -658,7 +660,7 @@ int rt_ppo_summary(const double *ph, int workers, int usable_cores, char *buf, s
 		return rt_fail(buf, len, RT_EINVAL, "no time was measured");
 	double f = ph[top] / total;
 	*device_busy = (ph[RT_PPO_PH_POLICY] + ph[RT_PPO_PH_UPDATE]) / total;
-	int w = workers > 1 ? workers : 1, more = usable_cores - w;
+	int w = workers + 1, more = usable_cores - w; /* the learner steps envs too */
 	switch (top) {
 	case RT_PPO_PH_ENV:
 		if (more > 0) {
@@ -710,10 +712,12 @@ static int ppo_derive(const rt_point *pt, const rt_shape *sh, double items_per_s
 	int n = 0;
 	out[n++] = (rt_derived){"samples_per_s", items_per_s * (double)sh->v[KEY_EPOCHS]};
 	if (rt_ppo_summary(phase_seconds, pt->workers, (int)sysconf(_SC_NPROCESSORS_ONLN),
-			   sentence, len, &busy) == RT_OK)
+			   sentence, len, &busy) != RT_OK) {
+		if (len)
+			sentence[0] = '\0';
+	} else if (strcmp(pt->backend, "cpu")) { /* on the CPU no monitor reads a device */
 		out[n++] = (rt_derived){"device_busy", busy};
-	else if (len)
-		sentence[0] = '\0';
+	}
 	return n;
 }
 

@@ -32,7 +32,7 @@ enum { RT_PPO_PH_ENV, RT_PPO_PH_POLICY, RT_PPO_PH_TRANSFER, RT_PPO_PH_UPDATE, RT
  * (policy + update) / total, what a utilization monitor would read. The
  * sentence names the largest phase; for a rollout-bound split it applies
  * Amdahl's law to the env fraction with the free cores (usable_cores -
- * workers) as extra workers. Returns 0, or RT_EINVAL if the total is not
+ * workers - 1: the learner's thread steps envs too) as extra workers. Returns 0, or RT_EINVAL if the total is not
  * positive.
  */
 int rt_ppo_summary(const double *phase_seconds, int workers, int usable_cores, char *buf,
