@@ -25,7 +25,7 @@ static const char bench_usage[] =
 	"            (defaults: cpu, device 0, fp32, batch 32, 1 thread, 0 workers, compact;\n"
 	"            gemm reads neither batch nor workers, ppo not batch)\n"
 	"Shape keys: gemm: m n k; transformer: d_model heads seq_len d_ff layers prep_us;\n"
-	"            ppo: num_envs stocks rollout minibatch epochs\n\n"
+	"            ppo: num_envs stocks rollout minibatch epochs env_us\n\n"
 	"  --seconds S         sampling time cap (default 5)\n"
 	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n\n"
 	"Example: rigtune bench gemm m=1024 n=1024 k=1024 threads=2\n";
