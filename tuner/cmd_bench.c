@@ -24,7 +24,7 @@ static const char bench_usage[] =
 	"            batch=N threads=N workers=N pin=none|compact|spread|pcores\n"
 	"            (defaults: cpu, device 0, fp32, batch 32, 1 thread, 0 workers, compact;\n"
 	"            gemm reads neither batch nor workers, ppo not batch)\n"
-	"Shape keys: gemm: m n k; transformer: d_model heads seq_len d_ff layers prep_us;\n"
+	"Shape keys: gemm: m n k transfer; transformer: d_model heads seq_len d_ff layers prep_us;\n"
 	"            ppo: num_envs stocks rollout minibatch epochs env_us\n\n"
 	"  --seconds S         sampling time cap (default 5)\n"
 	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n\n"
