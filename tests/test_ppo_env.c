@@ -168,26 +168,21 @@ static void test_vector_equals_reference(void **state)
 	rt_ppo_env_destroy(b);
 }
 
-/* 1 worker and 2 workers (and 3, uneven chunks) give identical results. */
-static void test_workers_identical(void **state)
+/*
+ * Steps three envs made alike (but for workers or env_us) with the same
+ * seeded random actions and asserts every output and, at the end, the whole
+ * state equal to a's.
+ */
+static void step_three_alike(rt_ppo_env *a, rt_ppo_env *b, rt_ppo_env *c, int steps,
+			     uint64_t seed)
 {
-	(void)state;
-	rt_ppo_env_params p;
 	rt_rng r;
-
-	rt_ppo_env_params_default(&p, 100, 30);
-	p.episode_len = 70;
-	rt_ppo_env *a = make_env(&p);
-	p.workers = 2;
-	rt_ppo_env *b = make_env(&p);
-	p.workers = 3;
-	rt_ppo_env *c = make_env(&p);
 	bufs x, y, z;
 	bufs_init(&x, a);
 	bufs_init(&y, b);
 	bufs_init(&z, c);
-	rt_rng_seed(&r, 5);
-	for (int t = 0; t < 200; t++) {
+	rt_rng_seed(&r, seed);
+	for (int t = 0; t < steps; t++) {
 		random_actions(&r, a, x.act);
 		memcpy(y.act, x.act, x.nact * sizeof(float));
 		memcpy(z.act, x.act, x.nact * sizeof(float));
@@ -202,6 +197,22 @@ static void test_workers_identical(void **state)
 	bufs_free(&x);
 	bufs_free(&y);
 	bufs_free(&z);
+}
+
+/* 1 worker and 2 workers (and 3, uneven chunks) give identical results. */
+static void test_workers_identical(void **state)
+{
+	(void)state;
+	rt_ppo_env_params p;
+
+	rt_ppo_env_params_default(&p, 100, 30);
+	p.episode_len = 70;
+	rt_ppo_env *a = make_env(&p);
+	p.workers = 2;
+	rt_ppo_env *b = make_env(&p);
+	p.workers = 3;
+	rt_ppo_env *c = make_env(&p);
+	step_three_alike(a, b, c, 200, 5);
 	rt_ppo_env_destroy(a);
 	rt_ppo_env_destroy(b);
 	rt_ppo_env_destroy(c);
@@ -361,7 +372,6 @@ static void test_env_us_changes_no_result(void **state)
 {
 	(void)state;
 	rt_ppo_env_params p;
-	rt_rng r;
 
 	rt_ppo_env_params_default(&p, 37, 5);
 	p.episode_len = 25;
@@ -371,34 +381,15 @@ static void test_env_us_changes_no_result(void **state)
 	rt_ppo_env *b = make_env(&p);
 	p.workers = 3;
 	rt_ppo_env *c = make_env(&p);
-	bufs x, y, z;
-	bufs_init(&x, a);
-	bufs_init(&y, b);
-	bufs_init(&z, c);
 	assert_int_equal(a->work, 0);
 	assert_true(b->work > 0 && c->work > 0);
 	uint64_t sink0[37];
 	memcpy(sink0, b->sink, sizeof sink0);
-	rt_rng_seed(&r, 17);
-	for (int t = 0; t < 60; t++) {
-		random_actions(&r, a, x.act);
-		memcpy(y.act, x.act, x.nact * sizeof(float));
-		memcpy(z.act, x.act, x.nact * sizeof(float));
-		rt_ppo_env_step(a, x.act, x.rew, x.done, x.obs);
-		rt_ppo_env_step(b, y.act, y.rew, y.done, y.obs);
-		rt_ppo_env_step(c, z.act, z.rew, z.done, z.obs);
-		assert_same_outputs(a, &x, &y);
-		assert_same_outputs(a, &x, &z);
-	}
-	assert_same_state(a, b);
-	assert_same_state(a, c);
+	step_three_alike(a, b, c, 60, 17);
 	for (int e = 0; e < 37; e++)
 		assert_true(b->sink[e] != sink0[e]);
 	for (int e = 37; e < b->ld; e++)
 		assert_true(b->sink[e] == 0);
-	bufs_free(&x);
-	bufs_free(&y);
-	bufs_free(&z);
 	rt_ppo_env_destroy(a);
 	rt_ppo_env_destroy(b);
 	rt_ppo_env_destroy(c);
