@@ -1,13 +1,13 @@
 #include "fit.h"
 
 #include <math.h>
-#include <nlopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/rng.h"
 #include "../common/rt.h"
+#include "minimize.h"
 #include "stats.h"
 
 /* 1.4826 * MAD estimates sigma for normal noise. */
@@ -61,36 +61,14 @@ static double objective(unsigned dim, const double *x, double *grad, void *data)
 	return s;
 }
 
-/*
- * One local minimization of the Huber loss from x (updated in place) with
- * BOBYQA inside the bounds. NLOPT_ROUNDOFF_LIMITED still leaves a usable
- * point (NLopt documents it so); other negative codes are failures.
- */
+/* One local minimization of the Huber loss from x (updated in place) inside the bounds. */
 static int minimize(fit_ctx *f, double *x, const double *lb, const double *ub,
 		    double *loss, char *err, size_t errlen)
 {
-	nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, 3);
-	if (!opt)
-		return rt_fail(err, errlen, RT_ENOMEM, "cannot create an NLopt optimizer");
-	int rc = RT_ERUNTIME;
 	double step[3] = {0.3 * x[0] + 0.01, 0.2, 0.3 * x[2] + 0.01};
-	if (nlopt_set_lower_bounds(opt, lb) < 0 || nlopt_set_upper_bounds(opt, ub) < 0 ||
-	    nlopt_set_min_objective(opt, objective, f) < 0 ||
-	    nlopt_set_initial_step(opt, step) < 0 || nlopt_set_xtol_rel(opt, 1e-9) < 0 ||
-	    nlopt_set_ftol_rel(opt, 1e-13) < 0 || nlopt_set_maxeval(opt, 4000) < 0) {
-		rt_fail(err, errlen, rc, "cannot configure the NLopt optimizer");
-		goto out;
-	}
-	nlopt_result res = nlopt_optimize(opt, x, loss);
-	if (res < 0 && res != NLOPT_ROUNDOFF_LIMITED) {
-		rt_fail(err, errlen, rc, "NLopt failed to fit a curve: %s",
-			nlopt_result_to_string(res));
-		goto out;
-	}
-	rc = RT_OK;
-out:
-	nlopt_destroy(opt);
-	return rc;
+	rt_minimize_opts mo = {.xtol_rel = 1e-9, .ftol_rel = 1e-13, .maxeval = 4000,
+			       .initial_step = step};
+	return rt_minimize(3, objective, f, lb, ub, &mo, x, loss, err, errlen);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -1,12 +1,12 @@
 #include "strategy.h"
 
 #include <math.h>
-#include <nlopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/rng.h"
 #include "../common/rt.h"
+#include "minimize.h"
 
 /* visit() outcome besides 0 and RT_EINFEASIBLE: no more trials may run. */
 #define STOPPED 1
@@ -524,20 +524,8 @@ static int fit(model_fn model, const obs *o, int n, int nq, double *q, const dou
 	       const double *ub)
 {
 	fit_data d = { o, n, model };
-	double cost;
-	int rc = RT_ERUNTIME;
-	nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nq);
-	if (!opt)
-		return RT_ENOMEM;
-	if (nlopt_set_lower_bounds(opt, lb) < 0 || nlopt_set_upper_bounds(opt, ub) < 0 ||
-	    nlopt_set_min_objective(opt, fit_cost, &d) < 0 ||
-	    nlopt_set_xtol_rel(opt, 1e-6) < 0 || nlopt_set_maxeval(opt, 500) < 0)
-		goto out;
-	if (nlopt_optimize(opt, q, &cost) >= 0)
-		rc = 0;
-out:
-	nlopt_destroy(opt);
-	return rc;
+	rt_minimize_opts mo = {.xtol_rel = 1e-6, .maxeval = 500};
+	return rt_minimize((unsigned)nq, fit_cost, &d, lb, ub, &mo, q, NULL, NULL, 0);
 }
 
 /* The abscissa of a value of parameter p: the value itself, shifted to start at 1 if it starts lower. */
