@@ -91,7 +91,7 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/librigtune.a
 NVCC_FLAGS := -O2 -std=c++20 -Xcompiler -fPIC,-Wall,-fvisibility=hidden \
 	-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
 	-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-GPU_DEPS := workloads/gpu/kernels.cuh workloads/backend.h workloads/kernels.h common/rt.h
+GPU_DEPS := workloads/gpu/kernels.cuh workloads/gpu/host_common.h workloads/backend.h workloads/kernels.h common/rt.h
 $(BUILD)/librigtune_cuda.so: $(CUDA_SRCS) $(GPU_DEPS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCC_FLAGS) -shared $(CUDA_SRCS) -o $@ -lcublas -ldl

@@ -14,12 +14,12 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../backend.h"
+#include "../gpu/host_common.h"
 
 typedef cudaStream_t gpu_stream_t;
 
@@ -51,20 +51,6 @@ struct rt_ctx {
 
 /* The last failure outside a context (device_info), for last_error(NULL). */
 static char module_err[RT_ERRLEN];
-
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 /* The RT_E* code for a CUDA error: memory, missing device/driver, or run time. */
 static int cuda_code(cudaError_t e)
@@ -380,51 +366,6 @@ static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x
 	return gpu_launched(ctx, "fp32 to 16-bit");
 }
 
-/* A GEMM call of the ABI, after its arguments were checked. */
-typedef struct gemm_args {
-	rt_dtype t;
-	rt_precision prec;
-	int transa, transb, m, n, k;
-	double alpha, beta;
-	const void *a, *b;
-	void *c;
-	int lda, ldb, ldc;
-	long sa, sb, sc;
-	int count;
-} gemm_args;
-
-/* Elements a strided batch of stored rows x cols matrices spans (0 if empty). */
-static size_t span(int rows, int cols, int ld, long stride, int count)
-{
-	if (rows == 0 || cols == 0 || count == 0)
-		return 0;
-	return (size_t)(count - 1) * (size_t)stride + (size_t)(rows - 1) * ld + cols;
-}
-
-/*
- * Checks the arguments of a (batched) GEMM against the ABI: dtype and
- * precision agree and the device offers the precision, sizes and strides
- * are non-negative, leading dimensions cover the stored rows.
- */
-static int gemm_check(rt_ctx *ctx, const gemm_args *g)
-{
-	if ((g->t == RT_F64) != (g->prec == RT_FP64) || (unsigned)g->prec >= RT_NPRECISION ||
-	    (g->t != RT_F32 && g->t != RT_F64))
-		return fail(ctx->err, sizeof ctx->err, RT_EINVAL,
-			    "gemm: precision %d does not apply to dtype %d", g->prec, g->t);
-	if (!(ctx->precisions & RT_PREC_BIT(g->prec)))
-		return fail(ctx->err, sizeof ctx->err, RT_EUNAVAIL,
-			    "gemm: precision %d not offered by CUDA device %d", g->prec, ctx->dev);
-	int ka = g->transa ? g->m : g->k, nb = g->transb ? g->k : g->n;
-	if (g->m < 0 || g->n < 0 || g->k < 0 || g->count < 0 || g->sa < 0 || g->sb < 0 ||
-	    g->sc < 0 || g->lda < (ka > 1 ? ka : 1) || g->ldb < (nb > 1 ? nb : 1) ||
-	    g->ldc < (g->n > 1 ? g->n : 1))
-		return fail(ctx->err, sizeof ctx->err, RT_EINVAL,
-			    "gemm: bad shape m=%d n=%d k=%d lda=%d ldb=%d ldc=%d count=%d", g->m,
-			    g->n, g->k, g->lda, g->ldb, g->ldc, g->count);
-	return 0;
-}
-
 /*
  * Runs a checked GEMM. Row-major C = op(A) op(B) is column-major
  * C^T = op(B)^T op(A)^T, and a row-major matrix is its transpose in column
@@ -495,7 +436,7 @@ static int cuda_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int tra
 	const gemm_args g = { t,     prec,  transa, transb, m,        n,        k,
 			      alpha, beta,  a,	    b,	    c,	      lda,	ldb,
 			      ldc,   stride_a, stride_b, stride_c, count };
-	int rc = gemm_check(ctx, &g);
+	int rc = gemm_check(&g, ctx->precisions, "CUDA", ctx->dev, ctx->err, sizeof ctx->err);
 	return rc ? rc : gemm_run(ctx, &g);
 }
 

@@ -1,0 +1,77 @@
+/*
+ * host_common.h: host-side code the CUDA and HIP plugins share: the error
+ * buffer helper (the plugins do not link common/rt.c) and the GEMM
+ * arguments of the ABI with their checks. Plain C++, no device runtime.
+ */
+#ifndef RT_GPU_HOST_COMMON_H
+#define RT_GPU_HOST_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../backend.h"
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Writes the message into err (may be NULL) and returns code, like rt_fail. */
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+/* A GEMM call of the ABI, after its arguments were checked. */
+typedef struct gemm_args {
+	rt_dtype t;
+	rt_precision prec;
+	int transa, transb, m, n, k;
+	double alpha, beta;
+	const void *a, *b;
+	void *c;
+	int lda, ldb, ldc;
+	long sa, sb, sc;
+	int count;
+} gemm_args;
+
+/* Elements a strided batch of stored rows x cols matrices spans (0 if empty). */
+static size_t span(int rows, int cols, int ld, long stride, int count)
+{
+	if (rows == 0 || cols == 0 || count == 0)
+		return 0;
+	return (size_t)(count - 1) * (size_t)stride + (size_t)(rows - 1) * ld + cols;
+}
+
+/*
+ * Checks the arguments of a (batched) GEMM against the ABI: dtype and
+ * precision agree and device dev of backend (for the message) offers the
+ * precision, sizes and strides are non-negative, leading dimensions cover
+ * the stored rows.
+ */
+static int gemm_check(const gemm_args *g, unsigned precisions, const char *backend, int dev,
+		      char *err, size_t errlen)
+{
+	if ((g->t == RT_F64) != (g->prec == RT_FP64) || (unsigned)g->prec >= RT_NPRECISION ||
+	    (g->t != RT_F32 && g->t != RT_F64))
+		return fail(err, errlen, RT_EINVAL, "gemm: precision %d does not apply to dtype %d",
+			    g->prec, g->t);
+	if (!(precisions & RT_PREC_BIT(g->prec)))
+		return fail(err, errlen, RT_EUNAVAIL, "gemm: precision %d not offered by %s device %d",
+			    g->prec, backend, dev);
+	int ka = g->transa ? g->m : g->k, nb = g->transb ? g->k : g->n;
+	if (g->m < 0 || g->n < 0 || g->k < 0 || g->count < 0 || g->sa < 0 || g->sb < 0 ||
+	    g->sc < 0 || g->lda < (ka > 1 ? ka : 1) || g->ldb < (nb > 1 ? nb : 1) ||
+	    g->ldc < (g->n > 1 ? g->n : 1))
+		return fail(err, errlen, RT_EINVAL,
+			    "gemm: bad shape m=%d n=%d k=%d lda=%d ldb=%d ldc=%d count=%d", g->m,
+			    g->n, g->k, g->lda, g->ldb, g->ldc, g->count);
+	return 0;
+}
+
+#endif
