@@ -5,8 +5,10 @@
  *
  * Thread budget: open(dev, threads) gives OpenBLAS `threads` threads and the
  * kernel pool `threads` threads (the caller being one). GEMMs and kernels run
- * one after another on the calling thread, and the pool's workers sleep while
- * a GEMM runs, so the two never have more than `threads` threads busy.
+ * one after another on the calling thread, and the pool's workers are idle
+ * while an OpenBLAS-threaded GEMM runs, so the two never have more than
+ * `threads` threads busy. Batches of small GEMMs run on the pool, each of
+ * its threads calling OpenBLAS for GEMMs OpenBLAS keeps single-threaded.
  */
 #include "cpu_backend.h"
 
