@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../common/rng.h"
 #include "../workloads/cpu_backend.h"
@@ -115,6 +116,28 @@ static void test_pool_every_item_once(void **state)
 		rt_pool_destroy(pool);
 	}
 	rt_pool_destroy(NULL);
+}
+
+/*
+ * Jobs posted after the workers have given up polling and gone to sleep
+ * (and right after one another, while they poll) still run every item once:
+ * the sleep/wake hand-over loses no job.
+ */
+static void test_pool_wakes_sleeping_workers(void **state)
+{
+	rt_pool *pool = NULL;
+	(void)state;
+	assert_int_equal(rt_pool_create(3, &pool, NULL, 0), 0);
+	for (int rep = 0; rep < 40; rep++) {
+		int hits[7] = {0};
+		count_job job = {hits};
+		struct timespec pause = {0, (rep % 4) * 150000L}; /* 0 to 450 us */
+		nanosleep(&pause, NULL);
+		rt_pool_run(pool, count_items, &job, RT_COUNT(hits));
+		for (size_t i = 0; i < RT_COUNT(hits); i++)
+			assert_int_equal(hits[i], 1);
+	}
+	rt_pool_destroy(pool);
 }
 
 static void test_pool_rejects_zero_threads(void **state)
@@ -318,6 +341,61 @@ static double tol_of(rt_dtype t)
  * inline threshold), odd so that vector remainders run.
  */
 enum { ROWS = 67, COLS = 517, N = ROWS * COLS };
+
+/*
+ * Batches of small fp32 GEMMs (which the backend spreads over its pool) give
+ * bitwise the C of one gemm call per matrix at threads=1, for 1, 2 and 3
+ * threads, both transposes of B and a beta that reads C; and that C is the
+ * product (so a wrong offset cannot hide behind identical wrong answers).
+ */
+static void test_gemm_batched_pool_bitwise(void **state)
+{
+	enum { M = 32, N = 24, K = 40, COUNT = 90 };
+	long sa = M * K + 3, sb = K * N + 5, sc = M * N + 2;
+	double *a = randn(31, sa * COUNT), *b = randn(32, sb * COUNT), *c = randn(33, sc * COUNT);
+	(void)state;
+	for (int tb = 0; tb < 2; tb++) {
+		int ldb = tb ? K : N;
+		rt_ctx *one = open_cpu(1);
+		void *da = to_dev(one, RT_F32, a, sa * COUNT), *db = to_dev(one, RT_F32, b, sb * COUNT);
+		float *want = to_dev(one, RT_F32, c, sc * COUNT);
+		double *ref = malloc(sc * COUNT * sizeof *ref), *got;
+		assert_non_null(ref);
+		for (int i = 0; i < COUNT; i++)
+			assert_int_equal(ops->gemm(one, RT_F32, RT_FP32, 0, tb, M, N, K, 0.75,
+						   (float *)da + i * sa, K, (float *)db + i * sb,
+						   ldb, -0.5, want + i * sc, N),
+					 0);
+		memcpy(ref, c, sc * COUNT * sizeof *ref);
+		for (int i = 0; i < COUNT; i++)
+			naive_gemm(0, tb, M, N, K, 0.75, a + i * sa, K, b + i * sb, ldb, -0.5,
+				   ref + i * sc, N);
+		got = from_dev(one, RT_F32, want, sc * COUNT);
+		assert_close(got, ref, sc * COUNT, 1e-4, 1e-4, "loop of gemm");
+		for (int nt = 1; nt <= 3; nt++) {
+			rt_ctx *ctx = open_cpu(nt);
+			float *dc = to_dev(ctx, RT_F32, c, sc * COUNT);
+			assert_int_equal(ops->gemm_batched(ctx, RT_F32, RT_FP32, 0, tb, M, N, K, 0.75,
+							   da, K, sa, db, ldb, sb, -0.5, dc, N,
+							   sc, COUNT),
+					 0);
+			if (memcmp(dc, want, sc * COUNT * sizeof *dc) != 0)
+				fail_msg("gemm_batched at threads=%d, transb=%d differs from the loop",
+					 nt, tb);
+			ops->free(ctx, dc);
+			ops->close(ctx);
+		}
+		free(got);
+		free(ref);
+		ops->free(one, want);
+		ops->free(one, db);
+		ops->free(one, da);
+		ops->close(one);
+	}
+	free(a);
+	free(b);
+	free(c);
+}
 
 static void test_elementwise_forward(void **state)
 {
@@ -987,6 +1065,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pool_every_item_once),
+		cmocka_unit_test(test_pool_wakes_sleeping_workers),
 		cmocka_unit_test(test_pool_rejects_zero_threads),
 		cmocka_unit_test(test_device_info),
 		cmocka_unit_test(test_upload_download),
@@ -994,6 +1073,7 @@ int main(void)
 		cmocka_unit_test(test_gemm_rejects),
 		cmocka_unit_test(test_gemm_bf16),
 		cmocka_unit_test(test_gemm_batched),
+		cmocka_unit_test(test_gemm_batched_pool_bitwise),
 		cmocka_unit_test(test_elementwise_forward),
 		cmocka_unit_test(test_tanh_f32_accuracy),
 		cmocka_unit_test(test_gelu_f32_accuracy),

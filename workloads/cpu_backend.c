@@ -5,8 +5,10 @@
  *
  * Thread budget: open(dev, threads) gives OpenBLAS `threads` threads and the
  * kernel pool `threads` threads (the caller being one). GEMMs and kernels run
- * one after another on the calling thread, and the pool's workers sleep while
- * a GEMM runs, so the two never have more than `threads` threads busy.
+ * one after another on the calling thread, and the pool's workers are idle
+ * while an OpenBLAS-threaded GEMM runs, so the two never have more than
+ * `threads` threads busy. Batches of small GEMMs run on the pool, each of
+ * its threads calling OpenBLAS for GEMMs OpenBLAS keeps single-threaded.
  */
 #include "cpu_backend.h"
 
@@ -292,20 +294,83 @@ static int cpu_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int 
 	}
 }
 
-/* A loop of GEMMs: attention's batches are large enough that BLAS threads each one. */
+/*
+ * At or below this m*n*k OpenBLAS runs a GEMM single-threaded in the calling
+ * thread (its SMP threshold, 65536 * GEMM_MULTITHREAD_THRESHOLD = 4 in a
+ * default build); above it OpenBLAS starts its own threads, and two pool
+ * threads calling it at once ran 2-3x slower than the plain loop (OpenBLAS
+ * 0.3.21, 2 cores), besides using more threads than the budget.
+ */
+#define BATCH_MAX_MNK (1L << 18)
+/*
+ * Below this much batch work (count * m*n*k) the pool's wake-up is not
+ * paid back: about eight 64^3 GEMMs, ~40 us on one core.
+ */
+#define BATCH_MIN_WORK (1L << 21)
+
+/* One gemm_batched call, shared by the pool threads that run parts of it. */
+typedef struct batch_job {
+	rt_ctx *ctx;
+	rt_dtype t;
+	rt_precision prec;
+	int transa, transb, m, n, k, lda, ldb, ldc;
+	double alpha, beta;
+	const char *a, *b;
+	char *c;
+	size_t step_a, step_b, step_c; /* bytes from one GEMM's operand to the next */
+} batch_job;
+
+/* GEMMs [begin, end) of a batch, one cblas call each (shapes checked already). */
+static void batch_range(void *p, size_t begin, size_t end)
+{
+	const batch_job *j = p;
+	for (size_t i = begin; i < end; i++)
+		cpu_gemm(j->ctx, j->t, j->prec, j->transa, j->transb, j->m, j->n, j->k, j->alpha,
+			 j->a + i * j->step_a, j->lda, j->b + i * j->step_b, j->ldb, j->beta,
+			 j->c + i * j->step_c, j->ldc);
+}
+
+/*
+ * count independent GEMMs. Small ones (attention's per-sequence products)
+ * gain nothing from OpenBLAS threads, so the batch is split over the pool
+ * instead, each thread calling cblas for its GEMMs; larger ones run in a
+ * loop, OpenBLAS threading each. Either way every GEMM is one cblas call on
+ * the same operands, so C is bitwise the same whatever the thread count.
+ * bf16 keeps the loop: its packing buffers are per context.
+ */
 static int cpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb,
 			    int m, int n, int k, double alpha, const void *a, int lda,
 			    long stride_a, const void *b, int ldb, long stride_b, double beta,
 			    void *c, int ldc, long stride_c, int count)
 {
 	size_t es = rt_dtype_size(t);
+	long mnk = (long)m * n * k;
+	batch_job j = {ctx, t, prec, transa, transb, m, n, k, lda, ldb, ldc, alpha, beta,
+		       a, b, c, (size_t)stride_a * es, (size_t)stride_b * es,
+		       (size_t)stride_c * es};
+	int rc;
+
 	if (count < 0)
 		return RT_EINVAL;
-	for (int i = 0; i < count; i++) {
-		int rc = cpu_gemm(ctx, t, prec, transa, transb, m, n, k, alpha,
-				  (const char *)a + (size_t)i * stride_a * es, lda,
-				  (const char *)b + (size_t)i * stride_b * es, ldb, beta,
-				  (char *)c + (size_t)i * stride_c * es, ldc);
+	if (count == 0)
+		return 0;
+	rc = cpu_gemm(ctx, t, prec, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+		      ldc);
+	if (rc)
+		return rc;
+	if (prec != RT_BF16 && mnk <= BATCH_MAX_MNK && mnk * (count - 1) >= BATCH_MIN_WORK) {
+		/* The first GEMM above validated the shape: the rest cannot fail. */
+		j.a += j.step_a;
+		j.b += j.step_b;
+		j.c += j.step_c;
+		rt_pool_run(ctx->pool, batch_range, &j, (size_t)count - 1);
+		return 0;
+	}
+	for (int i = 1; i < count; i++) {
+		rc = cpu_gemm(ctx, t, prec, transa, transb, m, n, k, alpha,
+			      (const char *)a + i * j.step_a, lda,
+			      (const char *)b + i * j.step_b, ldb, beta,
+			      (char *)c + i * j.step_c, ldc);
 		if (rc)
 			return rc;
 	}

@@ -2,9 +2,24 @@
 #include "pool.h"
 
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "../common/rt.h"
+
+/*
+ * How long a thread polls before it sleeps on a condition variable. Waking a
+ * sleeping thread took ~25 us each way on a 2-core VM (a 2-thread job paid
+ * ~50 us, more than most kernels take), so a worker polls for the next job
+ * this long after finishing one (the kernels of a step come back to back),
+ * and the caller polls for the workers' chunks, which end about when its own
+ * does. Short enough that a worker polling into a GEMM takes little from
+ * OpenBLAS.
+ */
+#define SPIN_SECONDS 50e-6
+/* Polls between two reads of the clock. */
+#define SPIN_CHECK 64
 
 struct rt_pool {
 	int nthreads;
@@ -12,9 +27,11 @@ struct rt_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;     /* a new job (or stop) was posted */
 	pthread_cond_t done;     /* the last worker finished its chunk */
-	unsigned long generation; /* bumped per job, so a worker runs each once */
-	int pending;             /* workers still busy with the current job */
-	int stop;
+	/* Bumped per job (under lock, after fn/arg/nitems are set), so a
+	 * worker runs each once; polled without the lock. */
+	atomic_ulong generation;
+	atomic_int pending;      /* workers still busy with the current job */
+	atomic_int stop;         /* set before the generation bump that announces it */
 	rt_pool_fn fn;
 	void *arg;
 	size_t nitems;
@@ -44,9 +61,42 @@ static void run_chunk(rt_pool *pool, rt_pool_fn fn, void *arg, size_t nitems, in
 		fn(arg, begin, end);
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
 /*
- * A worker waits for a generation it has not run yet, runs its chunk
- * outside the lock, and signals `done` when it is the last one out.
+ * Polls for up to SPIN_SECONDS until *gen differs from seen, or (gen NULL)
+ * until *pending reaches 0. Returns 1 when it did, 0 on the timeout.
+ */
+static int spin_until(atomic_ulong *gen, unsigned long seen, atomic_int *pending)
+{
+	double deadline = 0;
+	for (unsigned i = 1;; i++) {
+		if (gen ? atomic_load_explicit(gen, memory_order_acquire) != seen
+			: atomic_load_explicit(pending, memory_order_acquire) == 0)
+			return 1;
+		cpu_relax();
+		if (i % SPIN_CHECK == 0) {
+			double t = rt_now();
+			/* Where the machine is oversubscribed, the thread this one
+			 * waits for may need this core. */
+			sched_yield();
+			if (deadline == 0)
+				deadline = t + SPIN_SECONDS;
+			else if (t > deadline)
+				return 0;
+		}
+	}
+}
+
+/*
+ * A worker waits for a generation it has not run yet (polling a while,
+ * then sleeping on `wake`), runs its chunk, and when it is the last one
+ * out wakes the caller in case it went to sleep on `done`.
  */
 static void *worker_main(void *p)
 {
@@ -56,23 +106,23 @@ static void *worker_main(void *p)
 	unsigned long seen = 0;
 
 	free(wa);
-	pthread_mutex_lock(&pool->lock);
 	for (;;) {
-		while (!pool->stop && pool->generation == seen)
-			pthread_cond_wait(&pool->wake, &pool->lock);
-		if (pool->stop)
+		if (!spin_until(&pool->generation, seen, NULL)) {
+			pthread_mutex_lock(&pool->lock);
+			while (atomic_load(&pool->generation) == seen)
+				pthread_cond_wait(&pool->wake, &pool->lock);
+			pthread_mutex_unlock(&pool->lock);
+		}
+		seen = atomic_load_explicit(&pool->generation, memory_order_acquire);
+		if (atomic_load(&pool->stop))
 			break;
-		seen = pool->generation;
-		rt_pool_fn fn = pool->fn;
-		void *arg = pool->arg;
-		size_t nitems = pool->nitems;
-		pthread_mutex_unlock(&pool->lock);
-		run_chunk(pool, fn, arg, nitems, index);
-		pthread_mutex_lock(&pool->lock);
-		if (--pool->pending == 0)
+		run_chunk(pool, pool->fn, pool->arg, pool->nitems, index);
+		if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
+			pthread_mutex_lock(&pool->lock);
 			pthread_cond_signal(&pool->done);
+			pthread_mutex_unlock(&pool->lock);
+		}
 	}
-	pthread_mutex_unlock(&pool->lock);
 	return NULL;
 }
 
@@ -80,7 +130,8 @@ static void *worker_main(void *p)
 static void stop_workers(rt_pool *pool, int started)
 {
 	pthread_mutex_lock(&pool->lock);
-	pool->stop = 1;
+	atomic_store(&pool->stop, 1);
+	atomic_fetch_add(&pool->generation, 1);
 	pthread_cond_broadcast(&pool->wake);
 	pthread_mutex_unlock(&pool->lock);
 	for (int i = 0; i < started; i++)
@@ -161,19 +212,25 @@ void rt_pool_run(rt_pool *pool, rt_pool_fn fn, void *arg, size_t nitems)
 			fn(arg, 0, nitems);
 		return;
 	}
-	pthread_mutex_lock(&pool->lock);
+	/* No worker reads these until the bump below publishes them, and every
+	 * worker is done with the previous job's (pending reached 0). */
 	pool->fn = fn;
 	pool->arg = arg;
 	pool->nitems = nitems;
-	pool->pending = pool->nthreads - 1;
-	pool->generation++;
+	atomic_store(&pool->pending, pool->nthreads - 1);
+	/* The bump under the lock: a worker checks it under the lock before
+	 * sleeping, so the broadcast cannot fall between its check and wait. */
+	pthread_mutex_lock(&pool->lock);
+	atomic_fetch_add(&pool->generation, 1);
 	pthread_cond_broadcast(&pool->wake);
 	pthread_mutex_unlock(&pool->lock);
 
 	run_chunk(pool, fn, arg, nitems, 0);
 
+	if (spin_until(NULL, 0, &pool->pending))
+		return;
 	pthread_mutex_lock(&pool->lock);
-	while (pool->pending > 0)
+	while (atomic_load(&pool->pending) > 0)
 		pthread_cond_wait(&pool->done, &pool->lock);
 	pthread_mutex_unlock(&pool->lock);
 }
