@@ -219,7 +219,7 @@ void rt_measurement_summarize(rt_measurement *m)
 	m->median = rt_median(m->samples, n);
 	rt_median_ci95(m->samples, n, &m->ci_lo, &m->ci_hi);
 	m->cv = rt_cv(m->samples, n);
-	m->unstable = m->cv > 0.05;
+	m->unstable = m->cv > RT_UNSTABLE_CV;
 }
 
 void rt_measurement_free(rt_measurement *m)

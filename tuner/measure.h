@@ -26,6 +26,9 @@ typedef struct rt_measure_opts {
 /* warm-up 0.2 s, samples of 10 ms, CI within 2%, 8..200 samples, 5 s cap, 60 s timeout. */
 void rt_measure_defaults(rt_measure_opts *o);
 
+/* A coefficient of variation above this flags a measurement as unstable. */
+#define RT_UNSTABLE_CV 0.05
+
 typedef struct rt_measurement {
 	int feasible;
 	char reason[256];      /* "infeasible: ..." explanation when !feasible */

@@ -35,17 +35,6 @@ static const char *saturating_param(const rt_space *s)
 	return NULL;
 }
 
-static void emit_throughput(rt_yw *w, const rt_tune_trial *t, const char *unit)
-{
-	rt_yw_str(w, "throughput");
-	rt_yw_map(w, 1);
-	rt_yw_knum(w, "median", t->median, 5);
-	double ci[2] = {t->ci_lo, t->ci_hi};
-	rt_yw_knums(w, "ci95", ci, 2, 5);
-	rt_yw_kstr(w, "unit", unit);
-	rt_yw_end_map(w);
-}
-
 /* point: {...} and shape values the search varied (num_envs) are in `shape`. */
 static void emit_config(rt_yw *w, const rt_tune_workload *twl, const rt_tune_trial *t)
 {
@@ -54,7 +43,7 @@ static void emit_config(rt_yw *w, const rt_tune_workload *twl, const rt_tune_tri
 	rt_emit_point(w, &t->pt, twl->w);
 	rt_yw_str(w, "shape");
 	rt_emit_shape(w, twl->w, &t->sh);
-	emit_throughput(w, t, twl->w->unit);
+	rt_emit_throughput(w, twl->w->unit, t->median, t->ci_lo, t->ci_hi, t->cv, 0);
 	rt_yw_end_map(w);
 }
 

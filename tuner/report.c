@@ -31,17 +31,17 @@ static int digits(int exact, int human)
 	return exact ? 17 : human;
 }
 
-static void emit_throughput(rt_yw *w, const rt_workload *wl, const rt_measurement *m,
-			    int exact)
+void rt_emit_throughput(rt_yw *w, const char *unit, double median, double ci_lo,
+			double ci_hi, double cv, int exact)
 {
 	rt_yw_str(w, "throughput");
 	rt_yw_map(w, 1);
-	rt_yw_knum(w, "median", m->median, digits(exact, 6));
-	double ci[2] = {m->ci_lo, m->ci_hi};
+	rt_yw_knum(w, "median", median, digits(exact, 6));
+	double ci[2] = {ci_lo, ci_hi};
 	rt_yw_knums(w, "ci95", ci, 2, digits(exact, 6));
-	rt_yw_kstr(w, "unit", wl->unit);
-	rt_yw_knum(w, "cv", m->cv, digits(exact, 3));
-	rt_yw_kbool(w, "unstable", m->unstable);
+	rt_yw_kstr(w, "unit", unit);
+	rt_yw_knum(w, "cv", cv, digits(exact, 3));
+	rt_yw_kbool(w, "unstable", cv > RT_UNSTABLE_CV);
 	rt_yw_end_map(w);
 }
 
@@ -76,7 +76,7 @@ void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point 
 		rt_yw_knum(w, "seconds", m->seconds, digits(exact, 3));
 		return;
 	}
-	emit_throughput(w, wl, m, exact);
+	rt_emit_throughput(w, wl->unit, m->median, m->ci_lo, m->ci_hi, m->cv, exact);
 	rt_yw_knum(w, "gflops", m->gflops, digits(exact, 5));
 	rt_yw_knum(w, "step_seconds", m->step_seconds, digits(exact, 5));
 	rt_yw_str(w, "phases");

@@ -11,6 +11,12 @@
  * field (the journal, which reads them all back).
  */
 void rt_emit_point(rt_yw *w, const rt_point *pt, const rt_workload *wl);
+/*
+ * throughput: {median, ci95, unit, cv, unstable} (unstable: cv above
+ * RT_UNSTABLE_CV); exact as below.
+ */
+void rt_emit_throughput(rt_yw *w, const char *unit, double median, double ci_lo,
+			double ci_hi, double cv, int exact);
 /* shape: {m: 1024, ...} as a flow mapping value. */
 void rt_emit_shape(rt_yw *w, const rt_workload *wl, const rt_shape *sh);
 /*
