@@ -411,11 +411,11 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 					       w->name);
 		rt_tune_workload *twl = &run->wl[run->nwl++];
 		twl->w = w;
-		int rc = apply_shape(o, twl, &used, err, errlen);
 		rt_point pt;
 		rt_point_default(&pt);
-		if (rc == RT_OK && (rc = w->check(&pt, &twl->shape, err, errlen)))
-			return rc;
+		int rc = apply_shape(o, twl, &used, err, errlen);
+		if (rc == RT_OK) /* the shape must be one the workload can run at all */
+			rc = w->check(&pt, &twl->shape, err, errlen);
 		if (rc)
 			return rc;
 		if ((rc = rt_space_for(w->name, o->space_file, run->usable_cores, &twl->space, err,
