@@ -51,6 +51,14 @@ int rt_meminfo_bytes(const char *key, uint64_t *bytes);
 /* Monotonic wall clock in seconds. */
 double rt_now(void);
 
+/* Returns the status from the enclosing function when call fails. */
+#define RT_TRY(call)                   \
+	do {                           \
+		int rt_try_rc_ = (call); \
+		if (rt_try_rc_)          \
+			return rt_try_rc_; \
+	} while (0)
+
 /* Number of elements in a static array. */
 #define RT_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -161,10 +161,9 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 	const char *unit = twl->w->unit;
 	size_t n = 0;
 	if (knee != best && sat) {
-		long kv = !strcmp(sat, "batch") ? knee->pt.batch
-						 : knee->sh.v[rt_shape_index(twl->w, sat)];
-		long bv = !strcmp(sat, "batch") ? best->pt.batch
-						 : best->sh.v[rt_shape_index(twl->w, sat)];
+		long kv = 0, bv = 0;
+		rt_point_int(twl->space, knee->idx, sat, &kv);
+		rt_point_int(twl->space, best->idx, sat, &bv);
 		n = (size_t)snprintf(buf, len,
 				     "%s=%ld is the knee: %.3g %s, within 5%% of the fastest "
 				     "(%s=%ld, %.3g %s) at a smaller %s",

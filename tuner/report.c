@@ -89,11 +89,3 @@ void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point 
 	rt_yw_knum(w, "seconds", m->seconds, digits(exact, 3));
 	rt_yw_knums(w, "samples", m->samples, (size_t)m->nsamples, digits(exact, 6));
 }
-
-void rt_emit_measurement(rt_yw *w, const rt_workload *wl, const rt_point *pt,
-			 const rt_shape *sh, const rt_measurement *m, int exact)
-{
-	rt_yw_map(w, 0);
-	rt_emit_measurement_fields(w, wl, pt, sh, m, exact);
-	rt_yw_end_map(w);
-}

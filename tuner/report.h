@@ -28,8 +28,5 @@ void rt_emit_shape(rt_yw *w, const rt_workload *wl, const rt_shape *sh);
  */
 void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point *pt,
 				const rt_shape *sh, const rt_measurement *m, int exact);
-/* The measurement as a block mapping of its own (rt_emit_measurement_fields). */
-void rt_emit_measurement(rt_yw *w, const rt_workload *wl, const rt_point *pt,
-			 const rt_shape *sh, const rt_measurement *m, int exact);
 
 #endif

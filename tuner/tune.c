@@ -283,26 +283,44 @@ static int objective(const rt_space *s, const int *idx, double cap, void *user, 
 
 /* ---- one workload ---- */
 
-/* Applies the --shape keys this workload has; *used gets a bit per key used. */
-static int apply_shape(const rt_tune_opts *o, rt_tune_workload *twl, unsigned *used,
-		       char *err, size_t errlen)
+/* The --shape argument, split once into its KEY=VALUE items. */
+typedef struct shape_args {
+	char buf[512];
+	char *kv[32];
+	int n;
+	int used[32]; /* the item set a key of some workload */
+} shape_args;
+
+static int split_shape(const char *shape, shape_args *a, char *err, size_t errlen)
+{
+	char *save = NULL;
+	memset(a, 0, sizeof *a);
+	if (!shape)
+		return RT_OK;
+	snprintf(a->buf, sizeof a->buf, "%s", shape);
+	for (char *kv = strtok_r(a->buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		if (a->n == (int)RT_COUNT(a->kv))
+			return rt_fail(err, errlen, RT_EINVAL, "--shape: more than %d keys",
+				       (int)RT_COUNT(a->kv));
+		a->kv[a->n++] = kv;
+	}
+	return RT_OK;
+}
+
+/* The workload's default shape with the --shape items that name its keys. */
+static int apply_shape(shape_args *a, rt_tune_workload *twl, char *err, size_t errlen)
 {
 	rt_shape_default(twl->w, &twl->shape);
-	if (!o->shape)
-		return RT_OK;
-	char buf[512], *save = NULL;
-	snprintf(buf, sizeof buf, "%s", o->shape);
-	int i = 0;
-	for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save), i++) {
+	for (int i = 0; i < a->n; i++) {
 		char key[64];
-		snprintf(key, sizeof key, "%.*s", (int)strcspn(kv, "="), kv);
+		snprintf(key, sizeof key, "%.*s", (int)strcspn(a->kv[i], "="), a->kv[i]);
 		if (rt_shape_index(twl->w, key) < 0)
 			continue;
 		rt_point scratch;
-		int rc = rt_params_apply(twl->w, kv, &scratch, &twl->shape, err, errlen);
+		int rc = rt_params_apply(twl->w, a->kv[i], &scratch, &twl->shape, err, errlen);
 		if (rc)
 			return rc;
-		*used |= 1u << i;
+		a->used[i] = 1;
 	}
 	return RT_OK;
 }
@@ -398,7 +416,10 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 {
 	int count;
 	const rt_workload *const *all = rt_workload_list(&count);
-	unsigned used = 0;
+	shape_args shape;
+	int rc = split_shape(o->shape, &shape, err, errlen);
+	if (rc)
+		return rc;
 	int n = o->nworkloads ? o->nworkloads : count;
 	for (int i = 0; i < n && i < RT_TUNE_MAX_WORKLOADS; i++) {
 		const rt_workload *w = o->nworkloads ? rt_workload_find(o->workloads[i]) : all[i];
@@ -413,7 +434,7 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 		twl->w = w;
 		rt_point pt;
 		rt_point_default(&pt);
-		int rc = apply_shape(o, twl, &used, err, errlen);
+		rc = apply_shape(&shape, twl, err, errlen);
 		if (rc == RT_OK) /* the shape must be one the workload can run at all */
 			rc = w->check(&pt, &twl->shape, err, errlen);
 		if (rc)
@@ -422,15 +443,11 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 				       errlen)))
 			return rc;
 	}
-	if (o->shape) { /* every --shape key must belong to some workload */
-		char buf[512], *save = NULL;
-		snprintf(buf, sizeof buf, "%s", o->shape);
-		int i = 0;
-		for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save), i++)
-			if (!(used & (1u << i)))
-				return rt_fail(err, errlen, RT_EINVAL,
-					       "--shape: '%s' is not a shape key of the workloads tuned", kv);
-	}
+	for (int i = 0; i < shape.n; i++) /* every --shape key must belong to some workload */
+		if (!shape.used[i])
+			return rt_fail(err, errlen, RT_EINVAL,
+				       "--shape: '%s' is not a shape key of the workloads tuned",
+				       shape.kv[i]);
 	return RT_OK;
 }
 

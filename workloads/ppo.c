@@ -54,14 +54,6 @@ static const rt_shape_key ppo_keys[] = {
 
 static const char *const ppo_phases[RT_PPO_NPH] = {"env", "policy", "transfer", "update"};
 
-/* Returns from the enclosing function when a backend call fails. */
-#define TRY(call)                          \
-	do {                               \
-		int rc_ = (call);          \
-		if (rc_)                   \
-			return rc_;        \
-	} while (0)
-
 struct rt_ppo {
 	rt_ppo_config c;
 	const rt_backend_ops *be;
@@ -185,17 +177,17 @@ static int forward(rt_ppo *p, const float *x, int transx, int ldx, int B)
 	rt_precision pr = p->c.precision;
 	float *w = p->par;
 
-	TRY(be->gemm(ctx, RT_F32, pr, transx, 0, B, HID, p->D, 1.0, x, ldx, w + p->o_w1, HID,
+	RT_TRY(be->gemm(ctx, RT_F32, pr, transx, 0, B, HID, p->D, 1.0, x, ldx, w + p->o_w1, HID,
 		     0.0, p->h1, HID));
-	TRY(be->add_bias(ctx, RT_F32, B, HID, w + p->o_b1, p->h1));
-	TRY(be->tanh_fwd(ctx, RT_F32, (size_t)B * HID, p->h1, p->h1));
-	TRY(be->gemm(ctx, RT_F32, pr, 0, 0, B, HID, HID, 1.0, p->h1, HID, w + p->o_w2, HID, 0.0,
+	RT_TRY(be->add_bias(ctx, RT_F32, B, HID, w + p->o_b1, p->h1));
+	RT_TRY(be->tanh_fwd(ctx, RT_F32, (size_t)B * HID, p->h1, p->h1));
+	RT_TRY(be->gemm(ctx, RT_F32, pr, 0, 0, B, HID, HID, 1.0, p->h1, HID, w + p->o_w2, HID, 0.0,
 		     p->h2, HID));
-	TRY(be->add_bias(ctx, RT_F32, B, HID, w + p->o_b2, p->h2));
-	TRY(be->tanh_fwd(ctx, RT_F32, (size_t)B * HID, p->h2, p->h2));
-	TRY(be->gemm(ctx, RT_F32, pr, 0, 0, B, p->O, HID, 1.0, p->h2, HID, w + p->o_w3, p->O,
+	RT_TRY(be->add_bias(ctx, RT_F32, B, HID, w + p->o_b2, p->h2));
+	RT_TRY(be->tanh_fwd(ctx, RT_F32, (size_t)B * HID, p->h2, p->h2));
+	RT_TRY(be->gemm(ctx, RT_F32, pr, 0, 0, B, p->O, HID, 1.0, p->h2, HID, w + p->o_w3, p->O,
 		     0.0, p->out, p->O));
-	TRY(be->add_bias(ctx, RT_F32, B, p->O, w + p->o_b3, p->out));
+	RT_TRY(be->add_bias(ctx, RT_F32, B, p->O, w + p->o_b3, p->out));
 	return be->synchronize(ctx);
 }
 
@@ -207,19 +199,19 @@ static int backward(rt_ppo *p, const float *x, int B)
 	rt_precision pr = p->c.precision;
 	float *w = p->par, *g = p->grad;
 
-	TRY(be->gemm(ctx, RT_F32, pr, 1, 0, HID, p->O, B, 1.0, p->h2, HID, p->dout, p->O, 0.0,
+	RT_TRY(be->gemm(ctx, RT_F32, pr, 1, 0, HID, p->O, B, 1.0, p->h2, HID, p->dout, p->O, 0.0,
 		     g + p->o_w3, p->O));
-	TRY(be->sum_rows(ctx, RT_F32, B, p->O, p->dout, g + p->o_b3));
-	TRY(be->gemm(ctx, RT_F32, pr, 0, 1, B, HID, p->O, 1.0, p->dout, p->O, w + p->o_w3,
+	RT_TRY(be->sum_rows(ctx, RT_F32, B, p->O, p->dout, g + p->o_b3));
+	RT_TRY(be->gemm(ctx, RT_F32, pr, 0, 1, B, HID, p->O, 1.0, p->dout, p->O, w + p->o_w3,
 		     p->O, 0.0, p->dh, HID));
-	TRY(be->tanh_backward(ctx, RT_F32, (size_t)B * HID, p->h2, p->dh, p->dz));
-	TRY(be->gemm(ctx, RT_F32, pr, 1, 0, HID, HID, B, 1.0, p->h1, HID, p->dz, HID, 0.0,
+	RT_TRY(be->tanh_backward(ctx, RT_F32, (size_t)B * HID, p->h2, p->dh, p->dz));
+	RT_TRY(be->gemm(ctx, RT_F32, pr, 1, 0, HID, HID, B, 1.0, p->h1, HID, p->dz, HID, 0.0,
 		     g + p->o_w2, HID));
-	TRY(be->sum_rows(ctx, RT_F32, B, HID, p->dz, g + p->o_b2));
-	TRY(be->gemm(ctx, RT_F32, pr, 0, 1, B, HID, HID, 1.0, p->dz, HID, w + p->o_w2, HID,
+	RT_TRY(be->sum_rows(ctx, RT_F32, B, HID, p->dz, g + p->o_b2));
+	RT_TRY(be->gemm(ctx, RT_F32, pr, 0, 1, B, HID, HID, 1.0, p->dz, HID, w + p->o_w2, HID,
 		     0.0, p->dh, HID));
-	TRY(be->tanh_backward(ctx, RT_F32, (size_t)B * HID, p->h1, p->dh, p->dz));
-	TRY(be->gemm(ctx, RT_F32, pr, 1, 0, p->D, HID, B, 1.0, x, p->D, p->dz, HID, 0.0,
+	RT_TRY(be->tanh_backward(ctx, RT_F32, (size_t)B * HID, p->h1, p->dh, p->dz));
+	RT_TRY(be->gemm(ctx, RT_F32, pr, 1, 0, p->D, HID, B, 1.0, x, p->D, p->dz, HID, 0.0,
 		     g + p->o_w1, HID));
 	return be->sum_rows(ctx, RT_F32, B, HID, p->dz, g + p->o_b1);
 }
@@ -246,11 +238,11 @@ static int rollout(rt_ppo *p, rt_step_result *out, double *t)
 
 	for (int s = 0; s < p->T; s++) {
 		memcpy(p->r_obs + (size_t)s * nobs, p->obs, nobs * sizeof(float));
-		TRY(be->upload(p->ctx, p->xroll, p->obs, nobs * sizeof(float)));
+		RT_TRY(be->upload(p->ctx, p->xroll, p->obs, nobs * sizeof(float)));
 		lap(out, RT_PPO_PH_TRANSFER, t);
-		TRY(forward(p, p->xroll, 1, p->ld, N));
+		RT_TRY(forward(p, p->xroll, 1, p->ld, N));
 		lap(out, RT_PPO_PH_POLICY, t);
-		TRY(be->download(p->ctx, p->hout, p->out, (size_t)N * O * sizeof(float)));
+		RT_TRY(be->download(p->ctx, p->hout, p->out, (size_t)N * O * sizeof(float)));
 		lap(out, RT_PPO_PH_TRANSFER, t);
 		for (int e = 0; e < N; e++) {
 			const float *mu = p->hout + (size_t)e * O;
@@ -282,11 +274,11 @@ static int rollout(rt_ppo *p, rt_step_result *out, double *t)
 		}
 	}
 	/* The value of the last observation, to bootstrap GAE. */
-	TRY(be->upload(p->ctx, p->xroll, p->obs, nobs * sizeof(float)));
+	RT_TRY(be->upload(p->ctx, p->xroll, p->obs, nobs * sizeof(float)));
 	lap(out, RT_PPO_PH_TRANSFER, t);
-	TRY(forward(p, p->xroll, 1, p->ld, N));
+	RT_TRY(forward(p, p->xroll, 1, p->ld, N));
 	lap(out, RT_PPO_PH_POLICY, t);
-	TRY(be->download(p->ctx, p->hout, p->out, (size_t)N * O * sizeof(float)));
+	RT_TRY(be->download(p->ctx, p->hout, p->out, (size_t)N * O * sizeof(float)));
 	for (int e = 0; e < N; e++)
 		p->last_val[e] = p->hout[(size_t)e * O + A];
 	lap(out, RT_PPO_PH_TRANSFER, t);
@@ -346,21 +338,21 @@ static int minibatch(rt_ppo *p, const int *idx, int B, rt_step_result *out, doub
 
 	gather(p, idx, B);
 	lap(out, RT_PPO_PH_UPDATE, t);
-	TRY(be->upload(p->ctx, p->x, p->xb, (size_t)B * p->D * sizeof(float)));
+	RT_TRY(be->upload(p->ctx, p->x, p->xb, (size_t)B * p->D * sizeof(float)));
 	lap(out, RT_PPO_PH_TRANSFER, t);
-	TRY(forward(p, p->x, 0, p->D, B));
+	RT_TRY(forward(p, p->x, 0, p->D, B));
 	lap(out, RT_PPO_PH_UPDATE, t);
-	TRY(be->download(p->ctx, p->hout, p->out, (size_t)B * p->O * sizeof(float)));
+	RT_TRY(be->download(p->ctx, p->hout, p->out, (size_t)B * p->O * sizeof(float)));
 	lap(out, RT_PPO_PH_TRANSFER, t);
 	rt_ppo_loss_grad(&b, p->db, p->dls);
 	lap(out, RT_PPO_PH_UPDATE, t);
-	TRY(be->upload(p->ctx, p->dout, p->db, (size_t)B * p->O * sizeof(float)));
-	TRY(be->upload(p->ctx, p->grad + p->o_ls, p->dls, (size_t)p->A * sizeof(float)));
+	RT_TRY(be->upload(p->ctx, p->dout, p->db, (size_t)B * p->O * sizeof(float)));
+	RT_TRY(be->upload(p->ctx, p->grad + p->o_ls, p->dls, (size_t)p->A * sizeof(float)));
 	lap(out, RT_PPO_PH_TRANSFER, t);
-	TRY(backward(p, p->x, B));
-	TRY(be->adam(p->ctx, RT_F32, p->np, p->par, p->grad, p->m1, p->m2, p->c.lr, 0.9, 0.999,
+	RT_TRY(backward(p, p->x, B));
+	RT_TRY(be->adam(p->ctx, RT_F32, p->np, p->par, p->grad, p->m1, p->m2, p->c.lr, 0.9, 0.999,
 		     1e-8, ++p->adam_step));
-	TRY(be->synchronize(p->ctx));
+	RT_TRY(be->synchronize(p->ctx));
 	lap(out, RT_PPO_PH_UPDATE, t);
 	return 0;
 }

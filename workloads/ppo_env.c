@@ -690,15 +690,6 @@ int rt_ppo_env_ld(int num_envs)
 	return (num_envs + T - 1) / T * T;
 }
 
-/* Fields per stock-lane and per env-lane, as allocated by create. */
-size_t rt_ppo_env_bytes(int num_envs, int stocks)
-{
-	size_t ld = (size_t)rt_ppo_env_ld(num_envs);
-
-	return ld * ((size_t)stocks * RT_PPO_NFIELD * sizeof(float) +
-		     4 * sizeof(float) + 4 * sizeof(uint32_t) + sizeof(uint64_t));
-}
-
 /* One reason the parameters cannot work, or NULL. */
 static const char *bad_params(const rt_ppo_env_params *p)
 {

@@ -128,9 +128,6 @@ int rt_ppo_env_obs_dim(int stocks);
 /* num_envs rounded up to RT_PPO_TILE: the stride of every caller buffer. */
 int rt_ppo_env_ld(int num_envs);
 
-/* Bytes the environment allocates (state only, not the caller buffers). */
-size_t rt_ppo_env_bytes(int num_envs, int stocks);
-
 /*
  * Checks the parameters, allocates, resets every env from its stream,
  * calibrates the synthetic code to env_us and starts the worker threads

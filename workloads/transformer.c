@@ -28,14 +28,6 @@
 #define TF_POOL_MAX 32
 #define TF_POOL_BYTES (64u << 20)
 
-/* Propagates a nonzero status. */
-#define TRY(call)                      \
-	do {                           \
-		int rc_ = (call);      \
-		if (rc_)               \
-			return rc_;    \
-	} while (0)
-
 enum { K_DMODEL, K_HEADS, K_SEQ, K_DFF, K_LAYERS, K_PREP, NKEYS };
 
 static const rt_shape_key keys[NKEYS] = {
@@ -493,7 +485,7 @@ struct headmm {
 static int gemm_heads(struct tf *s, const struct headmm *g)
 {
 	for (int h = 0; h < s->d.H; h++)
-		TRY(s->be->gemm_batched(
+		RT_TRY(s->be->gemm_batched(
 			s->ctx, s->t, s->prec, g->ta, g->tb, g->m, g->n, g->k, 1.0,
 			(const char *)g->a + h * g->ah * (long)s->es, g->lda, g->sa,
 			(const char *)g->b + h * g->bh * (long)s->es, g->ldb, g->sb, 0.0,
@@ -504,8 +496,8 @@ static int gemm_heads(struct tf *s, const struct headmm *g)
 /* y[N][n] = x[N][k] w[k][n] + b (the bias add counts as part of the GEMM). */
 static int linear_fwd(struct tf *s, size_t x, size_t w, size_t b, size_t y, int k, int n)
 {
-	TRY(enter(s, PH_GEMM));
-	TRY(gemm(s, 0, 0, s->d.N, n, k, A(s, x), k, P(s, w), n, 0.0, A(s, y), n));
+	RT_TRY(enter(s, PH_GEMM));
+	RT_TRY(gemm(s, 0, 0, s->d.N, n, k, A(s, x), k, P(s, w), n, 0.0, A(s, y), n));
 	return s->be->add_bias(s->ctx, s->t, s->d.N, n, P(s, b), A(s, y));
 }
 
@@ -513,16 +505,16 @@ static int linear_fwd(struct tf *s, size_t x, size_t w, size_t b, size_t y, int 
 static int linear_bwd(struct tf *s, size_t x, size_t w, size_t b, size_t dy, size_t dx,
 		      int k, int n)
 {
-	TRY(enter(s, PH_GEMM));
-	TRY(gemm(s, 1, 0, k, n, s->d.N, A(s, x), k, A(s, dy), n, 0.0, G(s, w), n));
-	TRY(s->be->sum_rows(s->ctx, s->t, s->d.N, n, A(s, dy), G(s, b)));
+	RT_TRY(enter(s, PH_GEMM));
+	RT_TRY(gemm(s, 1, 0, k, n, s->d.N, A(s, x), k, A(s, dy), n, 0.0, G(s, w), n));
+	RT_TRY(s->be->sum_rows(s->ctx, s->t, s->d.N, n, A(s, dy), G(s, b)));
 	return gemm(s, 0, 1, s->d.N, k, n, A(s, dy), n, P(s, w), n, 0.0, A(s, dx), k);
 }
 
 static int layernorm_fwd(struct tf *s, size_t x, size_t g, size_t b, size_t y,
 			 size_t mean, size_t rstd)
 {
-	TRY(enter(s, PH_ELEM));
+	RT_TRY(enter(s, PH_ELEM));
 	return s->be->layernorm(s->ctx, s->t, s->d.N, s->d.D, A(s, x), P(s, g), P(s, b),
 				A(s, y), A(s, mean), A(s, rstd));
 }
@@ -530,7 +522,7 @@ static int layernorm_fwd(struct tf *s, size_t x, size_t g, size_t b, size_t y,
 static int layernorm_bwd(struct tf *s, size_t x, size_t g, size_t b, size_t mean,
 			 size_t rstd, size_t dy, size_t dx)
 {
-	TRY(enter(s, PH_ELEM));
+	RT_TRY(enter(s, PH_ELEM));
 	return s->be->layernorm_backward(s->ctx, s->t, s->d.N, s->d.D, A(s, x), P(s, g),
 					 A(s, mean), A(s, rstd), A(s, dy), A(s, dx),
 					 G(s, g), G(s, b));
@@ -539,7 +531,7 @@ static int layernorm_bwd(struct tf *s, size_t x, size_t g, size_t b, size_t mean
 /* y += x, both N x D (residual connections and their gradients). */
 static int add_into(struct tf *s, size_t x, size_t y)
 {
-	TRY(enter(s, PH_ELEM));
+	RT_TRY(enter(s, PH_ELEM));
 	return s->be->axpby(s->ctx, s->t, (size_t)s->d.N * s->d.D, 1.0, A(s, x), 1.0,
 			    A(s, y));
 }
@@ -555,12 +547,12 @@ static int attention_fwd(struct tf *s, const struct layer_act *a)
 {
 	const struct dims *d = &s->d;
 	long D = d->D, T = d->T, TT = T * T, row3 = 3 * D, seq3 = T * 3 * D;
-	TRY(enter(s, PH_ATTN));
+	RT_TRY(enter(s, PH_ATTN));
 	struct headmm qk = {0, 1, d->T, d->T, d->dh, A(s, a->qkv), (int)row3, d->dh, seq3,
 			    A(s, a->qkv + D), (int)row3, d->dh, seq3,
 			    A(s, s->a.att_a), d->T, TT, d->H * TT};
-	TRY(gemm_heads(s, &qk));
-	TRY(s->be->softmax(s->ctx, s->t, d->B * d->H * d->T, d->T, attn_scale(d), d->T,
+	RT_TRY(gemm_heads(s, &qk));
+	RT_TRY(s->be->softmax(s->ctx, s->t, d->B * d->H * d->T, d->T, attn_scale(d), d->T,
 			   A(s, s->a.att_a), A(s, a->probs)));
 	struct headmm pv = {0, 0, d->T, d->dh, d->T, A(s, a->probs), d->T, TT, d->H * TT,
 			    A(s, a->qkv + 2 * D), (int)row3, d->dh, seq3,
@@ -578,21 +570,21 @@ static int attention_bwd(struct tf *s, const struct layer_act *a)
 	const struct dims *d = &s->d;
 	const struct acts *x = &s->a;
 	long D = d->D, T = d->T, TT = T * T, row3 = 3 * D, seq3 = T * 3 * D;
-	TRY(enter(s, PH_ATTN));
+	RT_TRY(enter(s, PH_ATTN));
 	struct headmm dp = {0, 1, d->T, d->T, d->dh, A(s, x->dctx), d->D, d->dh, T * D,
 			    A(s, a->qkv + 2 * D), (int)row3, d->dh, seq3,
 			    A(s, x->att_a), d->T, TT, d->H * TT};
-	TRY(gemm_heads(s, &dp));
+	RT_TRY(gemm_heads(s, &dp));
 	struct headmm dv = {1, 0, d->T, d->dh, d->T, A(s, a->probs), d->T, TT, d->H * TT,
 			    A(s, x->dctx), d->D, d->dh, T * D,
 			    A(s, x->dqkv + 2 * D), (int)row3, d->dh, seq3};
-	TRY(gemm_heads(s, &dv));
-	TRY(s->be->softmax_backward(s->ctx, s->t, d->B * d->H * d->T, d->T, attn_scale(d),
+	RT_TRY(gemm_heads(s, &dv));
+	RT_TRY(s->be->softmax_backward(s->ctx, s->t, d->B * d->H * d->T, d->T, attn_scale(d),
 				    A(s, a->probs), A(s, x->att_a), A(s, x->att_b)));
 	struct headmm dq = {0, 0, d->T, d->dh, d->T, A(s, x->att_b), d->T, TT, d->H * TT,
 			    A(s, a->qkv + D), (int)row3, d->dh, seq3,
 			    A(s, x->dqkv), (int)row3, d->dh, seq3};
-	TRY(gemm_heads(s, &dq));
+	RT_TRY(gemm_heads(s, &dq));
 	struct headmm dk = {1, 0, d->T, d->dh, d->T, A(s, x->att_b), d->T, TT, d->H * TT,
 			    A(s, a->qkv), (int)row3, d->dh, seq3,
 			    A(s, x->dqkv + D), (int)row3, d->dh, seq3};
@@ -605,16 +597,16 @@ static int block_fwd(struct tf *s, int l)
 	const struct layer_par *p = &s->p.layer[l];
 	const struct layer_act *a = &s->a.layer[l];
 	int D = s->d.D, F = s->d.F;
-	TRY(layernorm_fwd(s, a->x, p->ln1_g, p->ln1_b, a->h1, a->mean1, a->rstd1));
-	TRY(linear_fwd(s, a->h1, p->w_qkv, p->b_qkv, a->qkv, D, 3 * D));
-	TRY(attention_fwd(s, a));
-	TRY(linear_fwd(s, a->ctx, p->w_o, p->b_o, a->x1, D, D));
-	TRY(add_into(s, a->x, a->x1));
-	TRY(layernorm_fwd(s, a->x1, p->ln2_g, p->ln2_b, a->h2, a->mean2, a->rstd2));
-	TRY(linear_fwd(s, a->h2, p->w_1, p->b_1, a->u, D, F));
-	TRY(enter(s, PH_ELEM));
-	TRY(s->be->gelu(s->ctx, s->t, (size_t)s->d.N * F, A(s, a->u), A(s, a->a)));
-	TRY(linear_fwd(s, a->a, p->w_2, p->b_2, a->y, F, D));
+	RT_TRY(layernorm_fwd(s, a->x, p->ln1_g, p->ln1_b, a->h1, a->mean1, a->rstd1));
+	RT_TRY(linear_fwd(s, a->h1, p->w_qkv, p->b_qkv, a->qkv, D, 3 * D));
+	RT_TRY(attention_fwd(s, a));
+	RT_TRY(linear_fwd(s, a->ctx, p->w_o, p->b_o, a->x1, D, D));
+	RT_TRY(add_into(s, a->x, a->x1));
+	RT_TRY(layernorm_fwd(s, a->x1, p->ln2_g, p->ln2_b, a->h2, a->mean2, a->rstd2));
+	RT_TRY(linear_fwd(s, a->h2, p->w_1, p->b_1, a->u, D, F));
+	RT_TRY(enter(s, PH_ELEM));
+	RT_TRY(s->be->gelu(s->ctx, s->t, (size_t)s->d.N * F, A(s, a->u), A(s, a->a)));
+	RT_TRY(linear_fwd(s, a->a, p->w_2, p->b_2, a->y, F, D));
 	return add_into(s, a->x1, a->y);
 }
 
@@ -628,17 +620,17 @@ static int block_bwd(struct tf *s, int l)
 	const struct layer_act *a = &s->a.layer[l];
 	const struct acts *x = &s->a;
 	int D = s->d.D, F = s->d.F;
-	TRY(linear_bwd(s, a->a, p->w_2, p->b_2, x->dx, x->dff_a, F, D));
-	TRY(enter(s, PH_ELEM));
-	TRY(s->be->gelu_backward(s->ctx, s->t, (size_t)s->d.N * F, A(s, a->u),
+	RT_TRY(linear_bwd(s, a->a, p->w_2, p->b_2, x->dx, x->dff_a, F, D));
+	RT_TRY(enter(s, PH_ELEM));
+	RT_TRY(s->be->gelu_backward(s->ctx, s->t, (size_t)s->d.N * F, A(s, a->u),
 				 A(s, x->dff_a), A(s, x->dff_b)));
-	TRY(linear_bwd(s, a->h2, p->w_1, p->b_1, x->dff_b, x->dh, D, F));
-	TRY(layernorm_bwd(s, a->x1, p->ln2_g, p->ln2_b, a->mean2, a->rstd2, x->dh, x->dres));
-	TRY(add_into(s, x->dres, x->dx));
-	TRY(linear_bwd(s, a->ctx, p->w_o, p->b_o, x->dx, x->dctx, D, D));
-	TRY(attention_bwd(s, a));
-	TRY(linear_bwd(s, a->h1, p->w_qkv, p->b_qkv, x->dqkv, x->dh, D, 3 * D));
-	TRY(layernorm_bwd(s, a->x, p->ln1_g, p->ln1_b, a->mean1, a->rstd1, x->dh, x->dres));
+	RT_TRY(linear_bwd(s, a->h2, p->w_1, p->b_1, x->dff_b, x->dh, D, F));
+	RT_TRY(layernorm_bwd(s, a->x1, p->ln2_g, p->ln2_b, a->mean2, a->rstd2, x->dh, x->dres));
+	RT_TRY(add_into(s, x->dres, x->dx));
+	RT_TRY(linear_bwd(s, a->ctx, p->w_o, p->b_o, x->dx, x->dctx, D, D));
+	RT_TRY(attention_bwd(s, a));
+	RT_TRY(linear_bwd(s, a->h1, p->w_qkv, p->b_qkv, x->dqkv, x->dh, D, 3 * D));
+	RT_TRY(layernorm_bwd(s, a->x, p->ln1_g, p->ln1_b, a->mean1, a->rstd1, x->dh, x->dres));
 	return l > 0 ? add_into(s, x->dres, x->dx) : 0;
 }
 
@@ -647,14 +639,14 @@ static int forward(struct tf *s)
 {
 	const struct acts *a = &s->a;
 	int D = s->d.D;
-	TRY(enter(s, PH_GEMM));
-	TRY(gemm(s, 0, 0, s->d.N, D, D, A(s, a->layer[0].x), D, A(s, a->w_target), D, 0.0,
+	RT_TRY(enter(s, PH_GEMM));
+	RT_TRY(gemm(s, 0, 0, s->d.N, D, D, A(s, a->layer[0].x), D, A(s, a->w_target), D, 0.0,
 		 A(s, a->target), D));
 	for (int l = 0; l < s->d.L; l++)
-		TRY(block_fwd(s, l));
-	TRY(layernorm_fwd(s, a->xf, s->p.lnf_g, s->p.lnf_b, a->hf, a->meanf, a->rstdf));
-	TRY(linear_fwd(s, a->hf, s->p.w_out, s->p.b_out, a->out, D, D));
-	TRY(enter(s, PH_ELEM));
+		RT_TRY(block_fwd(s, l));
+	RT_TRY(layernorm_fwd(s, a->xf, s->p.lnf_g, s->p.lnf_b, a->hf, a->meanf, a->rstdf));
+	RT_TRY(linear_fwd(s, a->hf, s->p.w_out, s->p.b_out, a->out, D, D));
+	RT_TRY(enter(s, PH_ELEM));
 	/* dL/dout goes to scratch dres, the head's incoming gradient */
 	return s->be->mse_loss(s->ctx, s->t, (size_t)s->d.N * D, A(s, a->out),
 			       A(s, a->target), A(s, a->loss), A(s, a->dres));
@@ -664,18 +656,18 @@ static int forward(struct tf *s)
 static int backward(struct tf *s)
 {
 	const struct acts *a = &s->a;
-	TRY(enter(s, PH_ELEM));
-	TRY(s->be->fill(s->ctx, s->t, s->g, s->p.n, 0.0));
-	TRY(linear_bwd(s, a->hf, s->p.w_out, s->p.b_out, a->dres, a->dh, s->d.D, s->d.D));
-	TRY(layernorm_bwd(s, a->xf, s->p.lnf_g, s->p.lnf_b, a->meanf, a->rstdf, a->dh, a->dx));
+	RT_TRY(enter(s, PH_ELEM));
+	RT_TRY(s->be->fill(s->ctx, s->t, s->g, s->p.n, 0.0));
+	RT_TRY(linear_bwd(s, a->hf, s->p.w_out, s->p.b_out, a->dres, a->dh, s->d.D, s->d.D));
+	RT_TRY(layernorm_bwd(s, a->xf, s->p.lnf_g, s->p.lnf_b, a->meanf, a->rstdf, a->dh, a->dx));
 	for (int l = s->d.L - 1; l >= 0; l--)
-		TRY(block_bwd(s, l));
+		RT_TRY(block_bwd(s, l));
 	return 0;
 }
 
 static int optimize(struct tf *s)
 {
-	TRY(enter(s, PH_OPT));
+	RT_TRY(enter(s, PH_OPT));
 	s->adam_step++;
 	return s->be->adam(s->ctx, s->t, s->p.n, s->w, s->g, s->m, s->v, TF_LR, TF_B1,
 			   TF_B2, TF_EPS, s->adam_step);
@@ -850,9 +842,9 @@ static int init_weights(struct tf *s)
 		rc = upload_doubles(s, A(s, s->a.w_target), h, D * D);
 	}
 	free(h);
-	TRY(rc);
-	TRY(s->be->fill(s->ctx, s->t, s->m, s->p.n, 0.0));
-	TRY(s->be->fill(s->ctx, s->t, s->v, s->p.n, 0.0));
+	RT_TRY(rc);
+	RT_TRY(s->be->fill(s->ctx, s->t, s->m, s->p.n, 0.0));
+	RT_TRY(s->be->fill(s->ctx, s->t, s->v, s->p.n, 0.0));
 	return s->be->synchronize(s->ctx);
 }
 
@@ -862,8 +854,8 @@ static int open_device(struct tf *s, const rt_point *pt, const rt_shape *sh, cha
 {
 	const rt_backend_ops *be = s->be;
 	int rc;
-	TRY(rt_backend_require_precision(be, pt->device, pt->precision, err, errlen));
-	TRY(be->open(pt->device, pt->threads, &s->ctx, err, errlen));
+	RT_TRY(rt_backend_require_precision(be, pt->device, pt->precision, err, errlen));
+	RT_TRY(be->open(pt->device, pt->threads, &s->ctx, err, errlen));
 	uint64_t total = 0, avail = 0, need = tf_mem_bytes(pt, sh);
 	rc = be->mem_info(s->ctx, &total, &avail);
 	if (rc)
@@ -896,7 +888,7 @@ static int tf_setup(const rt_point *pt, const rt_shape *sh, const rt_backend_ops
 		    void **state, char *err, size_t errlen)
 {
 	*state = NULL;
-	TRY(tf_check(pt, sh, err, errlen));
+	RT_TRY(tf_check(pt, sh, err, errlen));
 	struct tf *s = calloc(1, sizeof *s);
 	if (!s)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
@@ -940,7 +932,7 @@ fail:
 static int tf_step(void *state, rt_step_result *out, char *err, size_t errlen)
 {
 	struct tf *s = state;
-	TRY(train_pass(s, 1, err, errlen));
+	RT_TRY(train_pass(s, 1, err, errlen));
 	memset(out, 0, sizeof *out);
 	out->items = s->d.B;
 	out->flops = s->flops;
@@ -996,7 +988,7 @@ int rt_transformer_loss_and_grads(void *state, double *loss, double *params,
 {
 	struct tf *s = state;
 	size_t nd = (size_t)s->d.N * s->d.D;
-	TRY(train_pass(s, 0, err, errlen));
+	RT_TRY(train_pass(s, 0, err, errlen));
 	int rc = 0;
 	if (!rc && loss)
 		rc = download_doubles(s, loss, A(s, s->a.loss), 1);
