@@ -32,6 +32,25 @@ const char *rt_strstatus(int code)
 	return status_names[i];
 }
 
+static const char *const cause_names[RT_NCAUSE] = {
+	[RT_CAUSE_NONE] = "none",       [RT_CAUSE_MEMORY] = "memory",
+	[RT_CAUSE_CRASH] = "crash",     [RT_CAUSE_TIMEOUT] = "timeout",
+	[RT_CAUSE_UNAVAILABLE] = "unavailable", [RT_CAUSE_BAD_OUTPUT] = "bad_output",
+};
+
+const char *rt_cause_name(rt_cause c)
+{
+	return (unsigned)c < RT_NCAUSE ? cause_names[c] : "unknown";
+}
+
+int rt_cause_parse(const char *name)
+{
+	for (int i = 0; i < RT_NCAUSE; i++)
+		if (!strcmp(cause_names[i], name))
+			return i;
+	return -1;
+}
+
 int rt_exit_code(int code)
 {
 	if (code == RT_OK)

@@ -23,6 +23,28 @@ enum rt_status {
 	RT_ERUNTIME = -6,    /* any other failure at run time (exit 3) */
 };
 
+/*
+ * Why a point could not run (a trial, a run of the user's command): the
+ * strategies and the tuner act on the kind, people read the sentence beside
+ * it. MEMORY means every larger batch of the same settings fails too; the
+ * others concern that one point (CRASH and TIMEOUT may be the machine's
+ * mood and are measured again on reuse).
+ */
+typedef enum rt_cause {
+	RT_CAUSE_NONE = 0,    /* it ran */
+	RT_CAUSE_MEMORY,      /* does not fit: "needs N GiB", killed for memory */
+	RT_CAUSE_CRASH,       /* died on a signal or exited with a failure */
+	RT_CAUSE_TIMEOUT,     /* no result before its deadline */
+	RT_CAUSE_UNAVAILABLE, /* its backend, device or precision is not there */
+	RT_CAUSE_BAD_OUTPUT,  /* ran but reported nothing usable (no metric match) */
+	RT_NCAUSE
+} rt_cause;
+
+/* "memory", "crash", ...: the name a journal records; "none" for RT_CAUSE_NONE. */
+const char *rt_cause_name(rt_cause c);
+/* The cause spelled name, -1 if none is. */
+int rt_cause_parse(const char *name);
+
 /* Size of the error buffers that callers allocate on their stack. */
 #define RT_ERRLEN 512
 
