@@ -1,9 +1,12 @@
 #include "rt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,6 +74,57 @@ int rt_write_all(int fd, const void *data, size_t n)
 		n -= (size_t)k;
 	}
 	return 0;
+}
+
+/* Reads up to cap - 1 bytes of fd into buf; the count, or -1 (errno set). */
+static ssize_t read_upto(int fd, char *buf, size_t cap)
+{
+	size_t n = 0;
+	while (n < cap - 1) {
+		ssize_t got = read(fd, buf + n, cap - 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	return (ssize_t)n;
+}
+
+int rt_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st)) {
+		int rc = rt_fail(err, errlen, RT_EIO, "cannot read %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return rt_fail(err, errlen, RT_EIO, "cannot read %s: it is a directory", path);
+	}
+	/* the size now: bytes a writer appends later are not this reading's */
+	size_t cap = (size_t)st.st_size + 1;
+	char *buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	}
+	ssize_t n = read_upto(fd, buf, cap);
+	int saved = errno;
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return rt_fail(err, errlen, RT_EIO, "cannot read %s: %s", path, strerror(saved));
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = (size_t)n;
+	return RT_OK;
 }
 
 int rt_meminfo_bytes(const char *key, uint64_t *bytes)

@@ -70,6 +70,13 @@ int rt_write_all(int fd, const void *data, size_t n);
  */
 int rt_meminfo_bytes(const char *key, uint64_t *bytes);
 
+/*
+ * Reads the whole file at path into *text (malloc'd, NUL-terminated, *len
+ * bytes without the NUL): what is there when it is opened, even while a
+ * writer appends. RT_EIO "cannot read PATH: why", RT_ENOMEM.
+ */
+int rt_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen);
+
 /* Monotonic wall clock in seconds. */
 double rt_now(void);
 

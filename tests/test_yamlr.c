@@ -1,0 +1,152 @@
+/* The YAML reader: typed getters, and every problem at its FILE:LINE:COLUMN. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../common/rt.h"
+#include "../tuner/yamlr.h"
+
+static const char doc_text[] = "name: box\n"
+			       "count: 12\n"
+			       "ratio: 0.25\n"
+			       "quoted: '16'\n"
+			       "flag: true\n"
+			       "nan: .nan\n"
+			       "inf: -.inf\n"
+			       "empty:\n"
+			       "list: [1.5, 2.5, 4]\n"
+			       "search:\n"
+			       "  journal: results/x.yaml\n";
+
+static void load(rt_yr *r, const char *text, char *err, size_t errlen)
+{
+	assert_int_equal(rt_yr_load(r, "t.yaml", text, strlen(text), err, errlen), RT_OK);
+}
+
+static void test_getters(void **state)
+{
+	(void)state;
+	rt_yr r;
+	char err[RT_ERRLEN];
+	load(&r, doc_text, err, sizeof err);
+	const rt_ynode *root = rt_yr_root(&r);
+	const char *s;
+	double v;
+	long n;
+	int b;
+	assert_int_equal(rt_yr_need_str(&r, root, "name", &s), RT_OK);
+	assert_string_equal(s, "box");
+	assert_int_equal(rt_yr_need_int(&r, root, "count", 0, 100, &n), RT_OK);
+	assert_int_equal(n, 12);
+	assert_int_equal(rt_yr_need_num(&r, root, "ratio", &v), RT_OK);
+	assert_true(v == 0.25);
+	assert_int_equal(rt_yr_need_num(&r, root, "nan", &v), RT_OK);
+	assert_true(isnan(v));
+	assert_int_equal(rt_yr_need_num(&r, root, "inf", &v), RT_OK);
+	assert_true(isinf(v) && v < 0);
+	assert_int_equal(rt_yr_need_bool(&r, root, "flag", &b), RT_OK);
+	assert_int_equal(b, 1);
+	assert_true(rt_yr_is_null(rt_yr_get(&r, root, "empty")));
+	assert_true(rt_yr_is_null(rt_yr_get(&r, root, "absent")));
+	assert_false(rt_yr_is_null(rt_yr_get(&r, root, "name")));
+	double *list;
+	int count;
+	assert_int_equal(rt_yr_need_nums(&r, root, "list", &list, &count), RT_OK);
+	assert_int_equal(count, 3);
+	assert_true(list[0] == 1.5 && list[1] == 2.5 && list[2] == 4);
+	free(list);
+	assert_string_equal(rt_yr_scalar(rt_yr_at(&r, root, "search.journal")), "results/x.yaml");
+	assert_null(rt_yr_at(&r, root, "search.missing"));
+	assert_null(rt_yr_at(&r, root, "name.deeper"));
+	rt_yr_free(&r);
+}
+
+/* A quoted number is text: the schema's types are what the user wrote. */
+static void test_quoted_number_is_text(void **state)
+{
+	(void)state;
+	rt_yr r;
+	char err[RT_ERRLEN];
+	long n;
+	load(&r, doc_text, err, sizeof err);
+	assert_int_equal(rt_yr_need_int(&r, rt_yr_root(&r), "quoted", 0, 100, &n), RT_EINVAL);
+	assert_string_equal(err, "t.yaml:4:9: quoted: expected a whole number");
+	rt_yr_free(&r);
+}
+
+static void test_errors_name_the_place(void **state)
+{
+	(void)state;
+	rt_yr r;
+	char err[RT_ERRLEN];
+	long n;
+	load(&r, doc_text, err, sizeof err);
+	const rt_ynode *root = rt_yr_root(&r);
+	assert_int_equal(rt_yr_need_int(&r, root, "count", 0, 10, &n), RT_EINVAL);
+	assert_string_equal(err, "t.yaml:2:8: count: 12 is out of range [0, 10]");
+	assert_int_equal(rt_yr_need_num(&r, root, "name", (double[1]){0}), RT_EINVAL);
+	assert_string_equal(err, "t.yaml:1:7: name: expected a number");
+	assert_int_equal(rt_yr_need_str(&r, root, "missing", &(const char *){NULL}), RT_EINVAL);
+	assert_string_equal(err, "t.yaml:1:1: missing key 'missing'");
+	const rt_ynode *seq;
+	assert_int_equal(rt_yr_need(&r, root, "search", YAML_SEQUENCE_NODE, &seq), RT_EINVAL);
+	assert_string_equal(err, "t.yaml:11:3: search: expected a sequence");
+	static const char *const allowed[] = {"name", "count"};
+	assert_int_equal(rt_yr_only_keys(&r, root, "top", allowed, 2), RT_EINVAL);
+	assert_string_equal(err, "t.yaml:3:1: top: unknown key 'ratio'");
+	rt_yr_free(&r);
+}
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	rt_yr r;
+	char err[RT_ERRLEN];
+	static const char bad[] = "a: [1, 2\nb: 3\n";
+	assert_int_equal(rt_yr_load(&r, "bad.yaml", bad, strlen(bad), err, sizeof err), RT_EINVAL);
+	assert_int_equal(strncmp(err, "bad.yaml:2:", 11), 0);
+	rt_yr_free(&r); /* safe after a failed load */
+	assert_int_equal(rt_yr_load(&r, "e.yaml", "", 0, err, sizeof err), RT_EINVAL);
+	assert_string_equal(err, "e.yaml:1:1: empty: no YAML document");
+	static const char two[] = "a: 1\n---\nb: 2\n";
+	assert_int_equal(rt_yr_load(&r, "two.yaml", two, strlen(two), err, sizeof err), RT_EINVAL);
+	assert_string_equal(err, "two.yaml:2:1: a second document; expected one");
+}
+
+static void test_file(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/rt-yamlr-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(rt_write_all(fd, doc_text, strlen(doc_text)), 0);
+	close(fd);
+	rt_yr r;
+	char err[RT_ERRLEN];
+	assert_int_equal(rt_yr_load_file(&r, path, err, sizeof err), RT_OK);
+	assert_int_equal(rt_yr_npairs(rt_yr_root(&r)), 10);
+	rt_yr_free(&r);
+	unlink(path);
+	assert_int_equal(rt_yr_load_file(&r, path, err, sizeof err), RT_EIO);
+	assert_non_null(strstr(err, "cannot read /tmp/rt-yamlr-"));
+	assert_int_equal(rt_yr_load_file(&r, "/tmp", err, sizeof err), RT_EIO);
+	assert_string_equal(err, "cannot read /tmp: it is a directory");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_getters),
+		cmocka_unit_test(test_quoted_number_is_text),
+		cmocka_unit_test(test_errors_name_the_place),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,316 @@
+#include "yamlr.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/rt.h"
+#include "params.h"
+
+void rt_yr_view(rt_yr *r, const char *name, yaml_document_t *doc, char *err, size_t errlen)
+{
+	memset(r, 0, sizeof *r);
+	r->name = name;
+	r->doc = doc;
+	r->err = err;
+	r->errlen = errlen;
+}
+
+/* The parser's own words on why it stopped, at the place it stopped. */
+static int parser_problem(rt_yr *r, const yaml_parser_t *p)
+{
+	if (p->error == YAML_MEMORY_ERROR)
+		return rt_fail(r->err, r->errlen, RT_ENOMEM, "out of memory");
+	return rt_yr_bad_mark(r, p->problem_mark, "%s%s%s", p->context ? p->context : "",
+			      p->context ? ": " : "", p->problem ? p->problem : "malformed YAML");
+}
+
+/* After the one document: nothing but the end of the stream. */
+static int no_second_document(rt_yr *r, yaml_parser_t *p)
+{
+	yaml_document_t next;
+	if (!yaml_parser_load(p, &next))
+		return parser_problem(r, p);
+	int rc = RT_OK;
+	if (yaml_document_get_root_node(&next))
+		rc = rt_yr_bad_mark(r, next.start_mark, "a second document; expected one");
+	yaml_document_delete(&next);
+	return rc;
+}
+
+int rt_yr_load(rt_yr *r, const char *name, const char *text, size_t len, char *err,
+	       size_t errlen)
+{
+	rt_yr_view(r, name, NULL, err, errlen);
+	yaml_parser_t p;
+	if (!yaml_parser_initialize(&p))
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	int rc = RT_OK;
+	if (!yaml_parser_load(&p, &r->own)) {
+		rc = parser_problem(r, &p);
+	} else {
+		r->owned = 1;
+		r->doc = &r->own;
+		if (!yaml_document_get_root_node(&r->own))
+			rc = rt_yr_bad(r, NULL, "empty: no YAML document");
+		else
+			rc = no_second_document(r, &p);
+	}
+	yaml_parser_delete(&p);
+	if (rc)
+		rt_yr_free(r);
+	return rc;
+}
+
+int rt_yr_load_file(rt_yr *r, const char *path, char *err, size_t errlen)
+{
+	char *text;
+	size_t len;
+	rt_yr_view(r, path, NULL, err, errlen);
+	int rc = rt_read_file(path, &text, &len, err, errlen);
+	if (rc)
+		return rc;
+	rc = rt_yr_load(r, path, text, len, err, errlen);
+	free(text);
+	return rc;
+}
+
+void rt_yr_free(rt_yr *r)
+{
+	if (r->owned)
+		yaml_document_delete(&r->own);
+	r->owned = 0;
+	r->doc = NULL;
+}
+
+const rt_ynode *rt_yr_root(const rt_yr *r)
+{
+	return r->doc ? yaml_document_get_root_node(r->doc) : NULL;
+}
+
+static int vbad(const rt_yr *r, yaml_mark_t mark, const char *fmt, va_list ap)
+{
+	char msg[RT_ERRLEN];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	return rt_fail(r->err, r->errlen, RT_EINVAL, "%s:%zu:%zu: %s", r->name, mark.line + 1,
+		       mark.column + 1, msg);
+}
+
+int rt_yr_bad_mark(const rt_yr *r, yaml_mark_t mark, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vbad(r, mark, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int rt_yr_bad(const rt_yr *r, const rt_ynode *n, const char *fmt, ...)
+{
+	yaml_mark_t mark = {0, 0, 0};
+	if (n)
+		mark = n->start_mark;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vbad(r, mark, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+const char *rt_yr_scalar(const rt_ynode *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+int rt_yr_plain(const rt_ynode *n)
+{
+	return n && n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+}
+
+int rt_yr_is_null(const rt_ynode *n)
+{
+	const char *s = rt_yr_scalar(n);
+	return !n || (rt_yr_plain(n) && (!*s || !strcmp(s, "~") || !strcmp(s, "null")));
+}
+
+int rt_yr_npairs(const rt_ynode *map)
+{
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return 0;
+	return (int)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+}
+
+void rt_yr_pair(const rt_yr *r, const rt_ynode *map, int i, const rt_ynode **key,
+		const rt_ynode **value)
+{
+	const yaml_node_pair_t *p = &map->data.mapping.pairs.start[i];
+	*key = yaml_document_get_node(r->doc, p->key);
+	*value = yaml_document_get_node(r->doc, p->value);
+}
+
+int rt_yr_nitems(const rt_ynode *seq)
+{
+	if (!seq || seq->type != YAML_SEQUENCE_NODE)
+		return 0;
+	return (int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+}
+
+const rt_ynode *rt_yr_item(const rt_yr *r, const rt_ynode *seq, int i)
+{
+	return yaml_document_get_node(r->doc, seq->data.sequence.items.start[i]);
+}
+
+const rt_ynode *rt_yr_get(const rt_yr *r, const rt_ynode *map, const char *key)
+{
+	for (int i = 0; i < rt_yr_npairs(map); i++) {
+		const rt_ynode *k, *v;
+		rt_yr_pair(r, map, i, &k, &v);
+		const char *s = rt_yr_scalar(k);
+		if (s && !strcmp(s, key))
+			return v;
+	}
+	return NULL;
+}
+
+const rt_ynode *rt_yr_at(const rt_yr *r, const rt_ynode *n, const char *path)
+{
+	char key[128];
+	while (n && *path) {
+		size_t len = strcspn(path, ".");
+		if (len >= sizeof key)
+			return NULL;
+		memcpy(key, path, len);
+		key[len] = '\0';
+		n = rt_yr_get(r, n, key);
+		path += len + (path[len] == '.');
+	}
+	return n;
+}
+
+static const char *const type_names[] = {
+	[YAML_NO_NODE] = "nothing",
+	[YAML_SCALAR_NODE] = "a scalar",
+	[YAML_SEQUENCE_NODE] = "a sequence",
+	[YAML_MAPPING_NODE] = "a mapping",
+};
+
+int rt_yr_expect(const rt_yr *r, const rt_ynode *n, yaml_node_type_t type, const char *what)
+{
+	if (n && n->type == type)
+		return RT_OK;
+	return rt_yr_bad(r, n, "%s: expected %s", what, type_names[type]);
+}
+
+int rt_yr_only_keys(const rt_yr *r, const rt_ynode *map, const char *what,
+		    const char *const *allowed, size_t n)
+{
+	for (int i = 0; i < rt_yr_npairs(map); i++) {
+		const rt_ynode *k, *v;
+		rt_yr_pair(r, map, i, &k, &v);
+		const char *s = rt_yr_scalar(k);
+		if (!s)
+			return rt_yr_bad(r, k, "%s: a key must be a plain name", what);
+		size_t j = 0;
+		while (j < n && strcmp(allowed[j], s))
+			j++;
+		if (j == n)
+			return rt_yr_bad(r, k, "%s: unknown key '%s'", what, s);
+	}
+	return RT_OK;
+}
+
+int rt_yr_need(const rt_yr *r, const rt_ynode *map, const char *key, yaml_node_type_t type,
+	       const rt_ynode **out)
+{
+	*out = rt_yr_get(r, map, key);
+	if (!*out)
+		return rt_yr_bad(r, map, "missing key '%s'", key);
+	return rt_yr_expect(r, *out, type, key);
+}
+
+int rt_yr_need_str(const rt_yr *r, const rt_ynode *map, const char *key, const char **s)
+{
+	const rt_ynode *n;
+	int rc = rt_yr_need(r, map, key, YAML_SCALAR_NODE, &n);
+	if (rc == RT_OK)
+		*s = rt_yr_scalar(n);
+	return rc;
+}
+
+int rt_yr_number(const rt_yr *r, const rt_ynode *n, const char *what, double *v)
+{
+	const char *s = rt_yr_plain(n) ? rt_yr_scalar(n) : NULL;
+	if (s && !strcmp(s, ".nan"))
+		*v = NAN;
+	else if (s && (!strcmp(s, ".inf") || !strcmp(s, "-.inf")))
+		*v = s[0] == '-' ? -INFINITY : INFINITY;
+	else if (!s || rt_parse_double(s, v))
+		return rt_yr_bad(r, n, "%s: expected a number", what);
+	return RT_OK;
+}
+
+int rt_yr_need_num(const rt_yr *r, const rt_ynode *map, const char *key, double *v)
+{
+	const rt_ynode *n = rt_yr_get(r, map, key);
+	if (!n)
+		return rt_yr_bad(r, map, "missing key '%s'", key);
+	return rt_yr_number(r, n, key, v);
+}
+
+int rt_yr_integer(const rt_yr *r, const rt_ynode *n, const char *what, long lo, long hi,
+		  long *v)
+{
+	const char *s = rt_yr_plain(n) ? rt_yr_scalar(n) : NULL;
+	if (!s || rt_parse_long(s, v))
+		return rt_yr_bad(r, n, "%s: expected a whole number", what);
+	if (*v < lo || *v > hi)
+		return rt_yr_bad(r, n, "%s: %ld is out of range [%ld, %ld]", what, *v, lo, hi);
+	return RT_OK;
+}
+
+int rt_yr_need_int(const rt_yr *r, const rt_ynode *map, const char *key, long lo, long hi,
+		   long *v)
+{
+	const rt_ynode *n = rt_yr_get(r, map, key);
+	if (!n)
+		return rt_yr_bad(r, map, "missing key '%s'", key);
+	return rt_yr_integer(r, n, key, lo, hi, v);
+}
+
+int rt_yr_need_bool(const rt_yr *r, const rt_ynode *map, const char *key, int *v)
+{
+	const char *s;
+	int rc = rt_yr_need_str(r, map, key, &s);
+	if (rc)
+		return rc;
+	if (!rt_yr_plain(rt_yr_get(r, map, key)) || (strcmp(s, "true") && strcmp(s, "false")))
+		return rt_yr_bad(r, rt_yr_get(r, map, key), "%s: expected true or false", key);
+	*v = s[0] == 't';
+	return RT_OK;
+}
+
+int rt_yr_need_nums(const rt_yr *r, const rt_ynode *map, const char *key, double **v, int *n)
+{
+	const rt_ynode *seq;
+	*v = NULL;
+	*n = 0;
+	int rc = rt_yr_need(r, map, key, YAML_SEQUENCE_NODE, &seq);
+	int count = rt_yr_nitems(seq);
+	if (rc || count == 0)
+		return rc;
+	double *out = malloc(sizeof *out * (size_t)count);
+	if (!out)
+		return rt_fail(r->err, r->errlen, RT_ENOMEM, "out of memory");
+	for (int i = 0; i < count && rc == RT_OK; i++)
+		rc = rt_yr_number(r, rt_yr_item(r, seq, i), key, &out[i]);
+	if (rc) {
+		free(out);
+		return rc;
+	}
+	*v = out;
+	*n = count;
+	return RT_OK;
+}
