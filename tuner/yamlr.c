@@ -86,6 +86,13 @@ void rt_yr_free(rt_yr *r)
 	r->doc = NULL;
 }
 
+rt_yr rt_yr_with_err(const rt_yr *r, char *err, size_t errlen)
+{
+	rt_yr v;
+	rt_yr_view(&v, r->name, r->doc, err, errlen);
+	return v;
+}
+
 const rt_ynode *rt_yr_root(const rt_yr *r)
 {
 	return r->doc ? yaml_document_get_root_node(r->doc) : NULL;

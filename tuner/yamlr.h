@@ -47,6 +47,12 @@ int rt_yr_load(rt_yr *r, const char *name, const char *text, size_t len, char *e
 int rt_yr_load_file(rt_yr *r, const char *path, char *err, size_t errlen);
 void rt_yr_free(rt_yr *r); /* accepts a reader that failed to load */
 
+/*
+ * A view of r's document whose messages go to err (for a reader kept past
+ * the call that loaded it, whose own buffer is gone); never freed.
+ */
+rt_yr rt_yr_with_err(const rt_yr *r, char *err, size_t errlen);
+
 const rt_ynode *rt_yr_root(const rt_yr *r);
 
 /* RT_EINVAL with "NAME:LINE:COLUMN: " and the message, at node n (NULL: 1:1). */

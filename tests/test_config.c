@@ -1,0 +1,174 @@
+/* Reading a recommendation document: the fields consumers rely on, and refusals with their place. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../common/rt.h"
+#include "../tuner/config.h"
+
+/* The shape `rigtune tune` writes (tuner/recommend.c), cut to what the reader needs. */
+static const char config_text[] =
+	"rigtune: 1\n"
+	"generated: 2026-11-22T23:21:27Z\n"
+	"machine:\n"
+	"  hostname: box\n"
+	"  fingerprint: 513012a640ec5cbf\n"
+	"  cpu: {model: AMD EPYC, cores: 2}\n"
+	"recommendations:\n"
+	"  transformer:\n"
+	"    shape: {d_model: 256, heads: 4}\n"
+	"    recommended:\n"
+	"      point: {backend: cpu, precision: fp32, batch: 32, threads: 2, workers: 0, pin: compact}\n"
+	"      shape: {d_model: 256, heads: 4, seq_len: 64, d_ff: 1024, layers: 2, prep_us: 20}\n"
+	"      throughput: {median: 265.625, ci95: [233.965, 283.644], unit: samples/s, cv: 0.0731}\n"
+	"    fastest:\n"
+	"      point: {backend: cpu, precision: fp32, batch: 64, threads: 2, workers: 0, pin: compact}\n"
+	"      shape: {d_model: 256, heads: 4, seq_len: 64, d_ff: 1024, layers: 2, prep_us: 20}\n"
+	"      throughput: {median: 270.5, ci95: [260, 280], unit: samples/s, cv: 0.02}\n"
+	"    reason: the knee\n"
+	"    env:\n"
+	"      OMP_NUM_THREADS: '2'\n"
+	"      OMP_PROC_BIND: close\n"
+	"    hints:\n"
+	"      pytorch: [torch.set_num_threads(2)]\n"
+	"    future_key: ignored\n"
+	"  ppo:\n"
+	"    none: no feasible point in the space on this machine\n"
+	"crossover: null\n"
+	"search: {strategy: model, journal: results/box-20261122-232112.yaml}\n";
+
+static char path[64];
+
+static void write_config(const char *text)
+{
+	snprintf(path, sizeof path, "/tmp/rt-config-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(rt_write_all(fd, text, strlen(text)), 0);
+	close(fd);
+}
+
+static void test_fields(void **state)
+{
+	(void)state;
+	rt_config c;
+	char err[RT_ERRLEN];
+	write_config(config_text);
+	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
+	assert_string_equal(c.hostname, "box");
+	assert_string_equal(c.fingerprint, "513012a640ec5cbf");
+	assert_string_equal(c.journal, "results/box-20261122-232112.yaml");
+	assert_null(c.crossover);
+	assert_int_equal(c.partial, 0);
+	assert_int_equal(c.nrecs, 2);
+	const rt_config_rec *t = rt_config_find(&c, "transformer");
+	assert_non_null(t);
+	assert_null(t->none);
+	assert_string_equal(rt_config_kv_get(&t->recommended.point, "batch"), "32");
+	assert_string_equal(rt_config_kv_get(&t->fastest.point, "batch"), "64");
+	assert_true(t->recommended.median == 265.625);
+	assert_true(t->recommended.ci_lo == 233.965 && t->recommended.ci_hi == 283.644);
+	assert_string_equal(t->recommended.unit, "samples/s");
+	assert_int_equal(t->env.n, 2);
+	assert_string_equal(t->env.kv[0].key, "OMP_NUM_THREADS");
+	assert_string_equal(t->env.kv[0].value, "2");
+	assert_string_equal(t->reason, "the knee");
+	const rt_config_rec *p = rt_config_find(&c, "ppo");
+	assert_string_equal(p->none, "no feasible point in the space on this machine");
+	assert_null(rt_config_find(&c, "gemm"));
+
+	const rt_workload *w = rt_workload_find("transformer");
+	rt_point pt;
+	rt_shape sh;
+	assert_int_equal(rt_config_point_decode(&c, &t->fastest, w, &pt, &sh, err, sizeof err),
+			 RT_OK);
+	assert_int_equal(pt.batch, 64);
+	assert_int_equal(pt.threads, 2);
+	assert_int_equal(sh.v[rt_shape_index(w, "seq_len")], 64);
+	rt_config_free(&c);
+	unlink(path);
+}
+
+/* The message starts "FILE:LINE:COLUMN: " at the given place, and contains what. */
+static void refused(const char *text, int line, int column, const char *what)
+{
+	rt_config c;
+	char err[RT_ERRLEN], where[128];
+	write_config(text);
+	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_EINVAL);
+	snprintf(where, sizeof where, "%s:%d:%d: ", path, line, column);
+	if (strncmp(err, where, strlen(where)) || !strstr(err, what))
+		fail_msg("got '%s', expected '%s...%s'", err, where, what);
+	rt_config_free(&c);
+	unlink(path);
+}
+
+static char *replaced(const char *from, const char *to)
+{
+	static char buf[4096];
+	const char *at = strstr(config_text, from);
+	assert_non_null(at);
+	snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - config_text), config_text, to,
+		 at + strlen(from));
+	return buf;
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	refused("---\nrigtune_journal: 1\nhost: box\n...\n", 2, 1, "it is a results journal");
+	refused("a: 1\n", 1, 1, "it is YAML of another kind");
+	refused(replaced("rigtune: 1", "rigtune: 2"), 1, 10, "schema 2; this rigtune reads schema 1");
+	refused(replaced("    fastest:\n", "    fastes:\n"), 9, 5, "missing key 'fastest'");
+	refused(replaced("median: 270.5", "median: fast"), 17, 28, "median: expected a number");
+	refused(replaced("ci95: [260, 280]", "ci95: [260]"), 17, 41, "ci95: expected [low, high]");
+	refused("rigtune: 1\nmachine: {hostname: a, fingerprint: b}\nrecommendations: []\n", 3, 18,
+		"recommendations: expected a mapping");
+	refused("rigtune: 1\nmachine: {hostname: a, fingerprint: b}\nrecommendations: {\n", 4, 1,
+		"did not find expected");
+}
+
+static void test_point_decode_names_the_place(void **state)
+{
+	(void)state;
+	rt_config c;
+	char err[RT_ERRLEN], where[128];
+	write_config(replaced("batch: 64", "batch: 0"));
+	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
+	const rt_config_rec *t = rt_config_find(&c, "transformer");
+	rt_point pt;
+	rt_shape sh;
+	assert_int_equal(rt_config_point_decode(&c, &t->fastest, rt_workload_find("transformer"),
+						&pt, &sh, err, sizeof err),
+			 RT_EINVAL);
+	snprintf(where, sizeof where, "%s:15:53: batch=0: must be between 1 and", path);
+	assert_int_equal(strncmp(err, where, strlen(where)), 0);
+	rt_config_free(&c);
+	unlink(path);
+}
+
+static void test_missing_file(void **state)
+{
+	(void)state;
+	rt_config c;
+	char err[RT_ERRLEN];
+	assert_int_equal(rt_config_load("/nonexistent/cfg.yaml", &c, err, sizeof err), RT_EIO);
+	assert_string_equal(err, "cannot read /nonexistent/cfg.yaml: No such file or directory");
+	rt_config_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_point_decode_names_the_place),
+		cmocka_unit_test(test_missing_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,92 @@
+/*
+ * config.h: reading a recommendation document (configs/<host>.yaml, written
+ * by `rigtune tune`, see tuner/recommend.c) for the commands that consume
+ * one: exec, env, check, sweep, report.
+ *
+ * The reader checks the document's schema version and the fields every
+ * consumer relies on (per workload: recommended and fastest, each with its
+ * point, shape and throughput; reason; env), and keeps the whole document so
+ * that a consumer can read anything else (hints, runner-ups, crossover,
+ * machine) with the yamlr getters. Keys it does not know are left alone: a
+ * newer rigtune may add some. Every string points into the document and is
+ * valid until rt_config_free(); an rt_config must not be copied.
+ */
+#ifndef RT_CONFIG_H
+#define RT_CONFIG_H
+
+#include "../workloads/workload.h"
+#include "yamlr.h"
+
+#define RT_CONFIG_SCHEMA 1
+#define RT_CONFIG_MAX_KV 32
+#define RT_CONFIG_MAX_RECS 16
+
+/* One key: value of a flow mapping such as point: {backend: cpu, ...}. */
+typedef struct rt_config_kv {
+	const char *key, *value;
+	const rt_ynode *node;
+} rt_config_kv;
+
+typedef struct rt_config_kvs {
+	int n;
+	rt_config_kv kv[RT_CONFIG_MAX_KV];
+} rt_config_kvs;
+
+/* recommended: / fastest: — where to run, and what it gave. */
+typedef struct rt_config_point {
+	rt_config_kvs point, shape;
+	double median, ci_lo, ci_hi, cv;
+	const char *unit;
+	const rt_ynode *node;
+} rt_config_point;
+
+/* One entry of recommendations: (a workload, or the name of a user's command). */
+typedef struct rt_config_rec {
+	const char *name;
+	const char *none;     /* why there is no recommendation; NULL when there is one */
+	rt_config_point recommended, fastest;
+	const char *reason;
+	rt_config_kvs env;    /* the variables to export, in order */
+	const rt_ynode *node; /* the whole entry: hints, runner_ups, ... */
+} rt_config_rec;
+
+typedef struct rt_config {
+	rt_yr yr;
+	char path[1024];
+	int partial;               /* written by an interrupted tune */
+	const char *hostname, *fingerprint;
+	const rt_ynode *machine;   /* the machine: mapping, as probe prints it */
+	const rt_ynode *crossover; /* NULL when not measured */
+	const char *journal;       /* search.journal; NULL when absent */
+	int nrecs;
+	rt_config_rec recs[RT_CONFIG_MAX_RECS];
+} rt_config;
+
+/*
+ * Reads the document at path into c. RT_EIO when it cannot be read;
+ * RT_EINVAL "PATH:LINE:COLUMN: problem" for malformed YAML, a document that
+ * is not a rigtune configuration (no `rigtune:` schema key, or a journal),
+ * another schema version, or a missing or mistyped field listed above.
+ * On failure c owns nothing.
+ */
+int rt_config_load(const char *path, rt_config *c, char *err, size_t errlen);
+void rt_config_free(rt_config *c); /* accepts a config that failed to load */
+
+/* The entry called name, NULL if none. */
+const rt_config_rec *rt_config_find(const rt_config *c, const char *name);
+/* The value of key in kvs, NULL if absent. */
+const char *rt_config_kv_get(const rt_config_kvs *kvs, const char *key);
+
+/* configs/<this host>.yaml, where `tune` writes by default. RT_EINVAL if it does not fit. */
+int rt_config_default_path(char *buf, size_t len);
+
+/*
+ * The point and shape of a built-in workload that p stands for (every key
+ * through rt_params_apply, so they are checked as on the command line);
+ * RT_EINVAL "PATH:LINE:COLUMN: key: problem" for a key or value the
+ * workload does not accept.
+ */
+int rt_config_point_decode(const rt_config *c, const rt_config_point *p, const rt_workload *w,
+			   rt_point *pt, rt_shape *sh, char *err, size_t errlen);
+
+#endif
