@@ -8,8 +8,14 @@
 #include "../common/rt.h"
 #include "minimize.h"
 
-/* visit() outcome besides 0 and RT_EINFEASIBLE: no more trials may run. */
+/*
+ * visit() outcomes besides 0 (measured) and RT_EINFEASIBLE (does not fit:
+ * rejected by the space, out of memory, or implied by a smaller value that
+ * was): FAILED, the point ran and failed otherwise (a crash, a timeout), which
+ * says nothing of its neighbours; STOPPED, no more trials may run.
+ */
 #define STOPPED 1
+#define FAILED 2
 
 /* A trial starts only while this share of its cap is left of the budget. */
 #define MIN_CAP_SHARE 0.25
@@ -71,7 +77,7 @@ void rt_search_result_destroy(rt_search_result *r)
 	free(r);
 }
 
-int rt_search_result_add(rt_search_result *r, const int *idx, double value, int infeasible,
+int rt_search_result_add(rt_search_result *r, const int *idx, double value, rt_cause cause,
 			 double cap_s)
 {
 	if (r->ntrials == r->cap) {
@@ -85,10 +91,10 @@ int rt_search_result_add(rt_search_result *r, const int *idx, double value, int 
 	rt_trial *t = &r->trials[r->ntrials];
 	memset(t, 0, sizeof *t);
 	memcpy(t->idx, idx, (size_t)r->nparams * sizeof *idx);
-	t->value = infeasible ? 0.0 : value;
+	t->value = cause ? 0.0 : value;
 	t->cap_s = cap_s;
-	t->infeasible = infeasible;
-	if (!infeasible && (r->best < 0 || value > r->trials[r->best].value))
+	t->cause = cause;
+	if (!cause && (r->best < 0 || value > r->trials[r->best].value))
 		r->best = r->ntrials;
 	r->ntrials++;
 	return 0;
@@ -143,11 +149,11 @@ static int hash_grow(rt_search *se)
 }
 
 /* Records a finished trial in the result and the visited set. RT_ENOMEM. */
-static int record(rt_search *se, const int *idx, double value, int infeasible, double cap)
+static int record(rt_search *se, const int *idx, double value, rt_cause cause, double cap)
 {
 	if ((size_t)(se->r->ntrials + 1) * 2 > se->hcap && hash_grow(se))
 		return RT_ENOMEM;
-	if (rt_search_result_add(se->r, idx, value, infeasible, cap))
+	if (rt_search_result_add(se->r, idx, value, cause, cap))
 		return RT_ENOMEM;
 	uint64_t key = rt_space_rank(se->s, idx) + 1;
 	size_t i = hash_slot(se->hkeys, se->hcap, key);
@@ -157,16 +163,16 @@ static int record(rt_search *se, const int *idx, double value, int infeasible, d
 }
 
 /*
- * Nonzero when an infeasible trial differs from idx only by values of
- * saturating parameters that are no larger than idx's: the monotone rule
- * (a batch that ran out of memory makes every bigger batch of the same
- * settings infeasible).
+ * Nonzero when a trial that ran out of memory differs from idx only by
+ * values of saturating parameters that are no larger than idx's: the
+ * monotone rule (a batch that ran out of memory makes every bigger batch of
+ * the same settings infeasible). A crash or a timeout implies nothing.
  */
 static int implied_infeasible(const rt_search *se, const int *idx)
 {
 	for (int t = 0; t < se->r->ntrials; t++) {
 		const rt_trial *tr = &se->r->trials[t];
-		if (!tr->infeasible)
+		if (tr->cause != RT_CAUSE_MEMORY)
 			continue;
 		int p;
 		for (p = 0; p < se->np; p++) {
@@ -187,12 +193,19 @@ static int fresh(const rt_search *se, const int *idx)
 	       !implied_infeasible(se, idx);
 }
 
+/* visit()'s outcome for a trial: 0, RT_EINFEASIBLE for memory, FAILED for any other cause. */
+static int outcome(rt_cause cause)
+{
+	return cause == RT_CAUSE_NONE ? 0 : cause == RT_CAUSE_MEMORY ? RT_EINFEASIBLE : FAILED;
+}
+
 /*
  * The value of point idx: from the visited set when it was evaluated,
  * otherwise by running the objective under the budgets. Returns 0 with
  * *value, RT_EINFEASIBLE (rejected by the space, implied by the monotone
- * rule, or answered so), or STOPPED once the budget is spent or the
- * objective aborted (se->stop says which).
+ * rule, or out of memory), FAILED (it ran and failed for another reason),
+ * or STOPPED once the budget is spent or the objective aborted (se->stop
+ * says which).
  */
 static int visit(rt_search *se, const int *idx, double cap, double *value)
 {
@@ -202,7 +215,7 @@ static int visit(rt_search *se, const int *idx, double cap, double *value)
 	int t = lookup(se, idx);
 	if (t >= 0) {
 		*value = se->r->trials[t].value;
-		return se->r->trials[t].infeasible ? RT_EINFEASIBLE : 0;
+		return outcome(se->r->trials[t].cause);
 	}
 	if (implied_infeasible(se, idx))
 		return RT_EINFEASIBLE;
@@ -221,7 +234,8 @@ static int visit(rt_search *se, const int *idx, double cap, double *value)
 		cap = fmin(cap, left);
 	}
 	double v = 0.0;
-	int rc = se->obj(se->s, idx, cap, se->user, &v);
+	rt_cause cause = RT_CAUSE_NONE;
+	int rc = se->obj(se->s, idx, cap, se->user, &v, &cause);
 	if (rc == 0 && !(isfinite(v) && v >= 0))
 		rc = RT_ERUNTIME;
 	if (rc && rc != RT_EINFEASIBLE) {
@@ -229,21 +243,25 @@ static int visit(rt_search *se, const int *idx, double cap, double *value)
 		se->stop = "aborted by the objective";
 		return STOPPED;
 	}
-	if (record(se, idx, v, rc == RT_EINFEASIBLE, cap)) {
+	if (rc == 0)
+		cause = RT_CAUSE_NONE;
+	else if (cause == RT_CAUSE_NONE || (unsigned)cause >= RT_NCAUSE)
+		cause = RT_CAUSE_CRASH;
+	if (record(se, idx, v, cause, cap)) {
 		se->abort_rc = RT_ENOMEM;
 		se->stop = "out of memory";
 		return STOPPED;
 	}
 	*value = rc ? 0.0 : v;
-	return rc;
+	return outcome(cause);
 }
 
-/* Nonzero unless idx is known not to run (rejected, implied or measured infeasible). */
-static int may_run(const rt_search *se, const int *idx)
+/* Nonzero when idx does not fit: rejected by the space, out of memory, or implied so. */
+static int no_room(const rt_search *se, const int *idx)
 {
 	int t = lookup(se, idx);
-	return rt_space_feasible(se->s, idx) && !implied_infeasible(se, idx) &&
-	       (t < 0 || !se->r->trials[t].infeasible);
+	return !rt_space_feasible(se->s, idx) || implied_infeasible(se, idx) ||
+	       (t >= 0 && se->r->trials[t].cause == RT_CAUSE_MEMORY);
 }
 
 /* visit() at x with parameter p set to value index vi. */
@@ -368,7 +386,7 @@ static int best_trials(const rt_search *se, int m, int *out)
 {
 	int k = 0;
 	for (int t = 0; t < se->r->ntrials; t++)
-		if (!se->r->trials[t].infeasible)
+		if (!se->r->trials[t].cause)
 			out[k++] = t;
 	qsort_r(out, (size_t)k, sizeof *out, cmp_trial_desc, se->r->trials);
 	return k < m ? k : m;
@@ -562,7 +580,7 @@ static int line_obs(const rt_search *se, const int *x, int p, int peaked, obs **
 	for (int t = 0; t < se->r->ntrials; t++) {
 		const rt_trial *tr = &se->r->trials[t];
 		int q;
-		if (tr->infeasible || tr->value <= 0)
+		if (tr->cause || tr->value <= 0)
 			continue;
 		for (q = 0; q < se->np; q++)
 			if (q != p && tr->idx[q] != x[q])
@@ -598,7 +616,8 @@ static int obs_best(const obs *o, int n)
 /*
  * Nonzero when climbing p above value index top should stop: the saturating
  * fit through the line's points predicts less than GAIN_STOP from top to the
- * highest value not known to be infeasible, and the last measured step
+ * highest value below the first that does not fit (values that failed
+ * otherwise do not count), and the last measured step
  * gained less than STEP_NOISE. Needs two points.
  */
 static int climb_done(rt_search *se, const int *x, int p, int top)
@@ -611,8 +630,11 @@ static int climb_done(rt_search *se, const int *x, int p, int top)
 	if (o[k].vi != top || o[k].y / o[k - 1].y - 1 >= STEP_NOISE)
 		goto out;
 	memcpy(y, x, (size_t)se->np * sizeof *y);
-	for (y[p] = top + 1; y[p] < rt_space_size(se->s, p) && may_run(se, y); y[p]++)
-		last = y[p];
+	for (y[p] = top + 1; y[p] < rt_space_size(se->s, p) && !no_room(se, y); y[p]++) {
+		int t = lookup(se, y);
+		if (t < 0 || !se->r->trials[t].cause)
+			last = y[p]; /* a value that failed otherwise (a crash) is stepped over */
+	}
 	if (last == top) {
 		done = 1;
 		goto out;
@@ -632,15 +654,16 @@ out:
 
 /*
  * Climbs saturating knob p from x upward (down first when x itself cannot
- * run) until climb_done, an infeasible value, a fall of STEP_NOISE, or the
- * top; leaves x[p] at the best value on the line. 0 or STOPPED.
+ * run) until climb_done, a value that does not fit, a fall of STEP_NOISE, or
+ * the top; a value that failed otherwise (a crash) is stepped over. Leaves
+ * x[p] at the best value on the line. 0 or STOPPED.
  */
 static int climb(rt_search *se, int *x, int p)
 {
 	double v, prev;
 	int top = x[p];
 	int rc = visit_at(se, x, p, top, se->o.trial_s, &v);
-	while (rc == RT_EINFEASIBLE && top > 0)
+	while ((rc == RT_EINFEASIBLE || rc == FAILED) && top > 0)
 		rc = visit_at(se, x, p, --top, se->o.trial_s, &v);
 	if (rc)
 		return rc == STOPPED ? STOPPED : 0;
@@ -648,9 +671,11 @@ static int climb(rt_search *se, int *x, int p)
 		rc = visit_at(se, x, p, top + 1, se->o.trial_s, &v);
 		if (rc == STOPPED)
 			return STOPPED;
-		if (rc == RT_EINFEASIBLE || v < (1 - STEP_NOISE) * prev)
+		if (rc == RT_EINFEASIBLE || (rc == 0 && v < (1 - STEP_NOISE) * prev))
 			break;
 		top++;
+		if (rc == FAILED)
+			v = prev;
 	}
 	obs *o;
 	int n = line_obs(se, x, p, 0, &o);
@@ -1079,7 +1104,7 @@ int rt_knee(const rt_space *s, const rt_search_result *r, const char *param, dou
 	for (int t = 0; t < r->ntrials; t++) {
 		const rt_trial *tr = &r->trials[t];
 		int q;
-		if (tr->infeasible || tr->value < (1 - within) * b->value ||
+		if (tr->cause || tr->value < (1 - within) * b->value ||
 		    tr->idx[p] >= r->trials[knee].idx[p])
 			continue;
 		for (q = 0; q < r->nparams; q++)

@@ -55,7 +55,7 @@ static const rt_workload *gemm(void)
 /*
  * Trial i: a point and shape that differ per i, and seeded samples with
  * full-precision values (tiny and huge ones too, to exercise exponents).
- * Every third trial (i % 3 == 2) is infeasible.
+ * Every third trial (i % 3 == 2) is infeasible, for each cause in turn.
  */
 static void make_trial(int i, rt_point *pt, rt_shape *sh, rt_measurement *m)
 {
@@ -71,6 +71,7 @@ static void make_trial(int i, rt_point *pt, rt_shape *sh, rt_measurement *m)
 	m->nphases = gemm()->nphases;
 	m->seconds = 1.0 / 3.0 + i;
 	if (i % 3 == 2) {
+		m->cause = (rt_cause)(RT_CAUSE_MEMORY + i / 3 % (RT_NCAUSE - 1));
 		snprintf(m->reason, sizeof m->reason,
 			 "infeasible: needs 512.0 GiB, 3.0 GiB available: 'x' #%d", i);
 		return;
@@ -141,6 +142,7 @@ static void assert_trial(const rt_journal_record *rec, int i)
 	assert_true(r->seconds == m.seconds);
 	assert_int_equal(r->nphases, gemm()->nphases);
 	if (!m.feasible) {
+		assert_int_equal(r->cause, m.cause);
 		assert_string_equal(r->reason, m.reason);
 		assert_int_equal(r->nsamples, 0);
 		assert_null(r->samples);
@@ -404,6 +406,13 @@ static void test_bad_middle(void **state)
 	expect_einval(bad, line, "unknown workload 'fft'");
 	line = splice_at(bad, text, second, "k: ", "kk: ");
 	expect_einval(bad, line, "no key 'kk'");
+	line = splice_at(bad, text, second + 1, "\nseconds:", "\ncause: memory\nseconds:");
+	expect_einval(bad, line + 1, "only an infeasible trial");
+	size_t third = (size_t)(strstr(text + second + 1, "workload:") - text);
+	line = splice_at(bad, text, third, "cause: memory", "cause: moody");
+	expect_einval(bad, line, "got 'moody'");
+	line = splice_at(bad, text, third, "cause: memory", "cause: none");
+	expect_einval(bad, line, "got 'none'");
 	/* A document missing its end marker, followed by another. */
 	line = splice_at(bad, text, second, "\n...\n", "\n");
 	expect_einval(bad, line_of(text, second) - 2, "no end marker");
@@ -415,6 +424,52 @@ static void test_bad_middle(void **state)
 	expect_einval(bad, 1, "not a rigtune journal");
 	spit(bad, "a: 1\nb: [1, 2]\n", 15);
 	expect_einval(bad, 1, "not a rigtune journal");
+	free(text);
+}
+
+/*
+ * A journal written before causes were recorded: the cause of an infeasible
+ * trial comes from its reason (memory and timeout as those versions worded
+ * them; anything else is a crash, measured again rather than trusted).
+ */
+static void test_old_journal_causes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *reason;
+		rt_cause cause;
+	} old[] = {
+		{"needs 12.50 GiB, 3.10 GiB available", RT_CAUSE_MEMORY},
+		{"cannot allocate 2.00 GiB", RT_CAUSE_MEMORY},
+		{"timeout: no result after 38 s", RT_CAUSE_TIMEOUT},
+		{"crashed: Segmentation fault", RT_CAUSE_CRASH},
+		{"cuda device 0 does not offer bf16 GEMMs", RT_CAUSE_CRASH},
+	};
+	char path[256], old_path[300], err[RT_ERRLEN] = "";
+	write_journal(3, path, sizeof path);
+	snprintf(old_path, sizeof old_path, "%s/old.yaml", tmp);
+	size_t len;
+	char *text = slurp(path, &len);
+	char *inf = strstr(text, "infeasible: ");
+	char *after = strstr(inf, "\nseconds:");
+	assert_non_null(after);
+	for (size_t i = 0; i < RT_COUNT(old); i++) {
+		FILE *f = fopen(old_path, "wb");
+		assert_non_null(f);
+		fwrite(text, 1, (size_t)(inf - text), f);
+		fprintf(f, "infeasible: '%s'", old[i].reason); /* and no cause: line */
+		fputs(after, f);
+		fclose(f);
+		rt_journal_record *recs;
+		size_t n;
+		if (rt_journal_load(old_path, &recs, &n, NULL, NULL, err, sizeof err))
+			fail_msg("load: %s", err);
+		assert_int_equal(n, 3);
+		assert_false(recs[2].m.feasible);
+		assert_string_equal(recs[2].m.reason, old[i].reason);
+		assert_int_equal(recs[2].m.cause, old[i].cause);
+		rt_journal_records_free(recs, n);
+	}
 	free(text);
 }
 
@@ -622,6 +677,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resume_after_torn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resume_new_fingerprint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_middle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_journal_causes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),

@@ -492,8 +492,47 @@ static int decode_feasible(const reader *r, const rt_workload *w, const yaml_nod
 }
 
 static const char *const trial_keys[] = {
-	"fingerprint", "workload", "point",  "shape",   "infeasible", "seconds",
-	"throughput",  "gflops",   "phases", "samples", "step_seconds"};
+	"fingerprint", "workload", "point",   "shape",        "infeasible", "cause",
+	"seconds",     "throughput", "gflops", "phases", "samples", "step_seconds"};
+
+/*
+ * The cause of an infeasible trial that a journal written before causes were
+ * recorded gives only as text: the reasons those versions wrote for memory
+ * ("needs N GiB, M available", "cannot allocate ...") and for a timeout;
+ * anything else counts as a crash, which is measured again rather than
+ * trusted. The one place that reads a cause from a reason.
+ */
+static rt_cause cause_of_old_reason(const char *reason)
+{
+	if (strstr(reason, "needs ") || strstr(reason, "cannot allocate") ||
+	    strstr(reason, "out of host memory"))
+		return RT_CAUSE_MEMORY;
+	if (!strncmp(reason, "timeout:", 8))
+		return RT_CAUSE_TIMEOUT;
+	return RT_CAUSE_CRASH;
+}
+
+/* infeasible: <reason> and its cause: <kind> (absent in older journals). */
+static int decode_infeasible(const reader *r, const yaml_node_t *root, rt_measurement *m)
+{
+	const char *reason, *cause;
+	int rc = need_str(r, root, "infeasible", &reason);
+	if (rc)
+		return rc;
+	snprintf(m->reason, sizeof m->reason, "%s", reason);
+	if (!lookup(r, root, "cause")) {
+		m->cause = cause_of_old_reason(reason);
+		return RT_OK;
+	}
+	rc = need_str(r, root, "cause", &cause);
+	int c = rc ? -1 : rt_cause_parse(cause);
+	if (rc == RT_OK && c <= RT_CAUSE_NONE)
+		rc = bad_at(r, lookup(r, root, "cause")->start_mark,
+			    "cause: expected memory, crash, timeout, unavailable or bad_output, "
+			    "got '%s'", cause);
+	m->cause = (rt_cause)c;
+	return rc;
+}
 
 static int decode_fingerprint(const reader *r, const yaml_node_t *root, char out[17])
 {
@@ -539,14 +578,13 @@ static int decode_trial(const reader *r, const yaml_node_t *root, rt_journal_rec
 
 	rt_measurement *m = &rec->m;
 	m->nphases = rec->workload->nphases;
-	const char *reason;
-	if (lookup(r, root, "infeasible")) {
-		rc = need_str(r, root, "infeasible", &reason);
-		if (rc == RT_OK)
-			snprintf(m->reason, sizeof m->reason, "%s", reason);
-	} else {
+	if (lookup(r, root, "infeasible"))
+		rc = decode_infeasible(r, root, m);
+	else if (lookup(r, root, "cause"))
+		rc = bad_at(r, lookup(r, root, "cause")->start_mark,
+			    "cause: only an infeasible trial has one");
+	else
 		rc = decode_feasible(r, rec->workload, root, m);
-	}
 	if (rc == RT_OK)
 		rc = need_num(r, root, "seconds", &m->seconds);
 	if (rc)

@@ -73,6 +73,7 @@ void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point 
 	rt_emit_shape(w, wl, sh);
 	if (!m->feasible) {
 		rt_yw_kstr(w, "infeasible", m->reason);
+		rt_yw_kstr(w, "cause", rt_cause_name(m->cause));
 		rt_yw_knum(w, "seconds", m->seconds, digits(exact, 3));
 		return;
 	}

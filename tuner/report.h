@@ -22,7 +22,7 @@ void rt_emit_shape(rt_yw *w, const rt_workload *wl, const rt_shape *sh);
 /*
  * The key/value pairs of a measurement, inside a mapping the caller opened:
  * workload, point, shape, and either throughput/gflops/phases/samples or
- * infeasible: <reason>. exact 0 rounds the numbers for people (6 significant
+ * infeasible: <reason> with cause: <kind> (rt_cause_name). exact 0 rounds the numbers for people (6 significant
  * digits for throughput, fewer for shares); exact 1 writes every number with
  * 17 so that it reads back bit for bit (the results journal).
  */

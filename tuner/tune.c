@@ -186,6 +186,7 @@ static rt_tune_trial *new_trial(rt_tune_workload *twl)
 static void keep_measurement(rt_tune_trial *t, const rt_measurement *m)
 {
 	t->feasible = m->feasible;
+	t->cause = m->cause;
 	snprintf(t->reason, sizeof t->reason, "%s", m->reason);
 	t->median = m->median;
 	t->ci_lo = m->ci_lo;
@@ -205,6 +206,17 @@ static void measure_opts(double cap, rt_measure_opts *mo)
 	mo->timeout_s = 30 + 4 * cap;
 }
 
+/*
+ * Whether an earlier trial that failed for this cause stands: a point that
+ * did not fit, or whose backend or precision is not there, fails again; a
+ * crash, a timeout or bad output may have been the machine's mood and is
+ * measured again.
+ */
+static int failure_lasts(rt_cause cause)
+{
+	return cause == RT_CAUSE_MEMORY || cause == RT_CAUSE_UNAVAILABLE;
+}
+
 /* Measures (or reuses) one point; the journal gets every new trial. */
 static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_t errlen)
 {
@@ -212,8 +224,7 @@ static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_
 	rt_measurement m;
 	const rt_journal_record *rec =
 		rt_journal_find(c->reuse, c->nreuse, c->run->fingerprint, w, &t->sh, &t->pt);
-	/* a crash or a timeout may have been the machine's mood: measure again */
-	if (rec && !rec->m.feasible && !strstr(rec->m.reason, "needs "))
+	if (rec && !rec->m.feasible && !failure_lasts(rec->m.cause))
 		rec = NULL;
 	if (rec) {
 		if (rt_journal_record_measurement(rec, &m))
@@ -258,7 +269,8 @@ static void report_trial(tune_ctx *c, const rt_space *s, const rt_tune_trial *t)
 	rt_progress_trial(c->progress, what, outcome, c->best);
 }
 
-static int objective(const rt_space *s, const int *idx, double cap, void *user, double *value)
+static int objective(const rt_space *s, const int *idx, double cap, void *user, double *value,
+		     rt_cause *cause)
 {
 	tune_ctx *c = user;
 	char err[RT_ERRLEN];
@@ -278,6 +290,7 @@ static int objective(const rt_space *s, const int *idx, double cap, void *user, 
 	}
 	report_trial(c, s, t);
 	*value = t->median;
+	*cause = t->cause;
 	return t->feasible ? RT_OK : RT_EINFEASIBLE;
 }
 

@@ -47,6 +47,7 @@ typedef struct rt_tune_trial {
 	rt_shape sh;
 	int idx[RT_SPACE_MAX_PARAMS];
 	int feasible, reused;
+	rt_cause cause;          /* why not, when !feasible */
 	double median, ci_lo, ci_hi, cv, step_seconds;
 	double phase_frac[RT_MAX_PHASES];
 	char reason[256];

@@ -89,8 +89,10 @@ typedef struct rt_workload {
 	uint64_t (*mem_bytes)(const rt_point *pt, const rt_shape *sh);
 	/*
 	 * Allocates and initializes the workload from a seeded generator on the
-	 * given backend (already init()ed). RT_EINFEASIBLE with "needs N GiB,
-	 * M available" when it cannot fit.
+	 * given backend (already init()ed). RT_EINFEASIBLE only when the point
+	 * does not fit in memory ("needs N GiB, M available", an allocation that
+	 * fails): the tuner then skips every larger batch of the same settings.
+	 * RT_EUNAVAIL when the backend lacks what the point needs (a precision).
 	 */
 	int (*setup)(const rt_point *pt, const rt_shape *sh, const rt_backend_ops *be,
 		     void **state, char *err, size_t errlen);
