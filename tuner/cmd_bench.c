@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "machine.h"
 #include "measure.h"
 #include "output.h"
 #include "params.h"
@@ -13,19 +14,17 @@
 
 static const char bench_usage[] =
 	"usage: rigtune bench WORKLOAD [KEY=VALUE ...] [--seconds S] [-o FILE]\n\n"
-	"Measures WORKLOAD (gemm, transformer, ppo) at one point in a separate\n"
-	"process: warm-up, then samples of at least 10 ms until the 95% CI of the\n"
-	"median is within 2% or S seconds are spent. Prints throughput with its CI,\n"
-	"achieved GFLOP/s, the phase split and every sample as YAML. transformer adds\n"
-	"tokens/s; ppo adds samples/s, the share of time a GPU monitor would read busy\n"
-	"and the bottleneck in one sentence; both add gemm_peak, a 1024^3 GEMM at the\n"
-	"same point measured in the same run, and the fraction of it they reach.\n\n"
-	"Point keys: backend=cpu|cuda|hip device=N precision=fp64|fp32|tf32|bf16|fp16\n"
+	"Measures WORKLOAD (below) at one point in a separate process: warm-up, then\n"
+	"samples of at least 10 ms until the 95% CI of the median is within 2% or S\n"
+	"seconds are spent. Prints throughput with its CI, achieved GFLOP/s, the phase\n"
+	"split and every sample as YAML, and the workload's own figures. Every workload\n"
+	"but the GEMM itself adds gemm_peak, a 1024^3 GEMM at the same point measured\n"
+	"in the same run, and the fraction of it the workload reaches.\n\n"
+	"Point keys: backend=NAME device=N precision=fp64|fp32|tf32|bf16|fp16\n"
 	"            batch=N threads=N workers=N pin=none|compact|spread|pcores\n"
 	"            (defaults: cpu, device 0, fp32, batch 32, 1 thread, 0 workers, compact;\n"
-	"            gemm reads neither batch nor workers, ppo not batch)\n"
-	"Shape keys: gemm: m n k transfer; transformer: d_model heads seq_len d_ff layers prep_us;\n"
-	"            ppo: num_envs stocks rollout minibatch epochs env_us\n\n"
+	"            a workload ignores the knobs it does not read)\n"
+	"Shape keys: the workload's, below (KEY=DEFAULT).\n\n"
 	"  --seconds S         sampling time cap (default 5)\n"
 	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n\n"
 	"Example: rigtune bench gemm m=1024 n=1024 k=1024 threads=2\n";
@@ -66,7 +65,7 @@ static int parse_bench(int argc, char **argv, rt_measure_opts *mo, const char **
  */
 static double gemm_peak(const rt_point *pt, double seconds)
 {
-	const rt_workload *g = rt_workload_find("gemm");
+	const rt_workload *g = rt_workload_find(RT_GEMM_WORKLOAD);
 	rt_shape sh;
 	rt_shape_default(g, &sh);
 	rt_measure_opts mo;
@@ -80,6 +79,17 @@ static double gemm_peak(const rt_point *pt, double seconds)
 	return peak;
 }
 
+/* The cores more workers could use (the derived figures' bottleneck sentence). */
+static int usable_cores(void)
+{
+	rt_machine *mach = calloc(1, sizeof *mach);
+	int n = 0;
+	if (mach && rt_machine_probe(NULL, mach, NULL, 0) == RT_OK)
+		n = rt_machine_pcores(mach);
+	free(mach);
+	return n > 0 ? n : (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static int run_bench(int argc, char **argv)
 {
 	rt_point pt;
@@ -88,11 +98,13 @@ static int run_bench(int argc, char **argv)
 	const char *output = NULL;
 	rt_point_default(&pt);
 	rt_measure_defaults(&mo);
+	char names[256];
+	rt_workload_names(names, sizeof names);
 	if (argc < 2 || argv[1][0] == '-')
-		return rt_usage_error("bench", "missing WORKLOAD (gemm, transformer or ppo)");
+		return rt_usage_error("bench", "missing WORKLOAD (%s)", names);
 	const rt_workload *w = rt_workload_find(argv[1]);
 	if (!w)
-		return rt_usage_error("bench", "unknown workload '%s' (gemm, transformer, ppo)", argv[1]);
+		return rt_usage_error("bench", "unknown workload '%s' (%s)", argv[1], names);
 	rt_shape_default(w, &sh);
 	int rc = parse_bench(argc, argv, &mo, &output);
 	if (rc >= 0)
@@ -127,11 +139,11 @@ static int run_bench(int argc, char **argv)
 	rt_yw y;
 	char *text = NULL;
 	size_t len = 0;
-	double peak = m.feasible && strcmp(w->name, "gemm") ? gemm_peak(&pt, 1.0) : 0;
+	double peak = m.feasible && strcmp(w->name, RT_GEMM_WORKLOAD) ? gemm_peak(&pt, 1.0) : 0;
 	rc = rt_yw_init(&y);
 	if (rc == RT_OK) {
 		rt_yw_map(&y, 0);
-		rt_emit_measurement_fields(&y, w, &pt, &sh, &m, 0);
+		rt_emit_measurement_fields(&y, w, &pt, &sh, &m, 0, usable_cores());
 		if (peak > 0) {
 			rt_yw_str(&y, "gemm_peak");
 			rt_yw_map(&y, 1);
@@ -156,4 +168,4 @@ static int run_bench(int argc, char **argv)
 }
 
 const rt_command rt_cmd_bench = {"bench", run_bench, "measure one workload at one point",
-				 bench_usage};
+				 bench_usage, rt_help_workloads};

@@ -210,7 +210,7 @@ int rt_journal_append(rt_journal *j, const rt_workload *w, const rt_point *pt,
 	}
 	rt_yw_map(&y, 0);
 	rt_yw_kstr(&y, "fingerprint", j->fingerprint);
-	rt_emit_measurement_fields(&y, w, pt, sh, m, 1);
+	rt_emit_measurement_fields(&y, w, pt, sh, m, 1, 0);
 	rt_yw_end_map(&y);
 	char *text;
 	size_t len;

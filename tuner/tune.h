@@ -23,10 +23,8 @@
 #include "measure.h"
 #include "progress.h"
 
-#define RT_TUNE_MAX_WORKLOADS 3
-
 typedef struct rt_tune_opts {
-	const char *workloads[RT_TUNE_MAX_WORKLOADS]; /* names; nworkloads 0: all */
+	const char *workloads[RT_NWORKLOADS]; /* names; nworkloads 0: all */
 	int nworkloads;
 	const char *backends[4]; /* nbackends 0: every available backend */
 	int nbackends;
@@ -73,7 +71,7 @@ typedef struct rt_tune_run {
 	char journal_path[1024];
 	char unavailable[1024];    /* "cuda: ...; hip: ..." */
 	int nwl;
-	rt_tune_workload wl[RT_TUNE_MAX_WORKLOADS];
+	rt_tune_workload wl[RT_NWORKLOADS];
 	double seconds;
 	int interrupted;
 	const char *strategy;

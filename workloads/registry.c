@@ -1,16 +1,17 @@
-/* The table of workloads: one line per workload, nothing else to register. */
+/* The table of workloads, built from the one list in registry.h. */
+#include <stdio.h>
 #include <string.h>
 
-#include "ppo.h"
-#include "transformer.h"
 #include "workload.h"
 
-extern const rt_workload rt_workload_gemm;
+#define RT_WORKLOAD(name) extern const rt_workload rt_workload_##name;
+#include "registry.h"
+#undef RT_WORKLOAD
 
 static const rt_workload *const workloads[] = {
-	&rt_workload_gemm,
-	&rt_workload_transformer,
-	&rt_workload_ppo,
+#define RT_WORKLOAD(name) &rt_workload_##name,
+#include "registry.h"
+#undef RT_WORKLOAD
 };
 
 const rt_workload *const *rt_workload_list(int *count)
@@ -25,6 +26,15 @@ const rt_workload *rt_workload_find(const char *name)
 		if (strcmp(workloads[i]->name, name) == 0)
 			return workloads[i];
 	return NULL;
+}
+
+void rt_workload_names(char *buf, size_t len)
+{
+	size_t n = 0;
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < RT_COUNT(workloads) && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", workloads[i]->name);
 }
 
 void rt_shape_default(const rt_workload *w, rt_shape *sh)
