@@ -202,6 +202,11 @@ rt_param_role rt_space_role(const rt_space *s, int p)
 	return s->p[p].role;
 }
 
+int rt_space_numeric(const rt_space *s, int p)
+{
+	return rt_space_kind(s, p) != RT_PARAM_CATEGORICAL;
+}
+
 int rt_space_size(const rt_space *s, int p)
 {
 	return s->p[p].n;

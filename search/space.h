@@ -74,6 +74,8 @@ int rt_space_find(const rt_space *s, const char *name);
 const char *rt_space_name(const rt_space *s, int p);
 rt_param_kind rt_space_kind(const rt_space *s, int p);
 rt_param_role rt_space_role(const rt_space *s, int p);
+/* Whether parameter p has numbers for values (ordinal or range). */
+int rt_space_numeric(const rt_space *s, int p);
 /* Number of values of parameter p. */
 int rt_space_size(const rt_space *s, int p);
 

@@ -1,5 +1,7 @@
 /*
- * strategy.h: search strategies over a space (search/space.h), in one table.
+ * strategy.h: search strategies over a space (search/space.h), in one table
+ * (search/strategies.h: one line per strategy, each in its own file
+ * search/strategy_NAME.c; what they share is search/strategy_impl.h).
  *
  * A strategy proposes points; the caller's objective measures them. The
  * search knows nothing of workloads or backends: it sees the space, the
@@ -26,7 +28,7 @@
  *    and its cap is cut to what is left, so the search ends within the
  *    budget plus the objective's overrun of a cap;
  *  - stops early when more trials stop paying (each strategy states its rule
- *    at its definition in strategy.c; result->stop names the reason);
+ *    at its definition in strategy_NAME.c; result->stop names the reason);
  *  - an objective code other than 0 and RT_EINFEASIBLE aborts the search:
  *    rt_search_run returns that code and *out still holds the trials so far
  *    (so a caller interrupted by SIGINT can report the best so far).
@@ -86,7 +88,7 @@ void rt_search_result_destroy(rt_search_result *r);
 int rt_search_result_add(rt_search_result *r, const int *idx, double value, rt_cause cause,
 			 double cap_s);
 
-typedef struct rt_search rt_search; /* the state of one run, private to strategy.c */
+typedef struct rt_search rt_search; /* the state of one run (strategy_impl.h) */
 
 typedef struct rt_strategy {
 	const char *name;

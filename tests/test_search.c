@@ -281,16 +281,20 @@ static void test_space_errors(void **state)
 
 /* ---- strategies ------------------------------------------------------------- */
 
+/* The table: the default first, every entry found by its own name, names distinct. */
 static void test_table(void **state)
 {
 	(void)state;
 	int n;
 	const rt_strategy *const *list = rt_strategy_list(&n);
-	assert_int_equal(n, 4);
+	assert_true(n >= 1);
 	assert_string_equal(list[0]->name, RT_STRATEGY_DEFAULT);
 	for (int i = 0; i < n; i++) {
 		assert_ptr_equal(rt_strategy_find(list[i]->name), list[i]);
+		assert_non_null(list[i]->run);
 		assert_true(strlen(list[i]->description) > 10);
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(list[i]->name, list[j]->name);
 	}
 	assert_null(rt_strategy_find("annealing"));
 }
