@@ -12,6 +12,7 @@
 #include "../common/rt.h"
 #include "../search/space.h"
 #include "../tuner/spacefile.h"
+#include "../workloads/loader.h"
 
 static rt_space *parse_ok(const char *text, long auto_max, char *workload, size_t wlen)
 {
@@ -202,6 +203,24 @@ static void test_files(void **state)
 	unlink(path);
 }
 
+/* backend: [all] is every backend rigtune knows; all goes alone. */
+static void test_all_backends(void **state)
+{
+	(void)state;
+	char names[RT_MAX_BACKENDS][RT_BACKEND_NAMELEN];
+	int n = rt_backend_list(names, RT_MAX_BACKENDS);
+	rt_space *s = parse_ok("params:\n  backend: [all]\n  threads: [1]\n", 2, NULL, 0);
+	assert_true(n >= 3);
+	assert_int_equal(rt_space_size(s, 0), n);
+	for (int i = 0; i < n; i++)
+		assert_string_equal(rt_space_str_at(s, 0, i), names[i]);
+	rt_space_destroy(s);
+	parse_bad("params:\n  backend: [cpu, all]\n", 2,
+		  "t.yaml:2:18: backend: all stands for every backend: give it alone");
+	parse_bad("params:\n  backend: [cpu, tpu]\n", 2,
+		  "t.yaml:2:18: backend: expected [all] or a list of backends (cpu, cuda, hip");
+}
+
 /*
  * The keys of one workload's space come from its descriptor: the knobs it
  * reads and its shape keys, its knee key saturating.
@@ -244,6 +263,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_keys_of_the_workload),
+		cmocka_unit_test(test_all_backends),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

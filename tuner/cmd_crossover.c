@@ -51,8 +51,10 @@ static int parse_backends(xo_args *a, const char *list)
 	char *save = NULL;
 	a->sweep.nbackends = 0;
 	for (char *t = strtok_r(a->backend_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char names[256];
+		rt_backend_names(names, sizeof names);
 		if (!rt_backend_known(t))
-			return rt_usage_error("crossover", "--backend: unknown backend '%s' (cpu, cuda, hip)", t);
+			return rt_usage_error("crossover", "--backend: unknown backend '%s' (%s)", t, names);
 		if (a->sweep.nbackends == (int)RT_COUNT(a->backends))
 			return rt_usage_error("crossover", "--backend: too many backends");
 		a->backends[a->sweep.nbackends++] = t;

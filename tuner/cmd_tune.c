@@ -52,6 +52,19 @@ static int split_list(char *list, const char **out, int cap, int *n, const char 
 	return -1;
 }
 
+/* --backend's names, each one rigtune knows (rt_backend_list); an exit code, or -1. */
+static int parse_backends(rt_tune_opts *o)
+{
+	char names[256];
+	int rc = split_list(optarg, o->backends, RT_MAX_BACKENDS, &o->nbackends, "--backend");
+	rt_backend_names(names, sizeof names);
+	for (int i = 0; rc < 0 && i < o->nbackends; i++)
+		if (!rt_backend_known(o->backends[i]))
+			rc = rt_usage_error("tune", "--backend: unknown backend '%s' (%s)",
+					    o->backends[i], names);
+	return rc;
+}
+
 static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **output)
 {
 	static const struct option opts[] = {
@@ -68,12 +81,7 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **outpu
 	while (rc < 0 && (c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'w': rc = split_list(optarg, o->workloads, RT_NWORKLOADS, &o->nworkloads, "--workload"); break;
-		case 'b':
-			rc = split_list(optarg, o->backends, 4, &o->nbackends, "--backend");
-			for (int i = 0; rc < 0 && i < o->nbackends; i++)
-				if (!rt_backend_known(o->backends[i]))
-					rc = rt_usage_error("tune", "--backend: unknown backend '%s' (cpu, cuda, hip)", o->backends[i]);
-			break;
+		case 'b': rc = parse_backends(o); break;
 		case 'B':
 			if (rt_parse_double(optarg, &o->budget_s) || o->budget_s < 1 || o->budget_s > 7 * 86400)
 				rc = rt_usage_error("tune", "--budget: expected seconds from 1 to 604800, got '%s'", optarg);

@@ -60,10 +60,8 @@ static int unknown_key(const rt_workload *w, const char *key, int with_point, ch
 		       size_t errlen)
 {
 	char shape[256] = "";
-	size_t n = 0;
-	for (int i = 0; i < w->nkeys && n < sizeof shape; i++)
-		n += (size_t)snprintf(shape + n, sizeof shape - n, "%s%s", i ? " " : "",
-				      w->keys[i].name);
+	for (int i = 0; i < w->nkeys; i++)
+		rt_list_append(shape, sizeof shape, " ", w->keys[i].name);
 	return rt_fail(err, errlen, RT_EINVAL, "unknown key '%s' for %s (%sshape keys: %s)", key,
 		       w->name,
 		       with_point ? "point keys: backend device precision batch threads workers "
@@ -104,9 +102,11 @@ int rt_params_apply(const rt_workload *w, const char *arg, rt_point *pt, rt_shap
 	RT_TRY(split_assignment(arg, key, sizeof key, &val, err, errlen));
 
 	if (!strcmp(key, "backend")) {
+		char names[256];
+		rt_backend_names(names, sizeof names);
 		if (!rt_backend_known(val))
-			return rt_fail(err, errlen, RT_EINVAL,
-				       "backend: '%s' is not one of cpu cuda hip", val);
+			return rt_fail(err, errlen, RT_EINVAL, "backend: '%s' is not one of %s", val,
+				       names);
 		strcpy(pt->backend, val);
 		return RT_OK;
 	}

@@ -41,9 +41,12 @@ typedef struct key_rule {
 	unsigned knob;                   /* RT_KNOB_* a workload must read to search it; 0: any */
 } key_rule;
 
+/* [all] as a list of backends: every backend rigtune knows (rt_backend_list). */
+#define ALL "all"
+
 /* The point knobs; the workloads' shape keys join them in rules_for(). */
 static const key_rule point_rules[] = {
-	{"backend", backend_name, 0, 0, RT_ROLE_NONE, "a list of backends (cpu, cuda, hip)", 0},
+	{"backend", backend_name, 0, 0, RT_ROLE_NONE, NULL /* rules_for() */, 0},
 	{"precision", precision_name, 0, 0, RT_ROLE_NONE,
 	 "a list of precisions (fp64, fp32, tf32, bf16, fp16)", 0},
 	{"pin", pin_name, 0, 0, RT_ROLE_NONE,
@@ -59,6 +62,7 @@ static const key_rule point_rules[] = {
 typedef struct rules {
 	key_rule r[MAX_RULES];
 	char expect[MAX_RULES][48];
+	char backends[300]; /* the backends' expect: "[all] or a list of: cpu, ..." */
 	int n;
 	const rt_workload *w; /* NULL: any workload */
 } rules;
@@ -101,6 +105,10 @@ static void rules_for(const rt_workload *w, rules *rs)
 	rs->w = w;
 	memcpy(rs->r, point_rules, sizeof point_rules);
 	rs->n = (int)RT_COUNT(point_rules);
+	char names[256];
+	rt_backend_names(names, sizeof names);
+	snprintf(rs->backends, sizeof rs->backends, "[" ALL "] or a list of backends (%s)", names);
+	rule_named(rs, "backend")->expect = rs->backends;
 	for (int i = 0; i < count; i++)
 		if (!w || all[i] == w)
 			add_shape_keys(rs, all[i]);
@@ -219,6 +227,37 @@ static int list_item(parser *p, const key_rule *r, const rt_ynode *seq, int i, l
 	return 0;
 }
 
+/*
+ * backend: [all]: every backend rigtune knows (those not available here are
+ * the caller's to leave out, as for a list). 1 when seq is [all] (the
+ * parameter added, or an error in *rc), 0 when it does not say all.
+ */
+static int all_backends(parser *p, const key_rule *r, const rt_ynode *seq, int *rc)
+{
+	int n = rt_yr_nitems(seq), named = -1;
+	for (int i = 0; i < n; i++) {
+		const char *s = rt_yr_scalar(rt_yr_item(&p->y, seq, i));
+		if (s && !strcmp(s, ALL))
+			named = i;
+	}
+	if (strcmp(r->name, "backend") || named < 0)
+		return 0;
+	if (n > 1) {
+		*rc = rt_yr_bad(&p->y, rt_yr_item(&p->y, seq, named),
+				"%s: " ALL " stands for every backend: give it alone", r->name);
+		return 1;
+	}
+	char names[RT_MAX_BACKENDS][RT_BACKEND_NAMELEN];
+	const char *strs[RT_MAX_BACKENDS];
+	int count = rt_backend_list(names, RT_MAX_BACKENDS);
+	for (int i = 0; i < count; i++)
+		strs[i] = names[i];
+	*rc = rt_space_add_categorical(p->s, r->name, strs, count, p->y.err, p->y.errlen);
+	if (*rc == RT_EINVAL)
+		*rc = rt_yr_bad(&p->y, seq, "%s: too many values", r->name);
+	return 1;
+}
+
 /* [a, b, ...]: adds the categorical or ordinal parameter. */
 static int parse_list(parser *p, const key_rule *r, const rt_ynode *seq)
 {
@@ -227,6 +266,8 @@ static int parse_list(parser *p, const key_rule *r, const rt_ynode *seq)
 	int n = rt_yr_nitems(seq), rc;
 	if (n == 0)
 		return rt_yr_bad(&p->y, seq, "%s: empty list: expected %s", r->name, r->expect);
+	if (all_backends(p, r, seq, &rc))
+		return rc < 0 ? rc : 0;
 	if (n > MAX_VALUES)
 		return rt_yr_bad(&p->y, rt_yr_item(&p->y, seq, MAX_VALUES),
 				 "%s: more than %d values", r->name, MAX_VALUES);
@@ -253,13 +294,10 @@ static int find_rule(parser *p, const rt_ynode *kn, const key_rule **out)
 				 "params: %s does not read '%s': searching it wastes trials",
 				 w->name, name);
 	if (!r) {
-		char known[512];
-		size_t len = 0;
-		known[0] = '\0';
-		for (int i = 0; i < p->rules.n && len < sizeof known; i++)
+		char known[512] = "";
+		for (int i = 0; i < p->rules.n; i++)
 			if (!p->rules.r[i].knob || !w || (w->knobs & p->rules.r[i].knob))
-				len += (size_t)snprintf(known + len, sizeof known - len, "%s%s",
-							len ? ", " : "", p->rules.r[i].name);
+				rt_list_append(known, sizeof known, ", ", p->rules.r[i].name);
 		return rt_yr_bad(&p->y, kn, "params: unknown parameter %s (expected %s)", shown(kn),
 				 known);
 	}

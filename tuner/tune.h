@@ -18,6 +18,7 @@
 
 #include "../search/space.h"
 #include "../search/strategy.h"
+#include "../workloads/loader.h"
 #include "crossover.h"
 #include "machine.h"
 #include "measure.h"
@@ -26,7 +27,7 @@
 typedef struct rt_tune_opts {
 	const char *workloads[RT_NWORKLOADS]; /* names; nworkloads 0: all */
 	int nworkloads;
-	const char *backends[4]; /* nbackends 0: every available backend */
+	const char *backends[RT_MAX_BACKENDS]; /* nbackends 0: every available backend */
 	int nbackends;
 	double budget_s;
 	const char *strategy;    /* NULL: the default */

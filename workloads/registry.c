@@ -1,5 +1,4 @@
 /* The table of workloads, built from the one list in registry.h. */
-#include <stdio.h>
 #include <string.h>
 
 #include "workload.h"
@@ -30,11 +29,10 @@ const rt_workload *rt_workload_find(const char *name)
 
 void rt_workload_names(char *buf, size_t len)
 {
-	size_t n = 0;
 	if (len)
 		buf[0] = '\0';
-	for (size_t i = 0; i < RT_COUNT(workloads) && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", workloads[i]->name);
+	for (size_t i = 0; i < RT_COUNT(workloads); i++)
+		rt_list_append(buf, len, ", ", workloads[i]->name);
 }
 
 void rt_shape_default(const rt_workload *w, rt_shape *sh)

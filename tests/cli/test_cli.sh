@@ -49,3 +49,13 @@ expect_exit 2 "bench: bad input leaves -o untouched" $R bench gemm m=0 -o "$TMP/
 expect_grep "^keep$" "$TMP/keep.yaml" "the existing file survives"
 RIGTUNE_BACKEND_PATH=$TMP expect_exit 3 "bench: an unavailable backend is a run-time failure" $R bench gemm backend=cuda m=64 n=64 k=64
 expect_grep "infeasible: .*cuda" "$TMP/err" "and says why"
+
+# Backends are discovered: a plugin in the plugin directory is a backend by its file name.
+P="$BUILD_DIR/tests/plugins"
+RIGTUNE_BACKEND_PATH=$P expect_exit 0 "probe with the test plugins' directory" $R probe
+expect_grep "backend: fake" "$TMP/out" "probe lists the discovered plugin"
+expect_grep "name: fake device" "$TMP/out" "with its device"
+RIGTUNE_BACKEND_PATH=$P expect_exit 3 "bench accepts a discovered backend (whose GEMM declines)" $R bench gemm backend=fake m=32 n=32 k=32 --seconds 0.1
+expect_grep "^cause: unavailable" "$TMP/out" "the failure has its kind"
+RIGTUNE_BACKEND_PATH=$TMP expect_exit 2 "without the plugin the name is unknown" $R bench gemm backend=fake
+expect_grep "'fake' is not one of cpu, cuda, hip" "$TMP/err" "and the known ones are listed"
