@@ -473,6 +473,42 @@ static void test_old_journal_causes(void **state)
 	free(text);
 }
 
+/*
+ * Files with no document (issue 12: UBSan found an offset applied to the
+ * still-NULL record array when such a file failed to load). An empty file
+ * and a torn header load as empty; anything else that is not a journal is
+ * RT_EINVAL at 1:1, with no records.
+ */
+static void test_no_document(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		int rc, dropped;
+	} files[] = {
+		{"", RT_OK, 0},           {"---\n", RT_OK, 1},     {"---\nrigt", RT_OK, 1},
+		{"\n", RT_EINVAL, 0},     {"...\n", RT_EINVAL, 0}, {"# note\n", RT_EINVAL, 0},
+		{"---\n...\n", RT_EINVAL, 0},
+	};
+	char path[300], err[RT_ERRLEN];
+	snprintf(path, sizeof path, "%s/none.yaml", tmp);
+	for (size_t i = 0; i < RT_COUNT(files); i++) {
+		rt_journal_record *recs = (rt_journal_record *)path;
+		size_t n = 99;
+		int dropped = -1;
+		spit(path, files[i].text, strlen(files[i].text));
+		err[0] = '\0';
+		assert_int_equal(rt_journal_load(path, &recs, &n, &dropped, NULL, err, sizeof err),
+				 files[i].rc);
+		assert_null(recs);
+		assert_int_equal(n, 0);
+		if (files[i].rc == RT_OK)
+			assert_int_equal(dropped, files[i].dropped);
+		else
+			assert_non_null(strstr(err, "none.yaml:1:1: not a rigtune journal"));
+	}
+}
+
 static void test_find(void **state)
 {
 	(void)state;
@@ -678,6 +714,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resume_new_fingerprint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_middle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_journal_causes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_document, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),
