@@ -29,33 +29,61 @@ static const char bench_usage[] =
 	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n\n"
 	"Example: rigtune bench gemm m=1024 n=1024 k=1024 threads=2\n";
 
-/* Parses the options (KEY=VALUE arguments are skipped); an exit code, or -1 to go on. */
-static int parse_bench(int argc, char **argv, rt_measure_opts *mo, const char **output)
+#define MAX_ASSIGNMENTS 64
+
+/* The command line of bench: options, then WORKLOAD and KEY=VALUE in the order given. */
+typedef struct bench_args {
+	rt_measure_opts mo;
+	const char *output;
+	const char *workload;                 /* the first argument that is not an option */
+	const char *assign[MAX_ASSIGNMENTS];  /* the others, KEY=VALUE */
+	int nassign;
+} bench_args;
+
+/* An argument that is not an option: the workload, then KEY=VALUE. An exit code, or -1. */
+static int positional(bench_args *a, const char *arg)
+{
+	if (!a->workload)
+		a->workload = arg;
+	else if (a->nassign == MAX_ASSIGNMENTS)
+		return rt_usage_error("bench", "more than %d KEY=VALUE arguments", MAX_ASSIGNMENTS);
+	else
+		a->assign[a->nassign++] = arg;
+	return -1;
+}
+
+/*
+ * Parses the command line. getopt_long's in-order mode ("-") hands every
+ * argument that is not an option over as it comes, so WORKLOAD and KEY=VALUE
+ * may sit before, between and after the options, whichever way an option
+ * takes its value (-oFILE, -o FILE, --output=FILE, --output FILE); after
+ * "--" everything is positional. An exit code, or -1 to go on.
+ */
+static int parse_bench(int argc, char **argv, bench_args *a)
 {
 	static const struct option opts[] = {
 		{"seconds", required_argument, NULL, 's'},
 		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
-	optind = 1;
+	int c, rc = -1;
+	optind = 0; /* glibc: start over, reading the optstring's mode again */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:", opts, NULL)) != -1 || optind < argc) {
-		if (c == -1) { /* a positional argument: keep parsing after it */
-			optind++;
-			continue;
-		}
+	while (rc < 0 && (c = getopt_long(argc, argv, "-:o:", opts, NULL)) != -1) {
 		switch (c) {
+		case 1: rc = positional(a, optarg); break;
 		case 's':
-			if (rt_parse_double(optarg, &mo->time_cap_s) || mo->time_cap_s <= 0)
-				return rt_usage_error("bench", "--seconds: expected a positive number, got '%s'", optarg);
+			if (rt_parse_double(optarg, &a->mo.time_cap_s) || a->mo.time_cap_s <= 0)
+				rc = rt_usage_error("bench", "--seconds: expected a positive number, got '%s'", optarg);
 			break;
-		case 'o': *output = optarg; break;
-		case ':': return rt_usage_error("bench", "option '%s' needs a value", argv[optind - 1]);
-		default: return rt_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
+		case 'o': a->output = optarg; break;
+		case ':': rc = rt_usage_error("bench", "option '%s' needs a value", argv[optind - 1]); break;
+		default: rc = rt_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	return -1;
+	while (rc < 0 && optind < argc)
+		rc = positional(a, argv[optind++]);
+	return rc;
 }
 
 /*
@@ -94,32 +122,25 @@ static int run_bench(int argc, char **argv)
 {
 	rt_point pt;
 	rt_shape sh;
-	rt_measure_opts mo;
-	const char *output = NULL;
+	bench_args a = {.output = NULL};
 	rt_point_default(&pt);
-	rt_measure_defaults(&mo);
-	char names[256];
-	rt_workload_names(names, sizeof names);
-	if (argc < 2 || argv[1][0] == '-')
-		return rt_usage_error("bench", "missing WORKLOAD (%s)", names);
-	const rt_workload *w = rt_workload_find(argv[1]);
-	if (!w)
-		return rt_usage_error("bench", "unknown workload '%s' (%s)", argv[1], names);
-	rt_shape_default(w, &sh);
-	int rc = parse_bench(argc, argv, &mo, &output);
+	rt_measure_defaults(&a.mo);
+	int rc = parse_bench(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-
-	char err[RT_ERRLEN];
-	for (int i = 2; i < argc; i++) {
-		if (argv[i][0] == '-') { /* an option and, unless --opt=value, its value */
-			if (!strchr(argv[i], '=') && i + 1 < argc)
-				i++;
-			continue;
-		}
-		if (rt_params_apply(w, argv[i], &pt, &sh, err, sizeof err))
+	char names[256], err[RT_ERRLEN];
+	rt_workload_names(names, sizeof names);
+	if (!a.workload)
+		return rt_usage_error("bench", "missing WORKLOAD (%s)", names);
+	const rt_workload *w = rt_workload_find(a.workload);
+	if (!w)
+		return rt_usage_error("bench", "unknown workload '%s' (%s)", a.workload, names);
+	rt_shape_default(w, &sh);
+	for (int i = 0; i < a.nassign; i++)
+		if (rt_params_apply(w, a.assign[i], &pt, &sh, err, sizeof err))
 			return rt_usage_error("bench", "%s", err);
-	}
+	rt_measure_opts mo = a.mo;
+	const char *output = a.output;
 	if (w->check(&pt, &sh, err, sizeof err))
 		return rt_usage_error("bench", "%s", err);
 	mo.timeout_s = mo.time_cap_s * 3 + 60;

@@ -44,6 +44,18 @@ expect_grep "m=0: must be between 1" "$TMP/err" "the range is stated"
 expect_exit 2 "bench: unknown precision" $R bench gemm precision=fp8
 expect_exit 2 "bench: unknown workload" $R bench resnet
 expect_exit 2 "bench: bad --seconds" $R bench gemm --seconds -1
+# KEY=VALUE arguments are collected by the option parser: every spelling of -o,
+# before and after the keys, measures what the keys say (issue 12: -oFILE m=32 measured 1024).
+for spelling in "-o$TMP/o.yaml gemm" "gemm -o $TMP/o.yaml" "gemm --output=$TMP/o.yaml" \
+                "--output $TMP/o.yaml gemm" "gemm m=32 -o$TMP/o.yaml"; do
+  rm -f "$TMP/o.yaml"
+  expect_exit 0 "bench $spelling m=32 ..." $R bench $spelling m=32 n=16 k=8 --seconds 0.1
+  expect_grep "^shape: \{m: 32, n: 16, k: 8, transfer: 0\}" "$TMP/o.yaml" "  measured m=32 n=16 k=8 into the file"
+done
+expect_exit 0 "bench: keys after --" $R bench gemm --seconds 0.1 -o "$TMP/o.yaml" -- m=24 n=16 k=8
+expect_grep "^shape: \{m: 24, n: 16, k: 8" "$TMP/o.yaml" "keys after -- are keys"
+expect_exit 2 "bench: no workload" $R bench --seconds 1
+expect_grep "missing WORKLOAD \(gemm, transformer, ppo\)" "$TMP/err" "names the workloads"
 echo "keep" >"$TMP/keep.yaml"
 expect_exit 2 "bench: bad input leaves -o untouched" $R bench gemm m=0 -o "$TMP/keep.yaml"
 expect_grep "^keep$" "$TMP/keep.yaml" "the existing file survives"
