@@ -83,16 +83,12 @@ int rt_space_size(const rt_space *s, int p);
 long rt_space_int_at(const rt_space *s, int p, int vi);
 /* Value vi of a categorical parameter; NULL for a numeric one. */
 const char *rt_space_str_at(const rt_space *s, int p, int vi);
-/* Index of the value spelled text ("64", "bf16"), -1 if none. */
-int rt_space_value_index(const rt_space *s, int p, const char *text);
-
 /*
- * The value of the parameter called name at point idx: *out gets the
- * number (rt_point_int) or the string (rt_point_str). RT_EINVAL when there
- * is no such parameter or it has the other type.
+ * The number at point idx of the numeric parameter called name (the knee's
+ * batch of a trial) into *out. RT_EINVAL when there is no such parameter or
+ * it is categorical.
  */
-int rt_point_int(const rt_space *s, const int *idx, const char *name, long *out);
-int rt_point_str(const rt_space *s, const int *idx, const char *name, const char **out);
+int rt_space_value_int(const rt_space *s, const int *idx, const char *name, long *out);
 
 /*
  * Writes "backend=cpu batch=64 threads=2" (parameters in order) into buf,

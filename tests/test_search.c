@@ -216,7 +216,6 @@ static void test_space_basics(void **state)
 	int idx[RT_SPACE_MAX_PARAMS] = { 1, 1, 3, 1, 2, 0 }, back[RT_SPACE_MAX_PARAMS];
 	char buf[128];
 	long v;
-	const char *str;
 	assert_int_equal(rt_space_grid_size(s), 2 * 2 * 8 * 8 * 3 * 2);
 	/* threads + workers <= 8: 8 + 7 + 6 combinations of 24 */
 	assert_int_equal(rt_space_count_feasible(s), 2 * 2 * 8 * 21 * 2);
@@ -226,16 +225,13 @@ static void test_space_basics(void **state)
 	assert_int_equal(rt_space_format(s, idx, buf, 10), (int)strlen(
 			"backend=cuda precision=bf16 batch=64 threads=2 workers=2 pin=compact"));
 	assert_string_equal(buf, "backend=c");
-	assert_int_equal(rt_point_int(s, idx, "batch", &v), 0);
+	assert_int_equal(rt_space_value_int(s, idx, "batch", &v), 0);
 	assert_int_equal(v, 64);
-	assert_int_equal(rt_point_str(s, idx, "precision", &str), 0);
-	assert_string_equal(str, "bf16");
-	assert_int_equal(rt_point_int(s, idx, "pin", &v), RT_EINVAL);
-	assert_int_equal(rt_point_str(s, idx, "batch", &str), RT_EINVAL);
-	assert_int_equal(rt_point_int(s, idx, "nosuch", &v), RT_EINVAL);
-	assert_int_equal(rt_space_value_index(s, P_BATCH, "128"), 4);
-	assert_int_equal(rt_space_value_index(s, P_PIN, "spread"), 1);
-	assert_int_equal(rt_space_value_index(s, P_PIN, "none"), -1);
+	assert_string_equal(rt_space_str_at(s, P_PRECISION, idx[P_PRECISION]), "bf16");
+	assert_null(rt_space_str_at(s, P_BATCH, idx[P_BATCH]));
+	assert_int_equal(rt_space_value_int(s, idx, "pin", &v), RT_EINVAL);
+	assert_int_equal(rt_space_value_int(s, idx, "nosuch", &v), RT_EINVAL);
+	assert_true(rt_space_numeric(s, P_BATCH) && !rt_space_numeric(s, P_PIN));
 	rt_space_unrank(s, rt_space_rank(s, idx), back);
 	assert_memory_equal(idx, back, 6 * sizeof(int));
 	/* enumeration visits every rank once, in order */

@@ -150,8 +150,8 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 	size_t n = 0;
 	if (knee != best && sat) {
 		long kv = 0, bv = 0;
-		rt_point_int(twl->space, knee->idx, sat, &kv);
-		rt_point_int(twl->space, best->idx, sat, &bv);
+		rt_space_value_int(twl->space, knee->idx, sat, &kv);
+		rt_space_value_int(twl->space, best->idx, sat, &bv);
 		n = (size_t)snprintf(buf, len,
 				     "%s=%ld is the knee: %.3g %s, within 5%% of the fastest "
 				     "(%s=%ld, %.3g %s) at a smaller %s",

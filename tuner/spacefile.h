@@ -6,7 +6,8 @@
  *
  *   workload: transformer            # a name; returned to the caller as is
  *   params:                          # in the order the points list them
- *     backend: [cpu, cuda, hip]      # names: lower-case letters, digits, _
+ *     backend: [all]                 # every backend rigtune knows, or a
+ *                                    # list of them: [cpu, cuda]
  *     precision: [fp32, bf16]        # fp64 fp32 tf32 bf16 fp16
  *     pin: [compact, spread]         # none compact spread pcores
  *     batch: [8, 16, 32, 64]         # positive integers (sorted here)

@@ -31,7 +31,8 @@ static const struct {
 #undef RT_WORKLOAD
 };
 
-const char *rt_default_space_text(const char *workload)
+/* The embedded configs/space-<workload>.yaml text, or NULL. */
+static const char *default_space_text(const char *workload)
 {
 	for (size_t i = 0; i < RT_COUNT(defaults); i++)
 		if (!strcmp(defaults[i].workload, workload))
@@ -58,7 +59,7 @@ int rt_space_for(const rt_workload *w, const char *space_file, long usable_cores
 		}
 		return rc;
 	}
-	const char *text = rt_default_space_text(w->name);
+	const char *text = default_space_text(w->name);
 	if (!text)
 		return rt_fail(err, errlen, RT_EINVAL, "no default space for workload '%s'",
 			       w->name);

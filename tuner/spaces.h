@@ -5,9 +5,6 @@
 #include "../search/space.h"
 #include "../workloads/workload.h"
 
-/* The embedded configs/space-<workload>.yaml text, or NULL. */
-const char *rt_default_space_text(const char *workload);
-
 /*
  * The space for workload w: space_file when given (its `workload:` must
  * match when present), else the default. Errors name the file, line and
