@@ -152,10 +152,12 @@ int rt_search_fresh(const rt_search *se, const int *idx)
 	       !rt_search_implied(se, idx);
 }
 
-/* What rt_search_visit() says of a trial: 0, RT_EINFEASIBLE for memory, SEARCH_FAILED for any other cause. */
+/* What rt_search_visit() says of a trial: 0, RT_EINFEASIBLE for memory, else SEARCH_FAILED. */
 static int outcome(rt_cause cause)
 {
-	return cause == RT_CAUSE_NONE ? 0 : cause == RT_CAUSE_MEMORY ? RT_EINFEASIBLE : SEARCH_FAILED;
+	if (cause == RT_CAUSE_NONE)
+		return 0;
+	return cause == RT_CAUSE_MEMORY ? RT_EINFEASIBLE : SEARCH_FAILED;
 }
 
 int rt_search_visit(rt_search *se, const int *idx, double cap, double *value)

@@ -77,7 +77,7 @@ static int fit(model_fn model, const obs *o, int n, int nq, double *q, const dou
 	return rt_minimize((unsigned)nq, fit_cost, &d, lb, ub, &mo, q, NULL, NULL, 0);
 }
 
-/* The abscissa of a value of parameter p: the value itself, shifted to start at 1 if it starts lower. */
+/* The abscissa of value vi of parameter p: the value, shifted to start at 1 if it starts lower. */
 static double abscissa(const rt_space *s, int p, int vi)
 {
 	long lo = rt_space_int_at(s, p, 0);
@@ -268,7 +268,8 @@ static int peak(rt_search *se, int *x, int p)
 		if (f[i] == x[p])
 			probe[2] = x[p];
 	for (int i = 0; i < (nf < 3 ? nf : 3); i++)
-		if (rt_search_visit_at(se, x, p, nf <= 3 ? f[i] : probe[i], se->o.trial_s, &v) == SEARCH_STOPPED) {
+		if (rt_search_visit_at(se, x, p, nf <= 3 ? f[i] : probe[i], se->o.trial_s, &v) ==
+		    SEARCH_STOPPED) {
 			rc = SEARCH_STOPPED;
 			goto out;
 		}
@@ -335,8 +336,10 @@ static int start_point(const rt_search *se, int *x)
 	long best = -1;
 	for (int p = 0; p < se->np; p++) {
 		int n = rt_space_size(se->s, p);
-		rt_param_role role = rt_space_role(se->s, p);
-		want[p] = !rt_space_numeric(se->s, p) ? 0 : role == RT_ROLE_SATURATING ? n / 4 : n / 2;
+		if (!rt_space_numeric(se->s, p))
+			want[p] = 0;
+		else
+			want[p] = rt_space_role(se->s, p) == RT_ROLE_SATURATING ? n / 4 : n / 2;
 	}
 	for (rt_space_first(se->s, idx); more; more = rt_space_next(se->s, idx)) {
 		long d = 0;

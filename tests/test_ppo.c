@@ -203,11 +203,12 @@ static void test_hints(void **state)
 	rt_shape_default(w, &sh);
 	sh.v[rt_shape_index(w, "num_envs")] = 128;
 	assert_int_equal(w->hints(&pt, &sh, lines, 4), 1);
-	assert_string_equal(lines[0],
-			    "gymnasium.vector.SyncVectorEnv: 128 envs stepped on the learner's thread");
+	assert_string_equal(
+	    lines[0], "gymnasium.vector.SyncVectorEnv: 128 envs stepped on the learner's thread");
 	pt.workers = 3;
 	assert_int_equal(w->hints(&pt, &sh, lines, 4), 1);
-	assert_string_equal(lines[0], "gymnasium.vector.AsyncVectorEnv: 128 envs in 3 worker processes");
+	assert_string_equal(lines[0],
+	                    "gymnasium.vector.AsyncVectorEnv: 128 envs in 3 worker processes");
 	assert_string_equal(w->knee, "num_envs");
 	assert_true(w->budget_weight > rt_workload_find(RT_GEMM_WORKLOAD)->budget_weight);
 }

@@ -147,7 +147,8 @@ static int count_implied(const rt_space *s, const rt_search_result *r)
 			for (int p = 0; p < rt_space_nparams(s); p++)
 				if (p != P_BATCH && a->idx[p] != b->idx[p])
 					same = 0;
-			n += a->cause == RT_CAUSE_MEMORY && same && b->idx[P_BATCH] > a->idx[P_BATCH];
+			n += a->cause == RT_CAUSE_MEMORY && same &&
+			     b->idx[P_BATCH] > a->idx[P_BATCH];
 		}
 	return n;
 }
@@ -554,8 +555,9 @@ static void test_knee(void **state)
 	for (int b = 0; b < 8; b++) {
 		int idx[6] = { 0, 0, b, 3, 0, 0 };
 		assert_int_equal(rt_search_result_add(r, idx, tput[b],
-						      b == 7 ? RT_CAUSE_MEMORY : RT_CAUSE_NONE, 1.0),
-				 0);
+		                                      b == 7 ? RT_CAUSE_MEMORY : RT_CAUSE_NONE,
+		                                      1.0),
+		                 0);
 	}
 	/* a faster point at another thread count with a small batch must not be the knee */
 	int other[6] = { 0, 0, 0, 2, 0, 0 };

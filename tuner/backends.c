@@ -91,7 +91,8 @@ void rt_probe_accelerators(rt_machine *m)
 	for (int i = 0; !ok && i < n; i++) {
 		rt_accel *a = &m->accel[i];
 		memset(a, 0, sizeof *a);
-		snprintf(a->backend, sizeof a->backend, "%.*s", (int)sizeof a->backend - 1, names[i]);
+		snprintf(a->backend, sizeof a->backend, "%.*s", (int)sizeof a->backend - 1,
+		         names[i]);
 		if (timed_out)
 			snprintf(a->reason, sizeof a->reason,
 				 "the device probe did not answer in %.0f s", PROBE_TIMEOUT_S);

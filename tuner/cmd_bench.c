@@ -74,10 +74,14 @@ static int parse_bench(int argc, char **argv, bench_args *a)
 		case 1: rc = positional(a, optarg); break;
 		case 's':
 			if (rt_parse_double(optarg, &a->mo.time_cap_s) || a->mo.time_cap_s <= 0)
-				rc = rt_usage_error("bench", "--seconds: expected a positive number, got '%s'", optarg);
+				rc = rt_usage_error(
+				    "bench", "--seconds: expected a positive number, got '%s'",
+				    optarg);
 			break;
 		case 'o': a->output = optarg; break;
-		case ':': rc = rt_usage_error("bench", "option '%s' needs a value", argv[optind - 1]); break;
+		case ':':
+			rc = rt_usage_error("bench", "option '%s' needs a value", argv[optind - 1]);
+			break;
 		default: rc = rt_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
 		}
 	}

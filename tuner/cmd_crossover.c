@@ -54,7 +54,8 @@ static int parse_backends(xo_args *a, const char *list)
 		char names[256];
 		rt_backend_names(names, sizeof names);
 		if (!rt_backend_known(t))
-			return rt_usage_error("crossover", "--backend: unknown backend '%s' (%s)", t, names);
+			return rt_usage_error("crossover", "--backend: unknown backend '%s' (%s)",
+			                      t, names);
 		if (a->sweep.nbackends == (int)RT_COUNT(a->backends))
 			return rt_usage_error("crossover", "--backend: too many backends");
 		a->backends[a->sweep.nbackends++] = t;
@@ -94,7 +95,8 @@ static int parse_shape(xo_args *a, const char *list)
 	const rt_workload *w = model_workload();
 	rt_shape sh;
 	if (!w)
-		return rt_usage_error("crossover", "--shape: no workload lists the GEMMs of its step");
+		return rt_usage_error("crossover",
+				      "--shape: no workload lists the GEMMs of its step");
 	rt_shape_default(w, &sh);
 	snprintf(buf, sizeof buf, "%s", list);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))

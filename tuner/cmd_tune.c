@@ -80,7 +80,10 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **outpu
 	opterr = 0;
 	while (rc < 0 && (c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'w': rc = split_list(optarg, o->workloads, RT_NWORKLOADS, &o->nworkloads, "--workload"); break;
+		case 'w':
+			rc = split_list(optarg, o->workloads, RT_NWORKLOADS, &o->nworkloads,
+			                "--workload");
+			break;
 		case 'b': rc = parse_backends(o); break;
 		case 'B':
 			if (rt_parse_double(optarg, &o->budget_s) || o->budget_s < 1 || o->budget_s > 7 * 86400)

@@ -68,8 +68,9 @@ int rt_xo_shape_of(const rt_workload *w, const rt_shape *sh, rt_xo_shape *out, c
 	out->sh = *sh;
 	out->ngemm = w->step_gemms(sh, out->gemm, &out->rows);
 	out->given = out->ngemm > 0;
-	return out->given ? RT_OK
-			  : rt_fail(err, errlen, RT_EINVAL, "%s lists no GEMMs of its step", w->name);
+	return out->given
+	           ? RT_OK
+	           : rt_fail(err, errlen, RT_EINVAL, "%s lists no GEMMs of its step", w->name);
 }
 
 /* The GEMM m x n x k of sweep position i; 0 when past the end of the sweep. */

@@ -300,7 +300,8 @@ static int decode_throughput(const reader *r, const rt_ynode *map, rt_measuremen
 	int nci = 0;
 	int rc = rt_yr_need(r, map, "throughput", YAML_MAPPING_NODE, &t);
 	if (rc == RT_OK)
-		rc = rt_yr_only_keys(r, t, "throughput", throughput_keys, RT_COUNT(throughput_keys));
+		rc =
+		    rt_yr_only_keys(r, t, "throughput", throughput_keys, RT_COUNT(throughput_keys));
 	if (rc == RT_OK)
 		rc = rt_yr_need_num(r, t, "median", &m->median);
 	if (rc == RT_OK)

@@ -105,8 +105,8 @@ int rt_params_apply(const rt_workload *w, const char *arg, rt_point *pt, rt_shap
 		char names[256];
 		rt_backend_names(names, sizeof names);
 		if (!rt_backend_known(val))
-			return rt_fail(err, errlen, RT_EINVAL, "backend: '%s' is not one of %s", val,
-				       names);
+			return rt_fail(err, errlen, RT_EINVAL, "backend: '%s' is not one of %s",
+			               val, names);
 		strcpy(pt->backend, val);
 		return RT_OK;
 	}

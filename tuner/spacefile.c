@@ -84,7 +84,8 @@ static void add_shape_keys(rules *rs, const rt_workload *w)
 			continue;
 		key_rule *r = &rs->r[rs->n];
 		if (key->min == 1)
-			snprintf(rs->expect[rs->n], sizeof rs->expect[0], "a list of positive integers");
+			snprintf(rs->expect[rs->n], sizeof rs->expect[0],
+			         "a list of positive integers");
 		else
 			snprintf(rs->expect[rs->n], sizeof rs->expect[0],
 				 "a list of integers >= %ld", key->min);
@@ -113,7 +114,9 @@ static void rules_for(const rt_workload *w, rules *rs)
 		if (!w || all[i] == w)
 			add_shape_keys(rs, all[i]);
 	for (int i = 0; i < count; i++) {
-		key_rule *r = (!w || all[i] == w) && all[i]->knee ? rule_named(rs, all[i]->knee) : NULL;
+		key_rule *r = NULL;
+		if ((!w || all[i] == w) && all[i]->knee)
+			r = rule_named(rs, all[i]->knee);
 		if (r)
 			r->role = RT_ROLE_SATURATING;
 	}
@@ -190,8 +193,9 @@ static int parse_range(parser *p, const key_rule *r, const rt_ynode *map)
 			if (!strcmp(rt_yr_scalar(kn), keys[j]))
 				k = j;
 		if (k < 0)
-			return rt_yr_bad(&p->y, kn, "%s: unknown key '%s' (expected min, max, step)",
-					 r->name, shown(kn));
+			return rt_yr_bad(&p->y, kn,
+					 "%s: unknown key '%s' (expected min, max, step)", r->name,
+					 shown(kn));
 		if (seen[k])
 			return rt_yr_bad(&p->y, kn, "%s: duplicate key '%s'", r->name, keys[k]);
 		seen[k] = 1;
@@ -356,7 +360,8 @@ static int parse_root(parser *p, const rt_ynode *root, char *workload, size_t wl
 		if (is_w && workload)
 			snprintf(workload, wlen, "%s", rt_yr_scalar(vn));
 		if (is_p && vn->type != YAML_MAPPING_NODE)
-			return rt_yr_bad(&p->y, vn, "params: expected a mapping of parameter: values");
+			return rt_yr_bad(&p->y, vn,
+					 "params: expected a mapping of parameter: values");
 		if (is_p)
 			params = vn;
 	}
