@@ -127,10 +127,10 @@ const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_
 					 const rt_shape *sh, const rt_point *pt);
 
 /*
- * journal_list.c: the journals of host in dir, oldest first (by the time in their name, then
- * by the -N suffix): *paths is a new array of *n "dir/name" strings; free
- * with rt_journal_list_free. A missing dir gives none. RT_EIO if dir cannot
- * be read.
+ * The journals of host in dir (journal_list.c), oldest first (by the time
+ * in their name, then by the -N suffix): *paths is a new array of *n
+ * "dir/name" strings; free with rt_journal_list_free. A missing dir gives
+ * none. RT_EIO if dir cannot be read.
  */
 int rt_journal_list(const char *dir, const char *host, char ***paths, size_t *n, char *err,
 		    size_t errlen);
