@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "config.h"
 #include "report.h"
 #include "tune.h"
 
-#define RT_CONFIG_SCHEMA 1
 #define RUNNER_UPS 3
 #define RT_HINTS 4 /* lines a workload may add to its PyTorch hints */
 
