@@ -19,6 +19,7 @@
 #include "../workloads/cpu_backend.h"
 #include "../workloads/kernels.h"
 #include "../workloads/pool.h"
+#include "../workloads/workload.h"
 
 static const rt_backend_ops *ops;
 
@@ -77,6 +78,111 @@ static void assert_close(const double *got, const double *want, size_t n, double
 		double d = fabs(got[i] - want[i]);
 		if (!(d <= atol + rtol * fabs(want[i])))
 			fail_msg("%s[%zu] = %.10g, want %.10g", what, i, got[i], want[i]);
+	}
+}
+
+/* ---- device set-up shared by the workloads ---- */
+
+/* The CPU backend with a memory query that fails or reports 1 GiB free, counting closes. */
+static rt_backend_ops probed;
+static int mem_rc, closes;
+
+static int probed_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
+{
+	(void)ctx;
+	*total = 2ull << 30;
+	*free_bytes = 1ull << 30;
+	return mem_rc;
+}
+
+static void probed_close(rt_ctx *ctx)
+{
+	closes++;
+	ops->close(ctx);
+}
+
+static const rt_backend_ops *probed_cpu(int rc)
+{
+	probed = *ops;
+	probed.mem_info = probed_mem_info;
+	probed.close = probed_close;
+	mem_rc = rc;
+	closes = 0;
+	return &probed;
+}
+
+/*
+ * rt_backend_open_checked: a precision the device lacks, a failed memory
+ * query and too little memory each fail with their own code and words and
+ * leave nothing open; a point that fits gets an open context.
+ */
+static void test_open_checked(void **state)
+{
+	(void)state;
+	char err[RT_ERRLEN] = "";
+	rt_ctx *ctx = (rt_ctx *)&ctx;
+	const rt_backend_ops *be = probed_cpu(0);
+
+	assert_int_equal(rt_backend_open_checked(be, 0, 1, RT_TF32, 1, &ctx, err, sizeof err),
+			 RT_EUNAVAIL);
+	assert_string_equal(err, "cpu device 0 does not offer tf32 GEMMs");
+	assert_null(ctx);
+	assert_int_equal(closes, 0); /* refused before opening */
+
+	assert_int_equal(rt_backend_open_checked(be, 0, 1, RT_FP32, 3ull << 29, &ctx, err,
+						 sizeof err),
+			 RT_EINFEASIBLE);
+	assert_string_equal(err, "needs 1.50 GiB, 1.00 GiB available");
+	assert_null(ctx);
+	assert_int_equal(closes, 1);
+
+	be = probed_cpu(RT_EIO);
+	assert_int_equal(rt_backend_open_checked(be, 0, 1, RT_FP32, 1, &ctx, err, sizeof err),
+			 RT_EIO);
+	assert_string_equal(err, "cannot read the memory of cpu device 0");
+	assert_null(ctx);
+	assert_int_equal(closes, 1);
+
+	be = probed_cpu(0);
+	assert_int_equal(rt_backend_open_checked(be, 0, 2, RT_FP64, 1ull << 30, &ctx, err,
+						 sizeof err),
+			 0);
+	assert_non_null(ctx);
+	assert_int_equal(rt_pool_size(rt_cpu_ctx_pool(ctx)), 2);
+	be->close(ctx);
+}
+
+/*
+ * Every workload sets its device up through that helper: each refuses a
+ * precision the device lacks at setup, fails when the memory query fails,
+ * and leaves its context closed either way.
+ */
+static void test_workloads_set_up_alike(void **state)
+{
+	(void)state;
+	int n;
+	const rt_workload *const *list = rt_workload_list(&n);
+	assert_true(n >= 3);
+	for (int i = 0; i < n; i++) {
+		const rt_workload *w = list[i];
+		rt_point pt;
+		rt_shape sh;
+		void *st = NULL;
+		char err[RT_ERRLEN] = "";
+		rt_point_default(&pt);
+		rt_shape_default(w, &sh);
+		pt.batch = 2;
+		pt.precision = RT_TF32;
+		assert_int_equal(w->setup(&pt, &sh, probed_cpu(0), &st, err, sizeof err),
+				 RT_EUNAVAIL);
+		assert_non_null(strstr(err, "does not offer tf32 GEMMs"));
+		assert_null(st);
+		pt.precision = RT_FP32;
+		assert_int_equal(w->setup(&pt, &sh, probed_cpu(RT_EIO), &st, err, sizeof err),
+				 RT_EIO);
+		assert_non_null(strstr(err, "cannot read the memory of cpu device 0"));
+		assert_null(st);
+		assert_int_equal(closes, 1);
 	}
 }
 
@@ -1068,6 +1174,8 @@ int main(void)
 		cmocka_unit_test(test_pool_wakes_sleeping_workers),
 		cmocka_unit_test(test_pool_rejects_zero_threads),
 		cmocka_unit_test(test_device_info),
+		cmocka_unit_test(test_open_checked),
+		cmocka_unit_test(test_workloads_set_up_alike),
 		cmocka_unit_test(test_upload_download),
 		cmocka_unit_test(test_gemm_all_transposes),
 		cmocka_unit_test(test_gemm_rejects),

@@ -194,6 +194,18 @@ int rt_backend_require_precision(const rt_backend_ops *be, int dev, rt_precision
 				 size_t errlen);
 
 /*
+ * Opens device dev of be for one workload run, checked the same way for
+ * every workload: the device offers GEMMs in precision p (RT_EUNAVAIL
+ * otherwise), open() with the host thread budget succeeds, the device says
+ * how much memory is free (a failed query is that query's error: a point
+ * cannot be said to fit), and `need` bytes fit in it (RT_EINFEASIBLE "needs
+ * N GiB, M GiB available" otherwise). On any failure nothing stays open and
+ * *ctx is NULL.
+ */
+int rt_backend_open_checked(const rt_backend_ops *be, int dev, int threads, rt_precision p,
+			    uint64_t need, rt_ctx **ctx, char *err, size_t errlen);
+
+/*
  * The backend's own words on its last failure ("cublasGemmEx:
  * CUBLAS_STATUS_NOT_SUPPORTED"), "" when it keeps none: for messages.
  */

@@ -511,7 +511,6 @@ int rt_ppo_create(const rt_ppo_config *c, const rt_backend_ops *be, rt_ppo **out
 		  size_t errlen)
 {
 	rt_ppo *p = calloc(1, sizeof *p);
-	uint64_t total, avail, need = rt_ppo_mem_bytes(c);
 	int rc;
 
 	*out = NULL;
@@ -533,13 +532,10 @@ int rt_ppo_create(const rt_ppo_config *c, const rt_backend_ops *be, rt_ppo **out
 	p->o_b3 = p->o_w3 + (size_t)HID * p->O;
 	p->o_ls = p->o_b3 + (size_t)p->O;
 	rt_rng_seed(&p->rng, c->seed);
-	if ((rc = be->open(c->device, c->threads, &p->ctx, err, errlen)))
+	rc = rt_backend_open_checked(be, c->device, c->threads, c->precision, rt_ppo_mem_bytes(c),
+				     &p->ctx, err, errlen);
+	if (rc)
 		goto fail;
-	if (be->mem_info(p->ctx, &total, &avail) == RT_OK && need > avail) {
-		rc = rt_fail(err, errlen, RT_EINFEASIBLE, "needs %.2f GiB, %.2f GiB available",
-			     need / 1073741824.0, avail / 1073741824.0);
-		goto fail;
-	}
 	if ((rc = alloc_device(p, err, errlen)))
 		goto fail;
 	if ((rc = alloc_host(p))) {
