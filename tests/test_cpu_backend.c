@@ -206,7 +206,7 @@ static void test_pool_every_item_once(void **state)
 	(void)state;
 	for (int nt = 1; nt <= 4; nt++) {
 		rt_pool *pool = NULL;
-		assert_int_equal(rt_pool_create(nt, &pool, NULL, 0), 0);
+		assert_int_equal(rt_pool_create(nt, RT_POOL_SPIN_KERNELS, &pool, NULL, 0), 0);
 		assert_int_equal(rt_pool_size(pool), nt);
 		for (int rep = 0; rep < 20; rep++) {
 			for (size_t s = 0; s < RT_COUNT(sizes); s++) {
@@ -233,7 +233,7 @@ static void test_pool_wakes_sleeping_workers(void **state)
 {
 	rt_pool *pool = NULL;
 	(void)state;
-	assert_int_equal(rt_pool_create(3, &pool, NULL, 0), 0);
+	assert_int_equal(rt_pool_create(3, RT_POOL_SPIN_KERNELS, &pool, NULL, 0), 0);
 	for (int rep = 0; rep < 40; rep++) {
 		int hits[7] = {0};
 		count_job job = {hits};
@@ -251,9 +251,52 @@ static void test_pool_rejects_zero_threads(void **state)
 	char err[RT_ERRLEN] = "";
 	rt_pool *pool = (rt_pool *)1;
 	(void)state;
-	assert_int_equal(rt_pool_create(0, &pool, err, sizeof err), RT_EINVAL);
+	assert_int_equal(rt_pool_create(0, RT_POOL_SPIN_KERNELS, &pool, err, sizeof err),
+			 RT_EINVAL);
 	assert_null(pool);
-	assert_true(strlen(err) > 0);
+	assert_string_equal(err, "a pool needs at least 1 thread, not 0");
+	pool = (rt_pool *)1;
+	assert_int_equal(rt_pool_create(2, -1e-6, &pool, err, sizeof err), RT_EINVAL);
+	assert_null(pool);
+	assert_string_equal(err, "a pool's spin time must be >= 0, not -1e-06");
+}
+
+/* Each thread of rt_pool_run_each records which index and count it was given. */
+static void mark_index(void *arg, int index, int nthreads)
+{
+	int *seen = arg;
+	__atomic_fetch_add(&seen[index], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&seen[7], nthreads, __ATOMIC_RELAXED);
+}
+
+/*
+ * rt_pool_run_each runs the job once on every thread with its own index and
+ * the pool's size, whatever the spin time: 0 (every wait ends asleep), the
+ * kernels' and the environments'; a NULL pool runs it once inline.
+ */
+static void test_pool_run_each(void **state)
+{
+	static const double spins[] = {0, RT_POOL_SPIN_KERNELS, RT_POOL_SPIN_ENVS};
+	(void)state;
+	for (size_t s = 0; s < RT_COUNT(spins); s++) {
+		for (int nt = 1; nt <= 4; nt++) {
+			rt_pool *pool = NULL;
+			assert_int_equal(rt_pool_create(nt, spins[s], &pool, NULL, 0), 0);
+			for (int rep = 0; rep < 20; rep++) {
+				int seen[8] = {0};
+				rt_pool_run_each(pool, mark_index, seen);
+				for (int i = 0; i < 7; i++)
+					assert_int_equal(seen[i], i < nt ? 1 : 0);
+				assert_int_equal(seen[7], nt * nt);
+			}
+			rt_pool_destroy(pool);
+		}
+	}
+	int seen[8] = {0};
+	rt_pool_run_each(NULL, mark_index, seen);
+	assert_int_equal(seen[0], 1);
+	assert_int_equal(seen[1], 0);
+	assert_int_equal(seen[7], 1);
 }
 
 /* ---- device, memory ---- */
@@ -1173,6 +1216,7 @@ int main(void)
 		cmocka_unit_test(test_pool_every_item_once),
 		cmocka_unit_test(test_pool_wakes_sleeping_workers),
 		cmocka_unit_test(test_pool_rejects_zero_threads),
+		cmocka_unit_test(test_pool_run_each),
 		cmocka_unit_test(test_device_info),
 		cmocka_unit_test(test_open_checked),
 		cmocka_unit_test(test_workloads_set_up_alike),

@@ -123,7 +123,7 @@ static int cpu_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen
 	ctx = calloc(1, sizeof *ctx);
 	if (!ctx)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory for the CPU context");
-	rc = rt_pool_create(threads, &ctx->pool, err, errlen);
+	rc = rt_pool_create(threads, RT_POOL_SPIN_KERNELS, &ctx->pool, err, errlen);
 	if (rc) {
 		free(ctx);
 		return rc;
