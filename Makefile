@@ -40,6 +40,8 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_PLUGINS := $(patsubst tests/plugins/%.c,$(BUILD)/tests/plugins/librigtune_%.so,$(wildcard tests/plugins/*.c))
+# Fake vendor libraries (rocBLAS, NVML) the GPU plugins' host code is tested against.
+TEST_FAKES := $(patsubst tests/fakes/%.c,$(BUILD)/tests/fakes/lib%_fake.so,$(wildcard tests/fakes/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 
 # GPU plugins: built only where their compiler exists; the binary never links them.
@@ -82,6 +84,10 @@ $(BUILD)/tests/plugins/librigtune_%.so: tests/plugins/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared $< -o $@
 
+$(BUILD)/tests/fakes/lib%_fake.so: tests/fakes/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared $< -o $@
+
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/librigtune.a
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -113,7 +119,7 @@ run: deps all
 # tests/gpu_check.c: a plugin against the CPU backend (scripts/gpu-check.sh).
 GPU_CHECK := $(BUILD)/tests/gpu_check
 
-test: deps all $(TEST_BINS) $(TEST_PLUGINS) $(BENCH_BINS) $(GPU_CHECK)
+test: deps all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(GPU_CHECK)
 	@BUILD=$(BUILD) tests/run.sh
 
 asan:

@@ -1,7 +1,9 @@
 /*
  * host_common.h: host-side code the CUDA and HIP plugins share: the error
  * buffer helper (the plugins do not link common/rt.c) and the GEMM
- * arguments of the ABI with their checks. Plain C++, no device runtime.
+ * arguments of the ABI with their checks. Plain C that C++ compiles too, no
+ * device runtime, so that host tests include it (before cmocka.h, whose
+ * fail() macro would take this fail()'s name).
  */
 #ifndef RT_GPU_HOST_COMMON_H
 #define RT_GPU_HOST_COMMON_H
@@ -12,11 +14,11 @@
 
 #include "../backend.h"
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+static inline int fail(char *err, size_t errlen, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* Writes the message into err (may be NULL) and returns code, like rt_fail. */
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+static inline int fail(char *err, size_t errlen, int code, const char *fmt, ...)
 {
 	if (err && errlen) {
 		va_list ap;
@@ -25,6 +27,16 @@ static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
 		va_end(ap);
 	}
 	return code;
+}
+
+/*
+ * "fp64", "fp32", ...: the plugins do not link workloads/names.c, whose
+ * rt_precision_name() says the same for the tuner.
+ */
+static inline const char *gpu_precision_name(rt_precision p)
+{
+	static const char *const names[RT_NPRECISION] = {"fp64", "fp32", "tf32", "bf16", "fp16"};
+	return (unsigned)p < RT_NPRECISION ? names[p] : "?";
 }
 
 /* A GEMM call of the ABI, after its arguments were checked. */
@@ -41,7 +53,7 @@ typedef struct gemm_args {
 } gemm_args;
 
 /* Elements a strided batch of stored rows x cols matrices spans (0 if empty). */
-static size_t span(int rows, int cols, int ld, long stride, int count)
+static inline size_t span(int rows, int cols, int ld, long stride, int count)
 {
 	if (rows == 0 || cols == 0 || count == 0)
 		return 0;
@@ -54,7 +66,7 @@ static size_t span(int rows, int cols, int ld, long stride, int count)
  * precision, sizes and strides are non-negative, leading dimensions cover
  * the stored rows.
  */
-static int gemm_check(const gemm_args *g, unsigned precisions, const char *backend, int dev,
+static inline int gemm_check(const gemm_args *g, unsigned precisions, const char *backend, int dev,
 		      char *err, size_t errlen)
 {
 	if ((g->t == RT_F64) != (g->prec == RT_FP64) || (unsigned)g->prec >= RT_NPRECISION ||
