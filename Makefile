@@ -97,10 +97,10 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/librigtune.a
 NVCC_FLAGS := -O2 -std=c++20 -Xcompiler -fPIC,-Wall,-fvisibility=hidden \
 	-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
 	-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-GPU_DEPS := workloads/gpu/kernels.cuh workloads/gpu/host_common.h workloads/backend.h workloads/kernels.h common/rt.h
+GPU_DEPS := $(wildcard workloads/gpu/*) workloads/backend.h workloads/kernels.h common/rt.h
 $(BUILD)/librigtune_cuda.so: $(CUDA_SRCS) $(GPU_DEPS)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_FLAGS) -shared $(CUDA_SRCS) -o $@ -lcublas -ldl
+	$(NVCC) $(NVCC_FLAGS) -shared $(CUDA_SRCS) -o $@ -lcublas -lcublasLt -ldl
 
 # hipcc builds only for the targets its device libraries know: of RX 7900
 # (gfx1100), MI300 (gfx942), MI200 (gfx90a), MI100 (gfx908) and RX 6000

@@ -87,6 +87,17 @@ static void cpu_model_name(char *name, size_t len)
 	fclose(f);
 }
 
+/* "OpenBLAS 0.3.21, Haswell kernels": the library, its version and the kernels it chose. */
+static void blas_describe(char *buf, size_t len)
+{
+	char version[32] = "";
+	const char *config = openblas_get_config();
+	if (config && !strncmp(config, "OpenBLAS ", 9))
+		sscanf(config + 9, "%31s", version);
+	snprintf(buf, len, "OpenBLAS %s, %.40s kernels", version[0] ? version : "(version unknown)",
+		 openblas_get_corename());
+}
+
 static int cpu_device_info(int dev, rt_device_info *info)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -105,6 +116,7 @@ static int cpu_device_info(int dev, rt_device_info *info)
 	if (find_sbgemm())
 		info->precisions |= RT_PREC_BIT(RT_BF16);
 	info->unified_memory = 1;
+	blas_describe(info->gemm_impl, sizeof info->gemm_impl);
 	return 0;
 }
 
