@@ -164,6 +164,11 @@ static int gemm_step(void *state, rt_step_result *out, char *err, size_t errlen)
 	return RT_OK;
 }
 
+static rt_ctx *gemm_context(void *state)
+{
+	return ((gemm_state *)state)->ctx;
+}
+
 const rt_workload rt_workload_gemm = {
 	.name = "gemm",
 	.unit = "GFLOP/s",
@@ -180,4 +185,5 @@ const rt_workload rt_workload_gemm = {
 	.setup = gemm_setup,
 	.step = gemm_step,
 	.teardown = gemm_teardown,
+	.context = gemm_context,
 };

@@ -912,6 +912,11 @@ fail:
 	return rc;
 }
 
+static rt_ctx *tf_context(void *state)
+{
+	return ((struct tf *)state)->ctx;
+}
+
 static int tf_step(void *state, rt_step_result *out, char *err, size_t errlen)
 {
 	struct tf *s = state;
@@ -978,11 +983,13 @@ const rt_workload rt_workload_transformer = {
 	.nkeys = NKEYS,
 	.phase_names = phase_names,
 	.nphases = NPH,
+	.host_phases = 1u << PH_DATA,
 	.check = tf_check,
 	.mem_bytes = tf_mem_bytes,
 	.setup = tf_setup,
 	.step = tf_step,
 	.teardown = tf_teardown,
+	.context = tf_context,
 };
 
 /* ---- Test hooks ---- */
