@@ -352,7 +352,8 @@ static int decode_feasible(const reader *r, const rt_workload *w, const rt_ynode
 
 static const char *const trial_keys[] = {
 	"fingerprint", "workload", "point",   "shape",        "infeasible", "cause",
-	"seconds",     "throughput", "gflops", "phases", "samples", "step_seconds"};
+	"seconds",     "throughput", "gflops", "phases", "samples", "step_seconds",
+	"gemm_impl",   "device_busy", "device_busy_sampled", "monitor"};
 
 /*
  * The cause of an infeasible trial that a journal written before causes were
