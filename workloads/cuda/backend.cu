@@ -126,6 +126,7 @@ static int vendor_code(cudaError_t e)
 
 #define LT_CACHE 64               /* bf16/fp16 GEMM shapes whose choice is kept */
 #define LT_WORKSPACE (32u << 20)  /* cuBLASLt's workspace: what Hopper asks for */
+#define LT_ALIGN 16               /* bytes every operand (and batch stride) is aligned to */
 
 enum { LT_UNDECIDED = 0, LT_CUBLAS, LT_LT };
 
@@ -318,6 +319,14 @@ static int lt_prepare(rt_ctx *ctx, lt_shape *s)
 	if (!rc)
 		rc = BLAS(ctx, cublasLtMatmulPreferenceSetAttribute(
 				       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+	/* vendor_gemm sends cuBLASLt only operands aligned to LT_ALIGN bytes */
+	static const cublasLtMatmulPreferenceAttributes_t align[] = {
+		CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+		CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+	uint32_t bytes = LT_ALIGN;
+	for (int i = 0; !rc && i < 4; i++)
+		rc = BLAS(ctx, cublasLtMatmulPreferenceSetAttribute(pref, align[i], &bytes,
+								    sizeof bytes));
 	if (!rc)
 		rc = BLAS(ctx, cublasLtMatmulAlgoGetHeuristic(ctx->blas.lt, s->op, s->la, s->lb,
 							      s->lc, s->lc, pref, 1, &h, &found));
@@ -340,6 +349,14 @@ static int run_lt(rt_ctx *ctx, const lt_shape *s, const colmajor_gemm *c, double
 					LT_WORKSPACE, ctx->stream));
 }
 
+/* 1 when x and y are the same GEMM but for where their operands are. */
+static int same_shape(const colmajor_gemm *x, const colmajor_gemm *y)
+{
+	return x->transa == y->transa && x->transb == y->transb && x->m == y->m && x->n == y->n &&
+	       x->k == y->k && x->lda == y->lda && x->ldb == y->ldb && x->ldc == y->ldc &&
+	       x->sa == y->sa && x->sb == y->sb && x->sc == y->sc && x->count == y->count;
+}
+
 /* The cached shape of c in precision p, a new one while there is room, or NULL. */
 static lt_shape *lt_find(rt_ctx *ctx, rt_precision p, const colmajor_gemm *c)
 {
@@ -348,7 +365,7 @@ static lt_shape *lt_find(rt_ctx *ctx, rt_precision p, const colmajor_gemm *c)
 	key.a = key.b = NULL;
 	key.c = NULL;
 	for (int i = 0; i < v->nshapes; i++)
-		if (v->shapes[i].prec == p && !memcmp(&v->shapes[i].key, &key, sizeof key))
+		if (v->shapes[i].prec == p && same_shape(&v->shapes[i].key, &key))
 			return &v->shapes[i];
 	if (v->nshapes == LT_CACHE)
 		return NULL;
@@ -404,6 +421,17 @@ static int lt_decide(rt_ctx *ctx, lt_shape *s, rt_precision p, const colmajor_ge
 }
 
 /*
+ * 1 when every operand of c and every batch stride (16-bit A and B, fp32 C)
+ * is aligned to LT_ALIGN bytes, which the algorithms cuBLASLt picks assume.
+ */
+static int lt_aligned(const colmajor_gemm *c)
+{
+	return (uintptr_t)c->a % LT_ALIGN == 0 && (uintptr_t)c->b % LT_ALIGN == 0 &&
+	       (uintptr_t)c->c % LT_ALIGN == 0 && (c->sa * 2) % LT_ALIGN == 0 &&
+	       (c->sb * 2) % LT_ALIGN == 0 && (c->sc * 4) % LT_ALIGN == 0;
+}
+
+/*
  * The GEMM g on cuBLAS, or on cuBLASLt for a bf16/fp16 shape measured faster
  * there; a and b are g's operands (16-bit copies for bf16/fp16).
  */
@@ -414,6 +442,8 @@ static int vendor_gemm(rt_ctx *ctx, const gemm_args *g, const void *a, const voi
 	h.b = b;
 	colmajor_gemm c = colmajor_of(&h);
 	if (g->prec != RT_BF16 && g->prec != RT_FP16)
+		return run_cublas(ctx, g->prec, &c, g->alpha, g->beta);
+	if (!lt_aligned(&c))
 		return run_cublas(ctx, g->prec, &c, g->alpha, g->beta);
 	lt_shape *s = lt_find(ctx, g->prec, &c);
 	if (s && s->choice == LT_UNDECIDED && g->beta == 0)
