@@ -11,9 +11,11 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../common/rng.h"
 #include "../workloads/cpu_backend.h"
@@ -1210,8 +1212,71 @@ static void test_kernels_reject_bad_args(void **state)
 	ops->close(ctx);
 }
 
-int main(void)
+/* ---- OpenBLAS's thread timeout ---- */
+
+/*
+ * `test_cpu_backend --blas-child`: calls rt_cpu_blas_prepare() like a main()
+ * and prints the OPENBLAS_THREAD_TIMEOUT the image started with (what
+ * OpenBLAS read when it loaded: /proc/self/environ keeps the environment
+ * the exec passed) and the one it has now (what its children inherit).
+ */
+static int blas_child(char **argv)
 {
+	char env[65536], initial[64] = "unset";
+	rt_cpu_blas_prepare(argv);
+	FILE *f = fopen("/proc/self/environ", "r");
+	size_t n = f ? fread(env, 1, sizeof env - 1, f) : 0;
+	if (f)
+		fclose(f);
+	env[n] = '\0';
+	for (size_t i = 0; i < n; i += strlen(env + i) + 1)
+		if (!strncmp(env + i, "OPENBLAS_THREAD_TIMEOUT=", 24))
+			snprintf(initial, sizeof initial, "%s", env + i + 24);
+	const char *now = getenv("OPENBLAS_THREAD_TIMEOUT");
+	printf("initial=%s now=%s mark=%s\n", initial, now ? now : "unset",
+	       getenv("RIGTUNE_BLAS_REEXEC") ? "set" : "unset");
+	return 0;
+}
+
+/* What a --blas-child run printed, with OPENBLAS_THREAD_TIMEOUT as given (NULL: unset). */
+static void blas_child_run(const char *timeout, char *out, size_t len)
+{
+	char self[1024], cmd[1100];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	assert_true(n > 0);
+	self[n] = '\0';
+	if (timeout)
+		setenv("OPENBLAS_THREAD_TIMEOUT", timeout, 1);
+	else
+		unsetenv("OPENBLAS_THREAD_TIMEOUT");
+	snprintf(cmd, sizeof cmd, "'%s' --blas-child", self);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(out, (int)len, p));
+	assert_int_equal(pclose(p), 0);
+	unsetenv("OPENBLAS_THREAD_TIMEOUT");
+}
+
+/*
+ * rt_cpu_blas_prepare: the program is executed again with the short timeout
+ * in its initial environment (OpenBLAS reads it as it loads), and the
+ * variable is gone from the environment it runs with (children and a
+ * user's command never see it); a timeout the user set is left alone.
+ */
+static void test_blas_thread_timeout(void **state)
+{
+	(void)state;
+	char out[256];
+	blas_child_run(NULL, out, sizeof out);
+	assert_string_equal(out, "initial=" RT_BLAS_THREAD_TIMEOUT " now=unset mark=unset\n");
+	blas_child_run("7", out, sizeof out);
+	assert_string_equal(out, "initial=7 now=7 mark=unset\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--blas-child"))
+		return blas_child(argv);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pool_every_item_once),
 		cmocka_unit_test(test_pool_wakes_sleeping_workers),
@@ -1237,6 +1302,7 @@ int main(void)
 		cmocka_unit_test(test_backward_finite_differences),
 		cmocka_unit_test(test_threads_agree),
 		cmocka_unit_test(test_kernels_reject_bad_args),
+		cmocka_unit_test(test_blas_thread_timeout),
 	};
 	ops = rt_cpu_backend();
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -389,6 +389,25 @@ static int cpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int tran
 	return 0;
 }
 
+#define BLAS_TIMEOUT_VAR "OPENBLAS_THREAD_TIMEOUT"
+#define BLAS_REEXEC_MARK "RIGTUNE_BLAS_REEXEC" /* set only between the exec and its return */
+
+void rt_cpu_blas_prepare(char **argv)
+{
+	if (getenv(BLAS_REEXEC_MARK)) { /* the new image: OpenBLAS has read the timeout */
+		unsetenv(BLAS_TIMEOUT_VAR);
+		unsetenv(BLAS_REEXEC_MARK);
+		return;
+	}
+	if (getenv(BLAS_TIMEOUT_VAR)) /* the user's own setting stands */
+		return;
+	setenv(BLAS_TIMEOUT_VAR, RT_BLAS_THREAD_TIMEOUT, 1);
+	setenv(BLAS_REEXEC_MARK, "1", 1);
+	execv("/proc/self/exe", argv);
+	unsetenv(BLAS_TIMEOUT_VAR); /* the exec failed: carry on as we are */
+	unsetenv(BLAS_REEXEC_MARK);
+}
+
 static const rt_backend_ops cpu_ops = {
 	.abi = RT_BACKEND_ABI,
 	.name = "cpu",
