@@ -150,9 +150,11 @@ struct fake_rocblas_call {
 	void *stream;
 };
 
-static void load_fake_rocblas(rocblas_api *api, struct fake_rocblas_call **log, int **status)
+/* The fake rocBLAS loaded through rocblas_load(), its call log and status, and a handle. */
+static rb_handle open_fake_rocblas(rocblas_api *api, struct fake_rocblas_call **log, int **status)
 {
 	char path[1100], why[RT_ERRLEN] = "";
+	rb_handle h = NULL;
 	setenv("RIGTUNE_ROCBLAS", fake_path("rocblas", path, sizeof path), 1);
 	assert_int_equal(rocblas_load(api, why, sizeof why), 0);
 	*log = dlsym(api->lib, "fake_rocblas_log");
@@ -160,6 +162,8 @@ static void load_fake_rocblas(rocblas_api *api, struct fake_rocblas_call **log, 
 	assert_non_null(*log);
 	assert_non_null(*status);
 	**status = 0;
+	assert_int_equal(api->create_handle(&h), 0);
+	return h;
 }
 
 /* fp32 copies of a case's operands, as the plugin holds fp32 tensors. */
@@ -185,10 +189,8 @@ static void test_rocblas_dispatch(void **state)
 	struct fake_rocblas_call *log;
 	int *status;
 	char err[RT_ERRLEN] = "";
-	load_fake_rocblas(&api, &log, &status);
+	rb_handle h = open_fake_rocblas(&api, &log, &status);
 	assert_string_equal(api.version, "9.9.9.fake");
-	rb_handle h;
-	assert_int_equal(api.create_handle(&h), 0);
 	assert_int_equal(api.set_stream(h, (void *)&h), 0);
 	assert_ptr_equal(log->stream, (void *)&h);
 
@@ -269,9 +271,7 @@ static void test_rocblas_errors(void **state)
 	struct fake_rocblas_call *log;
 	int *status;
 	char err[RT_ERRLEN] = "";
-	load_fake_rocblas(&api, &log, &status);
-	rb_handle h;
-	assert_int_equal(api.create_handle(&h), 0);
+	rb_handle h = open_fake_rocblas(&api, &log, &status);
 	uint16_t x = 0x3c00;
 	float y = 0;
 	gemm_args g = {RT_F32, RT_FP16, 0, 0, 1, 1, 1, 1.0, 0.0, &x, &x, &y, 1, 1, 1, 0, 0, 0, 1};

@@ -8,9 +8,11 @@
 #ifndef RT_GPU_HOST_COMMON_H
 #define RT_GPU_HOST_COMMON_H
 
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../backend.h"
 
@@ -37,6 +39,31 @@ static inline const char *gpu_precision_name(rt_precision p)
 {
 	static const char *const names[RT_NPRECISION] = {"fp64", "fp32", "tf32", "bf16", "fp16"};
 	return (unsigned)p < RT_NPRECISION ? names[p] : "?";
+}
+
+/* One function a plugin needs from a library it dlopens, and where its address goes. */
+typedef struct dl_need {
+	const char *name;
+	void *fn;   /* a function pointer variable of any type */
+	size_t size;
+} dl_need;
+
+#define DL_NEED(name, var) {name, &(var), sizeof(var)}
+
+/*
+ * Looks up every function of need in lib (called libname in the message):
+ * 0, or RT_EUNAVAIL with "libname: no symbol NAME" at the first missing.
+ */
+static inline int dl_resolve(void *lib, const char *libname, const dl_need *need, size_t n,
+			     char *why, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		void *p = dlsym(lib, need[i].name);
+		if (!p)
+			return fail(why, len, RT_EUNAVAIL, "%s: no symbol %s", libname, need[i].name);
+		memcpy(need[i].fn, &p, need[i].size); /* object to function pointer, as POSIX allows */
+	}
+	return 0;
 }
 
 /* A GEMM call of the ABI, after its arguments were checked. */

@@ -65,18 +65,6 @@ typedef struct gpu_monitor {
 	int stop;
 } gpu_monitor;
 
-static inline int mon_sym(gpu_monitor *m, const char *lib, const char *name, void *fn,
-			  size_t size, char *why, size_t len)
-{
-	void *p = dlsym(m->lib, name);
-	if (!p)
-		return fail(why, len, RT_EUNAVAIL, "%s: no symbol %s", lib, name);
-	memcpy(fn, &p, size);
-	return 0;
-}
-
-#define MON_SYM(m, lib, f, name, why, len) mon_sym(m, lib, name, &(m)->f, sizeof (m)->f, why, len)
-
 /* dlopens $env, else `name`; RT_EUNAVAIL with dlerror's words when neither loads. */
 static inline int mon_dlopen(gpu_monitor *m, const char *env, const char *name, char *why,
 			     size_t len)
@@ -111,19 +99,16 @@ static inline int monitor_open_nvml(gpu_monitor *m, const char *bus, char *why, 
 	memset(m, 0, sizeof *m);
 	if (mon_dlopen(m, "RIGTUNE_NVML", lib, why, len))
 		return RT_EUNAVAIL;
-	int rc = mon_sym(m, lib, "nvmlInit_v2", &init, sizeof init, why, len);
-	if (!rc)
-		rc = mon_sym(m, lib, "nvmlDeviceGetHandleByPciBusId_v2", &by_bus, sizeof by_bus,
-			     why, len);
-	if (!rc)
-		rc = MON_SYM(m, lib, nv_samples, "nvmlDeviceGetSamples", why, len);
-	if (!rc)
-		rc = MON_SYM(m, lib, nv_error, "nvmlErrorString", why, len);
-	if (!rc)
-		rc = MON_SYM(m, lib, shutdown, "nvmlShutdown", why, len);
-	if (rc) {
+	const dl_need need[] = {
+		DL_NEED("nvmlInit_v2", init),
+		DL_NEED("nvmlDeviceGetHandleByPciBusId_v2", by_bus),
+		DL_NEED("nvmlDeviceGetSamples", m->nv_samples),
+		DL_NEED("nvmlErrorString", m->nv_error),
+		DL_NEED("nvmlShutdown", m->shutdown),
+	};
+	if (dl_resolve(m->lib, lib, need, RT_COUNT(need), why, len)) {
 		mon_unload(m);
-		return rc;
+		return RT_EUNAVAIL;
 	}
 	int st = init();
 	if (st != NVML_OK) {
@@ -179,18 +164,16 @@ static inline int monitor_open_rsmi(gpu_monitor *m, int domain, int bus, int dev
 	memset(m, 0, sizeof *m);
 	if (mon_dlopen(m, "RIGTUNE_ROCM_SMI", lib, why, len))
 		return RT_EUNAVAIL;
-	int rc = mon_sym(m, lib, "rsmi_init", &init, sizeof init, why, len);
-	if (!rc)
-		rc = mon_sym(m, lib, "rsmi_num_monitor_devices", &count, sizeof count, why, len);
-	if (!rc)
-		rc = mon_sym(m, lib, "rsmi_dev_pci_id_get", &pci_id, sizeof pci_id, why, len);
-	if (!rc)
-		rc = MON_SYM(m, lib, rs_busy, "rsmi_dev_busy_percent_get", why, len);
-	if (!rc)
-		rc = MON_SYM(m, lib, shutdown, "rsmi_shut_down", why, len);
-	if (rc) {
+	const dl_need need[] = {
+		DL_NEED("rsmi_init", init),
+		DL_NEED("rsmi_num_monitor_devices", count),
+		DL_NEED("rsmi_dev_pci_id_get", pci_id),
+		DL_NEED("rsmi_dev_busy_percent_get", m->rs_busy),
+		DL_NEED("rsmi_shut_down", m->shutdown),
+	};
+	if (dl_resolve(m->lib, lib, need, RT_COUNT(need), why, len)) {
 		mon_unload(m);
-		return rc;
+		return RT_EUNAVAIL;
 	}
 	int st = init(0);
 	if (st != 0) {

@@ -75,18 +75,6 @@ static const char *const rocblas_names[] = {
 	"/opt/rocm/lib/librocblas.so",
 };
 
-/* dlsym into *fn (a function pointer of any type); 0, or -1 if absent. */
-static inline int rb_sym(void *lib, const char *name, void *fn, size_t size)
-{
-	void *p = dlsym(lib, name);
-	if (!p)
-		return -1;
-	memcpy(fn, &p, size); /* object to function pointer, as POSIX allows */
-	return 0;
-}
-
-#define RB_SYM(api, field, name) rb_sym((api)->lib, name, &(api)->field, sizeof (api)->field)
-
 /*
  * Loads rocBLAS ($RIGTUNE_ROCBLAS, else the first of rocblas_names that
  * dlopen finds) and fills api. 0, or RT_EUNAVAIL with the reason in why
@@ -104,29 +92,26 @@ static inline int rocblas_load(rocblas_api *api, char *why, size_t len)
 	if (!api->lib)
 		return fail(why, len, RT_EUNAVAIL, "%s", path && *path ? dlerror() :
 							"no librocblas.so[.5|.4|.0] on the library path");
-	static const struct {
-		const char *name;
-		size_t offset, size;
-	} need[] = {
-#define NEED(f, sym) {sym, offsetof(rocblas_api, f), sizeof(((rocblas_api *)0)->f)}
-		NEED(create_handle, "rocblas_create_handle"),
-		NEED(destroy_handle, "rocblas_destroy_handle"),
-		NEED(set_stream, "rocblas_set_stream"),
-		NEED(gemm_ex, "rocblas_gemm_ex"),
-		NEED(gemm_strided_batched_ex, "rocblas_gemm_strided_batched_ex"),
-#undef NEED
+	const dl_need need[] = {
+		DL_NEED("rocblas_create_handle", api->create_handle),
+		DL_NEED("rocblas_destroy_handle", api->destroy_handle),
+		DL_NEED("rocblas_set_stream", api->set_stream),
+		DL_NEED("rocblas_gemm_ex", api->gemm_ex),
+		DL_NEED("rocblas_gemm_strided_batched_ex", api->gemm_strided_batched_ex),
 	};
-	for (size_t i = 0; i < RT_COUNT(need); i++)
-		if (rb_sym(api->lib, need[i].name, (char *)api + need[i].offset, need[i].size)) {
-			fail(why, len, RT_EUNAVAIL, "%s: no symbol %s", name, need[i].name);
-			dlclose(api->lib);
-			memset(api, 0, sizeof *api);
-			return RT_EUNAVAIL;
-		}
-	RB_SYM(api, status_to_string, "rocblas_status_to_string");
 	rb_status (*version)(char *, size_t) = NULL;
-	if (rb_sym(api->lib, "rocblas_get_version_string", &version, sizeof version) ||
-	    version(api->version, sizeof api->version) != RB_SUCCESS)
+	const dl_need optional[] = {
+		DL_NEED("rocblas_status_to_string", api->status_to_string),
+		DL_NEED("rocblas_get_version_string", version),
+	};
+	if (dl_resolve(api->lib, name, need, RT_COUNT(need), why, len)) {
+		dlclose(api->lib);
+		memset(api, 0, sizeof *api);
+		return RT_EUNAVAIL;
+	}
+	for (size_t i = 0; i < RT_COUNT(optional); i++) /* absent in some versions */
+		dl_resolve(api->lib, name, &optional[i], 1, NULL, 0);
+	if (!version || version(api->version, sizeof api->version) != RB_SUCCESS)
 		snprintf(api->version, sizeof api->version, "(version unknown)");
 	return 0;
 }
