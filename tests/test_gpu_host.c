@@ -4,8 +4,9 @@
  * padded leading dimensions, strided batches), rocBLAS reached through its
  * table of entry points against a fake librocblas (dispatch by precision and
  * batch, the declined and failing statuses, a library that is not there or
- * lacks a symbol, the gemm_impl it reports), and the NVML monitor against a
- * fake libnvidia-ml (samples of a window, the device by bus id, not found).
+ * lacks a symbol), and the monitors against a fake libnvidia-ml (samples of
+ * a window, the device by bus id, not found) and a fake librocm_smi64 (the
+ * poller's windows, the device by PCI address).
  * The fakes are built by the Makefile from tests/fakes into
  * $BUILD_DIR/tests/fakes and named through the plugins' path overrides.
  */
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Before cmocka.h: host_common.h has a fail() of its own. */
 #include "../workloads/gpu/blas_map.h"
@@ -362,6 +364,66 @@ static void test_nvml_monitor(void **state)
 	unsetenv("RIGTUNE_NVML");
 }
 
+/* Waits until the fake has been polled k more times (10 s at most). */
+static void wait_polls(volatile int *reads, int k)
+{
+	int want = __atomic_load_n(reads, __ATOMIC_RELAXED) + k;
+	double deadline = rt_now() + 10;
+	while (__atomic_load_n(reads, __ATOMIC_RELAXED) < want && rt_now() < deadline) {
+		struct timespec pause = {0, 5000000};
+		nanosleep(&pause, NULL);
+	}
+}
+
+/*
+ * A window of the rocm_smi monitor in which every poll read `percent`: the
+ * value is set, two polls pass (the first may have read the old one before
+ * it ended; the second began after that), the window restarts, two more
+ * polls; then its mean, and how many samples it had.
+ */
+static int rsmi_window(gpu_monitor *m, unsigned int *pct, volatile int *reads,
+		       unsigned int percent, double *busy, int *n)
+{
+	char why[RT_ERRLEN];
+	__atomic_store_n(pct, percent, __ATOMIC_RELAXED);
+	wait_polls(reads, 2);
+	monitor_reset(m);
+	wait_polls(reads, 2);
+	return monitor_read(m, busy, n, why, sizeof why);
+}
+
+/*
+ * The rocm_smi monitor over the fake: its poller finds the device by PCI
+ * address and averages what it polls in each window; another address is
+ * not found.
+ */
+static void test_rocm_smi_monitor(void **state)
+{
+	(void)state;
+	gpu_monitor m;
+	char why[RT_ERRLEN] = "", path[1100];
+	double busy = -1;
+	int n = 0;
+	setenv("RIGTUNE_ROCM_SMI", fake_path("rocm_smi", path, sizeof path), 1);
+	if (monitor_open_rsmi(&m, 0, 3, 0, why, sizeof why))
+		fail_msg("%s", why);
+	unsigned int *pct = dlsym(m.lib, "fake_rsmi_busy");
+	volatile int *reads = dlsym(m.lib, "fake_rsmi_reads");
+	assert_non_null(pct);
+	assert_non_null(reads);
+	assert_int_equal(rsmi_window(&m, pct, reads, 40, &busy, &n), 0);
+	assert_true(n >= 1);
+	assert_float_equal(busy, 0.40, 1e-12);
+	assert_int_equal(rsmi_window(&m, pct, reads, 80, &busy, &n), 0);
+	assert_float_equal(busy, 0.80, 1e-12);
+	monitor_close(&m);
+	assert_int_equal(m.kind, MON_NONE);
+
+	assert_int_equal(monitor_open_rsmi(&m, 0, 4, 0, why, sizeof why), RT_EUNAVAIL);
+	assert_string_equal(why, "rocm_smi: no device at PCI 0000:04:00");
+	unsetenv("RIGTUNE_ROCM_SMI");
+}
+
 int main(void)
 {
 	const char *build = getenv("BUILD_DIR");
@@ -372,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_rocblas_errors),
 		cmocka_unit_test(test_rocblas_not_found),
 		cmocka_unit_test(test_nvml_monitor),
+		cmocka_unit_test(test_rocm_smi_monitor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
