@@ -7,9 +7,9 @@
  * polls rsmi_dev_busy_percent_get every MON_POLL_S while a window is open.
  *
  * Plain C that C++ compiles too, reached through dlopen and a table of entry
- * points, so that tests/test_gpu_host.c drives it against a fake NVML built
- * from tests/fakes/nvml.c: $RIGTUNE_NVML (or $RIGTUNE_ROCM_SMI) names the
- * library to dlopen instead of the vendor's. NVML's declarations follow its
+ * points, so that tests/test_gpu_host.c drives it against fakes of NVML and
+ * rocm_smi built from tests/fakes: $RIGTUNE_NVML and $RIGTUNE_ROCM_SMI name
+ * the library to dlopen instead of the vendor's. NVML's declarations follow its
  * public nvml.h (CUDA 12/13: nvmlSample_t, nvmlValueType_t, the return codes
  * used); rocm_smi's follow rocm_smi.h of ROCm 5.2 (Debian's librocm-smi-dev).
  */
