@@ -101,8 +101,8 @@ static inline int gemm_check(const gemm_args *g, unsigned precisions, const char
 		return fail(err, errlen, RT_EINVAL, "gemm: precision %d does not apply to dtype %d",
 			    g->prec, g->t);
 	if (!(precisions & RT_PREC_BIT(g->prec)))
-		return fail(err, errlen, RT_EUNAVAIL, "gemm: precision %d not offered by %s device %d",
-			    g->prec, backend, dev);
+		return fail(err, errlen, RT_EUNAVAIL, "gemm: %s not offered by %s device %d",
+			    gpu_precision_name(g->prec), backend, dev);
 	int ka = g->transa ? g->m : g->k, nb = g->transb ? g->k : g->n;
 	if (g->m < 0 || g->n < 0 || g->k < 0 || g->count < 0 || g->sa < 0 || g->sb < 0 ||
 	    g->sc < 0 || g->lda < (ka > 1 ? ka : 1) || g->ldb < (nb > 1 ? nb : 1) ||
