@@ -23,7 +23,14 @@ const rt_backend_ops *rt_cpu_backend(void);
  * command started from this process sees it. Returns when nothing is left
  * to do (or the re-exec failed: then OpenBLAS keeps its own timeout).
  */
-#define RT_BLAS_THREAD_TIMEOUT "4" /* 2^4 cycles, OpenBLAS's least: sleep after each job */
+/*
+ * 2^17 cycles, ~50 us at 2.6 GHz: as long as the kernel pool polls after its
+ * jobs (RT_POOL_SPIN_KERNELS), so GEMMs that follow one another find
+ * OpenBLAS's threads awake and kernels that follow a GEMM find them asleep.
+ * (4, OpenBLAS's least, made every GEMM pay a wake-up, which on an
+ * oversubscribed machine cost milliseconds.)
+ */
+#define RT_BLAS_THREAD_TIMEOUT "17"
 void rt_cpu_blas_prepare(char **argv);
 
 /* The kernel thread pool of an open CPU context (for cpu_kernels.c). */
