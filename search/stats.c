@@ -311,3 +311,74 @@ double rt_median_se(const double *x, size_t n)
 		return 0;
 	return sqrt(M_PI / 2) * 1.4826 * rt_mad(x, n) / sqrt((double)n);
 }
+
+/* The ratio's CI decides; p guards a slowdown or a speedup against noise. */
+static rt_change classify(const rt_comparison *c, const rt_compare_opts *o)
+{
+	int significant = c->test.p < o->alpha;
+	if (significant && c->ci_hi < 1 && c->ratio <= 1 - o->threshold)
+		return RT_CHANGE_SLOWER;
+	if (significant && c->ci_lo > 1 && c->ratio >= 1 + o->threshold)
+		return RT_CHANGE_FASTER;
+	if (c->ci_lo >= 1 - o->threshold && c->ci_hi <= 1 + o->threshold)
+		return RT_CHANGE_SAME;
+	return RT_CHANGE_UNDECIDED;
+}
+
+/*
+ * The distance from the ratio to the boundary that would decide it: 1 for
+ * a ratio past the threshold (its CI must leave 1 behind), else the nearer
+ * edge of the band of no change.
+ */
+static double decisive_distance(double r, double t)
+{
+	if (r <= 1 - t || r >= 1 + t)
+		return fabs(r - 1);
+	return fmin(r - (1 - t), (1 + t) - r);
+}
+
+/*
+ * Samples of now for an 80% chance that the CI clears the decisive
+ * boundary: the usual power calculation, n = ((1.96 + 0.84) se / dist)^2,
+ * with the baseline's share of the standard error fixed.
+ */
+static void estimate_more(rt_comparison *c, const double *base, const double *now, double t)
+{
+	double sb = rt_median_se(base, c->base_n) / c->base_median;
+	double sn = c->now_median != 0
+			    ? rt_median_se(now, c->now_n) / fabs(c->now_median) * sqrt((double)c->now_n)
+			    : 0;
+	double want = decisive_distance(c->ratio, t) / ((1.96 + 0.84) * c->ratio);
+	c->base_halfwidth = 1.96 * sb;
+	double room = want * want - sb * sb;
+	c->more_samples = 0;
+	if (room <= 0 || !(want > 0))
+		return;
+	double need = ceil(sn * sn / room) - (double)c->now_n;
+	c->more_samples = need < 1 ? 1 : need > 1e6 ? 1000000 : (long)need;
+}
+
+int rt_compare(const double *base, size_t nb, const double *now, size_t nn,
+	       const rt_compare_opts *o, rt_comparison *c)
+{
+	memset(c, 0, sizeof *c);
+	if (nb == 0 || nn == 0)
+		return RT_EINVAL;
+	c->base_n = nb;
+	c->now_n = nn;
+	c->base_median = rt_median(base, nb);
+	c->now_median = rt_median(now, nn);
+	if (!(c->base_median != 0))
+		return RT_EINVAL;
+	c->ratio = c->now_median / c->base_median;
+	int rc = rt_bootstrap_ratio_ci(base, nb, now, nn, o->reps, 0.95, o->seed, &c->ci_lo,
+				       &c->ci_hi);
+	if (rc == RT_OK)
+		rc = rt_mann_whitney(now, nn, base, nb, &c->test);
+	if (rc)
+		return rc;
+	c->change = classify(c, o);
+	if (c->change == RT_CHANGE_UNDECIDED)
+		estimate_more(c, base, now, o->threshold);
+	return RT_OK;
+}

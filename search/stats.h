@@ -72,6 +72,51 @@ int rt_bootstrap_ratio_ci(const double *x, size_t nx, const double *y, size_t ny
  */
 double rt_median_se(const double *x, size_t n);
 
+/*
+ * Whether throughput samples `now` differ from `base` in practice, the way
+ * `rigtune check` decides (the rule is asv's and criterion's together):
+ *   ratio = median(now) / median(base), with the bootstrap 95% CI of the
+ *   ratio and the Mann-Whitney p-value;
+ *   SLOWER    p < alpha, the CI below 1, and ratio <= 1 - threshold;
+ *   FASTER    p < alpha, the CI above 1, and ratio >= 1 + threshold;
+ *   SAME      the whole CI within [1 - threshold, 1 + threshold];
+ *   UNDECIDED anything else: more samples may decide it.
+ * For UNDECIDED, more_samples estimates how many more samples of `now`
+ * give an 80% chance of deciding at the observed ratio (a power
+ * calculation on the ratio's standard error, from each side's
+ * rt_median_se); 0 when no number of them can, because the baseline's
+ * own spread already covers the distance to the nearest boundary, or the
+ * ratio sits on it. base_halfwidth is the baseline's share of the CI's
+ * half-width, relative (1.96 rt_median_se / median).
+ */
+typedef enum rt_change {
+	RT_CHANGE_SAME,
+	RT_CHANGE_SLOWER,
+	RT_CHANGE_FASTER,
+	RT_CHANGE_UNDECIDED,
+} rt_change;
+
+typedef struct rt_compare_opts {
+	double alpha;     /* 0.01 */
+	double threshold; /* 0.05: a change smaller than this is no change */
+	int reps;         /* bootstrap resamples */
+	uint64_t seed;
+} rt_compare_opts;
+
+typedef struct rt_comparison {
+	double base_median, now_median;
+	size_t base_n, now_n;
+	double ratio, ci_lo, ci_hi;
+	rt_mwu test;
+	rt_change change;
+	long more_samples;
+	double base_halfwidth;
+} rt_comparison;
+
+/* RT_EINVAL for an empty sample or a zero median of base; RT_ENOMEM. */
+int rt_compare(const double *base, size_t nb, const double *now, size_t nn,
+	       const rt_compare_opts *o, rt_comparison *c);
+
 /* Standard normal CDF. */
 double rt_norm_cdf(double z);
 

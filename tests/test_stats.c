@@ -238,6 +238,122 @@ static void test_median_se(void **state)
 	assert_true(fabs(sd - se) / se < 0.2);
 }
 
+static const rt_compare_opts cmp_opts = {.alpha = 0.01, .threshold = 0.05, .reps = 1000, .seed = 1};
+
+/* n samples of median m with relative noise sd, from r. */
+static void noisy(double *x, int n, double m, double sd, rt_rng *r)
+{
+	for (int i = 0; i < n; i++)
+		x[i] = m * (1 + sd * rt_rng_normal(r));
+}
+
+static void test_compare_decides(void **state)
+{
+	(void)state;
+	rt_rng r;
+	rt_rng_seed(&r, 21);
+	double base[20], now[20];
+	noisy(base, 20, 100, 0.01, &r);
+	rt_comparison c;
+	noisy(now, 20, 80, 0.01, &r);
+	assert_int_equal(rt_compare(base, 20, now, 20, &cmp_opts, &c), 0);
+	assert_int_equal(c.change, RT_CHANGE_SLOWER);
+	assert_float_equal(c.ratio, c.now_median / c.base_median, 1e-15);
+	assert_true(c.ratio > 0.78 && c.ratio < 0.82);
+	assert_true(c.ci_lo < c.ratio && c.ratio < c.ci_hi && c.ci_hi < 0.83);
+	assert_float_equal(c.test.p, 2.0 / 137846528820.0, 1e-15); /* separated: 2 / C(40, 20) */
+	noisy(now, 20, 120, 0.01, &r);
+	assert_int_equal(rt_compare(base, 20, now, 20, &cmp_opts, &c), 0);
+	assert_int_equal(c.change, RT_CHANGE_FASTER);
+	noisy(now, 20, 101, 0.01, &r);
+	assert_int_equal(rt_compare(base, 20, now, 20, &cmp_opts, &c), 0);
+	assert_int_equal(c.change, RT_CHANGE_SAME);
+	assert_true(c.ci_lo > 0.95 && c.ci_hi < 1.05);
+	assert_int_equal(c.more_samples, 0);
+	/* significant but smaller than the threshold: no change */
+	noisy(now, 20, 98, 0.002, &r);
+	noisy(base, 20, 100, 0.002, &r);
+	assert_int_equal(rt_compare(base, 20, now, 20, &cmp_opts, &c), 0);
+	assert_true(c.test.p < 1e-6);
+	assert_int_equal(c.change, RT_CHANGE_SAME);
+}
+
+/*
+ * 4% slower on 5 samples each: p = 2/252 (separated) but the ratio 0.96
+ * is inside the band and its CI crosses 0.95. The baseline's own spread
+ * (MAD 1 of 100: 1.96 * 1.2533 * 1.4826 / sqrt(5) = 1.63%) is wider than
+ * the 1% to the band's edge: no number of new samples decides it.
+ */
+static void test_compare_baseline_limited(void **state)
+{
+	(void)state;
+	double base[] = {100, 102, 98, 101, 99}, now[] = {96.5, 97.5, 95.5, 96, 95};
+	rt_comparison c;
+	assert_int_equal(rt_compare(base, 5, now, 5, &cmp_opts, &c), 0);
+	assert_float_equal(c.ratio, 0.96, 1e-12);
+	assert_float_equal(c.test.p, 2.0 / 252, 1e-12);
+	assert_true(c.test.exact);
+	assert_int_equal(c.change, RT_CHANGE_UNDECIDED);
+	assert_int_equal(c.more_samples, 0);
+	assert_float_equal(c.base_halfwidth, 1.96 * sqrt(M_PI / 2) * 1.4826 / sqrt(5) / 100, 1e-12);
+}
+
+/* The estimate of more samples is about right: with that many, about 80% of cases decide. */
+static void test_compare_more_samples(void **state)
+{
+	(void)state;
+	rt_rng r;
+	rt_rng_seed(&r, 33);
+	double base[60], now[4000];
+	int decided = 0, cases = 0;
+	while (cases < 30) {
+		noisy(base, 60, 100, 0.002, &r);
+		noisy(now, 6, 97, 0.03, &r);
+		rt_comparison c;
+		assert_int_equal(rt_compare(base, 60, now, 6, &cmp_opts, &c), 0);
+		if (c.change != RT_CHANGE_UNDECIDED)
+			continue; /* six samples were enough this time */
+		if (c.more_samples == 0) { /* only where the baseline's spread covers the gap */
+			double gap = fmin(fabs(c.ratio - 0.95), fabs(1.05 - c.ratio));
+			assert_true(c.base_halfwidth / 1.96 * 2.8 * c.ratio >= gap);
+			continue;
+		}
+		if (c.more_samples > 1000)
+			continue; /* a ratio right at the edge: right, but long to confirm */
+		cases++;
+		size_t n = 6 + (size_t)c.more_samples;
+		noisy(now + 6, (int)n - 6, 97, 0.03, &r);
+		assert_int_equal(rt_compare(base, 60, now, n, &cmp_opts, &c), 0);
+		decided += c.change == RT_CHANGE_SAME;
+	}
+	assert_true(decided >= cases * 7 / 10); /* aimed at 80% */
+}
+
+/* Simulated checks: false alarms at 2% noise stay far below alpha; 10% is always seen. */
+static void test_compare_rates(void **state)
+{
+	(void)state;
+	rt_rng r;
+	rt_rng_seed(&r, 44);
+	rt_compare_opts o = cmp_opts;
+	o.reps = 300;
+	int alarms = 0, detected = 0, runs = 300;
+	for (int k = 0; k < runs; k++) {
+		double base[10], now[10];
+		rt_comparison c;
+		noisy(base, 10, 100, 0.02, &r);
+		noisy(now, 10, 100, 0.02, &r);
+		o.seed = (uint64_t)k;
+		assert_int_equal(rt_compare(base, 10, now, 10, &o, &c), 0);
+		alarms += c.change == RT_CHANGE_SLOWER || c.change == RT_CHANGE_FASTER;
+		noisy(now, 10, 90, 0.02, &r);
+		assert_int_equal(rt_compare(base, 10, now, 10, &o, &c), 0);
+		detected += c.change == RT_CHANGE_SLOWER;
+	}
+	assert_true(alarms <= 3);
+	assert_true(detected >= runs * 95 / 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +367,10 @@ int main(void)
 		cmocka_unit_test(test_bootstrap_ratio),
 		cmocka_unit_test(test_bootstrap_ratio_seeded_and_covers),
 		cmocka_unit_test(test_median_se),
+		cmocka_unit_test(test_compare_decides),
+		cmocka_unit_test(test_compare_baseline_limited),
+		cmocka_unit_test(test_compare_more_samples),
+		cmocka_unit_test(test_compare_rates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
