@@ -340,22 +340,31 @@ static double decisive_distance(double r, double t)
 /*
  * Samples of now for an 80% chance that the CI clears the decisive
  * boundary: the usual power calculation, n = ((1.96 + 0.84) se / dist)^2,
- * with the baseline's share of the standard error fixed.
+ * with the baseline's share of the half-width fixed. That share is taken
+ * from the bootstrap of the baseline's median, as the decision's CI has it
+ * (a normal-theory guess is far off for the handful of samples a trial
+ * keeps); the spread of now, from its rt_median_se.
  */
-static void estimate_more(rt_comparison *c, const double *base, const double *now, double t)
+static int estimate_more(rt_comparison *c, const double *base, const double *now,
+			 const rt_compare_opts *o)
 {
-	double sb = rt_median_se(base, c->base_n) / c->base_median;
+	double lo, hi;
+	rt_bootstrap_ci(base, c->base_n, rt_median, o->reps, 0.95, o->seed, &lo, &hi);
+	if (isnan(lo))
+		return RT_ENOMEM;
+	c->base_halfwidth = fmax(hi - c->base_median, c->base_median - lo) / c->base_median;
 	double sn = c->now_median != 0
 			    ? rt_median_se(now, c->now_n) / fabs(c->now_median) * sqrt((double)c->now_n)
 			    : 0;
-	double want = decisive_distance(c->ratio, t) / ((1.96 + 0.84) * c->ratio);
-	c->base_halfwidth = 1.96 * sb;
-	double room = want * want - sb * sb;
+	double power = 1.96 / (1.96 + 0.84);
+	double want = power * decisive_distance(c->ratio, o->threshold) / c->ratio;
+	double room = want * want - c->base_halfwidth * c->base_halfwidth;
 	c->more_samples = 0;
 	if (room <= 0 || !(want > 0))
-		return;
-	double need = ceil(sn * sn / room) - (double)c->now_n;
+		return RT_OK;
+	double need = ceil(1.96 * 1.96 * sn * sn / room) - (double)c->now_n;
 	c->more_samples = need < 1 ? 1 : need > 1e6 ? 1000000 : (long)need;
+	return RT_OK;
 }
 
 int rt_compare(const double *base, size_t nb, const double *now, size_t nn,
@@ -378,7 +387,5 @@ int rt_compare(const double *base, size_t nb, const double *now, size_t nn,
 	if (rc)
 		return rc;
 	c->change = classify(c, o);
-	if (c->change == RT_CHANGE_UNDECIDED)
-		estimate_more(c, base, now, o->threshold);
-	return RT_OK;
+	return c->change == RT_CHANGE_UNDECIDED ? estimate_more(c, base, now, o) : RT_OK;
 }

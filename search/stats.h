@@ -83,11 +83,11 @@ double rt_median_se(const double *x, size_t n);
  *   UNDECIDED anything else: more samples may decide it.
  * For UNDECIDED, more_samples estimates how many more samples of `now`
  * give an 80% chance of deciding at the observed ratio (a power
- * calculation on the ratio's standard error, from each side's
- * rt_median_se); 0 when no number of them can, because the baseline's
- * own spread already covers the distance to the nearest boundary, or the
- * ratio sits on it. base_halfwidth is the baseline's share of the CI's
- * half-width, relative (1.96 rt_median_se / median).
+ * calculation on the ratio's CI: the baseline's share fixed, now's
+ * shrinking as 1/sqrt(n)); 0 when no number of them can, because the
+ * baseline's own spread already covers the distance to the nearest
+ * boundary, or the ratio sits on it. base_halfwidth is the baseline's
+ * share: the half-width of the bootstrap 95% CI of its median, relative.
  */
 typedef enum rt_change {
 	RT_CHANGE_SAME,

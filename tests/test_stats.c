@@ -281,8 +281,10 @@ static void test_compare_decides(void **state)
 /*
  * 4% slower on 5 samples each: p = 2/252 (separated) but the ratio 0.96
  * is inside the band and its CI crosses 0.95. The baseline's own spread
- * (MAD 1 of 100: 1.96 * 1.2533 * 1.4826 / sqrt(5) = 1.63%) is wider than
- * the 1% to the band's edge: no number of new samples decides it.
+ * is wider than the 1% to the band's edge: the bootstrap median of
+ * {98, 99, 100, 101, 102} is 98 or less with probability P(B >= 3),
+ * B ~ binomial(5, 0.2), = 5.8%, so its 95% CI is [98, 102], +-2%. No
+ * number of new samples decides it.
  */
 static void test_compare_baseline_limited(void **state)
 {
@@ -295,7 +297,7 @@ static void test_compare_baseline_limited(void **state)
 	assert_true(c.test.exact);
 	assert_int_equal(c.change, RT_CHANGE_UNDECIDED);
 	assert_int_equal(c.more_samples, 0);
-	assert_float_equal(c.base_halfwidth, 1.96 * sqrt(M_PI / 2) * 1.4826 / sqrt(5) / 100, 1e-12);
+	assert_float_equal(c.base_halfwidth, 0.02, 1e-12);
 }
 
 /* The estimate of more samples is about right: with that many, about 80% of cases decide. */
@@ -315,7 +317,7 @@ static void test_compare_more_samples(void **state)
 			continue; /* six samples were enough this time */
 		if (c.more_samples == 0) { /* only where the baseline's spread covers the gap */
 			double gap = fmin(fabs(c.ratio - 0.95), fabs(1.05 - c.ratio));
-			assert_true(c.base_halfwidth / 1.96 * 2.8 * c.ratio >= gap);
+			assert_true(c.base_halfwidth * 2.8 / 1.96 * c.ratio >= gap);
 			continue;
 		}
 		if (c.more_samples > 1000)
