@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# rigtune check: an A/A check passes, a core held by a busy process is a
+# regression, the machine diff is printed, other hardware is refused, a saved
+# GEMM sweep is compared, and a bad baseline is exit 2 with nothing written.
+. "$(dirname "$0")/lib.sh"
+R=$RIGTUNE
+cd "$TMP" || exit 1   # results/ and configs/ land here
+
+expect_exit 0 "a short gemm tune makes the baseline" \
+  $R tune --workload gemm --backend cpu --no-crossover --budget 4 --quiet -o base.yaml
+journal=$(ls results/*.yaml | head -1)
+
+# A/A: the same machine, nothing else running. (A machine shared with other
+# work can drift faster or slower between two runs: the verdict is asserted to
+# be no regression, which is what exit 0 promises, not "unchanged".)
+expect_exit 0 "A/A: check against the baseline just made exits 0" \
+  $R check --baseline base.yaml --budget 10 -o aa.yaml
+expect_grep "^machine: nothing changed since the baseline" "$TMP/err" "A/A: the machine diff is empty"
+expect_grep "^result: pass$" aa.yaml "A/A: result pass"
+expect_grep "^  verdict: (unchanged|improvement|inconclusive)$" aa.yaml "A/A: the gemm point did not regress"
+expect_grep "^- workload: gemm$" aa.yaml "A/A: the YAML lists the point"
+expect_grep "^  roles: \[recommended, fastest\]$" aa.yaml "A/A: recommended and fastest, measured once"
+expect_grep "^  ratio: [0-9.]+$" aa.yaml "A/A: with the ratio of medians"
+expect_grep "^  p: [0-9.e-]+$" aa.yaml "A/A: and the p-value"
+
+# A/B: a busy loop holds CPU 0, where compact pinning puts the trial's first thread
+taskset -c 0 bash -c 'while :; do :; done' &
+busy=$!
+expect_exit 1 "A/B: a busy process on the trial's core is a regression (exit 1)" \
+  $R check --baseline base.yaml --budget 15 -o ab.yaml
+kill "$busy"; wait "$busy" 2>/dev/null
+expect_grep "^regression: gemm cpu " "$TMP/err" "A/B: the table names the slowed point"
+expect_grep "^  verdict: regression$" ab.yaml "A/B: the YAML says regression"
+expect_grep "^result: regression$" ab.yaml "A/B: result regression"
+expect_grep "^  reason: [0-9.]+% slower" ab.yaml "A/B: the reason gives the slowdown"
+expect_grep "another process may be using the cores" ab.yaml "A/B: nothing in the diff: the suggestion says so"
+
+# the machine diff: fields changed since the baseline are printed, not refused
+sed -e 's/^    core: .*/    core: Zen/' -e 's/^    governor: .*/    governor: powersave/' \
+  base.yaml >changed.yaml
+expect_exit 0 "a baseline with other BLAS core and governor is checked" \
+  $R check --baseline changed.yaml --budget 10 -o changed-out.yaml
+expect_grep "^machine: 2 fields changed since the baseline" "$TMP/err" "the diff counts the fields"
+expect_grep "^  blas\.core +Zen -> " "$TMP/err" "the diff shows blas.core before -> after"
+expect_grep "^  cpu\.governor +powersave -> " "$TMP/err" "and the governor"
+expect_grep "^- \{field: blas\.core, before: Zen, after: " changed-out.yaml "the YAML has the diff entry"
+
+# other hardware: refused (exit 2) with the fields, the output file untouched
+echo "keep me" >keep.yaml
+sed -e 's/^    cores: .*/    cores: 64/' -e 's/^    model: .*/    model: Other CPU/' base.yaml >other.yaml
+expect_exit 2 "a baseline from other hardware is refused" \
+  $R check --baseline other.yaml -o keep.yaml
+expect_grep "cpu\.model .*cpu\.cores 64 -> " "$TMP/err" "the refusal names the hardware fields"
+expect_grep "^  cpu\.cores +64 -> .*\[hardware\]" "$TMP/err" "and the diff is printed"
+expect_grep "^keep me$" keep.yaml "nothing is written on a refusal"
+$R check --baseline other.yaml --force --budget 5 -o forced.yaml >/dev/null 2>"$TMP/err"
+rc=$?
+[ "$rc" -ne 2 ] && grep -q "field: cpu.cores" forced.yaml && ok "--force compares anyway" \
+  || not_ok "--force compares anyway" "exit $rc"
+
+# a journal as the baseline: its fastest trial; its header keeps no machine yet
+expect_exit 0 "the journal itself is a baseline" \
+  $R check --baseline "$journal" --budget 10 -o j.yaml
+expect_grep "^  kind: journal$" j.yaml "the YAML says it is a journal"
+expect_grep "^  verdict: (unchanged|improvement|inconclusive)$" j.yaml "its gemm point did not regress"
+expect_grep "keeps no machine description" j.yaml "a note says only the fingerprint is compared"
+
+# a saved GEMM sweep beside the journal: three sizes per curve join the points
+expect_grep "GEMM sweep: not comparable" aa.yaml "without a saved sweep, the note says what is missing"
+expect_exit 0 "a short crossover sweep is saved beside the journal" \
+  $R crossover --backend cpu --max-n 256 --seconds 0.1 --quiet \
+  --save "${journal%.yaml}-crossover.csv" -o /dev/null
+$R check --baseline base.yaml --budget 10 -o sweep.yaml >/dev/null 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] && ok "check with the sweep ran (exit $rc)" || not_ok "check with the sweep ran" "exit $rc"
+nsweep=$(grep -c "^  roles: \[sweep\]$" sweep.yaml)
+[ "$nsweep" -eq 6 ] && ok "two CPU curves, three sizes each" || not_ok "six sweep points" "$nsweep"
+expect_grep "^  curve: cpu:1t fp32$" sweep.yaml "the single-thread curve is there"
+expect_grep "^  shape: \{m: 32, n: 32, k: 32, transfer: 0\}$" sweep.yaml "at its smallest size"
+expect_grep "^  shape: \{m: 256, n: 256, k: 256, transfer: 0\}$" sweep.yaml "and its largest"
+if grep -q "not comparable" sweep.yaml; then not_ok "no note about a missing sweep"; else ok "no note about a missing sweep"; fi
+
+# bad baselines: exit 2, the message names the file, nothing is written
+printf 'rigtune: 1\nmachine: [\n' >corrupt.yaml
+expect_exit 2 "a corrupt configuration" $R check --baseline corrupt.yaml -o keep.yaml
+expect_grep "corrupt\.yaml:[0-9]+:[0-9]+: " "$TMP/err" "names file, line and column"
+head -c 700 base.yaml >truncated.yaml
+expect_exit 2 "a truncated configuration" $R check --baseline truncated.yaml -o keep.yaml
+expect_grep "truncated\.yaml" "$TMP/err" "names the file"
+head -c $(($(stat -c %s "$journal") - 200)) "$journal" >results/cut.yaml
+expect_exit 2 "a journal that ends half-written" $R check --baseline results/cut.yaml -o keep.yaml
+expect_grep "cut\.yaml: truncated" "$TMP/err" "says it is truncated"
+$R probe -o probe.yaml 2>/dev/null
+expect_exit 2 "a foreign YAML (probe output)" $R check --baseline probe.yaml -o keep.yaml
+expect_grep "not a rigtune configuration" "$TMP/err" "says what it is not"
+sed 's#^  journal: .*#  journal: results/gone.yaml#' base.yaml >nojournal.yaml
+expect_exit 2 "a configuration whose journal is gone" $R check --baseline nojournal.yaml -o keep.yaml
+expect_grep "results/gone\.yaml is not there" "$TMP/err" "names the missing journal"
+expect_exit 2 "a missing file" $R check --baseline nothere.yaml -o keep.yaml
+expect_exit 2 "no --baseline" $R check
+expect_exit 2 "a threshold of 0" $R check --baseline base.yaml --threshold 0
+expect_grep "^keep me$" keep.yaml "the output file was never touched"
