@@ -23,17 +23,38 @@ expect_grep "^  roles: \[recommended, fastest\]$" aa.yaml "A/A: recommended and 
 expect_grep "^  ratio: [0-9.]+$" aa.yaml "A/A: with the ratio of medians"
 expect_grep "^  p: [0-9.e-]+$" aa.yaml "A/A: and the p-value"
 
+# A/B needs a baseline measured while the machine was itself: on a machine
+# shared with other work a burst of load during the tune makes a slow
+# baseline (the A/A check then reads "improvement"). Remade up to 3 times.
+steady=0
+for _ in 1 2 3; do
+  grep -q "^  verdict: unchanged$" aa.yaml && { steady=1; break; }
+  rm -rf results
+  $R tune --workload gemm --backend cpu --no-crossover --budget 4 --quiet -o base.yaml 2>/dev/null
+  $R check --baseline base.yaml --budget 10 --quiet -o aa.yaml 2>/dev/null
+done
+journal=$(ls results/*.yaml | head -1)
+
 # A/B: a busy loop holds CPU 0, where compact pinning puts the trial's first thread
-taskset -c 0 bash -c 'while :; do :; done' &
-busy=$!
-expect_exit 1 "A/B: a busy process on the trial's core is a regression (exit 1)" \
-  $R check --baseline base.yaml --budget 15 -o ab.yaml
-kill "$busy"; wait "$busy" 2>/dev/null
-expect_grep "^regression: gemm cpu " "$TMP/err" "A/B: the table names the slowed point"
-expect_grep "^  verdict: regression$" ab.yaml "A/B: the YAML says regression"
-expect_grep "^result: regression$" ab.yaml "A/B: result regression"
-expect_grep "^  reason: [0-9.]+% slower" ab.yaml "A/B: the reason gives the slowdown"
-expect_grep "another process may be using the cores" ab.yaml "A/B: nothing in the diff: the suggestion says so"
+ab_tests=("A/B: a busy process on the trial's core is a regression (exit 1)"
+  "A/B: the table names the slowed point" "A/B: the YAML says regression"
+  "A/B: result regression" "A/B: the reason gives the slowdown"
+  "A/B: nothing in the diff: the suggestion says so")
+if [ "$steady" -eq 1 ]; then
+  taskset -c 0 bash -c 'while :; do :; done' &
+  busy=$!
+  expect_exit 1 "${ab_tests[0]}" $R check --baseline base.yaml --budget 15 -o ab.yaml
+  kill "$busy"; wait "$busy" 2>/dev/null
+  expect_grep "^regression: gemm cpu " "$TMP/err" "${ab_tests[1]}"
+  expect_grep "^  verdict: regression$" ab.yaml "${ab_tests[2]}"
+  expect_grep "^result: regression$" ab.yaml "${ab_tests[3]}"
+  expect_grep "^  reason: [0-9.]+% slower" ab.yaml "${ab_tests[4]}"
+  expect_grep "another process may be using the cores" ab.yaml "${ab_tests[5]}"
+else
+  for t in "${ab_tests[@]}"; do
+    n=$((n + 1)); echo "ok $n # SKIP $t: no baseline steady enough to compare with (three A/A checks found the machine drifting)"
+  done
+fi
 
 # the machine diff: fields changed since the baseline are printed, not refused
 sed -e 's/^    core: .*/    core: Zen/' -e 's/^    governor: .*/    governor: powersave/' \
