@@ -183,11 +183,15 @@ static int run_trial(rt_check_point *p, const rt_check_opts *o, rt_progress *pro
 	return rc;
 }
 
-/* Whether a slowdown or speedup that the samples show held in every trial now. */
-static int held_in_every_trial(const rt_check_point *p)
+/*
+ * Whether the slowdown or speedup that the samples show held in most trials
+ * now, and in two at least: one trial slowed by a burst of other work is
+ * not a regression, nor is a point whose trials disagree.
+ */
+static int held_in_trials(const rt_check_point *p)
 {
 	int past = p->cmp.change == RT_CHANGE_SLOWER ? p->slow_trials : p->fast_trials;
-	return past == p->trials;
+	return past >= CONFIRM_TRIALS && 2 * past > p->trials;
 }
 
 /* After each trial: the comparison so far, and whether the point needs no more. */
@@ -204,7 +208,6 @@ static int judge(rt_check_point *p, const rt_check_opts *o)
 			    (size_t)p->nsamples, &co, &p->cmp);
 	if (rc)
 		return rc;
-	int confirmed = p->trials >= CONFIRM_TRIALS;
 	switch (p->cmp.change) {
 	case RT_CHANGE_SAME:
 		p->verdict = RT_VERDICT_UNCHANGED;
@@ -212,15 +215,14 @@ static int judge(rt_check_point *p, const rt_check_opts *o)
 		break;
 	case RT_CHANGE_SLOWER:
 	case RT_CHANGE_FASTER:
-		/* after a trial that disagreed, more trials can only show it unchanged */
-		p->done = confirmed && held_in_every_trial(p);
-		p->verdict = !held_in_every_trial(p)		  ? RT_VERDICT_INCONCLUSIVE
+		p->done = held_in_trials(p);
+		p->verdict = !p->done				  ? RT_VERDICT_INCONCLUSIVE
 			     : p->cmp.change == RT_CHANGE_SLOWER ? RT_VERDICT_REGRESSION
 								  : RT_VERDICT_IMPROVEMENT;
 		break;
 	default:
 		p->verdict = RT_VERDICT_INCONCLUSIVE;
-		p->done = confirmed && p->cmp.more_samples == 0;
+		p->done = p->trials >= CONFIRM_TRIALS && p->cmp.more_samples == 0;
 	}
 	return RT_OK;
 }
@@ -277,9 +279,9 @@ static void explain_inconclusive(rt_check_point *p, const char *change, double t
 	const char *unit = p->base->w->unit;
 	if (c->change != RT_CHANGE_UNDECIDED)
 		snprintf(p->reason, sizeof p->reason,
-			 "%s, but only %d of %d trials now were past the threshold (trial medians "
-			 "%.4g to %.4g %s): the machine is busy or this point is unstable; check "
-			 "again when it is quiet",
+			 "%s, but %d of %d trials now were past the threshold (trial medians "
+			 "%.4g to %.4g %s): it must hold in most trials, and two at least; the "
+			 "machine is busy or this point is unstable: check again when it is quiet",
 			 change, c->change == RT_CHANGE_SLOWER ? p->slow_trials : p->fast_trials,
 			 p->trials, p->trial_lo, p->trial_hi, unit);
 	else if (c->more_samples > 0)

@@ -9,13 +9,13 @@
  *    p3 ...), each trial as tune measures one (measure.h), and compared
  *    with the baseline's samples after every trial (rt_compare in
  *    search/stats.h). A slowdown (or speedup) counts only when it holds in
- *    every trial now, each trial's median past the threshold, over two
- *    trials at least: a burst of load during one trial is not a
- *    regression, and trials that disagree make the point inconclusive
- *    (the machine is busy, or the point is unstable). A point is done once
- *    it is unchanged, decided over two trials, or no number of new samples
- *    can decide it; the others are measured again while the budget lasts.
- *    Every point is measured at least once.
+ *    most trials now, and in two at least, a trial's median past the
+ *    threshold: a burst of load during one trial is not a regression, and
+ *    trials that disagree make the point inconclusive (the machine is
+ *    busy, or the point is unstable). A point is done once it is
+ *    unchanged, decided so, or no number of new samples can decide it; the
+ *    others are measured again while the budget lasts. Every point is
+ *    measured at least once.
  * 3. Verdicts: unchanged; regression; improvement; infeasible (it ran in
  *    the baseline and does not now: a regression of its own kind, with the
  *    reason); inconclusive (with about how many more samples would decide).
