@@ -6,8 +6,11 @@
 R=$RIGTUNE
 cd "$TMP" || exit 1   # results/ and configs/ land here
 
-expect_exit 0 "a short gemm tune makes the baseline" \
-  $R tune --workload gemm --backend cpu --no-crossover --budget 4 --quiet -o base.yaml
+# One thread, compact: the trial runs on the first core, where the A/B test's
+# busy loop goes (and a 1-thread GEMM is the steadiest point on a shared VM).
+printf 'workload: gemm\nparams:\n  backend: [cpu]\n  precision: [fp32]\n  threads: [1]\n  pin: [compact]\n' >space.yaml
+TUNE="tune --workload gemm --space space.yaml --backend cpu --no-crossover --budget 4 --quiet"
+expect_exit 0 "a short gemm tune makes the baseline" $R $TUNE -o base.yaml
 journal=$(ls results/*.yaml | head -1)
 
 # A/A: the same machine, nothing else running. (A machine shared with other
@@ -20,6 +23,8 @@ expect_grep "^result: pass$" aa.yaml "A/A: result pass"
 expect_grep "^  verdict: (unchanged|improvement|inconclusive)$" aa.yaml "A/A: the gemm point did not regress"
 expect_grep "^- workload: gemm$" aa.yaml "A/A: the YAML lists the point"
 expect_grep "^  roles: \[recommended, fastest\]$" aa.yaml "A/A: recommended and fastest, measured once"
+expect_grep "^  point: \{backend: cpu, precision: fp32, threads: 1, pin: compact\}$" aa.yaml \
+  "A/A: the point of the space given"
 expect_grep "^  ratio: [0-9.]+$" aa.yaml "A/A: with the ratio of medians"
 expect_grep "^  p: [0-9.e-]+$" aa.yaml "A/A: and the p-value"
 
@@ -30,12 +35,12 @@ steady=0
 for _ in 1 2 3; do
   grep -q "^  verdict: unchanged$" aa.yaml && { steady=1; break; }
   rm -rf results
-  $R tune --workload gemm --backend cpu --no-crossover --budget 4 --quiet -o base.yaml 2>/dev/null
+  $R $TUNE -o base.yaml 2>/dev/null
   $R check --baseline base.yaml --budget 10 --quiet -o aa.yaml 2>/dev/null
 done
 journal=$(ls results/*.yaml | head -1)
 
-# A/B: a busy loop holds CPU 0, where compact pinning puts the trial's first thread
+# A/B: a busy loop holds CPU 0, where compact pinning puts the trial
 ab_tests=("A/B: a busy process on the trial's core is a regression (exit 1)"
   "A/B: the table names the slowed point" "A/B: the YAML says regression"
   "A/B: result regression" "A/B: the reason gives the slowdown"
@@ -79,12 +84,17 @@ rc=$?
 [ "$rc" -ne 2 ] && grep -q "field: cpu.cores" forced.yaml && ok "--force compares anyway" \
   || not_ok "--force compares anyway" "exit $rc"
 
-# a journal as the baseline: its fastest trial; its header keeps no machine yet
+# a journal as the baseline: its fastest trial, diffed against the machine its header keeps
 expect_exit 0 "the journal itself is a baseline" \
   $R check --baseline "$journal" --budget 10 -o j.yaml
 expect_grep "^  kind: journal$" j.yaml "the YAML says it is a journal"
+expect_grep "^machine: nothing changed since the baseline" "$TMP/err" "its header's machine is diffed"
 expect_grep "^  verdict: (unchanged|improvement|inconclusive)$" j.yaml "its gemm point did not regress"
-expect_grep "keeps no machine description" j.yaml "a note says only the fingerprint is compared"
+# a journal from before the header kept the machine: the fingerprint only
+sed '1,/^\.\.\.$/{/^machine:/,/^\.\.\.$/{/^\.\.\.$/!d}}' "$journal" >results/old.yaml
+expect_exit 0 "an older journal without the machine is a baseline" \
+  $R check --baseline results/old.yaml --budget 10 -o old.yaml
+expect_grep "keeps no machine description" old.yaml "a note says only the fingerprint is compared"
 
 # a saved GEMM sweep beside the journal: three sizes per curve join the points
 expect_grep "GEMM sweep: not comparable" aa.yaml "without a saved sweep, the note says what is missing"
