@@ -379,8 +379,7 @@ static void suggest(rt_check_run *run)
 				break;
 			}
 	}
-	if (!run->nsuggestions && run->base.machine &&
-	    run->counts[RT_VERDICT_REGRESSION] + run->counts[RT_VERDICT_INFEASIBLE])
+	if (!run->nsuggestions && run->base.machine && run->counts[RT_VERDICT_REGRESSION])
 		add_line(run->suggestions, &run->nsuggestions,
 			 "nothing in the machine's description changed: another process may be "
 			 "using the cores (top, or the load average), or the CPU is throttled "

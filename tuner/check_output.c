@@ -200,6 +200,8 @@ void rt_check_point_label(const rt_base_point *b, char *buf, size_t len)
 	rt_shape_default(b->w, &def);
 	size_t n = (size_t)snprintf(buf, len, "%s %s %s", b->w->name, b->pt.backend,
 				    rt_precision_name(b->pt.precision));
+	if (n < len && b->pt.device)
+		n += (size_t)snprintf(buf + n, len - n, " dev=%d", b->pt.device);
 	if (n < len && (b->w->knobs & RT_KNOB_BATCH))
 		n += (size_t)snprintf(buf + n, len - n, " b=%d", b->pt.batch);
 	if (n < len)

@@ -96,6 +96,19 @@ expect_exit 0 "an older journal without the machine is a baseline" \
   $R check --baseline results/old.yaml --budget 10 -o old.yaml
 expect_grep "keeps no machine description" old.yaml "a note says only the fingerprint is compared"
 
+# feasible in the baseline, not now: a regression of its own kind. The journal
+# gets a copy of its last trial on a device no machine here has, made the fastest.
+cp "$journal" results/dev7.yaml
+awk '/^---$/ { doc = "" } { doc = doc $0 "\n" } END { printf "%s", doc }' "$journal" |
+  sed -e 's/backend: cpu,/backend: cuda, device: 7,/' -e 's/median: [0-9.e+-]*/median: 1e9/' \
+  >>results/dev7.yaml
+expect_exit 1 "a point that ran in the baseline and cannot now is a regression" \
+  $R check --baseline results/dev7.yaml --budget 5 -o inf.yaml
+expect_grep "^  verdict: infeasible$" inf.yaml "its verdict is infeasible"
+expect_grep "^  reason: '?ran in the baseline \([0-9]+ samples\), does not run now" inf.yaml \
+  "with the reason it does not run"
+expect_grep "^infeasible: gemm cuda fp32 dev=7 " "$TMP/err" "the table names it"
+
 # a saved GEMM sweep beside the journal: three sizes per curve join the points
 expect_grep "GEMM sweep: not comparable" aa.yaml "without a saved sweep, the note says what is missing"
 expect_exit 0 "a short crossover sweep is saved beside the journal" \
