@@ -44,6 +44,8 @@ static int add_point(rt_baseline *b, const rt_workload *w, const rt_point *pt,
 		if (b->points[i].w == w && same_point(&b->points[i].pt, pt) &&
 		    same_shape(&b->points[i].sh, sh)) {
 			b->points[i].roles |= role;
+			if (curve && !b->points[i].curve[0])
+				snprintf(b->points[i].curve, sizeof b->points[i].curve, "%s", curve);
 			return RT_OK;
 		}
 	if (b->npoints == b->cap) {

@@ -124,6 +124,29 @@ expect_grep "^  shape: \{m: 32, n: 32, k: 32, transfer: 0\}$" sweep.yaml "at its
 expect_grep "^  shape: \{m: 256, n: 256, k: 256, transfer: 0\}$" sweep.yaml "and its largest"
 if grep -q "not comparable" sweep.yaml; then not_ok "no note about a missing sweep"; else ok "no note about a missing sweep"; fi
 
+# a configuration whose trials were reused from an earlier journal: found there
+expect_exit 0 "a second tune reuses the trials" $R $TUNE -o reused.yaml
+expect_grep "^    reused: [1-9]" reused.yaml "its trials were reused (none in its own journal)"
+$R check --baseline reused.yaml --budget 5 -o reused-out.yaml >/dev/null 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] && ok "check finds them in the host's other journal (exit $rc)" \
+  || not_ok "check finds reused trials" "exit $rc: $(head -c 300 "$TMP/err")"
+expect_grep "^  baseline: \{median: [0-9.]+, n: [0-9]+\}$" reused-out.yaml "with their samples"
+
+# a journal whose gemm trials make a sweep (three square sizes): they are its points
+mkdir js && cd js || exit 1
+for size in 64 128 256; do
+  $R ${TUNE/space.yaml/../space.yaml} ${resume:+--resume} --shape m=$size,n=$size,k=$size \
+    -o /dev/null 2>/dev/null
+  resume=1
+done
+$R check --baseline results/*.yaml --budget 10 -o ../jsweep.yaml >/dev/null 2>"$TMP/err"
+cd "$TMP" || exit 1
+njs=$(grep -c "^  roles: \[fastest, sweep\]$" jsweep.yaml)
+[ "$njs" -eq 3 ] && ok "a journal's three square gemm sizes are its sweep" \
+  || not_ok "three [fastest, sweep] points" "$njs: $(head -c 300 "$TMP/err")"
+expect_grep "^  curve: cpu:1t fp32$" jsweep.yaml "named by their curve"
+
 # bad baselines: exit 2, the message names the file, nothing is written
 printf 'rigtune: 1\nmachine: [\n' >corrupt.yaml
 expect_exit 2 "a corrupt configuration" $R check --baseline corrupt.yaml -o keep.yaml
