@@ -195,7 +195,7 @@ static int held_in_trials(const rt_check_point *p)
 }
 
 /* After each trial: the comparison so far, and whether the point needs no more. */
-static int judge(rt_check_point *p, const rt_check_opts *o)
+static int judge(rt_check_point *p, const rt_check_opts *o, char *err, size_t errlen)
 {
 	if (p->infeasible[0]) {
 		p->verdict = RT_VERDICT_INFEASIBLE;
@@ -206,8 +206,14 @@ static int judge(rt_check_point *p, const rt_check_opts *o)
 			      .reps = BOOTSTRAP_REPS, .seed = o->seed};
 	int rc = rt_compare(p->base->samples, (size_t)p->base->nsamples, p->samples,
 			    (size_t)p->nsamples, &co, &p->cmp);
+	if (rc == RT_EINVAL) {
+		char what[256];
+		rt_check_point_label(p->base, what, sizeof what);
+		return rt_fail(err, errlen, rc, "the baseline's samples of %s have a median of 0",
+			       what);
+	}
 	if (rc)
-		return rc;
+		return rt_fail(err, errlen, rc, "out of memory");
 	switch (p->cmp.change) {
 	case RT_CHANGE_SAME:
 		p->verdict = RT_VERDICT_UNCHANGED;
@@ -253,7 +259,7 @@ static int measure_points(rt_check_run *run, const rt_check_opts *o, char *err, 
 				continue;
 			rc = run_trial(p, o, &progress, err, errlen);
 			if (rc == RT_OK)
-				rc = judge(p, o);
+				rc = judge(p, o, err, errlen);
 			ran = 1;
 		}
 	}
