@@ -205,20 +205,20 @@ static int curves_from_csv(const char *csv, sweep_set *set, char *err, size_t er
 	if (rc)
 		return as_input(rc);
 	for (size_t i = 0; rc == RT_OK && i < r->ncurves; i++) {
-		const rt_replay_curve *rc_ = &r->curves[i];
+		const rt_replay_curve *cur = &r->curves[i];
 		rt_point pt;
 		rt_shape sh;
 		char why[RT_ERRLEN];
-		rc = rt_xo_curve_point(rc_->backend, rc_->precision, 1, &pt, &sh, why, sizeof why);
+		rc = rt_xo_curve_point(cur->backend, cur->precision, 1, &pt, &sh, why, sizeof why);
 		if (rc) {
-			rc = rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s", csv, rc_->first_line, why);
+			rc = rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s", csv, cur->first_line, why);
 			break;
 		}
-		sweep_curve *c = sweep_curve_new(set, rc_->backend, &pt, &sh);
+		sweep_curve *c = sweep_curve_new(set, cur->backend, &pt, &sh);
 		rc = c ? RT_OK : RT_ENOMEM;
-		for (size_t k = 0; rc == RT_OK && k < rc_->count; k++) {
-			double n = rc_->n[k];
-			rc = sweep_add(c, n, 2e-9 * n * n * n / rc_->seconds[k]);
+		for (size_t k = 0; rc == RT_OK && k < cur->count; k++) {
+			double n = cur->n[k];
+			rc = sweep_add(c, n, 2e-9 * n * n * n / cur->seconds[k]);
 		}
 	}
 	rt_replay_free(r);
