@@ -18,6 +18,8 @@
 /* What a trial costs when neither the baseline nor this run has timed one. */
 #define UNKNOWN_TRIAL_S 1.0
 #define BOOTSTRAP_REPS 2000
+/* The budget for a baseline that does not say how long its tune took. */
+#define DEFAULT_BUDGET_S 60.0
 
 static const char *const verdict_names[RT_NVERDICT] = {
 	[RT_VERDICT_UNCHANGED] = "unchanged",	  [RT_VERDICT_REGRESSION] = "regression",
@@ -32,7 +34,7 @@ const char *rt_verdict_name(rt_verdict v)
 
 void rt_check_opts_default(rt_check_opts *o)
 {
-	*o = (rt_check_opts){.budget_s = 60, .threshold = 0.05, .alpha = 0.01, .seed = 1};
+	*o = (rt_check_opts){.budget_s = 0, .threshold = 0.05, .alpha = 0.01, .seed = 1};
 }
 
 static void add_line(char lines[][640], int *n, const char *fmt, ...)
@@ -167,7 +169,7 @@ static int run_trial(rt_check_point *p, const rt_check_opts *o, rt_progress *pro
 	if (!o->quiet) {
 		char what[256];
 		rt_check_point_label(p->base, what, sizeof what);
-		double left = o->budget_s - (rt_now() - progress->start);
+		double left = progress->budget_s - (rt_now() - progress->start);
 		if (m.feasible)
 			rt_progress_note(progress, "check trial %d (%.0f s left): %s: %.4g %s (baseline %.4g)",
 					 progress->trials + 1, left > 0 ? left : 0, what, m.median,
@@ -248,8 +250,8 @@ static double expected_trial_s(const rt_check_point *p)
 static int measure_points(rt_check_run *run, const rt_check_opts *o, char *err, size_t errlen)
 {
 	rt_progress progress;
-	rt_progress_init(&progress, o->budget_s, o->quiet);
-	double deadline = progress.start + o->budget_s;
+	rt_progress_init(&progress, run->budget_s, o->quiet);
+	double deadline = progress.start + run->budget_s;
 	int rc = RT_OK;
 	for (int round = 0, ran = 1; rc == RT_OK && ran; round++) {
 		ran = 0;
@@ -421,10 +423,19 @@ static void conclude(rt_check_run *run, const rt_check_opts *o)
 	suggest(run);
 }
 
+/* The budget given, else the time the baseline's tune took, else DEFAULT_BUDGET_S. */
+static double budget_of(const rt_check_opts *o, const rt_baseline *b)
+{
+	if (o->budget_s > 0)
+		return o->budget_s;
+	return b->tune_s > 0 ? b->tune_s : DEFAULT_BUDGET_S;
+}
+
 int rt_check_prepare(const rt_check_opts *o, rt_check_run *run, char *err, size_t errlen)
 {
 	memset(run, 0, sizeof *run);
 	int rc = rt_baseline_load(o->baseline, &run->base, err, errlen);
+	run->budget_s = budget_of(o, &run->base);
 	if (rc == RT_OK)
 		rc = probe_now(run, err, errlen);
 	if (rc == RT_OK)

@@ -14,8 +14,9 @@
  *    trials that disagree make the point inconclusive (the machine is
  *    busy, or the point is unstable). A point is done once it is
  *    unchanged, decided so, or no number of new samples can decide it; the
- *    others are measured again while the budget lasts. Every point is
- *    measured at least once.
+ *    others are measured again while the budget lasts (by default the time
+ *    the baseline's tune took: a check takes no longer than its tune).
+ *    Every point is measured at least once.
  * 3. Verdicts: unchanged; regression; improvement; infeasible (it ran in
  *    the baseline and does not now: a regression of its own kind, with the
  *    reason); inconclusive (with about how many more samples would decide).
@@ -76,7 +77,7 @@ const char *rt_verdict_name(rt_verdict v);
 
 typedef struct rt_check_opts {
 	const char *baseline;
-	double budget_s;  /* 60 */
+	double budget_s;  /* seconds for the repeats; 0: the baseline tune's time, else 60 */
 	double threshold; /* 0.05 */
 	double alpha;     /* 0.01 */
 	int force;        /* compare with a baseline from other hardware */
@@ -111,6 +112,7 @@ typedef struct rt_check_run {
 	rt_mdiff diff;   /* empty when the baseline keeps no machine */
 	int npoints;
 	rt_check_point *points;
+	double budget_s; /* the budget in force */
 	double seconds;
 	int counts[RT_NVERDICT];
 	int nnotes, nsuggestions;

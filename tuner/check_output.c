@@ -148,7 +148,7 @@ int rt_check_emit(const rt_check_run *run, const rt_check_opts *o, char **text, 
 	rt_yw_map(&w, 1);
 	rt_yw_knum(&w, "alpha", o->alpha, 4);
 	rt_yw_knum(&w, "threshold", o->threshold, 4);
-	rt_yw_knum(&w, "budget_s", o->budget_s, 4);
+	rt_yw_knum(&w, "budget_s", run->budget_s, 4);
 	rt_yw_knum(&w, "seconds", run->seconds, 4);
 	rt_yw_end_map(&w);
 	rt_yw_str(&w, "points");
