@@ -61,6 +61,13 @@ int rt_exit_code(int code)
 	return code == RT_EINVAL ? 2 : 3;
 }
 
+void rt_list_append(char *buf, size_t len, const char *sep, const char *item)
+{
+	size_t n = strnlen(buf, len);
+	if (n + 1 < len)
+		snprintf(buf + n, len - n, "%s%s", n ? sep : "", item);
+}
+
 int rt_write_all(int fd, const void *data, size_t n)
 {
 	const char *p = data;

@@ -61,6 +61,12 @@ const char *rt_strstatus(int code);
 /* The process exit status for a status code: 0, 2 for RT_EINVAL, else 3. */
 int rt_exit_code(int code);
 
+/*
+ * Appends item to the list in buf ("a, b" with sep ", "), sep before it
+ * unless buf is empty; cut to fit len. buf starts as "".
+ */
+void rt_list_append(char *buf, size_t len, const char *sep, const char *item);
+
 /* Writes all n bytes to fd, retrying short writes and EINTR; 0 or -1 (errno set). */
 int rt_write_all(int fd, const void *data, size_t n);
 

@@ -507,18 +507,12 @@ int rt_fit_best_threads(const rt_fit *fits, const int *threads, size_t k,
 	return RT_OK;
 }
 
-size_t rt_fit_transformer_gemms(double d_model, double d_ff, rt_step_gemm out[2])
+int rt_fit_min_batch(double n_star, double rows_per_sample, const rt_step_gemm *g,
+		     size_t count, long *batch, size_t *binding, char *err, size_t errlen)
 {
-	out[0] = (rt_step_gemm){"qkv", d_model, 3 * d_model, NAN};
-	out[1] = (rt_step_gemm){"ffn_up", d_model, d_ff, NAN};
-	return 2;
-}
-
-int rt_fit_min_batch(double n_star, double seq_len, const rt_step_gemm *g, size_t count,
-		     long *batch, size_t *binding, char *err, size_t errlen)
-{
-	if (!(seq_len >= 1) || count == 0)
-		return rt_fail(err, errlen, RT_EINVAL, "seq_len must be >= 1 and the step needs a GEMM");
+	if (!(rows_per_sample >= 1) || count == 0)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "rows per sample must be >= 1 and the step needs a GEMM");
 	double need = 0;
 	size_t which = 0;
 	for (size_t i = 0; i < count; i++) {
@@ -532,7 +526,7 @@ int rt_fit_min_batch(double n_star, double seq_len, const rt_step_gemm *g, size_
 				       "GEMM %s needs its m* or a square n* > 0 and k, n > 0",
 				       g[i].name ? g[i].name : "?");
 		/* The relative slack absorbs round-off of an exact product. */
-		double b = ceil(m / seq_len * (1 - 1e-12));
+		double b = ceil(m / rows_per_sample * (1 - 1e-12));
 		if (b > need) {
 			need = b;
 			which = i;

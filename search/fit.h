@@ -156,27 +156,17 @@ int rt_fit_best_threads(const rt_fit *fits, const int *threads, size_t k,
 			char *err, size_t errlen);
 
 /*
- * One GEMM of a training step, m x k x n with m = batch * seq_len.
- * m_star is the crossover in m fitted on a sweep of this very shape (k and n
- * fixed, m swept), or NAN when only the square crossover is known.
+ * One GEMM of a training step, m x k x n with m = batch * rows_per_sample
+ * (a transformer's seq_len: the caller's workload says which GEMMs and how
+ * many rows). m_star is the crossover in m fitted on a sweep of this very
+ * shape (k and n fixed, m swept), or NAN when only the square crossover is
+ * known.
  */
 typedef struct rt_step_gemm {
 	const char *name;
 	double k, n;
 	double m_star;
 } rt_step_gemm;
-
-/*
- * The GEMMs of a transformer step whose m grows with the batch, as swept by
- * `rigtune crossover`: the QKV projection (k = d_model, n = 3*d_model) and
- * the feed-forward up-projection (k = d_model, n = d_ff), with m_star NAN.
- * The attention score GEMMs (seq_len x seq_len per head) do not grow with
- * the batch and no batch puts them above a crossover, so they are left out;
- * the output projection (n = d_model) is smaller still and would bind first:
- * add it to the array to require it too. Fills out[2], returns 2.
- */
-size_t rt_fit_transformer_gemms(double d_model, double d_ff,
-				rt_step_gemm out[2]);
 
 /*
  * The smallest batch that puts every GEMM of a step above the crossover.
@@ -186,11 +176,11 @@ size_t rt_fit_transformer_gemms(double d_model, double d_ff,
  *    square sweep, i.e. m >= n_star^3 / (k*n). Equal flops take roughly
  *    equal time once the matrices are large, which is what the crossover is
  *    about; it is an approximation for thin shapes, hence m_star first.
- * Then batch = ceil(m / seq_len) maximized over the GEMMs; *binding (may be
- * NULL) gets the index of the GEMM that sets it. n_star > 0 unless every
- * GEMM has its m_star. Returns RT_EINVAL for non-positive sizes.
+ * Then batch = ceil(m / rows_per_sample) maximized over the GEMMs;
+ * *binding (may be NULL) gets the index of the GEMM that sets it. n_star > 0
+ * unless every GEMM has its m_star. Returns RT_EINVAL for non-positive sizes.
  */
-int rt_fit_min_batch(double n_star, double seq_len, const rt_step_gemm *g,
+int rt_fit_min_batch(double n_star, double rows_per_sample, const rt_step_gemm *g,
 		     size_t count, long *batch, size_t *binding, char *err,
 		     size_t errlen);
 

@@ -202,6 +202,11 @@ rt_param_role rt_space_role(const rt_space *s, int p)
 	return s->p[p].role;
 }
 
+int rt_space_numeric(const rt_space *s, int p)
+{
+	return rt_space_kind(s, p) != RT_PARAM_CATEGORICAL;
+}
+
 int rt_space_size(const rt_space *s, int p)
 {
 	return s->p[p].n;
@@ -235,32 +240,12 @@ static int format_value(const rt_space *s, int p, int vi, char *buf, size_t len)
 	return snprintf(buf, len, "%ld", rt_space_int_at(s, p, vi));
 }
 
-int rt_space_value_index(const rt_space *s, int p, const char *text)
-{
-	char buf[32];
-	for (int vi = 0; vi < s->p[p].n; vi++) {
-		format_value(s, p, vi, buf, sizeof buf);
-		if (strcmp(buf, text) == 0)
-			return vi;
-	}
-	return -1;
-}
-
-int rt_point_int(const rt_space *s, const int *idx, const char *name, long *out)
+int rt_space_value_int(const rt_space *s, const int *idx, const char *name, long *out)
 {
 	int p = rt_space_find(s, name);
 	if (p < 0 || s->p[p].kind == RT_PARAM_CATEGORICAL)
 		return RT_EINVAL;
 	*out = rt_space_int_at(s, p, idx[p]);
-	return 0;
-}
-
-int rt_point_str(const rt_space *s, const int *idx, const char *name, const char **out)
-{
-	int p = rt_space_find(s, name);
-	if (p < 0 || s->p[p].kind != RT_PARAM_CATEGORICAL)
-		return RT_EINVAL;
-	*out = s->p[p].strs[idx[p]];
 	return 0;
 }
 

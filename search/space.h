@@ -74,6 +74,8 @@ int rt_space_find(const rt_space *s, const char *name);
 const char *rt_space_name(const rt_space *s, int p);
 rt_param_kind rt_space_kind(const rt_space *s, int p);
 rt_param_role rt_space_role(const rt_space *s, int p);
+/* Whether parameter p has numbers for values (ordinal or range). */
+int rt_space_numeric(const rt_space *s, int p);
 /* Number of values of parameter p. */
 int rt_space_size(const rt_space *s, int p);
 
@@ -81,16 +83,12 @@ int rt_space_size(const rt_space *s, int p);
 long rt_space_int_at(const rt_space *s, int p, int vi);
 /* Value vi of a categorical parameter; NULL for a numeric one. */
 const char *rt_space_str_at(const rt_space *s, int p, int vi);
-/* Index of the value spelled text ("64", "bf16"), -1 if none. */
-int rt_space_value_index(const rt_space *s, int p, const char *text);
-
 /*
- * The value of the parameter called name at point idx: *out gets the
- * number (rt_point_int) or the string (rt_point_str). RT_EINVAL when there
- * is no such parameter or it has the other type.
+ * The number at point idx of the numeric parameter called name (the knee's
+ * batch of a trial) into *out. RT_EINVAL when there is no such parameter or
+ * it is categorical.
  */
-int rt_point_int(const rt_space *s, const int *idx, const char *name, long *out);
-int rt_point_str(const rt_space *s, const int *idx, const char *name, const char **out);
+int rt_space_value_int(const rt_space *s, const int *idx, const char *name, long *out);
 
 /*
  * Writes "backend=cpu batch=64 threads=2" (parameters in order) into buf,

@@ -1,5 +1,7 @@
 /*
- * strategy.h: search strategies over a space (search/space.h), in one table.
+ * strategy.h: search strategies over a space (search/space.h), in one table
+ * (search/strategies.h: one line per strategy, each in its own file
+ * search/strategy_NAME.c; what they share is search/strategy_impl.h).
  *
  * A strategy proposes points; the caller's objective measures them. The
  * search knows nothing of workloads or backends: it sees the space, the
@@ -16,16 +18,17 @@
  * Contract shared by every strategy:
  *  - never evaluates the same point twice in one run, nor a point the space's
  *    feasibility callback rejects;
- *  - when a point is infeasible, every point that differs from it only by
- *    larger values of RT_ROLE_SATURATING parameters is taken as infeasible
- *    too, without evaluating it (a bigger batch of the same settings runs out
- *    of memory as well);
+ *  - when a point runs out of memory (RT_CAUSE_MEMORY), every point that
+ *    differs from it only by larger values of RT_ROLE_SATURATING parameters
+ *    is taken as infeasible too, without evaluating it (a bigger batch of the
+ *    same settings runs out of memory as well); any other failure (a crash,
+ *    a timeout, bad output, an unavailable backend) marks only that point;
  *  - budgets: never more than max_trials evaluations; a trial starts only
  *    while at least a quarter of its time cap is left of the seconds budget,
  *    and its cap is cut to what is left, so the search ends within the
  *    budget plus the objective's overrun of a cap;
  *  - stops early when more trials stop paying (each strategy states its rule
- *    at its definition in strategy.c; result->stop names the reason);
+ *    at its definition in strategy_NAME.c; result->stop names the reason);
  *  - an objective code other than 0 and RT_EINFEASIBLE aborts the search:
  *    rt_search_run returns that code and *out still holds the trials so far
  *    (so a caller interrupted by SIGINT can report the best so far).
@@ -36,15 +39,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/rt.h"
 #include "space.h"
 
 /*
  * Measures point idx within about time_cap_s seconds. Returns 0 with the
  * throughput in *value (higher is better), RT_EINFEASIBLE when the point
- * cannot run, or another negative code to abort the search.
+ * cannot run with *cause saying why (RT_CAUSE_NONE is read as a crash), or
+ * another negative code to abort the search.
  */
 typedef int (*rt_objective_fn)(const rt_space *s, const int *idx, double time_cap_s,
-			       void *user, double *value);
+			       void *user, double *value, rt_cause *cause);
 
 typedef struct rt_search_opts {
 	double budget_s;   /* seconds for the whole search; <= 0: no limit */
@@ -63,7 +68,7 @@ typedef struct rt_trial {
 	int idx[RT_SPACE_MAX_PARAMS];
 	double value;    /* throughput; 0 when infeasible */
 	double cap_s;    /* the time cap it ran under */
-	int infeasible;
+	rt_cause cause;  /* RT_CAUSE_NONE: it ran; else why it could not */
 } rt_trial;
 
 /* Every evaluated point in order, and the best one. */
@@ -79,11 +84,11 @@ typedef struct rt_search_result {
 
 rt_search_result *rt_search_result_create(int nparams);
 void rt_search_result_destroy(rt_search_result *r);
-/* Appends a trial and updates best. RT_ENOMEM. */
-int rt_search_result_add(rt_search_result *r, const int *idx, double value, int infeasible,
+/* Appends a trial (cause RT_CAUSE_NONE: it ran) and updates best. RT_ENOMEM. */
+int rt_search_result_add(rt_search_result *r, const int *idx, double value, rt_cause cause,
 			 double cap_s);
 
-typedef struct rt_search rt_search; /* the state of one run, private to strategy.c */
+typedef struct rt_search rt_search; /* the state of one run (strategy_impl.h) */
 
 typedef struct rt_strategy {
 	const char *name;

@@ -116,6 +116,7 @@ static void test_bad_name(void **state)
 	(void)state;
 	expect_failure("../fake", RT_EINVAL, "bad backend name '../fake'");
 	expect_failure("", RT_EINVAL, "bad backend name ''");
+	expect_failure("sixteen_letters_", RT_EINVAL, "bad backend name 'sixteen_letters_'");
 }
 
 /* A file that is not a shared object: dlopen's reason, without the path. */
@@ -197,19 +198,78 @@ static void test_cpu_always_available(void **state)
 	rt_backend_unload(NULL);
 }
 
-/* The known names start with cpu; the GPU ones go through the loader. */
+/*
+ * The known names start with cpu and the plugins this tree builds (known
+ * where they are not installed), then every plugin of the plugin
+ * directories in name order; the GPU ones go through the loader.
+ */
 static void test_known_names(void **state)
 {
 	(void)state;
-	assert_string_equal(rt_backend_names[0], "cpu");
-	assert_string_equal(rt_backend_names[1], "cuda");
-	assert_string_equal(rt_backend_names[2], "hip");
+	char names[RT_MAX_BACKENDS][RT_BACKEND_NAMELEN], list[256];
+	static const char *const known[] = {"cpu",  "cuda",  "hip",
+					    "badabi", "fake", "nosym", "partial"};
+	assert_int_equal(rt_backend_list(names, RT_MAX_BACKENDS), (int)RT_COUNT(known));
+	for (size_t i = 0; i < RT_COUNT(known); i++)
+		assert_string_equal(names[i], known[i]);
+	assert_int_equal(rt_backend_list(names, 2), 2);
+	rt_backend_names(list, sizeof list);
+	assert_string_equal(list, "cpu, cuda, hip, badabi, fake, nosym, partial");
+	assert_true(rt_backend_known("fake"));
+	assert_true(rt_backend_known("hip"));
+	assert_false(rt_backend_known("tpu"));
 	const rt_backend_ops *ops;
 	void *handle;
 	char err[RT_ERRLEN] = "", want[1200];
 	snprintf(want, sizeof want, "librigtune_hip.so: not found in %s", plugin_dir);
 	assert_int_equal(rt_backend_get("hip", &ops, &handle, err, sizeof err), RT_EUNAVAIL);
 	assert_string_equal(err, want);
+}
+
+/*
+ * Discovery: a plugin is known by being in a plugin directory. Only
+ * librigtune_NAME.so with a valid NAME counts; a name found in two
+ * directories of the path is one backend.
+ */
+static void test_discovery(void **state)
+{
+	(void)state;
+	char a[] = "/tmp/rt_found_a_XXXXXX", b[] = "/tmp/rt_found_b_XXXXXX", path[4200];
+	char names[RT_MAX_BACKENDS][RT_BACKEND_NAMELEN];
+	static const char *const files[] = {
+		"librigtune_sycl.so",    "librigtune_metal.so",       "librigtune_.so",
+		"librigtune_Bad.so",     "librigtune_x.so.1",         "libother.so",
+		"librigtune_sycl.so.tmp", "librigtune_waytoolongname16.so",
+	};
+	assert_non_null(mkdtemp(a));
+	assert_non_null(mkdtemp(b));
+	for (size_t i = 0; i < RT_COUNT(files); i++) {
+		snprintf(path, sizeof path, "%s/%s", a, files[i]);
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/librigtune_sycl.so", b);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s:%s:/nonexistent", b, a);
+	setenv("RIGTUNE_BACKEND_PATH", path, 1);
+	static const char *const want[] = {"cpu", "cuda", "hip", "sycl", "metal"};
+	assert_int_equal(rt_backend_list(names, RT_MAX_BACKENDS), (int)RT_COUNT(want));
+	for (size_t i = 0; i < RT_COUNT(want); i++)
+		assert_string_equal(names[i], want[i]);
+	assert_true(rt_backend_known("metal"));
+	assert_false(rt_backend_known("Bad"));
+	setenv("RIGTUNE_BACKEND_PATH", plugin_dir, 1);
+	for (size_t i = 0; i < RT_COUNT(files); i++) {
+		snprintf(path, sizeof path, "%s/%s", a, files[i]);
+		unlink(path);
+	}
+	snprintf(path, sizeof path, "%s/librigtune_sycl.so", b);
+	unlink(path);
+	rmdir(a);
+	rmdir(b);
 }
 
 int main(void)
@@ -227,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_default_directory),
 		cmocka_unit_test(test_cpu_always_available),
 		cmocka_unit_test(test_known_names),
+		cmocka_unit_test(test_discovery),
 	};
 	return cmocka_run_group_tests(tests, setup_path, NULL);
 }

@@ -1,8 +1,12 @@
-/* The harness: a steady trial, and trials that crash, hang or cannot allocate. */
+/*
+ * The harness: a steady trial, and trials that crash, hang, cannot allocate
+ * or lack their backend, each with the cause the strategies act on.
+ */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -11,8 +15,8 @@
 
 #include "../tuner/measure.h"
 
-enum behaviour { STEADY, CRASH, HANG, NOMEM, BADSHAPE };
-static const rt_shape_key keys[] = {{"mode", STEADY, 0, 4, "what the fake does"}};
+enum behaviour { STEADY, CRASH, HANG, NOMEM, BADSHAPE, ALLOCFAIL, UNAVAIL, NBEHAVIOUR };
+static const rt_shape_key keys[] = {{"mode", STEADY, 0, NBEHAVIOUR - 1, "what the fake does"}};
 static const char *const phases[] = {"work", "rest"};
 
 static int fake_check(const rt_point *pt, const rt_shape *sh, char *err, size_t errlen)
@@ -35,6 +39,10 @@ static int fake_setup(const rt_point *pt, const rt_shape *sh, const rt_backend_o
 		return rt_fail(err, errlen, RT_EINFEASIBLE, "needs 512.0 GiB, 3.0 GiB available");
 	if (sh->v[0] == BADSHAPE)
 		return rt_fail(err, errlen, RT_EINVAL, "mode: bad");
+	if (sh->v[0] == ALLOCFAIL) /* gemm's words when an allocation fails after the check */
+		return rt_fail(err, errlen, RT_EINFEASIBLE, "cannot allocate 2.00 GiB");
+	if (sh->v[0] == UNAVAIL)
+		return rt_fail(err, errlen, RT_EUNAVAIL, "fake device 0 does not offer bf16 GEMMs");
 	*state = (void *)(intptr_t)sh->v[0];
 	return RT_OK;
 }
@@ -115,6 +123,7 @@ static void test_crash_is_infeasible(void **state)
 	rt_measurement m;
 	assert_int_equal(run(CRASH, 20, &m), 0);
 	assert_false(m.feasible);
+	assert_int_equal(m.cause, RT_CAUSE_CRASH);
 	assert_non_null(strstr(m.reason, "crashed"));
 	assert_non_null(strstr(m.reason, "Segmentation"));
 	rt_measurement_free(&m);
@@ -127,6 +136,7 @@ static void test_hang_times_out(void **state)
 	double t0 = rt_now();
 	assert_int_equal(run(HANG, 1.0, &m), 0);
 	assert_false(m.feasible);
+	assert_int_equal(m.cause, RT_CAUSE_TIMEOUT);
 	assert_non_null(strstr(m.reason, "timeout"));
 	assert_true(rt_now() - t0 < 5.0); /* killed, not waited for */
 	rt_measurement_free(&m);
@@ -142,8 +152,62 @@ static void test_allocation_failure_is_infeasible(void **state)
 	rt_measurement m;
 	assert_int_equal(run(NOMEM, 20, &m), 0);
 	assert_false(m.feasible);
+	assert_int_equal(m.cause, RT_CAUSE_MEMORY);
 	assert_string_equal(m.reason, "needs 512.0 GiB, 3.0 GiB available");
 	rt_measurement_free(&m);
+	/* the kind comes from the code, not the words: "cannot allocate" is memory too */
+	assert_int_equal(run(ALLOCFAIL, 20, &m), 0);
+	assert_false(m.feasible);
+	assert_int_equal(m.cause, RT_CAUSE_MEMORY);
+	assert_string_equal(m.reason, "cannot allocate 2.00 GiB");
+	rt_measurement_free(&m);
+}
+
+static void test_unavailable(void **state)
+{
+	(void)state;
+	rt_measurement m;
+	assert_int_equal(run(UNAVAIL, 20, &m), 0);
+	assert_false(m.feasible);
+	assert_int_equal(m.cause, RT_CAUSE_UNAVAILABLE);
+	rt_measurement_free(&m);
+}
+
+/*
+ * The real gemm workload on the fake plugin (1 MiB of device memory): a
+ * product that does not fit is memory; a plugin that is not there is
+ * unavailable.
+ */
+static void test_real_workload_causes(void **state)
+{
+	(void)state;
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/tests/plugins",
+		 getenv("BUILD_DIR") ? getenv("BUILD_DIR") : "build");
+	setenv("RIGTUNE_BACKEND_PATH", dir, 1);
+	const rt_workload *g = rt_workload_find("gemm");
+	rt_point pt;
+	rt_shape sh;
+	rt_measure_opts o;
+	rt_measurement m;
+	rt_point_default(&pt);
+	pt.pin = RT_PIN_NONE;
+	rt_shape_default(g, &sh);
+	rt_measure_defaults(&o);
+	o.timeout_s = 60;
+	strcpy(pt.backend, "fake");
+	assert_int_equal(rt_measure(g, &pt, &sh, &o, &m, NULL, 0), 0);
+	assert_false(m.feasible);
+	assert_int_equal(m.cause, RT_CAUSE_MEMORY);
+	assert_non_null(strstr(m.reason, "needs "));
+	rt_measurement_free(&m);
+	strcpy(pt.backend, "nosuch");
+	assert_int_equal(rt_measure(g, &pt, &sh, &o, &m, NULL, 0), 0);
+	assert_false(m.feasible);
+	assert_int_equal(m.cause, RT_CAUSE_UNAVAILABLE);
+	assert_non_null(strstr(m.reason, "librigtune_nosuch.so"));
+	rt_measurement_free(&m);
+	unsetenv("RIGTUNE_BACKEND_PATH");
 }
 
 /* The caller checks input before a trial; in the child any failure means infeasible. */
@@ -153,6 +217,7 @@ static void test_setup_error_is_infeasible(void **state)
 	rt_measurement m;
 	assert_int_equal(run(BADSHAPE, 20, &m), 0);
 	assert_false(m.feasible);
+	assert_int_equal(m.cause, RT_CAUSE_CRASH);
 	assert_string_equal(m.reason, "mode: bad");
 	rt_measurement_free(&m);
 }
@@ -165,6 +230,8 @@ int main(void)
 		cmocka_unit_test(test_hang_times_out),
 		cmocka_unit_test(test_allocation_failure_is_infeasible),
 		cmocka_unit_test(test_setup_error_is_infeasible),
+		cmocka_unit_test(test_unavailable),
+		cmocka_unit_test(test_real_workload_causes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

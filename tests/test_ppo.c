@@ -136,7 +136,32 @@ static void test_learns_uptrend(void **state)
 	rt_ppo_destroy(p);
 }
 
-/* The bottleneck sentence: Amdahl on the env fraction, busy from policy + update. */
+/*
+ * The workload's derived figures for a phase split with `workers` workers
+ * on `cores` usable cores, on a GPU (where device_busy is reported); the
+ * bottleneck sentence into buf, *busy -1 when not reported.
+ */
+static int derive(const double *ph, int workers, int cores, char *buf, size_t len, double *busy)
+{
+	const rt_workload *w = &rt_workload_ppo;
+	rt_point pt;
+	rt_shape sh;
+	rt_derived d[RT_MAX_DERIVED];
+	rt_point_default(&pt);
+	strcpy(pt.backend, "cuda");
+	pt.workers = workers;
+	rt_shape_default(w, &sh);
+	int n = w->derive(&pt, &sh, 1000.0, ph, cores, d, buf, len);
+	assert_string_equal(d[0].name, "samples_per_s"); /* env-steps times epochs */
+	assert_float_equal(d[0].value, 1000.0 * (double)sh.v[rt_shape_index(w, "epochs")], 1e-9);
+	*busy = n == 2 && !strcmp(d[1].name, "device_busy") ? d[1].value : -1;
+	return n;
+}
+
+/*
+ * The bottleneck sentence: Amdahl on the env fraction with the usable cores
+ * the caller passes, busy from policy + update.
+ */
 static void test_summary(void **state)
 {
 	(void)state;
@@ -145,19 +170,47 @@ static void test_summary(void **state)
 	const double ph[RT_PPO_NPH] = {0.72, 0.08, 0.0, 0.20};
 
 	/* no workers: the learner steps alone; 2 of 3 cores are free */
-	assert_int_equal(rt_ppo_summary(ph, 0, 3, buf, sizeof buf, &busy), 0);
+	assert_int_equal(derive(ph, 0, 3, buf, sizeof buf, &busy), 2);
 	assert_float_equal(busy, 0.28, 1e-12);
 	/* env 0.72 / 3 = 0.24 of 0.52 -> 46% */
 	assert_non_null(strstr(buf, "rollout-bound: 72%"));
 	assert_non_null(strstr(buf, "2 more workers would bring it to about 46%"));
 	/* one worker beside the learner: 2 step, 1 core free: 0.72 * 2/3 = 0.48 of 0.76 -> 63% */
-	assert_int_equal(rt_ppo_summary(ph, 1, 3, buf, sizeof buf, &busy), 0);
+	assert_int_equal(derive(ph, 1, 3, buf, sizeof buf, &busy), 2);
 	assert_non_null(strstr(buf, "1 more worker would bring it to about 63%"));
+	/* every usable core has a worker */
+	assert_int_equal(derive(ph, 1, 2, buf, sizeof buf, &busy), 2);
+	assert_non_null(strstr(buf, "every usable core already has a worker"));
 	const double up[RT_PPO_NPH] = {0.1, 0.1, 0.05, 0.75};
-	assert_int_equal(rt_ppo_summary(up, 2, 2, buf, sizeof buf, &busy), 0);
+	assert_int_equal(derive(up, 2, 2, buf, sizeof buf, &busy), 2);
 	assert_non_null(strstr(buf, "update-bound: 75%"));
+	/* nothing measured: no sentence, no device_busy */
 	const double zero[RT_PPO_NPH] = {0};
-	assert_int_equal(rt_ppo_summary(zero, 1, 2, buf, sizeof buf, &busy), RT_EINVAL);
+	assert_int_equal(derive(zero, 1, 2, buf, sizeof buf, &busy), 1);
+	assert_string_equal(buf, "");
+	assert_float_equal(busy, -1, 0);
+}
+
+/* The PyTorch hint: gymnasium's vector env of num_envs, sync inline, async with workers. */
+static void test_hints(void **state)
+{
+	(void)state;
+	const rt_workload *w = &rt_workload_ppo;
+	char lines[4][RT_HINT_LEN];
+	rt_point pt;
+	rt_shape sh;
+	rt_point_default(&pt);
+	rt_shape_default(w, &sh);
+	sh.v[rt_shape_index(w, "num_envs")] = 128;
+	assert_int_equal(w->hints(&pt, &sh, lines, 4), 1);
+	assert_string_equal(
+	    lines[0], "gymnasium.vector.SyncVectorEnv: 128 envs stepped on the learner's thread");
+	pt.workers = 3;
+	assert_int_equal(w->hints(&pt, &sh, lines, 4), 1);
+	assert_string_equal(lines[0],
+	                    "gymnasium.vector.AsyncVectorEnv: 128 envs in 3 worker processes");
+	assert_string_equal(w->knee, "num_envs");
+	assert_true(w->budget_weight > rt_workload_find(RT_GEMM_WORKLOAD)->budget_weight);
 }
 
 /*
@@ -236,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_loss_gradient),
 		cmocka_unit_test(test_learns_uptrend),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_hints),
 		cmocka_unit_test(test_env_us_phase),
 		cmocka_unit_test(test_check),
 	};

@@ -12,13 +12,14 @@
 #include "../common/rt.h"
 #include "../search/space.h"
 #include "../tuner/spacefile.h"
+#include "../workloads/loader.h"
 
 static rt_space *parse_ok(const char *text, long auto_max, char *workload, size_t wlen)
 {
 	rt_space *s = NULL;
 	char err[RT_ERRLEN] = "";
-	int rc = rt_spacefile_parse(text, strlen(text), "t.yaml", auto_max, &s, workload, wlen,
-				    err, sizeof err);
+	int rc = rt_spacefile_parse(text, strlen(text), "t.yaml", NULL, auto_max, &s, workload,
+				    wlen, err, sizeof err);
 	if (rc)
 		print_error("unexpected error: %s\n", err);
 	assert_int_equal(rc, 0);
@@ -26,18 +27,27 @@ static rt_space *parse_ok(const char *text, long auto_max, char *workload, size_
 	return s;
 }
 
-/* Parses text expecting RT_EINVAL with want (file:line:col: problem) in the message. */
-static void parse_bad(const char *text, long auto_max, const char *want)
+/*
+ * Parses text as a space of workload w (NULL: any) expecting RT_EINVAL with
+ * want (file:line:col: problem) in the message.
+ */
+static void parse_bad_for(const rt_workload *w, const char *text, long auto_max,
+			  const char *want)
 {
 	rt_space *s = (rt_space *)&s; /* must come back NULL */
 	char err[RT_ERRLEN] = "";
-	assert_int_equal(rt_spacefile_parse(text, strlen(text), "t.yaml", auto_max, &s, NULL, 0,
-					    err, sizeof err),
+	assert_int_equal(rt_spacefile_parse(text, strlen(text), "t.yaml", w, auto_max, &s, NULL,
+					    0, err, sizeof err),
 			 RT_EINVAL);
 	assert_null(s);
 	if (!strstr(err, want))
 		print_error("message '%s' lacks '%s'\n", err, want);
 	assert_non_null(strstr(err, want));
+}
+
+static void parse_bad(const char *text, long auto_max, const char *want)
+{
+	parse_bad_for(NULL, text, auto_max, want);
 }
 
 static void test_example(void **state)
@@ -98,7 +108,8 @@ static void test_default_files(void **state)
 	for (int i = 0; i < 3; i++) {
 		rt_space *s = NULL;
 		char w[32], err[RT_ERRLEN] = "";
-		int rc = rt_spacefile_load(files[i], 2, &s, w, sizeof w, err, sizeof err);
+		int rc = rt_spacefile_load(files[i], rt_workload_find(workloads[i]), 2, &s, w,
+					   sizeof w, err, sizeof err);
 		if (rc)
 			print_error("%s\n", err);
 		assert_int_equal(rc, 0);
@@ -161,7 +172,9 @@ static void test_errors(void **state)
 	parse_bad("", 2, "t.yaml:1:1: empty space file");
 	parse_bad("params:\n  batch: [8, 16\n", 2, "t.yaml:3:1: malformed YAML");
 	parse_bad("params:\n  batch: &b [8]\n  threads: *b\n", 2,
-		  "t.yaml:3:12: aliases are not supported");
+		  "t.yaml:3:3: aliases are not supported");
+	parse_bad("params:\n  threads: {min: &m 1, max: *m}\n", 2,
+		  "t.yaml:2:24: aliases are not supported");
 	parse_bad("params:\n  batch: [8]\n---\nparams:\n  batch: [8]\n", 2,
 		  "t.yaml:3:1: more than one document");
 }
@@ -171,22 +184,75 @@ static void test_files(void **state)
 	(void)state;
 	rt_space *s = NULL;
 	char err[RT_ERRLEN], path[] = "/tmp/rigtune-spaceXXXXXX";
-	assert_int_equal(rt_spacefile_load("/nonexistent/space.yaml", 2, &s, NULL, 0, err,
+	assert_int_equal(rt_spacefile_load("/nonexistent/space.yaml", NULL, 2, &s, NULL, 0, err,
 					   sizeof err),
 			 RT_EIO);
 	assert_null(s);
-	assert_non_null(strstr(err, "/nonexistent/space.yaml: cannot open"));
+	assert_non_null(strstr(err, "cannot read /nonexistent/space.yaml"));
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	static const char text[] = "workload: ppo\nparams:\n  workers: {min: 0, max: x}\n";
 	assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
 	close(fd);
-	assert_int_equal(rt_spacefile_load(path, 2, &s, NULL, 0, err, sizeof err), RT_EINVAL);
+	assert_int_equal(rt_spacefile_load(path, NULL, 2, &s, NULL, 0, err, sizeof err),
+			 RT_EINVAL);
 	char want[128];
 	snprintf(want, sizeof want, "%s:3:26: workers: max: expected an integer >= 0 or auto",
 		 path);
 	assert_string_equal(err, want);
 	unlink(path);
+}
+
+/* backend: [all] is every backend rigtune knows; all goes alone. */
+static void test_all_backends(void **state)
+{
+	(void)state;
+	char names[RT_MAX_BACKENDS][RT_BACKEND_NAMELEN];
+	int n = rt_backend_list(names, RT_MAX_BACKENDS);
+	rt_space *s = parse_ok("params:\n  backend: [all]\n  threads: [1]\n", 2, NULL, 0);
+	assert_true(n >= 3);
+	assert_int_equal(rt_space_size(s, 0), n);
+	for (int i = 0; i < n; i++)
+		assert_string_equal(rt_space_str_at(s, 0, i), names[i]);
+	rt_space_destroy(s);
+	parse_bad("params:\n  backend: [cpu, all]\n", 2,
+		  "t.yaml:2:18: backend: all stands for every backend: give it alone");
+	parse_bad("params:\n  backend: [cpu, tpu]\n", 2,
+		  "t.yaml:2:18: backend: expected [all] or a list of backends (cpu, cuda, hip");
+}
+
+/*
+ * The keys of one workload's space come from its descriptor: the knobs it
+ * reads and its shape keys, its knee key saturating.
+ */
+static void test_keys_of_the_workload(void **state)
+{
+	(void)state;
+	const rt_workload *ppo = rt_workload_find("ppo"), *tf = rt_workload_find("transformer");
+	rt_space *s = NULL;
+	char err[RT_ERRLEN] = "";
+	static const char text[] = "params:\n  num_envs: [16, 64]\n  minibatch: [128]\n";
+	assert_int_equal(rt_spacefile_parse(text, strlen(text), "t.yaml", ppo, 2, &s, NULL, 0,
+					    err, sizeof err),
+			 0);
+	assert_int_equal(rt_space_role(s, rt_space_find(s, "num_envs")), RT_ROLE_SATURATING);
+	assert_int_equal(rt_space_role(s, rt_space_find(s, "minibatch")), RT_ROLE_NONE);
+	rt_space_destroy(s);
+	parse_bad_for(ppo, "params:\n  threads: [1]\n  batch: [8, 16]\n", 2,
+		      "t.yaml:3:3: params: ppo does not read 'batch': searching it wastes trials");
+	parse_bad_for(tf, "params:\n  num_envs: [16]\n", 2,
+		      "t.yaml:2:3: params: unknown parameter num_envs (expected backend, "
+		      "precision, pin, batch, threads, workers, d_model, heads");
+	parse_bad_for(ppo, "params:\n  env_us: [-1]\n", 2,
+		      "t.yaml:2:12: env_us: expected a list of integers >= 0");
+	/* the transformer's knee is batch */
+	static const char tb[] = "params:\n  batch: [8, 16]\n  seq_len: [32, 64]\n";
+	assert_int_equal(rt_spacefile_parse(tb, strlen(tb), "t.yaml", tf, 2, &s, NULL, 0, err,
+					    sizeof err),
+			 0);
+	assert_int_equal(rt_space_role(s, 0), RT_ROLE_SATURATING);
+	assert_int_equal(rt_space_role(s, 1), RT_ROLE_NONE);
+	rt_space_destroy(s);
 }
 
 int main(void)
@@ -196,6 +262,8 @@ int main(void)
 		cmocka_unit_test(test_default_files),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_keys_of_the_workload),
+		cmocka_unit_test(test_all_backends),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

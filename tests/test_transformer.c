@@ -405,6 +405,43 @@ static void test_huge_batch_is_infeasible(void **state)
 	assert_true(rt_workload_transformer.mem_bytes(&two, &sh) > m1);
 }
 
+/*
+ * What the tuner reads from the descriptor: the GEMMs of a step whose rows
+ * grow with the batch (QKV: k = d_model, n = 3 d_model; the MLP's
+ * up-projection: n = d_ff; m = batch x seq_len), the DataLoader hint, the
+ * knee along batch.
+ */
+static void test_descriptor_for_the_tuner(void **state)
+{
+	(void)state;
+	const rt_workload *w = &rt_workload_transformer;
+	rt_shape sh = shape(768, 12, 60, 3072, 2, 20);
+	rt_gemm_dims g[RT_MAX_STEP_GEMMS];
+	long rows = 0;
+	assert_int_equal(w->step_gemms(&sh, g, &rows), 2);
+	assert_int_equal(rows, 60);
+	assert_string_equal(g[0].name, "qkv");
+	assert_true(g[0].k == 768 && g[0].n == 2304);
+	assert_string_equal(g[1].name, "ffn_up");
+	assert_string_equal(g[1].label, "ffn");
+	assert_true(g[1].k == 768 && g[1].n == 3072);
+	char lines[2][RT_HINT_LEN];
+	rt_point pt = point(RT_FP32, 64, 2, 0);
+	assert_int_equal(w->hints(&pt, &sh, lines, 2), 1);
+	assert_string_equal(lines[0], "DataLoader(batch_size=64, num_workers=0)");
+	pt.workers = 2;
+	assert_int_equal(w->hints(&pt, &sh, lines, 2), 1);
+	assert_string_equal(lines[0],
+			    "DataLoader(batch_size=64, num_workers=2, persistent_workers=True)");
+	assert_string_equal(w->knee, "batch");
+	rt_derived d[RT_MAX_DERIVED];
+	char sentence[64] = "x";
+	assert_int_equal(w->derive(&pt, &sh, 100.0, NULL, 4, d, sentence, sizeof sentence), 1);
+	assert_string_equal(d[0].name, "tokens_per_s");
+	assert_float_equal(d[0].value, 6000.0, 1e-9);
+	assert_string_equal(sentence, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_step_reports_work_and_phases),
 		cmocka_unit_test(test_check_rejects_bad_shapes_and_points),
 		cmocka_unit_test(test_huge_batch_is_infeasible),
+		cmocka_unit_test(test_descriptor_for_the_tuner),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,7 +38,7 @@ static void probe_one(const char *name, rt_accel *a)
 {
 	const rt_backend_ops *ops;
 	void *handle = NULL;
-	snprintf(a->backend, sizeof a->backend, "%s", name);
+	snprintf(a->backend, sizeof a->backend, "%.*s", (int)sizeof a->backend - 1, name);
 	int rc = rt_backend_get(name, &ops, &handle, a->reason, sizeof a->reason);
 	int ndev = rc ? rc : ops->init(a->reason, sizeof a->reason);
 	if (ndev > 0) {
@@ -63,7 +63,8 @@ static void probe_one(const char *name, rt_accel *a)
 
 void rt_probe_accelerators(rt_machine *m)
 {
-	int fds[2];
+	char names[RT_MAX_ACCEL][RT_BACKEND_NAMELEN];
+	int fds[2], n = rt_backend_list(names, RT_MAX_ACCEL);
 	m->naccel = 0;
 	if (pipe(fds))
 		return;
@@ -72,10 +73,10 @@ void rt_probe_accelerators(rt_machine *m)
 	if (pid == 0) {
 		close(fds[0]);
 		rt_child_reset_signals();
-		static rt_accel acc[RT_NBACKENDS];
-		for (int i = 0; i < RT_NBACKENDS; i++)
-			probe_one(rt_backend_names[i], &acc[i]);
-		_exit(rt_write_all(fds[1], acc, sizeof acc) ? 1 : 0);
+		static rt_accel acc[RT_MAX_ACCEL];
+		for (int i = 0; i < n; i++)
+			probe_one(names[i], &acc[i]);
+		_exit(rt_write_all(fds[1], acc, sizeof acc[0] * (size_t)n) ? 1 : 0);
 	}
 	close(fds[1]);
 	if (pid < 0) {
@@ -84,18 +85,19 @@ void rt_probe_accelerators(rt_machine *m)
 	}
 	/* A GPU runtime that hangs in its init must not hang rigtune. */
 	int timed_out = 0;
-	int ok = rt_read_until(fds[0], m->accel, sizeof(rt_accel) * RT_NBACKENDS,
+	int ok = rt_read_until(fds[0], m->accel, sizeof(rt_accel) * (size_t)n,
 			       rt_now() + PROBE_TIMEOUT_S, &timed_out) == 0;
 	rt_child_finish(pid, fds[0], timed_out ? 0 : rt_now() + PROBE_TIMEOUT_S, NULL);
-	for (int i = 0; !ok && i < RT_NBACKENDS; i++) {
+	for (int i = 0; !ok && i < n; i++) {
 		rt_accel *a = &m->accel[i];
 		memset(a, 0, sizeof *a);
-		snprintf(a->backend, sizeof a->backend, "%s", rt_backend_names[i]);
+		snprintf(a->backend, sizeof a->backend, "%.*s", (int)sizeof a->backend - 1,
+		         names[i]);
 		if (timed_out)
 			snprintf(a->reason, sizeof a->reason,
 				 "the device probe did not answer in %.0f s", PROBE_TIMEOUT_S);
 		else
 			snprintf(a->reason, sizeof a->reason, "the device probe crashed");
 	}
-	m->naccel = RT_NBACKENDS;
+	m->naccel = n;
 }

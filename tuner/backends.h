@@ -19,9 +19,9 @@ void rt_backend_close_named(void *handle);
 #include "machine.h"
 
 /*
- * Fills m->accel with every known backend's devices or the reason it has
- * none. Runs in a forked child, so that no GPU runtime is ever initialized
- * in the calling process (CUDA does not survive a fork).
+ * Fills m->accel with the devices of every backend rt_backend_list() knows
+ * (the first RT_MAX_ACCEL), or the reason it has none. Runs in a forked child, so that no GPU
+ * runtime is ever initialized in the calling process (CUDA does not survive a fork).
  */
 void rt_probe_accelerators(rt_machine *m);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "../workloads/workload.h"
 
 static const rt_command *const commands[] = {
 	RT_COMMAND_LIST
@@ -31,11 +32,67 @@ int rt_usage_error(const char *cmd, const char *fmt, ...)
 	return RT_EXIT_USAGE;
 }
 
+#define HELP_WIDTH 79
+#define HELP_INDENT 15
+
+/* Appends word to the help line of *col columns, breaking it before HELP_WIDTH. */
+static void help_word(FILE *f, const char *word, int len, int *col)
+{
+	if (*col + 1 + len > HELP_WIDTH && *col > HELP_INDENT) {
+		fprintf(f, "\n%*s", HELP_INDENT, "");
+		*col = HELP_INDENT;
+	}
+	*col += fprintf(f, "%s%.*s", *col > HELP_INDENT ? " " : "", len, word);
+}
+
+/* text as words wrapped under column HELP_INDENT, from column col. */
+static void help_text(FILE *f, const char *text, int col)
+{
+	while (*text) {
+		int len = (int)strcspn(text, " ");
+		help_word(f, text, len, &col);
+		text += len;
+		text += strspn(text, " ");
+	}
+}
+
+void rt_help_item(FILE *f, const char *name, const char *text)
+{
+	int col = fprintf(f, "  %-*s ", HELP_INDENT - 3, name);
+	help_text(f, text, col);
+	fputc('\n', f);
+}
+
+void rt_help_workloads(FILE *f)
+{
+	int count;
+	const rt_workload *const *all = rt_workload_list(&count);
+	fputs("Workloads:\n", f);
+	for (int i = 0; i < count; i++) {
+		const rt_workload *w = all[i];
+		char kv[64];
+		int col = HELP_INDENT;
+		rt_help_item(f, w->name, w->summary);
+		fprintf(f, "%*s", HELP_INDENT, "");
+		snprintf(kv, sizeof kv, "reads backend device precision%s threads%s pin;",
+			 w->knobs & RT_KNOB_BATCH ? " batch" : "",
+			 w->knobs & RT_KNOB_WORKERS ? " workers" : "");
+		help_text(f, kv, col);
+		col = HELP_WIDTH; /* the shape keys on their own line */
+		help_word(f, "shape keys:", 11, &col);
+		for (int k = 0; k < w->nkeys; k++) {
+			int n = snprintf(kv, sizeof kv, "%s=%ld", w->keys[k].name, w->keys[k].def);
+			help_word(f, kv, n, &col);
+		}
+		fputc('\n', f);
+	}
+}
+
 static void print_help(FILE *f)
 {
 	fputs("usage: rigtune COMMAND [OPTIONS]\n\n"
-	      "Measures synthetic transformer and PPO training on every backend of\n"
-	      "this machine and recommends batch size, threads, workers and precision.\n\n"
+	      "Measures synthetic training workloads on every backend of this machine\n"
+	      "and recommends batch size, threads, workers and precision.\n\n"
 	      "Commands:\n",
 	      f);
 	for (size_t i = 0; i < RT_COUNT(commands); i++)
@@ -78,6 +135,10 @@ int rt_cli_main(int argc, char **argv)
 	for (int i = 2; i < argc; i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(c->usage, stdout);
+			if (c->help) {
+				fputc('\n', stdout);
+				c->help(stdout);
+			}
 			return RT_EXIT_OK;
 		}
 	return c->run(argc - 1, argv + 1);

@@ -7,6 +7,8 @@
 #ifndef RT_CLI_H
 #define RT_CLI_H
 
+#include <stdio.h>
+
 #define RT_VERSION "0.1.0"
 
 enum { RT_EXIT_OK = 0, RT_EXIT_USAGE = 2, RT_EXIT_RUNTIME = 3, RT_EXIT_INTERRUPTED = 130 };
@@ -16,9 +18,16 @@ typedef struct rt_command {
 	int (*run)(int argc, char **argv); /* argv[0] is the command name */
 	const char *summary;
 	const char *usage; /* full --help text of the command */
+	/* Optional: help built from the registries (workloads, strategies), after usage. */
+	void (*help)(FILE *f);
 } rt_command;
 
 int rt_cli_main(int argc, char **argv);
+
+/* For a command's help: every workload, what it reads and its shape keys with defaults. */
+void rt_help_workloads(FILE *f);
+/* One entry of a help list: "  name       text", text wrapped under itself. */
+void rt_help_item(FILE *f, const char *name, const char *text);
 
 /* Prints "rigtune: <msg>" to stderr; used for every user-facing error. */
 void rt_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "machine.h"
 #include "measure.h"
 #include "output.h"
 #include "params.h"
@@ -13,50 +14,80 @@
 
 static const char bench_usage[] =
 	"usage: rigtune bench WORKLOAD [KEY=VALUE ...] [--seconds S] [-o FILE]\n\n"
-	"Measures WORKLOAD (gemm, transformer, ppo) at one point in a separate\n"
-	"process: warm-up, then samples of at least 10 ms until the 95% CI of the\n"
-	"median is within 2% or S seconds are spent. Prints throughput with its CI,\n"
-	"achieved GFLOP/s, the phase split and every sample as YAML. transformer adds\n"
-	"tokens/s; ppo adds samples/s, the share of time a GPU monitor would read busy\n"
-	"and the bottleneck in one sentence; both add gemm_peak, a 1024^3 GEMM at the\n"
-	"same point measured in the same run, and the fraction of it they reach.\n\n"
-	"Point keys: backend=cpu|cuda|hip device=N precision=fp64|fp32|tf32|bf16|fp16\n"
+	"Measures WORKLOAD (below) at one point in a separate process: warm-up, then\n"
+	"samples of at least 10 ms until the 95% CI of the median is within 2% or S\n"
+	"seconds are spent. Prints throughput with its CI, achieved GFLOP/s, the phase\n"
+	"split and every sample as YAML, and the workload's own figures. Every workload\n"
+	"but the GEMM itself adds gemm_peak, a 1024^3 GEMM at the same point measured\n"
+	"in the same run, and the fraction of it the workload reaches.\n\n"
+	"Point keys: backend=NAME device=N precision=fp64|fp32|tf32|bf16|fp16\n"
 	"            batch=N threads=N workers=N pin=none|compact|spread|pcores\n"
 	"            (defaults: cpu, device 0, fp32, batch 32, 1 thread, 0 workers, compact;\n"
-	"            gemm reads neither batch nor workers, ppo not batch)\n"
-	"Shape keys: gemm: m n k transfer; transformer: d_model heads seq_len d_ff layers prep_us;\n"
-	"            ppo: num_envs stocks rollout minibatch epochs env_us\n\n"
+	"            a workload ignores the knobs it does not read)\n"
+	"Shape keys: the workload's, below (KEY=DEFAULT).\n\n"
 	"  --seconds S         sampling time cap (default 5)\n"
 	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n\n"
 	"Example: rigtune bench gemm m=1024 n=1024 k=1024 threads=2\n";
 
-/* Parses the options (KEY=VALUE arguments are skipped); an exit code, or -1 to go on. */
-static int parse_bench(int argc, char **argv, rt_measure_opts *mo, const char **output)
+#define MAX_ASSIGNMENTS 64
+
+/* The command line of bench: options, then WORKLOAD and KEY=VALUE in the order given. */
+typedef struct bench_args {
+	rt_measure_opts mo;
+	const char *output;
+	const char *workload;                 /* the first argument that is not an option */
+	const char *assign[MAX_ASSIGNMENTS];  /* the others, KEY=VALUE */
+	int nassign;
+} bench_args;
+
+/* An argument that is not an option: the workload, then KEY=VALUE. An exit code, or -1. */
+static int positional(bench_args *a, const char *arg)
+{
+	if (!a->workload)
+		a->workload = arg;
+	else if (a->nassign == MAX_ASSIGNMENTS)
+		return rt_usage_error("bench", "more than %d KEY=VALUE arguments", MAX_ASSIGNMENTS);
+	else
+		a->assign[a->nassign++] = arg;
+	return -1;
+}
+
+/*
+ * Parses the command line. getopt_long's in-order mode ("-") hands every
+ * argument that is not an option over as it comes, so WORKLOAD and KEY=VALUE
+ * may sit before, between and after the options, whichever way an option
+ * takes its value (-oFILE, -o FILE, --output=FILE, --output FILE); after
+ * "--" everything is positional. An exit code, or -1 to go on.
+ */
+static int parse_bench(int argc, char **argv, bench_args *a)
 {
 	static const struct option opts[] = {
 		{"seconds", required_argument, NULL, 's'},
 		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
-	optind = 1;
+	int c, rc = -1;
+	optind = 0; /* glibc: start over, reading the optstring's mode again */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:", opts, NULL)) != -1 || optind < argc) {
-		if (c == -1) { /* a positional argument: keep parsing after it */
-			optind++;
-			continue;
-		}
+	while (rc < 0 && (c = getopt_long(argc, argv, "-:o:", opts, NULL)) != -1) {
 		switch (c) {
+		case 1: rc = positional(a, optarg); break;
 		case 's':
-			if (rt_parse_double(optarg, &mo->time_cap_s) || mo->time_cap_s <= 0)
-				return rt_usage_error("bench", "--seconds: expected a positive number, got '%s'", optarg);
+			if (rt_parse_double(optarg, &a->mo.time_cap_s) || a->mo.time_cap_s <= 0)
+				rc = rt_usage_error(
+				    "bench", "--seconds: expected a positive number, got '%s'",
+				    optarg);
 			break;
-		case 'o': *output = optarg; break;
-		case ':': return rt_usage_error("bench", "option '%s' needs a value", argv[optind - 1]);
-		default: return rt_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
+		case 'o': a->output = optarg; break;
+		case ':':
+			rc = rt_usage_error("bench", "option '%s' needs a value", argv[optind - 1]);
+			break;
+		default: rc = rt_usage_error("bench", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	return -1;
+	while (rc < 0 && optind < argc)
+		rc = positional(a, argv[optind++]);
+	return rc;
 }
 
 /*
@@ -66,7 +97,7 @@ static int parse_bench(int argc, char **argv, rt_measure_opts *mo, const char **
  */
 static double gemm_peak(const rt_point *pt, double seconds)
 {
-	const rt_workload *g = rt_workload_find("gemm");
+	const rt_workload *g = rt_workload_find(RT_GEMM_WORKLOAD);
 	rt_shape sh;
 	rt_shape_default(g, &sh);
 	rt_measure_opts mo;
@@ -80,34 +111,40 @@ static double gemm_peak(const rt_point *pt, double seconds)
 	return peak;
 }
 
+/* The cores more workers could use (the derived figures' bottleneck sentence). */
+static int usable_cores(void)
+{
+	rt_machine *mach = calloc(1, sizeof *mach);
+	int n = 0;
+	if (mach && rt_machine_probe(NULL, mach, NULL, 0) == RT_OK)
+		n = rt_machine_pcores(mach);
+	free(mach);
+	return n > 0 ? n : (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static int run_bench(int argc, char **argv)
 {
 	rt_point pt;
 	rt_shape sh;
-	rt_measure_opts mo;
-	const char *output = NULL;
+	bench_args a = {.output = NULL};
 	rt_point_default(&pt);
-	rt_measure_defaults(&mo);
-	if (argc < 2 || argv[1][0] == '-')
-		return rt_usage_error("bench", "missing WORKLOAD (gemm, transformer or ppo)");
-	const rt_workload *w = rt_workload_find(argv[1]);
-	if (!w)
-		return rt_usage_error("bench", "unknown workload '%s' (gemm, transformer, ppo)", argv[1]);
-	rt_shape_default(w, &sh);
-	int rc = parse_bench(argc, argv, &mo, &output);
+	rt_measure_defaults(&a.mo);
+	int rc = parse_bench(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
-
-	char err[RT_ERRLEN];
-	for (int i = 2; i < argc; i++) {
-		if (argv[i][0] == '-') { /* an option and, unless --opt=value, its value */
-			if (!strchr(argv[i], '=') && i + 1 < argc)
-				i++;
-			continue;
-		}
-		if (rt_params_apply(w, argv[i], &pt, &sh, err, sizeof err))
+	char names[256], err[RT_ERRLEN];
+	rt_workload_names(names, sizeof names);
+	if (!a.workload)
+		return rt_usage_error("bench", "missing WORKLOAD (%s)", names);
+	const rt_workload *w = rt_workload_find(a.workload);
+	if (!w)
+		return rt_usage_error("bench", "unknown workload '%s' (%s)", a.workload, names);
+	rt_shape_default(w, &sh);
+	for (int i = 0; i < a.nassign; i++)
+		if (rt_params_apply(w, a.assign[i], &pt, &sh, err, sizeof err))
 			return rt_usage_error("bench", "%s", err);
-	}
+	rt_measure_opts mo = a.mo;
+	const char *output = a.output;
 	if (w->check(&pt, &sh, err, sizeof err))
 		return rt_usage_error("bench", "%s", err);
 	mo.timeout_s = mo.time_cap_s * 3 + 60;
@@ -127,11 +164,11 @@ static int run_bench(int argc, char **argv)
 	rt_yw y;
 	char *text = NULL;
 	size_t len = 0;
-	double peak = m.feasible && strcmp(w->name, "gemm") ? gemm_peak(&pt, 1.0) : 0;
+	double peak = m.feasible && strcmp(w->name, RT_GEMM_WORKLOAD) ? gemm_peak(&pt, 1.0) : 0;
 	rc = rt_yw_init(&y);
 	if (rc == RT_OK) {
 		rt_yw_map(&y, 0);
-		rt_emit_measurement_fields(&y, w, &pt, &sh, &m, 0);
+		rt_emit_measurement_fields(&y, w, &pt, &sh, &m, 0, usable_cores());
 		if (peak > 0) {
 			rt_yw_str(&y, "gemm_peak");
 			rt_yw_map(&y, 1);
@@ -156,4 +193,4 @@ static int run_bench(int argc, char **argv)
 }
 
 const rt_command rt_cmd_bench = {"bench", run_bench, "measure one workload at one point",
-				 bench_usage};
+				 bench_usage, rt_help_workloads};

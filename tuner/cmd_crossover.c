@@ -20,11 +20,12 @@ static const char crossover_usage[] =
 	"t(n) = c + a*n^b to each curve with a robust loss, and reports where the\n"
 	"curves cross (n*, with a bootstrap 95% CI), from which size more CPU threads\n"
 	"pay, and the best thread count per size range.\n\n"
-	"  --backend B,...     backends to sweep (cpu, cuda, hip; default: all found)\n"
+	"  --backend B,...     backends to sweep (default: all found)\n"
 	"  --precision P,...   precisions (fp64 fp32 tf32 bf16 fp16; default fp32)\n"
-	"  --shape K=V,...     your model: seq_len, d_model, d_ff (default 4*d_model);\n"
-	"                      adds transformer-shaped sweeps (m = batch*seq_len) and the\n"
-	"                      smallest batch that puts every GEMM of a step past n*\n"
+	"  --shape K=V,...     your model: shape keys of the workload whose step GEMMs\n"
+	"                      are swept (below; others keep their defaults); adds\n"
+	"                      sweeps of those GEMMs (m = batch x rows per sample) and\n"
+	"                      the smallest batch that puts every one of them past n*\n"
 	"  --replay FILE.csv   fit these observations instead of measuring\n"
 	"                      (header backend,precision,n,seconds; one row each)\n"
 	"  --save FILE.csv     write the measured square observations in that format\n"
@@ -50,8 +51,11 @@ static int parse_backends(xo_args *a, const char *list)
 	char *save = NULL;
 	a->sweep.nbackends = 0;
 	for (char *t = strtok_r(a->backend_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char names[256];
+		rt_backend_names(names, sizeof names);
 		if (!rt_backend_known(t))
-			return rt_usage_error("crossover", "--backend: unknown backend '%s' (cpu, cuda, hip)", t);
+			return rt_usage_error("crossover", "--backend: unknown backend '%s' (%s)",
+			                      t, names);
 		if (a->sweep.nbackends == (int)RT_COUNT(a->backends))
 			return rt_usage_error("crossover", "--backend: too many backends");
 		a->backends[a->sweep.nbackends++] = t;
@@ -74,32 +78,45 @@ static int parse_precisions(xo_args *a, const char *list)
 	return -1;
 }
 
+/* The first workload of the registry that lists the GEMMs of its step, or NULL. */
+static const rt_workload *model_workload(void)
+{
+	int count;
+	const rt_workload *const *all = rt_workload_list(&count);
+	for (int i = 0; i < count; i++)
+		if (all[i]->step_gemms)
+			return all[i];
+	return NULL;
+}
+
 static int parse_shape(xo_args *a, const char *list)
 {
-	char buf[256], *save = NULL;
+	char buf[256], err[RT_ERRLEN], *save = NULL;
+	const rt_workload *w = model_workload();
+	rt_shape sh;
+	if (!w)
+		return rt_usage_error("crossover",
+				      "--shape: no workload lists the GEMMs of its step");
+	rt_shape_default(w, &sh);
 	snprintf(buf, sizeof buf, "%s", list);
-	rt_xo_shape *s = &a->shape;
-	*s = (rt_xo_shape){1, 64, 256, 0};
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(t, '=');
-		long v;
-		if (!eq)
-			return rt_usage_error("crossover", "--shape: expected KEY=VALUE, got '%s'", t);
-		*eq = '\0';
-		if (rt_parse_long(eq + 1, &v) || v < 1 || v > 1 << 20)
-			return rt_usage_error("crossover", "--shape: %s: expected an integer from 1 to 1048576, got '%s'", t, eq + 1);
-		if (!strcmp(t, "seq_len"))
-			s->seq_len = v;
-		else if (!strcmp(t, "d_model"))
-			s->d_model = v;
-		else if (!strcmp(t, "d_ff"))
-			s->d_ff = v;
-		else
-			return rt_usage_error("crossover", "--shape: unknown key '%s' (seq_len, d_model, d_ff)", t);
-	}
-	if (!s->d_ff)
-		s->d_ff = 4 * s->d_model;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (rt_params_apply_shape(w, t, &sh, err, sizeof err))
+			return rt_usage_error("crossover", "--shape: %s", err);
+	if (rt_xo_shape_of(w, &sh, &a->shape, err, sizeof err))
+		return rt_usage_error("crossover", "--shape: %s", err);
 	return -1;
+}
+
+/* The model workload's shape keys, for --help. */
+static void crossover_help(FILE *f)
+{
+	const rt_workload *w = model_workload();
+	if (!w)
+		return;
+	fprintf(f, "--shape keys (the %s workload's, with their defaults):", w->name);
+	for (int k = 0; k < w->nkeys; k++)
+		fprintf(f, " %s=%ld", w->keys[k].name, w->keys[k].def);
+	fputc('\n', f);
 }
 
 static int parse_args(int argc, char **argv, xo_args *a)
@@ -212,4 +229,4 @@ static int run_crossover(int argc, char **argv)
 
 const rt_command rt_cmd_crossover = {"crossover", run_crossover,
 				     "fit where the GPU beats the CPU and more threads pay",
-				     crossover_usage};
+				     crossover_usage, crossover_help};

@@ -70,4 +70,4 @@ static int run_probe(int argc, char **argv)
 }
 
 const rt_command rt_cmd_probe = {"probe", run_probe, "describe this machine (or an hwloc XML topology)",
-				 probe_usage};
+				 probe_usage, NULL};

@@ -17,19 +17,20 @@ static const char tune_usage[] =
 	"                    [--strategy NAME] [--space FILE] [--shape KEY=VALUE,...]\n"
 	"                    [--resume] [--fresh] [--no-crossover] [--quiet] [-o FILE]\n\n"
 	"Searches batch size, threads, workers, precision and pinning of each workload\n"
-	"(gemm, transformer, ppo) on every available backend within the time budget,\n"
-	"and writes the recommended configuration: per workload the knee (the smallest\n"
-	"batch within 5% of the best throughput) and the fastest point, their\n"
-	"throughput with a 95% CI, runner-ups, env vars to export, PyTorch and JAX\n"
-	"hints and the reason; then the CPU/GPU and thread crossovers.\n\n"
+	"(below) on every available backend within the time budget, and writes the\n"
+	"recommended configuration: per workload the knee (the smallest batch, or\n"
+	"whichever knob the workload saturates along, within 5% of the best\n"
+	"throughput) and the fastest point, their throughput with a 95% CI,\n"
+	"runner-ups, env vars to export, PyTorch and JAX hints and the reason; then\n"
+	"the CPU/GPU and thread crossovers.\n\n"
 	"  --workload W,...    workloads to tune (default: all)\n"
 	"  --backend B,...     backends to use (default: every available one)\n"
 	"  --budget SECONDS    total time (default 60)\n"
-	"  --strategy NAME     model (default), grid, random or halving\n"
+	"  --strategy NAME     how to search (below; default " RT_STRATEGY_DEFAULT ")\n"
 	"  --space FILE        search space (YAML; see configs/space-*.yaml) for the\n"
 	"                      one workload it names\n"
-	"  --shape K=V,...     your model: shape keys of the tuned workloads, e.g.\n"
-	"                      d_model=768,seq_len=60 (transformer), stocks=30 (ppo)\n"
+	"  --shape K=V,...     your model: shape keys of the tuned workloads (below),\n"
+	"                      e.g. d_model=768,seq_len=60\n"
 	"  --resume            continue the newest journal of this host in results/\n"
 	"  --fresh             measure everything again (no reuse of earlier trials)\n"
 	"  --no-crossover      skip the crossover sweep\n"
@@ -51,6 +52,19 @@ static int split_list(char *list, const char **out, int cap, int *n, const char 
 	return -1;
 }
 
+/* --backend's names, each one rigtune knows (rt_backend_list); an exit code, or -1. */
+static int parse_backends(rt_tune_opts *o)
+{
+	char names[256];
+	int rc = split_list(optarg, o->backends, RT_MAX_BACKENDS, &o->nbackends, "--backend");
+	rt_backend_names(names, sizeof names);
+	for (int i = 0; rc < 0 && i < o->nbackends; i++)
+		if (!rt_backend_known(o->backends[i]))
+			rc = rt_usage_error("tune", "--backend: unknown backend '%s' (%s)",
+					    o->backends[i], names);
+	return rc;
+}
+
 static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **output)
 {
 	static const struct option opts[] = {
@@ -66,13 +80,11 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **outpu
 	opterr = 0;
 	while (rc < 0 && (c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'w': rc = split_list(optarg, o->workloads, RT_TUNE_MAX_WORKLOADS, &o->nworkloads, "--workload"); break;
-		case 'b':
-			rc = split_list(optarg, o->backends, 4, &o->nbackends, "--backend");
-			for (int i = 0; rc < 0 && i < o->nbackends; i++)
-				if (!rt_backend_known(o->backends[i]))
-					rc = rt_usage_error("tune", "--backend: unknown backend '%s' (cpu, cuda, hip)", o->backends[i]);
+		case 'w':
+			rc = split_list(optarg, o->workloads, RT_NWORKLOADS, &o->nworkloads,
+			                "--workload");
 			break;
+		case 'b': rc = parse_backends(o); break;
 		case 'B':
 			if (rt_parse_double(optarg, &o->budget_s) || o->budget_s < 1 || o->budget_s > 7 * 86400)
 				rc = rt_usage_error("tune", "--budget: expected seconds from 1 to 604800, got '%s'", optarg);
@@ -166,6 +178,17 @@ static int run_tune(int argc, char **argv)
 	return rt_exit_code(rc);
 }
 
+/* The workloads and the strategies, from their tables. */
+static void tune_help(FILE *f)
+{
+	int n;
+	const rt_strategy *const *st = rt_strategy_list(&n);
+	rt_help_workloads(f);
+	fputs("\nStrategies:\n", f);
+	for (int i = 0; i < n; i++)
+		rt_help_item(f, st[i]->name, st[i]->description);
+}
+
 const rt_command rt_cmd_tune = {"tune", run_tune,
 				"search the knobs of each workload, write the recommended config",
-				tune_usage};
+				tune_usage, tune_help};

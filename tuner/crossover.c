@@ -11,6 +11,7 @@
 #include "machine.h"
 #include "measure.h"
 #include "plot.h"
+#include "report.h"
 
 #define BOOTSTRAP_REPS 200
 #define BOOTSTRAP_SEED 20261122u
@@ -55,8 +56,23 @@ typedef struct curve_job {
 	const char *label;
 	rt_point pt;
 	int transfer;
-	int shaped;      /* -1: square; 0: QKV; 1: FFN */
+	int shaped;      /* -1: square; else the index of the step GEMM */
 } curve_job;
+
+int rt_xo_shape_of(const rt_workload *w, const rt_shape *sh, rt_xo_shape *out, char *err,
+		   size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	if (!w->step_gemms)
+		return rt_fail(err, errlen, RT_EINVAL, "%s lists no GEMMs of its step", w->name);
+	out->w = w;
+	out->sh = *sh;
+	out->ngemm = w->step_gemms(sh, out->gemm, &out->rows);
+	out->given = out->ngemm > 0;
+	return out->given
+	           ? RT_OK
+	           : rt_fail(err, errlen, RT_EINVAL, "%s lists no GEMMs of its step", w->name);
+}
 
 /* The GEMM m x n x k of sweep position i; 0 when past the end of the sweep. */
 static int sweep_size(const curve_job *job, const rt_xo_shape *shape, double max_n, int i,
@@ -70,16 +86,26 @@ static int sweep_size(const curve_job *job, const rt_xo_shape *shape, double max
 		return 1;
 	}
 	long batch = 1L << i;
-	*m = batch * shape->seq_len;
-	*k = shape->d_model;
-	*n = job->shaped == 0 ? 3 * shape->d_model : shape->d_ff;
+	*m = batch * shape->rows;
+	*k = shape->gemm[job->shaped].k;
+	*n = shape->gemm[job->shaped].n;
 	return batch <= SHAPED_MAX_BATCH && 2e-9 * (double)*m * (double)*n * (double)*k <= SHAPED_MAX_GFLOP;
+}
+
+/* The GEMM workload's shape for an m x k times k x n product. */
+static void gemm_shape(const rt_workload *w, long m, long n, long k, int transfer, rt_shape *sh)
+{
+	rt_shape_default(w, sh);
+	sh->v[rt_shape_index(w, "m")] = m;
+	sh->v[rt_shape_index(w, "n")] = n;
+	sh->v[rt_shape_index(w, "k")] = k;
+	sh->v[rt_shape_index(w, "transfer")] = transfer;
 }
 
 static int measure_curve(const curve_job *job, const rt_xo_sweep_opts *o,
 			 const rt_xo_shape *shape, rt_replay *r, char *err, size_t errlen)
 {
-	const rt_workload *w = rt_workload_find("gemm");
+	const rt_workload *w = rt_workload_find(RT_GEMM_WORKLOAD);
 	const char *prec = rt_precision_name(job->pt.precision);
 	rt_measure_opts mo;
 	rt_measure_defaults(&mo);
@@ -92,8 +118,9 @@ static int measure_curve(const curve_job *job, const rt_xo_sweep_opts *o,
 	for (int i = 0; sweep_size(job, shape, o->max_n, i, &m, &n, &k); i++) {
 		if (o->deadline > 0 && rt_now() > o->deadline)
 			break;
-		rt_shape sh = {.n = 4, .v = {m, n, k, job->transfer}};
+		rt_shape sh;
 		rt_measurement meas;
+		gemm_shape(w, m, n, k, job->transfer, &sh);
 		int rc = rt_measure(w, &job->pt, &sh, &mo, &meas, err, errlen);
 		if (rc == RT_OK && o->stop && o->stop()) {
 			rt_measurement_free(&meas);
@@ -175,7 +202,7 @@ int rt_xo_sweep(const rt_xo_sweep_opts *o, const rt_xo_shape *shape, rt_xo_data 
 	skipped[0] = '\0';
 	int rc = RT_ENOMEM;
 	data->square = rt_replay_new();
-	for (int g = 0; g < 2 && shape->given; g++)
+	for (int g = 0; g < shape->ngemm && shape->given; g++)
 		if (!(data->shaped[g] = rt_replay_new()))
 			goto out;
 	if (!data->square)
@@ -198,7 +225,9 @@ int rt_xo_sweep(const rt_xo_sweep_opts *o, const rt_xo_shape *shape, rt_xo_data 
 			for (int j = 0; j < nj && rc == RT_OK; j++) {
 				rc = measure_curve(&jobs[j], o, shape, data->square, err, errlen);
 				/* shaped sweeps: the curve that uses the whole device */
-				for (int g = 0; g < 2 && rc == RT_OK && shape->given && j == 0; g++) {
+				for (int g = 0; g < shape->ngemm && rc == RT_OK && shape->given &&
+						j == 0;
+				     g++) {
 					curve_job sj = jobs[j];
 					sj.shaped = g;
 					rc = measure_curve(&sj, o, shape, data->shaped[g], err, errlen);
@@ -241,8 +270,8 @@ int rt_xo_curve_point(const char *label, const char *precision, long n, rt_point
 void rt_xo_data_free(rt_xo_data *d)
 {
 	rt_replay_free(d->square);
-	rt_replay_free(d->shaped[0]);
-	rt_replay_free(d->shaped[1]);
+	for (int g = 0; g < RT_MAX_STEP_GEMMS; g++)
+		rt_replay_free(d->shaped[g]);
 	memset(d, 0, sizeof *d);
 }
 
@@ -354,12 +383,14 @@ static long shaped_index(const fitted *sf, const rt_replay_curve *c)
  * per-GEMM crossovers in m from the shaped sweeps where both curves have one.
  */
 static void emit_min_batch(rt_yw *w, const rt_xo_shape *shape, double n_star,
-			   const fitted sf[2], const rt_replay_curve *c0,
+			   const fitted *sf, const rt_replay_curve *c0,
 			   const rt_replay_curve *c1, const char *who)
 {
-	rt_step_gemm g[2];
-	rt_fit_transformer_gemms((double)shape->d_model, (double)shape->d_ff, g);
-	for (int k = 0; k < 2; k++) {
+	rt_step_gemm g[RT_MAX_STEP_GEMMS];
+	for (int k = 0; k < shape->ngemm; k++)
+		g[k] = (rt_step_gemm){shape->gemm[k].name, (double)shape->gemm[k].k,
+				      (double)shape->gemm[k].n, NAN};
+	for (int k = 0; k < shape->ngemm; k++) {
 		long i0 = shaped_index(&sf[k], c0), i1 = shaped_index(&sf[k], c1);
 		rt_crossover cx;
 		if (i0 >= 0 && i1 >= 0 &&
@@ -372,26 +403,27 @@ static void emit_min_batch(rt_yw *w, const rt_xo_shape *shape, double n_star,
 	char err[256];
 	rt_yw_str(w, "model");
 	rt_yw_map(w, 0);
-	if (rt_fit_min_batch(n_star, (double)shape->seq_len, g, 2, &batch, &binding, err,
-			     sizeof err)) {
+	if (rt_fit_min_batch(n_star, (double)shape->rows, g, (size_t)shape->ngemm, &batch,
+			     &binding, err, sizeof err)) {
 		rt_yw_kstr(w, "error", err);
 	} else {
-		char s[256];
+		char s[256], basis[64];
+		snprintf(basis, sizeof basis, "%s-shaped sweep", shape->w->name);
 		rt_yw_kint(w, "min_batch", batch);
 		rt_yw_kstr(w, "binding_gemm", g[binding].name);
-		rt_yw_kstr(w, "basis", isnan(g[binding].m_star) ? "square crossover, flop-equivalent"
-								: "transformer-shaped sweep");
+		rt_yw_kstr(w, "basis",
+			   isnan(g[binding].m_star) ? "square crossover, flop-equivalent" : basis);
 		snprintf(s, sizeof s,
-			 "batch >= %ld (seq_len %ld, d_model %ld) puts every GEMM of a step "
-			 "in the range where %s wins",
-			 batch, shape->seq_len, shape->d_model, who);
+			 "batch >= %ld (%ld rows per sample) puts every GEMM of a %s step in the "
+			 "range where %s wins",
+			 batch, shape->rows, shape->w->name, who);
 		rt_yw_kstr(w, "summary", s);
 	}
 	rt_yw_end_map(w);
 }
 
 /* One pair of backends at one precision: n*, its CI, and what it means for the model. */
-static void emit_pair(rt_yw *w, const fitted *f, const fitted sf[2], size_t i, size_t j,
+static void emit_pair(rt_yw *w, const fitted *f, const fitted *sf, size_t i, size_t j,
 		      const rt_xo_shape *shape, rt_plot_mark *mark)
 {
 	const rt_replay_curve *c0 = &f->r->curves[i], *c1 = &f->r->curves[j];
@@ -435,7 +467,7 @@ static void emit_pair(rt_yw *w, const fitted *f, const fitted sf[2], size_t i, s
 	rt_yw_end_map(w);
 }
 
-static size_t emit_pairs(rt_yw *w, const fitted *f, const fitted sf[2],
+static size_t emit_pairs(rt_yw *w, const fitted *f, const fitted *sf,
 			 const rt_xo_shape *shape, rt_plot_mark *marks, size_t cap)
 {
 	const rt_replay *r = f->r;
@@ -504,7 +536,7 @@ static void emit_thread_curves(rt_yw *w, const fitted *f, size_t one, size_t man
 		rt_yw_end_seq(w);
 	}
 	if (shape->given && isfinite(n_from)) {
-		fitted none[2] = {{0}, {0}};
+		fitted none[RT_MAX_STEP_GEMMS] = {{0}};
 		snprintf(s, sizeof s, "%d threads", threads[1]);
 		emit_min_batch(w, shape, n_from, none, c1, cn, s);
 	}
@@ -569,10 +601,10 @@ int rt_xo_analyze(rt_yw *w, const rt_xo_data *d, const rt_xo_shape *shape,
 		  const char *plot_svg, char *plot_note, size_t notelen, char *err,
 		  size_t errlen)
 {
-	fitted f = {0}, sf[2] = {{0}, {0}};
+	fitted f = {0}, sf[RT_MAX_STEP_GEMMS] = {{0}};
 	plot_note[0] = '\0';
 	int rc = fit_all(d->square, &f, err, errlen);
-	for (int k = 0; k < 2 && rc == RT_OK; k++)
+	for (int k = 0; k < RT_MAX_STEP_GEMMS && rc == RT_OK; k++)
 		if (d->shaped[k] && d->shaped[k]->ncurves)
 			rc = fit_all(d->shaped[k], &sf[k], err, errlen);
 	if (rc == RT_OK) {
@@ -580,16 +612,15 @@ int rt_xo_analyze(rt_yw *w, const rt_xo_data *d, const rt_xo_shape *shape,
 		rt_yw_map(w, 0);
 		if (shape->given) {
 			rt_yw_str(w, "shape");
-			rt_yw_map(w, 1);
-			rt_yw_kint(w, "seq_len", shape->seq_len);
-			rt_yw_kint(w, "d_model", shape->d_model);
-			rt_yw_kint(w, "d_ff", shape->d_ff);
-			rt_yw_end_map(w);
+			rt_emit_shape(w, shape->w, &shape->sh);
 		}
 		emit_curves(w, &f, "curves");
-		for (int k = 0; k < 2; k++)
-			if (sf[k].r)
-				emit_curves(w, &sf[k], k == 0 ? "curves_qkv" : "curves_ffn");
+		for (int k = 0; k < shape->ngemm; k++)
+			if (sf[k].r) {
+				char key[64];
+				snprintf(key, sizeof key, "curves_%s", shape->gemm[k].label);
+				emit_curves(w, &sf[k], key);
+			}
 		size_t nmarks = emit_pairs(w, &f, sf, shape, marks, RT_COUNT(marks));
 		emit_threads(w, &f, shape);
 		rt_yw_end_map(w);
@@ -597,7 +628,7 @@ int rt_xo_analyze(rt_yw *w, const rt_xo_data *d, const rt_xo_shape *shape,
 			rt_fail(err, errlen, rc, "%s", plot_note);
 	}
 	fitted_free(&f);
-	fitted_free(&sf[0]);
-	fitted_free(&sf[1]);
+	for (int k = 0; k < RT_MAX_STEP_GEMMS; k++)
+		fitted_free(&sf[k]);
 	return rc;
 }

@@ -5,8 +5,9 @@
  * precision; on the CPU with every usable core (curve "cpu") and with one
  * thread ("cpu:1t"); on a GPU with data resident ("cuda") and with the
  * host -> device -> host transfers an eager framework pays ("cuda+xfer").
- * With a model shape, also the transformer-shaped GEMMs of a training step:
- * m = batch * seq_len swept, k = d_model, n = 3*d_model (QKV) and d_ff (FFN).
+ * With a model shape, also the GEMMs of one training step of that workload
+ * (its step_gemms: for the transformer m = batch * seq_len swept, k =
+ * d_model, n = 3*d_model for QKV and d_ff for the MLP).
  *
  * Analysis (search/fit): a robust fit t(n) = c + a n^b per curve; for every
  * pair of backends at one precision the crossover n*, its bootstrap 95% CI,
@@ -17,20 +18,33 @@
 #ifndef RT_CROSSOVER_H
 #define RT_CROSSOVER_H
 
+#include "../workloads/workload.h"
 #include "machine.h"
 #include "replay.h"
 #include "../workloads/workload.h"
 #include "yamlw.h"
 
+/* A model: the workload, its shape and the GEMMs of its step. given 0: none. */
 typedef struct rt_xo_shape {
 	int given;
-	long seq_len, d_model, d_ff;
+	const rt_workload *w;
+	rt_shape sh;
+	long rows;                            /* m = batch * rows */
+	int ngemm;
+	rt_gemm_dims gemm[RT_MAX_STEP_GEMMS];
 } rt_xo_shape;
+
+/*
+ * The model of workload w at shape sh: its step's GEMMs (w->step_gemms).
+ * RT_EINVAL when w lists none.
+ */
+int rt_xo_shape_of(const rt_workload *w, const rt_shape *sh, rt_xo_shape *out, char *err,
+		   size_t errlen);
 
 /* The observations behind an analysis: square sweeps and shaped ones. */
 typedef struct rt_xo_data {
 	rt_replay *square;
-	rt_replay *shaped[2]; /* QKV and FFN, n = m (rows); NULL when not measured */
+	rt_replay *shaped[RT_MAX_STEP_GEMMS]; /* per step GEMM, n = m (rows); NULL: not measured */
 } rt_xo_data;
 
 typedef struct rt_xo_sweep_opts {

@@ -1,10 +1,7 @@
 #include "journal.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +12,7 @@
 
 #include "params.h"
 #include "report.h"
+#include "yamlr.h"
 
 #define JOURNAL_VERSION "1"
 
@@ -216,7 +214,7 @@ int rt_journal_append(rt_journal *j, const rt_workload *w, const rt_point *pt,
 	}
 	rt_yw_map(&y, 0);
 	rt_yw_kstr(&y, "fingerprint", j->fingerprint);
-	rt_emit_measurement_fields(&y, w, pt, sh, m, 1);
+	rt_emit_measurement_fields(&y, w, pt, sh, m, 1, 0);
 	rt_yw_end_map(&y);
 	char *text;
 	size_t len;
@@ -238,306 +236,205 @@ void rt_journal_close(rt_journal *j)
 
 /* ---------------------------------------------------------------- reading */
 
-/* Where a document is decoded, for messages "FILE:LINE:COLUMN: ...". */
-typedef struct reader {
-	const char *path;
-	yaml_document_t *doc;
-	char *err;
-	size_t errlen;
-} reader;
-
-static int bad_at(const reader *r, yaml_mark_t mark, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int bad_at(const reader *r, yaml_mark_t mark, const char *fmt, ...)
-{
-	char msg[RT_ERRLEN];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return rt_fail(r->err, r->errlen, RT_EINVAL, "%s:%zu:%zu: %s", r->path, mark.line + 1,
-		       mark.column + 1, msg);
-}
-
-static const char *scalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-static yaml_node_t *lookup(const reader *r, const yaml_node_t *map, const char *key)
-{
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const char *k = scalar(yaml_document_get_node(r->doc, p->key));
-		if (k && !strcmp(k, key))
-			return yaml_document_get_node(r->doc, p->value);
-	}
-	return NULL;
-}
-
-/* Every key of map is a scalar among the n names of allowed. */
-static int only_keys(const reader *r, const yaml_node_t *map, const char *what,
-		     const char *const *allowed, size_t n)
-{
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *kn = yaml_document_get_node(r->doc, p->key);
-		const char *k = scalar(kn);
-		if (!k)
-			return bad_at(r, kn->start_mark, "%s: a key must be a plain name", what);
-		size_t i = 0;
-		while (i < n && strcmp(allowed[i], k))
-			i++;
-		if (i == n)
-			return bad_at(r, kn->start_mark, "%s: unknown key '%s'", what, k);
-	}
-	return RT_OK;
-}
-
-static const char *const type_names[] = {
-	[YAML_SCALAR_NODE] = "a scalar",
-	[YAML_SEQUENCE_NODE] = "a sequence",
-	[YAML_MAPPING_NODE] = "a mapping",
-};
-
-/* The value of key in map, which must be there and of the given type. */
-static int need(const reader *r, const yaml_node_t *map, const char *key,
-		yaml_node_type_t type, yaml_node_t **out)
-{
-	*out = lookup(r, map, key);
-	if (!*out)
-		return bad_at(r, map->start_mark, "missing key '%s'", key);
-	if ((*out)->type != type)
-		return bad_at(r, (*out)->start_mark, "%s: expected %s", key, type_names[type]);
-	return RT_OK;
-}
-
-static int need_str(const reader *r, const yaml_node_t *map, const char *key, const char **s)
-{
-	yaml_node_t *n;
-	int rc = need(r, map, key, YAML_SCALAR_NODE, &n);
-	if (rc == RT_OK)
-		*s = scalar(n);
-	return rc;
-}
-
-/* A number as rt_yw_num writes it, the YAML names of NaN and the infinities included. */
-static int number(const reader *r, const yaml_node_t *n, const char *what, double *v)
-{
-	const char *s = scalar(n);
-	if (s && !strcmp(s, ".nan"))
-		*v = NAN;
-	else if (s && (!strcmp(s, ".inf") || !strcmp(s, "-.inf")))
-		*v = s[0] == '-' ? -INFINITY : INFINITY;
-	else if (!s || rt_parse_double(s, v))
-		return bad_at(r, n->start_mark, "%s: expected a number", what);
-	return RT_OK;
-}
-
-static int need_num(const reader *r, const yaml_node_t *map, const char *key, double *v)
-{
-	yaml_node_t *n = lookup(r, map, key);
-	if (!n)
-		return bad_at(r, map->start_mark, "missing key '%s'", key);
-	return number(r, n, key, v);
-}
-
-static int need_bool(const reader *r, const yaml_node_t *map, const char *key, int *v)
-{
-	const char *s;
-	int rc = need_str(r, map, key, &s);
-	if (rc)
-		return rc;
-	if (strcmp(s, "true") && strcmp(s, "false"))
-		return bad_at(r, lookup(r, map, key)->start_mark, "%s: expected true or false",
-			      key);
-	*v = s[0] == 't';
-	return RT_OK;
-}
-
-/* The numbers of the sequence at key into a new array (NULL when empty). */
-static int need_nums(const reader *r, const yaml_node_t *map, const char *key, double **v,
-		     int *n)
-{
-	yaml_node_t *seq;
-	int rc = need(r, map, key, YAML_SEQUENCE_NODE, &seq);
-	if (rc)
-		return rc;
-	yaml_node_item_t *it = seq->data.sequence.items.start;
-	*n = (int)(seq->data.sequence.items.top - it);
-	*v = NULL;
-	if (*n == 0)
-		return RT_OK;
-	*v = malloc(sizeof **v * (size_t)*n);
-	if (!*v)
-		return rt_fail(r->err, r->errlen, RT_ENOMEM, "out of memory");
-	for (int i = 0; i < *n && rc == RT_OK; i++)
-		rc = number(r, yaml_document_get_node(r->doc, it[i]), key, &(*v)[i]);
-	if (rc) {
-		free(*v);
-		*v = NULL;
-		*n = 0;
-	}
-	return rc;
-}
+/*
+ * Each document is read through a tuner/yamlr view: messages are
+ * "FILE:LINE:COLUMN: problem" from the one error-location helper there.
+ */
+typedef rt_yr reader;
 
 /* One KEY=VALUE through rt_params_apply: the journal checks keys and ranges as the CLI does. */
-static int apply(const reader *r, const rt_workload *w, const char *what, yaml_node_t *kn,
-		 yaml_node_t *vn, rt_point *pt, rt_shape *sh)
+static int apply(const reader *r, const rt_workload *w, const char *what, const rt_ynode *kn,
+		 const rt_ynode *vn, rt_point *pt, rt_shape *sh)
 {
-	const char *v = scalar(vn);
+	const char *v = rt_yr_scalar(vn);
 	if (!v)
-		return bad_at(r, vn->start_mark, "%s: expected a scalar", what);
+		return rt_yr_bad(r, vn, "%s: expected a scalar", what);
 	char arg[128], msg[RT_ERRLEN];
-	if ((size_t)snprintf(arg, sizeof arg, "%s=%s", scalar(kn), v) >= sizeof arg)
-		return bad_at(r, vn->start_mark, "%s: value too long", what);
+	if ((size_t)snprintf(arg, sizeof arg, "%s=%s", rt_yr_scalar(kn), v) >= sizeof arg)
+		return rt_yr_bad(r, vn, "%s: value too long", what);
 	if (rt_params_apply(w, arg, pt, sh, msg, sizeof msg))
-		return bad_at(r, vn->start_mark, "%s: %s", what, msg);
+		return rt_yr_bad(r, vn, "%s: %s", what, msg);
 	return RT_OK;
 }
 
 static const char *const point_keys[] = {"backend", "device",  "precision", "batch",
 					 "threads", "workers", "pin"};
 
-static int decode_point(const reader *r, const rt_workload *w, const yaml_node_t *map,
+static int decode_point(const reader *r, const rt_workload *w, const rt_ynode *map,
 			rt_point *pt, rt_shape *sh)
 {
-	int rc = only_keys(r, map, "point", point_keys, RT_COUNT(point_keys));
+	int rc = rt_yr_only_keys(r, map, "point", point_keys, RT_COUNT(point_keys));
 	rt_point_default(pt);
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
-	     rc == RT_OK && p < map->data.mapping.pairs.top; p++)
-		rc = apply(r, w, "point", yaml_document_get_node(r->doc, p->key),
-			   yaml_document_get_node(r->doc, p->value), pt, sh);
+	for (int i = 0; rc == RT_OK && i < rt_yr_npairs(map); i++) {
+		const rt_ynode *kn, *vn;
+		rt_yr_pair(r, map, i, &kn, &vn);
+		rc = apply(r, w, "point", kn, vn, pt, sh);
+	}
 	/* device 0 is left out when written; everything else must be there. */
 	for (size_t k = 0; rc == RT_OK && k < RT_COUNT(point_keys); k++)
-		if (strcmp(point_keys[k], "device") && !lookup(r, map, point_keys[k]))
-			rc = bad_at(r, map->start_mark, "point: missing key '%s'", point_keys[k]);
+		if (strcmp(point_keys[k], "device") && !rt_yr_get(r, map, point_keys[k]))
+			rc = rt_yr_bad(r, map, "point: missing key '%s'", point_keys[k]);
 	return rc;
 }
 
-static int decode_shape(const reader *r, const rt_workload *w, const yaml_node_t *map,
+static int decode_shape(const reader *r, const rt_workload *w, const rt_ynode *map,
 			rt_point *pt, rt_shape *sh)
 {
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *kn = yaml_document_get_node(r->doc, p->key);
-		const char *k = scalar(kn);
+	for (int i = 0; i < rt_yr_npairs(map); i++) {
+		const rt_ynode *kn, *vn;
+		rt_yr_pair(r, map, i, &kn, &vn);
+		const char *k = rt_yr_scalar(kn);
 		if (!k || rt_shape_index(w, k) < 0)
-			return bad_at(r, kn->start_mark, "shape: %s has no key '%s'", w->name,
-				      k ? k : "?");
-		int rc = apply(r, w, "shape", kn, yaml_document_get_node(r->doc, p->value),
-			       pt, sh);
+			return rt_yr_bad(r, kn, "shape: %s has no key '%s'", w->name, k ? k : "?");
+		int rc = apply(r, w, "shape", kn, vn, pt, sh);
 		if (rc)
 			return rc;
 	}
 	for (int i = 0; i < w->nkeys; i++)
-		if (!lookup(r, map, w->keys[i].name))
-			return bad_at(r, map->start_mark, "shape: missing key '%s'",
-				      w->keys[i].name);
+		if (!rt_yr_get(r, map, w->keys[i].name))
+			return rt_yr_bad(r, map, "shape: missing key '%s'", w->keys[i].name);
 	return RT_OK;
 }
 
 static const char *const throughput_keys[] = {"median", "ci95", "unit", "cv", "unstable"};
 
-static int decode_throughput(const reader *r, const yaml_node_t *map, rt_measurement *m)
+static int decode_throughput(const reader *r, const rt_ynode *map, rt_measurement *m)
 {
-	yaml_node_t *t;
+	const rt_ynode *t;
 	const char *unit;
 	double *ci = NULL;
 	int nci = 0;
-	int rc = need(r, map, "throughput", YAML_MAPPING_NODE, &t);
+	int rc = rt_yr_need(r, map, "throughput", YAML_MAPPING_NODE, &t);
 	if (rc == RT_OK)
-		rc = only_keys(r, t, "throughput", throughput_keys, RT_COUNT(throughput_keys));
+		rc =
+		    rt_yr_only_keys(r, t, "throughput", throughput_keys, RT_COUNT(throughput_keys));
 	if (rc == RT_OK)
-		rc = need_num(r, t, "median", &m->median);
+		rc = rt_yr_need_num(r, t, "median", &m->median);
 	if (rc == RT_OK)
-		rc = need_nums(r, t, "ci95", &ci, &nci);
+		rc = rt_yr_need_nums(r, t, "ci95", &ci, &nci);
 	if (rc == RT_OK && nci != 2)
-		rc = bad_at(r, lookup(r, t, "ci95")->start_mark, "ci95: expected [low, high]");
+		rc = rt_yr_bad(r, rt_yr_get(r, t, "ci95"), "ci95: expected [low, high]");
 	if (rc == RT_OK) {
 		m->ci_lo = ci[0];
 		m->ci_hi = ci[1];
-		rc = need_str(r, t, "unit", &unit);
+		rc = rt_yr_need_str(r, t, "unit", &unit);
 	}
 	if (rc == RT_OK)
-		rc = need_num(r, t, "cv", &m->cv);
+		rc = rt_yr_need_num(r, t, "cv", &m->cv);
 	if (rc == RT_OK)
-		rc = need_bool(r, t, "unstable", &m->unstable);
+		rc = rt_yr_need_bool(r, t, "unstable", &m->unstable);
 	free(ci);
 	return rc;
 }
 
-static int decode_phases(const reader *r, const rt_workload *w, const yaml_node_t *map,
+static int decode_phases(const reader *r, const rt_workload *w, const rt_ynode *map,
 			 rt_measurement *m)
 {
-	yaml_node_t *ph;
-	int rc = need(r, map, "phases", YAML_MAPPING_NODE, &ph);
+	const rt_ynode *ph;
+	int rc = rt_yr_need(r, map, "phases", YAML_MAPPING_NODE, &ph);
 	if (rc == RT_OK)
-		rc = only_keys(r, ph, "phases", w->phase_names, (size_t)w->nphases);
+		rc = rt_yr_only_keys(r, ph, "phases", w->phase_names, (size_t)w->nphases);
 	for (int p = 0; rc == RT_OK && p < w->nphases; p++)
-		rc = need_num(r, ph, w->phase_names[p], &m->phase_frac[p]);
+		rc = rt_yr_need_num(r, ph, w->phase_names[p], &m->phase_frac[p]);
 	return rc;
 }
 
 /* The measured part of a feasible trial; m->samples is set only on success. */
-static int decode_feasible(const reader *r, const rt_workload *w, const yaml_node_t *root,
+static int decode_feasible(const reader *r, const rt_workload *w, const rt_ynode *root,
 			   rt_measurement *m)
 {
 	m->feasible = 1;
 	int rc = decode_throughput(r, root, m);
 	if (rc == RT_OK)
-		rc = need_num(r, root, "gflops", &m->gflops);
+		rc = rt_yr_need_num(r, root, "gflops", &m->gflops);
 	if (rc == RT_OK)
-		rc = need_num(r, root, "step_seconds", &m->step_seconds);
+		rc = rt_yr_need_num(r, root, "step_seconds", &m->step_seconds);
 	if (rc == RT_OK)
 		rc = decode_phases(r, w, root, m);
 	if (rc == RT_OK)
-		rc = need_nums(r, root, "samples", &m->samples, &m->nsamples);
+		rc = rt_yr_need_nums(r, root, "samples", &m->samples, &m->nsamples);
 	return rc;
 }
 
 static const char *const trial_keys[] = {
-	"fingerprint", "workload", "point",  "shape",   "infeasible", "seconds",
-	"throughput",  "gflops",   "phases", "samples", "step_seconds"};
+	"fingerprint", "workload", "point",   "shape",        "infeasible", "cause",
+	"seconds",     "throughput", "gflops", "phases", "samples", "step_seconds"};
 
-static int decode_fingerprint(const reader *r, const yaml_node_t *root, char out[17])
+/*
+ * The cause of an infeasible trial that a journal written before causes were
+ * recorded gives only as text: the reasons those versions wrote for memory
+ * ("needs N GiB, M available", "cannot allocate ...") and for a timeout;
+ * anything else counts as a crash, which is measured again rather than
+ * trusted. The one place that reads a cause from a reason.
+ */
+static rt_cause cause_of_old_reason(const char *reason)
+{
+	if (strstr(reason, "needs ") || strstr(reason, "cannot allocate") ||
+	    strstr(reason, "out of host memory"))
+		return RT_CAUSE_MEMORY;
+	if (!strncmp(reason, "timeout:", 8))
+		return RT_CAUSE_TIMEOUT;
+	return RT_CAUSE_CRASH;
+}
+
+/* infeasible: <reason> and its cause: <kind> (absent in older journals). */
+static int decode_infeasible(const reader *r, const rt_ynode *root, rt_measurement *m)
+{
+	const char *reason, *cause;
+	int rc = rt_yr_need_str(r, root, "infeasible", &reason);
+	if (rc)
+		return rc;
+	snprintf(m->reason, sizeof m->reason, "%s", reason);
+	if (!rt_yr_get(r, root, "cause")) {
+		m->cause = cause_of_old_reason(reason);
+		return RT_OK;
+	}
+	rc = rt_yr_need_str(r, root, "cause", &cause);
+	int c = rc ? -1 : rt_cause_parse(cause);
+	if (rc == RT_OK && c <= RT_CAUSE_NONE)
+		rc = rt_yr_bad(r, rt_yr_get(r, root, "cause"),
+			       "cause: expected memory, crash, timeout, unavailable or bad_output, "
+			       "got '%s'", cause);
+	m->cause = (rt_cause)c;
+	return rc;
+}
+
+static int decode_fingerprint(const reader *r, const rt_ynode *root, char out[17])
 {
 	const char *fp;
-	int rc = need_str(r, root, "fingerprint", &fp);
+	int rc = rt_yr_need_str(r, root, "fingerprint", &fp);
 	if (rc == RT_OK && (!*fp || strlen(fp) > 16))
-		rc = bad_at(r, lookup(r, root, "fingerprint")->start_mark,
-			    "fingerprint: expected 1 to 16 characters");
+		rc = rt_yr_bad(r, rt_yr_get(r, root, "fingerprint"),
+			       "fingerprint: expected 1 to 16 characters");
 	if (rc == RT_OK)
 		strcpy(out, fp);
 	return rc;
 }
 
 /* A trial document into rec; on failure rec owns nothing. */
-static int decode_trial(const reader *r, const yaml_node_t *root, rt_journal_record *rec)
+static int decode_trial(const reader *r, const rt_ynode *root, rt_journal_record *rec)
 {
 	memset(rec, 0, sizeof *rec);
 	rec->line = (int)root->start_mark.line + 1;
 	if (root->type != YAML_MAPPING_NODE)
-		return bad_at(r, root->start_mark, "a trial must be a mapping");
-	int rc = only_keys(r, root, "trial", trial_keys, RT_COUNT(trial_keys));
+		return rt_yr_bad(r, root, "a trial must be a mapping");
+	int rc = rt_yr_only_keys(r, root, "trial", trial_keys, RT_COUNT(trial_keys));
 	if (rc == RT_OK)
 		rc = decode_fingerprint(r, root, rec->fingerprint);
 	const char *name = NULL;
 	if (rc == RT_OK)
-		rc = need_str(r, root, "workload", &name);
+		rc = rt_yr_need_str(r, root, "workload", &name);
 	if (rc == RT_OK && !(rec->workload = rt_workload_find(name)))
-		rc = bad_at(r, lookup(r, root, "workload")->start_mark, "unknown workload '%s'",
-			    name);
-	yaml_node_t *pt, *sh;
+		rc = rt_yr_bad(r, rt_yr_get(r, root, "workload"), "unknown workload '%s'", name);
+	const rt_ynode *pt, *sh;
 	if (rc == RT_OK) {
 		rt_shape_default(rec->workload, &rec->shape);
-		rc = need(r, root, "point", YAML_MAPPING_NODE, &pt);
+		rc = rt_yr_need(r, root, "point", YAML_MAPPING_NODE, &pt);
 	}
 	if (rc == RT_OK)
 		rc = decode_point(r, rec->workload, pt, &rec->point, &rec->shape);
 	if (rc == RT_OK)
-		rc = need(r, root, "shape", YAML_MAPPING_NODE, &sh);
+		rc = rt_yr_need(r, root, "shape", YAML_MAPPING_NODE, &sh);
 	if (rc == RT_OK)
 		rc = decode_shape(r, rec->workload, sh, &rec->point, &rec->shape);
 	if (rc)
@@ -545,16 +442,15 @@ static int decode_trial(const reader *r, const yaml_node_t *root, rt_journal_rec
 
 	rt_measurement *m = &rec->m;
 	m->nphases = rec->workload->nphases;
-	const char *reason;
-	if (lookup(r, root, "infeasible")) {
-		rc = need_str(r, root, "infeasible", &reason);
-		if (rc == RT_OK)
-			snprintf(m->reason, sizeof m->reason, "%s", reason);
-	} else {
+	if (rt_yr_get(r, root, "infeasible"))
+		rc = decode_infeasible(r, root, m);
+	else if (rt_yr_get(r, root, "cause"))
+		rc = rt_yr_bad(r, rt_yr_get(r, root, "cause"),
+			       "cause: only an infeasible trial has one");
+	else
 		rc = decode_feasible(r, rec->workload, root, m);
-	}
 	if (rc == RT_OK)
-		rc = need_num(r, root, "seconds", &m->seconds);
+		rc = rt_yr_need_num(r, root, "seconds", &m->seconds);
 	if (rc)
 		rt_measurement_free(m);
 	return rc;
@@ -564,29 +460,29 @@ static int decode_trial(const reader *r, const yaml_node_t *root, rt_journal_rec
 static const char *const header_keys[] = {"rigtune_journal", "fingerprint", "host",
 					  "started", "command", "machine"};
 
-static int decode_header(const reader *r, const yaml_node_t *root, rt_journal_header *hdr)
+static int decode_header(const reader *r, const rt_ynode *root, rt_journal_header *hdr)
 {
 	const char *version = root->type == YAML_MAPPING_NODE
-				      ? scalar(lookup(r, root, "rigtune_journal"))
+				      ? rt_yr_scalar(rt_yr_get(r, root, "rigtune_journal"))
 				      : NULL;
 	if (!version)
-		return bad_at(r, root->start_mark,
-			      "not a rigtune journal (the first document must hold "
-			      "rigtune_journal: " JOURNAL_VERSION ")");
+		return rt_yr_bad(r, root,
+				 "not a rigtune journal (the first document must hold "
+				 "rigtune_journal: " JOURNAL_VERSION ")");
 	if (strcmp(version, JOURNAL_VERSION))
-		return bad_at(r, root->start_mark,
-			      "journal version %s; this rigtune reads version " JOURNAL_VERSION,
-			      version);
-	int rc = only_keys(r, root, "header", header_keys, RT_COUNT(header_keys));
+		return rt_yr_bad(r, root,
+				 "journal version %s; this rigtune reads version " JOURNAL_VERSION,
+				 version);
+	int rc = rt_yr_only_keys(r, root, "header", header_keys, RT_COUNT(header_keys));
 	const char *host, *started, *command;
 	if (rc == RT_OK)
 		rc = decode_fingerprint(r, root, hdr->fingerprint);
 	if (rc == RT_OK)
-		rc = need_str(r, root, "host", &host);
+		rc = rt_yr_need_str(r, root, "host", &host);
 	if (rc == RT_OK)
-		rc = need_str(r, root, "started", &started);
+		rc = rt_yr_need_str(r, root, "started", &started);
 	if (rc == RT_OK)
-		rc = need_str(r, root, "command", &command);
+		rc = rt_yr_need_str(r, root, "command", &command);
 	if (rc == RT_OK) {
 		snprintf(hdr->host, sizeof hdr->host, "%s", host);
 		snprintf(hdr->started, sizeof hdr->started, "%s", started);
@@ -595,9 +491,13 @@ static int decode_header(const reader *r, const yaml_node_t *root, rt_journal_he
 	return rc;
 }
 
-static void free_measurements(rt_journal_record *records, size_t n)
+/*
+ * Frees the samples of records [from, to): by index, so that an array that
+ * is still NULL (nothing read yet) is never offset.
+ */
+static void free_measurements(rt_journal_record *records, size_t from, size_t to)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = from; i < to; i++)
 		rt_measurement_free(&records[i].m);
 }
 
@@ -618,48 +518,6 @@ static rt_journal_record *recvec_push(recvec *rv)
 		rv->cap = cap;
 	}
 	return &rv->v[rv->n];
-}
-
-static int read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st)) {
-		int rc = rt_fail(err, errlen, RT_EIO, "cannot read %s: %s", path,
-				 strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return rc;
-	}
-	size_t cap = (size_t)st.st_size + 1, n = 0;
-	char *buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-	}
-	/* Read what is there now, even if a writer is appending. */
-	for (;;) {
-		ssize_t got = read(fd, buf + n, cap - 1 - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			int rc = rt_fail(err, errlen, RT_EIO, "cannot read %s: %s", path,
-					 strerror(errno));
-			free(buf);
-			close(fd);
-			return rc;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-		if (n == cap - 1)
-			break;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return RT_OK;
 }
 
 /* Whether a line "..." (a document end marker) starts at or after offset from. */
@@ -712,30 +570,26 @@ static int decode_stream(reader *r, const char *text, size_t len, recvec *rv,
 		return rt_fail(r->err, r->errlen, RT_ENOMEM, "out of memory");
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	int rc = RT_OK;
-	if (!journal_start(text, len)) {
-		yaml_mark_t start = {0, 0, 0};
-		rc = bad_at(r, start, "not a rigtune journal (it must begin with \"---\" and "
-				      "rigtune_journal: " JOURNAL_VERSION ")");
-	}
+	if (!journal_start(text, len))
+		rc = rt_yr_bad(r, NULL, "not a rigtune journal (it must begin with \"---\" and "
+					"rigtune_journal: " JOURNAL_VERSION ")");
 	while (rc == RT_OK) {
 		yaml_document_t doc;
 		if (!yaml_parser_load(&p, &doc)) {
 			if (!has_end_marker(text, len, res->valid_len))
 				res->dropped = 1;
 			else
-				rc = bad_at(r, p.problem_mark, "%s%s%s",
-					    p.context ? p.context : "", p.context ? ": " : "",
-					    p.problem ? p.problem : "malformed YAML");
+				rc = rt_yr_parse_error(r, &p);
 			break;
 		}
-		yaml_node_t *root = yaml_document_get_root_node(&doc);
+		const rt_ynode *root = yaml_document_get_root_node(&doc);
 		r->doc = &doc;
 		if (!root) {
 			/* the end of the stream */
 		} else if (doc.end_implicit && only_space(text, len, doc.end_mark.index)) {
 			res->dropped = 1;
 		} else if (doc.end_implicit) {
-			rc = bad_at(r, doc.start_mark, "document has no end marker '...'");
+			rc = rt_yr_bad_mark(r, doc.start_mark, "document has no end marker '...'");
 		} else if (!res->has_header) {
 			rc = decode_header(r, root, hdr);
 			res->has_header = rc == RT_OK;
@@ -766,15 +620,16 @@ static int load_into(const char *path, recvec *rv, rt_journal_header *hdr, load_
 	rt_journal_header unused;
 	char *text = NULL;
 	size_t len = 0;
-	int rc = read_file(path, &text, &len, err, errlen);
+	int rc = rt_read_file(path, &text, &len, err, errlen);
 	if (rc)
 		return rc;
 	size_t before = rv->n;
-	reader r = {path, NULL, err, errlen};
+	reader r;
+	rt_yr_view(&r, path, NULL, err, errlen);
 	rc = decode_stream(&r, text, len, rv, hdr ? hdr : &unused, res);
 	free(text);
 	if (rc) {
-		free_measurements(rv->v + before, rv->n - before);
+		free_measurements(rv->v, before, rv->n);
 		rv->n = before;
 	}
 	return rc;
@@ -832,7 +687,7 @@ void rt_journal_records_free(rt_journal_record *records, size_t n)
 {
 	if (!records)
 		return;
-	free_measurements(records, n);
+	free_measurements(records, 0, n);
 	free(records);
 }
 
@@ -913,141 +768,4 @@ const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_
 			return r;
 	}
 	return NULL;
-}
-
-/* ---------------------------------------------------------------- listing */
-
-typedef struct entry {
-	char stamp[16]; /* YYYYmmdd-HHMMSS */
-	long seq;       /* 1 for no -N suffix */
-	char *path;
-} entry;
-
-static int all_digits(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] < '0' || s[i] > '9')
-			return 0;
-	return n > 0;
-}
-
-/* Whether name is host-YYYYmmdd-HHMMSS[-N].yaml; fills the sort key of e if so. */
-static int parse_name(const char *name, const char *host, entry *e)
-{
-	size_t h = strlen(host);
-	if (strncmp(name, host, h) || name[h] != '-')
-		return 0;
-	const char *s = name + h + 1;
-	if (!all_digits(s, 8) || s[8] != '-' || !all_digits(s + 9, 6))
-		return 0;
-	memcpy(e->stamp, s, 15);
-	e->stamp[15] = '\0';
-	s += 15;
-	e->seq = 1;
-	if (*s == '-') {
-		size_t d = strspn(s + 1, "0123456789");
-		if (d == 0 || d > 6)
-			return 0;
-		e->seq = strtol(s + 1, NULL, 10);
-		s += 1 + d;
-	}
-	return !strcmp(s, ".yaml");
-}
-
-static int entry_cmp(const void *a, const void *b)
-{
-	const entry *x = a, *y = b;
-	int c = strcmp(x->stamp, y->stamp);
-	return c ? c : (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-/* The matching entries of dir, unsorted, each with its malloc'd path. */
-static int scan_dir(DIR *d, const char *dir, const char *host, entry **out, size_t *n,
-		    char *err, size_t errlen)
-{
-	entry *v = NULL;
-	size_t cap = 0;
-	*n = 0;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		entry e;
-		if (!parse_name(de->d_name, host, &e))
-			continue;
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 8;
-			entry *nv = realloc(v, cap * sizeof *nv);
-			if (!nv)
-				goto nomem;
-			v = nv;
-		}
-		if (asprintf(&e.path, "%s/%s", dir, de->d_name) < 0)
-			goto nomem;
-		v[(*n)++] = e;
-	}
-	*out = v;
-	return RT_OK;
-nomem:
-	for (size_t i = 0; i < *n; i++)
-		free(v[i].path);
-	free(v);
-	return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-}
-
-int rt_journal_list(const char *dir, const char *host, char ***paths, size_t *n, char *err,
-		    size_t errlen)
-{
-	*paths = NULL;
-	*n = 0;
-	DIR *d = opendir(dir);
-	if (!d && errno == ENOENT)
-		return RT_OK;
-	if (!d)
-		return rt_fail(err, errlen, RT_EIO, "cannot read %s: %s", dir, strerror(errno));
-	entry *v = NULL;
-	size_t count = 0;
-	int rc = scan_dir(d, dir, host, &v, &count, err, errlen);
-	closedir(d);
-	if (rc || count == 0) {
-		free(v);
-		return rc;
-	}
-	qsort(v, count, sizeof *v, entry_cmp);
-	char **p = malloc(count * sizeof *p);
-	if (!p) {
-		for (size_t i = 0; i < count; i++)
-			free(v[i].path);
-		free(v);
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < count; i++)
-		p[i] = v[i].path;
-	free(v);
-	*paths = p;
-	*n = count;
-	return RT_OK;
-}
-
-void rt_journal_list_free(char **paths, size_t n)
-{
-	if (!paths)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
-}
-
-int rt_journal_latest(const char *dir, const char *host, char *path_out, size_t len,
-		      char *err, size_t errlen)
-{
-	char **paths;
-	size_t n;
-	int rc = rt_journal_list(dir, host, &paths, &n, err, errlen);
-	if (rc)
-		return rc;
-	if (n == 0)
-		rc = rt_fail(err, errlen, RT_EINVAL, "no journal of %s in %s", host, dir);
-	else if ((size_t)snprintf(path_out, len, "%s", paths[n - 1]) >= len)
-		rc = rt_fail(err, errlen, RT_EINVAL, "journal path too long: %s", paths[n - 1]);
-	rt_journal_list_free(paths, n);
-	return rc;
 }

@@ -17,7 +17,9 @@
  *
  * each later one a trial: `fingerprint:` and the fields of
  * rt_emit_measurement_fields(), every number with 17 significant digits so
- * that samples read back bit for bit. An append is one write() of the whole
+ * that samples read back bit for bit; an infeasible trial has its reason and
+ * its `cause:` (journals written before causes were recorded are read too:
+ * the cause then comes from the reason's words). An append is one write() of the whole
  * document on an O_APPEND descriptor, then fsync: a process killed mid-write
  * leaves at most one half-written document, at the end. Reading drops it
  * (never merges it) and counts it; a bad document anywhere before the end is
@@ -131,10 +133,10 @@ const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_
 					 const rt_shape *sh, const rt_point *pt);
 
 /*
- * The journals of host in dir, oldest first (by the time in their name, then
- * by the -N suffix): *paths is a new array of *n "dir/name" strings; free
- * with rt_journal_list_free. A missing dir gives none. RT_EIO if dir cannot
- * be read.
+ * The journals of host in dir (journal_list.c), oldest first (by the time
+ * in their name, then by the -N suffix): *paths is a new array of *n
+ * "dir/name" strings; free with rt_journal_list_free. A missing dir gives
+ * none. RT_EIO if dir cannot be read.
  */
 int rt_journal_list(const char *dir, const char *host, char ***paths, size_t *n, char *err,
 		    size_t errlen);

@@ -20,6 +20,7 @@
 /* What the child sends back through the pipe: this header, then samples. */
 typedef struct child_report {
 	int status;                 /* RT_OK or the failure code */
+	rt_cause cause;             /* of a failure: the child knows which step failed */
 	char reason[256];
 	int nsamples;
 	double flops_per_item;
@@ -116,6 +117,25 @@ static int child_sample(const rt_workload *w, void *state, const rt_measure_opts
 	return RT_OK;
 }
 
+/*
+ * The kind of a failure inside the child, from its code: a workload says
+ * RT_EINFEASIBLE when the point does not fit (workload.h), and an allocation
+ * that fails is the same; a backend, device or precision that is not there
+ * is RT_EUNAVAIL; anything else went wrong while running.
+ */
+static rt_cause cause_of_status(int status)
+{
+	switch (status) {
+	case RT_EINFEASIBLE:
+	case RT_ENOMEM:
+		return RT_CAUSE_MEMORY;
+	case RT_EUNAVAIL:
+		return RT_CAUSE_UNAVAILABLE;
+	default:
+		return RT_CAUSE_CRASH;
+	}
+}
+
 /* Everything the child does; never returns. */
 static void child_main(int fd, const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 		       const rt_measure_opts *o)
@@ -137,6 +157,7 @@ static void child_main(int fd, const rt_workload *w, const rt_point *pt, const r
 		rc = child_sample(w, state, o, &rep, samples);
 	/* Report before tearing down: a teardown that hangs loses no result. */
 	rep.status = rc;
+	rep.cause = rc ? cause_of_status(rc) : RT_CAUSE_NONE;
 	int ok = rt_write_all(fd, &rep, sizeof rep) == 0 &&
 		 rt_write_all(fd, samples, sizeof(double) * (size_t)rep.nsamples) == 0;
 	if (state)
@@ -145,17 +166,20 @@ static void child_main(int fd, const rt_workload *w, const rt_point *pt, const r
 	_exit(ok ? 0 : 1);
 }
 
-/* Explains how the child ended when it sent no complete report. */
-static void explain_exit(int status, int timed_out, double timeout_s, char *buf, size_t n)
+/* Explains how the child ended when it sent no complete report; returns the cause. */
+static rt_cause explain_exit(int status, int timed_out, double timeout_s, char *buf, size_t n)
 {
-	if (timed_out)
+	if (timed_out) {
 		snprintf(buf, n, "timeout: no result after %.0f s", timeout_s);
-	else if (WIFSIGNALED(status))
+		return RT_CAUSE_TIMEOUT;
+	}
+	if (WIFSIGNALED(status))
 		snprintf(buf, n, "crashed: %s%s", strsignal(WTERMSIG(status)),
 			 WTERMSIG(status) == SIGKILL ? " (out of memory?)" : "");
 	else
 		snprintf(buf, n, "exited with status %d before reporting",
 			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return RT_CAUSE_CRASH;
 }
 
 int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
@@ -194,12 +218,14 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	int status = rt_child_finish(pid, fds[0], timed_out ? 0 : rt_now() + TEARDOWN_GRACE_S, NULL);
 
 	if (!got) {
-		explain_exit(status, timed_out, o->timeout_s, out->reason, sizeof out->reason);
+		out->cause = explain_exit(status, timed_out, o->timeout_s, out->reason,
+					  sizeof out->reason);
 		free(out->samples);
 		out->samples = NULL;
 		return RT_OK;
 	}
 	if (rep.status != RT_OK) { /* whatever the code: this point cannot run here */
+		out->cause = rep.cause;
 		snprintf(out->reason, sizeof out->reason, "%s", rep.reason);
 		return RT_OK;
 	}

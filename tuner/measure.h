@@ -31,6 +31,7 @@ void rt_measure_defaults(rt_measure_opts *o);
 
 typedef struct rt_measurement {
 	int feasible;
+	rt_cause cause;        /* why not, when !feasible (never RT_CAUSE_NONE then) */
 	char reason[256];      /* "infeasible: ..." explanation when !feasible */
 	int nsamples;
 	double *samples;       /* items per second, one per sample; owned */
@@ -48,7 +49,11 @@ typedef struct rt_measurement {
  * point is infeasible, not an error), or a negative code when the harness
  * itself fails (fork, pipe). Input is the caller's to check (w->check)
  * before: any failure inside the child, whatever its code, makes the point
- * infeasible with the child's reason. Free with rt_measurement_free().
+ * infeasible with the child's reason and a cause: RT_EINFEASIBLE or
+ * RT_ENOMEM from the workload -> memory, RT_EUNAVAIL (backend, device,
+ * precision) -> unavailable, any other code, a signal or an early exit ->
+ * crash, no report before timeout_s -> timeout. Free with
+ * rt_measurement_free().
  */
 int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	       const rt_measure_opts *o, rt_measurement *out, char *err, size_t errlen);

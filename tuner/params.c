@@ -56,33 +56,57 @@ static int set_long(const char *key, const char *val, long min, long max, long *
 	return RT_OK;
 }
 
-static int unknown_key(const rt_workload *w, const char *key, char *err, size_t errlen)
+static int unknown_key(const rt_workload *w, const char *key, int with_point, char *err,
+		       size_t errlen)
 {
 	char shape[256] = "";
-	size_t n = 0;
-	for (int i = 0; i < w->nkeys && n < sizeof shape; i++)
-		n += (size_t)snprintf(shape + n, sizeof shape - n, "%s%s", i ? " " : "",
-				      w->keys[i].name);
-	return rt_fail(err, errlen, RT_EINVAL,
-		       "unknown key '%s' for %s (point keys: backend device precision batch "
-		       "threads workers pin; shape keys: %s)",
-		       key, w->name, shape);
+	for (int i = 0; i < w->nkeys; i++)
+		rt_list_append(shape, sizeof shape, " ", w->keys[i].name);
+	return rt_fail(err, errlen, RT_EINVAL, "unknown key '%s' for %s (%sshape keys: %s)", key,
+		       w->name,
+		       with_point ? "point keys: backend device precision batch threads workers "
+				    "pin; "
+				  : "",
+		       shape);
+}
+
+/* Splits "key=value" into key (cut to fit) and *val; RT_EINVAL for anything else. */
+static int split_assignment(const char *arg, char *key, size_t keylen, const char **val,
+			    char *err, size_t errlen)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg || !eq[1])
+		return rt_fail(err, errlen, RT_EINVAL, "expected KEY=VALUE, got '%s'", arg);
+	snprintf(key, keylen, "%.*s", (int)(eq - arg), arg);
+	*val = eq + 1;
+	return RT_OK;
+}
+
+int rt_params_apply_shape(const rt_workload *w, const char *arg, rt_shape *sh, char *err,
+			  size_t errlen)
+{
+	char key[64];
+	const char *val;
+	RT_TRY(split_assignment(arg, key, sizeof key, &val, err, errlen));
+	int k = rt_shape_index(w, key);
+	if (k < 0)
+		return unknown_key(w, key, 0, err, errlen);
+	return set_long(key, val, w->keys[k].min, w->keys[k].max, &sh->v[k], err, errlen);
 }
 
 int rt_params_apply(const rt_workload *w, const char *arg, rt_point *pt, rt_shape *sh,
 		    char *err, size_t errlen)
 {
-	const char *eq = strchr(arg, '=');
-	if (!eq || eq == arg || !eq[1])
-		return rt_fail(err, errlen, RT_EINVAL, "expected KEY=VALUE, got '%s'", arg);
 	char key[64];
-	snprintf(key, sizeof key, "%.*s", (int)(eq - arg), arg);
-	const char *val = eq + 1;
+	const char *val;
+	RT_TRY(split_assignment(arg, key, sizeof key, &val, err, errlen));
 
 	if (!strcmp(key, "backend")) {
+		char names[256];
+		rt_backend_names(names, sizeof names);
 		if (!rt_backend_known(val))
-			return rt_fail(err, errlen, RT_EINVAL,
-				       "backend: '%s' is not one of cpu cuda hip", val);
+			return rt_fail(err, errlen, RT_EINVAL, "backend: '%s' is not one of %s",
+			               val, names);
 		strcpy(pt->backend, val);
 		return RT_OK;
 	}
@@ -110,8 +134,7 @@ int rt_params_apply(const rt_workload *w, const char *arg, rt_point *pt, rt_shap
 				*(int *)((char *)pt + int_keys[i].offset) = (int)v;
 			return rc;
 		}
-	int k = rt_shape_index(w, key);
-	if (k < 0)
-		return unknown_key(w, key, err, errlen);
-	return set_long(key, val, w->keys[k].min, w->keys[k].max, &sh->v[k], err, errlen);
+	if (rt_shape_index(w, key) < 0)
+		return unknown_key(w, key, 1, err, errlen);
+	return rt_params_apply_shape(w, arg, sh, err, errlen);
 }

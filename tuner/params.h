@@ -15,6 +15,10 @@
 int rt_params_apply(const rt_workload *w, const char *arg, rt_point *pt, rt_shape *sh,
 		    char *err, size_t errlen);
 
+/* The same for a shape key of w alone: a point key is an unknown key here. */
+int rt_params_apply_shape(const rt_workload *w, const char *arg, rt_shape *sh, char *err,
+			  size_t errlen);
+
 /* Parses a whole decimal integer; RT_EINVAL unless all of s is a number. */
 int rt_parse_long(const char *s, long *out);
 /* Parses a finite decimal number; RT_EINVAL otherwise. */

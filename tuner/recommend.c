@@ -9,12 +9,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "../workloads/ppo.h"
+#include "config.h"
 #include "report.h"
 #include "tune.h"
 
-#define RT_CONFIG_SCHEMA 1
 #define RUNNER_UPS 3
+#define RT_HINTS 4 /* lines a workload may add to its PyTorch hints */
 
 /* The tune trial measured at the search trial's point. */
 static const rt_tune_trial *trial_at(const rt_tune_workload *twl, const int *idx)
@@ -81,23 +81,10 @@ static void emit_hints(rt_yw *w, const rt_tune_workload *twl, const rt_tune_tria
 	rt_yw_seq(w, 0);
 	snprintf(line, sizeof line, "torch.set_num_threads(%d)", pt->threads);
 	rt_yw_str(w, line);
-	if (!strcmp(twl->w->name, "transformer")) {
-		snprintf(line, sizeof line, "DataLoader(batch_size=%d, num_workers=%d%s)", pt->batch,
-			 pt->workers, pt->workers ? ", persistent_workers=True" : "");
-		rt_yw_str(w, line);
-	}
-	if (!strcmp(twl->w->name, "ppo")) {
-		long envs = t->sh.v[rt_shape_index(twl->w, "num_envs")];
-		if (pt->workers)
-			snprintf(line, sizeof line,
-				 "gymnasium.vector.AsyncVectorEnv: %ld envs in %d worker process%s",
-				 envs, pt->workers, pt->workers == 1 ? "" : "es");
-		else
-			snprintf(line, sizeof line,
-				 "gymnasium.vector.SyncVectorEnv: %ld envs stepped on the learner's thread",
-				 envs);
-		rt_yw_str(w, line);
-	}
+	char own[RT_HINTS][RT_HINT_LEN];
+	int n = twl->w->hints ? twl->w->hints(pt, &t->sh, own, RT_HINTS) : 0;
+	for (int i = 0; i < n && i < RT_HINTS; i++)
+		rt_yw_str(w, own[i]);
 	if (pt->precision == RT_TF32)
 		rt_yw_str(w, "torch.set_float32_matmul_precision('high')  # TF32 matmuls");
 	if (pt->precision == RT_BF16)
@@ -152,7 +139,8 @@ static void emit_runner_ups(rt_yw *w, const rt_tune_workload *twl, const rt_tune
 
 /*
  * The reason in one sentence: which point, why it rather than the fastest,
- * and what the machine showed (a rollout-bound PPO says so).
+ * and what the machine showed (the workload's bottleneck sentence: a
+ * rollout-bound PPO says so).
  */
 static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 		   const rt_tune_trial *knee, const char *sat, int usable_cores, char *buf,
@@ -162,8 +150,8 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 	size_t n = 0;
 	if (knee != best && sat) {
 		long kv = 0, bv = 0;
-		rt_point_int(twl->space, knee->idx, sat, &kv);
-		rt_point_int(twl->space, best->idx, sat, &bv);
+		rt_space_value_int(twl->space, knee->idx, sat, &kv);
+		rt_space_value_int(twl->space, best->idx, sat, &bv);
 		n = (size_t)snprintf(buf, len,
 				     "%s=%ld is the knee: %.3g %s, within 5%% of the fastest "
 				     "(%s=%ld, %.3g %s) at a smaller %s",
@@ -173,14 +161,12 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 				     best->median, unit, best->pt.backend, best->pt.threads,
 				     best->pt.threads == 1 ? "" : "s");
 	}
-	if (!strcmp(twl->w->name, "ppo") && n < len) {
-		double sec[RT_MAX_PHASES], busy;
-		char s[256];
-		for (int p = 0; p < twl->w->nphases; p++)
-			sec[p] = knee->phase_frac[p] * knee->step_seconds;
-		if (rt_ppo_summary(sec, knee->pt.workers, usable_cores, s, sizeof s, &busy) == RT_OK)
-			snprintf(buf + n, len - n, "; %s", s);
-	}
+	rt_derived d[RT_MAX_DERIVED];
+	char s[256];
+	rt_derive(twl->w, &knee->pt, &knee->sh, knee->median, knee->phase_frac, knee->step_seconds,
+		  usable_cores, d, s, sizeof s);
+	if (s[0] && n < len)
+		snprintf(buf + n, len - n, "; %s", s);
 }
 
 static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_workload *twl)

@@ -45,26 +45,38 @@ void rt_emit_throughput(rt_yw *w, const char *unit, double median, double ci_lo,
 	rt_yw_end_map(w);
 }
 
+int rt_derive(const rt_workload *wl, const rt_point *pt, const rt_shape *sh, double median,
+	      const double *phase_frac, double step_seconds, int usable_cores, rt_derived *out,
+	      char *sentence, size_t len)
+{
+	double sec[RT_MAX_PHASES];
+	if (len)
+		sentence[0] = '\0';
+	if (!wl->derive)
+		return 0;
+	for (int p = 0; p < wl->nphases; p++)
+		sec[p] = phase_frac[p] * step_seconds;
+	int n = wl->derive(pt, sh, median, sec, usable_cores, out, sentence, len);
+	return n < RT_MAX_DERIVED ? n : RT_MAX_DERIVED;
+}
+
 /* The workload's own figures (tokens/s, device busy) and its bottleneck sentence. */
 static void emit_derived(rt_yw *w, const rt_workload *wl, const rt_point *pt,
-			 const rt_shape *sh, const rt_measurement *m)
+			 const rt_shape *sh, const rt_measurement *m, int usable_cores)
 {
-	if (!wl->derive)
-		return;
-	double sec[RT_MAX_PHASES];
-	for (int p = 0; p < m->nphases; p++)
-		sec[p] = m->phase_frac[p] * m->step_seconds;
 	rt_derived d[RT_MAX_DERIVED];
 	char sentence[512];
-	int n = wl->derive(pt, sh, m->median, sec, d, sentence, sizeof sentence);
-	for (int i = 0; i < n && i < RT_MAX_DERIVED; i++)
+	int n = rt_derive(wl, pt, sh, m->median, m->phase_frac, m->step_seconds, usable_cores, d,
+			  sentence, sizeof sentence);
+	for (int i = 0; i < n; i++)
 		rt_yw_knum(w, d[i].name, d[i].value, 5);
 	if (sentence[0])
 		rt_yw_kstr(w, "bottleneck", sentence);
 }
 
 void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point *pt,
-				const rt_shape *sh, const rt_measurement *m, int exact)
+				const rt_shape *sh, const rt_measurement *m, int exact,
+				int usable_cores)
 {
 	rt_yw_kstr(w, "workload", wl->name);
 	rt_yw_str(w, "point");
@@ -73,6 +85,7 @@ void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point 
 	rt_emit_shape(w, wl, sh);
 	if (!m->feasible) {
 		rt_yw_kstr(w, "infeasible", m->reason);
+		rt_yw_kstr(w, "cause", rt_cause_name(m->cause));
 		rt_yw_knum(w, "seconds", m->seconds, digits(exact, 3));
 		return;
 	}
@@ -85,7 +98,7 @@ void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point 
 		rt_yw_knum(w, wl->phase_names[p], m->phase_frac[p], digits(exact, 3));
 	rt_yw_end_map(w);
 	if (!exact)
-		emit_derived(w, wl, pt, sh, m);
+		emit_derived(w, wl, pt, sh, m, usable_cores);
 	rt_yw_knum(w, "seconds", m->seconds, digits(exact, 3));
 	rt_yw_knums(w, "samples", m->samples, (size_t)m->nsamples, digits(exact, 6));
 }

@@ -22,11 +22,24 @@ void rt_emit_shape(rt_yw *w, const rt_workload *wl, const rt_shape *sh);
 /*
  * The key/value pairs of a measurement, inside a mapping the caller opened:
  * workload, point, shape, and either throughput/gflops/phases/samples or
- * infeasible: <reason>. exact 0 rounds the numbers for people (6 significant
- * digits for throughput, fewer for shares); exact 1 writes every number with
- * 17 so that it reads back bit for bit (the results journal).
+ * infeasible: <reason> with cause: <kind> (rt_cause_name). exact 0 rounds
+ * the numbers for people (6 significant digits for throughput, fewer for
+ * shares) and adds the workload's derived figures for a machine with
+ * usable_cores; exact 1 writes every number with 17 so that it reads back
+ * bit for bit (the results journal) and nothing derived.
  */
 void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point *pt,
-				const rt_shape *sh, const rt_measurement *m, int exact);
+				const rt_shape *sh, const rt_measurement *m, int exact,
+				int usable_cores);
+
+/*
+ * The workload's derived figures and bottleneck sentence (rt_workload's
+ * derive) for a median throughput and its phase shares of step_seconds, on
+ * a machine with usable_cores. Returns how many figures (0, with sentence
+ * "", for a workload that derives none).
+ */
+int rt_derive(const rt_workload *wl, const rt_point *pt, const rt_shape *sh, double median,
+	      const double *phase_frac, double step_seconds, int usable_cores, rt_derived *out,
+	      char *sentence, size_t len);
 
 #endif

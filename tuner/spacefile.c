@@ -1,20 +1,20 @@
 #include "spacefile.h"
 
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 #include "../common/rt.h"
 #include "../workloads/loader.h"
-#include "../workloads/workload.h"
+#include "params.h"
+#include "yamlr.h"
 
 /* Longest list a space file may give one parameter. */
 #define MAX_VALUES 256
+/* Point knobs, and the shape keys of every workload. */
+#define MAX_RULES (6 + RT_MAX_SHAPE_KEYS * RT_NWORKLOADS)
 
-/* 0 for a backend rigtune knows (cpu, cuda, hip), -1 otherwise: a typo is an error. */
+/* 0 for a backend rigtune knows, -1 otherwise: a typo is an error. */
 static int backend_name(const char *s)
 {
 	return rt_backend_known(s) ? 0 : -1;
@@ -30,7 +30,7 @@ static int pin_name(const char *s)
 	return rt_pin_parse(s);
 }
 
-/* What each parameter of a space file may be: one table, no chain of ifs. */
+/* What one parameter of a space file may be. */
 typedef struct key_rule {
 	const char *name;
 	int (*check)(const char *value); /* categorical: -1 for an unknown name; NULL: numeric */
@@ -38,330 +38,407 @@ typedef struct key_rule {
 	int range;                       /* numeric: {min, max, step} allowed */
 	rt_param_role role;
 	const char *expect;
+	unsigned knob;                   /* RT_KNOB_* a workload must read to search it; 0: any */
 } key_rule;
 
-static const key_rule rules[] = {
-	{ "backend", backend_name, 0, 0, RT_ROLE_NONE, "a list of backends (cpu, cuda, hip)" },
-	{ "precision", precision_name, 0, 0, RT_ROLE_NONE,
-	  "a list of precisions (fp64, fp32, tf32, bf16, fp16)" },
-	{ "pin", pin_name, 0, 0, RT_ROLE_NONE,
-	  "a list of pin policies (none, compact, spread, pcores)" },
-	{ "batch", NULL, 1, 0, RT_ROLE_SATURATING, "a list of positive integers" },
-	{ "threads", NULL, 1, 1, RT_ROLE_PEAKED,
-	  "a list of positive integers or {min, max, step}" },
-	{ "workers", NULL, 0, 1, RT_ROLE_PEAKED,
-	  "a list of integers >= 0 or {min, max, step}" },
-	/* shape keys that are knobs too: PPO's parallel environments and minibatch */
-	{ "num_envs", NULL, 1, 0, RT_ROLE_SATURATING, "a list of positive integers" },
-	{ "minibatch", NULL, 1, 0, RT_ROLE_NONE, "a list of positive integers" },
+/* [all] as a list of backends: every backend rigtune knows (rt_backend_list). */
+#define ALL "all"
+
+/* The point knobs; the workloads' shape keys join them in rules_for(). */
+static const key_rule point_rules[] = {
+	{"backend", backend_name, 0, 0, RT_ROLE_NONE, NULL /* rules_for() */, 0},
+	{"precision", precision_name, 0, 0, RT_ROLE_NONE,
+	 "a list of precisions (fp64, fp32, tf32, bf16, fp16)", 0},
+	{"pin", pin_name, 0, 0, RT_ROLE_NONE,
+	 "a list of pin policies (none, compact, spread, pcores)", 0},
+	{"batch", NULL, 1, 0, RT_ROLE_NONE, "a list of positive integers", RT_KNOB_BATCH},
+	{"threads", NULL, 1, 1, RT_ROLE_PEAKED, "a list of positive integers or {min, max, step}",
+	 0},
+	{"workers", NULL, 0, 1, RT_ROLE_PEAKED, "a list of integers >= 0 or {min, max, step}",
+	 RT_KNOB_WORKERS},
 };
 
+/* The keys a space may search and how (see spacefile.h). */
+typedef struct rules {
+	key_rule r[MAX_RULES];
+	char expect[MAX_RULES][48];
+	char backends[300]; /* the backends' expect: "[all] or a list of: cpu, ..." */
+	int n;
+	const rt_workload *w; /* NULL: any workload */
+} rules;
+
+static key_rule *rule_named(rules *rs, const char *name)
+{
+	for (int i = 0; i < rs->n; i++)
+		if (!strcmp(rs->r[i].name, name))
+			return &rs->r[i];
+	return NULL;
+}
+
+/* Adds the shape keys of w not there yet; the knee's key saturates. */
+static void add_shape_keys(rules *rs, const rt_workload *w)
+{
+	for (int k = 0; k < w->nkeys && rs->n < MAX_RULES; k++) {
+		const rt_shape_key *key = &w->keys[k];
+		if (rule_named(rs, key->name))
+			continue;
+		key_rule *r = &rs->r[rs->n];
+		if (key->min == 1)
+			snprintf(rs->expect[rs->n], sizeof rs->expect[0],
+			         "a list of positive integers");
+		else
+			snprintf(rs->expect[rs->n], sizeof rs->expect[0],
+				 "a list of integers >= %ld", key->min);
+		*r = (key_rule){key->name, NULL, key->min, 0, RT_ROLE_NONE, rs->expect[rs->n], 0};
+		rs->n++;
+	}
+}
+
+/*
+ * The rules of a space for workload w (NULL: for any registered workload):
+ * the point knobs, its shape keys, and the knee's key saturating.
+ */
+static void rules_for(const rt_workload *w, rules *rs)
+{
+	int count;
+	const rt_workload *const *all = rt_workload_list(&count);
+	memset(rs, 0, sizeof *rs);
+	rs->w = w;
+	memcpy(rs->r, point_rules, sizeof point_rules);
+	rs->n = (int)RT_COUNT(point_rules);
+	char names[256];
+	rt_backend_names(names, sizeof names);
+	snprintf(rs->backends, sizeof rs->backends, "[" ALL "] or a list of backends (%s)", names);
+	rule_named(rs, "backend")->expect = rs->backends;
+	for (int i = 0; i < count; i++)
+		if (!w || all[i] == w)
+			add_shape_keys(rs, all[i]);
+	for (int i = 0; i < count; i++) {
+		key_rule *r = NULL;
+		if ((!w || all[i] == w) && all[i]->knee)
+			r = rule_named(rs, all[i]->knee);
+		if (r)
+			r->role = RT_ROLE_SATURATING;
+	}
+}
+
 typedef struct parser {
-	yaml_parser_t y;
-	yaml_event_t ev;
-	int have; /* ev holds an event to delete */
-	const char *name;
+	rt_yr y;
 	long auto_max;
+	rules rules;
 	rt_space *s;
-	char *err;
-	size_t errlen;
 } parser;
 
-/* "name:LINE:COL: message" at mark m (libyaml counts from 0); returns RT_EINVAL. */
-static int fail_at(parser *p, yaml_mark_t m, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail_at(parser *p, yaml_mark_t m, const char *fmt, ...)
+/* The text of a scalar for messages: 'name', or a stand-in for a non-scalar. */
+static const char *shown(const rt_ynode *n)
 {
-	if (p->err && p->errlen) {
-		int k = snprintf(p->err, p->errlen, "%s:%zu:%zu: ", p->name, m.line + 1,
-				 m.column + 1);
-		if (k >= 0 && (size_t)k < p->errlen) {
-			va_list ap;
-			va_start(ap, fmt);
-			vsnprintf(p->err + k, p->errlen - (size_t)k, fmt, ap);
-			va_end(ap);
-		}
-	}
-	return RT_EINVAL;
-}
-
-/* Replaces p->ev with the next event; malformed YAML and aliases are errors. */
-static int next(parser *p)
-{
-	if (p->have)
-		yaml_event_delete(&p->ev);
-	p->have = 0;
-	if (!yaml_parser_parse(&p->y, &p->ev)) {
-		if (p->y.error == YAML_MEMORY_ERROR)
-			return rt_fail(p->err, p->errlen, RT_ENOMEM, "out of memory");
-		return fail_at(p, p->y.problem_mark, "malformed YAML: %s%s%s",
-			       p->y.problem ? p->y.problem : "syntax error",
-			       p->y.context ? " " : "", p->y.context ? p->y.context : "");
-	}
-	p->have = 1;
-	if (p->ev.type == YAML_ALIAS_EVENT)
-		return fail_at(p, p->ev.start_mark, "aliases are not supported");
-	return 0;
-}
-
-static const char *scalar(const parser *p)
-{
-	return (const char *)p->ev.data.scalar.value;
-}
-
-static int is_scalar(const parser *p)
-{
-	return p->ev.type == YAML_SCALAR_EVENT;
+	return rt_yr_scalar(n) ? rt_yr_scalar(n) : "(not a name)";
 }
 
 /* An integer written as a plain scalar; a quoted "16" is a string. */
-static int plain_int(const parser *p, long *out)
+static int plain_int(const rt_ynode *n, long *out)
 {
-	char *end;
-	if (!is_scalar(p) || p->ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE || !*scalar(p))
-		return -1;
-	errno = 0;
-	*out = strtol(scalar(p), &end, 10);
-	return errno || *end ? -1 : 0;
+	return rt_yr_plain(n) && rt_parse_long(rt_yr_scalar(n), out) == RT_OK ? 0 : -1;
 }
 
-/* Reads one integer value of a range key (min, max or step) into *out. */
-static int range_value(parser *p, const key_rule *r, const char *key, long *out)
+/* The index of the first key of map before pair i with the same text as pair i's, or -1. */
+static int earlier_key(const parser *p, const rt_ynode *map, int i)
 {
-	int rc = next(p);
-	if (rc)
-		return rc;
-	if (strcmp(key, "max") == 0 && is_scalar(p) &&
-	    p->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE && strcmp(scalar(p), "auto") == 0) {
+	const rt_ynode *k, *v, *kj;
+	rt_yr_pair(&p->y, map, i, &k, &v);
+	for (int j = 0; j < i && rt_yr_scalar(k); j++) {
+		rt_yr_pair(&p->y, map, j, &kj, &v);
+		if (rt_yr_scalar(kj) && !strcmp(rt_yr_scalar(kj), rt_yr_scalar(k)))
+			return j;
+	}
+	return -1;
+}
+
+/*
+ * The document API resolves an alias to the node it names, which the text
+ * defined earlier: a value that starts before its key is an alias. They are
+ * refused (a knob's values are written out where they are searched).
+ */
+static int is_alias(const rt_ynode *key, const rt_ynode *value)
+{
+	return value->start_mark.index < key->start_mark.index;
+}
+
+/* One integer of a range (min, max or step) into *out. */
+static int range_value(parser *p, const key_rule *r, const char *key, const rt_ynode *v,
+		       long *out)
+{
+	if (!strcmp(key, "max") && rt_yr_plain(v) && !strcmp(rt_yr_scalar(v), "auto")) {
 		*out = p->auto_max;
 		return 0;
 	}
 	long lowest = strcmp(key, "step") == 0 ? 1 : r->min;
-	if (plain_int(p, out) || *out < lowest)
-		return fail_at(p, p->ev.start_mark, "%s: %s: expected an integer >= %ld%s", r->name,
-			       key, lowest, strcmp(key, "max") == 0 ? " or auto" : "");
+	if (plain_int(v, out) || *out < lowest)
+		return rt_yr_bad(&p->y, v, "%s: %s: expected an integer >= %ld%s", r->name, key,
+				 lowest, strcmp(key, "max") == 0 ? " or auto" : "");
 	return 0;
 }
 
-/* {min: A, max: B, step: C} after its MAPPING_START; adds the range. */
-static int parse_range(parser *p, const key_rule *r)
+/* {min: A, max: B, step: C}: adds the range. */
+static int parse_range(parser *p, const key_rule *r, const rt_ynode *map)
 {
-	static const char *const keys[] = { "min", "max", "step" };
-	long v[3] = { 0, 0, 1 };
-	int seen[3] = { 0, 0, 0 }, rc;
-	yaml_mark_t at = p->ev.start_mark;
-	for (;;) {
-		if ((rc = next(p)))
-			return rc;
-		if (p->ev.type == YAML_MAPPING_END_EVENT)
-			break;
+	static const char *const keys[] = {"min", "max", "step"};
+	long v[3] = {0, 0, 1};
+	int seen[3] = {0, 0, 0}, rc;
+	for (int i = 0; i < rt_yr_npairs(map); i++) {
+		const rt_ynode *kn, *vn;
+		rt_yr_pair(&p->y, map, i, &kn, &vn);
 		int k = -1;
-		for (int i = 0; is_scalar(p) && i < 3; i++)
-			if (strcmp(scalar(p), keys[i]) == 0)
-				k = i;
+		for (int j = 0; rt_yr_scalar(kn) && j < 3; j++)
+			if (!strcmp(rt_yr_scalar(kn), keys[j]))
+				k = j;
 		if (k < 0)
-			return fail_at(p, p->ev.start_mark,
-				       "%s: unknown key %s%s%s (expected min, max, step)", r->name,
-				       is_scalar(p) ? "'" : "", is_scalar(p) ? scalar(p) : "",
-				       is_scalar(p) ? "'" : "");
+			return rt_yr_bad(&p->y, kn,
+					 "%s: unknown key '%s' (expected min, max, step)", r->name,
+					 shown(kn));
 		if (seen[k])
-			return fail_at(p, p->ev.start_mark, "%s: duplicate key '%s'", r->name,
-				       keys[k]);
+			return rt_yr_bad(&p->y, kn, "%s: duplicate key '%s'", r->name, keys[k]);
 		seen[k] = 1;
-		if ((rc = range_value(p, r, keys[k], &v[k])))
+		if (is_alias(kn, vn))
+			return rt_yr_bad(&p->y, kn, "aliases are not supported");
+		if ((rc = range_value(p, r, keys[k], vn, &v[k])))
 			return rc;
 	}
 	if (!seen[0] || !seen[1])
-		return fail_at(p, at, "%s: a range needs min and max", r->name);
+		return rt_yr_bad(&p->y, map, "%s: a range needs min and max", r->name);
 	if (v[0] > v[1])
-		return fail_at(p, at, "%s: impossible range: min %ld > max %ld", r->name, v[0],
-			       v[1]);
-	rc = rt_space_add_range(p->s, r->name, v[0], v[1], v[2], p->err, p->errlen);
+		return rt_yr_bad(&p->y, map, "%s: impossible range: min %ld > max %ld", r->name,
+				 v[0], v[1]);
+	rc = rt_space_add_range(p->s, r->name, v[0], v[1], v[2], p->y.err, p->y.errlen);
 	if (rc == RT_EINVAL)
-		return fail_at(p, at, "%s: too many values", r->name);
+		return rt_yr_bad(&p->y, map, "%s: too many values", r->name);
 	return rc < 0 ? rc : 0;
 }
 
-/* [a, b, ...] after its SEQUENCE_START; adds the categorical or ordinal parameter. */
-static int parse_list(parser *p, const key_rule *r)
+/* Checks item i of a list against the rule and the items before it. */
+static int list_item(parser *p, const key_rule *r, const rt_ynode *seq, int i, long *ints)
 {
-	char *strs[MAX_VALUES];
+	const rt_ynode *n = rt_yr_item(&p->y, seq, i);
+	if (r->check ? !rt_yr_scalar(n) || r->check(rt_yr_scalar(n)) < 0
+		     : plain_int(n, &ints[i]) || ints[i] < r->min)
+		return rt_yr_bad(&p->y, n, "%s: expected %s", r->name, r->expect);
+	for (int j = 0; j < i; j++) {
+		const char *other = rt_yr_scalar(rt_yr_item(&p->y, seq, j));
+		if (r->check ? !strcmp(other, rt_yr_scalar(n)) : ints[j] == ints[i])
+			return rt_yr_bad(&p->y, n, "%s: value %s given twice", r->name,
+					 rt_yr_scalar(n));
+	}
+	return 0;
+}
+
+/*
+ * backend: [all]: every backend rigtune knows (those not available here are
+ * the caller's to leave out, as for a list). 1 when seq is [all] (the
+ * parameter added, or an error in *rc), 0 when it does not say all.
+ */
+static int all_backends(parser *p, const key_rule *r, const rt_ynode *seq, int *rc)
+{
+	int n = rt_yr_nitems(seq), named = -1;
+	for (int i = 0; i < n; i++) {
+		const char *s = rt_yr_scalar(rt_yr_item(&p->y, seq, i));
+		if (s && !strcmp(s, ALL))
+			named = i;
+	}
+	if (strcmp(r->name, "backend") || named < 0)
+		return 0;
+	if (n > 1) {
+		*rc = rt_yr_bad(&p->y, rt_yr_item(&p->y, seq, named),
+				"%s: " ALL " stands for every backend: give it alone", r->name);
+		return 1;
+	}
+	char names[RT_MAX_BACKENDS][RT_BACKEND_NAMELEN];
+	const char *strs[RT_MAX_BACKENDS];
+	int count = rt_backend_list(names, RT_MAX_BACKENDS);
+	for (int i = 0; i < count; i++)
+		strs[i] = names[i];
+	*rc = rt_space_add_categorical(p->s, r->name, strs, count, p->y.err, p->y.errlen);
+	if (*rc == RT_EINVAL)
+		*rc = rt_yr_bad(&p->y, seq, "%s: too many values", r->name);
+	return 1;
+}
+
+/* [a, b, ...]: adds the categorical or ordinal parameter. */
+static int parse_list(parser *p, const key_rule *r, const rt_ynode *seq)
+{
+	const char *strs[MAX_VALUES];
 	long ints[MAX_VALUES];
-	int n = 0, rc;
-	yaml_mark_t at = p->ev.start_mark;
-	for (;;) {
-		if ((rc = next(p)))
-			goto out;
-		if (p->ev.type == YAML_SEQUENCE_END_EVENT)
-			break;
-		if (n == MAX_VALUES) {
-			rc = fail_at(p, p->ev.start_mark, "%s: more than %d values", r->name,
-				     MAX_VALUES);
-			goto out;
-		}
-		if (r->check ? !is_scalar(p) || r->check(scalar(p)) < 0 :
-			       plain_int(p, &ints[n]) || ints[n] < r->min) {
-			rc = fail_at(p, p->ev.start_mark, "%s: expected %s", r->name, r->expect);
-			goto out;
-		}
-		for (int i = 0; i < n; i++)
-			if (r->check ? strcmp(strs[i], scalar(p)) == 0 : ints[i] == ints[n]) {
-				rc = fail_at(p, p->ev.start_mark, "%s: value %s given twice",
-					     r->name, scalar(p));
-				goto out;
-			}
-		if (r->check && !(strs[n] = strdup(scalar(p)))) {
-			rc = rt_fail(p->err, p->errlen, RT_ENOMEM, "out of memory");
-			goto out;
-		}
-		n++;
+	int n = rt_yr_nitems(seq), rc;
+	if (n == 0)
+		return rt_yr_bad(&p->y, seq, "%s: empty list: expected %s", r->name, r->expect);
+	if (all_backends(p, r, seq, &rc))
+		return rc < 0 ? rc : 0;
+	if (n > MAX_VALUES)
+		return rt_yr_bad(&p->y, rt_yr_item(&p->y, seq, MAX_VALUES),
+				 "%s: more than %d values", r->name, MAX_VALUES);
+	for (int i = 0; i < n; i++) {
+		if ((rc = list_item(p, r, seq, i, ints)))
+			return rc;
+		strs[i] = rt_yr_scalar(rt_yr_item(&p->y, seq, i));
 	}
-	if (n == 0) {
-		rc = fail_at(p, at, "%s: empty list: expected %s", r->name, r->expect);
-		goto out;
-	}
-	rc = r->check ? rt_space_add_categorical(p->s, r->name, (const char *const *)strs, n,
-						 p->err, p->errlen)
-		      : rt_space_add_ordinal(p->s, r->name, ints, n, p->err, p->errlen);
+	rc = r->check ? rt_space_add_categorical(p->s, r->name, strs, n, p->y.err, p->y.errlen)
+		      : rt_space_add_ordinal(p->s, r->name, ints, n, p->y.err, p->y.errlen);
 	if (rc == RT_EINVAL)
-		rc = fail_at(p, at, "%s: too many values", r->name);
-out:
-	if (r->check)
-		for (int i = 0; i < n; i++)
-			free(strs[i]);
+		return rt_yr_bad(&p->y, seq, "%s: too many values", r->name);
 	return rc < 0 ? rc : 0;
 }
 
-/* The params: mapping after its MAPPING_START. */
-static int parse_params(parser *p)
+/* The rule for key kn of params:, or an error naming why there is none. */
+static int find_rule(parser *p, const rt_ynode *kn, const key_rule **out)
+{
+	const char *name = rt_yr_scalar(kn);
+	const key_rule *r = name ? rule_named(&p->rules, name) : NULL;
+	const rt_workload *w = p->rules.w;
+	if (r && r->knob && w && !(w->knobs & r->knob))
+		return rt_yr_bad(&p->y, kn,
+				 "params: %s does not read '%s': searching it wastes trials",
+				 w->name, name);
+	if (!r) {
+		char known[512] = "";
+		for (int i = 0; i < p->rules.n; i++)
+			if (!p->rules.r[i].knob || !w || (w->knobs & p->rules.r[i].knob))
+				rt_list_append(known, sizeof known, ", ", p->rules.r[i].name);
+		return rt_yr_bad(&p->y, kn, "params: unknown parameter %s (expected %s)", shown(kn),
+				 known);
+	}
+	*out = r;
+	return 0;
+}
+
+/* The params: mapping. */
+static int parse_params(parser *p, const rt_ynode *map)
 {
 	int rc;
-	for (;;) {
-		if ((rc = next(p)))
-			return rc;
-		if (p->ev.type == YAML_MAPPING_END_EVENT)
-			break;
+	if (rt_yr_npairs(map) == 0)
+		return rt_yr_bad(&p->y, map, "params: no parameters");
+	for (int i = 0; i < rt_yr_npairs(map); i++) {
+		const rt_ynode *kn, *vn;
 		const key_rule *r = NULL;
-		for (size_t i = 0; is_scalar(p) && i < RT_COUNT(rules); i++)
-			if (strcmp(scalar(p), rules[i].name) == 0)
-				r = &rules[i];
-		if (!r)
-			return fail_at(p, p->ev.start_mark,
-				       "params: unknown parameter %s (expected backend, precision, "
-				       "pin, batch, threads, workers, num_envs, minibatch)",
-				       is_scalar(p) ? scalar(p) : "(not a name)");
-		if (rt_space_find(p->s, r->name) >= 0)
-			return fail_at(p, p->ev.start_mark, "params: duplicate key '%s'", r->name);
-		if ((rc = next(p)))
+		rt_yr_pair(&p->y, map, i, &kn, &vn);
+		if ((rc = find_rule(p, kn, &r)))
 			return rc;
-		if (p->ev.type == YAML_SEQUENCE_START_EVENT)
-			rc = parse_list(p, r);
-		else if (p->ev.type == YAML_MAPPING_START_EVENT && r->range)
-			rc = parse_range(p, r);
+		if (earlier_key(p, map, i) >= 0)
+			return rt_yr_bad(&p->y, kn, "params: duplicate key '%s'", r->name);
+		if (is_alias(kn, vn))
+			return rt_yr_bad(&p->y, kn, "aliases are not supported");
+		if (vn->type == YAML_SEQUENCE_NODE)
+			rc = parse_list(p, r, vn);
+		else if (vn->type == YAML_MAPPING_NODE && r->range)
+			rc = parse_range(p, r, vn);
 		else
-			rc = fail_at(p, p->ev.start_mark, "%s: expected %s", r->name, r->expect);
+			rc = rt_yr_bad(&p->y, vn, "%s: expected %s", r->name, r->expect);
 		if (rc)
 			return rc;
 		rt_space_set_role(p->s, rt_space_find(p->s, r->name), r->role);
 	}
-	if (rt_space_nparams(p->s) == 0)
-		return fail_at(p, p->ev.start_mark, "params: no parameters");
 	return 0;
 }
 
-/* The whole stream: one document holding one mapping. */
-static int parse_document(parser *p, char *workload, size_t wlen)
+/* The one document: a mapping with workload: and params:. */
+static int parse_root(parser *p, const rt_ynode *root, char *workload, size_t wlen)
 {
-	int rc, seen_workload = 0, seen_params = 0;
-	if ((rc = next(p)) || (rc = next(p)))
-		return rc; /* STREAM_START, then DOCUMENT_START or STREAM_END */
-	if (p->ev.type != YAML_DOCUMENT_START_EVENT)
-		return fail_at(p, p->ev.start_mark, "empty space file");
-	if ((rc = next(p)))
-		return rc;
-	if (p->ev.type != YAML_MAPPING_START_EVENT)
-		return fail_at(p, p->ev.start_mark, "expected a mapping with workload: and params:");
-	yaml_mark_t top = p->ev.start_mark;
-	for (;;) {
-		if ((rc = next(p)))
-			return rc;
-		if (p->ev.type == YAML_MAPPING_END_EVENT)
-			break;
-		int is_w = is_scalar(p) && strcmp(scalar(p), "workload") == 0;
-		int is_p = is_scalar(p) && strcmp(scalar(p), "params") == 0;
+	const rt_ynode *params = NULL;
+	int rc;
+	if (root->type != YAML_MAPPING_NODE)
+		return rt_yr_bad(&p->y, root, "expected a mapping with workload: and params:");
+	for (int i = 0; i < rt_yr_npairs(root); i++) {
+		const rt_ynode *kn, *vn;
+		rt_yr_pair(&p->y, root, i, &kn, &vn);
+		const char *k = rt_yr_scalar(kn);
+		int is_w = k && !strcmp(k, "workload"), is_p = k && !strcmp(k, "params");
 		if (!is_w && !is_p)
-			return fail_at(p, p->ev.start_mark,
-				       "unknown key %s (expected workload or params)",
-				       is_scalar(p) ? scalar(p) : "(not a name)");
-		if ((is_w && seen_workload++) || (is_p && seen_params++))
-			return fail_at(p, p->ev.start_mark, "duplicate key '%s'", scalar(p));
-		if ((rc = next(p)))
-			return rc;
-		if (is_w) {
-			if (!is_scalar(p) || !*scalar(p))
-				return fail_at(p, p->ev.start_mark, "workload: expected a name");
-			if (workload)
-				snprintf(workload, wlen, "%s", scalar(p));
-		} else if (p->ev.type != YAML_MAPPING_START_EVENT) {
-			return fail_at(p, p->ev.start_mark, "params: expected a mapping of "
-				       "parameter: values");
-		} else if ((rc = parse_params(p))) {
-			return rc;
-		}
+			return rt_yr_bad(&p->y, kn, "unknown key %s (expected workload or params)",
+					 shown(kn));
+		if (earlier_key(p, root, i) >= 0)
+			return rt_yr_bad(&p->y, kn, "duplicate key '%s'", k);
+		if (is_w && (!rt_yr_scalar(vn) || !*rt_yr_scalar(vn)))
+			return rt_yr_bad(&p->y, vn, "workload: expected a name");
+		if (is_w && workload)
+			snprintf(workload, wlen, "%s", rt_yr_scalar(vn));
+		if (is_p && vn->type != YAML_MAPPING_NODE)
+			return rt_yr_bad(&p->y, vn,
+					 "params: expected a mapping of parameter: values");
+		if (is_p)
+			params = vn;
 	}
-	if (!seen_params)
-		return fail_at(p, top, "params: missing");
-	if ((rc = next(p)) || (rc = next(p)))
-		return rc; /* DOCUMENT_END, then STREAM_END */
-	if (p->ev.type != YAML_STREAM_END_EVENT)
-		return fail_at(p, p->ev.start_mark, "more than one document");
+	if (!params)
+		return rt_yr_bad(&p->y, root, "params: missing");
+	if ((rc = parse_params(p, params)))
+		return rc;
 	return 0;
 }
 
-/* Runs the parser that the caller pointed at its input; owns p->s on failure. */
-static int parse(parser *p, rt_space **out, char *workload, size_t wlen)
+/*
+ * Loads the stream document by document (one, and only one, is a space
+ * file) and parses it into p->s.
+ */
+static int parse_stream(parser *p, const char *text, size_t len, char *workload, size_t wlen)
 {
+	yaml_parser_t yp;
+	yaml_document_t doc, next;
+	if (!yaml_parser_initialize(&yp))
+		return rt_fail(p->y.err, p->y.errlen, RT_ENOMEM, "out of memory");
+	yaml_parser_set_input_string(&yp, (const unsigned char *)text, len);
+	int rc;
+	if (!yaml_parser_load(&yp, &doc)) {
+		rc = rt_yr_parse_error(&p->y, &yp);
+		goto out;
+	}
+	p->y.doc = &doc;
+	const rt_ynode *root = rt_yr_root(&p->y);
+	if (!root)
+		rc = rt_yr_bad(&p->y, NULL, "empty space file");
+	else if (!yaml_parser_load(&yp, &next))
+		rc = rt_yr_parse_error(&p->y, &yp);
+	else {
+		rc = yaml_document_get_root_node(&next)
+			     ? rt_yr_bad_mark(&p->y, next.start_mark, "more than one document")
+			     : parse_root(p, root, workload, wlen);
+		yaml_document_delete(&next);
+	}
+	yaml_document_delete(&doc);
+	p->y.doc = NULL;
+out:
+	yaml_parser_delete(&yp);
+	return rc;
+}
+
+int rt_spacefile_parse(const char *text, size_t len, const char *name, const rt_workload *w,
+		       long auto_max, rt_space **out, char *workload, size_t wlen, char *err,
+		       size_t errlen)
+{
+	parser p = {.auto_max = auto_max};
+	*out = NULL;
 	if (workload && wlen)
 		workload[0] = '\0';
-	p->s = rt_space_create();
-	int rc = p->s ? parse_document(p, workload, wlen)
-		      : rt_fail(p->err, p->errlen, RT_ENOMEM, "out of memory");
-	if (p->have)
-		yaml_event_delete(&p->ev);
-	yaml_parser_delete(&p->y);
+	rt_yr_view(&p.y, name, NULL, err, errlen);
+	rules_for(w, &p.rules);
+	p.s = rt_space_create();
+	if (!p.s)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	int rc = parse_stream(&p, text, len, workload, wlen);
 	if (rc) {
-		rt_space_destroy(p->s);
+		rt_space_destroy(p.s);
 		return rc;
 	}
-	*out = p->s;
+	*out = p.s;
 	return 0;
 }
 
-int rt_spacefile_parse(const char *text, size_t len, const char *name, long auto_max,
-		       rt_space **out, char *workload, size_t wlen, char *err, size_t errlen)
+int rt_spacefile_load(const char *path, const rt_workload *w, long auto_max, rt_space **out,
+		      char *workload, size_t wlen, char *err, size_t errlen)
 {
-	parser p = { .name = name, .auto_max = auto_max, .err = err, .errlen = errlen };
+	char *text;
+	size_t len;
 	*out = NULL;
-	if (!yaml_parser_initialize(&p.y))
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-	yaml_parser_set_input_string(&p.y, (const unsigned char *)text, len);
-	return parse(&p, out, workload, wlen);
-}
-
-int rt_spacefile_load(const char *path, long auto_max, rt_space **out, char *workload,
-		      size_t wlen, char *err, size_t errlen)
-{
-	parser p = { .name = path, .auto_max = auto_max, .err = err, .errlen = errlen };
-	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return rt_fail(err, errlen, RT_EIO, "%s: cannot open: %s", path, strerror(errno));
-	if (!yaml_parser_initialize(&p.y)) {
-		fclose(f);
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-	}
-	yaml_parser_set_input_file(&p.y, f);
-	int rc = parse(&p, out, workload, wlen);
-	fclose(f);
+	int rc = rt_read_file(path, &text, &len, err, errlen);
+	if (rc)
+		return rc;
+	rc = rt_spacefile_parse(text, len, path, w, auto_max, out, workload, wlen, err, errlen);
+	free(text);
 	return rc;
 }

@@ -1,7 +1,8 @@
 /*
  * spaces.c: the default search spaces of configs/space-<workload>.yaml,
- * embedded in the binary (.incbin, so configs/ stays the one source), and
- * loading a workload's space from them or from a --space file.
+ * embedded in the binary (.incbin, so configs/ stays the one source) for
+ * every workload of workloads/registry.h, and loading a workload's space
+ * from them or from a --space file.
  */
 #include "spaces.h"
 
@@ -15,21 +16,23 @@
 	__asm__(".section .rodata\n.global " #sym "\n.type " #sym ", @object\n" #sym \
 		":\n.incbin \"" file "\"\n.byte 0\n.previous\n")
 
-EMBED(rt_space_yaml_gemm, "configs/space-gemm.yaml");
-EMBED(rt_space_yaml_transformer, "configs/space-transformer.yaml");
-EMBED(rt_space_yaml_ppo, "configs/space-ppo.yaml");
-extern const char rt_space_yaml_gemm[], rt_space_yaml_transformer[], rt_space_yaml_ppo[];
+#define RT_WORKLOAD(name)                                                    \
+	EMBED(rt_space_yaml_##name, "configs/space-" #name ".yaml");        \
+	extern const char rt_space_yaml_##name[];
+#include "../workloads/registry.h"
+#undef RT_WORKLOAD
 
 static const struct {
 	const char *workload;
 	const char *text;
 } defaults[] = {
-	{"gemm", rt_space_yaml_gemm},
-	{"transformer", rt_space_yaml_transformer},
-	{"ppo", rt_space_yaml_ppo},
+#define RT_WORKLOAD(name) {#name, rt_space_yaml_##name},
+#include "../workloads/registry.h"
+#undef RT_WORKLOAD
 };
 
-const char *rt_default_space_text(const char *workload)
+/* The embedded configs/space-<workload>.yaml text, or NULL. */
+static const char *default_space_text(const char *workload)
 {
 	for (size_t i = 0; i < RT_COUNT(defaults); i++)
 		if (!strcmp(defaults[i].workload, workload))
@@ -37,31 +40,31 @@ const char *rt_default_space_text(const char *workload)
 	return NULL;
 }
 
-int rt_space_for(const char *workload, const char *space_file, long usable_cores,
+int rt_space_for(const rt_workload *w, const char *space_file, long usable_cores,
 		 rt_space **out, char *err, size_t errlen)
 {
 	char named[64] = "";
 	int rc;
 	if (space_file) {
-		rc = rt_spacefile_load(space_file, usable_cores, out, named, sizeof named, err,
+		rc = rt_spacefile_load(space_file, w, usable_cores, out, named, sizeof named, err,
 				       errlen);
 		if (rc == RT_EIO) /* a --space file that cannot be read is bad input */
 			rc = RT_EINVAL;
-		if (rc == RT_OK && named[0] && strcmp(named, workload)) {
+		if (rc == RT_OK && named[0] && strcmp(named, w->name)) {
 			rt_space_destroy(*out);
 			*out = NULL;
 			rc = rt_fail(err, errlen, RT_EINVAL,
 				     "%s: the space is for workload '%s', not '%s'", space_file,
-				     named, workload);
+				     named, w->name);
 		}
 		return rc;
 	}
-	const char *text = rt_default_space_text(workload);
+	const char *text = default_space_text(w->name);
 	if (!text)
 		return rt_fail(err, errlen, RT_EINVAL, "no default space for workload '%s'",
-			       workload);
+			       w->name);
 	char name[64];
-	snprintf(name, sizeof name, "<default %s space>", workload);
-	return rt_spacefile_parse(text, strlen(text), name, usable_cores, out, named,
+	snprintf(name, sizeof name, "<default %s space>", w->name);
+	return rt_spacefile_parse(text, strlen(text), name, w, usable_cores, out, named,
 				  sizeof named, err, errlen);
 }

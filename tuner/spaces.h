@@ -3,15 +3,14 @@
 #define RT_SPACES_H
 
 #include "../search/space.h"
-
-/* The embedded configs/space-<workload>.yaml text, or NULL. */
-const char *rt_default_space_text(const char *workload);
+#include "../workloads/workload.h"
 
 /*
- * The space for workload: space_file when given (its `workload:` must match
- * when present), else the default. Errors name the file, line and column.
+ * The space for workload w: space_file when given (its `workload:` must
+ * match when present), else the default. Errors name the file, line and
+ * column.
  */
-int rt_space_for(const char *workload, const char *space_file, long usable_cores,
+int rt_space_for(const rt_workload *w, const char *space_file, long usable_cores,
 		 rt_space **out, char *err, size_t errlen);
 
 #endif

@@ -29,9 +29,9 @@ void rt_tune_opts_default(rt_tune_opts *o)
 }
 
 /* Share of the budget per workload, by how much a search of it needs. */
-static double workload_weight(const char *name)
+static double workload_weight(const rt_workload *w)
 {
-	return !strcmp(name, "gemm") ? 1.0 : 2.0;
+	return w->budget_weight > 0 ? w->budget_weight : 1.0;
 }
 #define CROSSOVER_SHARE 0.12
 #define MIN_SEARCH_S 0.5 /* less than this cannot measure one point */
@@ -186,6 +186,7 @@ static rt_tune_trial *new_trial(rt_tune_workload *twl)
 static void keep_measurement(rt_tune_trial *t, const rt_measurement *m)
 {
 	t->feasible = m->feasible;
+	t->cause = m->cause;
 	snprintf(t->reason, sizeof t->reason, "%s", m->reason);
 	t->median = m->median;
 	t->ci_lo = m->ci_lo;
@@ -205,6 +206,17 @@ static void measure_opts(double cap, rt_measure_opts *mo)
 	mo->timeout_s = 30 + 4 * cap;
 }
 
+/*
+ * Whether an earlier trial that failed for this cause stands: a point that
+ * did not fit, or whose backend or precision is not there, fails again; a
+ * crash, a timeout or bad output may have been the machine's mood and is
+ * measured again.
+ */
+static int failure_lasts(rt_cause cause)
+{
+	return cause == RT_CAUSE_MEMORY || cause == RT_CAUSE_UNAVAILABLE;
+}
+
 /* Measures (or reuses) one point; the journal gets every new trial. */
 static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_t errlen)
 {
@@ -212,8 +224,7 @@ static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_
 	rt_measurement m;
 	const rt_journal_record *rec =
 		rt_journal_find(c->reuse, c->nreuse, c->run->fingerprint, w, &t->sh, &t->pt);
-	/* a crash or a timeout may have been the machine's mood: measure again */
-	if (rec && !rec->m.feasible && !strstr(rec->m.reason, "needs "))
+	if (rec && !rec->m.feasible && !failure_lasts(rec->m.cause))
 		rec = NULL;
 	if (rec) {
 		if (rt_journal_record_measurement(rec, &m))
@@ -258,7 +269,8 @@ static void report_trial(tune_ctx *c, const rt_space *s, const rt_tune_trial *t)
 	rt_progress_trial(c->progress, what, outcome, c->best);
 }
 
-static int objective(const rt_space *s, const int *idx, double cap, void *user, double *value)
+static int objective(const rt_space *s, const int *idx, double cap, void *user, double *value,
+		     rt_cause *cause)
 {
 	tune_ctx *c = user;
 	char err[RT_ERRLEN];
@@ -278,6 +290,7 @@ static int objective(const rt_space *s, const int *idx, double cap, void *user, 
 	}
 	report_trial(c, s, t);
 	*value = t->median;
+	*cause = t->cause;
 	return t->feasible ? RT_OK : RT_EINFEASIBLE;
 }
 
@@ -316,8 +329,7 @@ static int apply_shape(shape_args *a, rt_tune_workload *twl, char *err, size_t e
 		snprintf(key, sizeof key, "%.*s", (int)strcspn(a->kv[i], "="), a->kv[i]);
 		if (rt_shape_index(twl->w, key) < 0)
 			continue;
-		rt_point scratch;
-		int rc = rt_params_apply(twl->w, a->kv[i], &scratch, &twl->shape, err, errlen);
+		int rc = rt_params_apply_shape(twl->w, a->kv[i], &twl->shape, err, errlen);
 		if (rc)
 			return rc;
 		a->used[i] = 1;
@@ -325,21 +337,16 @@ static int apply_shape(shape_args *a, rt_tune_workload *twl, char *err, size_t e
 	return RT_OK;
 }
 
-/* Checks that every value of every parameter of the space is a valid knob of the workload. */
+/*
+ * Checks that every value of every parameter of the space is a valid knob of
+ * the workload (the space file has checked the keys; this checks the values
+ * against the knobs' ranges).
+ */
 static int check_space(tune_ctx *c, char *err, size_t errlen)
 {
 	const rt_space *s = c->twl->space;
-	const rt_workload *w = c->twl->w;
-	const char *where = c->o->space_file ? c->o->space_file : w->name;
+	const char *where = c->o->space_file ? c->o->space_file : c->twl->w->name;
 	char why[RT_ERRLEN];
-	for (int p = 0; p < rt_space_nparams(s); p++) {
-		const char *name = rt_space_name(s, p);
-		if ((!strcmp(name, "batch") && !(w->knobs & RT_KNOB_BATCH)) ||
-		    (!strcmp(name, "workers") && !(w->knobs & RT_KNOB_WORKERS)))
-			return rt_fail(err, errlen, RT_EINVAL,
-				       "%s: %s does not read '%s': searching it wastes trials",
-				       where, w->name, name);
-	}
 	for (int p = 0; p < rt_space_nparams(s); p++)
 		for (int v = 0; v < rt_space_size(s, p); v++) {
 			int idx[RT_SPACE_MAX_PARAMS] = {0};
@@ -422,11 +429,14 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 	if (rc)
 		return rc;
 	int n = o->nworkloads ? o->nworkloads : count;
-	for (int i = 0; i < n && i < RT_TUNE_MAX_WORKLOADS; i++) {
+	for (int i = 0; i < n && i < RT_NWORKLOADS; i++) {
 		const rt_workload *w = o->nworkloads ? rt_workload_find(o->workloads[i]) : all[i];
-		if (!w)
-			return rt_fail(err, errlen, RT_EINVAL,
-				       "unknown workload '%s' (gemm, transformer, ppo)", o->workloads[i]);
+		if (!w) {
+			char names[256];
+			rt_workload_names(names, sizeof names);
+			return rt_fail(err, errlen, RT_EINVAL, "unknown workload '%s' (%s)",
+				       o->workloads[i], names);
+		}
 		for (int k = 0; k < run->nwl; k++)
 			if (run->wl[k].w == w)
 				return rt_fail(err, errlen, RT_EINVAL, "workload '%s' given twice",
@@ -440,7 +450,7 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 			rc = w->check(&pt, &twl->shape, err, errlen);
 		if (rc)
 			return rc;
-		if ((rc = rt_space_for(w->name, o->space_file, run->usable_cores, &twl->space, err,
+		if ((rc = rt_space_for(w, o->space_file, run->usable_cores, &twl->space, err,
 				       errlen)))
 			return rc;
 	}
@@ -514,7 +524,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	double xo_budget = o->crossover ? CROSSOVER_SHARE * o->budget_s : 0;
 	double weights = 0;
 	for (int i = 0; i < run->nwl; i++)
-		weights += workload_weight(run->wl[i].w->name);
+		weights += workload_weight(run->wl[i].w);
 	hwloc_topology_t topo = NULL;
 	if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo)) {
 		hwloc_topology_destroy(topo);
@@ -524,8 +534,8 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o, .progress = progress,
 			      .journal = journal, .reuse = reuse, .nreuse = nreuse, .topo = topo};
 		double left = o->budget_s - xo_budget - (rt_now() - t0);
-		double budget = left * workload_weight(c.twl->w->name) / weights;
-		weights -= workload_weight(c.twl->w->name);
+		double budget = left * workload_weight(c.twl->w) / weights;
+		weights -= workload_weight(c.twl->w);
 		rc = check_space(&c, err, errlen);
 		if (!rc && budget < MIN_SEARCH_S) {
 			c.twl->status = RT_EINFEASIBLE;

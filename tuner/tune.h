@@ -18,17 +18,16 @@
 
 #include "../search/space.h"
 #include "../search/strategy.h"
+#include "../workloads/loader.h"
 #include "crossover.h"
 #include "machine.h"
 #include "measure.h"
 #include "progress.h"
 
-#define RT_TUNE_MAX_WORKLOADS 3
-
 typedef struct rt_tune_opts {
-	const char *workloads[RT_TUNE_MAX_WORKLOADS]; /* names; nworkloads 0: all */
+	const char *workloads[RT_NWORKLOADS]; /* names; nworkloads 0: all */
 	int nworkloads;
-	const char *backends[4]; /* nbackends 0: every available backend */
+	const char *backends[RT_MAX_BACKENDS]; /* nbackends 0: every available backend */
 	int nbackends;
 	double budget_s;
 	const char *strategy;    /* NULL: the default */
@@ -47,6 +46,7 @@ typedef struct rt_tune_trial {
 	rt_shape sh;
 	int idx[RT_SPACE_MAX_PARAMS];
 	int feasible, reused;
+	rt_cause cause;          /* why not, when !feasible */
 	double median, ci_lo, ci_hi, cv, step_seconds;
 	double phase_frac[RT_MAX_PHASES];
 	char reason[256];
@@ -72,7 +72,7 @@ typedef struct rt_tune_run {
 	char journal_path[1024];
 	char unavailable[1024];    /* "cuda: ...; hip: ..." */
 	int nwl;
-	rt_tune_workload wl[RT_TUNE_MAX_WORKLOADS];
+	rt_tune_workload wl[RT_NWORKLOADS];
 	double seconds;
 	int interrupted;
 	const char *strategy;

@@ -18,13 +18,13 @@ void rt_yr_view(rt_yr *r, const char *name, yaml_document_t *doc, char *err, siz
 	r->errlen = errlen;
 }
 
-/* The parser's own words on why it stopped, at the place it stopped. */
-static int parser_problem(rt_yr *r, const yaml_parser_t *p)
+int rt_yr_parse_error(const rt_yr *r, const yaml_parser_t *p)
 {
 	if (p->error == YAML_MEMORY_ERROR)
 		return rt_fail(r->err, r->errlen, RT_ENOMEM, "out of memory");
-	return rt_yr_bad_mark(r, p->problem_mark, "%s%s%s", p->context ? p->context : "",
-			      p->context ? ": " : "", p->problem ? p->problem : "malformed YAML");
+	return rt_yr_bad_mark(r, p->problem_mark, "malformed YAML: %s%s%s",
+			      p->context ? p->context : "", p->context ? ": " : "",
+			      p->problem ? p->problem : "syntax error");
 }
 
 /* After the one document: nothing but the end of the stream. */
@@ -32,7 +32,7 @@ static int no_second_document(rt_yr *r, yaml_parser_t *p)
 {
 	yaml_document_t next;
 	if (!yaml_parser_load(p, &next))
-		return parser_problem(r, p);
+		return rt_yr_parse_error(r, p);
 	int rc = RT_OK;
 	if (yaml_document_get_root_node(&next))
 		rc = rt_yr_bad_mark(r, next.start_mark, "a second document; expected one");
@@ -50,7 +50,7 @@ int rt_yr_load(rt_yr *r, const char *name, const char *text, size_t len, char *e
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
 	int rc = RT_OK;
 	if (!yaml_parser_load(&p, &r->own)) {
-		rc = parser_problem(r, &p);
+		rc = rt_yr_parse_error(r, &p);
 	} else {
 		r->owned = 1;
 		r->doc = &r->own;

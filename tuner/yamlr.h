@@ -60,6 +60,12 @@ int rt_yr_bad(const rt_yr *r, const rt_ynode *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int rt_yr_bad_mark(const rt_yr *r, yaml_mark_t mark, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Why parser p stopped, in its own words at the place it stopped:
+ * RT_EINVAL "NAME:LINE:COLUMN: malformed YAML: ...", or RT_ENOMEM. For a
+ * caller that loads documents itself (rt_yr_view).
+ */
+int rt_yr_parse_error(const rt_yr *r, const yaml_parser_t *p);
 
 /* The text of a scalar node, NULL for any other node (or NULL). */
 const char *rt_yr_scalar(const rt_ynode *n);

@@ -173,7 +173,10 @@ static int gemm_step(void *state, rt_step_result *out, char *err, size_t errlen)
 const rt_workload rt_workload_gemm = {
 	.name = "gemm",
 	.unit = "GFLOP/s",
+	.summary = "one GEMM, C = A B (m x k times k x n); transfer=1 adds the "
+		   "host->device->host copies an eager framework pays",
 	.knobs = 0,
+	.budget_weight = 1.0,
 	.keys = gemm_keys,
 	.nkeys = RT_COUNT(gemm_keys),
 	.phase_names = gemm_phases,

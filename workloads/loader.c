@@ -1,6 +1,7 @@
 /* Backend plugins: dlopen, symbol lookup, ABI and table checks (loader.h). */
 #include "loader.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
@@ -10,15 +11,14 @@
 
 #include "cpu_backend.h"
 
-const char *const rt_backend_names[RT_NBACKENDS] = { "cpu", "cuda", "hip" };
+#define PLUGIN_PREFIX "librigtune_"
+#define PLUGIN_SUFFIX ".so"
 
-int rt_backend_known(const char *name)
-{
-	for (int i = 0; i < RT_NBACKENDS; i++)
-		if (!strcmp(rt_backend_names[i], name))
-			return 1;
-	return 0;
-}
+/*
+ * The plugins built from this tree (workloads/cuda, workloads/hip): known
+ * where they are not installed. A plugin from elsewhere needs no line here.
+ */
+static const char *const built_here[] = {"cuda", "hip"};
 
 /* The operations a table must provide; utilization and last_error are optional. */
 static const struct {
@@ -35,11 +35,11 @@ static const struct {
 #undef OP
 };
 
-/* Plugin names become file names: keep them to [a-z0-9_], 1..32 characters. */
+/* Plugin names become file names and point fields: [a-z0-9_], 1..15 characters. */
 static int valid_name(const char *name)
 {
 	size_t n = strlen(name);
-	if (n == 0 || n > 32)
+	if (n == 0 || n >= RT_BACKEND_NAMELEN)
 		return 0;
 	return strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
 }
@@ -61,6 +61,101 @@ static int exe_dir(char *dir, size_t len)
 	*slash = '\0';
 	snprintf(dir, len, "%s", path[0] ? path : "/");
 	return 0;
+}
+
+/* The plugin directories: $RIGTUNE_BACKEND_PATH, else the binary's. -1 if neither. */
+static int plugin_dirs(char *dirs, size_t len)
+{
+	const char *env = getenv("RIGTUNE_BACKEND_PATH");
+	if (env && *env) {
+		snprintf(dirs, len, "%s", env);
+		return 0;
+	}
+	return exe_dir(dirs, len);
+}
+
+/* Adds name to names[0..*n) unless it is there or there is no room. */
+static void add_name(char (*names)[RT_BACKEND_NAMELEN], int cap, int *n, const char *name)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp(names[i], name))
+			return;
+	if (*n < cap)
+		snprintf(names[(*n)++], RT_BACKEND_NAMELEN, "%s", name);
+}
+
+/* The backend name of a plugin file librigtune_NAME.so into name; 0, or -1 for any other file. */
+static int plugin_name(const char *file, char *name, size_t len)
+{
+	size_t n = strlen(file), pre = strlen(PLUGIN_PREFIX), suf = strlen(PLUGIN_SUFFIX);
+	if (n <= pre + suf || strncmp(file, PLUGIN_PREFIX, pre) ||
+	    strcmp(file + n - suf, PLUGIN_SUFFIX) || n - pre - suf >= len)
+		return -1;
+	snprintf(name, len, "%.*s", (int)(n - pre - suf), file + pre);
+	return valid_name(name) ? 0 : -1;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Adds the plugins of directory dir (n bytes of a list) to names, in name order. */
+static void scan_dir(const char *dir, size_t n, char (*names)[RT_BACKEND_NAMELEN], int cap,
+		     int *count)
+{
+	char path[PATH_MAX], found[RT_MAX_BACKENDS][RT_BACKEND_NAMELEN];
+	int nfound = 0;
+	snprintf(path, sizeof path, "%.*s", (int)n, dir);
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)) && nfound < RT_MAX_BACKENDS)
+		if (plugin_name(de->d_name, found[nfound], RT_BACKEND_NAMELEN) == 0)
+			nfound++;
+	closedir(d);
+	qsort(found, (size_t)nfound, sizeof found[0], cmp_name);
+	for (int i = 0; i < nfound; i++)
+		add_name(names, cap, count, found[i]);
+}
+
+int rt_backend_list(char (*names)[RT_BACKEND_NAMELEN], int cap)
+{
+	char dirs[PATH_MAX];
+	int n = 0;
+	add_name(names, cap, &n, "cpu");
+	for (size_t i = 0; i < RT_COUNT(built_here); i++)
+		add_name(names, cap, &n, built_here[i]);
+	if (plugin_dirs(dirs, sizeof dirs))
+		return n;
+	for (const char *p = dirs; *p;) {
+		size_t len = strcspn(p, ":");
+		if (len)
+			scan_dir(p, len, names, cap, &n);
+		p += len + (p[len] == ':');
+	}
+	return n;
+}
+
+int rt_backend_known(const char *name)
+{
+	char names[RT_MAX_BACKENDS][RT_BACKEND_NAMELEN];
+	int n = rt_backend_list(names, RT_MAX_BACKENDS);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+void rt_backend_names(char *buf, size_t len)
+{
+	char names[RT_MAX_BACKENDS][RT_BACKEND_NAMELEN];
+	int n = rt_backend_list(names, RT_MAX_BACKENDS);
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		rt_list_append(buf, len, ", ", names[i]);
 }
 
 /*
@@ -129,16 +224,13 @@ int rt_backend_load(const char *name, const rt_backend_ops **ops, void **handle,
 		    char *err, size_t errlen)
 {
 	char file[64], dirs[PATH_MAX], path[PATH_MAX];
-	const char *env = getenv("RIGTUNE_BACKEND_PATH");
 
 	*ops = NULL;
 	*handle = NULL;
 	if (!valid_name(name))
 		return rt_fail(err, errlen, RT_EINVAL, "bad backend name '%s'", name);
-	snprintf(file, sizeof file, "librigtune_%s.so", name);
-	if (env && *env)
-		snprintf(dirs, sizeof dirs, "%s", env);
-	else if (exe_dir(dirs, sizeof dirs) != 0)
+	snprintf(file, sizeof file, PLUGIN_PREFIX "%s" PLUGIN_SUFFIX, name);
+	if (plugin_dirs(dirs, sizeof dirs) != 0)
 		return rt_fail(err, errlen, RT_EUNAVAIL,
 			       "%s: cannot find the binary's directory (/proc/self/exe)", file);
 	if (search_path(dirs, file, path, sizeof path) != 0)

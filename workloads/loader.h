@@ -9,6 +9,12 @@
  * incomplete table is RT_EUNAVAIL with a one-line reason, never a crash; the
  * library is closed again on every failure path.
  *
+ * The backends are discovered, not listed: every librigtune_<name>.so in
+ * those directories is one (hwloc-components style), so a plugin arrives by
+ * being copied there. The plugins this tree builds (cuda, hip) are known
+ * even where they are not installed, so that asking for one says why it is
+ * unavailable instead of calling it a typo.
+ *
  * Loading a plugin does not initialize it: the caller calls ops->init().
  */
 #ifndef RT_LOADER_H
@@ -18,17 +24,30 @@
 
 #include "backend.h"
 
-/* The backends rigtune knows, in the order it tries them. */
-#define RT_NBACKENDS 3
-extern const char *const rt_backend_names[RT_NBACKENDS];
+/*
+ * Most backends rigtune tells apart at once, and the room for a name with
+ * its NUL (as rt_point's backend holds it).
+ */
+#define RT_MAX_BACKENDS 16
+#define RT_BACKEND_NAMELEN 16
 
-/* 1 if name is one of rt_backend_names. */
+/*
+ * The backends rigtune knows, in the order it tries them: "cpu", the
+ * plugins this tree builds, then those found in the plugin directories (in
+ * name order), each once. Writes up to cap names; returns how many.
+ */
+int rt_backend_list(char (*names)[RT_BACKEND_NAMELEN], int cap);
+
+/* 1 if name is one of rt_backend_list's. */
 int rt_backend_known(const char *name);
+
+/* "cpu, cuda, hip": rt_backend_list's names, cut to fit len. */
+void rt_backend_names(char *buf, size_t len);
 
 /*
  * Loads librigtune_<name>.so and checks its table. On success *ops is the
  * table and *handle the library, to be passed to rt_backend_unload() once
- * the table is no longer used. name is [a-z0-9_]+ (RT_EINVAL otherwise).
+ * the table is no longer used. name is [a-z0-9_]{1,15} (RT_EINVAL otherwise).
  */
 int rt_backend_load(const char *name, const rt_backend_ops **ops, void **handle,
 		    char *err, size_t errlen);

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../common/rng.h"
 
@@ -637,8 +636,17 @@ static void ppo_teardown(void *state)
 	rt_ppo_destroy(state);
 }
 
-int rt_ppo_summary(const double *ph, int workers, int usable_cores, char *buf, size_t len,
-		   double *device_busy)
+/*
+ * The one-sentence bottleneck and the device-busy fraction from a phase
+ * split alone (seconds or fractions per phase, in RT_PPO_PH_* order): busy =
+ * (policy + update) / total, what a utilization monitor would read. The
+ * sentence names the largest phase; for a rollout-bound split it applies
+ * Amdahl's law to the env fraction with the free cores (usable_cores -
+ * workers - 1: the learner's thread steps envs too) as extra workers.
+ * Returns 0, or RT_EINVAL if the total is not positive.
+ */
+static int ppo_summary(const double *ph, int workers, int usable_cores, char *buf, size_t len,
+		       double *device_busy)
 {
 	double total = 0.0;
 	int top = 0;
@@ -695,16 +703,16 @@ int rt_ppo_summary(const double *ph, int workers, int usable_cores, char *buf, s
 /*
  * samples/s (env-steps times the epochs that train on each), the share of
  * time a utilization monitor would see the device busy, and the bottleneck
- * (rt_ppo_summary, with this machine's online CPUs as the cores to spare).
+ * (ppo_summary, with the usable cores as the cores to spare).
  */
 static int ppo_derive(const rt_point *pt, const rt_shape *sh, double items_per_s,
-		      const double *phase_seconds, rt_derived *out, char *sentence, size_t len)
+		      const double *phase_seconds, int usable_cores, rt_derived *out,
+		      char *sentence, size_t len)
 {
 	double busy = 0;
 	int n = 0;
 	out[n++] = (rt_derived){"samples_per_s", items_per_s * (double)sh->v[KEY_EPOCHS]};
-	if (rt_ppo_summary(phase_seconds, pt->workers, (int)sysconf(_SC_NPROCESSORS_ONLN),
-			   sentence, len, &busy) != RT_OK) {
+	if (ppo_summary(phase_seconds, pt->workers, usable_cores, sentence, len, &busy) != RT_OK) {
 		if (len)
 			sentence[0] = '\0';
 	} else if (strcmp(pt->backend, "cpu")) { /* on the CPU no monitor reads a device */
@@ -713,11 +721,34 @@ static int ppo_derive(const rt_point *pt, const rt_shape *sh, double items_per_s
 	return n;
 }
 
+/* How gymnasium's vector environments step num_envs envs like the point's workers do. */
+static int ppo_hints(const rt_point *pt, const rt_shape *sh, char (*lines)[RT_HINT_LEN], int max)
+{
+	long envs = sh->v[KEY_ENVS];
+	if (max < 1)
+		return 0;
+	if (pt->workers)
+		snprintf(lines[0], RT_HINT_LEN,
+			 "gymnasium.vector.AsyncVectorEnv: %ld envs in %d worker process%s", envs,
+			 pt->workers, pt->workers == 1 ? "" : "es");
+	else
+		snprintf(lines[0], RT_HINT_LEN,
+			 "gymnasium.vector.SyncVectorEnv: %ld envs stepped on the learner's thread",
+			 envs);
+	return 1;
+}
+
 const rt_workload rt_workload_ppo = {
 	.name = "ppo",
 	.unit = "env-steps/s",
+	.summary = "one PPO iteration: rollout of a vectorized stock-trading environment "
+		   "stepped by the learner and `workers`, GAE, clipped-surrogate updates; adds "
+		   "samples/s, device_busy and the bottleneck",
 	.knobs = RT_KNOB_WORKERS,
+	.budget_weight = 2.0,
+	.knee = "num_envs",
 	.derive = ppo_derive,
+	.hints = ppo_hints,
 	.keys = ppo_keys,
 	.nkeys = RT_COUNT(ppo_keys),
 	.phase_names = ppo_phases,

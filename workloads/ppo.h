@@ -26,18 +26,6 @@ extern const rt_workload rt_workload_ppo;
 
 enum { RT_PPO_PH_ENV, RT_PPO_PH_POLICY, RT_PPO_PH_TRANSFER, RT_PPO_PH_UPDATE, RT_PPO_NPH };
 
-/*
- * The one-sentence bottleneck and the device-busy fraction from a phase
- * split alone (seconds or fractions per phase, in the order above): busy =
- * (policy + update) / total, what a utilization monitor would read. The
- * sentence names the largest phase; for a rollout-bound split it applies
- * Amdahl's law to the env fraction with the free cores (usable_cores -
- * workers - 1: the learner's thread steps envs too) as extra workers. Returns 0, or RT_EINVAL if the total is not
- * positive.
- */
-int rt_ppo_summary(const double *phase_seconds, int workers, int usable_cores, char *buf,
-		   size_t len, double *device_busy);
-
 /* Everything one PPO run is made of; rt_ppo_config_default fills it. */
 typedef struct rt_ppo_config {
 	int rollout, minibatch, epochs;

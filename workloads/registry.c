@@ -1,16 +1,16 @@
-/* The table of workloads: one line per workload, nothing else to register. */
+/* The table of workloads, built from the one list in registry.h. */
 #include <string.h>
 
-#include "ppo.h"
-#include "transformer.h"
 #include "workload.h"
 
-extern const rt_workload rt_workload_gemm;
+#define RT_WORKLOAD(name) extern const rt_workload rt_workload_##name;
+#include "registry.h"
+#undef RT_WORKLOAD
 
 static const rt_workload *const workloads[] = {
-	&rt_workload_gemm,
-	&rt_workload_transformer,
-	&rt_workload_ppo,
+#define RT_WORKLOAD(name) &rt_workload_##name,
+#include "registry.h"
+#undef RT_WORKLOAD
 };
 
 const rt_workload *const *rt_workload_list(int *count)
@@ -25,6 +25,14 @@ const rt_workload *rt_workload_find(const char *name)
 		if (strcmp(workloads[i]->name, name) == 0)
 			return workloads[i];
 	return NULL;
+}
+
+void rt_workload_names(char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < RT_COUNT(workloads); i++)
+		rt_list_append(buf, len, ", ", workloads[i]->name);
 }
 
 void rt_shape_default(const rt_workload *w, rt_shape *sh)

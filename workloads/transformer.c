@@ -10,6 +10,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -943,20 +944,54 @@ static int tf_step(void *state, rt_step_result *out, char *err, size_t errlen)
 
 /* Tokens per second: samples are sequences of seq_len tokens. */
 static int tf_derive(const rt_point *pt, const rt_shape *sh, double items_per_s,
-		     const double *phase_seconds, rt_derived *out, char *sentence, size_t len)
+		     const double *phase_seconds, int usable_cores, rt_derived *out,
+		     char *sentence, size_t len)
 {
-	(void)pt, (void)phase_seconds;
+	(void)pt, (void)phase_seconds, (void)usable_cores;
 	out[0] = (rt_derived){"tokens_per_s", items_per_s * (double)sh->v[K_SEQ]};
 	if (len)
 		sentence[0] = '\0';
 	return 1;
 }
 
+/* The batch and the data loading of the point, as PyTorch's DataLoader takes them. */
+static int tf_hints(const rt_point *pt, const rt_shape *sh, char (*lines)[RT_HINT_LEN], int max)
+{
+	(void)sh;
+	if (max < 1)
+		return 0;
+	snprintf(lines[0], RT_HINT_LEN, "DataLoader(batch_size=%d, num_workers=%d%s)", pt->batch,
+		 pt->workers, pt->workers ? ", persistent_workers=True" : "");
+	return 1;
+}
+
+/*
+ * The GEMMs of a step whose rows grow with the batch (m = batch * seq_len):
+ * the QKV projection (k = d_model, n = 3 d_model) and the MLP's up-projection
+ * (k = d_model, n = d_ff). The attention score GEMMs (seq_len x seq_len per
+ * head) do not grow with the batch, and the output projection (n = d_model)
+ * is smaller than QKV, so these two are the ones a batch must lift.
+ */
+static int tf_step_gemms(const rt_shape *sh, rt_gemm_dims *out, long *rows_per_sample)
+{
+	*rows_per_sample = sh->v[K_SEQ];
+	out[0] = (rt_gemm_dims){"qkv", "qkv", sh->v[K_DMODEL], 3 * sh->v[K_DMODEL]};
+	out[1] = (rt_gemm_dims){"ffn_up", "ffn", sh->v[K_DMODEL], sh->v[K_DFF]};
+	return 2;
+}
+
 const rt_workload rt_workload_transformer = {
 	.name = "transformer",
 	.unit = "samples/s",
+	.summary = "one training step of pre-LN transformer blocks (causal attention, GELU "
+		   "MLP, MSE loss, backward, Adam) on batches prepared by `workers`; adds "
+		   "tokens/s",
 	.knobs = RT_KNOB_BATCH | RT_KNOB_WORKERS,
+	.budget_weight = 2.0,
+	.knee = "batch",
 	.derive = tf_derive,
+	.hints = tf_hints,
+	.step_gemms = tf_step_gemms,
 	.keys = keys,
 	.nkeys = NKEYS,
 	.phase_names = phase_names,

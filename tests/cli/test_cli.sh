@@ -44,8 +44,30 @@ expect_grep "m=0: must be between 1" "$TMP/err" "the range is stated"
 expect_exit 2 "bench: unknown precision" $R bench gemm precision=fp8
 expect_exit 2 "bench: unknown workload" $R bench resnet
 expect_exit 2 "bench: bad --seconds" $R bench gemm --seconds -1
+# KEY=VALUE arguments are collected by the option parser: every spelling of -o,
+# before and after the keys, measures what the keys say (issue 12: -oFILE m=32 measured 1024).
+for spelling in "-o$TMP/o.yaml gemm" "gemm -o $TMP/o.yaml" "gemm --output=$TMP/o.yaml" \
+                "--output $TMP/o.yaml gemm" "gemm m=32 -o$TMP/o.yaml"; do
+  rm -f "$TMP/o.yaml"
+  expect_exit 0 "bench $spelling m=32 ..." $R bench $spelling m=32 n=16 k=8 --seconds 0.1
+  expect_grep "^shape: \{m: 32, n: 16, k: 8, transfer: 0\}" "$TMP/o.yaml" "  measured m=32 n=16 k=8 into the file"
+done
+expect_exit 0 "bench: keys after --" $R bench gemm --seconds 0.1 -o "$TMP/o.yaml" -- m=24 n=16 k=8
+expect_grep "^shape: \{m: 24, n: 16, k: 8" "$TMP/o.yaml" "keys after -- are keys"
+expect_exit 2 "bench: no workload" $R bench --seconds 1
+expect_grep "missing WORKLOAD \(gemm, transformer, ppo\)" "$TMP/err" "names the workloads"
 echo "keep" >"$TMP/keep.yaml"
 expect_exit 2 "bench: bad input leaves -o untouched" $R bench gemm m=0 -o "$TMP/keep.yaml"
 expect_grep "^keep$" "$TMP/keep.yaml" "the existing file survives"
 RIGTUNE_BACKEND_PATH=$TMP expect_exit 3 "bench: an unavailable backend is a run-time failure" $R bench gemm backend=cuda m=64 n=64 k=64
 expect_grep "infeasible: .*cuda" "$TMP/err" "and says why"
+
+# Backends are discovered: a plugin in the plugin directory is a backend by its file name.
+P="$BUILD_DIR/tests/plugins"
+RIGTUNE_BACKEND_PATH=$P expect_exit 0 "probe with the test plugins' directory" $R probe
+expect_grep "backend: fake" "$TMP/out" "probe lists the discovered plugin"
+expect_grep "name: fake device" "$TMP/out" "with its device"
+RIGTUNE_BACKEND_PATH=$P expect_exit 3 "bench accepts a discovered backend (whose GEMM declines)" $R bench gemm backend=fake m=32 n=32 k=32 --seconds 0.1
+expect_grep "^cause: unavailable" "$TMP/out" "the failure has its kind"
+RIGTUNE_BACKEND_PATH=$TMP expect_exit 2 "without the plugin the name is unknown" $R bench gemm backend=fake
+expect_grep "'fake' is not one of cpu, cuda, hip" "$TMP/err" "and the known ones are listed"
