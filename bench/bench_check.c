@@ -169,7 +169,7 @@ static int make_baseline(char *workloads, double budget, const char *path, doubl
 	rt_tune_opts o;
 	rt_tune_opts_default(&o);
 	for (char *save = NULL, *w = strtok_r(workloads, ",", &save);
-	     w && o.nworkloads < RT_TUNE_MAX_WORKLOADS; w = strtok_r(NULL, ",", &save))
+	     w && o.nworkloads < RT_NWORKLOADS; w = strtok_r(NULL, ",", &save))
 		o.workloads[o.nworkloads++] = w;
 	o.backends[0] = "cpu";
 	o.nbackends = 1;

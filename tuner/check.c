@@ -163,8 +163,11 @@ static int run_trial(rt_check_point *p, const rt_check_opts *o, rt_progress *pro
 	if (m.feasible) {
 		rc = keep_samples(p, &m);
 		count_trial(p, m.median, o->threshold);
+		p->infeasible[0] = '\0';
 	} else {
 		snprintf(p->infeasible, sizeof p->infeasible, "%s", m.reason);
+		p->cause = m.cause;
+		p->failures++;
 	}
 	if (!o->quiet) {
 		char what[256];
@@ -200,8 +203,10 @@ static int held_in_trials(const rt_check_point *p)
 static int judge(rt_check_point *p, const rt_check_opts *o, char *err, size_t errlen)
 {
 	if (p->infeasible[0]) {
+		/* as tune's reuse: a crash or a timeout may be the machine's mood */
+		int transient = p->cause == RT_CAUSE_CRASH || p->cause == RT_CAUSE_TIMEOUT;
 		p->verdict = RT_VERDICT_INFEASIBLE;
-		p->done = 1;
+		p->done = !transient || p->failures >= CONFIRM_TRIALS;
 		return RT_OK;
 	}
 	rt_compare_opts co = {.alpha = o->alpha, .threshold = o->threshold,
@@ -313,8 +318,9 @@ static void explain(rt_check_point *p, const rt_check_opts *o)
 	switch (p->verdict) {
 	case RT_VERDICT_INFEASIBLE:
 		snprintf(p->reason, sizeof p->reason,
-			 "ran in the baseline (%d samples), does not run now: %s",
-			 p->base->nsamples, p->infeasible);
+			 "ran in the baseline (%d samples), does not run now (%s, %d of %d trials): %s",
+			 p->base->nsamples, rt_cause_name(p->cause), p->failures, p->trials,
+			 p->infeasible);
 		break;
 	case RT_VERDICT_UNCHANGED:
 		snprintf(p->reason, sizeof p->reason, "within %.3g%%: %s", t, change);

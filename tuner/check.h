@@ -19,7 +19,9 @@
  *    Every point is measured at least once.
  * 3. Verdicts: unchanged; regression; improvement; infeasible (it ran in
  *    the baseline and does not now: a regression of its own kind, with the
- *    reason); inconclusive (with about how many more samples would decide).
+ *    cause and the reason; a crash or a timeout is tried once more, as tune
+ *    does, since it may be the machine's mood); inconclusive (with about how
+ *    many more samples would decide).
  *
  * The YAML document (rt_check_emit), schema `rigtune_check: 1`:
  *
@@ -45,6 +47,7 @@
  *     p: 0.41                           # Mann-Whitney two-sided, or null
  *     test: exact|normal                # how p was computed, or null
  *     verdict: unchanged|regression|improvement|infeasible|inconclusive
+ *     cause: memory                     # infeasible only: rt_cause_name()
  *     more_samples: 40                  # inconclusive only: about how many more
  *     reason: one sentence
  *   notes: [sentences]                  # what could not be compared, and why
@@ -96,7 +99,9 @@ typedef struct rt_check_point {
 	double trial_lo, trial_hi;    /* the lowest and highest median of a trial now */
 	double trial_s;  /* the longest trial now */
 	int done;
-	char infeasible[256]; /* why it did not run now; "" when it ran */
+	char infeasible[256]; /* why its last trial did not run; "" when it ran */
+	rt_cause cause;       /* and the kind of failure */
+	int failures;         /* trials that did not run */
 	rt_comparison cmp;
 	rt_verdict verdict;
 	char reason[512];

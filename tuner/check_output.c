@@ -114,6 +114,8 @@ static void emit_point(rt_yw *w, const rt_check_point *p)
 	emit_num_or_null(w, "p", p->cmp.test.p, ok, 3);
 	emit_str_or_null(w, "test", ok ? (p->cmp.test.exact ? "exact" : "normal") : NULL);
 	rt_yw_kstr(w, "verdict", rt_verdict_name(p->verdict));
+	if (p->verdict == RT_VERDICT_INFEASIBLE)
+		rt_yw_kstr(w, "cause", rt_cause_name(p->cause));
 	if (p->verdict == RT_VERDICT_INCONCLUSIVE)
 		rt_yw_kint(w, "more_samples", p->cmp.more_samples);
 	rt_yw_kstr(w, "reason", p->reason);

@@ -125,4 +125,4 @@ static int run_check(int argc, char **argv)
 
 const rt_command rt_cmd_check = {"check", run_check,
 				 "measure a baseline again: what got slower, and what changed",
-				 check_usage};
+				 check_usage, NULL};

@@ -127,6 +127,7 @@ awk '/^---$/ { doc = "" } { doc = doc $0 "\n" } END { printf "%s", doc }' "$jour
 expect_exit 1 "a point that ran in the baseline and cannot now is a regression" \
   $R check --baseline results/dev7.yaml --budget 5 -o inf.yaml
 expect_grep "^  verdict: infeasible$" inf.yaml "its verdict is infeasible"
+expect_grep "^  cause: unavailable$" inf.yaml "with the cause: the device is not there"
 expect_grep "^  reason: '?ran in the baseline \([0-9]+ samples\), does not run now" inf.yaml \
   "with the reason it does not run"
 expect_grep "^infeasible: gemm cuda fp32 dev=7 " "$TMP/err" "the table names it"
