@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "contention.h"
 #include "params.h"
 #include "report.h"
 #include "yamlr.h"
@@ -340,6 +341,19 @@ static int decode_phases(const reader *r, const rt_workload *w, const rt_ynode *
 }
 
 /* The measured part of a feasible trial; m->samples is set only on success. */
+/* contention: a share in [0, 1]; absent in journals written before it was measured. */
+static int decode_contention(const reader *r, const rt_ynode *root, rt_measurement *m)
+{
+	const rt_ynode *n = rt_yr_get(r, root, "contention");
+	if (!n)
+		return RT_OK;
+	int rc = rt_yr_number(r, n, "contention", &m->contention);
+	if (rc == RT_OK && !(m->contention >= 0 && m->contention <= 1))
+		rc = rt_yr_bad(r, n, "contention: expected a share from 0 to 1");
+	m->contended = m->contention > rt_contended_share();
+	return rc;
+}
+
 static int decode_feasible(const reader *r, const rt_workload *w, const rt_ynode *root,
 			   rt_measurement *m)
 {
@@ -352,13 +366,15 @@ static int decode_feasible(const reader *r, const rt_workload *w, const rt_ynode
 	if (rc == RT_OK)
 		rc = decode_phases(r, w, root, m);
 	if (rc == RT_OK)
+		rc = decode_contention(r, root, m);
+	if (rc == RT_OK)
 		rc = rt_yr_need_nums(r, root, "samples", &m->samples, &m->nsamples);
 	return rc;
 }
 
 static const char *const trial_keys[] = {
-	"fingerprint", "workload", "point",   "shape",        "infeasible", "cause",
-	"seconds",     "throughput", "gflops", "phases", "samples", "step_seconds"};
+	"fingerprint", "workload", "point",  "shape",   "infeasible",   "cause",     "seconds",
+	"throughput",  "gflops",   "phases", "samples", "step_seconds", "contention"};
 
 /*
  * The cause of an infeasible trial that a journal written before causes were
