@@ -37,6 +37,8 @@
 
 #include "../search/stats.h"
 #include "../tuner/check.h"
+#include "../tuner/contention.h"
+#include "../tuner/lock.h"
 #include "../tuner/output.h"
 #include "../tuner/tune.h"
 
@@ -111,6 +113,7 @@ typedef struct outcome {
 	double seconds;
 	int counts[RT_NVERDICT];
 	double ratio; /* the median over its points of now / baseline */
+	double contention; /* the most other processes took of a trial's cores */
 } outcome;
 
 /* The median ratio of the points that ran; 0 if none did. */
@@ -139,6 +142,9 @@ static outcome check_once(const rt_check_opts *o)
 	if (rc == RT_OK) {
 		out.status = rt_check_regressed(run);
 		out.ratio = median_ratio(run);
+		for (int i = 0; i < run->npoints; i++)
+			if (run->points[i].contention > out.contention)
+				out.contention = run->points[i].contention;
 		memcpy(out.counts, run->counts, sizeof out.counts);
 	} else {
 		fprintf(stderr, "bench_check: check failed: %s\n", err);
@@ -185,7 +191,7 @@ static int make_baseline(char *workloads, double budget, const char *path, doubl
 	if (rc == RT_OK)
 		rc = rt_tune_emit(run, &o, &text, &len, err, sizeof err);
 	if (rc == RT_OK)
-		rc = rt_write_atomic(path, text, len, err, sizeof err);
+		rc = rt_write_file(path, text, len, err, sizeof err);
 	if (rc)
 		fprintf(stderr, "bench_check: tune: %s\n", err);
 	*tune_s = run ? run->seconds : 0;
@@ -217,6 +223,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_check [ROUNDS [SLOWDOWN [WORKLOADS [TUNE_S [rebase]]]]]\n");
 		return 2;
 	}
+	/* the machine's measuring lock for the whole run: no other rigtune measures meanwhile */
+	rt_lock lock;
+	char err[RT_ERRLEN];
+	if (rt_lock_for_command(&lock, "bench_check", 0, 0, err, sizeof err)) {
+		fprintf(stderr, "bench_check: %s\n", err);
+		return 3;
+	}
 	char dir[] = "/tmp/rigtune-bench-check-XXXXXX";
 	if (!mkdtemp(dir) || chdir(dir)) {
 		perror("bench_check: temporary directory");
@@ -237,7 +250,7 @@ int main(int argc, char **argv)
 	printf("bench_check: tune took %.1f s; %d rounds of A (unchanged) and B (%.0f%% "
 	       "throttled), interleaved, each check with the default budget (the tune's time)\n",
 	       tune_s, rounds, 100 * slowdown);
-	int alarms = 0, detected = 0, failed = 0, ca[RT_NVERDICT] = {0}, cb[RT_NVERDICT] = {0};
+	int alarms = 0, busy_alarms = 0, detected = 0, failed = 0, ca[RT_NVERDICT] = {0}, cb[RT_NVERDICT] = {0};
 	double worst = 0, sum = 0, applied_sum = 0, ra[1000], rb[1000];
 	for (int r = 0; r < rounds; r++) {
 		double applied = 0;
@@ -260,15 +273,18 @@ int main(int argc, char **argv)
 		applied_sum += applied;
 		ra[r % 1000] = a.ratio;
 		rb[r % 1000] = b.ratio;
-		printf("  round %2d: A %-10s now/base %.3f (%.1f s)   B %-10s now/base %.3f (%.1f s, "
-		       "%.1f%% of the trial's time stopped)\n",
+		printf("  round %2d: A %-10s now/base %.3f (%.1f s, others took %2.0f%%)   B %-10s "
+		       "now/base %.3f (%.1f s, %.1f%% of the trial's time stopped)\n",
 		       r + 1, a.status == 1 ? "REGRESSION" : a.status ? "failed" : "pass", a.ratio,
-		       a.seconds, b.status == 1 ? "regression" : b.status ? "failed" : "MISSED",
-		       b.ratio, b.seconds, 100 * applied);
+		       a.seconds, 100 * a.contention,
+		       b.status == 1 ? "regression" : b.status ? "failed" : "MISSED", b.ratio,
+		       b.seconds, 100 * applied);
+		busy_alarms += a.status == 1 && a.contention > rt_contended_share();
 		fflush(stdout);
 	}
-	printf("false alarms: %d of %d A checks (%.1f%%; target <= 5%%)\n", alarms, rounds,
-	       100.0 * alarms / rounds);
+	printf("false alarms: %d of %d A checks (%.1f%%; target <= 5%%); %d of them while other "
+	       "processes took more than %.0f%% of a trial's cores\n",
+	       alarms, rounds, 100.0 * alarms / rounds, busy_alarms, 100 * rt_contended_share());
 	int nr = rounds < 1000 ? rounds : 1000;
 	double effect = 1 - rt_median(rb, (size_t)nr) / rt_median(ra, (size_t)nr);
 	printf("detection:    %d of %d B checks (%.1f%%; target >= 95%%); the trials were stopped "
@@ -281,5 +297,6 @@ int main(int argc, char **argv)
 	print_counts("B", cb);
 	if (failed)
 		printf("failed checks: %d\n", failed);
+	rt_lock_release(&lock);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backends.h"
+#include "contention.h"
 #include "measure.h"
 #include "progress.h"
 
@@ -160,6 +161,8 @@ static int run_trial(rt_check_point *p, const rt_check_opts *o, rt_progress *pro
 		return rc;
 	p->trials++;
 	p->trial_s = fmax(p->trial_s, m.seconds);
+	p->contention = fmax(p->contention, m.contention);
+	p->contended_trials += m.contended;
 	if (m.feasible) {
 		rc = keep_samples(p, &m);
 		count_trial(p, m.median, o->threshold);
@@ -326,10 +329,16 @@ static void explain(rt_check_point *p, const rt_check_opts *o)
 		snprintf(p->reason, sizeof p->reason, "within %.3g%%: %s", t, change);
 		break;
 	case RT_VERDICT_REGRESSION:
-	case RT_VERDICT_IMPROVEMENT:
-		snprintf(p->reason, sizeof p->reason, "%s, in %s%d trial%s", change,
-			 p->trials > 1 ? "each of " : "", p->trials, p->trials == 1 ? "" : "s");
+	case RT_VERDICT_IMPROVEMENT: {
+		int past = p->verdict == RT_VERDICT_REGRESSION ? p->slow_trials : p->fast_trials;
+		int n = snprintf(p->reason, sizeof p->reason, "%s, in %d of %d trials", change, past,
+				 p->trials);
+		if (p->contended_trials && n > 0 && (size_t)n < sizeof p->reason)
+			snprintf(p->reason + n, sizeof p->reason - (size_t)n,
+				 "; other processes took up to %.0f%% of its cores in %d of them",
+				 100 * p->contention, p->contended_trials);
 		break;
+	}
 	default:
 		explain_inconclusive(p, change, t);
 	}
@@ -377,6 +386,35 @@ static int hint_matches(const hint *h, const char *field)
 	return !strncmp(field, h->prefix, np) && nf >= ns && !strcmp(field + nf - ns, h->suffix);
 }
 
+/*
+ * The load of other processes, where the trials measured it, explains a
+ * slowdown better than a guess; with neither that nor a diff, the guess.
+ */
+static void suggest_load(rt_check_run *run)
+{
+	int slowed = 0, contended = 0;
+	double most = 0;
+	for (int i = 0; i < run->npoints; i++) {
+		const rt_check_point *p = &run->points[i];
+		if (p->verdict != RT_VERDICT_REGRESSION)
+			continue;
+		slowed++;
+		contended += p->contended_trials > 0;
+		most = fmax(most, p->contention);
+	}
+	if (contended)
+		add_line(run->suggestions, &run->nsuggestions,
+			 "other processes took up to %.0f%% of the cores of the trials of %d of the "
+			 "%d slowed point%s (the kernel's CPU time, steal included): that load, not "
+			 "an upgrade, may be the slowdown; check again when the machine is quiet",
+			 100 * most, contended, slowed, slowed == 1 ? "" : "s");
+	else if (slowed && !run->nsuggestions && run->base.machine)
+		add_line(run->suggestions, &run->nsuggestions,
+			 "nothing in the machine's description changed and no other process "
+			 "measurably took the trials' cores: is the CPU throttled (temperature, "
+			 "power limit), or another process using memory bandwidth?");
+}
+
 static void suggest(rt_check_run *run)
 {
 	int changed = run->counts[RT_VERDICT_REGRESSION] + run->counts[RT_VERDICT_IMPROVEMENT] +
@@ -393,11 +431,7 @@ static void suggest(rt_check_run *run)
 				break;
 			}
 	}
-	if (!run->nsuggestions && run->base.machine && run->counts[RT_VERDICT_REGRESSION])
-		add_line(run->suggestions, &run->nsuggestions,
-			 "nothing in the machine's description changed: another process may be "
-			 "using the cores (top, or the load average), or the CPU is throttled "
-			 "(temperature, power limit)");
+	suggest_load(run);
 }
 
 /* ---- the run ---- */
@@ -413,6 +447,23 @@ static int init_points(rt_check_run *run)
 	return RT_OK;
 }
 
+/* A baseline trial that other processes contended has low figures: say which. */
+static void note_contended_baseline(rt_check_run *run)
+{
+	for (int i = 0; i < run->npoints; i++) {
+		const rt_base_point *b = run->points[i].base;
+		if (b->contention > rt_contended_share()) {
+			char what[256];
+			rt_check_point_label(b, what, sizeof what);
+			add_line(run->notes, &run->nnotes,
+				 "the baseline's trial of %s was contended (other processes took %.0f%% "
+				 "of its cores): its figures are low, and an improvement there may be "
+				 "that",
+				 what, 100 * b->contention);
+		}
+	}
+}
+
 static void conclude(rt_check_run *run, const rt_check_opts *o)
 {
 	for (int i = 0; i < run->npoints; i++) {
@@ -421,6 +472,7 @@ static void conclude(rt_check_run *run, const rt_check_opts *o)
 	}
 	if (run->base.sweep_note[0])
 		add_line(run->notes, &run->nnotes, "%s", run->base.sweep_note);
+	note_contended_baseline(run);
 	if (run->base.skipped[0])
 		add_line(run->notes, &run->nnotes,
 			 "not measured again: %s (a user's command: run it with `rigtune tune "

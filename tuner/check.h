@@ -17,6 +17,9 @@
  *    others are measured again while the budget lasts (by default the time
  *    the baseline's tune took: a check takes no longer than its tune).
  *    Every point is measured at least once.
+ *    Each trial also records how much of its cores other processes took
+ *    (contention.h): a slowdown measured while they did is still one (the
+ *    machine is slower), but its reason and a suggestion say so.
  * 3. Verdicts: unchanged; regression; improvement; infeasible (it ran in
  *    the baseline and does not now: a regression of its own kind, with the
  *    cause and the reason; a crash or a timeout is tried once more, as tune
@@ -46,6 +49,8 @@
  *     ci95: [0.981, 1.004]              # bootstrap 95% CI of the ratio, or null
  *     p: 0.41                           # Mann-Whitney two-sided, or null
  *     test: exact|normal                # how p was computed, or null
+ *     contention: {baseline: 0.01, now: 0.48}  # the share of the trials' cores
+ *                                       # other processes took (the most of a trial now)
  *     verdict: unchanged|regression|improvement|infeasible|inconclusive
  *     cause: memory                     # infeasible only: rt_cause_name()
  *     more_samples: 40                  # inconclusive only: about how many more
@@ -96,6 +101,8 @@ typedef struct rt_check_point {
 	int nsamples, cap;
 	int trials;
 	int slow_trials, fast_trials; /* trials whose median is past the threshold */
+	int contended_trials;         /* trials other processes contended (contention.h) */
+	double contention;            /* the most they took of a trial's cores now */
 	double trial_lo, trial_hi;    /* the lowest and highest median of a trial now */
 	double trial_s;  /* the longest trial now */
 	int done;

@@ -32,22 +32,21 @@ static int same_shape(const rt_shape *a, const rt_shape *b)
 }
 
 /*
- * Adds a point with a copy of its samples, or, when the same point is there
- * already (recommended and fastest, a sweep size that is the gemm
- * recommendation), gives that one the role too and keeps its samples.
+ * Adds the point described by p (its samples copied), or, when the same
+ * point is there already (recommended and fastest, a sweep size that is the
+ * gemm recommendation), gives that one p's role too and keeps its samples.
  */
-static int add_point(rt_baseline *b, const rt_workload *w, const rt_point *pt,
-		     const rt_shape *sh, unsigned role, const double *samples, int n,
-		     double trial_s, const char *curve)
+static int add_point(rt_baseline *b, const rt_base_point *p)
 {
-	for (int i = 0; i < b->npoints; i++)
-		if (b->points[i].w == w && same_point(&b->points[i].pt, pt) &&
-		    same_shape(&b->points[i].sh, sh)) {
-			b->points[i].roles |= role;
-			if (curve && !b->points[i].curve[0])
-				snprintf(b->points[i].curve, sizeof b->points[i].curve, "%s", curve);
+	for (int i = 0; i < b->npoints; i++) {
+		rt_base_point *q = &b->points[i];
+		if (q->w == p->w && same_point(&q->pt, &p->pt) && same_shape(&q->sh, &p->sh)) {
+			q->roles |= p->roles;
+			if (!q->curve[0])
+				memcpy(q->curve, p->curve, sizeof q->curve);
 			return RT_OK;
 		}
+	}
 	if (b->npoints == b->cap) {
 		int cap = b->cap ? 2 * b->cap : 8;
 		rt_base_point *v = realloc(b->points, (size_t)cap * sizeof *v);
@@ -56,22 +55,22 @@ static int add_point(rt_baseline *b, const rt_workload *w, const rt_point *pt,
 		b->points = v;
 		b->cap = cap;
 	}
-	rt_base_point *p = &b->points[b->npoints];
-	*p = (rt_base_point){.w = w, .pt = *pt, .sh = *sh, .roles = role, .nsamples = n,
-			     .trial_s = trial_s};
-	snprintf(p->curve, sizeof p->curve, "%s", curve ? curve : "");
-	p->samples = malloc(sizeof(double) * (size_t)(n ? n : 1));
-	if (!p->samples)
+	rt_base_point *q = &b->points[b->npoints];
+	*q = *p;
+	q->samples = malloc(sizeof(double) * (size_t)(p->nsamples ? p->nsamples : 1));
+	if (!q->samples)
 		return RT_ENOMEM;
-	memcpy(p->samples, samples, sizeof(double) * (size_t)n);
+	memcpy(q->samples, p->samples, sizeof(double) * (size_t)p->nsamples);
 	b->npoints++;
 	return RT_OK;
 }
 
 static int add_record(rt_baseline *b, const rt_journal_record *r, unsigned role)
 {
-	return add_point(b, r->workload, &r->point, &r->shape, role, r->m.samples, r->m.nsamples,
-			 r->m.seconds, NULL);
+	rt_base_point p = {.w = r->workload, .pt = r->point, .sh = r->shape, .roles = role,
+			   .samples = r->m.samples, .nsamples = r->m.nsamples,
+			   .trial_s = r->m.seconds, .contention = r->m.contention};
+	return add_point(b, &p);
 }
 
 /* ---- the GEMM sweep ---- */
@@ -172,12 +171,12 @@ static int add_curve_points(rt_baseline *b, const sweep_curve *c, size_t min_siz
 		for (size_t i = 0; i < c->count; i++)
 			if (c->n[i] == n)
 				samples[ns++] = c->v[i];
-		rt_shape sh = c->sh;
-		sh.v[rt_shape_index(gemm, "m")] = sh.v[rt_shape_index(gemm, "n")] = (long)n;
-		sh.v[rt_shape_index(gemm, "k")] = (long)n;
-		char curve[48];
-		snprintf(curve, sizeof curve, "%s %s", c->label, rt_precision_name(c->pt.precision));
-		rc = add_point(b, gemm, &c->pt, &sh, RT_BASE_SWEEP, samples, ns, 0, curve);
+		rt_base_point p = {.w = gemm, .pt = c->pt, .sh = c->sh, .roles = RT_BASE_SWEEP,
+				   .samples = samples, .nsamples = ns};
+		p.sh.v[rt_shape_index(gemm, "m")] = p.sh.v[rt_shape_index(gemm, "n")] = (long)n;
+		p.sh.v[rt_shape_index(gemm, "k")] = (long)n;
+		snprintf(p.curve, sizeof p.curve, "%s %s", c->label, rt_precision_name(c->pt.precision));
+		rc = add_point(b, &p);
 	}
 	free(sizes);
 	free(samples);

@@ -37,6 +37,7 @@ typedef struct rt_base_point {
 	double *samples; /* throughput, higher is better; owned */
 	int nsamples;
 	double trial_s;  /* wall time of its baseline trial; 0 when not known */
+	double contention; /* the share of its cores others took then (contention.h); 0 unknown */
 } rt_base_point;
 
 typedef struct rt_baseline {

@@ -113,6 +113,11 @@ static void emit_point(rt_yw *w, const rt_check_point *p)
 	}
 	emit_num_or_null(w, "p", p->cmp.test.p, ok, 3);
 	emit_str_or_null(w, "test", ok ? (p->cmp.test.exact ? "exact" : "normal") : NULL);
+	rt_yw_str(w, "contention");
+	rt_yw_map(w, 1);
+	rt_yw_knum(w, "baseline", b->contention, 3);
+	rt_yw_knum(w, "now", p->contention, 3);
+	rt_yw_end_map(w);
 	rt_yw_kstr(w, "verdict", rt_verdict_name(p->verdict));
 	if (p->verdict == RT_VERDICT_INFEASIBLE)
 		rt_yw_kstr(w, "cause", rt_cause_name(p->cause));

@@ -6,12 +6,13 @@
 
 #include "check.h"
 #include "commands.h"
+#include "lock.h"
 #include "output.h"
 #include "params.h"
 
 static const char check_usage[] =
 	"usage: rigtune check --baseline FILE [--budget SECONDS] [--threshold PCT]\n"
-	"                     [--alpha A] [--force] [--quiet] [-o FILE]\n\n"
+	"                     [--alpha A] [--force] [--quiet] [--no-wait] [-o FILE]\n\n"
 	"Is this machine still as fast as when FILE was measured, and if not, what\n"
 	"changed? FILE is a configuration written by `rigtune tune` (its journal has\n"
 	"the samples) or a journal in results/. First the machine's description is\n"
@@ -31,6 +32,8 @@ static const char check_usage[] =
 	"  --alpha A           significance level of the U test (default 0.01)\n"
 	"  --force             compare with a baseline from other hardware\n"
 	"  --quiet             no progress on stderr (the table is still printed)\n"
+	"  --no-wait           exit 3 if another rigtune is measuring on this machine\n"
+	"                      (by default check waits for it)\n"
 	"  -o, --output FILE   write the YAML to FILE (atomically) instead of stdout\n\n"
 	"Exit status: 0 no regression, 1 regression (the table names the points),\n"
 	"2 bad usage or baseline (nothing is written), 3 failure at run time.\n";
@@ -43,13 +46,15 @@ static int parse_number(const char *opt, const char *arg, double lo, double hi, 
 	return -1;
 }
 
-static int parse_args(int argc, char **argv, rt_check_opts *o, const char **output)
+static int parse_args(int argc, char **argv, rt_check_opts *o, const char **output,
+		      int *no_wait)
 {
 	static const struct option opts[] = {
 		{"baseline", required_argument, NULL, 'b'}, {"budget", required_argument, NULL, 'B'},
 		{"threshold", required_argument, NULL, 't'}, {"alpha", required_argument, NULL, 'a'},
 		{"force", no_argument, NULL, 'f'},          {"quiet", no_argument, NULL, 'q'},
-		{"output", required_argument, NULL, 'o'},   {NULL, 0, NULL, 0},
+		{"no-wait", no_argument, NULL, 'W'},        {"output", required_argument, NULL, 'o'},
+		{NULL, 0, NULL, 0},
 	};
 	int c, rc = -1;
 	double pct;
@@ -66,6 +71,7 @@ static int parse_args(int argc, char **argv, rt_check_opts *o, const char **outp
 		case 'a': rc = parse_number("--alpha", optarg, 0, 0.5, &o->alpha); break;
 		case 'f': o->force = 1; break;
 		case 'q': o->quiet = 1; break;
+		case 'W': *no_wait = 1; break;
 		case 'o': *output = optarg; break;
 		case ':': rc = rt_usage_error("check", "option '%s' needs a value", argv[optind - 1]); break;
 		default: rc = rt_usage_error("check", "unknown option '%s'", argv[optind - 1]);
@@ -100,7 +106,8 @@ static int run_check(int argc, char **argv)
 	rt_check_opts o;
 	rt_check_opts_default(&o);
 	const char *output = NULL;
-	int rc = parse_args(argc, argv, &o, &output);
+	int no_wait = 0;
+	int rc = parse_args(argc, argv, &o, &output, &no_wait);
 	if (rc >= 0)
 		return rc;
 	char err[RT_ERRLEN];
@@ -109,8 +116,12 @@ static int run_check(int argc, char **argv)
 		return RT_EXIT_RUNTIME;
 	rc = rt_check_prepare(&o, run, err, sizeof err);
 	rt_check_print_diff(stderr, run);
+	rt_lock lock = {0};
+	if (rc == RT_OK)
+		rc = rt_lock_for_command(&lock, "rigtune check", no_wait, o.quiet, err, sizeof err);
 	if (rc == RT_OK)
 		rc = rt_check_measure(&o, run, err, sizeof err);
+	rt_lock_release(&lock);
 	int status;
 	if (rc) {
 		rt_errorf("check: %s", err);
