@@ -101,6 +101,8 @@ static void test_same_machine_no_diff(void **state)
 	server(&a);
 	server(&b);
 	b.mem_available = 3ull << 30; /* of the moment: not compared */
+	b.numa_mem[0] += 3ull << 30;  /* 96 -> 99 GiB: within 5%, a balloon or a reservation */
+	b.accel[0].dev[0].mem_total -= 1ull << 30; /* 40 -> 39 GiB */
 	rt_mdiff d;
 	diff_machines(&a, &b, &d);
 	assert_int_equal(d.n, 0);

@@ -1,5 +1,6 @@
 #include "machdiff.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "../common/rt.h"
 
 #define PATH_MAX_LEN 512
+#define MEMORY_TOLERANCE 0.05
 
 /* Keys that identify an item of a sequence of mappings, in order of preference. */
 static const char *const natural_keys[] = {"backend", "index", "node", "efficiency"};
@@ -91,13 +93,28 @@ static int leaf_text(side s, char **out)
 	return *out ? RT_OK : RT_ENOMEM;
 }
 
+/*
+ * Whether a and b are two readings of one memory size: under a path with
+ * memory_gib, numbers within MEMORY_TOLERANCE of each other. The memory a
+ * machine reports moves with the kernel's reservations and, in a VM, its
+ * balloon; that is no change of the machine.
+ */
+static int same_memory(const char *path, const char *a, const char *b)
+{
+	char *ea, *eb;
+	double x = strtod(a, &ea), y = strtod(b, &eb);
+	if (!strstr(path, "memory_gib") || *ea || *eb || ea == a || eb == b)
+		return 0;
+	return fabs(x - y) <= MEMORY_TOLERANCE * fmax(fabs(x), fabs(y));
+}
+
 static int diff_leaf(rt_mdiff *d, const char *path, side a, side b)
 {
 	char *ta = NULL, *tb = NULL;
 	int rc = leaf_text(a, &ta);
 	if (rc == RT_OK)
 		rc = leaf_text(b, &tb);
-	if (rc == RT_OK && (!ta || !tb || strcmp(ta, tb)))
+	if (rc == RT_OK && (!ta || !tb || (strcmp(ta, tb) && !same_memory(path, ta, tb))))
 		rc = push(d, path, ta, tb);
 	free(ta);
 	free(tb);

@@ -14,7 +14,9 @@
  * "blas.core", "cpu.numa_nodes[0].memory_gib",
  * "accelerators[cuda].devices[0].driver". Fields of the moment (available
  * memory) and the fingerprint (a hash of fields that are diffed themselves)
- * are left out.
+ * are left out, and memory sizes (under a memory_gib key) within 5% of each
+ * other are the same: what a machine reports moves with the kernel's
+ * reservations and, in a VM, its balloon.
  */
 #ifndef RT_MACHDIFF_H
 #define RT_MACHDIFF_H
