@@ -220,7 +220,8 @@ int main(int argc, char **argv)
 	int rebase = argc > 5 && !strcmp(argv[5], "rebase");
 	if (rounds < 1 || !(slowdown > 0 && slowdown < 0.9) || !(tune_budget >= 2) ||
 	    (argc > 5 && !rebase)) {
-		fprintf(stderr, "usage: bench_check [ROUNDS [SLOWDOWN [WORKLOADS [TUNE_S [rebase]]]]]\n");
+		fprintf(stderr,
+			"usage: bench_check [ROUNDS [SLOWDOWN [WORKLOADS [TUNE_S [rebase]]]]]\n");
 		return 2;
 	}
 	/* the machine's measuring lock for the whole run: no other rigtune measures meanwhile */
@@ -250,7 +251,8 @@ int main(int argc, char **argv)
 	printf("bench_check: tune took %.1f s; %d rounds of A (unchanged) and B (%.0f%% "
 	       "throttled), interleaved, each check with the default budget (the tune's time)\n",
 	       tune_s, rounds, 100 * slowdown);
-	int alarms = 0, busy_alarms = 0, detected = 0, failed = 0, ca[RT_NVERDICT] = {0}, cb[RT_NVERDICT] = {0};
+	int alarms = 0, busy_alarms = 0, detected = 0, failed = 0;
+	int ca[RT_NVERDICT] = {0}, cb[RT_NVERDICT] = {0};
 	double worst = 0, sum = 0, applied_sum = 0, ra[1000], rb[1000];
 	for (int r = 0; r < rounds; r++) {
 		double applied = 0;
@@ -288,8 +290,10 @@ int main(int argc, char **argv)
 	int nr = rounds < 1000 ? rounds : 1000;
 	double effect = 1 - rt_median(rb, (size_t)nr) / rt_median(ra, (size_t)nr);
 	printf("detection:    %d of %d B checks (%.1f%%; target >= 95%%); the trials were stopped "
-	       "%.1f%% of their time, which made them %.1f%% slower (median now/base of B over A)\n",
-	       detected, rounds, 100.0 * detected / rounds, 100 * applied_sum / rounds, 100 * effect);
+	       "%.1f%% of their time, which made them %.1f%% slower (median now/base of B over "
+	       "A)\n",
+	       detected, rounds, 100.0 * detected / rounds, 100 * applied_sum / rounds,
+	       100 * effect);
 	printf("check time:   mean %.1f s, longest %.1f s; the baseline tune took %.1f s "
 	       "(longest; target: no longer)\n",
 	       sum / (2 * rounds), worst, tune_max);

@@ -353,9 +353,9 @@ static int estimate_more(rt_comparison *c, const double *base, const double *now
 	if (isnan(lo))
 		return RT_ENOMEM;
 	c->base_halfwidth = fmax(hi - c->base_median, c->base_median - lo) / c->base_median;
-	double sn = c->now_median != 0
-			    ? rt_median_se(now, c->now_n) / fabs(c->now_median) * sqrt((double)c->now_n)
-			    : 0;
+	double sn = 0; /* the relative spread of one sample now */
+	if (c->now_median != 0)
+		sn = rt_median_se(now, c->now_n) / fabs(c->now_median) * sqrt((double)c->now_n);
 	double power = 1.96 / (1.96 + 0.84);
 	double want = power * decisive_distance(c->ratio, o->threshold) / c->ratio;
 	double room = want * want - c->base_halfwidth * c->base_halfwidth;

@@ -83,8 +83,8 @@ static int refuse_other_hardware(const rt_check_run *run, const rt_check_opts *o
 	for (size_t i = 0; i < run->diff.n; i++) {
 		const rt_mdiff_entry *e = &run->diff.v[i];
 		if (rt_mdiff_is_hardware(e) && used < sizeof fields)
-			used += (size_t)snprintf(fields + used, sizeof fields - used, "%s%s %s -> %s",
-						 used ? ", " : "", e->field,
+			used += (size_t)snprintf(fields + used, sizeof fields - used,
+						 "%s%s %s -> %s", used ? ", " : "", e->field,
 						 e->before ? e->before : "(none)",
 						 e->after ? e->after : "(none)");
 	}
@@ -176,10 +176,12 @@ static int run_trial(rt_check_point *p, const rt_check_opts *o, rt_progress *pro
 		char what[256];
 		rt_check_point_label(p->base, what, sizeof what);
 		double left = progress->budget_s - (rt_now() - progress->start);
+		double base = rt_median(p->base->samples, (size_t)p->base->nsamples);
 		if (m.feasible)
-			rt_progress_note(progress, "check trial %d (%.0f s left): %s: %.4g %s (baseline %.4g)",
+			rt_progress_note(progress, "check trial %d (%.0f s left): %s: %.4g %s "
+						   "(baseline %.4g)",
 					 progress->trials + 1, left > 0 ? left : 0, what, m.median,
-					 p->base->w->unit, rt_median(p->base->samples, (size_t)p->base->nsamples));
+					 p->base->w->unit, base);
 		else
 			rt_progress_note(progress, "check trial %d: %s: infeasible: %s",
 					 progress->trials + 1, what, m.reason);
@@ -306,9 +308,9 @@ static void explain_inconclusive(rt_check_point *p, const char *change, double t
 			 change);
 	else
 		snprintf(p->reason, sizeof p->reason,
-			 "cannot be decided: the change now is within the baseline's own spread "
-			 "(+-%.1f%%, %zu samples) of the %.3g%% threshold; tune again for a baseline "
-			 "with more samples (%s)",
+			 "cannot be decided: the change now is within the baseline's own "
+			 "spread (+-%.1f%%, %zu samples) of the %.3g%% threshold; tune again "
+			 "for a baseline with more samples (%s)",
 			 100 * c->base_halfwidth, c->base_n, t, change);
 }
 
@@ -321,7 +323,8 @@ static void explain(rt_check_point *p, const rt_check_opts *o)
 	switch (p->verdict) {
 	case RT_VERDICT_INFEASIBLE:
 		snprintf(p->reason, sizeof p->reason,
-			 "ran in the baseline (%d samples), does not run now (%s, %d of %d trials): %s",
+			 "ran in the baseline (%d samples), does not run now (%s, %d of %d "
+			 "trials): %s",
 			 p->base->nsamples, rt_cause_name(p->cause), p->failures, p->trials,
 			 p->infeasible);
 		break;
@@ -331,8 +334,8 @@ static void explain(rt_check_point *p, const rt_check_opts *o)
 	case RT_VERDICT_REGRESSION:
 	case RT_VERDICT_IMPROVEMENT: {
 		int past = p->verdict == RT_VERDICT_REGRESSION ? p->slow_trials : p->fast_trials;
-		int n = snprintf(p->reason, sizeof p->reason, "%s, in %d of %d trials", change, past,
-				 p->trials);
+		int n = snprintf(p->reason, sizeof p->reason, "%s, in %d of %d trials", change,
+				 past, p->trials);
 		if (p->contended_trials && n > 0 && (size_t)n < sizeof p->reason)
 			snprintf(p->reason + n, sizeof p->reason - (size_t)n,
 				 "; other processes took up to %.0f%% of its cores in %d of them",
@@ -404,9 +407,10 @@ static void suggest_load(rt_check_run *run)
 	}
 	if (contended)
 		add_line(run->suggestions, &run->nsuggestions,
-			 "other processes took up to %.0f%% of the cores of the trials of %d of the "
-			 "%d slowed point%s (the kernel's CPU time, steal included): that load, not "
-			 "an upgrade, may be the slowdown; check again when the machine is quiet",
+			 "other processes took up to %.0f%% of the cores of the trials of %d of "
+			 "the %d slowed point%s (the kernel's CPU time, steal included): that "
+			 "load, not an upgrade, may be the slowdown; check again when the "
+			 "machine is quiet",
 			 100 * most, contended, slowed, slowed == 1 ? "" : "s");
 	else if (slowed && !run->nsuggestions && run->base.machine)
 		add_line(run->suggestions, &run->nsuggestions,
@@ -426,8 +430,9 @@ static void suggest(rt_check_run *run)
 		const rt_mdiff_entry *e = &run->diff.v[i];
 		for (size_t h = 0; h < RT_COUNT(hints) && e->before && e->after; h++)
 			if (hint_matches(&hints[h], e->field)) {
-				add_line(run->suggestions, &run->nsuggestions, "%s changed (%s) %s -> %s: %s",
-					 hints[h].what, e->field, e->before, e->after, hints[h].advice);
+				add_line(run->suggestions, &run->nsuggestions,
+					 "%s changed (%s) %s -> %s: %s", hints[h].what, e->field,
+					 e->before, e->after, hints[h].advice);
 				break;
 			}
 	}
@@ -456,9 +461,9 @@ static void note_contended_baseline(rt_check_run *run)
 			char what[256];
 			rt_check_point_label(b, what, sizeof what);
 			add_line(run->notes, &run->nnotes,
-				 "the baseline's trial of %s was contended (other processes took %.0f%% "
-				 "of its cores): its figures are low, and an improvement there may be "
-				 "that",
+				 "the baseline's trial of %s was contended (other processes took "
+				 "%.0f%% of its cores): its figures are low, and an improvement "
+				 "there may be that",
 				 what, 100 * b->contention);
 		}
 	}

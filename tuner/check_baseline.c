@@ -158,7 +158,8 @@ static size_t distinct_sizes(const sweep_curve *c, double *sizes)
 static int add_curve_points(rt_baseline *b, const sweep_curve *c, size_t min_sizes, int *used)
 {
 	const rt_workload *gemm = rt_workload_find("gemm");
-	double *sizes = malloc(c->count * sizeof *sizes), *samples = malloc(c->count * sizeof *samples);
+	double *sizes = malloc(c->count * sizeof *sizes);
+	double *samples = malloc(c->count * sizeof *samples);
 	int rc = sizes && samples ? RT_OK : RT_ENOMEM;
 	size_t k = rc == RT_OK ? distinct_sizes(c, sizes) : 0;
 	size_t pick[SWEEP_SIZES] = {0, k / 2, k - 1};
@@ -175,7 +176,8 @@ static int add_curve_points(rt_baseline *b, const sweep_curve *c, size_t min_siz
 				   .samples = samples, .nsamples = ns};
 		p.sh.v[rt_shape_index(gemm, "m")] = p.sh.v[rt_shape_index(gemm, "n")] = (long)n;
 		p.sh.v[rt_shape_index(gemm, "k")] = (long)n;
-		snprintf(p.curve, sizeof p.curve, "%s %s", c->label, rt_precision_name(c->pt.precision));
+		snprintf(p.curve, sizeof p.curve, "%s %s", c->label,
+			 rt_precision_name(c->pt.precision));
 		rc = add_point(b, &p);
 	}
 	free(sizes);
@@ -210,7 +212,8 @@ static int curves_from_csv(const char *csv, sweep_set *set, char *err, size_t er
 		char why[RT_ERRLEN];
 		rc = rt_xo_curve_point(cur->backend, cur->precision, 1, &pt, &sh, why, sizeof why);
 		if (rc) {
-			rc = rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s", csv, cur->first_line, why);
+			rc = rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s", csv, cur->first_line,
+				     why);
 			break;
 		}
 		sweep_curve *c = sweep_curve_new(set, cur->backend, &pt, &sh);
@@ -456,8 +459,8 @@ static const rt_journal_record *fastest_of_kind(const rt_journal_record *recs, s
 	const rt_journal_record *best = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const rt_journal_record *o = &recs[i];
-		if (o->m.feasible && o->workload == r->workload && same_shape(&o->shape, &r->shape) &&
-		    (!best || o->m.median > best->m.median))
+		if (o->m.feasible && o->workload == r->workload &&
+		    same_shape(&o->shape, &r->shape) && (!best || o->m.median > best->m.median))
 			best = o;
 	}
 	return best;

@@ -196,8 +196,9 @@ void rt_check_print_diff(FILE *f, const rt_check_run *run)
 			width = (int)strlen(run->diff.v[i].field);
 	for (size_t i = 0; i < run->diff.n; i++) {
 		const rt_mdiff_entry *e = &run->diff.v[i];
-		fprintf(f, "  %-*s  %s -> %s%s\n", width, e->field, e->before ? e->before : "(absent)",
-			e->after ? e->after : "(absent)", rt_mdiff_is_hardware(e) ? "  [hardware]" : "");
+		fprintf(f, "  %-*s  %s -> %s%s\n", width, e->field,
+			e->before ? e->before : "(absent)", e->after ? e->after : "(absent)",
+			rt_mdiff_is_hardware(e) ? "  [hardware]" : "");
 	}
 }
 
@@ -219,12 +220,12 @@ void rt_check_point_label(const rt_base_point *b, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, " %s", rt_pin_name(b->pt.pin));
 	for (int i = 0; i < b->w->nkeys && n < len; i++)
 		if (b->sh.v[i] != def.v[i])
-			n += (size_t)snprintf(buf + n, len - n, " %s=%ld", b->w->keys[i].name, b->sh.v[i]);
+			n += (size_t)snprintf(buf + n, len - n, " %s=%ld", b->w->keys[i].name,
+					      b->sh.v[i]);
+	int rec = b->roles & RT_BASE_RECOMMENDED, fast = b->roles & RT_BASE_FASTEST;
 	if (n < len)
-		snprintf(buf + n, len - n, " (%s%s%s)",
-			 b->roles & RT_BASE_RECOMMENDED ? "rec" : "",
-			 (b->roles & RT_BASE_RECOMMENDED) && (b->roles & RT_BASE_FASTEST) ? "+" : "",
-			 b->roles & RT_BASE_FASTEST ? "fast" : b->roles & RT_BASE_SWEEP ? "sweep" : "");
+		snprintf(buf + n, len - n, " (%s%s%s)", rec ? "rec" : "", rec && fast ? "+" : "",
+			 fast ? "fast" : b->roles & RT_BASE_SWEEP ? "sweep" : "");
 }
 
 static void print_row(FILE *f, const rt_check_point *p)

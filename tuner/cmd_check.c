@@ -41,8 +41,9 @@ static const char check_usage[] =
 static int parse_number(const char *opt, const char *arg, double lo, double hi, double *v)
 {
 	if (rt_parse_double(arg, v) || !(*v > lo && *v < hi))
-		return rt_usage_error("check", "%s: expected a number above %g and below %g, got '%s'",
-				      opt, lo, hi, arg);
+		return rt_usage_error("check",
+				      "%s: expected a number above %g and below %g, got '%s'", opt,
+				      lo, hi, arg);
 	return -1;
 }
 
@@ -50,10 +51,14 @@ static int parse_args(int argc, char **argv, rt_check_opts *o, const char **outp
 		      int *no_wait)
 {
 	static const struct option opts[] = {
-		{"baseline", required_argument, NULL, 'b'}, {"budget", required_argument, NULL, 'B'},
-		{"threshold", required_argument, NULL, 't'}, {"alpha", required_argument, NULL, 'a'},
-		{"force", no_argument, NULL, 'f'},          {"quiet", no_argument, NULL, 'q'},
-		{"no-wait", no_argument, NULL, 'W'},        {"output", required_argument, NULL, 'o'},
+		{"baseline", required_argument, NULL, 'b'},
+		{"budget", required_argument, NULL, 'B'},
+		{"threshold", required_argument, NULL, 't'},
+		{"alpha", required_argument, NULL, 'a'},
+		{"force", no_argument, NULL, 'f'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"no-wait", no_argument, NULL, 'W'},
+		{"output", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, rc = -1;
@@ -63,7 +68,9 @@ static int parse_args(int argc, char **argv, rt_check_opts *o, const char **outp
 	while (rc < 0 && (c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b': o->baseline = optarg; break;
-		case 'B': rc = parse_number("--budget", optarg, 0, 7 * 86400 + 1, &o->budget_s); break;
+		case 'B':
+			rc = parse_number("--budget", optarg, 0, 7 * 86400 + 1, &o->budget_s);
+			break;
 		case 't':
 			rc = parse_number("--threshold", optarg, 0, 100, &pct);
 			o->threshold = pct / 100;
@@ -73,7 +80,9 @@ static int parse_args(int argc, char **argv, rt_check_opts *o, const char **outp
 		case 'q': o->quiet = 1; break;
 		case 'W': *no_wait = 1; break;
 		case 'o': *output = optarg; break;
-		case ':': rc = rt_usage_error("check", "option '%s' needs a value", argv[optind - 1]); break;
+		case ':':
+			rc = rt_usage_error("check", "option '%s' needs a value", argv[optind - 1]);
+			break;
 		default: rc = rt_usage_error("check", "unknown option '%s'", argv[optind - 1]);
 		}
 	}

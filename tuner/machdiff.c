@@ -198,7 +198,8 @@ static int diff_keyed_items(rt_mdiff *d, char *path, size_t len, const char *key
 	for (int i = 0; rc == RT_OK && i < rt_yr_nitems(a.n); i++) {
 		const rt_ynode *it = rt_yr_item(a.r, a.n, i);
 		const char *v = rt_yr_scalar(rt_yr_get(a.r, it, key));
-		rc = diff_at(d, path, len, v, 1, (side){a.r, it}, (side){b.r, item_by_key(b, key, v)});
+		rc = diff_at(d, path, len, v, 1, (side){a.r, it},
+			     (side){b.r, item_by_key(b, key, v)});
 	}
 	for (int i = 0; rc == RT_OK && i < rt_yr_nitems(b.n); i++) {
 		const rt_ynode *it = rt_yr_item(b.r, b.n, i);
@@ -220,8 +221,9 @@ static int diff_seqs(rt_mdiff *d, char *path, size_t len, side a, side b)
 	for (int i = 0; rc == RT_OK && i < (na > nb ? na : nb); i++) {
 		char label[16];
 		snprintf(label, sizeof label, "%d", i);
-		rc = diff_at(d, path, len, label, 1, (side){a.r, i < na ? rt_yr_item(a.r, a.n, i) : NULL},
-			     (side){b.r, i < nb ? rt_yr_item(b.r, b.n, i) : NULL});
+		side ia = {a.r, i < na ? rt_yr_item(a.r, a.n, i) : NULL};
+		side ib = {b.r, i < nb ? rt_yr_item(b.r, b.n, i) : NULL};
+		rc = diff_at(d, path, len, label, 1, ia, ib);
 	}
 	return rc;
 }
