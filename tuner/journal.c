@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,10 @@ static int append_doc(rt_journal *j, const char *text, size_t len, char *err, si
 		buf[4 + len] = '\n';
 	memcpy(buf + total - 4, "...\n", 4);
 
+	if (rt_drill_at("journal-append")) { /* die with half the document on disk */
+		(void)!rt_write_all(j->fd, buf, total / 2);
+		raise(SIGKILL);
+	}
 	int bad = rt_write_all(j->fd, buf, total) || fsync(j->fd);
 	int saved = errno;
 	free(buf);
@@ -182,6 +187,7 @@ int rt_journal_create(const char *dir, const char *host, const char *fingerprint
 		rt_journal_close(j);
 		goto out_unlink;
 	}
+	rt_drill("journal-header");
 	/* The new name itself must survive a crash too. */
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0) {

@@ -257,6 +257,7 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 		child_main(fds[1], w, pt, sh, &co);
 	}
 	close(fds[1]);
+	rt_drill("trial"); /* the parent dies while its trial runs */
 
 	child_report rep;
 	double deadline = t0 + o->timeout_s;
