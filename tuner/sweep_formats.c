@@ -413,7 +413,7 @@ static void hydra_param(FILE *f, const rt_sweep_param *p)
 		fputs(p->log ? "tag(log, " : "", m);
 		fputs(p->integer ? "int(interval(" : "interval(", m);
 		if (p->integer) {
-			fprintf(m, "%.0f, %.0f)", p->low, p->high);
+			fprintf(m, "%.0f, %.0f", p->low, p->high);
 		} else {
 			rt_sweep_put_float(m, p->low);
 			fputs(", ", m);

@@ -107,11 +107,14 @@ static void describe_batches(FILE *f, const rt_sweep_plan *plan, const char *pre
 	for (int i = 0; i < plan->nbatch; i++) {
 		const rt_sweep_batch *b = &plan->batch[i];
 		char tp[40], mem[40], dur[32];
-		snprintf(tp, sizeof tp, "%.4g %s", b->throughput, unit);
+		snprintf(tp, sizeof tp, b->throughput >= 1000 ? "%.0f %s" : "%.4g %s", b->throughput,
+			 unit);
 		if (b->fit_measured)
 			snprintf(mem, sizeof mem, "ran in tune");
-		else
+		else if (b->mem_gib >= 1)
 			snprintf(mem, sizeof mem, "model: %.2f GiB", b->mem_gib);
+		else
+			snprintf(mem, sizeof mem, "model: %.1f MiB", b->mem_gib * 1024);
 		rt_sweep_duration(b->seconds, dur, sizeof dur);
 		fprintf(f, "%s  %8ld  %24s  %-12s  %-22s  %s\n", prefix, b->value, tp,
 			rt_sweep_source_name(b->source), mem, dur);
@@ -132,7 +135,7 @@ void rt_sweep_describe(FILE *f, const rt_sweep_plan *plan, const char *prefix)
 	rt_sweep_duration(plan->trials * rt_sweep_mean_seconds(plan), all, sizeof all);
 	fprintf(f,
 		"%sTime per trial of %.0f steps (steps x %s / throughput): %s at the knee "
-		"(%.4g %s measured), %s at the largest; %d trials: about %s (%s per trial "
+		"(%.5g %s measured), %s at the largest; %d trials: about %s (%s per trial "
 		"when every %s is tried as often).\n",
 		prefix, plan->steps, plan->axis, lo, knee->median, knee->unit, hi, plan->trials,
 		all, mean, plan->axis);
