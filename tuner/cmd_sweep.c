@@ -120,7 +120,9 @@ static int parse_args(int argc, char **argv, sweep_args *a)
 		case 'd': rc = parse_direction(optarg, &a->obj.direction); break;
 		case 'm': a->obj.metric = optarg; break;
 		case 't': rc = parse_count("--trials", optarg, 1000000, &trials); break;
-		case 's': rc = parse_count("--steps-per-trial", optarg, 1000000000, &a->opts.steps_per_trial); break;
+		case 's':
+			rc = parse_count("--steps-per-trial", optarg, 1000000000, &a->opts.steps_per_trial);
+			break;
 		case 'q': a->quiet = 1; break;
 		case 'o': a->output = optarg; break;
 		case ':': rc = rt_usage_error("sweep", "option '%s' needs a value", argv[optind - 1]); break;

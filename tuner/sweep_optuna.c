@@ -122,9 +122,9 @@ static const char body[] =
 	"    trial.set_user_attr(\"worker\", WORKER)\n"
 	"    trial.set_user_attr(\"fixed\", FIXED)\n"
 	"    trial.set_user_attr(\"estimated_seconds\", SECONDS[values[BATCH_KEY]])\n"
+	"    shown = \" \".join(\"%s=%s\" % (k, text_of(v)) for k, v in values.items())\n"
 	"    print(\"rigtune sweep: trial %d on %s: %s (about %.0f s)\" % (\n"
-	"        trial.number, WORKER, \" \".join(\"%s=%s\" % (k, text_of(v)) for k, v in values.items()),\n"
-	"        SECONDS[values[BATCH_KEY]]), file=sys.stderr, flush=True)\n"
+	"        trial.number, WORKER, shown, SECONDS[values[BATCH_KEY]]), file=sys.stderr, flush=True)\n"
 	"    return run_function(values) if FUNCTION else run_command(values)\n"
 	"\n"
 	"\n"
@@ -259,7 +259,7 @@ static void put_objective(FILE *f, const rt_sweep_objective *obj)
 {
 	const char *names[] = {"COMMAND", "OBJECTIVE", "FUNCTION", "METRIC"};
 	const char *values[] = {obj->cmd, obj->cmd ? obj->regex : NULL, obj->function,
-				obj->metric};
+				obj->metric ? obj->metric : "objective"};
 	for (size_t i = 0; i < RT_COUNT(names); i++) {
 		fprintf(f, "%s = ", names[i]);
 		if (values[i])

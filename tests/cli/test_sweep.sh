@@ -86,6 +86,20 @@ if $PY sweep.py --n-trials 1 --storage "sqlite:///$TMP/s.db" >opt2.log 2>&1 &&
   ok "a second run continues the study without enqueuing the knee again"
 else not_ok "a second run on the same study" "$(tail -3 opt2.log; cat chk.log)"; fi
 
+# ---- Optuna with --function: a Python function as the objective, in memory ----
+cat >sweep_fn.py <<'PY'
+import os
+def objective(p):
+    assert os.environ["OMP_NUM_THREADS"] == str(p["threads"]), "the environment is not set"
+    assert p["batch"] in (32, 64, 128) and p["precision"] == "fp32", p
+    return p["batch"] * p["lr"]
+PY
+expect_exit 0 "a script with --function" $R sweep $S --format optuna --function sweep_fn:objective -o fn.py
+if $PY fn.py --n-trials 2 --storage memory >fn.log 2>&1; then
+  expect_grep "best of 2 complete trials: objective = " fn.log \
+    "its 2 trials ran the function, which saw the environment and the fixed knobs"
+else not_ok "the --function study" "$(tail -5 fn.log)"; fi
+
 # ---- Optuna: two workers at once on one PostgreSQL study ----
 # Both may enqueue the knee when they start at the same instant (2 at most).
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
