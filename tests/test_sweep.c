@@ -27,6 +27,16 @@ static int parse(const char *text, rt_sweep_params *p, char *err, size_t errlen)
 	return rt_sweep_params_parse("p.yaml", text, strlen(text), reserved, 3, p, err, errlen);
 }
 
+/* The fixture's configuration and the plan of workload, sweeping trials trials. */
+static void load_plan(const char *workload, int trials, rt_config *c, rt_sweep_plan *plan)
+{
+	char err[RT_ERRLEN] = "";
+	rt_sweep_opts o = {workload, 1000, trials};
+	if (rt_config_load(FIXTURE, c, err, sizeof err) ||
+	    rt_sweep_plan_make(c, &o, plan, err, sizeof err))
+		fail_msg("%s", err);
+}
+
 static void test_params_kinds(void **state)
 {
 	(void)state;
@@ -101,10 +111,7 @@ static void test_plan_from_journal(void **state)
 	(void)state;
 	rt_config c;
 	rt_sweep_plan plan;
-	char err[RT_ERRLEN] = "";
-	assert_int_equal(rt_config_load(FIXTURE, &c, err, sizeof err), RT_OK);
-	rt_sweep_opts o = {"transformer", 1000, 10};
-	assert_int_equal(rt_sweep_plan_make(&c, &o, &plan, err, sizeof err), RT_OK);
+	load_plan("transformer", 10, &c, &plan);
 	assert_string_equal(plan.axis, "batch");
 	assert_int_equal(plan.knee, 32);
 	assert_int_equal(plan.nbatch, 3);
@@ -235,9 +242,7 @@ static void test_objective_check(void **state)
 	rt_sweep_plan plan;
 	rt_sweep_params p;
 	char err[RT_ERRLEN] = "";
-	assert_int_equal(rt_config_load(FIXTURE, &c, err, sizeof err), RT_OK);
-	rt_sweep_opts o = {"transformer", 1000, 10};
-	assert_int_equal(rt_sweep_plan_make(&c, &o, &plan, err, sizeof err), RT_OK);
+	load_plan("transformer", 10, &c, &plan);
 	assert_int_equal(parse("lr: {low: 1.0e-5, high: 0.1}\n", &p, err, sizeof err), RT_OK);
 	static const struct {
 		const char *cmd, *regex, *function, *message; /* NULL message: accepted */
@@ -284,9 +289,7 @@ static void test_grid(void **state)
 	rt_sweep_params p;
 	char err[RT_ERRLEN] = "", *text;
 	size_t len;
-	assert_int_equal(rt_config_load(FIXTURE, &c, err, sizeof err), RT_OK);
-	rt_sweep_opts o = {"transformer", 1000, 25};
-	assert_int_equal(rt_sweep_plan_make(&c, &o, &plan, err, sizeof err), RT_OK);
+	load_plan("transformer", 25, &c, &plan);
 	assert_int_equal(parse("lr: {low: 1.0e-4, high: 1.0e-2, scale: log}\n"
 			       "opt: {values: [adam, sgd, lamb]}\n",
 			       &p, err, sizeof err),

@@ -314,7 +314,7 @@ static int wandb_command(FILE *f, const rt_sweep_plan *plan, const char *cmd, ch
 static void put_sweep_name(FILE *f, const rt_sweep_plan *plan)
 {
 	char name[300];
-	snprintf(name, sizeof name, "rigtune-%s-%s", plan->cfg->hostname, plan->w->name);
+	rt_sweep_study_name(plan, name, sizeof name);
 	rt_sweep_put_str(f, name);
 }
 
@@ -558,26 +558,13 @@ static void grid_line(FILE *f, const rt_sweep_plan *plan, const rt_sweep_params 
 		else
 			rt_sweep_put_float(f, t->x[d]);
 	}
-	fputs("}, \"fixed\": {", f);
-	for (int k = 0, n = 0; k < plan->fixed->n; k++) {
-		if (!strcmp(plan->fixed->kv[k].key, plan->axis))
-			continue;
-		fputs(n++ ? ", " : "", f);
-		rt_sweep_put_str(f, plan->fixed->kv[k].key);
-		fputs(": ", f);
-		rt_sweep_put_text(f, plan->fixed->kv[k].value);
-	}
-	fputs("}, \"env\": {", f);
-	for (int k = 0; k < plan->env->n; k++) {
-		fputs(k ? ", " : "", f);
-		rt_sweep_put_str(f, plan->env->kv[k].key);
-		fputs(": ", f);
-		rt_sweep_put_str(f, plan->env->kv[k].value);
-	}
-	fputs("}, \"pus\": [", f);
-	for (int k = 0; k < plan->npus; k++)
-		fprintf(f, "%s%d", k ? ", " : "", plan->pus[k]);
-	fprintf(f, "], \"estimated_seconds\": %.1f}\n", b->seconds);
+	fputs("}, \"fixed\": ", f);
+	rt_sweep_put_fixed(f, plan);
+	fputs(", \"env\": ", f);
+	rt_sweep_put_env(f, plan);
+	fputs(", \"pus\": ", f);
+	rt_sweep_put_pus(f, plan);
+	fprintf(f, ", \"estimated_seconds\": %.1f}\n", b->seconds);
 }
 
 /* How many distinct trials the finite dimensions allow; 0 when a range is continuous. */

@@ -25,6 +25,17 @@ void rt_sweep_put_value(FILE *f, const rt_sweep_value *v, int python);
 /* A value of the configuration (a fixed knob): a whole number bare, else a string. */
 void rt_sweep_put_text(FILE *f, const char *text);
 
+/*
+ * The fixed knobs (the knee key left out), the environment and the PU list
+ * as a JSON object / array, which is also a Python dict / list literal.
+ */
+void rt_sweep_put_fixed(FILE *f, const rt_sweep_plan *plan);
+void rt_sweep_put_env(FILE *f, const rt_sweep_plan *plan);
+void rt_sweep_put_pus(FILE *f, const rt_sweep_plan *plan);
+
+/* The study's (or sweep's) default name: rigtune-<host>-<workload>. */
+void rt_sweep_study_name(const rt_sweep_plan *plan, char *buf, size_t len);
+
 /* The Optuna study script (sweep_optuna.c). */
 extern const rt_sweep_format rt_sweep_optuna;
 

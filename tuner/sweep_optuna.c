@@ -172,17 +172,11 @@ static const char body[] =
 
 static void put_env_and_binding(FILE *f, const rt_sweep_plan *plan)
 {
-	fputs("import os\nimport sys\n\nENV = {", f);
-	for (int i = 0; i < plan->env->n; i++) {
-		fputs(i ? ", " : "", f);
-		rt_sweep_put_str(f, plan->env->kv[i].key);
-		fputs(": ", f);
-		rt_sweep_put_str(f, plan->env->kv[i].value);
-	}
-	fputs("}\nPUS = [", f);
-	for (int i = 0; i < plan->npus; i++)
-		fprintf(f, "%s%d", i ? ", " : "", plan->pus[i]);
-	fputs("]\n"
+	fputs("import os\nimport sys\n\nENV = ", f);
+	rt_sweep_put_env(f, plan);
+	fputs("\nPUS = ", f);
+	rt_sweep_put_pus(f, plan);
+	fputs("\n"
 	      "# The recommendation's environment and binding, before any framework is\n"
 	      "# imported: OpenBLAS, OpenMP runtimes and PyTorch read them as they load.\n"
 	      "os.environ.update(ENV)\n"
@@ -201,16 +195,9 @@ static void put_sweep(FILE *f, const rt_sweep_plan *plan)
 	rt_sweep_put_str(f, plan->w->name);
 	fputs("\nBATCH_KEY = ", f);
 	rt_sweep_put_str(f, plan->axis);
-	fputs("\nFIXED = {", f);
-	for (int i = 0, n = 0; i < plan->fixed->n; i++) {
-		if (!strcmp(plan->fixed->kv[i].key, plan->axis))
-			continue;
-		fputs(n++ ? ", " : "", f);
-		rt_sweep_put_str(f, plan->fixed->kv[i].key);
-		fputs(": ", f);
-		rt_sweep_put_text(f, plan->fixed->kv[i].value);
-	}
-	fprintf(f, "}\nKNEE = %ld\nBATCH = [", plan->knee);
+	fputs("\nFIXED = ", f);
+	rt_sweep_put_fixed(f, plan);
+	fprintf(f, "\nKNEE = %ld\nBATCH = [", plan->knee);
 	for (int i = 0; i < plan->nbatch; i++)
 		fprintf(f, "%s%ld", i ? ", " : "", plan->batch[i].value);
 	fputs("]\n# seconds per trial at each batch value (the estimate above)\nSECONDS = {", f);
@@ -219,7 +206,7 @@ static void put_sweep(FILE *f, const rt_sweep_plan *plan)
 			plan->batch[i].seconds);
 	fprintf(f, "}\nTRIALS = %d\nSTUDY = ", plan->trials);
 	char study[300];
-	snprintf(study, sizeof study, "rigtune-%s-%s", plan->cfg->hostname, plan->w->name);
+	rt_sweep_study_name(plan, study, sizeof study);
 	rt_sweep_put_str(f, study);
 	fputc('\n', f);
 }

@@ -70,6 +70,45 @@ void rt_sweep_put_text(FILE *f, const char *text)
 		rt_sweep_put_str(f, text);
 }
 
+/* {"key": value, ...} of kvs but for the key skip (may be NULL). */
+static void put_kvs(FILE *f, const rt_config_kvs *kvs, const char *skip,
+		    void (*put)(FILE *f, const char *value))
+{
+	fputc('{', f);
+	for (int i = 0, n = 0; i < kvs->n; i++) {
+		if (skip && !strcmp(kvs->kv[i].key, skip))
+			continue;
+		fputs(n++ ? ", " : "", f);
+		rt_sweep_put_str(f, kvs->kv[i].key);
+		fputs(": ", f);
+		put(f, kvs->kv[i].value);
+	}
+	fputc('}', f);
+}
+
+void rt_sweep_put_fixed(FILE *f, const rt_sweep_plan *plan)
+{
+	put_kvs(f, plan->fixed, plan->axis, rt_sweep_put_text);
+}
+
+void rt_sweep_put_env(FILE *f, const rt_sweep_plan *plan)
+{
+	put_kvs(f, plan->env, NULL, rt_sweep_put_str);
+}
+
+void rt_sweep_put_pus(FILE *f, const rt_sweep_plan *plan)
+{
+	fputc('[', f);
+	for (int i = 0; i < plan->npus; i++)
+		fprintf(f, "%s%d", i ? ", " : "", plan->pus[i]);
+	fputc(']', f);
+}
+
+void rt_sweep_study_name(const rt_sweep_plan *plan, char *buf, size_t len)
+{
+	snprintf(buf, len, "rigtune-%s-%s", plan->cfg->hostname, plan->w->name);
+}
+
 int rt_sweep_has_placeholder(const char *s)
 {
 	for (; (s = strchr(s, '{')); s++)
