@@ -53,7 +53,6 @@ expect_exit 2 "an unknown {placeholder} in --cmd is exit 2" \
   $R sweep $S --format optuna --cmd "$PY x.py --lr {learning_rate}" --objective "$OBJ"
 expect_grep "\{learning_rate\} names no parameter" "$TMP/err" "  naming it"
 expect_exit 2 "an objective with two groups is exit 2" $R sweep $S --format optuna --cmd "$CMD" --objective '(a)(b)'
-expect_exit 2 "optuna without an objective is exit 2" $R sweep $S --format optuna
 expect_exit 2 "wandb without --metric or a named --objective is exit 2" $R sweep $S --format wandb --cmd "$CMD"
 expect_exit 0 "sweep --help" $R sweep --help
 expect_grep "optuna\|wandb\|hydra\|grid" "$TMP/out" "--help names the formats"
@@ -81,9 +80,14 @@ if $PY sweep.py --n-trials 3 --storage "sqlite:///$TMP/s.db" >opt.log 2>&1; then
 if $CHECK study "sqlite:///$TMP/s.db" "rigtune-$(hostname)-transformer" 3 32 1 1 >chk.log 2>&1; then
   ok "the study holds 3 complete trials, the knee first, the objective's values"
 else not_ok "the SQLite study" "$(cat chk.log)"; fi
-if $PY sweep.py --n-trials 1 --storage "sqlite:///$TMP/s.db" >opt2.log 2>&1 &&
+# A script written without an objective takes it when it runs.
+expect_exit 0 "a script without an objective is written" $R sweep $S --format optuna -o later.py
+expect_exit 2 "it refuses to run without one" $PY later.py --n-trials 1 --storage memory
+expect_grep "give the objective: --cmd" "$TMP/err" "  and says what to give"
+expect_exit 2 "it checks a --cmd given at run time" $PY later.py --cmd "x {nosuch}" --objective "$OBJ"
+if $PY later.py --n-trials 1 --storage "sqlite:///$TMP/s.db" --cmd "$CMD" --objective "$OBJ" >opt2.log 2>&1 &&
   $CHECK study "sqlite:///$TMP/s.db" "rigtune-$(hostname)-transformer" 4 32 2 1 >chk.log 2>&1; then
-  ok "a second run continues the study without enqueuing the knee again"
+  ok "a second run (--cmd given to the script) continues the study, the knee not enqueued again"
 else not_ok "a second run on the same study" "$(tail -3 opt2.log; cat chk.log)"; fi
 
 # ---- Optuna with --function: a Python function as the objective, in memory ----
