@@ -2,10 +2,16 @@
 #
 #   make            build build/rigtune, the GPU plugins that this machine can compile
 #   make run        set up what is missing, build, run the default tuning
-#   make test       set up what is missing, build, run every test
-#   make asan       the same suite under AddressSanitizer + UBSan
+#   make test       set up what is missing (test clients too), build, run every test
+#   make asan       the same suite under AddressSanitizer + UBSan (clang where present)
 #   make bench      the benchmarks in bench/ (they print figures)
+#   make fuzz       every libFuzzer harness in fuzz/ for SECONDS (default 60) each
 #   make format     clang-format every source file
+#   HIP=1           also install hipcc (done anyway where /dev/kfd shows an AMD GPU)
+#
+# run, test, asan and bench install what is missing first and then build in a
+# second make: pkg-config is read when a Makefile is parsed, so the build must be
+# parsed after the packages are there (a fresh machine's first `make test`).
 #
 # Sources are found by wildcard: a new .c file in common/ search/ workloads/
 # tuner/ joins the program, a new tests/test_*.c becomes a cmocka binary.
@@ -59,12 +65,17 @@ PLUGINS += $(BUILD)/librigtune_hip.so
 endif
 endif
 
-.PHONY: all deps run test asan bench format clean
+.PHONY: all deps test-deps run test asan bench fuzz format clean build-run build-test build-bench \
+	build-fuzz
 .SECONDARY:
 all: $(BUILD)/rigtune $(PLUGINS)
 
+# hipcc is wanted where an AMD GPU can use it, or when asked (CI asks).
+HIP_GROUP := $(if $(filter 1,$(HIP))$(wildcard /dev/kfd),hip)
 deps:
-	@scripts/install-deps.sh --if-missing
+	@scripts/install-deps.sh --if-missing build $(HIP_GROUP)
+test-deps:
+	@scripts/install-deps.sh --if-missing build test $(HIP_GROUP)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -113,26 +124,48 @@ $(BUILD)/librigtune_hip.so: $(HIP_SRCS) $(GPU_DEPS)
 	@mkdir -p $(@D)
 	$(HIPCC) $(HIP_FLAGS) $(HIP_OFFLOAD) -shared -x hip $(HIP_SRCS) -o $@ -ldl
 
-run: deps all
+run: deps
+	@$(MAKE) --no-print-directory build-run
+build-run: all
 	$(BUILD)/rigtune tune --budget 60
 
 # tests/gpu_check.c: a plugin against the CPU backend (scripts/gpu-check.sh).
 GPU_CHECK := $(BUILD)/tests/gpu_check
 
-test: deps all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(GPU_CHECK)
+test: test-deps
+	@$(MAKE) --no-print-directory build-test
+build-test: all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(GPU_CHECK)
 	@BUILD=$(BUILD) tests/run.sh
 
-asan:
-	$(MAKE) BUILD=build-asan SAN=address,undefined OPT=-O1 test
+# clang's UBSan also flags arithmetic on a NULL pointer, which gcc's does not.
+ASAN_CC ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))
+asan: test-deps
+	@$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined OPT=-O1 \
+		CC=$(ASAN_CC) build-test
 
-bench: deps all $(BENCH_BINS)
+# Fuzzing with clang's libFuzzer: each fuzz/fuzz_NAME.c is a harness for one parser,
+# run for SECONDS on its seeds (fuzz/seeds/NAME/); scripts/fuzz.sh prints the figures.
+SECONDS ?= 60
+FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard fuzz/fuzz_*.c))
+fuzz: test-deps
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 \
+		SAN=fuzzer-no-link,address,undefined build-fuzz
+build-fuzz: $(FUZZ_BINS)
+	@scripts/fuzz.sh $(SECONDS) $(FUZZ_BINS)
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/librigtune.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined $< $(BUILD)/librigtune.a $(LDLIBS) -o $@
+
+bench: deps
+	@$(MAKE) --no-print-directory build-bench
+build-bench: all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.hip')
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

@@ -1,29 +1,61 @@
 #!/usr/bin/env bash
-# Installs the Debian/Ubuntu packages rigtune builds and tests with.
-#   scripts/install-deps.sh               install them all (root, or sudo -n)
-#   scripts/install-deps.sh --if-missing  do nothing when every one is there
-# When it can neither run as root nor use sudo without a password, it prints
-# the exact command to run and exits 1.
+# Installs the Debian/Ubuntu packages rigtune needs, by group:
+#   build  the compiler, pkg-config, OpenBLAS, hwloc, NLopt, libyaml   (make, make run)
+#   test   cmocka, clang's sanitizer and fuzzer runtimes, and the real clients the
+#          tests drive: PyTorch, Optuna (+ omegaconf, psycopg2), PostgreSQL,
+#          headless Chromium, gnuplot                                    (make test)
+#   hip    Debian's hipcc, to build the HIP plugin (where /dev/kfd shows an AMD GPU,
+#          with `make HIP=1`, and always in CI)
+#
+#   scripts/install-deps.sh [--if-missing] GROUP...
+#
+# --if-missing installs nothing when every group given is there already (what stands
+# for a group: its pkg-config modules, commands and Python modules). As root, or
+# through `sudo -n`; otherwise prints the exact command to run and exits 1.
 set -euo pipefail
 
-PACKAGES=(build-essential pkg-config libopenblas-dev libhwloc-dev hwloc libnlopt-dev
-          libyaml-dev libcmocka-dev hipcc)
-# pkg-config modules and commands that stand for the packages above.
-MODULES=(hwloc nlopt yaml-0.1 openblas cmocka)
-COMMANDS=(cc make pkg-config hipcc)
+# Debian's Python packages belong to this interpreter, not to a pyenv one on PATH.
+SYSTEM_PYTHON=/usr/bin/python3
 
-missing() {
-  local m c
-  for m in "${MODULES[@]}"; do pkg-config --exists "$m" 2>/dev/null || return 0; done
-  for c in "${COMMANDS[@]}"; do command -v "$c" >/dev/null 2>&1 || return 0; done
-  return 1
+packages() {
+  case $1 in
+    build) echo build-essential pkg-config libopenblas-dev libhwloc-dev hwloc libnlopt-dev libyaml-dev ;;
+    test) echo libcmocka-dev clang libclang-rt-14-dev python3-torch python3-optuna python3-omegaconf \
+               python3-psycopg2 python3-yaml postgresql chromium fonts-dejavu-core gnuplot-nox ;;
+    hip) echo hipcc ;;
+    *) echo "install-deps.sh: unknown group '$1' (build, test, hip)" >&2; exit 2 ;;
+  esac
 }
 
-if [ "${1:-}" = "--if-missing" ] && ! missing; then
-  exit 0
-fi
+have_modules() { local m; for m in "$@"; do pkg-config --exists "$m" 2>/dev/null || return 1; done; }
+have_commands() { local c; for c in "$@"; do command -v "$c" >/dev/null 2>&1 || return 1; done; }
+have_python() { [ -x "$SYSTEM_PYTHON" ] && "$SYSTEM_PYTHON" -c "import $1" >/dev/null 2>&1; }
 
-cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y ${PACKAGES[*]}"
+# Whether what stands for the group is all there.
+present() {
+  case $1 in
+    build) have_commands cc make pkg-config && have_modules hwloc nlopt yaml-0.1 openblas ;;
+    test) have_modules cmocka && have_commands clang chromium gnuplot &&
+          have_python torch,optuna,omegaconf,psycopg2,yaml &&
+          compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null ;;
+    hip) have_commands hipcc ;;
+  esac
+}
+
+if_missing=0
+if [ "${1:-}" = "--if-missing" ]; then if_missing=1; shift; fi
+[ $# -gt 0 ] || set -- build
+
+wanted=()
+for g in "$@"; do
+  pkgs=$(packages "$g")
+  if [ "$if_missing" = 1 ] && present "$g"; then continue; fi
+  wanted+=($pkgs)
+done
+[ ${#wanted[@]} -gt 0 ] || exit 0
+
+cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${wanted[*]}"
+echo "rigtune: installing ${wanted[*]}" >&2
 if [ "$(id -u)" = 0 ]; then
   sh -c "$cmd"
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "lock.h"
 #include "machine.h"
 #include "measure.h"
 #include "output.h"
@@ -13,7 +14,7 @@
 #include "report.h"
 
 static const char bench_usage[] =
-	"usage: rigtune bench WORKLOAD [KEY=VALUE ...] [--seconds S] [-o FILE]\n\n"
+	"usage: rigtune bench WORKLOAD [KEY=VALUE ...] [--seconds S] [--no-wait] [-o FILE]\n\n"
 	"Measures WORKLOAD (below) at one point in a separate process: warm-up, then\n"
 	"samples of at least 10 ms until the 95% CI of the median is within 2% or S\n"
 	"seconds are spent. Prints throughput with its CI, achieved GFLOP/s, the phase\n"
@@ -26,6 +27,8 @@ static const char bench_usage[] =
 	"            a workload ignores the knobs it does not read)\n"
 	"Shape keys: the workload's, below (KEY=DEFAULT).\n\n"
 	"  --seconds S         sampling time cap (default 5)\n"
+	"  --no-wait           exit 3 if another rigtune is measuring on this machine\n"
+	"                      (default: wait for it)\n"
 	"  -o, --output FILE   write to FILE (atomically) instead of stdout\n\n"
 	"Example: rigtune bench gemm m=1024 n=1024 k=1024 threads=2\n";
 
@@ -35,6 +38,7 @@ static const char bench_usage[] =
 typedef struct bench_args {
 	rt_measure_opts mo;
 	const char *output;
+	int no_wait;
 	const char *workload;                 /* the first argument that is not an option */
 	const char *assign[MAX_ASSIGNMENTS];  /* the others, KEY=VALUE */
 	int nassign;
@@ -64,6 +68,7 @@ static int parse_bench(int argc, char **argv, bench_args *a)
 	static const struct option opts[] = {
 		{"seconds", required_argument, NULL, 's'},
 		{"output", required_argument, NULL, 'o'},
+		{"no-wait", no_argument, NULL, 'W'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, rc = -1;
@@ -72,6 +77,7 @@ static int parse_bench(int argc, char **argv, bench_args *a)
 	while (rc < 0 && (c = getopt_long(argc, argv, "-:o:", opts, NULL)) != -1) {
 		switch (c) {
 		case 1: rc = positional(a, optarg); break;
+		case 'W': a->no_wait = 1; break;
 		case 's':
 			if (rt_parse_double(optarg, &a->mo.time_cap_s) || a->mo.time_cap_s <= 0)
 				rc = rt_usage_error(
@@ -155,9 +161,16 @@ static int run_bench(int argc, char **argv)
 				"CPUs of this machine\n", pt.threads, pt.workers, cores);
 	fprintf(stderr, "rigtune: measuring %s on %s (%s, %d thread%s)...\n", w->name, pt.backend,
 		rt_precision_name(pt.precision), pt.threads, pt.threads == 1 ? "" : "s");
+	rt_lock lock;
+	rc = rt_lock_for_command(&lock, "rigtune bench", a.no_wait, 0, err, sizeof err);
+	if (rc) {
+		rt_errorf("bench: %s", err);
+		return rt_exit_code(rc);
+	}
 	rt_measurement m;
 	rc = rt_measure(w, &pt, &sh, &mo, &m, err, sizeof err);
 	if (rc) {
+		rt_lock_release(&lock);
 		rt_errorf("bench: %s", err);
 		return rt_exit_code(rc);
 	}
@@ -165,6 +178,7 @@ static int run_bench(int argc, char **argv)
 	char *text = NULL;
 	size_t len = 0;
 	double peak = m.feasible && strcmp(w->name, RT_GEMM_WORKLOAD) ? gemm_peak(&pt, 1.0) : 0;
+	rt_lock_release(&lock);
 	rc = rt_yw_init(&y);
 	if (rc == RT_OK) {
 		rt_yw_map(&y, 0);

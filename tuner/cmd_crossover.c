@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "lock.h"
 #include "crossover.h"
 #include "machine.h"
 #include "output.h"
@@ -14,7 +15,7 @@
 static const char crossover_usage[] =
 	"usage: rigtune crossover [--backend B,...] [--precision P,...] [--shape KEY=VALUE,...]\n"
 	"                         [--replay FILE.csv] [--save FILE.csv] [--plot FILE.svg]\n"
-	"                         [--seconds S] [--max-n N] [--quiet] [-o FILE]\n\n"
+	"                         [--seconds S] [--max-n N] [--quiet] [--no-wait] [-o FILE]\n\n"
 	"Sweeps square GEMMs over log-spaced sizes on every backend (the CPU with all\n"
 	"usable cores and with one; GPUs with data resident and with transfers), fits\n"
 	"t(n) = c + a*n^b to each curve with a robust loss, and reports where the\n"
@@ -34,6 +35,8 @@ static const char crossover_usage[] =
 	"  --seconds S         time cap per measured size (default 0.3)\n"
 	"  --max-n N           largest square size (default 2048)\n"
 	"  --quiet             no progress on stderr\n"
+	"  --no-wait           exit 3 if another rigtune is measuring on this machine\n"
+	"                      (default: wait for it)\n"
 	"  -o, --output FILE   write the YAML to FILE (atomically) instead of stdout\n\n"
 	"Example: rigtune crossover --shape seq_len=60,d_model=768 --plot xo.svg\n";
 
@@ -43,6 +46,7 @@ typedef struct xo_args {
 	char backend_buf[256];
 	const char *backends[8];
 	const char *replay, *save, *plot, *output;
+	int no_wait;
 } xo_args;
 
 static int parse_backends(xo_args *a, const char *list)
@@ -127,7 +131,7 @@ static int parse_args(int argc, char **argv, xo_args *a)
 		{"save", required_argument, NULL, 'S'},    {"plot", required_argument, NULL, 'P'},
 		{"seconds", required_argument, NULL, 't'}, {"max-n", required_argument, NULL, 'n'},
 		{"quiet", no_argument, NULL, 'q'},          {"output", required_argument, NULL, 'o'},
-		{NULL, 0, NULL, 0},
+		{"no-wait", no_argument, NULL, 'W'},        {NULL, 0, NULL, 0},
 	};
 	int c, rc = -1;
 	long v;
@@ -143,6 +147,7 @@ static int parse_args(int argc, char **argv, xo_args *a)
 		case 'P': a->plot = optarg; break;
 		case 'o': a->output = optarg; break;
 		case 'q': a->sweep.quiet = 1; break;
+		case 'W': a->no_wait = 1; break;
 		case 't':
 			if (rt_parse_double(optarg, &a->sweep.seconds_per_point) ||
 			    a->sweep.seconds_per_point <= 0)
@@ -178,7 +183,12 @@ static int gather(xo_args *a, rt_xo_data *d, char *skipped, size_t slen, char *e
 	free(m);
 	if (rc)
 		return rc;
-	rc = rt_xo_sweep(&a->sweep, &a->shape, d, skipped, slen, err, errlen);
+	rt_lock lock;
+	rc = rt_lock_for_command(&lock, "rigtune crossover", a->no_wait, a->sweep.quiet, err,
+				 errlen);
+	if (rc == RT_OK)
+		rc = rt_xo_sweep(&a->sweep, &a->shape, d, skipped, slen, err, errlen);
+	rt_lock_release(&lock);
 	if (rc == RT_OK && a->save)
 		rc = rt_replay_write(a->save, d->square, err, errlen);
 	return rc;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "lock.h"
 #include "output.h"
 #include "params.h"
 #include "tune.h"
@@ -15,7 +16,8 @@
 static const char tune_usage[] =
 	"usage: rigtune tune [--workload W,...] [--backend B,...] [--budget SECONDS]\n"
 	"                    [--strategy NAME] [--space FILE] [--shape KEY=VALUE,...]\n"
-	"                    [--resume] [--fresh] [--no-crossover] [--quiet] [-o FILE]\n\n"
+	"                    [--resume] [--fresh] [--no-crossover] [--quiet] [--no-wait]\n"
+	"                    [-o FILE]\n\n"
 	"Searches batch size, threads, workers, precision and pinning of each workload\n"
 	"(below) on every available backend within the time budget, and writes the\n"
 	"recommended configuration: per workload the knee (the smallest batch, or\n"
@@ -35,6 +37,8 @@ static const char tune_usage[] =
 	"  --fresh             measure everything again (no reuse of earlier trials)\n"
 	"  --no-crossover      skip the crossover sweep\n"
 	"  --quiet             no progress on stderr\n"
+	"  --no-wait           exit 3 if another rigtune is measuring on this machine\n"
+	"                      (default: wait for it)\n"
 	"  -o, --output FILE   where to write (default configs/<host>.yaml; - for stdout)\n\n"
 	"Every trial is appended to results/<host>-<time>.yaml as it finishes; trials of\n"
 	"this machine (same fingerprint) already there are reused. SIGINT or SIGTERM\n"
@@ -65,7 +69,8 @@ static int parse_backends(rt_tune_opts *o)
 	return rc;
 }
 
-static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **output)
+static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **output,
+		      int *no_wait)
 {
 	static const struct option opts[] = {
 		{"workload", required_argument, NULL, 'w'}, {"backend", required_argument, NULL, 'b'},
@@ -73,13 +78,15 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **outpu
 		{"space", required_argument, NULL, 'S'},    {"shape", required_argument, NULL, 'h'},
 		{"resume", no_argument, NULL, 'r'},          {"fresh", no_argument, NULL, 'f'},
 		{"no-crossover", no_argument, NULL, 'x'},    {"quiet", no_argument, NULL, 'q'},
-		{"output", required_argument, NULL, 'o'},   {NULL, 0, NULL, 0},
+		{"output", required_argument, NULL, 'o'},   {"no-wait", no_argument, NULL, 'W'},
+		{NULL, 0, NULL, 0},
 	};
 	int c, rc = -1;
 	optind = 1;
 	opterr = 0;
 	while (rc < 0 && (c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'W': *no_wait = 1; break;
 		case 'w':
 			rc = split_list(optarg, o->workloads, RT_NWORKLOADS, &o->nworkloads,
 			                "--workload");
@@ -131,20 +138,29 @@ static int run_tune(int argc, char **argv)
 	rt_tune_opts o;
 	rt_tune_opts_default(&o);
 	const char *output = NULL;
-	int rc = parse_args(argc, argv, &o, &output);
+	int no_wait = 0;
+	int rc = parse_args(argc, argv, &o, &output, &no_wait);
 	if (rc >= 0)
 		return rc;
 	catch_signals();
+	char err[RT_ERRLEN];
+	rt_lock lock;
+	if ((rc = rt_lock_for_command(&lock, "rigtune tune", no_wait, o.quiet, err, sizeof err))) {
+		rt_errorf("tune: %s", err);
+		return rt_exit_code(rc);
+	}
 	rt_progress progress;
 	rt_progress_init(&progress, o.budget_s, o.quiet);
-	char err[RT_ERRLEN];
 	rt_tune_run *run = calloc(1, sizeof *run);
-	if (!run)
+	if (!run) {
+		rt_lock_release(&lock);
 		return RT_EXIT_RUNTIME;
+	}
 	rc = rt_tune(&o, run, &progress, err, sizeof err);
 	if (rc == RT_EINVAL) {
 		rt_tune_run_free(run);
 		free(run);
+		rt_lock_release(&lock);
 		return rt_usage_error("tune", "%s", err);
 	}
 	if (rc == RT_OK && !run->interrupted && !rt_tune_recommends(run))
@@ -173,6 +189,7 @@ static int run_tune(int argc, char **argv)
 	free(text);
 	rt_tune_run_free(run);
 	free(run);
+	rt_lock_release(&lock);
 	if (rc == RT_OK && interrupted)
 		return RT_EXIT_INTERRUPTED;
 	return rt_exit_code(rc);

@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../search/stats.h"
 #include "backends.h"
 #include "child.h"
+#include "contention.h"
 #include "pin.h"
 
 #define CHILD_MAX_SAMPLES 4096
@@ -31,7 +33,28 @@ typedef struct child_report {
 	int device_timed, device_sampled;
 	double device_busy, device_busy_sampled;
 	char monitor[16];
+	cpu_set_t cpus;             /* the CPUs it ran on */
+	double cpu_s;               /* its own CPU time (every thread) until the report */
 } child_report;
+
+/*
+ * Address space a CPU trial may take beyond the memory available when it
+ * starts: glibc's per-thread arenas, thread stacks and OpenBLAS's buffers
+ * reserve address space they never touch.
+ */
+#define MEM_CAP_SLACK (2ull << 30)
+
+/* AddressSanitizer reserves terabytes of shadow address space: no cap under it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define RT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RT_ASAN 1
+#endif
+#endif
+#ifndef RT_ASAN
+#define RT_ASAN 0
+#endif
 
 /* The backend context of a trial, when its workload tells it (workload.h). */
 typedef struct trial_device {
@@ -90,6 +113,41 @@ void rt_measure_defaults(rt_measure_opts *o)
 	o->max_samples = 200;
 	o->time_cap_s = 5.0;
 	o->timeout_s = 60.0;
+	o->mem_cap = 0;
+}
+
+/*
+ * A CPU trial's address space is capped to what the machine can spare, so an
+ * oversized batch fails its allocation ("needs N GiB": memory) instead of
+ * pushing the machine into swap or the OOM killer. GPU runtimes reserve huge
+ * address ranges they never back, so a GPU trial is not capped this way.
+ */
+static int cap_memory(const rt_point *pt, uint64_t cap, char *why, size_t whylen)
+{
+	if (strcmp(pt->backend, "cpu") || !cap || RT_ASAN)
+		return RT_OK;
+	struct rlimit rl = {.rlim_cur = cap, .rlim_max = cap};
+	if (setrlimit(RLIMIT_AS, &rl))
+		return rt_fail(why, whylen, RT_ERUNTIME, "cannot cap the trial's memory: %s",
+			       strerror(errno));
+	return RT_OK;
+}
+
+static uint64_t default_mem_cap(void)
+{
+	uint64_t avail;
+	return rt_meminfo_bytes("MemAvailable", &avail) ? 0 : avail + MEM_CAP_SLACK;
+}
+
+/* The CPUs the calling process may run on, and the CPU time it has used. */
+static void note_own_usage(child_report *rep)
+{
+	struct rusage ru;
+	CPU_ZERO(&rep->cpus);
+	sched_getaffinity(0, sizeof rep->cpus, &rep->cpus);
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		rep->cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+			     (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
 /* Half-width of the median's 95% CI relative to the median. */
@@ -204,6 +262,8 @@ static void child_main(int fd, const rt_workload *w, const rt_point *pt, const r
 
 	int rc = rt_pin_self(pt->pin, pt->threads + pt->workers, why, whylen);
 	if (rc == RT_OK)
+		rc = cap_memory(pt, o->mem_cap, why, whylen);
+	if (rc == RT_OK)
 		rc = rt_backend_open_named(pt->backend, pt->device, &be, &handle, why, whylen);
 	if (rc == RT_OK)
 		rc = w->setup(pt, sh, be, &state, why, whylen);
@@ -213,6 +273,7 @@ static void child_main(int fd, const rt_workload *w, const rt_point *pt, const r
 		rc = child_sample(w, state, &dev, o, &rep, samples);
 	}
 	/* Report before tearing down: a teardown that hangs loses no result. */
+	note_own_usage(&rep);
 	rep.status = rc;
 	rep.cause = rc ? cause_of_status(rc) : RT_CAUSE_NONE;
 	int ok = rt_write_all(fd, &rep, sizeof rep) == 0 &&
@@ -247,6 +308,11 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	int fds[2];
 	if (pipe(fds))
 		return rt_fail(err, errlen, RT_ERUNTIME, "pipe: %s", strerror(errno));
+	rt_measure_opts co = *o;
+	if (!co.mem_cap)
+		co.mem_cap = default_mem_cap();
+	static rt_cpu_times before, after; /* large: not on the stack */
+	int have_times = rt_cpu_times_read(&before) == 0;
 	fflush(NULL);
 	double t0 = rt_now();
 	pid_t pid = fork();
@@ -257,9 +323,10 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child_main(fds[1], w, pt, sh, o);
+		child_main(fds[1], w, pt, sh, &co);
 	}
 	close(fds[1]);
+	rt_drill("trial"); /* the parent dies while its trial runs */
 
 	child_report rep;
 	double deadline = t0 + o->timeout_s;
@@ -271,6 +338,9 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 						    &timed_out) == 0;
 	}
 	out->seconds = rt_now() - t0;
+	if (got && have_times && rt_cpu_times_read(&after) == 0)
+		out->contention = rt_contention(&before, &after, &rep.cpus, out->seconds, rep.cpu_s);
+	out->contended = out->contention > rt_contended_share();
 	/* the child tears down after reporting: give it a few seconds, no more */
 	int status = rt_child_finish(pid, fds[0], timed_out ? 0 : rt_now() + TEARDOWN_GRACE_S, NULL);
 

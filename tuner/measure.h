@@ -24,6 +24,9 @@ typedef struct rt_measure_opts {
 	int min_samples, max_samples;
 	double time_cap_s;    /* sampling stops after this */
 	double timeout_s;     /* the child is killed after this (setup included) */
+	uint64_t mem_cap;     /* a CPU trial's address space in bytes; 0: the memory
+				 available when it starts, plus slack for reservations
+				 (none in an AddressSanitizer build) */
 } rt_measure_opts;
 
 /* warm-up 0.2 s, samples of 10 ms, CI within 2%, 8..200 samples, 5 s cap, 60 s timeout. */
@@ -45,6 +48,8 @@ typedef struct rt_measurement {
 	double phase_frac[RT_MAX_PHASES]; /* share of step time per phase */
 	double step_seconds;   /* median seconds per step */
 	double seconds;        /* wall time of the whole trial */
+	double contention;     /* share of its CPUs' time other processes took (contention.h) */
+	int contended;         /* contention above rt_contended_share(): the figures are low */
 	char gemm_impl[160];   /* what the GEMMs ran on, "" if the backend does not say */
 	/* The device's busy share of the sampled steps, from its own events. */
 	int device_timed;

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "contention.h"
 #include "report.h"
 #include "tune.h"
 
@@ -166,7 +167,14 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 	rt_derive(twl->w, &knee->pt, &knee->sh, knee->median, knee->phase_frac, knee->step_seconds,
 		  usable_cores, d, s, sizeof s);
 	if (s[0] && n < len)
-		snprintf(buf + n, len - n, "; %s", s);
+		n += (size_t)snprintf(buf + n, len - n, "; %s", s);
+	/* measured once more when contended: still so means the machine stayed busy */
+	double busy = knee->contention > best->contention ? knee->contention : best->contention;
+	if (busy > rt_contended_share() && n < len)
+		snprintf(buf + n, len - n,
+			 "; measured on a busy machine (other processes took %.0f%% of the trial's "
+			 "CPUs): the figures are low, run tune again on a quiet machine",
+			 100 * busy);
 }
 
 static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_workload *twl)

@@ -352,7 +352,7 @@ int rt_replay_write(const char *path, const rt_replay *r, char *err, size_t errl
 		free(text);
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory writing %s", path);
 	}
-	int rc = rt_write_atomic(path, text, len, err, errlen);
+	int rc = rt_write_file(path, text, len, err, errlen);
 	free(text);
 	return rc;
 }

@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 
+#include "contention.h"
+
 void rt_emit_point(rt_yw *w, const rt_point *pt, const rt_workload *wl)
 {
 	unsigned knobs = wl ? wl->knobs : ~0u;
@@ -154,5 +156,10 @@ void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point 
 	if (!exact)
 		emit_derived(w, wl, pt, sh, m, usable_cores);
 	rt_yw_knum(w, "seconds", m->seconds, digits(exact, 3));
+	/* others' share of the trial's CPUs: above rt_contended_share(), the figures are low */
+	rt_yw_knum(w, "contention", m->contention, digits(exact, 2));
+	if (!exact && m->contended)
+		rt_yw_kstr(w, "contended", "other processes used the trial's CPUs: the figures "
+					   "are lower than this machine gives");
 	rt_yw_knums(w, "samples", m->samples, (size_t)m->nsamples, digits(exact, 6));
 }

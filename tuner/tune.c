@@ -193,6 +193,7 @@ static void keep_measurement(rt_tune_trial *t, const rt_measurement *m)
 	t->ci_hi = m->ci_hi;
 	t->cv = m->cv;
 	t->step_seconds = m->step_seconds;
+	t->contention = m->contention;
 	memcpy(t->phase_frac, m->phase_frac, sizeof t->phase_frac);
 }
 
@@ -217,14 +218,37 @@ static int failure_lasts(rt_cause cause)
 	return cause == RT_CAUSE_MEMORY || cause == RT_CAUSE_UNAVAILABLE;
 }
 
-/* Measures (or reuses) one point; the journal gets every new trial. */
+/* Measures the point of t now; the journal gets the trial. */
+static int measure_fresh(tune_ctx *c, const rt_tune_trial *t, double cap, rt_measurement *m,
+			 char *err, size_t errlen)
+{
+	const rt_workload *w = c->twl->w;
+	rt_measure_opts mo;
+	measure_opts(cap, &mo);
+	int rc = rt_measure(w, &t->pt, &t->sh, &mo, m, err, errlen);
+	if (rc)
+		return rc;
+	if (interrupted) /* the signal reached the trial too: not a result */
+		rc = rt_fail(err, errlen, RT_ERUNTIME, "interrupted");
+	else if (c->journal)
+		rc = rt_journal_append(c->journal, w, &t->pt, &t->sh, m, err, errlen);
+	if (rc)
+		rt_measurement_free(m);
+	return rc;
+}
+
+/*
+ * Measures (or reuses) one point; the journal gets every new trial. A trial
+ * that other processes contended is measured once more.
+ */
 static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_t errlen)
 {
 	const rt_workload *w = c->twl->w;
 	rt_measurement m;
 	const rt_journal_record *rec =
 		rt_journal_find(c->reuse, c->nreuse, c->run->fingerprint, w, &t->sh, &t->pt);
-	if (rec && !rec->m.feasible && !failure_lasts(rec->m.cause))
+	/* a crash or timeout may have been the machine's mood, a contended figure is low */
+	if (rec && (rec->m.feasible ? rec->m.contended : !failure_lasts(rec->m.cause)))
 		rec = NULL;
 	if (rec) {
 		if (rt_journal_record_measurement(rec, &m))
@@ -232,20 +256,17 @@ static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_
 		t->reused = 1;
 		c->twl->reused++;
 	} else {
-		rt_measure_opts mo;
-		measure_opts(cap, &mo);
-		int rc = rt_measure(w, &t->pt, &t->sh, &mo, &m, err, errlen);
+		int rc = measure_fresh(c, t, cap, &m, err, errlen);
+		/* another process took the trial's CPUs: its figures are low; once more */
+		if (rc == RT_OK && m.contended) {
+			rt_progress_note(c->progress, "%s: %.0f%% of the trial's CPUs went to other "
+						      "processes; measuring it again",
+					 w->name, 100 * m.contention);
+			rt_measurement_free(&m);
+			rc = measure_fresh(c, t, cap, &m, err, errlen);
+		}
 		if (rc)
 			return rc;
-		if (interrupted) { /* the signal reached the trial too: not a result */
-			rt_measurement_free(&m);
-			return rt_fail(err, errlen, RT_ERUNTIME, "interrupted");
-		}
-		if (c->journal && (rc = rt_journal_append(c->journal, w, &t->pt, &t->sh, &m, err,
-							  errlen))) {
-			rt_measurement_free(&m);
-			return rc;
-		}
 	}
 	keep_measurement(t, &m);
 	rt_measurement_free(&m);
@@ -413,7 +434,8 @@ static int open_journal(const rt_tune_opts *o, rt_tune_run *run, rt_journal **j,
 	}
 	char cmd[64];
 	snprintf(cmd, sizeof cmd, "rigtune tune (budget %.0f s)", o->budget_s);
-	rc = rt_journal_create(o->results_dir, host, run->fingerprint, cmd, j, err, errlen);
+	rc = rt_journal_create(o->results_dir, host, run->fingerprint, &run->machine, cmd, j,
+			       err, errlen);
 	if (rc == RT_OK)
 		snprintf(run->journal_path, sizeof run->journal_path, "%s", rt_journal_path(*j));
 	return rc;

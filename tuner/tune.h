@@ -48,6 +48,7 @@ typedef struct rt_tune_trial {
 	int feasible, reused;
 	rt_cause cause;          /* why not, when !feasible */
 	double median, ci_lo, ci_hi, cv, step_seconds;
+	double contention;       /* others' share of its CPUs (measure.h) */
 	double phase_frac[RT_MAX_PHASES];
 	char reason[256];
 } rt_tune_trial;

@@ -193,8 +193,8 @@ static inline __attribute__((always_inline)) void step_rows(lanes *x, const cons
 
 		/* ADX from the directional movements. */
 		float up = h - hi[l], down = lo[l] - lw;
-		float pdm = (up > down) & (up > 0.0f) ? up : 0.0f;
-		float mdm = (down > up) & (down > 0.0f) ? down : 0.0f;
+		float pdm = ((up > down) & (up > 0.0f)) ? up : 0.0f;
+		float mdm = ((down > up) & (down > 0.0f)) ? down : 0.0f;
 		dp[l] += W14 * (pdm - dp[l]);
 		dm[l] += W14 * (mdm - dm[l]);
 		float dx = div_or(100.0f * fabsf(dp[l] - dm[l]), dp[l] + dm[l], 0.0f);

@@ -4,6 +4,9 @@
 # Nothing here waits on the clock: the searches run small spaces to the end within
 # generous budgets, and the signals are sent on progress lines, not after sleeps.
 . "$(dirname "$0")/lib.sh"
+# The trial counts below must not depend on how busy the machine is: no trial
+# counts as contended (and so none is measured twice for it) in this script.
+export RIGTUNE_CONTENTION_LIMIT=1
 R=$RIGTUNE
 cd "$TMP" || exit 1   # results/ and configs/ land here
 # Two points (fp32, fp64), searched by the default strategy until both are measured.

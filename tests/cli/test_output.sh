@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Writes that never destroy: -o at a device, a symlink, a FIFO, a directory, an
+# unwritable directory, a full disk; what was there survives every failure.
+. "$(dirname "$0")/lib.sh"
+
+# A device: written in place, ENOSPC is a run-time failure, the node stays a device.
+if [ -c /dev/full ] && [ "$(id -u)" = 0 ]; then
+  expect_exit 3 "probe -o /dev/full fails (exit 3)" "$RIGTUNE" probe -o /dev/full
+  expect_grep "No space left on device" "$TMP/err" "the failure names ENOSPC"
+  if [ -c /dev/full ]; then ok "/dev/full is still a character device"; else
+    not_ok "/dev/full is still a character device" "$(ls -l /dev/full)"; fi
+else
+  echo "ok $((n += 1)) # SKIP /dev/full as root: needs root and /dev/full"
+fi
+
+# A symlink: its target is replaced, the link stays.
+echo old >"$TMP/target.yaml"
+ln -s target.yaml "$TMP/link.yaml"
+expect_exit 0 "probe -o at a symlink" "$RIGTUNE" probe -o "$TMP/link.yaml"
+if [ -L "$TMP/link.yaml" ] && grep -q '^machine:' "$TMP/target.yaml"; then
+  ok "the link is still a link and its target holds the YAML"
+else
+  not_ok "the link is still a link and its target holds the YAML" "$(ls -l "$TMP")"
+fi
+
+# A FIFO with a reader: written through it.
+mkfifo "$TMP/fifo"
+cat "$TMP/fifo" >"$TMP/from-fifo" &
+reader=$!
+expect_exit 0 "probe -o at a FIFO" "$RIGTUNE" probe -o "$TMP/fifo"
+wait "$reader"
+expect_grep '^machine:' "$TMP/from-fifo" "the reader got the YAML"
+
+# A directory: bad usage, nothing created inside it.
+mkdir "$TMP/dir"
+expect_exit 2 "probe -o at a directory (exit 2)" "$RIGTUNE" probe -o "$TMP/dir"
+expect_grep "it is a directory" "$TMP/err" "the message says it is a directory"
+if [ -z "$(ls -A "$TMP/dir")" ]; then ok "nothing was written into the directory"; else
+  not_ok "nothing was written into the directory" "$(ls -A "$TMP/dir")"; fi
+
+# stdout
+expect_exit 0 "probe -o - writes to stdout" "$RIGTUNE" probe -o -
+expect_grep '^machine:' "$TMP/out" "stdout holds the YAML"
+
+# An unwritable directory, as an unprivileged user (root writes anywhere).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  shared=$(mktemp -d /tmp/rt-unwritable-XXXXXX)
+  chmod 755 "$shared"
+  echo keep >"$shared/out.yaml"
+  chmod 644 "$shared/out.yaml"
+  expect_exit 3 "an unwritable directory is a run-time failure (exit 3)" \
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$RIGTUNE" probe -o "$shared/out.yaml"
+  expect_grep "Permission denied" "$TMP/err" "the message names the permission"
+  if [ "$(cat "$shared/out.yaml")" = keep ] && [ "$(ls -A "$shared")" = out.yaml ]; then
+    ok "the old file is intact and no temporary file was left"
+  else
+    not_ok "the old file is intact and no temporary file was left" "$(ls -A "$shared")"
+  fi
+  rm -rf "$shared"
+else
+  echo "ok $((n += 1)) # SKIP unwritable directory: needs root and setpriv to become nobody"
+fi
+
+# A full disk: a tmpfs small enough to fill.
+mnt="$TMP/small"
+mkdir "$mnt"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
+  echo keep >"$mnt/out.yaml"
+  head -c 60000 /dev/zero >"$mnt/filler" 2>/dev/null
+  expect_exit 3 "probe -o on a full disk fails (exit 3)" "$RIGTUNE" probe -o "$mnt/out.yaml"
+  expect_grep "No space left on device" "$TMP/err" "the failure names ENOSPC"
+  if [ "$(cat "$mnt/out.yaml")" = keep ] && [ "$(ls -A "$mnt" | sort | tr '\n' ' ')" = "filler out.yaml " ]; then
+    ok "the old file is intact and no temporary file was left on the full disk"
+  else
+    not_ok "the old file is intact and no temporary file was left on the full disk" "$(ls -A "$mnt")"
+  fi
+  umount "$mnt"
+else
+  echo "ok $((n += 1)) # SKIP full disk: cannot mount a tmpfs here (needs root and mount rights)"
+fi
