@@ -18,7 +18,11 @@
 #include "host_common.h"
 #include "monitor.h"
 
-#define EV_PAIRS 512 /* event pairs recorded before they are added up */
+/*
+ * Event pairs recorded before they are added up, which waits for the device:
+ * a few steps of a transformer, so that the wait seldom falls mid-step.
+ */
+#define EV_PAIRS 2048
 
 struct rt_ctx {
 	int dev;
