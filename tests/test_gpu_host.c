@@ -193,6 +193,17 @@ static void test_rocblas_dispatch(void **state)
 	char err[RT_ERRLEN] = "";
 	rb_handle h = open_fake_rocblas(&api, &log, &status);
 	assert_string_equal(api.version, "9.9.9.fake");
+	char impl[192], text[192];
+	rocblas_unload(&api);
+	assert_int_equal(rocblas_open_lib(&api, impl, sizeof impl), 1);
+	assert_string_equal(impl, "rocblas 9.9.9.fake");
+	gemm_impl_text(0, 1, impl, "", text, sizeof text);
+	assert_string_equal(text, "rocblas 9.9.9.fake");
+	assert_int_equal(api.create_handle(&h), 0); /* the library was loaded again */
+	log = dlsym(api.lib, "fake_rocblas_log");
+	status = dlsym(api.lib, "fake_rocblas_status");
+	assert_non_null(log);
+	assert_int_equal(*status, 0);
 	assert_int_equal(api.set_stream(h, (void *)&h), 0);
 	assert_ptr_equal(log->stream, (void *)&h);
 
@@ -280,6 +291,10 @@ static void test_rocblas_errors(void **state)
 	colmajor_gemm c = colmajor_of(&g);
 	assert_int_equal(rocblas_gemm(&api, h, RT_FP16, &c, 1, 0, err, sizeof err), RT_EUNAVAIL);
 	assert_string_equal(err, "rocblas_gemm_ex(fp16): rocblas_status_not_implemented");
+	char impl[192];
+	gemm_impl_declined("rocblas 9.9.9.fake", RT_FP16, err, impl, sizeof impl);
+	assert_string_equal(impl, "own-tiled, rocblas 9.9.9.fake declined fp16: "
+				  "rocblas_gemm_ex(fp16): rocblas_status_not_implemented");
 	*status = RB_MEMORY_ERROR;
 	c.count = 2;
 	assert_int_equal(rocblas_gemm(&api, h, RT_FP32, &c, 1, 0, err, sizeof err), RT_ENOMEM);
@@ -305,6 +320,15 @@ static void test_rocblas_not_found(void **state)
 	assert_int_equal(rocblas_load(&api, why, sizeof why), RT_EUNAVAIL);
 	assert_non_null(strstr(why, "/nonexistent/librocblas.so"));
 	assert_null(api.lib);
+	/* what probe and every measurement then say the GEMMs ran on */
+	char impl[192], text[192];
+	assert_int_equal(rocblas_open_lib(&api, impl, sizeof impl), 0);
+	assert_true(!strncmp(impl, "rocBLAS not found (/nonexistent/librocblas.so: ", 46));
+	gemm_impl_text(0, 0, "", impl, text, sizeof text);
+	assert_true(!strncmp(text, "own-tiled, rocBLAS not found (", 30));
+	assert_non_null(strstr(text, "): the crossover understates this GPU"));
+	gemm_impl_text(1, 1, "rocblas 9.9.9.fake", "", text, sizeof text);
+	assert_string_equal(text, "own-tiled (RIGTUNE_GEMM=own)");
 	fake_path("nvml", path, sizeof path);
 	setenv("RIGTUNE_ROCBLAS", path, 1);
 	assert_int_equal(rocblas_load(&api, why, sizeof why), RT_EUNAVAIL);

@@ -105,12 +105,7 @@ static int gpu_init(char *err, size_t errlen)
 /* What the GEMMs of a context run on when nothing declined: the vendor's or the own kernel. */
 static void describe_gemm(int usable, const char *why, char *buf, size_t len)
 {
-	if (own_gemm_forced())
-		snprintf(buf, len, "own-tiled (RIGTUNE_GEMM=own)");
-	else if (usable)
-		snprintf(buf, len, "%s", blas_impl);
-	else
-		snprintf(buf, len, "own-tiled, %s: the crossover understates this GPU", why);
+	gemm_impl_text(own_gemm_forced(), usable, blas_impl, why, buf, len);
 }
 
 /*
@@ -312,8 +307,7 @@ static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x
 static void note_declined(rt_ctx *ctx, rt_precision p)
 {
 	ctx->declined |= RT_PREC_BIT(p);
-	snprintf(ctx->impl[p], sizeof ctx->impl[p], "own-tiled, %.40s declined %s: %.100s",
-		 blas_impl, gpu_precision_name(p), ctx->err);
+	gemm_impl_declined(blas_impl, p, ctx->err, ctx->impl[p], sizeof ctx->impl[p]);
 }
 
 /*

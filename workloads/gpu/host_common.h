@@ -41,6 +41,31 @@ static inline const char *gpu_precision_name(rt_precision p)
 	return (unsigned)p < RT_NPRECISION ? names[p] : "?";
 }
 
+/*
+ * gemm_impl's words for what a GEMM runs on: `lib`, the vendor library's
+ * own description ("rocblas 4.4.0"), when it is used; else the own tiled
+ * kernel and why not the library (`why`: "rocBLAS not found (...)", a handle
+ * that could not be made), since a GPU measured on it looks slower than it
+ * is. forced: RIGTUNE_GEMM=own asked for the own kernel.
+ */
+static inline void gemm_impl_text(int forced, int usable, const char *lib, const char *why,
+				  char *buf, size_t len)
+{
+	if (forced)
+		snprintf(buf, len, "own-tiled (RIGTUNE_GEMM=own)");
+	else if (usable)
+		snprintf(buf, len, "%s", lib);
+	else
+		snprintf(buf, len, "own-tiled, %.120s: the crossover understates this GPU", why);
+}
+
+/* gemm_impl's words once the library `lib` declined precision p, saying `why`. */
+static inline void gemm_impl_declined(const char *lib, rt_precision p, const char *why, char *buf,
+				      size_t len)
+{
+	snprintf(buf, len, "own-tiled, %.40s declined %s: %.100s", lib, gpu_precision_name(p), why);
+}
+
 /* One function a plugin needs from a library it dlopens, and where its address goes. */
 typedef struct dl_need {
 	const char *name;

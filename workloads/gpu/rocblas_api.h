@@ -116,6 +116,22 @@ static inline int rocblas_load(rocblas_api *api, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * Loads rocBLAS into api and describes it for gemm_impl: "rocblas
+ * 4.4.0.abcdef", or why there is none ("rocBLAS not found (...)").
+ * Returns 1 when it is usable.
+ */
+static inline int rocblas_open_lib(rocblas_api *api, char *impl, size_t len)
+{
+	char why[RT_ERRLEN];
+	if (rocblas_load(api, why, sizeof why) == 0) {
+		snprintf(impl, len, "rocblas %.60s", api->version);
+		return 1;
+	}
+	snprintf(impl, len, "rocBLAS not found (%.120s)", why);
+	return 0;
+}
+
 static inline void rocblas_unload(rocblas_api *api)
 {
 	if (api->lib)

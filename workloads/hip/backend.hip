@@ -144,12 +144,7 @@ static rocblas_api rocblas;
 /* "rocblas 4.4.0.abcdef", or why there is none ("rocBLAS not found (...)"). */
 static void vendor_blas_load(char *impl, size_t len, int *usable)
 {
-	char why[RT_ERRLEN];
-	*usable = rocblas_load(&rocblas, why, sizeof why) == 0;
-	if (*usable)
-		snprintf(impl, len, "rocblas %.60s", rocblas.version);
-	else
-		snprintf(impl, len, "rocBLAS not found (%.120s)", why);
+	*usable = rocblas_open_lib(&rocblas, impl, len);
 }
 
 static void vendor_blas_close(rt_ctx *ctx)
