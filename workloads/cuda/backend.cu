@@ -221,8 +221,8 @@ static int vendor_blas_open(rt_ctx *ctx)
 		rc = BLAS(ctx, cublasLtCreate(&v->lt));
 	if (!rc)
 		rc = CTX_GPU(ctx, cudaMalloc(&v->ws, LT_WORKSPACE));
-	for (; !rc && v->nt < 4; v->nt++)
-		rc = CTX_GPU(ctx, cudaEventCreate(&v->t[v->nt]));
+	while (!rc && v->nt < 4 && !(rc = CTX_GPU(ctx, cudaEventCreate(&v->t[v->nt]))))
+		v->nt++;
 	if (rc) {
 		snprintf(ctx->blas_why, sizeof ctx->blas_why, "cuBLAS unusable (%.200s)", ctx->err);
 		vendor_blas_close(ctx);

@@ -381,8 +381,9 @@ static int gpu_device_time(rt_ctx *ctx, int on, double *busy_s)
 	int rc = ev_harvest(ctx);
 	*busy_s = ctx->busy_ms * 1e-3;
 	ctx->busy_ms = 0;
-	for (; !rc && on && ctx->nev_created < 2 * EV_PAIRS; ctx->nev_created++)
-		rc = CTX_GPU(ctx, gpuEventCreate(&ctx->ev[ctx->nev_created]));
+	while (!rc && on && ctx->nev_created < 2 * EV_PAIRS &&
+	       !(rc = CTX_GPU(ctx, gpuEventCreate(&ctx->ev[ctx->nev_created]))))
+		ctx->nev_created++;
 	ctx->timing = on && !rc;
 	return rc;
 }
