@@ -46,6 +46,8 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 TEST_PLUGINS := $(patsubst tests/plugins/%.c,$(BUILD)/tests/plugins/librigtune_%.so,$(wildcard tests/plugins/*.c))
+# Fake vendor libraries (rocBLAS, NVML) the GPU plugins' host code is tested against.
+TEST_FAKES := $(patsubst tests/fakes/%.c,$(BUILD)/tests/fakes/lib%_fake.so,$(wildcard tests/fakes/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 
 # GPU plugins: built only where their compiler exists; the binary never links them.
@@ -93,6 +95,10 @@ $(BUILD)/tests/plugins/librigtune_%.so: tests/plugins/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared $< -o $@
 
+$(BUILD)/tests/fakes/lib%_fake.so: tests/fakes/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared $< -o $@
+
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/librigtune.a
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -102,10 +108,10 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/librigtune.a
 NVCC_FLAGS := -O2 -std=c++20 -Xcompiler -fPIC,-Wall,-fvisibility=hidden \
 	-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
 	-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-GPU_DEPS := workloads/gpu/kernels.cuh workloads/gpu/host_common.h workloads/backend.h workloads/kernels.h common/rt.h
+GPU_DEPS := $(wildcard workloads/gpu/*) workloads/backend.h workloads/kernels.h common/rt.h
 $(BUILD)/librigtune_cuda.so: $(CUDA_SRCS) $(GPU_DEPS)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_FLAGS) -shared $(CUDA_SRCS) -o $@ -lcublas -ldl
+	$(NVCC) $(NVCC_FLAGS) -shared $(CUDA_SRCS) -o $@ -lcublas -lcublasLt -ldl
 
 # hipcc builds only for the targets its device libraries know: of RX 7900
 # (gfx1100), MI300 (gfx942), MI200 (gfx90a), MI100 (gfx908) and RX 6000
@@ -128,7 +134,7 @@ GPU_CHECK := $(BUILD)/tests/gpu_check
 
 test: test-deps
 	@$(MAKE) --no-print-directory build-test
-build-test: all $(TEST_BINS) $(TEST_PLUGINS) $(BENCH_BINS) $(GPU_CHECK)
+build-test: all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(GPU_CHECK)
 	@BUILD=$(BUILD) tests/run.sh
 
 # clang's UBSan also flags arithmetic on a NULL pointer, which gcc's does not.

@@ -108,6 +108,7 @@ static int time_transformer(const rt_backend_ops *be, int batch, int threads,
 int main(int argc, char **argv)
 {
 	static const int batches[] = {8, 16, 32, 64, 128, 256};
+	rt_cpu_blas_prepare(argv); /* OpenBLAS's idle threads sleep right after each GEMM */
 	const rt_workload *w = &rt_workload_transformer;
 	int maxthreads = argc > 1 ? atoi(argv[1]) : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	const rt_backend_ops *be = rt_cpu_backend();

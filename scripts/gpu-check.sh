@@ -1,24 +1,109 @@
 #!/usr/bin/env bash
-# Builds the GPU plugins this machine can compile and the checker, then
-# compares each GPU backend with the CPU backend (tests/gpu_check.c).
-# Usage: scripts/gpu-check.sh [BACKEND...]   (default: cuda hip)
-# Exit: 0 if every available backend passed, 1 if any failed, 3 if none was
-# available.
+# The one command to run on a machine with a GPU: checks every operation of
+# each GPU backend against the CPU backend (tests/gpu_check.c) on the
+# vendor's GEMM and on the plugin's own tiled GEMM, then measures what
+# rigtune would measure there (a large GEMM per precision, a transformer and
+# a PPO run with the device's busy time from its events beside its monitor's
+# samples, a short crossover) and prints it all, in sections, for pasting
+# into an issue. A copy goes to gpu-check-<host>.txt.
+#
+# Usage: scripts/gpu-check.sh [BACKEND...]    (default: cuda hip)
+#   GPU_CHECK_QUICK=1  the operation checks only
+# Exit: 0 if every available backend passed its checks, 1 if any failed,
+# 3 if none was available.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-make -s BUILD="$BUILD" "$BUILD/tests/gpu_check" || exit 3
+OUT="gpu-check-$(hostname 2>/dev/null || echo host).txt"
+RT="$BUILD/rigtune"
 export RIGTUNE_BACKEND_PATH="$PWD/$BUILD"
-status=3
-for b in "${@:-cuda hip}"; do
-  for name in $b; do
-    # Without its compiler the plugin is not built; the check then says so.
-    make -s BUILD="$BUILD" "$BUILD/librigtune_$name.so" >&2 || true
-    "$BUILD/tests/gpu_check" "$name"
-    rc=$?
-    if [ "$rc" -eq 1 ]; then status=1
-    elif [ "$rc" -eq 0 ] && [ "$status" -eq 3 ]; then status=0
+
+section() { printf '\n=== %s\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@" 2>&1; }
+
+# Builds what is missing; binaries carried over from another machine are
+# used as they are when this one cannot build them.
+build() {
+  make -s BUILD="$BUILD" "$BUILD/rigtune" "$BUILD/tests/gpu_check" >&2 ||
+    echo "gpu-check: make failed; using the binaries already in $BUILD" >&2
+  for name in "$@"; do
+    make -s BUILD="$BUILD" "$BUILD/librigtune_$name.so" >/dev/null 2>&1 || true
+  done
+  [ -x "$RT" ] && [ -x "$BUILD/tests/gpu_check" ] ||
+    { echo "gpu-check: no $RT or $BUILD/tests/gpu_check" >&2; exit 3; }
+}
+
+versions() {
+  section "machine"
+  run uname -srm
+  [ -r /etc/os-release ] && grep -E '^PRETTY_NAME=' /etc/os-release
+  run "$RT" --version
+  git rev-parse --short HEAD 2>/dev/null | sed 's/^/commit /'
+  command -v nvidia-smi >/dev/null &&
+    run nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  command -v rocm-smi >/dev/null && run rocm-smi --showproductname --showdriverversion
+  for c in nvcc hipcc; do
+    command -v "$c" >/dev/null && "$c" --version 2>/dev/null | tail -n 2 | sed "s/^/$c: /"
+  done
+  section "probe (accelerators: gemm_impl says what the GEMMs run on)"
+  "$RT" probe 2>&1 | sed -n '/^ *accelerators:/,$p'
+}
+
+# gpu_check on the vendor's GEMM, then on the own kernel; sets status.
+check() {
+  local name=$1 rc
+  section "$name: every operation against the CPU backend (vendor GEMM)"
+  "$BUILD/tests/gpu_check" "$name"
+  rc=$?
+  if [ "$rc" -eq 3 ]; then return 3; fi
+  [ "$rc" -ne 0 ] && status=1
+  section "$name: the plugin's own tiled GEMM (RIGTUNE_GEMM=own)"
+  RIGTUNE_GEMM=own "$BUILD/tests/gpu_check" "$name" | grep -E 'gemm|passed|device'
+  [ "${PIPESTATUS[0]}" -ne 0 ] && status=1
+  [ "$status" -eq 3 ] && status=0
+  return 0
+}
+
+# What a tune would measure on this backend: the figures to send back.
+workloads() {
+  local b=$1 p
+  section "$b: GEMM 4096^3 per precision (gemm_impl, GFLOP/s, device_busy)"
+  for p in fp64 fp32 tf32 bf16 fp16; do
+    "$RT" bench gemm backend="$b" precision="$p" m=4096 n=4096 k=4096 --seconds 2 2>&1 |
+      grep -E '^(infeasible|cause|gemm_impl|gflops|device_busy|monitor)|median|unit' |
+      sed "s/^/$p  /"
+  done
+  section "$b: transformer batch=64 (device_busy from events vs device_busy_sampled)"
+  run "$RT" bench transformer backend="$b" batch=64 --seconds 5
+  section "$b: transformer batch=64 on the own tiled GEMM"
+  RIGTUNE_GEMM=own "$RT" bench transformer backend="$b" batch=64 --seconds 3 2>&1 |
+    grep -E 'median|gemm_impl|device_busy|monitor'
+  section "$b: ppo (device_busy from events vs the monitor; device_phases from host timers)"
+  run "$RT" bench ppo backend="$b" --seconds 5
+  section "$b: crossover against the CPU"
+  run "$RT" crossover --backend "cpu,$b" --precision fp32 --max-n 4096 --seconds 0.5 --quiet
+}
+
+main() {
+  local names="${*:-cuda hip}" name
+  build $names
+  versions
+  status=3
+  for name in $names; do
+    if check "$name" && [ -z "${GPU_CHECK_QUICK:-}" ]; then
+      workloads "$name"
     fi
   done
-done
-exit "$status"
+  section "summary"
+  case $status in
+    0) echo "every available GPU backend passed" ;;
+    1) echo "some check FAILED (lines with FAIL above)" ;;
+    *) echo "no GPU backend was available (the reasons are above)" ;;
+  esac
+  return "$status"
+}
+
+main "$@" 2>&1 | tee "$OUT"
+rc=${PIPESTATUS[0]}
+echo "gpu-check: all of the above is in $OUT: send it back as it is" >&2
+exit "$rc"

@@ -4,9 +4,14 @@
  *
  *   gpu_check [BACKEND [DEVICE]]      BACKEND defaults to cuda, DEVICE to 0
  *
- * Prints one line per case with the max absolute error and the max error
- * relative to the largest reference value, PASS or FAIL against the
- * tolerance of its precision. Exit: 0 all pass, 1 any fails, 2 bad usage,
+ * Prints the device and what its GEMMs run on (gemm_impl), one line per
+ * case with the max absolute error and the max error relative to the largest
+ * reference value, PASS or FAIL against the tolerance of its precision, then
+ * the device's busy time over the check from its own events beside its
+ * monitor's samples, and the GEMM implementation each precision ended on
+ * (a precision the vendor's library declined falls back to the own kernel).
+ * RIGTUNE_GEMM=own checks the plugin's own tiled GEMM instead of the
+ * vendor's. Exit: 0 all pass, 1 any fails, 2 bad usage,
  * 3 backend unavailable ("cuda: unavailable: <reason>") or a setup failure.
  */
 #include <math.h>
@@ -361,6 +366,14 @@ static void check_gemm(checker *c, const gemm_case *g, int ta, int tb, rt_precis
 	bufs_free(c, &b);
 }
 
+/* The GPU backend's device_time(), RT_EUNAVAIL where it has none. */
+static int device_time(checker *c, int on, double *busy_s)
+{
+	if (!c->gpu.be->device_time)
+		return RT_EUNAVAIL;
+	return c->gpu.be->device_time(c->gpu.ctx, on, busy_s);
+}
+
 /* Loads, initializes and opens the backend name on device dev. */
 static int open_side(side *s, const char *name, int dev, void **handle, char *err, size_t len)
 {
@@ -402,7 +415,12 @@ int main(int argc, char **argv)
 	}
 	printf("%s: device %d: %s, %s, %d compute units, %.1f GiB\n", c.name, dev, info.name,
 	       info.driver, info.compute_units, info.mem_total / 1073741824.0);
+	printf("%s: gemm_impl: %s\n", c.name, info.gemm_impl);
 	rt_rng_seed(&c.rng, 20240611);
+	double busy_s = 0, busy = 0, t0 = rt_now();
+	int timed = device_time(&c, 1, &busy_s) == 0;
+	if (c.gpu.be->utilization)
+		c.gpu.be->utilization(c.gpu.ctx, &busy); /* opens the monitor's window */
 
 	for (size_t i = 0; i < RT_COUNT(ew_ops); i++)
 		for (int t = RT_F32; t <= RT_F64; t++)
@@ -415,11 +433,21 @@ int main(int argc, char **argv)
 			for (int tr = 0; tr < 4; tr++)
 				check_gemm(&c, &gemm_cases[g], tr >> 1, tr & 1, (rt_precision)p);
 	}
-	double busy;
+	double wall = rt_now() - t0;
+	if (timed && device_time(&c, 0, &busy_s) == 0)
+		printf("%s: device busy from events: %.3f s of %.3f s (%.0f%%)\n", c.name, busy_s,
+		       wall, 100 * busy_s / wall);
+	else
+		printf("%s: device busy from events: unavailable %s\n", c.name, gpu_reason(&c));
 	if (c.gpu.be->utilization && c.gpu.be->utilization(c.gpu.ctx, &busy) == 0)
-		printf("%s: utilization %.0f%%\n", c.name, busy * 100);
+		printf("%s: utilization sampled by %s during the check: %.0f%%\n", c.name,
+		       info.monitor, busy * 100);
 	else
 		printf("%s: utilization unavailable: %s\n", c.name, gpu_reason(&c));
+	for (int p = 0; c.gpu.be->gemm_impl && p < RT_NPRECISION; p++)
+		if (info.precisions & RT_PREC_BIT(p))
+			printf("%s: %s GEMMs ran on: %s\n", c.name, rt_precision_name((rt_precision)p),
+			       c.gpu.be->gemm_impl(c.gpu.ctx, (rt_precision)p));
 	printf("%s: %d passed, %d failed\n", c.name, c.passed, c.failed);
 
 	c.gpu.be->close(c.gpu.ctx);

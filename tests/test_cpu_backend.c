@@ -11,14 +11,17 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../common/rng.h"
 #include "../workloads/cpu_backend.h"
 #include "../workloads/kernels.h"
 #include "../workloads/pool.h"
+#include "../workloads/workload.h"
 
 static const rt_backend_ops *ops;
 
@@ -80,6 +83,111 @@ static void assert_close(const double *got, const double *want, size_t n, double
 	}
 }
 
+/* ---- device set-up shared by the workloads ---- */
+
+/* The CPU backend with a memory query that fails or reports 1 GiB free, counting closes. */
+static rt_backend_ops probed;
+static int mem_rc, closes;
+
+static int probed_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
+{
+	(void)ctx;
+	*total = 2ull << 30;
+	*free_bytes = 1ull << 30;
+	return mem_rc;
+}
+
+static void probed_close(rt_ctx *ctx)
+{
+	closes++;
+	ops->close(ctx);
+}
+
+static const rt_backend_ops *probed_cpu(int rc)
+{
+	probed = *ops;
+	probed.mem_info = probed_mem_info;
+	probed.close = probed_close;
+	mem_rc = rc;
+	closes = 0;
+	return &probed;
+}
+
+/*
+ * rt_backend_open_checked: a precision the device lacks, a failed memory
+ * query and too little memory each fail with their own code and words and
+ * leave nothing open; a point that fits gets an open context.
+ */
+static void test_open_checked(void **state)
+{
+	(void)state;
+	char err[RT_ERRLEN] = "";
+	rt_ctx *ctx = (rt_ctx *)&ctx;
+	const rt_backend_ops *be = probed_cpu(0);
+
+	assert_int_equal(rt_backend_open_checked(be, 0, 1, RT_TF32, 1, &ctx, err, sizeof err),
+			 RT_EUNAVAIL);
+	assert_string_equal(err, "cpu device 0 does not offer tf32 GEMMs");
+	assert_null(ctx);
+	assert_int_equal(closes, 0); /* refused before opening */
+
+	assert_int_equal(rt_backend_open_checked(be, 0, 1, RT_FP32, 3ull << 29, &ctx, err,
+						 sizeof err),
+			 RT_EINFEASIBLE);
+	assert_string_equal(err, "needs 1.50 GiB, 1.00 GiB available");
+	assert_null(ctx);
+	assert_int_equal(closes, 1);
+
+	be = probed_cpu(RT_EIO);
+	assert_int_equal(rt_backend_open_checked(be, 0, 1, RT_FP32, 1, &ctx, err, sizeof err),
+			 RT_EIO);
+	assert_string_equal(err, "cannot read the memory of cpu device 0");
+	assert_null(ctx);
+	assert_int_equal(closes, 1);
+
+	be = probed_cpu(0);
+	assert_int_equal(rt_backend_open_checked(be, 0, 2, RT_FP64, 1ull << 30, &ctx, err,
+						 sizeof err),
+			 0);
+	assert_non_null(ctx);
+	assert_int_equal(rt_pool_size(rt_cpu_ctx_pool(ctx)), 2);
+	be->close(ctx);
+}
+
+/*
+ * Every workload sets its device up through that helper: each refuses a
+ * precision the device lacks at setup, fails when the memory query fails,
+ * and leaves its context closed either way.
+ */
+static void test_workloads_set_up_alike(void **state)
+{
+	(void)state;
+	int n;
+	const rt_workload *const *list = rt_workload_list(&n);
+	assert_true(n >= 3);
+	for (int i = 0; i < n; i++) {
+		const rt_workload *w = list[i];
+		rt_point pt;
+		rt_shape sh;
+		void *st = NULL;
+		char err[RT_ERRLEN] = "";
+		rt_point_default(&pt);
+		rt_shape_default(w, &sh);
+		pt.batch = 2;
+		pt.precision = RT_TF32;
+		assert_int_equal(w->setup(&pt, &sh, probed_cpu(0), &st, err, sizeof err),
+				 RT_EUNAVAIL);
+		assert_non_null(strstr(err, "does not offer tf32 GEMMs"));
+		assert_null(st);
+		pt.precision = RT_FP32;
+		assert_int_equal(w->setup(&pt, &sh, probed_cpu(RT_EIO), &st, err, sizeof err),
+				 RT_EIO);
+		assert_non_null(strstr(err, "cannot read the memory of cpu device 0"));
+		assert_null(st);
+		assert_int_equal(closes, 1);
+	}
+}
+
 /* ---- pool ---- */
 
 typedef struct count_job {
@@ -100,7 +208,7 @@ static void test_pool_every_item_once(void **state)
 	(void)state;
 	for (int nt = 1; nt <= 4; nt++) {
 		rt_pool *pool = NULL;
-		assert_int_equal(rt_pool_create(nt, &pool, NULL, 0), 0);
+		assert_int_equal(rt_pool_create(nt, RT_POOL_SPIN_KERNELS, &pool, NULL, 0), 0);
 		assert_int_equal(rt_pool_size(pool), nt);
 		for (int rep = 0; rep < 20; rep++) {
 			for (size_t s = 0; s < RT_COUNT(sizes); s++) {
@@ -127,7 +235,7 @@ static void test_pool_wakes_sleeping_workers(void **state)
 {
 	rt_pool *pool = NULL;
 	(void)state;
-	assert_int_equal(rt_pool_create(3, &pool, NULL, 0), 0);
+	assert_int_equal(rt_pool_create(3, RT_POOL_SPIN_KERNELS, &pool, NULL, 0), 0);
 	for (int rep = 0; rep < 40; rep++) {
 		int hits[7] = {0};
 		count_job job = {hits};
@@ -145,9 +253,52 @@ static void test_pool_rejects_zero_threads(void **state)
 	char err[RT_ERRLEN] = "";
 	rt_pool *pool = (rt_pool *)1;
 	(void)state;
-	assert_int_equal(rt_pool_create(0, &pool, err, sizeof err), RT_EINVAL);
+	assert_int_equal(rt_pool_create(0, RT_POOL_SPIN_KERNELS, &pool, err, sizeof err),
+			 RT_EINVAL);
 	assert_null(pool);
-	assert_true(strlen(err) > 0);
+	assert_string_equal(err, "a pool needs at least 1 thread, not 0");
+	pool = (rt_pool *)1;
+	assert_int_equal(rt_pool_create(2, -1e-6, &pool, err, sizeof err), RT_EINVAL);
+	assert_null(pool);
+	assert_string_equal(err, "a pool's spin time must be >= 0, not -1e-06");
+}
+
+/* Each thread of rt_pool_run_each records which index and count it was given. */
+static void mark_index(void *arg, int index, int nthreads)
+{
+	int *seen = arg;
+	__atomic_fetch_add(&seen[index], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&seen[7], nthreads, __ATOMIC_RELAXED);
+}
+
+/*
+ * rt_pool_run_each runs the job once on every thread with its own index and
+ * the pool's size, whatever the spin time: 0 (every wait ends asleep), the
+ * kernels' and the environments'; a NULL pool runs it once inline.
+ */
+static void test_pool_run_each(void **state)
+{
+	static const double spins[] = {0, RT_POOL_SPIN_KERNELS, RT_POOL_SPIN_ENVS};
+	(void)state;
+	for (size_t s = 0; s < RT_COUNT(spins); s++) {
+		for (int nt = 1; nt <= 4; nt++) {
+			rt_pool *pool = NULL;
+			assert_int_equal(rt_pool_create(nt, spins[s], &pool, NULL, 0), 0);
+			for (int rep = 0; rep < 20; rep++) {
+				int seen[8] = {0};
+				rt_pool_run_each(pool, mark_index, seen);
+				for (int i = 0; i < 7; i++)
+					assert_int_equal(seen[i], i < nt ? 1 : 0);
+				assert_int_equal(seen[7], nt * nt);
+			}
+			rt_pool_destroy(pool);
+		}
+	}
+	int seen[8] = {0};
+	rt_pool_run_each(NULL, mark_index, seen);
+	assert_int_equal(seen[0], 1);
+	assert_int_equal(seen[1], 0);
+	assert_int_equal(seen[7], 1);
 }
 
 /* ---- device, memory ---- */
@@ -1061,13 +1212,79 @@ static void test_kernels_reject_bad_args(void **state)
 	ops->close(ctx);
 }
 
-int main(void)
+/* ---- OpenBLAS's thread timeout ---- */
+
+/*
+ * `test_cpu_backend --blas-child`: calls rt_cpu_blas_prepare() like a main()
+ * and prints the OPENBLAS_THREAD_TIMEOUT the image started with (what
+ * OpenBLAS read when it loaded: /proc/self/environ keeps the environment
+ * the exec passed) and the one it has now (what its children inherit).
+ */
+static int blas_child(char **argv)
 {
+	char env[65536], initial[64] = "unset";
+	rt_cpu_blas_prepare(argv);
+	FILE *f = fopen("/proc/self/environ", "r");
+	size_t n = f ? fread(env, 1, sizeof env - 1, f) : 0;
+	if (f)
+		fclose(f);
+	env[n] = '\0';
+	for (size_t i = 0; i < n; i += strlen(env + i) + 1)
+		if (!strncmp(env + i, "OPENBLAS_THREAD_TIMEOUT=", 24))
+			snprintf(initial, sizeof initial, "%s", env + i + 24);
+	const char *now = getenv("OPENBLAS_THREAD_TIMEOUT");
+	printf("initial=%s now=%s mark=%s\n", initial, now ? now : "unset",
+	       getenv("RIGTUNE_BLAS_REEXEC") ? "set" : "unset");
+	return 0;
+}
+
+/* What a --blas-child run printed, with OPENBLAS_THREAD_TIMEOUT as given (NULL: unset). */
+static void blas_child_run(const char *timeout, char *out, size_t len)
+{
+	char self[1024], cmd[1100];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	assert_true(n > 0);
+	self[n] = '\0';
+	if (timeout)
+		setenv("OPENBLAS_THREAD_TIMEOUT", timeout, 1);
+	else
+		unsetenv("OPENBLAS_THREAD_TIMEOUT");
+	snprintf(cmd, sizeof cmd, "'%s' --blas-child", self);
+	FILE *p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(out, (int)len, p));
+	assert_int_equal(pclose(p), 0);
+	unsetenv("OPENBLAS_THREAD_TIMEOUT");
+}
+
+/*
+ * rt_cpu_blas_prepare: the program is executed again with the short timeout
+ * in its initial environment (OpenBLAS reads it as it loads), and the
+ * variable is gone from the environment it runs with (children and a
+ * user's command never see it); a timeout the user set is left alone.
+ */
+static void test_blas_thread_timeout(void **state)
+{
+	(void)state;
+	char out[256];
+	blas_child_run(NULL, out, sizeof out);
+	assert_string_equal(out, "initial=" RT_BLAS_THREAD_TIMEOUT " now=unset mark=unset\n");
+	blas_child_run("7", out, sizeof out);
+	assert_string_equal(out, "initial=7 now=7 mark=unset\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--blas-child"))
+		return blas_child(argv);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pool_every_item_once),
 		cmocka_unit_test(test_pool_wakes_sleeping_workers),
 		cmocka_unit_test(test_pool_rejects_zero_threads),
+		cmocka_unit_test(test_pool_run_each),
 		cmocka_unit_test(test_device_info),
+		cmocka_unit_test(test_open_checked),
+		cmocka_unit_test(test_workloads_set_up_alike),
 		cmocka_unit_test(test_upload_download),
 		cmocka_unit_test(test_gemm_all_transposes),
 		cmocka_unit_test(test_gemm_rejects),
@@ -1085,6 +1302,7 @@ int main(void)
 		cmocka_unit_test(test_backward_finite_differences),
 		cmocka_unit_test(test_threads_agree),
 		cmocka_unit_test(test_kernels_reject_bad_args),
+		cmocka_unit_test(test_blas_thread_timeout),
 	};
 	ops = rt_cpu_backend();
 	return cmocka_run_group_tests(tests, NULL, NULL);

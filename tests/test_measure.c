@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "../tuner/measure.h"
+#include "../tuner/report.h"
 
 enum behaviour { STEADY, CRASH, HANG, NOMEM, BADSHAPE, ALLOCFAIL, UNAVAIL, BUSY, NBEHAVIOUR };
 static const rt_shape_key keys[] = {{"mode", STEADY, 0, NBEHAVIOUR - 1, "what the fake does"}};
@@ -132,7 +133,102 @@ static void test_steady(void **state)
 	assert_float_equal(m.phase_frac[0], 0.75, 0.05);
 	assert_float_equal(m.phase_frac[1], 0.25, 0.05);
 	assert_float_equal(m.gflops, m.median * 1e6 * 1e-9, 1e-9);
+	/* the CPU's GEMM library is named; no device figures without a context */
+	assert_non_null(strstr(m.gemm_impl, "OpenBLAS"));
+	assert_false(m.device_timed);
+	assert_false(m.device_sampled);
 	rt_measurement_free(&m);
+}
+
+/* The steady fake on the fake plugin's device: a context to read the device figures from. */
+typedef struct on_dev {
+	const rt_backend_ops *be;
+	rt_ctx *ctx;
+} on_dev;
+
+static int dev_setup(const rt_point *pt, const rt_shape *sh, const rt_backend_ops *be,
+		     void **state, char *err, size_t errlen)
+{
+	(void)sh;
+	on_dev *d = calloc(1, sizeof *d);
+	if (!d)
+		return RT_ENOMEM;
+	d->be = be;
+	int rc = be->open(pt->device, 1, &d->ctx, err, errlen);
+	if (rc)
+		free(d);
+	else
+		*state = d;
+	return rc;
+}
+
+static rt_ctx *dev_context(void *state)
+{
+	return ((on_dev *)state)->ctx;
+}
+
+static void dev_teardown(void *state)
+{
+	on_dev *d = state;
+	d->be->close(d->ctx);
+	free(d);
+}
+
+static int dev_step(void *state, rt_step_result *out, char *err, size_t errlen)
+{
+	(void)state;
+	return fake_step((void *)(intptr_t)STEADY, out, err, errlen);
+}
+
+static const rt_workload on_device = {
+	.name = "fake", .unit = "items/s", .keys = keys, .nkeys = 1,
+	.phase_names = phases, .nphases = 2, .host_phases = 1u << 1, .check = fake_check,
+	.mem_bytes = fake_mem, .setup = dev_setup, .step = dev_step, .teardown = dev_teardown,
+	.context = dev_context,
+};
+
+/*
+ * On a backend that times its device and has a monitor (the fake plugin: 60%
+ * busy by its events, 10% by its monitor, "fake-blas 1.0"), the measurement
+ * carries all three, and the note names the sampling artifact with the
+ * workload's host phase and its share.
+ */
+static void test_device_figures(void **state)
+{
+	(void)state;
+	char dir[1024], err[256], note[768];
+	const char *build = getenv("BUILD_DIR");
+	snprintf(dir, sizeof dir, "%s/tests/plugins", build && *build ? build : "build");
+	setenv("RIGTUNE_BACKEND_PATH", dir, 1);
+	rt_point pt;
+	rt_point_default(&pt);
+	pt.pin = RT_PIN_NONE;
+	snprintf(pt.backend, sizeof pt.backend, "fake");
+	rt_shape sh = {.n = 1, .v = {STEADY}};
+	rt_measure_opts o;
+	rt_measure_defaults(&o);
+	o.warmup_s = 0.02;
+	o.time_cap_s = 0.5;
+	rt_measurement m;
+	assert_int_equal(rt_measure(&on_device, &pt, &sh, &o, &m, err, sizeof err), 0);
+	if (!m.feasible)
+		fail_msg("%s", m.reason);
+	assert_string_equal(m.gemm_impl, "fake-blas 1.0");
+	assert_true(m.device_timed);
+	/* 0.6 of the wall time between start and stop, over the sampled steps' time */
+	assert_true(m.device_busy >= 0.6 && m.device_busy < 0.75);
+	assert_true(m.device_sampled);
+	assert_float_equal(m.device_busy_sampled, 0.1, 1e-12);
+	assert_string_equal(m.monitor, "fakemon");
+	assert_int_equal(rt_device_busy_note(&on_device, &m, note, sizeof note), 1);
+	assert_non_null(strstr(note, "fakemon sampled the device 10% busy where its own events "
+				     "measured 6"));
+	assert_non_null(strstr(note, "CPU phases that starve it (rest 25% of each step)"));
+	/* agreeing figures need no note */
+	m.device_busy_sampled = 0.5;
+	assert_int_equal(rt_device_busy_note(&on_device, &m, note, sizeof note), 0);
+	rt_measurement_free(&m);
+	unsetenv("RIGTUNE_BACKEND_PATH");
 }
 
 static void test_crash_is_infeasible(void **state)
@@ -317,6 +413,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_steady),
+		cmocka_unit_test(test_device_figures),
 		cmocka_unit_test(test_crash_is_infeasible),
 		cmocka_unit_test(test_hang_times_out),
 		cmocka_unit_test(test_allocation_failure_is_infeasible),

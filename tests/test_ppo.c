@@ -138,7 +138,7 @@ static void test_learns_uptrend(void **state)
 
 /*
  * The workload's derived figures for a phase split with `workers` workers
- * on `cores` usable cores, on a GPU (where device_busy is reported); the
+ * on `cores` usable cores, on a GPU (where device_phases is reported); the
  * bottleneck sentence into buf, *busy -1 when not reported.
  */
 static int derive(const double *ph, int workers, int cores, char *buf, size_t len, double *busy)
@@ -154,7 +154,7 @@ static int derive(const double *ph, int workers, int cores, char *buf, size_t le
 	int n = w->derive(&pt, &sh, 1000.0, ph, cores, d, buf, len);
 	assert_string_equal(d[0].name, "samples_per_s"); /* env-steps times epochs */
 	assert_float_equal(d[0].value, 1000.0 * (double)sh.v[rt_shape_index(w, "epochs")], 1e-9);
-	*busy = n == 2 && !strcmp(d[1].name, "device_busy") ? d[1].value : -1;
+	*busy = n == 2 && !strcmp(d[1].name, "device_phases") ? d[1].value : -1;
 	return n;
 }
 
@@ -184,7 +184,7 @@ static void test_summary(void **state)
 	const double up[RT_PPO_NPH] = {0.1, 0.1, 0.05, 0.75};
 	assert_int_equal(derive(up, 2, 2, buf, sizeof buf, &busy), 2);
 	assert_non_null(strstr(buf, "update-bound: 75%"));
-	/* nothing measured: no sentence, no device_busy */
+	/* nothing measured: no sentence, no device_phases */
 	const double zero[RT_PPO_NPH] = {0};
 	assert_int_equal(derive(zero, 1, 2, buf, sizeof buf, &busy), 1);
 	assert_string_equal(buf, "");

@@ -56,6 +56,8 @@ static void probe_one(const char *name, rt_accel *a)
 			dv->mem_total = info.mem_total;
 			dv->compute_units = info.compute_units;
 			dv->precisions = info.precisions;
+			memcpy(dv->gemm_impl, info.gemm_impl, sizeof dv->gemm_impl);
+			memcpy(dv->monitor, info.monitor, sizeof dv->monitor);
 		}
 	} else if (ndev == 0) {
 		snprintf(a->reason, sizeof a->reason, "no %s device", name);

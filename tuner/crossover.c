@@ -102,8 +102,23 @@ static void gemm_shape(const rt_workload *w, long m, long n, long k, int transfe
 	sh->v[rt_shape_index(w, "transfer")] = transfer;
 }
 
+/* Notes what the GEMMs of curve label/prec ran on, once per curve. */
+static void note_impl(rt_xo_data *d, const char *label, const char *prec, const char *impl)
+{
+	char curve[48];
+	snprintf(curve, sizeof curve, "%s/%s", label, prec);
+	for (int i = 0; i < d->nimpl; i++)
+		if (!strcmp(d->impl[i].curve, curve))
+			return;
+	if (!impl[0] || d->nimpl == RT_XO_MAX_IMPL)
+		return;
+	snprintf(d->impl[d->nimpl].curve, sizeof d->impl[0].curve, "%s", curve);
+	snprintf(d->impl[d->nimpl++].impl, sizeof d->impl[0].impl, "%s", impl);
+}
+
 static int measure_curve(const curve_job *job, const rt_xo_sweep_opts *o,
-			 const rt_xo_shape *shape, rt_replay *r, char *err, size_t errlen)
+			 const rt_xo_shape *shape, rt_replay *r, rt_xo_data *d, char *err,
+			 size_t errlen)
 {
 	const rt_workload *w = rt_workload_find(RT_GEMM_WORKLOAD);
 	const char *prec = rt_precision_name(job->pt.precision);
@@ -131,6 +146,8 @@ static int measure_curve(const curve_job *job, const rt_xo_sweep_opts *o,
 		if (!o->quiet)
 			fprintf(stderr, "rigtune: crossover %s/%s %ldx%ldx%ld: %s\n", job->label, prec,
 				m, n, k, meas.feasible ? "ok" : meas.reason);
+		if (meas.feasible)
+			note_impl(d, job->label, prec, meas.gemm_impl);
 		if (meas.feasible)
 			rc = add_samples(r, job->label, prec, job->shaped < 0 ? (double)n : (double)m,
 					 2e-9 * (double)m * (double)n * (double)k, &meas, err, errlen);
@@ -223,14 +240,16 @@ int rt_xo_sweep(const rt_xo_sweep_opts *o, const rt_xo_shape *shape, rt_xo_data 
 			char labels[2][24];
 			int nj = backend_jobs(a, o, p, jobs, labels);
 			for (int j = 0; j < nj && rc == RT_OK; j++) {
-				rc = measure_curve(&jobs[j], o, shape, data->square, err, errlen);
+				rc = measure_curve(&jobs[j], o, shape, data->square, data, err,
+						   errlen);
 				/* shaped sweeps: the curve that uses the whole device */
 				for (int g = 0; g < shape->ngemm && rc == RT_OK && shape->given &&
 						j == 0;
 				     g++) {
 					curve_job sj = jobs[j];
 					sj.shaped = g;
-					rc = measure_curve(&sj, o, shape, data->shaped[g], err, errlen);
+					rc = measure_curve(&sj, o, shape, data->shaped[g], data, err,
+							   errlen);
 				}
 			}
 		}
@@ -615,6 +634,13 @@ int rt_xo_analyze(rt_yw *w, const rt_xo_data *d, const rt_xo_shape *shape,
 			rt_emit_shape(w, shape->w, &shape->sh);
 		}
 		emit_curves(w, &f, "curves");
+		if (d->nimpl) {
+			rt_yw_str(w, "gemm_impl");
+			rt_yw_map(w, 0);
+			for (int i = 0; i < d->nimpl; i++)
+				rt_yw_kstr(w, d->impl[i].curve, d->impl[i].impl);
+			rt_yw_end_map(w);
+		}
 		for (int k = 0; k < shape->ngemm; k++)
 			if (sf[k].r) {
 				char key[64];

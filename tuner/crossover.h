@@ -42,9 +42,17 @@ int rt_xo_shape_of(const rt_workload *w, const rt_shape *sh, rt_xo_shape *out, c
 		   size_t errlen);
 
 /* The observations behind an analysis: square sweeps and shaped ones. */
+#define RT_XO_MAX_IMPL 32
+
 typedef struct rt_xo_data {
 	rt_replay *square;
 	rt_replay *shaped[RT_MAX_STEP_GEMMS]; /* per step GEMM, n = m (rows); NULL: not measured */
+	/* What the GEMMs of each measured curve ran on: "cuda/bf16" -> "cublas 13.0.2, ..." */
+	int nimpl;
+	struct {
+		char curve[48];
+		char impl[160];
+	} impl[RT_XO_MAX_IMPL];
 } rt_xo_data;
 
 typedef struct rt_xo_sweep_opts {

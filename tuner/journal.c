@@ -380,7 +380,8 @@ static int decode_feasible(const reader *r, const rt_workload *w, const rt_ynode
 
 static const char *const trial_keys[] = {
 	"fingerprint", "workload", "point",  "shape",   "infeasible",   "cause",     "seconds",
-	"throughput",  "gflops",   "phases", "samples", "step_seconds", "contention"};
+	"throughput",  "gflops",   "phases", "samples", "step_seconds", "contention", "gemm_impl",
+	"device_busy", "device_busy_sampled", "monitor"};
 
 /*
  * The cause of an infeasible trial that a journal written before causes were

@@ -241,9 +241,13 @@ void rt_machine_fingerprint(const rt_machine *m, char out[17])
 	ADD("blas=%s %s %s %s;", m->blas_library, m->blas_version, m->blas_core,
 	    m->blas_threading);
 	for (int i = 0; i < m->naccel; i++)
-		for (int d = 0; d < m->accel[i].ndevices; d++)
+		for (int d = 0; d < m->accel[i].ndevices; d++) {
 			ADD("dev=%s:%s:%s;", m->accel[i].backend, m->accel[i].dev[d].name,
 			    m->accel[i].dev[d].driver);
+			/* a GPU's GEMM library (rocBLAS or the own kernel); the CPU's is blas= */
+			if (strcmp(m->accel[i].backend, "cpu"))
+				ADD("gemm=%s;", m->accel[i].dev[d].gemm_impl);
+		}
 #undef ADD
 	snprintf(out, 17, "%016llx", (unsigned long long)fnv1a(buf));
 }
@@ -354,6 +358,10 @@ static void emit_accel(rt_yw *w, const rt_accel *a)
 			rt_yw_knum(w, "memory_gib", gib(dv->mem_total), 4);
 			rt_yw_kint(w, "compute_units", dv->compute_units);
 			emit_precisions(w, "precisions", dv->precisions);
+			if (dv->gemm_impl[0])
+				rt_yw_kstr(w, "gemm_impl", dv->gemm_impl);
+			if (dv->monitor[0])
+				rt_yw_kstr(w, "monitor", dv->monitor);
 			rt_yw_end_map(w);
 		}
 		rt_yw_end_seq(w);

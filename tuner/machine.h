@@ -32,6 +32,8 @@ typedef struct rt_accel_device {
 	uint64_t mem_total;
 	int compute_units;
 	unsigned precisions;
+	char gemm_impl[160]; /* rt_device_info's: what its GEMMs run on */
+	char monitor[16];    /* its utilization monitor, "" none */
 } rt_accel_device;
 
 typedef struct rt_accel {

@@ -1,7 +1,9 @@
 /* rigtune: entry point. The command table lives in tuner/cli.c. */
+#include "../workloads/cpu_backend.h"
 #include "cli.h"
 
 int main(int argc, char **argv)
 {
+	rt_cpu_blas_prepare(argv); /* may re-execute this program once: see there */
 	return rt_cli_main(argc, argv);
 }

@@ -29,6 +29,10 @@ typedef struct child_report {
 	double step_seconds;        /* median seconds per step */
 	double phase_total[RT_MAX_PHASES];
 	double time_total;          /* seconds of sampled steps */
+	char gemm_impl[160];
+	int device_timed, device_sampled;
+	double device_busy, device_busy_sampled;
+	char monitor[16];
 	cpu_set_t cpus;             /* the CPUs it ran on */
 	double cpu_s;               /* its own CPU time (every thread) until the report */
 } child_report;
@@ -51,6 +55,54 @@ typedef struct child_report {
 #ifndef RT_ASAN
 #define RT_ASAN 0
 #endif
+
+/* The backend context of a trial, when its workload tells it (workload.h). */
+typedef struct trial_device {
+	const rt_backend_ops *be;
+	rt_ctx *ctx;
+} trial_device;
+
+/*
+ * What the device is and runs: its monitor, the GEMM implementation of the
+ * point's precision (the context's answer, else the device's).
+ */
+static void device_describe(const trial_device *d, const rt_point *pt, child_report *rep)
+{
+	rt_device_info info;
+	memset(&info, 0, sizeof info);
+	if (d->be->device_info(pt->device, &info) == RT_OK) {
+		memcpy(rep->gemm_impl, info.gemm_impl, sizeof rep->gemm_impl);
+		memcpy(rep->monitor, info.monitor, sizeof rep->monitor);
+	}
+	if (d->ctx && d->be->gemm_impl)
+		snprintf(rep->gemm_impl, sizeof rep->gemm_impl, "%s",
+			 d->be->gemm_impl(d->ctx, pt->precision));
+}
+
+/* Starts the device's event timing and a new window of its monitor's samples. */
+static void device_start(const trial_device *d)
+{
+	double ignored;
+	if (d->ctx && d->be->device_time)
+		d->be->device_time(d->ctx, 1, &ignored);
+	if (d->ctx && d->be->utilization)
+		d->be->utilization(d->ctx, &ignored);
+}
+
+/* Stops the timing; the busy shares of `seconds` of sampled steps into rep. */
+static void device_finish(const trial_device *d, double seconds, child_report *rep)
+{
+	double busy;
+	if (d->ctx && d->be->device_time && d->be->device_time(d->ctx, 0, &busy) == RT_OK &&
+	    seconds > 0) {
+		rep->device_timed = 1;
+		rep->device_busy = fmin(1.0, busy / seconds);
+	}
+	if (d->ctx && d->be->utilization && d->be->utilization(d->ctx, &busy) == RT_OK) {
+		rep->device_sampled = 1;
+		rep->device_busy_sampled = busy;
+	}
+}
 
 void rt_measure_defaults(rt_measure_opts *o)
 {
@@ -132,8 +184,8 @@ static double run_steps(const rt_workload *w, void *state, double seconds, long 
 }
 
 /* The sampling loop of the child; fills rep and samples. */
-static int child_sample(const rt_workload *w, void *state, const rt_measure_opts *o,
-			child_report *rep, double *samples)
+static int child_sample(const rt_workload *w, void *state, const trial_device *dev,
+			const rt_measure_opts *o, child_report *rep, double *samples)
 {
 	rt_step_result warm = {0};
 	long steps;
@@ -147,6 +199,7 @@ static int child_sample(const rt_workload *w, void *state, const rt_measure_opts
 
 	int max = o->max_samples < CHILD_MAX_SAMPLES ? o->max_samples : CHILD_MAX_SAMPLES;
 	double step_times[CHILD_MAX_SAMPLES];
+	device_start(dev);
 	double start = rt_now();
 	rt_step_result total = {0};
 	int n = 0;
@@ -168,6 +221,7 @@ static int child_sample(const rt_workload *w, void *state, const rt_measure_opts
 		if (rt_now() - start >= o->time_cap_s && n >= 2)
 			break;
 	}
+	device_finish(dev, rep->time_total, rep);
 	rep->nsamples = n;
 	rep->flops_per_item = total.items > 0 ? total.flops / total.items : 0;
 	rep->step_seconds = rt_median(step_times, (size_t)n);
@@ -213,8 +267,11 @@ static void child_main(int fd, const rt_workload *w, const rt_point *pt, const r
 		rc = rt_backend_open_named(pt->backend, pt->device, &be, &handle, why, whylen);
 	if (rc == RT_OK)
 		rc = w->setup(pt, sh, be, &state, why, whylen);
-	if (rc == RT_OK)
-		rc = child_sample(w, state, o, &rep, samples);
+	if (rc == RT_OK) {
+		trial_device dev = {be, w->context ? w->context(state) : NULL};
+		device_describe(&dev, pt, &rep);
+		rc = child_sample(w, state, &dev, o, &rep, samples);
+	}
 	/* Report before tearing down: a teardown that hangs loses no result. */
 	note_own_usage(&rep);
 	rep.status = rc;
@@ -300,6 +357,14 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 		return RT_OK;
 	}
 	out->feasible = 1;
+	memcpy(out->gemm_impl, rep.gemm_impl, sizeof out->gemm_impl);
+	out->gemm_impl[sizeof out->gemm_impl - 1] = '\0';
+	memcpy(out->monitor, rep.monitor, sizeof out->monitor);
+	out->monitor[sizeof out->monitor - 1] = '\0';
+	out->device_timed = rep.device_timed;
+	out->device_busy = rep.device_busy;
+	out->device_sampled = rep.device_sampled;
+	out->device_busy_sampled = rep.device_busy_sampled;
 	out->nsamples = rep.nsamples;
 	out->step_seconds = rep.step_seconds;
 	for (int p = 0; p < w->nphases; p++)

@@ -8,6 +8,9 @@
  * workload, warm up, then take samples of at least min_sample_s of steps
  * each until the 95% CI of the median throughput is within rel_ci of the
  * median (at least min_samples), or time_cap_s is spent, or max_samples.
+ * Around the samples, on a backend that offers them, the device's own busy
+ * time (events around every kernel and copy) and its vendor monitor's
+ * utilization samples are taken, and the GEMM implementation is noted.
  */
 #ifndef RT_MEASURE_H
 #define RT_MEASURE_H
@@ -47,6 +50,14 @@ typedef struct rt_measurement {
 	double seconds;        /* wall time of the whole trial */
 	double contention;     /* share of its CPUs' time other processes took (contention.h) */
 	int contended;         /* contention above rt_contended_share(): the figures are low */
+	char gemm_impl[160];   /* what the GEMMs ran on, "" if the backend does not say */
+	/* The device's busy share of the sampled steps, from its own events. */
+	int device_timed;
+	double device_busy;
+	/* The same as the vendor's monitor sampled it at its own rate. */
+	int device_sampled;
+	double device_busy_sampled;
+	char monitor[16];      /* "nvml", "rocm_smi" */
 } rt_measurement;
 
 /*

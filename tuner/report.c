@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include <stdio.h>
+
 #include "contention.h"
 
 void rt_emit_point(rt_yw *w, const rt_point *pt, const rt_workload *wl)
@@ -76,6 +78,57 @@ static void emit_derived(rt_yw *w, const rt_workload *wl, const rt_point *pt,
 		rt_yw_kstr(w, "bottleneck", sentence);
 }
 
+int rt_device_busy_note(const rt_workload *wl, const rt_measurement *m, char *buf, size_t len)
+{
+	char phases[256] = "";
+	if (!m->device_timed || !m->device_sampled ||
+	    !(m->device_busy_sampled < 0.5 * m->device_busy))
+		return 0;
+	for (int p = 0; p < wl->nphases; p++)
+		if (wl->host_phases & (1u << p)) {
+			char one[64];
+			snprintf(one, sizeof one, "%s %.0f%%", wl->phase_names[p],
+				 100 * m->phase_frac[p]);
+			rt_list_append(phases, sizeof phases, ", ", one);
+		}
+	int n = snprintf(buf, len, "%s sampled the device %.0f%% busy where its own events "
+			 "measured %.0f%%: ",
+			 m->monitor[0] ? m->monitor : "the monitor", 100 * m->device_busy_sampled,
+			 100 * m->device_busy);
+	if (n < 0 || (size_t)n >= len)
+		return 1;
+	if (phases[0])
+		snprintf(buf + n, len - (size_t)n,
+			 "the device works in bursts between the CPU phases that starve it (%s of "
+			 "each step), and the monitor's periodic samples land in those gaps, a "
+			 "sampling artifact; the events are the figure to trust",
+			 phases);
+	else
+		snprintf(buf + n, len - (size_t)n,
+			 "the device works in bursts that the monitor's periodic samples miss, a "
+			 "sampling artifact; the events are the figure to trust");
+	return 1;
+}
+
+/*
+ * What the GEMMs ran on, the device's busy share from its events and from
+ * its monitor, and (for people) the sentence when the two disagree.
+ */
+static void emit_device(rt_yw *w, const rt_workload *wl, const rt_measurement *m, int exact)
+{
+	char note[768];
+	if (m->gemm_impl[0])
+		rt_yw_kstr(w, "gemm_impl", m->gemm_impl);
+	if (m->device_timed)
+		rt_yw_knum(w, "device_busy", m->device_busy, digits(exact, 3));
+	if (m->device_sampled) {
+		rt_yw_knum(w, "device_busy_sampled", m->device_busy_sampled, digits(exact, 3));
+		rt_yw_kstr(w, "monitor", m->monitor);
+	}
+	if (!exact && rt_device_busy_note(wl, m, note, sizeof note))
+		rt_yw_kstr(w, "device_busy_note", note);
+}
+
 void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point *pt,
 				const rt_shape *sh, const rt_measurement *m, int exact,
 				int usable_cores)
@@ -99,6 +152,7 @@ void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point 
 	for (int p = 0; p < m->nphases; p++)
 		rt_yw_knum(w, wl->phase_names[p], m->phase_frac[p], digits(exact, 3));
 	rt_yw_end_map(w);
+	emit_device(w, wl, m, exact);
 	if (!exact)
 		emit_derived(w, wl, pt, sh, m, usable_cores);
 	rt_yw_knum(w, "seconds", m->seconds, digits(exact, 3));

@@ -33,6 +33,15 @@ void rt_emit_measurement_fields(rt_yw *w, const rt_workload *wl, const rt_point 
 				int usable_cores);
 
 /*
+ * One sentence when the device's monitor sampled it far less busy (under
+ * half) than its own events measured: the seed's "0% GPU" sampling artifact,
+ * with the workload's host phases that starve the device and their shares of
+ * each step. Returns 1 with the sentence in buf, 0 when the two agree or one
+ * of them is missing.
+ */
+int rt_device_busy_note(const rt_workload *wl, const rt_measurement *m, char *buf, size_t len);
+
+/*
  * The workload's derived figures and bottleneck sentence (rt_workload's
  * derive) for a median throughput and its phase shares of step_seconds, on
  * a machine with usable_cores. Returns how many figures (0, with sentence

@@ -33,7 +33,7 @@
 #include "../common/rt.h"
 
 /* Bump on any change to rt_backend_ops or the types it uses. */
-#define RT_BACKEND_ABI 2
+#define RT_BACKEND_ABI 3
 #define RT_BACKEND_SYMBOL "rigtune_backend"
 
 typedef enum rt_dtype { RT_F32 = 0, RT_F64 = 1 } rt_dtype;
@@ -64,6 +64,13 @@ typedef struct rt_device_info {
 	int compute_units;     /* SMs, CUs or cores */
 	unsigned precisions;   /* RT_PREC_BIT mask of GEMM precisions offered */
 	int unified_memory;    /* 1 when host and device share memory */
+	/*
+	 * What its GEMMs run on: "cublas 13.0.2, cublasLt for bf16/fp16 where
+	 * measured faster", "rocblas 4.4.0", "own-tiled, rocBLAS not found (...):
+	 * the crossover understates this GPU", "OpenBLAS 0.3.21 Haswell".
+	 */
+	char gemm_impl[160];
+	char monitor[16];      /* its utilization monitor: "nvml", "rocm_smi"; "" none */
 } rt_device_info;
 
 typedef struct rt_ctx rt_ctx; /* opaque, one per open device */
@@ -171,12 +178,13 @@ typedef struct rt_backend_ops {
 		    int step);
 
 	/*
-	 * Fraction of time the device was busy since the last call, in [0, 1],
-	 * from the vendor's monitoring library (NVML, rocm_smi). NULL or
-	 * RT_EUNAVAIL when the backend cannot tell.
+	 * Optional: the device's utilization as its vendor's monitor (NVML,
+	 * rocm_smi) samples it at its own rate: the mean busy fraction, in
+	 * [0, 1], of the samples taken since the previous call. The first call
+	 * opens the monitor and starts the window. RT_EUNAVAIL, with the reason
+	 * in last_error(), when there is no monitor or no sample in the window.
 	 */
 	int (*utilization)(rt_ctx *ctx, double *busy);
-
 	/*
 	 * The sentence describing the last failure of an operation on ctx that
 	 * has no err buffer ("cublasGemmEx: CUBLAS_STATUS_NOT_SUPPORTED"), or
@@ -184,6 +192,22 @@ typedef struct rt_backend_ops {
 	 * Optional (NULL): the CPU backend has nothing to add.
 	 */
 	const char *(*last_error)(rt_ctx *ctx);
+
+	/*
+	 * Optional: what a GEMM of precision p runs on in ctx now, in the words
+	 * of rt_device_info.gemm_impl; it differs from them when the vendor's
+	 * library declined p and the backend fell back ("own-tiled, rocblas
+	 * 4.4.0 declined fp16: ..."). NULL: device_info()'s gemm_impl.
+	 */
+	const char *(*gemm_impl)(rt_ctx *ctx, rt_precision p);
+	/*
+	 * Optional: the device's own busy time. device_time(ctx, 1, &s) starts
+	 * recording an event right before and right after every kernel, GEMM
+	 * and copy enqueued on ctx; device_time(ctx, 0, &s) stops. Either waits
+	 * for what was recorded and sets *s to the device seconds spent inside
+	 * those pairs since the previous call.
+	 */
+	int (*device_time)(rt_ctx *ctx, int on, double *busy_s);
 } rt_backend_ops;
 
 /*
@@ -192,6 +216,18 @@ typedef struct rt_backend_ops {
  */
 int rt_backend_require_precision(const rt_backend_ops *be, int dev, rt_precision p, char *err,
 				 size_t errlen);
+
+/*
+ * Opens device dev of be for one workload run, checked the same way for
+ * every workload: the device offers GEMMs in precision p (RT_EUNAVAIL
+ * otherwise), open() with the host thread budget succeeds, the device says
+ * how much memory is free (a failed query is that query's error: a point
+ * cannot be said to fit), and `need` bytes fit in it (RT_EINFEASIBLE "needs
+ * N GiB, M GiB available" otherwise). On any failure nothing stays open and
+ * *ctx is NULL.
+ */
+int rt_backend_open_checked(const rt_backend_ops *be, int dev, int threads, rt_precision p,
+			    uint64_t need, rt_ctx **ctx, char *err, size_t errlen);
 
 /*
  * The backend's own words on its last failure ("cublasGemmEx:

@@ -18,6 +18,30 @@ int rt_backend_require_precision(const rt_backend_ops *be, int dev, rt_precision
 	return RT_OK;
 }
 
+int rt_backend_open_checked(const rt_backend_ops *be, int dev, int threads, rt_precision p,
+			    uint64_t need, rt_ctx **ctx, char *err, size_t errlen)
+{
+	uint64_t total = 0, avail = 0;
+	*ctx = NULL;
+	int rc = rt_backend_require_precision(be, dev, p, err, errlen);
+	if (rc == RT_OK)
+		rc = be->open(dev, threads, ctx, err, errlen);
+	if (rc)
+		return rc;
+	rc = be->mem_info(*ctx, &total, &avail);
+	if (rc)
+		rc = rt_fail(err, errlen, rc, "cannot read the memory of %s device %d%s%s", be->name,
+			     dev, *rt_backend_why(be, *ctx) ? ": " : "", rt_backend_why(be, *ctx));
+	else if (need > avail)
+		rc = rt_fail(err, errlen, RT_EINFEASIBLE, "needs %.2f GiB, %.2f GiB available",
+			     need / 1073741824.0, avail / 1073741824.0);
+	if (rc) {
+		be->close(*ctx);
+		*ctx = NULL;
+	}
+	return rc;
+}
+
 const char *rt_backend_why(const rt_backend_ops *be, rt_ctx *ctx)
 {
 	const char *why = be->last_error ? be->last_error(ctx) : NULL;

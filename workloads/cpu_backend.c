@@ -87,6 +87,17 @@ static void cpu_model_name(char *name, size_t len)
 	fclose(f);
 }
 
+/* "OpenBLAS 0.3.21, Haswell kernels": the library, its version and the kernels it chose. */
+static void blas_describe(char *buf, size_t len)
+{
+	char version[32] = "";
+	const char *config = openblas_get_config();
+	if (config && !strncmp(config, "OpenBLAS ", 9))
+		sscanf(config + 9, "%31s", version);
+	snprintf(buf, len, "OpenBLAS %s, %.40s kernels", version[0] ? version : "(version unknown)",
+		 openblas_get_corename());
+}
+
 static int cpu_device_info(int dev, rt_device_info *info)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -105,6 +116,7 @@ static int cpu_device_info(int dev, rt_device_info *info)
 	if (find_sbgemm())
 		info->precisions |= RT_PREC_BIT(RT_BF16);
 	info->unified_memory = 1;
+	blas_describe(info->gemm_impl, sizeof info->gemm_impl);
 	return 0;
 }
 
@@ -123,7 +135,7 @@ static int cpu_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen
 	ctx = calloc(1, sizeof *ctx);
 	if (!ctx)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory for the CPU context");
-	rc = rt_pool_create(threads, &ctx->pool, err, errlen);
+	rc = rt_pool_create(threads, RT_POOL_SPIN_KERNELS, &ctx->pool, err, errlen);
 	if (rc) {
 		free(ctx);
 		return rc;
@@ -375,6 +387,25 @@ static int cpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int tran
 			return rc;
 	}
 	return 0;
+}
+
+#define BLAS_TIMEOUT_VAR "OPENBLAS_THREAD_TIMEOUT"
+#define BLAS_REEXEC_MARK "RIGTUNE_BLAS_REEXEC" /* set only between the exec and its return */
+
+void rt_cpu_blas_prepare(char **argv)
+{
+	if (getenv(BLAS_REEXEC_MARK)) { /* the new image: OpenBLAS has read the timeout */
+		unsetenv(BLAS_TIMEOUT_VAR);
+		unsetenv(BLAS_REEXEC_MARK);
+		return;
+	}
+	if (getenv(BLAS_TIMEOUT_VAR)) /* the user's own setting stands */
+		return;
+	setenv(BLAS_TIMEOUT_VAR, RT_BLAS_THREAD_TIMEOUT, 1);
+	setenv(BLAS_REEXEC_MARK, "1", 1);
+	execv("/proc/self/exe", argv);
+	unsetenv(BLAS_TIMEOUT_VAR); /* the exec failed: carry on as we are */
+	unsetenv(BLAS_REEXEC_MARK);
 }
 
 static const rt_backend_ops cpu_ops = {

@@ -11,6 +11,28 @@
 /* The CPU backend's table; a static object, never freed. */
 const rt_backend_ops *rt_cpu_backend(void);
 
+/*
+ * OpenBLAS's idle threads spin for about 0.1 s after each GEMM (2^28
+ * cycles) before they sleep, against the pool that runs the kernels between
+ * GEMMs; OPENBLAS_THREAD_TIMEOUT shortens that, but OpenBLAS reads it only
+ * when it loads. So a program that measures calls this first thing in
+ * main(): unless the user set the variable, it re-executes the program
+ * (/proc/self/exe, the same argv) once with OPENBLAS_THREAD_TIMEOUT set to
+ * RT_BLAS_THREAD_TIMEOUT, and in the new image, after OpenBLAS has read it,
+ * takes it out of the environment again, so that no child and no user's
+ * command started from this process sees it. Returns when nothing is left
+ * to do (or the re-exec failed: then OpenBLAS keeps its own timeout).
+ */
+/*
+ * 2^17 cycles, ~50 us at 2.6 GHz: as long as the kernel pool polls after its
+ * jobs (RT_POOL_SPIN_KERNELS), so GEMMs that follow one another find
+ * OpenBLAS's threads awake and kernels that follow a GEMM find them asleep.
+ * (4, OpenBLAS's least, made every GEMM pay a wake-up, which on an
+ * oversubscribed machine cost milliseconds.)
+ */
+#define RT_BLAS_THREAD_TIMEOUT "17"
+void rt_cpu_blas_prepare(char **argv);
+
 /* The kernel thread pool of an open CPU context (for cpu_kernels.c). */
 rt_pool *rt_cpu_ctx_pool(rt_ctx *ctx);
 

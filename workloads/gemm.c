@@ -101,17 +101,11 @@ static int gemm_setup(const rt_point *pt, const rt_shape *sh, const rt_backend_o
 	s->m = (int)sh->v[KEY_M];
 	s->n = (int)sh->v[KEY_N];
 	s->k = (int)sh->v[KEY_K];
-	int rc = rt_backend_require_precision(be, pt->device, pt->precision, err, errlen);
-	if (rc == RT_OK)
-		rc = be->open(pt->device, pt->threads, &s->ctx, err, errlen);
+	uint64_t need = gemm_mem_bytes(pt, sh);
+	int rc = rt_backend_open_checked(be, pt->device, pt->threads, pt->precision, need, &s->ctx,
+					 err, errlen);
 	if (rc)
 		goto fail;
-	uint64_t total, avail, need = gemm_mem_bytes(pt, sh);
-	if (be->mem_info(s->ctx, &total, &avail) == RT_OK && need > avail) {
-		rc = rt_fail(err, errlen, RT_EINFEASIBLE, "needs %.2f GiB, %.2f GiB available",
-			     need / 1073741824.0, avail / 1073741824.0);
-		goto fail;
-	}
 	size_t esz = rt_dtype_size(s->dtype);
 	size_t na = (size_t)s->m * s->k, nb = (size_t)s->k * s->n, nc = (size_t)s->m * s->n;
 	if (be->alloc(s->ctx, na * esz, &s->a) || be->alloc(s->ctx, nb * esz, &s->b) ||
@@ -170,6 +164,11 @@ static int gemm_step(void *state, rt_step_result *out, char *err, size_t errlen)
 	return RT_OK;
 }
 
+static rt_ctx *gemm_context(void *state)
+{
+	return ((gemm_state *)state)->ctx;
+}
+
 const rt_workload rt_workload_gemm = {
 	.name = "gemm",
 	.unit = "GFLOP/s",
@@ -186,4 +185,5 @@ const rt_workload rt_workload_gemm = {
 	.setup = gemm_setup,
 	.step = gemm_step,
 	.teardown = gemm_teardown,
+	.context = gemm_context,
 };

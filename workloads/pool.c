@@ -1,4 +1,4 @@
-/* The CPU backend's thread pool: see pool.h for the contract. */
+/* The workloads' fork-join pool: see pool.h for the contract. */
 #include "pool.h"
 
 #include <pthread.h>
@@ -8,33 +8,23 @@
 
 #include "../common/rt.h"
 
-/*
- * How long a thread polls before it sleeps on a condition variable. Waking a
- * sleeping thread took ~25 us each way on a 2-core VM (a 2-thread job paid
- * ~50 us, more than most kernels take), so a worker polls for the next job
- * this long after finishing one (the kernels of a step come back to back),
- * and the caller polls for the workers' chunks, which end about when its own
- * does. Short enough that a worker polling into a GEMM takes little from
- * OpenBLAS.
- */
-#define SPIN_SECONDS 50e-6
 /* Polls between two reads of the clock. */
 #define SPIN_CHECK 64
 
 struct rt_pool {
 	int nthreads;
+	double spin_s;           /* how long a waiting thread polls before it sleeps */
 	pthread_t *threads;      /* nthreads - 1 workers */
 	pthread_mutex_t lock;
 	pthread_cond_t wake;     /* a new job (or stop) was posted */
 	pthread_cond_t done;     /* the last worker finished its chunk */
-	/* Bumped per job (under lock, after fn/arg/nitems are set), so a
-	 * worker runs each once; polled without the lock. */
+	/* Bumped per job (under lock, after fn/arg are set), so a worker
+	 * runs each once; polled without the lock. */
 	atomic_ulong generation;
 	atomic_int pending;      /* workers still busy with the current job */
 	atomic_int stop;         /* set before the generation bump that announces it */
-	rt_pool_fn fn;
+	rt_pool_each_fn fn;
 	void *arg;
-	size_t nitems;
 };
 
 typedef struct worker_arg {
@@ -53,12 +43,20 @@ static void chunk(size_t nitems, int n, int index, size_t *begin, size_t *end)
 	*end = *begin + q + (i < r ? 1 : 0);
 }
 
-static void run_chunk(rt_pool *pool, rt_pool_fn fn, void *arg, size_t nitems, int index)
+/* A job of rt_pool_run: fn over [0, nitems) in chunks. */
+typedef struct chunk_job {
+	rt_pool_fn fn;
+	void *arg;
+	size_t nitems;
+} chunk_job;
+
+static void run_chunk(void *p, int index, int nthreads)
 {
+	const chunk_job *j = p;
 	size_t begin, end;
-	chunk(nitems, pool->nthreads, index, &begin, &end);
+	chunk(j->nitems, nthreads, index, &begin, &end);
 	if (begin < end)
-		fn(arg, begin, end);
+		j->fn(j->arg, begin, end);
 }
 
 static inline void cpu_relax(void)
@@ -69,27 +67,31 @@ static inline void cpu_relax(void)
 }
 
 /*
- * Polls for up to SPIN_SECONDS until *gen differs from seen, or (gen NULL)
- * until *pending reaches 0. Returns 1 when it did, 0 on the timeout.
+ * Polls for up to the pool's spin time until *gen differs from seen, or (gen
+ * NULL) until *pending reaches 0; past RT_POOL_YIELD_AFTER_S it yields the
+ * core at every clock check (where the machine is oversubscribed, the thread
+ * this one waits for may need it). Returns 1 when it did, 0 on the timeout.
  */
-static int spin_until(atomic_ulong *gen, unsigned long seen, atomic_int *pending)
+static int spin_until(const rt_pool *pool, atomic_ulong *gen, unsigned long seen,
+		      atomic_int *pending)
 {
-	double deadline = 0;
+	double start = 0;
 	for (unsigned i = 1;; i++) {
 		if (gen ? atomic_load_explicit(gen, memory_order_acquire) != seen
 			: atomic_load_explicit(pending, memory_order_acquire) == 0)
 			return 1;
 		cpu_relax();
-		if (i % SPIN_CHECK == 0) {
-			double t = rt_now();
-			/* Where the machine is oversubscribed, the thread this one
-			 * waits for may need this core. */
-			sched_yield();
-			if (deadline == 0)
-				deadline = t + SPIN_SECONDS;
-			else if (t > deadline)
-				return 0;
+		if (i % SPIN_CHECK != 0)
+			continue;
+		double t = rt_now();
+		if (start == 0) {
+			start = t;
+			continue;
 		}
+		if (t - start > pool->spin_s)
+			return 0;
+		if (t - start > RT_POOL_YIELD_AFTER_S)
+			sched_yield();
 	}
 }
 
@@ -107,7 +109,7 @@ static void *worker_main(void *p)
 
 	free(wa);
 	for (;;) {
-		if (!spin_until(&pool->generation, seen, NULL)) {
+		if (!spin_until(pool, &pool->generation, seen, NULL)) {
 			pthread_mutex_lock(&pool->lock);
 			while (atomic_load(&pool->generation) == seen)
 				pthread_cond_wait(&pool->wake, &pool->lock);
@@ -116,7 +118,7 @@ static void *worker_main(void *p)
 		seen = atomic_load_explicit(&pool->generation, memory_order_acquire);
 		if (atomic_load(&pool->stop))
 			break;
-		run_chunk(pool, pool->fn, pool->arg, pool->nitems, index);
+		pool->fn(pool->arg, index, pool->nthreads);
 		if (atomic_fetch_sub_explicit(&pool->pending, 1, memory_order_acq_rel) == 1) {
 			pthread_mutex_lock(&pool->lock);
 			pthread_cond_signal(&pool->done);
@@ -138,7 +140,7 @@ static void stop_workers(rt_pool *pool, int started)
 		pthread_join(pool->threads[i], NULL);
 }
 
-int rt_pool_create(int nthreads, rt_pool **out, char *err, size_t errlen)
+int rt_pool_create(int nthreads, double spin_s, rt_pool **out, char *err, size_t errlen)
 {
 	int rc, started = 0;
 	rt_pool *pool;
@@ -147,10 +149,14 @@ int rt_pool_create(int nthreads, rt_pool **out, char *err, size_t errlen)
 	if (nthreads < 1)
 		return rt_fail(err, errlen, RT_EINVAL, "a pool needs at least 1 thread, not %d",
 			       nthreads);
+	if (!(spin_s >= 0))
+		return rt_fail(err, errlen, RT_EINVAL, "a pool's spin time must be >= 0, not %g",
+			       spin_s);
 	pool = calloc(1, sizeof *pool);
 	if (!pool)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory for the thread pool");
 	pool->nthreads = nthreads;
+	pool->spin_s = spin_s;
 	pool->threads = calloc((size_t)nthreads, sizeof *pool->threads);
 	if (!pool->threads) {
 		rc = rt_fail(err, errlen, RT_ENOMEM, "out of memory for the thread pool");
@@ -205,18 +211,16 @@ int rt_pool_size(const rt_pool *pool)
 	return pool ? pool->nthreads : 1;
 }
 
-void rt_pool_run(rt_pool *pool, rt_pool_fn fn, void *arg, size_t nitems)
+void rt_pool_run_each(rt_pool *pool, rt_pool_each_fn fn, void *arg)
 {
 	if (!pool || pool->nthreads == 1) {
-		if (nitems)
-			fn(arg, 0, nitems);
+		fn(arg, 0, 1);
 		return;
 	}
 	/* No worker reads these until the bump below publishes them, and every
 	 * worker is done with the previous job's (pending reached 0). */
 	pool->fn = fn;
 	pool->arg = arg;
-	pool->nitems = nitems;
 	atomic_store(&pool->pending, pool->nthreads - 1);
 	/* The bump under the lock: a worker checks it under the lock before
 	 * sleeping, so the broadcast cannot fall between its check and wait. */
@@ -225,12 +229,23 @@ void rt_pool_run(rt_pool *pool, rt_pool_fn fn, void *arg, size_t nitems)
 	pthread_cond_broadcast(&pool->wake);
 	pthread_mutex_unlock(&pool->lock);
 
-	run_chunk(pool, fn, arg, nitems, 0);
+	fn(arg, 0, pool->nthreads);
 
-	if (spin_until(NULL, 0, &pool->pending))
+	if (spin_until(pool, NULL, 0, &pool->pending))
 		return;
 	pthread_mutex_lock(&pool->lock);
 	while (atomic_load(&pool->pending) > 0)
 		pthread_cond_wait(&pool->done, &pool->lock);
 	pthread_mutex_unlock(&pool->lock);
+}
+
+void rt_pool_run(rt_pool *pool, rt_pool_fn fn, void *arg, size_t nitems)
+{
+	chunk_job j = {fn, arg, nitems};
+	if (!pool || pool->nthreads == 1) {
+		if (nitems)
+			fn(arg, 0, nitems);
+		return;
+	}
+	rt_pool_run_each(pool, run_chunk, &j);
 }

@@ -511,7 +511,6 @@ int rt_ppo_create(const rt_ppo_config *c, const rt_backend_ops *be, rt_ppo **out
 		  size_t errlen)
 {
 	rt_ppo *p = calloc(1, sizeof *p);
-	uint64_t total, avail, need = rt_ppo_mem_bytes(c);
 	int rc;
 
 	*out = NULL;
@@ -533,13 +532,10 @@ int rt_ppo_create(const rt_ppo_config *c, const rt_backend_ops *be, rt_ppo **out
 	p->o_b3 = p->o_w3 + (size_t)HID * p->O;
 	p->o_ls = p->o_b3 + (size_t)p->O;
 	rt_rng_seed(&p->rng, c->seed);
-	if ((rc = be->open(c->device, c->threads, &p->ctx, err, errlen)))
+	rc = rt_backend_open_checked(be, c->device, c->threads, c->precision, rt_ppo_mem_bytes(c),
+				     &p->ctx, err, errlen);
+	if (rc)
 		goto fail;
-	if (be->mem_info(p->ctx, &total, &avail) == RT_OK && need > avail) {
-		rc = rt_fail(err, errlen, RT_EINFEASIBLE, "needs %.2f GiB, %.2f GiB available",
-			     need / 1073741824.0, avail / 1073741824.0);
-		goto fail;
-	}
 	if ((rc = alloc_device(p, err, errlen)))
 		goto fail;
 	if ((rc = alloc_host(p))) {
@@ -636,10 +632,16 @@ static void ppo_teardown(void *state)
 	rt_ppo_destroy(state);
 }
 
+static rt_ctx *ppo_context(void *state)
+{
+	return ((rt_ppo *)state)->ctx;
+}
+
 /*
- * The one-sentence bottleneck and the device-busy fraction from a phase
- * split alone (seconds or fractions per phase, in RT_PPO_PH_* order): busy =
- * (policy + update) / total, what a utilization monitor would read. The
+ * The one-sentence bottleneck and the share of the device's phases from a
+ * phase split alone (seconds or fractions per phase, in RT_PPO_PH_* order):
+ * (policy + update) / total, an upper bound of the device's busy time (the
+ * measured one, from events, is the measurement's device_busy). The
  * sentence names the largest phase; for a rollout-bound split it applies
  * Amdahl's law to the env fraction with the free cores (usable_cores -
  * workers - 1: the learner's thread steps envs too) as extra workers.
@@ -702,8 +704,8 @@ static int ppo_summary(const double *ph, int workers, int usable_cores, char *bu
 
 /*
  * samples/s (env-steps times the epochs that train on each), the share of
- * time a utilization monitor would see the device busy, and the bottleneck
- * (ppo_summary, with the usable cores as the cores to spare).
+ * each iteration in the phases that use the device (device_phases), and the
+ * bottleneck (ppo_summary, with the usable cores as the cores to spare).
  */
 static int ppo_derive(const rt_point *pt, const rt_shape *sh, double items_per_s,
 		      const double *phase_seconds, int usable_cores, rt_derived *out,
@@ -715,8 +717,8 @@ static int ppo_derive(const rt_point *pt, const rt_shape *sh, double items_per_s
 	if (ppo_summary(phase_seconds, pt->workers, usable_cores, sentence, len, &busy) != RT_OK) {
 		if (len)
 			sentence[0] = '\0';
-	} else if (strcmp(pt->backend, "cpu")) { /* on the CPU no monitor reads a device */
-		out[n++] = (rt_derived){"device_busy", busy};
+	} else if (strcmp(pt->backend, "cpu")) { /* on the CPU there is no device apart */
+		out[n++] = (rt_derived){"device_phases", busy};
 	}
 	return n;
 }
@@ -743,7 +745,7 @@ const rt_workload rt_workload_ppo = {
 	.unit = "env-steps/s",
 	.summary = "one PPO iteration: rollout of a vectorized stock-trading environment "
 		   "stepped by the learner and `workers`, GAE, clipped-surrogate updates; adds "
-		   "samples/s, device_busy and the bottleneck",
+		   "samples/s, device_phases and the bottleneck",
 	.knobs = RT_KNOB_WORKERS,
 	.budget_weight = 2.0,
 	.knee = "num_envs",
@@ -753,9 +755,11 @@ const rt_workload rt_workload_ppo = {
 	.nkeys = RT_COUNT(ppo_keys),
 	.phase_names = ppo_phases,
 	.nphases = RT_COUNT(ppo_phases),
+	.host_phases = 1u << RT_PPO_PH_ENV,
 	.check = ppo_check,
 	.mem_bytes = ppo_mem_bytes,
 	.setup = ppo_setup,
 	.step = ppo_step,
 	.teardown = ppo_teardown,
+	.context = ppo_context,
 };

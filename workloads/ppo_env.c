@@ -15,9 +15,6 @@
 #include "ppo_env.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -438,168 +435,6 @@ void rt_ppo_env_step_ref(rt_ppo_env *env, int e, const float *actions, float *re
 	step_lanes(env, e, 1, 1, actions, rewards, dones, obs);
 }
 
-/*
- * The worker group. Environment steps last microseconds, far less than a
- * condition-variable wake-up, so a worker spins on the job counter for
- * SPIN_SECONDS after each job before it sleeps; the caller is worker 0 and
- * spins until the others are done. Between rollout steps (policy inference)
- * the workers thus hold their cores for at most SPIN_SECONDS.
- */
-#define SPIN_SECONDS 200e-6
-#define YIELD_SECONDS 20e-6 /* spinning longer than this yields the core each turn */
-
-typedef void (*job_fn)(void *arg, int worker, int nworkers);
-
-struct rt_ppo_workers {
-	int n;                   /* threads, the caller included */
-	int started;             /* threads running */
-	pthread_t *th;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	atomic_uint gen;         /* bumped per job */
-	atomic_int pending;      /* workers still in the current job */
-	atomic_int stop;
-	job_fn fn;               /* the current job, published by gen */
-	void *arg;
-};
-
-typedef struct worker_start {
-	rt_ppo_workers *g;
-	int index;
-} worker_start;
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
-}
-
-/* Waits until gen differs from seen (or stop): spin first, then sleep. */
-static void wait_job(rt_ppo_workers *g, unsigned seen)
-{
-	double t0 = rt_now();
-
-	for (unsigned i = 1;; i++) {
-		if (atomic_load_explicit(&g->gen, memory_order_acquire) != seen ||
-		    atomic_load(&g->stop))
-			return;
-		cpu_relax();
-		if ((i & 255) != 0)
-			continue;
-		double dt = rt_now() - t0;
-		if (dt > SPIN_SECONDS)
-			break;
-		if (dt > YIELD_SECONDS)
-			sched_yield();
-	}
-	pthread_mutex_lock(&g->mu);
-	while (atomic_load_explicit(&g->gen, memory_order_acquire) == seen &&
-	       !atomic_load(&g->stop))
-		pthread_cond_wait(&g->cv, &g->mu);
-	pthread_mutex_unlock(&g->mu);
-}
-
-static void *worker_main(void *p)
-{
-	worker_start ws = *(worker_start *)p;
-	rt_ppo_workers *g = ws.g;
-	unsigned seen = 0;
-
-	free(p);
-	for (;;) {
-		wait_job(g, seen);
-		if (atomic_load(&g->stop))
-			return NULL;
-		seen = atomic_load_explicit(&g->gen, memory_order_acquire);
-		g->fn(g->arg, ws.index, g->n);
-		atomic_fetch_sub_explicit(&g->pending, 1, memory_order_release);
-	}
-}
-
-static void workers_destroy(rt_ppo_workers *g)
-{
-	if (!g)
-		return;
-	pthread_mutex_lock(&g->mu);
-	atomic_store(&g->stop, 1);
-	pthread_cond_broadcast(&g->cv);
-	pthread_mutex_unlock(&g->mu);
-	for (int i = 0; i < g->started; i++)
-		pthread_join(g->th[i], NULL);
-	pthread_cond_destroy(&g->cv);
-	pthread_mutex_destroy(&g->mu);
-	free(g->th);
-	free(g);
-}
-
-/* Starts n - 1 threads (n >= 2); the caller will be worker 0. */
-static int workers_create(int n, rt_ppo_workers **out, char *err, size_t errlen)
-{
-	rt_ppo_workers *g = calloc(1, sizeof *g);
-
-	*out = NULL;
-	if (!g || !(g->th = calloc((size_t)n, sizeof *g->th))) {
-		free(g);
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory for %d env workers", n);
-	}
-	g->n = n;
-	pthread_mutex_init(&g->mu, NULL);
-	pthread_cond_init(&g->cv, NULL);
-	for (; g->started < n - 1; g->started++) {
-		worker_start *ws = malloc(sizeof *ws);
-		if (!ws) {
-			workers_destroy(g);
-			return rt_fail(err, errlen, RT_ENOMEM, "out of memory for env workers");
-		}
-		ws->g = g;
-		ws->index = g->started + 1;
-		if (pthread_create(&g->th[g->started], NULL, worker_main, ws) != 0) {
-			int index = ws->index;
-			free(ws);
-			workers_destroy(g);
-			return rt_fail(err, errlen, RT_ERUNTIME, "cannot start env worker %d of %d",
-				       index, n);
-		}
-	}
-	*out = g;
-	return 0;
-}
-
-/*
- * The caller waits for the other workers: spin, but past YIELD_SECONDS yield
- * the core on every turn, so that a worker the OS preempted (more
- * threads than cores) can finish instead of the caller burning its slice.
- */
-static void wait_done(rt_ppo_workers *g)
-{
-	double t0 = 0.0;
-
-	for (unsigned i = 1; atomic_load_explicit(&g->pending, memory_order_acquire) > 0; i++) {
-		cpu_relax();
-		if ((i & 63) != 0)
-			continue;
-		if (t0 == 0.0)
-			t0 = rt_now();
-		else if (rt_now() - t0 > YIELD_SECONDS)
-			sched_yield();
-	}
-}
-
-/* Runs fn(arg, w, n) on every worker w and returns when all are done. */
-static void workers_run(rt_ppo_workers *g, job_fn fn, void *arg)
-{
-	g->fn = fn;
-	g->arg = arg;
-	atomic_store_explicit(&g->pending, g->n - 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&g->gen, 1, memory_order_release);
-	pthread_mutex_lock(&g->mu);
-	pthread_cond_broadcast(&g->cv);
-	pthread_mutex_unlock(&g->mu);
-	fn(arg, 0, g->n);
-	wait_done(g);
-}
-
 typedef struct step_job {
 	rt_ppo_env *env;
 	const float *actions;
@@ -649,10 +484,7 @@ void rt_ppo_env_step(rt_ppo_env *env, const float *actions, float *rewards, floa
 {
 	step_job j = { env, actions, rewards, dones, obs };
 
-	if (env->workers)
-		workers_run(env->workers, step_chunk, &j);
-	else
-		step_chunk(&j, 0, 1);
+	rt_pool_run_each(env->workers, step_chunk, &j);
 }
 
 void rt_ppo_env_observe(const rt_ppo_env *env, float *obs)
@@ -781,8 +613,13 @@ int rt_ppo_env_create(const rt_ppo_env_params *p, rt_ppo_env **out, char *err,
 	}
 	/* A probe of 2^14 rounds takes tens of microseconds: well above the clock's resolution. */
 	env->work = rt_work_calibrate(busy_probe, env, 1L << 14, p->env_us * 1e-6);
+	/*
+	 * Environment steps last microseconds, far less than a wake-up from
+	 * sleep, so the workers poll through the policy inference between two
+	 * rollout steps (RT_POOL_SPIN_ENVS) before they sleep.
+	 */
 	if (p->workers > 1) {
-		rc = workers_create(p->workers, &env->workers, err, errlen);
+		rc = rt_pool_create(p->workers, RT_POOL_SPIN_ENVS, &env->workers, err, errlen);
 		if (rc)
 			goto fail;
 	}
@@ -801,7 +638,7 @@ void rt_ppo_env_destroy(rt_ppo_env *env)
 {
 	if (!env)
 		return;
-	workers_destroy(env->workers);
+	rt_pool_destroy(env->workers);
 	free(env->sink);
 	for (int j = 0; j < 4; j++)
 		free(env->rng[j]);

@@ -68,6 +68,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pool.h"
+
 #define RT_PPO_TILE 16 /* envs per tile: one 64-byte line of floats */
 #define RT_PPO_NFEAT 7 /* observation rows per stock */
 
@@ -97,7 +99,6 @@ enum rt_ppo_field {
 	RT_PPO_NFIELD
 };
 
-typedef struct rt_ppo_workers rt_ppo_workers;
 
 /* The state is public so that tests can read every field; do not write it. */
 typedef struct rt_ppo_env {
@@ -111,7 +112,7 @@ typedef struct rt_ppo_env {
 	uint32_t *rng[4];             /* ld each: xoshiro128** state per env */
 	uint64_t *sink;               /* ld: result of the synthetic code per env */
 	long work;                    /* its units per env-step (calibrated) */
-	rt_ppo_workers *workers;      /* NULL when stepping inline */
+	rt_pool *workers;             /* NULL when stepping inline */
 } rt_ppo_env;
 
 /*

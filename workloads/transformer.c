@@ -849,25 +849,6 @@ static int init_weights(struct tf *s)
 	return s->be->synchronize(s->ctx);
 }
 
-/* Opens the device with the point's threads and checks precision and memory. */
-static int open_device(struct tf *s, const rt_point *pt, const rt_shape *sh, char *err,
-		       size_t errlen)
-{
-	const rt_backend_ops *be = s->be;
-	int rc;
-	RT_TRY(rt_backend_require_precision(be, pt->device, pt->precision, err, errlen));
-	RT_TRY(be->open(pt->device, pt->threads, &s->ctx, err, errlen));
-	uint64_t total = 0, avail = 0, need = tf_mem_bytes(pt, sh);
-	rc = be->mem_info(s->ctx, &total, &avail);
-	if (rc)
-		return rt_fail(err, errlen, rc, "cannot read the memory of %s device %d",
-			       be->name, pt->device);
-	if (need > avail)
-		return rt_fail(err, errlen, RT_EINFEASIBLE, "needs %.1f GiB, %.1f GiB available",
-			       (double)need / (1u << 30), (double)avail / (1u << 30));
-	return 0;
-}
-
 /* Allocates the four parameter-sized buffers and the activation arena. */
 static int alloc_buffers(struct tf *s, char *err, size_t errlen)
 {
@@ -900,7 +881,8 @@ static int tf_setup(const rt_point *pt, const rt_shape *sh, const rt_backend_ops
 	s->es = rt_dtype_size(s->t);
 	s->prec = pt->precision;
 	s->flops = step_flops(&s->d);
-	int rc = open_device(s, pt, sh, err, errlen);
+	int rc = rt_backend_open_checked(be, pt->device, pt->threads, pt->precision,
+					 tf_mem_bytes(pt, sh), &s->ctx, err, errlen);
 	if (rc)
 		goto fail;
 	s->p.layer = calloc((size_t)s->d.L, sizeof *s->p.layer);
@@ -928,6 +910,11 @@ static int tf_setup(const rt_point *pt, const rt_shape *sh, const rt_backend_ops
 fail:
 	tf_teardown(s);
 	return rc;
+}
+
+static rt_ctx *tf_context(void *state)
+{
+	return ((struct tf *)state)->ctx;
 }
 
 static int tf_step(void *state, rt_step_result *out, char *err, size_t errlen)
@@ -996,11 +983,13 @@ const rt_workload rt_workload_transformer = {
 	.nkeys = NKEYS,
 	.phase_names = phase_names,
 	.nphases = NPH,
+	.host_phases = 1u << PH_DATA,
 	.check = tf_check,
 	.mem_bytes = tf_mem_bytes,
 	.setup = tf_setup,
 	.step = tf_step,
 	.teardown = tf_teardown,
+	.context = tf_context,
 };
 
 /* ---- Test hooks ---- */

@@ -115,6 +115,12 @@ typedef struct rt_workload {
 	const char *const *phase_names;
 	int nphases;
 	/*
+	 * The phases (bit i: phase_names[i]) that run on the host alone while
+	 * the device waits (data preparation, environment steps): named when a
+	 * utilization monitor reads the device far less busy than its events.
+	 */
+	unsigned host_phases;
+	/*
 	 * Validates shape and point without allocating: RT_EINVAL for a shape
 	 * or knob that can never work (d_model % heads != 0), with the reason.
 	 */
@@ -132,6 +138,12 @@ typedef struct rt_workload {
 		     void **state, char *err, size_t errlen);
 	int (*step)(void *state, rt_step_result *out, char *err, size_t errlen);
 	void (*teardown)(void *state);
+	/*
+	 * Optional: the backend context a set-up state runs on, for what the
+	 * harness reads of the device around the steps (its busy time from
+	 * events, its monitor's samples, the GEMM implementation).
+	 */
+	rt_ctx *(*context)(void *state);
 	/*
 	 * Optional: figures derived from the median throughput and the median
 	 * seconds per phase of one step, and one sentence about the bottleneck

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../workloads/backend.h"
 
@@ -34,6 +35,8 @@ static int fake_device_info(int dev, rt_device_info *info)
 	info->mem_free = 1u << 20;
 	info->compute_units = 1;
 	info->precisions = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP64);
+	snprintf(info->gemm_impl, sizeof info->gemm_impl, "fake-blas 1.0");
+	snprintf(info->monitor, sizeof info->monitor, "fakemon");
 	return 0;
 }
 
@@ -174,6 +177,42 @@ static int fake_adam(rt_ctx *c, rt_dtype t, size_t n, void *w, const void *g, vo
 	return fake_unary(c, t, n, w, w);
 }
 
+/*
+ * The device figures a trial reads around its samples: the device is busy
+ * 60% of the wall time while timing is on, the monitor samples 10%, GEMMs
+ * run on "fake-blas 1.0" (tests/test_measure.c checks the three arrive).
+ */
+static double timing_since;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int fake_device_time(rt_ctx *ctx, int on, double *busy_s)
+{
+	(void)ctx;
+	double now = now_s();
+	*busy_s = timing_since > 0 ? 0.6 * (now - timing_since) : 0;
+	timing_since = on ? now : 0;
+	return 0;
+}
+
+static int fake_utilization(rt_ctx *ctx, double *busy)
+{
+	(void)ctx;
+	*busy = 0.1;
+	return 0;
+}
+
+static const char *fake_gemm_impl(rt_ctx *ctx, rt_precision p)
+{
+	(void)ctx, (void)p;
+	return "fake-blas 1.0";
+}
+
 static const rt_backend_ops fake_ops = {
 	.abi = RT_BACKEND_ABI,
 	.name = "fake",
@@ -203,6 +242,9 @@ static const rt_backend_ops fake_ops = {
 	.layernorm_backward = fake_layernorm_backward,
 	.mse_loss = fake_mse_loss,
 	.adam = fake_adam,
+	.utilization = fake_utilization,
+	.gemm_impl = fake_gemm_impl,
+	.device_time = fake_device_time,
 };
 
 const rt_backend_ops *rigtune_backend(void);

@@ -1,59 +1,111 @@
 /*
- * The CUDA backend plugin, librigtune_cuda.so: CUDA runtime for memory and
- * streams, cuBLAS for the GEMMs, the shared kernels of gpu/kernels.cuh for
- * the rest, NVML (dlopen'ed) for utilization.
+ * The CUDA backend plugin, librigtune_cuda.so: what CUDA has that HIP has
+ * not, around the shared source gpu/backend.cuh. The runtime's names, the
+ * compute capability's precisions, cuBLAS for the GEMMs (linked: it ships
+ * with the toolkit) with cuBLASLt for bf16/fp16 where it is measured
+ * faster, NVML (dlopen'ed) for utilization.
  *
- * Every runtime and cuBLAS call is checked; a failure becomes an RT_E* code
- * and a sentence naming the call and the library's error string, in err
- * where the operation has one, else in the context (last_error()).
- *
- * A context belongs to one host thread, which open() binds to its device.
+ * cuBLASLt: the first bf16/fp16 GEMM of a shape with beta = 0 (so that
+ * repeating it changes nothing) runs on both cublasGemmEx and cublasLtMatmul
+ * (its heuristic's first algorithm, with a workspace), twice each, timed on
+ * the device with events; that shape then stays on the faster one. Shapes
+ * not yet decided, and shapes past LT_CACHE, use cublasGemmEx.
  */
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "../backend.h"
+#include "../gpu/blas_map.h"
 #include "../gpu/host_common.h"
+#include "../gpu/monitor.h"
 
-typedef cudaStream_t gpu_stream_t;
+#define GPU_NAME "cuda"
+#define GPU_LABEL "CUDA"
+#define VENDOR_BUILT_FOR "sm_75, sm_80, sm_90, PTX 9.0"
+#define VENDOR_MONITOR "nvml"
 
-/* NVML, declared here so that the build needs no nvml.h (nvml.h ABI). */
-typedef struct nvml_device *nvml_device_t;
-typedef struct {
-	unsigned int gpu, memory;
-} nvml_utilization_t;
+typedef cudaError_t gpuError_t;
+typedef cudaStream_t gpuStream_t;
+typedef cudaEvent_t gpuEvent_t;
+typedef cudaDeviceProp gpuDeviceProp;
+typedef cudaFuncAttributes gpuFuncAttributes;
+typedef __nv_bfloat16 gpu_bf16_t;
+typedef __half gpu_fp16_t;
+#define gpuSuccess cudaSuccess
+#define gpuGetDeviceCount cudaGetDeviceCount
+#define gpuSetDevice cudaSetDevice
+#define gpuFuncGetAttributes cudaFuncGetAttributes
+#define gpuGetDeviceProperties cudaGetDeviceProperties
+#define gpuDriverGetVersion cudaDriverGetVersion
+#define gpuRuntimeGetVersion cudaRuntimeGetVersion
+#define gpuMemGetInfo cudaMemGetInfo
+#define gpuMalloc cudaMalloc
+#define gpuFree cudaFree
+#define gpuStreamCreateWithFlags cudaStreamCreateWithFlags
+#define gpuStreamNonBlocking cudaStreamNonBlocking
+#define gpuStreamDestroy cudaStreamDestroy
+#define gpuStreamSynchronize cudaStreamSynchronize
+#define gpuMemcpyAsync cudaMemcpyAsync
+#define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
+#define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define gpuGetLastError cudaGetLastError
+#define gpuGetErrorName cudaGetErrorName
+#define gpuGetErrorString cudaGetErrorString
+#define gpuEventCreate cudaEventCreate
+#define gpuEventDestroy cudaEventDestroy
+#define gpuEventRecord cudaEventRecord
+#define gpuEventSynchronize cudaEventSynchronize
+#define gpuEventElapsedTime cudaEventElapsedTime
 
-typedef struct nvml {
-	void *lib;
-	nvml_device_t dev;
-	int (*get_utilization)(nvml_device_t, nvml_utilization_t *);
-	const char *(*error_string)(int);
-	int (*shutdown)(void);
-} nvml;
+static const char *vendor_arch(const cudaDeviceProp *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "sm_%d%d", p->major, p->minor);
+	return buf;
+}
 
-struct rt_ctx {
-	int dev;
-	unsigned precisions;
-	cudaStream_t stream;
-	cublasHandle_t blas;
-	void *scratch[2]; /* 16-bit copies of A and B for bf16/fp16 GEMMs */
-	size_t scratch_bytes[2];
-	nvml *nvml;       /* loaded by the first utilization() */
-	int nvml_failed;  /* RT_EUNAVAIL once NVML could not be set up */
-	char err[RT_ERRLEN];
-};
+static void vendor_describe(const cudaDeviceProp *p, char *name, size_t len)
+{
+	snprintf(name, len, "%.100s (sm_%d%d)", p->name, p->major, p->minor);
+}
 
-/* The last failure outside a context (device_info), for last_error(NULL). */
-static char module_err[RT_ERRLEN];
+/* GEMM precisions of a compute capability: tensor-core formats by generation. */
+static unsigned vendor_precisions(const cudaDeviceProp *p)
+{
+	unsigned b = RT_PREC_BIT(RT_FP64) | RT_PREC_BIT(RT_FP32);
+	if (p->major > 5 || (p->major == 5 && p->minor >= 3))
+		b |= RT_PREC_BIT(RT_FP16);
+	if (p->major >= 8)
+		b |= RT_PREC_BIT(RT_TF32) | RT_PREC_BIT(RT_BF16);
+	return b;
+}
+
+/* "13.0" from CUDA's 1000 * major + 10 * minor. */
+static void vendor_version(int v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+static __device__ __forceinline__ float to_acc(__nv_bfloat16 x)
+{
+	return __bfloat162float(x);
+}
+static __device__ __forceinline__ float to_acc(__half x)
+{
+	return __half2float(x);
+}
+static __device__ __forceinline__ void store16(__nv_bfloat16 *y, float x)
+{
+	*y = __float2bfloat16_rn(x);
+}
+static __device__ __forceinline__ void store16(__half *y, float x)
+{
+	*y = __float2half_rn(x);
+}
 
 /* The RT_E* code for a CUDA error: memory, missing device/driver, or run time. */
-static int cuda_code(cudaError_t e)
+static int vendor_code(cudaError_t e)
 {
 	switch (e) {
 	case cudaErrorMemoryAllocation:
@@ -72,16 +124,47 @@ static int cuda_code(cudaError_t e)
 	}
 }
 
-/* 0 if e is cudaSuccess, else the code of e with "call: name: description" in err. */
-static int cuda_check(cudaError_t e, const char *call, char *err, size_t errlen)
-{
-	if (e == cudaSuccess)
-		return 0;
-	return fail(err, errlen, cuda_code(e), "%s: %s: %s", call, cudaGetErrorName(e),
-		    cudaGetErrorString(e));
-}
+#define LT_CACHE 64               /* bf16/fp16 GEMM shapes whose choice is kept */
+#define LT_WORKSPACE (32u << 20)  /* cuBLASLt's workspace: what Hopper asks for */
+#define LT_ALIGN 16               /* bytes every operand (and batch stride) is aligned to */
 
-#define CTX_CUDA(ctx, call) cuda_check((call), #call, (ctx)->err, sizeof (ctx)->err)
+enum { LT_UNDECIDED = 0, LT_CUBLAS, LT_LT };
+
+/* One bf16/fp16 GEMM shape: cuBLASLt's descriptors and algorithm, and the choice. */
+typedef struct lt_shape {
+	colmajor_gemm key; /* the call with a, b, c cleared */
+	rt_precision prec;
+	int choice;
+	cublasLtMatmulDesc_t op;
+	cublasLtMatrixLayout_t la, lb, lc;
+	cublasLtMatmulAlgo_t algo;
+} lt_shape;
+
+struct vendor_blas {
+	cublasHandle_t h;
+	cublasLtHandle_t lt;
+	void *ws;
+	cudaEvent_t t[4];
+	int nt;
+	lt_shape shapes[LT_CACHE];
+	int nshapes;
+};
+
+#include "../gpu/context.cuh"
+
+
+/* "cublas 13.0.2, cublasLt for bf16/fp16 where measured faster"; cuBLAS is linked, so usable. */
+static void vendor_blas_load(char *impl, size_t len, int *usable)
+{
+	int v[3] = {0, 0, 0};
+	const libraryPropertyType what[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
+	for (int i = 0; i < 3; i++)
+		if (cublasGetProperty(what[i], &v[i]) != CUBLAS_STATUS_SUCCESS)
+			v[i] = -1;
+	snprintf(impl, len, "cublas %d.%d.%d, cublasLt for bf16/fp16 where measured faster", v[0],
+		 v[1], v[2]);
+	*usable = 1;
+}
 
 static int blas_check(rt_ctx *ctx, cublasStatus_t s, const char *call)
 {
@@ -96,475 +179,289 @@ static int blas_check(rt_ctx *ctx, cublasStatus_t s, const char *call)
 		    cublasGetStatusString(s));
 }
 
-static gpu_stream_t gpu_stream(rt_ctx *ctx)
+#define BLAS(ctx, call) blas_check(ctx, (call), #call)
+
+static void lt_shape_free(lt_shape *s)
 {
-	return ctx->stream;
+	if (s->op)
+		cublasLtMatmulDescDestroy(s->op);
+	if (s->la)
+		cublasLtMatrixLayoutDestroy(s->la);
+	if (s->lb)
+		cublasLtMatrixLayoutDestroy(s->lb);
+	if (s->lc)
+		cublasLtMatrixLayoutDestroy(s->lc);
+	memset(s, 0, sizeof *s);
 }
 
-static int gpu_launched(rt_ctx *ctx, const char *kernel)
+static void vendor_blas_close(rt_ctx *ctx)
 {
-	cudaError_t e = cudaGetLastError();
-	if (e == cudaSuccess)
-		return 0;
-	return fail(ctx->err, sizeof ctx->err, cuda_code(e), "%s kernel launch: %s: %s", kernel,
-		    cudaGetErrorName(e), cudaGetErrorString(e));
+	struct vendor_blas *v = &ctx->blas;
+	for (int i = 0; i < v->nshapes; i++)
+		lt_shape_free(&v->shapes[i]);
+	for (int i = 0; i < v->nt; i++)
+		(void)cudaEventDestroy(v->t[i]);
+	if (v->ws)
+		(void)cudaFree(v->ws);
+	if (v->lt)
+		cublasLtDestroy(v->lt);
+	if (v->h)
+		cublasDestroy(v->h);
+	memset(v, 0, sizeof *v);
 }
 
-#include "../gpu/kernels.cuh"
-
-/* Does nothing: whether its code loads tells whether this build runs on a device. */
-__global__ void k_arch_probe(void)
+/* A cuBLAS handle on the context's stream, a cuBLASLt handle, its workspace, 4 timing events. */
+static int vendor_blas_open(rt_ctx *ctx)
 {
-}
-
-/*
- * A GPU older than the architectures this plugin was built for (or one no
- * PTX can be compiled for) would fail every kernel; say so once, here.
- */
-static int check_code_for(int dev, char *err, size_t errlen)
-{
-	cudaFuncAttributes a;
-	cudaDeviceProp p;
-	cudaError_t e = cudaSetDevice(dev);
-	if (e == cudaSuccess)
-		e = cudaFuncGetAttributes(&a, (const void *)k_arch_probe);
-	if (e == cudaSuccess)
-		return RT_OK;
-	int known = cudaGetDeviceProperties(&p, dev) == cudaSuccess;
-	return fail(err, errlen, RT_EUNAVAIL,
-		    "device %d (sm_%d%d) has no code in this build (sm_75, sm_80, sm_90, "
-		    "PTX 9.0): %s",
-		    dev, known ? p.major : 0, known ? p.minor : 0, cudaGetErrorString(e));
-}
-
-static int cuda_init(char *err, size_t errlen)
-{
-	int n = 0;
-	cudaError_t e = cudaGetDeviceCount(&n);
-	if (e != cudaSuccess) {
-		/* Whatever stops us from counting devices, CUDA is not usable here. */
-		cuda_check(e, "cudaGetDeviceCount", err, errlen);
-		return RT_EUNAVAIL;
-	}
-	if (n == 0)
-		return fail(err, errlen, RT_EUNAVAIL, "no CUDA device");
-	for (int d = 0; d < n; d++) {
-		int rc = check_code_for(d, err, errlen);
-		if (rc)
-			return rc;
-	}
-	return n;
-}
-
-/* GEMM precisions of a compute capability: tensor-core formats by generation. */
-static unsigned cc_precisions(int major, int minor)
-{
-	unsigned p = RT_PREC_BIT(RT_FP64) | RT_PREC_BIT(RT_FP32);
-	if (major > 5 || (major == 5 && minor >= 3))
-		p |= RT_PREC_BIT(RT_FP16);
-	if (major >= 8)
-		p |= RT_PREC_BIT(RT_TF32) | RT_PREC_BIT(RT_BF16);
-	return p;
-}
-
-/* "13.0" from CUDA's 1000 * major + 10 * minor. */
-static void version_string(int v, char *buf, size_t len)
-{
-	snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
-}
-
-/*
- * Describes device dev. Free memory needs the device's primary context, so
- * this makes dev current (and leaves it current: a trial uses one device).
- */
-static int cuda_device_info(int dev, rt_device_info *info)
-{
-	cudaDeviceProp p;
-	int drv = 0, rtv = 0, rc;
-	size_t free_b = 0, total_b = 0;
-	char d[16], r[16];
-
-	memset(info, 0, sizeof *info);
-	rc = cuda_check(cudaGetDeviceProperties(&p, dev), "cudaGetDeviceProperties",
-			module_err, sizeof module_err);
+	struct vendor_blas *v = &ctx->blas;
+	int rc = BLAS(ctx, cublasCreate(&v->h));
 	if (!rc)
-		rc = cuda_check(cudaDriverGetVersion(&drv), "cudaDriverGetVersion", module_err,
-				sizeof module_err);
+		rc = BLAS(ctx, cublasSetStream(v->h, ctx->stream));
 	if (!rc)
-		rc = cuda_check(cudaRuntimeGetVersion(&rtv), "cudaRuntimeGetVersion",
-				module_err, sizeof module_err);
+		rc = BLAS(ctx, cublasLtCreate(&v->lt));
 	if (!rc)
-		rc = cuda_check(cudaSetDevice(dev), "cudaSetDevice", module_err,
-				sizeof module_err);
-	if (!rc)
-		rc = cuda_check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo", module_err,
-				sizeof module_err);
-	if (rc)
-		return rc;
-	snprintf(info->name, sizeof info->name, "%.100s (sm_%d%d)", p.name, p.major, p.minor);
-	version_string(drv, d, sizeof d);
-	version_string(rtv, r, sizeof r);
-	snprintf(info->driver, sizeof info->driver, "CUDA driver %s, runtime %s", d, r);
-	info->mem_total = total_b;
-	info->mem_free = free_b;
-	info->compute_units = p.multiProcessorCount;
-	info->precisions = cc_precisions(p.major, p.minor);
-	info->unified_memory = p.integrated;
-	return 0;
-}
-
-static void cuda_close(rt_ctx *ctx)
-{
-	if (!ctx)
-		return;
-	if (ctx->nvml) {
-		ctx->nvml->shutdown();
-		dlclose(ctx->nvml->lib);
-		free(ctx->nvml);
-	}
-	for (int i = 0; i < 2; i++)
-		cudaFree(ctx->scratch[i]);
-	if (ctx->blas)
-		cublasDestroy(ctx->blas);
-	if (ctx->stream)
-		cudaStreamDestroy(ctx->stream);
-	free(ctx);
-}
-
-/*
- * Makes dev current and gives it a stream and a cuBLAS handle bound to it.
- * threads is unused: the host side of this backend is the calling thread.
- */
-static int cuda_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen)
-{
-	int major = 0, minor = 0, rc;
-	rt_ctx *ctx = (rt_ctx *)calloc(1, sizeof *ctx);
-
-	(void)threads;
-	*out = NULL;
-	if (!ctx)
-		return fail(err, errlen, RT_ENOMEM, "out of memory for a CUDA context");
-	ctx->dev = dev;
-	rc = CTX_CUDA(ctx, cudaSetDevice(dev));
-	if (!rc)
-		rc = CTX_CUDA(ctx, cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
-							 dev));
-	if (!rc)
-		rc = CTX_CUDA(ctx, cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor,
-							 dev));
-	if (!rc)
-		rc = CTX_CUDA(ctx, cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
-	if (!rc)
-		rc = blas_check(ctx, cublasCreate(&ctx->blas), "cublasCreate");
-	if (!rc)
-		rc = blas_check(ctx, cublasSetStream(ctx->blas, ctx->stream), "cublasSetStream");
+		rc = CTX_GPU(ctx, cudaMalloc(&v->ws, LT_WORKSPACE));
+	while (!rc && v->nt < 4 && !(rc = CTX_GPU(ctx, cudaEventCreate(&v->t[v->nt]))))
+		v->nt++;
 	if (rc) {
-		fail(err, errlen, rc, "CUDA device %d: %s", dev, ctx->err);
-		cuda_close(ctx);
-		return rc;
+		snprintf(ctx->blas_why, sizeof ctx->blas_why, "cuBLAS unusable (%.200s)", ctx->err);
+		vendor_blas_close(ctx);
 	}
-	ctx->precisions = cc_precisions(major, minor);
-	*out = ctx;
-	return 0;
-}
-
-static int cuda_alloc(rt_ctx *ctx, size_t bytes, void **ptr)
-{
-	*ptr = NULL;
-	return CTX_CUDA(ctx, cudaMalloc(ptr, bytes ? bytes : 1));
-}
-
-static void cuda_free(rt_ctx *ctx, void *ptr)
-{
-	if (ptr)
-		CTX_CUDA(ctx, cudaFree(ptr));
-}
-
-/*
- * Both directions wait for the copy: the caller may reuse or free its host
- * buffer on return (pageable memory gives no such promise by itself).
- */
-static int cuda_upload(rt_ctx *ctx, void *dst, const void *src, size_t bytes)
-{
-	int rc = CTX_CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice,
-					       ctx->stream));
-	return rc ? rc : CTX_CUDA(ctx, cudaStreamSynchronize(ctx->stream));
-}
-
-static int cuda_download(rt_ctx *ctx, void *dst, const void *src, size_t bytes)
-{
-	int rc = CTX_CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost,
-					       ctx->stream));
-	return rc ? rc : CTX_CUDA(ctx, cudaStreamSynchronize(ctx->stream));
-}
-
-static int cuda_synchronize(rt_ctx *ctx)
-{
-	return CTX_CUDA(ctx, cudaStreamSynchronize(ctx->stream));
-}
-
-static int cuda_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
-{
-	size_t f = 0, t = 0;
-	int rc = CTX_CUDA(ctx, cudaMemGetInfo(&f, &t));
-	*total = t;
-	*free_bytes = f;
 	return rc;
 }
 
-/* Grows scratch buffer i to at least bytes (cudaFree waits for its users). */
-static int scratch_reserve(rt_ctx *ctx, int i, size_t bytes)
+/* cublasGemmEx / cublasGemmStridedBatchedEx on the column-major call c. */
+static int run_cublas(rt_ctx *ctx, rt_precision prec, const colmajor_gemm *c, double alpha,
+		      double beta)
 {
-	if (bytes <= ctx->scratch_bytes[i])
-		return 0;
-	int rc = CTX_CUDA(ctx, cudaFree(ctx->scratch[i]));
-	ctx->scratch[i] = NULL;
-	ctx->scratch_bytes[i] = 0;
-	if (!rc)
-		rc = CTX_CUDA(ctx, cudaMalloc(&ctx->scratch[i], bytes));
-	if (!rc)
-		ctx->scratch_bytes[i] = bytes;
-	return rc;
-}
-
-template <class H> static __device__ H to_half(float x);
-template <> __device__ __nv_bfloat16 to_half<__nv_bfloat16>(float x)
-{
-	return __float2bfloat16_rn(x);
-}
-template <> __device__ __half to_half<__half>(float x)
-{
-	return __float2half_rn(x);
-}
-
-template <class H> __global__ void k_round16(size_t n, const float *x, H *y)
-{
-	GRID_LOOP(i, n)
-	y[i] = to_half<H>(x[i]);
-}
-
-/*
- * Copies n floats at x into scratch buffer i as bf16 or fp16 (same layout,
- * so leading dimensions and strides keep their meaning); *out is the copy.
- */
-static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x, size_t n,
-			    const void **out)
-{
-	*out = x;
-	if (n == 0)
-		return 0;
-	int rc = scratch_reserve(ctx, i, n * 2);
-	if (rc)
-		return rc;
-	if (prec == RT_BF16)
-		k_round16<__nv_bfloat16><<<gpu_blocks(n), GPU_THREADS, 0, ctx->stream>>>(
-			n, (const float *)x, (__nv_bfloat16 *)ctx->scratch[i]);
-	else
-		k_round16<__half><<<gpu_blocks(n), GPU_THREADS, 0, ctx->stream>>>(
-			n, (const float *)x, (__half *)ctx->scratch[i]);
-	*out = ctx->scratch[i];
-	return gpu_launched(ctx, "fp32 to 16-bit");
-}
-
-/*
- * Runs a checked GEMM. Row-major C = op(A) op(B) is column-major
- * C^T = op(B)^T op(A)^T, and a row-major matrix is its transpose in column
- * major, so cuBLAS gets B first, A second, n and m swapped and the same
- * transpose flags.
- */
-static int gemm_run(rt_ctx *ctx, const gemm_args *g)
-{
-	cudaDataType in_type = CUDA_R_32F, out_type = CUDA_R_32F;
+	cudaDataType in = CUDA_R_32F, out = CUDA_R_32F;
 	cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
-	float alpha32 = (float)g->alpha, beta32 = (float)g->beta;
-	const void *alpha = &alpha32, *beta = &beta32, *a = g->a, *b = g->b;
-	int rc = 0;
-
-	if (g->m == 0 || g->n == 0 || g->count == 0)
-		return 0;
-	switch (g->prec) {
+	float a32 = (float)alpha, b32 = (float)beta;
+	const void *pa = &a32, *pb = &b32;
+	switch (prec) {
 	case RT_FP64:
-		in_type = out_type = CUDA_R_64F;
+		in = out = CUDA_R_64F;
 		compute = CUBLAS_COMPUTE_64F;
-		alpha = &g->alpha;
-		beta = &g->beta;
+		pa = &alpha;
+		pb = &beta;
 		break;
 	case RT_TF32:
 		compute = CUBLAS_COMPUTE_32F_FAST_TF32;
 		break;
 	case RT_BF16:
+		in = CUDA_R_16BF;
+		break;
 	case RT_FP16:
-		in_type = g->prec == RT_BF16 ? CUDA_R_16BF : CUDA_R_16F;
-		rc = round_to_scratch(ctx, 0, g->prec, g->a,
-				      span(g->transa ? g->k : g->m, g->transa ? g->m : g->k,
-					   g->lda, g->sa, g->count),
-				      &a);
-		if (!rc)
-			rc = round_to_scratch(ctx, 1, g->prec, g->b,
-					      span(g->transb ? g->n : g->k,
-						   g->transb ? g->k : g->n, g->ldb, g->sb,
-						   g->count),
-					      &b);
+		in = CUDA_R_16F;
 		break;
 	default:
 		break;
 	}
+	cublasOperation_t ta = c->transa ? CUBLAS_OP_T : CUBLAS_OP_N;
+	cublasOperation_t tb = c->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
+	if (c->count == 1)
+		return BLAS(ctx, cublasGemmEx(ctx->blas.h, ta, tb, c->m, c->n, c->k, pa, c->a, in,
+					      c->lda, c->b, in, c->ldb, pb, c->c, out, c->ldc,
+					      compute, CUBLAS_GEMM_DEFAULT));
+	return BLAS(ctx, cublasGemmStridedBatchedEx(ctx->blas.h, ta, tb, c->m, c->n, c->k, pa,
+						    c->a, in, c->lda, c->sa, c->b, in, c->ldb,
+						    c->sb, pb, c->c, out, c->ldc, c->sc, c->count,
+						    compute, CUBLAS_GEMM_DEFAULT));
+}
+
+/* A cuBLASLt layout of a rows x cols column-major matrix of a strided batch. */
+static int lt_layout(rt_ctx *ctx, cublasLtMatrixLayout_t *l, cudaDataType t, int rows, int cols,
+		     int ld, long stride, int count)
+{
+	int rc = BLAS(ctx, cublasLtMatrixLayoutCreate(l, t, (uint64_t)rows, (uint64_t)cols, ld));
+	int32_t n = count;
+	int64_t s = stride;
+	if (!rc && count > 1)
+		rc = BLAS(ctx, cublasLtMatrixLayoutSetAttribute(
+				       *l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &n, sizeof n));
+	if (!rc && count > 1)
+		rc = BLAS(ctx, cublasLtMatrixLayoutSetAttribute(
+				       *l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &s, sizeof s));
+	return rc;
+}
+
+/*
+ * Describes shape s (16-bit inputs, fp32 C and accumulation) to cuBLASLt and
+ * takes its heuristic's first algorithm. RT_EUNAVAIL when it has none.
+ */
+static int lt_prepare(rt_ctx *ctx, lt_shape *s)
+{
+	const colmajor_gemm *c = &s->key;
+	cudaDataType in = s->prec == RT_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+	cublasOperation_t ta = c->transa ? CUBLAS_OP_T : CUBLAS_OP_N;
+	cublasOperation_t tb = c->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
+	cublasLtMatmulPreference_t pref = NULL;
+	cublasLtMatmulHeuristicResult_t h;
+	uint64_t ws = LT_WORKSPACE;
+	int found = 0;
+	int rc = BLAS(ctx, cublasLtMatmulDescCreate(&s->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+	if (!rc)
+		rc = BLAS(ctx, cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA,
+							      &ta, sizeof ta));
+	if (!rc)
+		rc = BLAS(ctx, cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSB,
+							      &tb, sizeof tb));
+	if (!rc)
+		rc = lt_layout(ctx, &s->la, in, c->transa ? c->k : c->m, c->transa ? c->m : c->k,
+			       c->lda, c->sa, c->count);
+	if (!rc)
+		rc = lt_layout(ctx, &s->lb, in, c->transb ? c->n : c->k, c->transb ? c->k : c->n,
+			       c->ldb, c->sb, c->count);
+	if (!rc)
+		rc = lt_layout(ctx, &s->lc, CUDA_R_32F, c->m, c->n, c->ldc, c->sc, c->count);
+	if (!rc)
+		rc = BLAS(ctx, cublasLtMatmulPreferenceCreate(&pref));
+	if (!rc)
+		rc = BLAS(ctx, cublasLtMatmulPreferenceSetAttribute(
+				       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+	/* vendor_gemm sends cuBLASLt only operands aligned to LT_ALIGN bytes */
+	static const cublasLtMatmulPreferenceAttributes_t align[] = {
+		CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+		CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+	uint32_t bytes = LT_ALIGN;
+	for (int i = 0; !rc && i < 4; i++)
+		rc = BLAS(ctx, cublasLtMatmulPreferenceSetAttribute(pref, align[i], &bytes,
+								    sizeof bytes));
+	if (!rc)
+		rc = BLAS(ctx, cublasLtMatmulAlgoGetHeuristic(ctx->blas.lt, s->op, s->la, s->lb,
+							      s->lc, s->lc, pref, 1, &h, &found));
+	if (pref)
+		cublasLtMatmulPreferenceDestroy(pref);
+	if (!rc && found < 1)
+		rc = fail(ctx->err, sizeof ctx->err, RT_EUNAVAIL,
+			  "cublasLtMatmulAlgoGetHeuristic: no algorithm");
+	if (!rc)
+		s->algo = h.algo;
+	return rc;
+}
+
+static int run_lt(rt_ctx *ctx, const lt_shape *s, const colmajor_gemm *c, double alpha,
+		  double beta)
+{
+	float a32 = (float)alpha, b32 = (float)beta;
+	return BLAS(ctx, cublasLtMatmul(ctx->blas.lt, s->op, &a32, c->a, s->la, c->b, s->lb, &b32,
+					c->c, s->lc, c->c, s->lc, &s->algo, ctx->blas.ws,
+					LT_WORKSPACE, ctx->stream));
+}
+
+/* 1 when x and y are the same GEMM but for where their operands are. */
+static int same_shape(const colmajor_gemm *x, const colmajor_gemm *y)
+{
+	return x->transa == y->transa && x->transb == y->transb && x->m == y->m && x->n == y->n &&
+	       x->k == y->k && x->lda == y->lda && x->ldb == y->ldb && x->ldc == y->ldc &&
+	       x->sa == y->sa && x->sb == y->sb && x->sc == y->sc && x->count == y->count;
+}
+
+/* The cached shape of c in precision p, a new one while there is room, or NULL. */
+static lt_shape *lt_find(rt_ctx *ctx, rt_precision p, const colmajor_gemm *c)
+{
+	struct vendor_blas *v = &ctx->blas;
+	colmajor_gemm key = *c;
+	key.a = key.b = NULL;
+	key.c = NULL;
+	for (int i = 0; i < v->nshapes; i++)
+		if (v->shapes[i].prec == p && same_shape(&v->shapes[i].key, &key))
+			return &v->shapes[i];
+	if (v->nshapes == LT_CACHE)
+		return NULL;
+	lt_shape *s = &v->shapes[v->nshapes++];
+	memset(s, 0, sizeof *s);
+	s->key = key;
+	s->prec = p;
+	return s;
+}
+
+/* Milliseconds between events i and i + 1 of the context's timing events. */
+static int lt_ms(rt_ctx *ctx, int i, float *ms)
+{
+	return CTX_GPU(ctx, cudaEventElapsedTime(ms, ctx->blas.t[i], ctx->blas.t[i + 1]));
+}
+
+/*
+ * Decides shape s: each path runs once to warm up and once timed between
+ * events; C ends with cuBLASLt's result (the same product), the faster path
+ * is kept. beta is 0 here, so running it four times changes nothing.
+ */
+static int lt_decide(rt_ctx *ctx, lt_shape *s, rt_precision p, const colmajor_gemm *c,
+		     double alpha)
+{
+	float t_blas = 0, t_lt = 0;
+	struct vendor_blas *v = &ctx->blas;
+	int rc = run_cublas(ctx, p, c, alpha, 0);
+	if (!rc)
+		rc = CTX_GPU(ctx, cudaEventRecord(v->t[0], ctx->stream));
+	if (!rc)
+		rc = run_cublas(ctx, p, c, alpha, 0);
+	if (!rc)
+		rc = CTX_GPU(ctx, cudaEventRecord(v->t[1], ctx->stream));
 	if (rc)
 		return rc;
-	cublasOperation_t opa = g->transa ? CUBLAS_OP_T : CUBLAS_OP_N;
-	cublasOperation_t opb = g->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
-	if (g->count == 1)
-		return blas_check(ctx,
-				  cublasGemmEx(ctx->blas, opb, opa, g->n, g->m, g->k, alpha, b,
-					       in_type, g->ldb, a, in_type, g->lda, beta, g->c,
-					       out_type, g->ldc, compute, CUBLAS_GEMM_DEFAULT),
-				  "cublasGemmEx");
-	return blas_check(ctx,
-			  cublasGemmStridedBatchedEx(ctx->blas, opb, opa, g->n, g->m, g->k,
-						     alpha, b, in_type, g->ldb, g->sb, a,
-						     in_type, g->lda, g->sa, beta, g->c,
-						     out_type, g->ldc, g->sc, g->count, compute,
-						     CUBLAS_GEMM_DEFAULT),
-			  "cublasGemmStridedBatchedEx");
-}
-
-static int cuda_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa,
-			     int transb, int m, int n, int k, double alpha, const void *a,
-			     int lda, long stride_a, const void *b, int ldb, long stride_b,
-			     double beta, void *c, int ldc, long stride_c, int count)
-{
-	const gemm_args g = { t,     prec,  transa, transb, m,        n,        k,
-			      alpha, beta,  a,	    b,	    c,	      lda,	ldb,
-			      ldc,   stride_a, stride_b, stride_c, count };
-	int rc = gemm_check(&g, ctx->precisions, "CUDA", ctx->dev, ctx->err, sizeof ctx->err);
-	return rc ? rc : gemm_run(ctx, &g);
-}
-
-static int cuda_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb, int m,
-		     int n, int k, double alpha, const void *a, int lda, const void *b, int ldb,
-		     double beta, void *c, int ldc)
-{
-	return cuda_gemm_batched(ctx, t, prec, transa, transb, m, n, k, alpha, a, lda, 0, b, ldb,
-				 0, beta, c, ldc, 0, 1);
-}
-
-/* Looks up one NVML function; NULL (and a message in ctx) if it is missing. */
-static void *nvml_sym(rt_ctx *ctx, void *lib, const char *name)
-{
-	void *f = dlsym(lib, name);
-	if (!f)
-		fail(ctx->err, sizeof ctx->err, RT_EUNAVAIL, "libnvidia-ml.so.1: no symbol %s",
-		     name);
-	return f;
+	s->choice = LT_CUBLAS;
+	if (lt_prepare(ctx, s) || run_lt(ctx, s, c, alpha, 0)) /* cuBLAS's result stands */
+		return 0;
+	rc = CTX_GPU(ctx, cudaEventRecord(v->t[2], ctx->stream));
+	if (!rc)
+		rc = run_lt(ctx, s, c, alpha, 0);
+	if (!rc)
+		rc = CTX_GPU(ctx, cudaEventRecord(v->t[3], ctx->stream));
+	if (!rc)
+		rc = CTX_GPU(ctx, cudaEventSynchronize(v->t[3]));
+	if (!rc)
+		rc = lt_ms(ctx, 0, &t_blas);
+	if (!rc)
+		rc = lt_ms(ctx, 2, &t_lt);
+	if (!rc && t_lt < t_blas)
+		s->choice = LT_LT;
+	return rc;
 }
 
 /*
- * Loads NVML and finds the device of ctx by PCI bus id (NVML and CUDA may
- * number devices differently). RT_EUNAVAIL, with the reason, when it cannot.
+ * 1 when every operand of c and every batch stride (16-bit A and B, fp32 C)
+ * is aligned to LT_ALIGN bytes, which the algorithms cuBLASLt picks assume.
  */
-static int nvml_load(rt_ctx *ctx)
+static int lt_aligned(const colmajor_gemm *c)
+{
+	return (uintptr_t)c->a % LT_ALIGN == 0 && (uintptr_t)c->b % LT_ALIGN == 0 &&
+	       (uintptr_t)c->c % LT_ALIGN == 0 && (c->sa * 2) % LT_ALIGN == 0 &&
+	       (c->sb * 2) % LT_ALIGN == 0 && (c->sc * 4) % LT_ALIGN == 0;
+}
+
+/*
+ * The GEMM g on cuBLAS, or on cuBLASLt for a bf16/fp16 shape measured faster
+ * there; a and b are g's operands (16-bit copies for bf16/fp16).
+ */
+static int vendor_gemm(rt_ctx *ctx, const gemm_args *g, const void *a, const void *b)
+{
+	gemm_args h = *g;
+	h.a = a;
+	h.b = b;
+	colmajor_gemm c = colmajor_of(&h);
+	if (g->prec != RT_BF16 && g->prec != RT_FP16)
+		return run_cublas(ctx, g->prec, &c, g->alpha, g->beta);
+	if (!lt_aligned(&c))
+		return run_cublas(ctx, g->prec, &c, g->alpha, g->beta);
+	lt_shape *s = lt_find(ctx, g->prec, &c);
+	if (s && s->choice == LT_UNDECIDED && g->beta == 0)
+		return lt_decide(ctx, s, g->prec, &c, g->alpha);
+	if (s && s->choice == LT_LT)
+		return run_lt(ctx, s, &c, g->alpha, g->beta);
+	return run_cublas(ctx, g->prec, &c, g->alpha, g->beta);
+}
+
+/* NVML finds the device by PCI bus id (its numbering may differ from CUDA's). */
+static int vendor_monitor_open(rt_ctx *ctx, gpu_monitor *m, char *why, size_t len)
 {
 	char bus[32];
-	int rc = CTX_CUDA(ctx, cudaDeviceGetPCIBusId(bus, sizeof bus, ctx->dev));
-	if (rc)
-		return RT_EUNAVAIL;
-	void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
-		return fail(ctx->err, sizeof ctx->err, RT_EUNAVAIL, "%s", dlerror());
-	nvml *nv = (nvml *)calloc(1, sizeof *nv);
-	int (*init)(void) = (int (*)(void))nvml_sym(ctx, lib, "nvmlInit_v2");
-	int (*by_bus)(const char *, nvml_device_t *) = (int (*)(const char *, nvml_device_t *))
-		nvml_sym(ctx, lib, "nvmlDeviceGetHandleByPciBusId_v2");
-	if (!nv || !init || !by_bus)
-		goto fail_lib;
-	nv->lib = lib;
-	nv->get_utilization = (int (*)(nvml_device_t, nvml_utilization_t *))nvml_sym(
-		ctx, lib, "nvmlDeviceGetUtilizationRates");
-	nv->error_string = (const char *(*)(int))nvml_sym(ctx, lib, "nvmlErrorString");
-	nv->shutdown = (int (*)(void))nvml_sym(ctx, lib, "nvmlShutdown");
-	if (!nv->get_utilization || !nv->error_string || !nv->shutdown)
-		goto fail_lib;
-	if ((rc = init()) != 0) {
-		fail(ctx->err, sizeof ctx->err, RT_EUNAVAIL, "nvmlInit_v2: %s",
-		     nv->error_string(rc));
-		goto fail_lib;
-	}
-	if ((rc = by_bus(bus, &nv->dev)) != 0) {
-		fail(ctx->err, sizeof ctx->err, RT_EUNAVAIL,
-		     "nvmlDeviceGetHandleByPciBusId_v2(%s): %s", bus, nv->error_string(rc));
-		goto fail_init;
-	}
-	ctx->nvml = nv;
-	return 0;
-
-fail_init:
-	nv->shutdown();
-fail_lib:
-	free(nv);
-	dlclose(lib);
-	return RT_EUNAVAIL;
+	cudaError_t e = cudaDeviceGetPCIBusId(bus, sizeof bus, ctx->dev);
+	if (e != cudaSuccess)
+		return fail(why, len, RT_EUNAVAIL, "cudaDeviceGetPCIBusId: %s",
+			    cudaGetErrorString(e));
+	return monitor_open_nvml(m, bus, why, len);
 }
 
-/*
- * NVML's busy fraction of the device over its last sample period (1/6 s to
- * 1 s, by GPU), which is as close as NVML comes to "since the last call".
- */
-static int cuda_utilization(rt_ctx *ctx, double *busy)
-{
-	if (ctx->nvml_failed)
-		return RT_EUNAVAIL;
-	if (!ctx->nvml && nvml_load(ctx) != 0) {
-		ctx->nvml_failed = 1;
-		return RT_EUNAVAIL;
-	}
-	nvml_utilization_t u;
-	int rc = ctx->nvml->get_utilization(ctx->nvml->dev, &u);
-	if (rc != 0)
-		return fail(ctx->err, sizeof ctx->err, RT_EUNAVAIL,
-			    "nvmlDeviceGetUtilizationRates: %s", ctx->nvml->error_string(rc));
-	*busy = u.gpu / 100.0;
-	return 0;
-}
-
-static const char *cuda_last_error(rt_ctx *ctx)
-{
-	return ctx ? ctx->err : module_err;
-}
-
-static const rt_backend_ops cuda_ops = {
-	.abi = RT_BACKEND_ABI,
-	.name = "cuda",
-	.init = cuda_init,
-	.device_info = cuda_device_info,
-	.open = cuda_open,
-	.close = cuda_close,
-	.alloc = cuda_alloc,
-	.free = cuda_free,
-	.upload = cuda_upload,
-	.download = cuda_download,
-	.synchronize = cuda_synchronize,
-	.mem_info = cuda_mem_info,
-	.gemm = cuda_gemm,
-	.gemm_batched = cuda_gemm_batched,
-	.fill = gpu_fill,
-	.axpby = gpu_axpby,
-	.add_bias = gpu_add_bias,
-	.sum_rows = gpu_sum_rows,
-	.gelu = gpu_gelu,
-	.gelu_backward = gpu_gelu_backward,
-	.tanh_fwd = gpu_tanh_fwd,
-	.tanh_backward = gpu_tanh_backward,
-	.softmax = gpu_softmax,
-	.softmax_backward = gpu_softmax_backward,
-	.layernorm = gpu_layernorm,
-	.layernorm_backward = gpu_layernorm_backward,
-	.mse_loss = gpu_mse_loss,
-	.adam = gpu_adam,
-	.utilization = cuda_utilization,
-	.last_error = cuda_last_error,
-};
-
-extern "C" __attribute__((visibility("default"))) const rt_backend_ops *rigtune_backend(void)
-{
-	return &cuda_ops;
-}
+#include "../gpu/backend.cuh"

@@ -1,0 +1,464 @@
+/*
+ * The GPU plugins' host code, without a GPU: the row-major to column-major
+ * GEMM mapping against a CPU model of column-major BLAS (every transpose,
+ * padded leading dimensions, strided batches), rocBLAS reached through its
+ * table of entry points against a fake librocblas (dispatch by precision and
+ * batch, the declined and failing statuses, a library that is not there or
+ * lacks a symbol), and the monitors against a fake libnvidia-ml (samples of
+ * a window, the device by bus id, not found) and a fake librocm_smi64 (the
+ * poller's windows, the device by PCI address).
+ * The fakes are built by the Makefile from tests/fakes into
+ * $BUILD_DIR/tests/fakes and named through the plugins' path overrides.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Before cmocka.h: host_common.h has a fail() of its own. */
+#include "../workloads/gpu/blas_map.h"
+#include "../workloads/gpu/monitor.h"
+#include "../workloads/gpu/rocblas_api.h"
+#include "colmajor_model.h"
+
+#include <cmocka.h>
+
+#include "../common/rng.h"
+
+static char fakes[1024];
+
+/* $BUILD_DIR/tests/fakes/lib<name>_fake.so into buf. */
+static const char *fake_path(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/lib%s_fake.so", fakes, name);
+	return buf;
+}
+
+/* Row-major reference: C_z = alpha op(A_z) op(B_z) + beta C_z, sums in increasing p. */
+static void rowmajor_gemm_ref(const gemm_args *g, const double *a, const double *b, double *c)
+{
+	for (int z = 0; z < g->count; z++)
+		for (int i = 0; i < g->m; i++)
+			for (int j = 0; j < g->n; j++) {
+				double sum = 0;
+				for (int p = 0; p < g->k; p++) {
+					double x = g->transa ? a[z * g->sa + (long)p * g->lda + i]
+							     : a[z * g->sa + (long)i * g->lda + p];
+					double y = g->transb ? b[z * g->sb + (long)j * g->ldb + p]
+							     : b[z * g->sb + (long)p * g->ldb + j];
+					sum += x * y;
+				}
+				double *cij = c + z * g->sc + (long)i * g->ldc + j;
+				*cij = g->beta == 0 ? g->alpha * sum : g->alpha * sum + g->beta * *cij;
+			}
+}
+
+/* A GEMM case: operands with padded rows and batch strides, seeded values. */
+typedef struct gcase {
+	gemm_args g;
+	long na, nb, nc;
+	double *a, *b, *c;
+} gcase;
+
+static void gcase_make(gcase *t, int ta, int tb, int m, int n, int k, int count, int pad,
+		       double beta, uint64_t seed)
+{
+	gemm_args *g = &t->g;
+	memset(t, 0, sizeof *t);
+	g->t = RT_F64;
+	g->prec = RT_FP64;
+	g->transa = ta, g->transb = tb, g->m = m, g->n = n, g->k = k, g->count = count;
+	g->alpha = 0.75, g->beta = beta;
+	g->lda = (ta ? m : k) + pad;
+	g->ldb = (tb ? k : n) + pad;
+	g->ldc = n + pad;
+	g->sa = count > 1 ? (long)(ta ? k : m) * g->lda + 2 * pad : 0;
+	g->sb = count > 1 ? (long)(tb ? n : k) * g->ldb + 2 * pad : 0;
+	g->sc = count > 1 ? (long)m * g->ldc + 2 * pad : 0;
+	t->na = (long)span(ta ? k : m, ta ? m : k, g->lda, g->sa, count);
+	t->nb = (long)span(tb ? n : k, tb ? k : n, g->ldb, g->sb, count);
+	t->nc = (long)span(m, n, g->ldc, g->sc, count);
+	t->a = malloc(sizeof(double) * (size_t)t->na);
+	t->b = malloc(sizeof(double) * (size_t)t->nb);
+	t->c = malloc(sizeof(double) * (size_t)t->nc);
+	assert_non_null(t->a), assert_non_null(t->b), assert_non_null(t->c);
+	rt_rng r;
+	rt_rng_seed(&r, seed);
+	for (long i = 0; i < t->na; i++)
+		t->a[i] = rt_rng_normal(&r);
+	for (long i = 0; i < t->nb; i++)
+		t->b[i] = rt_rng_normal(&r);
+	for (long i = 0; i < t->nc; i++)
+		t->c[i] = rt_rng_normal(&r);
+	g->a = t->a, g->b = t->b, g->c = t->c;
+}
+
+static void gcase_free(gcase *t)
+{
+	free(t->a), free(t->b), free(t->c);
+}
+
+/*
+ * colmajor_of(): for every transpose pair, single and strided-batched,
+ * tight and padded leading dimensions, beta 0 and not, the column-major
+ * model run on the mapped call writes exactly the row-major result, and
+ * leaves the padding between rows and matrices alone.
+ */
+static void test_colmajor_mapping(void **state)
+{
+	(void)state;
+	static const int dims[][3] = {{1, 1, 1}, {5, 3, 7}, {4, 9, 2}, {16, 16, 16}};
+	int cases = 0;
+	for (int ta = 0; ta < 2; ta++)
+		for (int tb = 0; tb < 2; tb++)
+			for (int count = 1; count <= 3; count += 2)
+				for (int pad = 0; pad <= 3; pad += 3)
+					for (size_t d = 0; d < RT_COUNT(dims); d++) {
+						gcase t;
+						double beta = d % 2 ? 0.0 : -0.5;
+						gcase_make(&t, ta, tb, dims[d][0], dims[d][1], dims[d][2],
+							   count, pad, beta, 7 + d);
+						double *want = malloc(sizeof(double) * (size_t)t.nc);
+						memcpy(want, t.c, sizeof(double) * (size_t)t.nc);
+						rowmajor_gemm_ref(&t.g, t.a, t.b, want);
+						colmajor_gemm c = colmajor_of(&t.g);
+						assert_int_equal(c.m, t.g.n);
+						assert_int_equal(c.n, t.g.m);
+						colmajor_gemm_model(c.transa, c.transb, c.m, c.n, c.k,
+								    t.g.alpha, (const double *)c.a,
+								    c.lda, c.sa, (const double *)c.b,
+								    c.ldb, c.sb, t.g.beta,
+								    (double *)c.c, c.ldc, c.sc,
+								    c.count);
+						assert_memory_equal(t.c, want,
+								    sizeof(double) * (size_t)t.nc);
+						free(want);
+						gcase_free(&t);
+						cases++;
+					}
+	assert_int_equal(cases, 2 * 2 * 2 * 2 * (int)RT_COUNT(dims));
+}
+
+/* What the fake rocBLAS records of each GEMM call. */
+struct fake_rocblas_call {
+	int calls, batched;
+	int trans_a, trans_b, m, n, k, a_type, c_type, compute_type, lda, ldb, ldc, count;
+	long stride_a, stride_b, stride_c;
+	void *stream;
+};
+
+/* The fake rocBLAS loaded through rocblas_load(), its call log and status, and a handle. */
+static rb_handle open_fake_rocblas(rocblas_api *api, struct fake_rocblas_call **log, int **status)
+{
+	char path[1100], why[RT_ERRLEN] = "";
+	rb_handle h = NULL;
+	setenv("RIGTUNE_ROCBLAS", fake_path("rocblas", path, sizeof path), 1);
+	assert_int_equal(rocblas_load(api, why, sizeof why), 0);
+	*log = dlsym(api->lib, "fake_rocblas_log");
+	*status = dlsym(api->lib, "fake_rocblas_status");
+	assert_non_null(*log);
+	assert_non_null(*status);
+	**status = 0;
+	assert_int_equal(api->create_handle(&h), 0);
+	return h;
+}
+
+/* fp32 copies of a case's operands, as the plugin holds fp32 tensors. */
+static float *to_f32(const double *x, long n)
+{
+	float *f = malloc(sizeof *f * (size_t)n);
+	assert_non_null(f);
+	for (long i = 0; i < n; i++)
+		f[i] = (float)x[i];
+	return f;
+}
+
+/*
+ * rocblas_gemm() through the fake: fp64 and fp32 (one matrix through
+ * gemm_ex, a batch through gemm_strided_batched_ex) compute the row-major
+ * product; the call carries the mapped arguments and the types of each
+ * precision (bf16 inputs with fp32 C and compute).
+ */
+static void test_rocblas_dispatch(void **state)
+{
+	(void)state;
+	rocblas_api api;
+	struct fake_rocblas_call *log;
+	int *status;
+	char err[RT_ERRLEN] = "";
+	rb_handle h = open_fake_rocblas(&api, &log, &status);
+	assert_string_equal(api.version, "9.9.9.fake");
+	char impl[192], text[192];
+	rocblas_unload(&api);
+	assert_int_equal(rocblas_open_lib(&api, impl, sizeof impl), 1);
+	assert_string_equal(impl, "rocblas 9.9.9.fake");
+	gemm_impl_text(0, 1, impl, "", text, sizeof text);
+	assert_string_equal(text, "rocblas 9.9.9.fake");
+	assert_int_equal(api.create_handle(&h), 0); /* the library was loaded again */
+	log = dlsym(api.lib, "fake_rocblas_log");
+	status = dlsym(api.lib, "fake_rocblas_status");
+	assert_non_null(log);
+	assert_int_equal(*status, 0);
+	assert_int_equal(api.set_stream(h, (void *)&h), 0);
+	assert_ptr_equal(log->stream, (void *)&h);
+
+	for (int ta = 0; ta < 2; ta++)
+		for (int tb = 0; tb < 2; tb++)
+			for (int count = 1; count <= 3; count += 2) {
+				gcase t;
+				gcase_make(&t, ta, tb, 6, 5, 4, count, 2, 0.25, 11);
+				double *want = malloc(sizeof(double) * (size_t)t.nc);
+				memcpy(want, t.c, sizeof(double) * (size_t)t.nc);
+				rowmajor_gemm_ref(&t.g, t.a, t.b, want);
+				colmajor_gemm c = colmajor_of(&t.g);
+				int calls = log->calls;
+				assert_int_equal(rocblas_gemm(&api, h, RT_FP64, &c, t.g.alpha,
+							      t.g.beta, err, sizeof err),
+						 0);
+				assert_int_equal(log->calls, calls + 1);
+				assert_int_equal(log->batched, count > 1);
+				assert_int_equal(log->trans_a, tb ? RB_OP_TRANSPOSE : RB_OP_NONE);
+				assert_int_equal(log->trans_b, ta ? RB_OP_TRANSPOSE : RB_OP_NONE);
+				assert_int_equal(log->m, 5);
+				assert_int_equal(log->n, 6);
+				assert_int_equal(log->lda, t.g.ldb);
+				assert_int_equal(log->ldb, t.g.lda);
+				assert_int_equal(log->a_type, RB_F64);
+				assert_int_equal(log->compute_type, RB_F64);
+				if (count > 1) {
+					assert_int_equal(log->stride_a, t.g.sb);
+					assert_int_equal(log->stride_b, t.g.sa);
+					assert_int_equal(log->stride_c, t.g.sc);
+				}
+				for (long i = 0; i < t.nc; i++)
+					assert_float_equal(t.c[i], want[i], 1e-12);
+
+				/* fp32: the same product in single precision */
+				float *a = to_f32(t.a, t.na), *b = to_f32(t.b, t.nb);
+				float *cf = to_f32(t.c, t.nc); /* beta 0: C is not read */
+				memcpy(want, t.c, sizeof(double) * (size_t)t.nc);
+				t.g.a = a, t.g.b = b, t.g.c = cf, t.g.beta = 0;
+				c = colmajor_of(&t.g);
+				rowmajor_gemm_ref(&t.g, t.a, t.b, want);
+				assert_int_equal(rocblas_gemm(&api, h, RT_FP32, &c, t.g.alpha, 0,
+							      err, sizeof err),
+						 0);
+				assert_int_equal(log->a_type, RB_F32);
+				assert_int_equal(log->c_type, RB_F32);
+				for (long i = 0; i < t.nc; i++)
+					assert_float_equal(cf[i], want[i],
+							   1e-5 * (1 + fabs(want[i])));
+				free(a), free(b), free(cf), free(want);
+				gcase_free(&t);
+			}
+
+	/* bf16: 16-bit inputs, fp32 C and compute */
+	uint16_t one = 0x3f80; /* 1.0 in bf16 */
+	float out = 5;
+	gemm_args g = {RT_F32, RT_BF16, 0, 0, 1, 1, 1, 2.0, 0.0, &one, &one, &out, 1, 1, 1,
+		       0, 0, 0, 1};
+	colmajor_gemm c = colmajor_of(&g);
+	assert_int_equal(rocblas_gemm(&api, h, RT_BF16, &c, 2.0, 0.0, err, sizeof err), 0);
+	assert_int_equal(log->a_type, RB_BF16);
+	assert_int_equal(log->c_type, RB_F32);
+	assert_int_equal(log->compute_type, RB_F32);
+	assert_float_equal(out, 2.0, 0);
+	assert_int_equal(api.destroy_handle(h), 0);
+	rocblas_unload(&api);
+}
+
+/*
+ * A precision rocBLAS declines is RT_EUNAVAIL (the plugin then falls back
+ * to its own kernel) with rocBLAS's words; memory and size failures keep
+ * their kind; tf32 is never asked for.
+ */
+static void test_rocblas_errors(void **state)
+{
+	(void)state;
+	rocblas_api api;
+	struct fake_rocblas_call *log;
+	int *status;
+	char err[RT_ERRLEN] = "";
+	rb_handle h = open_fake_rocblas(&api, &log, &status);
+	uint16_t x = 0x3c00;
+	float y = 0;
+	gemm_args g = {RT_F32, RT_FP16, 0, 0, 1, 1, 1, 1.0, 0.0, &x, &x, &y, 1, 1, 1, 0, 0, 0, 1};
+	colmajor_gemm c = colmajor_of(&g);
+	assert_int_equal(rocblas_gemm(&api, h, RT_FP16, &c, 1, 0, err, sizeof err), RT_EUNAVAIL);
+	assert_string_equal(err, "rocblas_gemm_ex(fp16): rocblas_status_not_implemented");
+	char impl[192];
+	gemm_impl_declined("rocblas 9.9.9.fake", RT_FP16, err, impl, sizeof impl);
+	assert_string_equal(impl, "own-tiled, rocblas 9.9.9.fake declined fp16: "
+				  "rocblas_gemm_ex(fp16): rocblas_status_not_implemented");
+	*status = RB_MEMORY_ERROR;
+	c.count = 2;
+	assert_int_equal(rocblas_gemm(&api, h, RT_FP32, &c, 1, 0, err, sizeof err), RT_ENOMEM);
+	assert_string_equal(err,
+			    "rocblas_gemm_strided_batched_ex(fp32): rocblas_status_memory_error");
+	*status = RB_INVALID_SIZE;
+	assert_int_equal(rocblas_gemm(&api, h, RT_FP64, &c, 1, 0, err, sizeof err), RT_EINVAL);
+	*status = 0;
+	int calls = log->calls;
+	assert_int_equal(rocblas_gemm(&api, h, RT_TF32, &c, 1, 0, err, sizeof err), RT_EUNAVAIL);
+	assert_string_equal(err, "rocBLAS has no tf32 GEMM");
+	assert_int_equal(log->calls, calls);
+	rocblas_unload(&api);
+}
+
+/* No library at the path, or one without rocBLAS's symbols: unavailable, with why. */
+static void test_rocblas_not_found(void **state)
+{
+	(void)state;
+	rocblas_api api;
+	char why[RT_ERRLEN] = "", path[1100];
+	setenv("RIGTUNE_ROCBLAS", "/nonexistent/librocblas.so", 1);
+	assert_int_equal(rocblas_load(&api, why, sizeof why), RT_EUNAVAIL);
+	assert_non_null(strstr(why, "/nonexistent/librocblas.so"));
+	assert_null(api.lib);
+	/* what probe and every measurement then say the GEMMs ran on */
+	char impl[192], text[192];
+	assert_int_equal(rocblas_open_lib(&api, impl, sizeof impl), 0);
+	assert_true(!strncmp(impl, "rocBLAS not found (/nonexistent/librocblas.so: ", 46));
+	gemm_impl_text(0, 0, "", impl, text, sizeof text);
+	assert_true(!strncmp(text, "own-tiled, rocBLAS not found (", 30));
+	assert_non_null(strstr(text, "): the crossover understates this GPU"));
+	gemm_impl_text(1, 1, "rocblas 9.9.9.fake", "", text, sizeof text);
+	assert_string_equal(text, "own-tiled (RIGTUNE_GEMM=own)");
+	fake_path("nvml", path, sizeof path);
+	setenv("RIGTUNE_ROCBLAS", path, 1);
+	assert_int_equal(rocblas_load(&api, why, sizeof why), RT_EUNAVAIL);
+	char want[1200];
+	snprintf(want, sizeof want, "%s: no symbol rocblas_create_handle", path);
+	assert_string_equal(why, want);
+	assert_null(api.lib);
+	unsetenv("RIGTUNE_ROCBLAS");
+}
+
+/*
+ * The NVML monitor over the fake: a window without samples says so; the
+ * mean of the samples added since the last read, each counted once.
+ */
+static void test_nvml_monitor(void **state)
+{
+	(void)state;
+	gpu_monitor m;
+	char why[RT_ERRLEN] = "", path[1100];
+	double busy = -1;
+	int n = -1;
+	setenv("RIGTUNE_NVML", fake_path("nvml", path, sizeof path), 1);
+	if (monitor_open_nvml(&m, "0000:01:00.0", why, sizeof why))
+		fail_msg("%s", why);
+	void (*add)(unsigned int) = NULL;
+	void *sym = dlsym(m.lib, "fake_nvml_add");
+	assert_non_null(sym);
+	memcpy(&add, &sym, sizeof add);
+
+	assert_int_equal(monitor_read(&m, &busy, &n, why, sizeof why), RT_EUNAVAIL);
+	assert_string_equal(why, "no sample in the window");
+	assert_int_equal(n, 0);
+	add(10);
+	add(30);
+	assert_int_equal(monitor_read(&m, &busy, &n, why, sizeof why), 0);
+	assert_int_equal(n, 2);
+	assert_float_equal(busy, 0.20, 1e-12);
+	add(90);
+	assert_int_equal(monitor_read(&m, &busy, &n, why, sizeof why), 0);
+	assert_int_equal(n, 1);
+	assert_float_equal(busy, 0.90, 1e-12);
+	/* a reset forgets what came before it */
+	add(50);
+	monitor_reset(&m);
+	assert_int_equal(monitor_read(&m, &busy, &n, why, sizeof why), RT_EUNAVAIL);
+	monitor_close(&m);
+	assert_int_equal(m.kind, MON_NONE);
+
+	assert_int_equal(monitor_open_nvml(&m, "0000:02:00.0", why, sizeof why), RT_EUNAVAIL);
+	assert_string_equal(why, "nvmlDeviceGetHandleByPciBusId_v2(0000:02:00.0): Not Found");
+	setenv("RIGTUNE_NVML", fake_path("rocblas", path, sizeof path), 1);
+	assert_int_equal(monitor_open_nvml(&m, "0000:01:00.0", why, sizeof why), RT_EUNAVAIL);
+	assert_string_equal(why, "libnvidia-ml.so.1: no symbol nvmlInit_v2");
+	setenv("RIGTUNE_NVML", "/nonexistent/libnvidia-ml.so.1", 1);
+	assert_int_equal(monitor_open_nvml(&m, "0000:01:00.0", why, sizeof why), RT_EUNAVAIL);
+	assert_non_null(strstr(why, "/nonexistent/libnvidia-ml.so.1"));
+	unsetenv("RIGTUNE_NVML");
+}
+
+/* Waits until the fake has been polled k more times (10 s at most). */
+static void wait_polls(volatile int *reads, int k)
+{
+	int want = __atomic_load_n(reads, __ATOMIC_RELAXED) + k;
+	double deadline = rt_now() + 10;
+	while (__atomic_load_n(reads, __ATOMIC_RELAXED) < want && rt_now() < deadline) {
+		struct timespec pause = {0, 5000000};
+		nanosleep(&pause, NULL);
+	}
+}
+
+/*
+ * A window of the rocm_smi monitor in which every poll read `percent`: the
+ * value is set, two polls pass (the first may have read the old one before
+ * it ended; the second began after that), the window restarts, two more
+ * polls; then its mean, and how many samples it had.
+ */
+static int rsmi_window(gpu_monitor *m, unsigned int *pct, volatile int *reads,
+		       unsigned int percent, double *busy, int *n)
+{
+	char why[RT_ERRLEN];
+	__atomic_store_n(pct, percent, __ATOMIC_RELAXED);
+	wait_polls(reads, 2);
+	monitor_reset(m);
+	wait_polls(reads, 2);
+	return monitor_read(m, busy, n, why, sizeof why);
+}
+
+/*
+ * The rocm_smi monitor over the fake: its poller finds the device by PCI
+ * address and averages what it polls in each window; another address is
+ * not found.
+ */
+static void test_rocm_smi_monitor(void **state)
+{
+	(void)state;
+	gpu_monitor m;
+	char why[RT_ERRLEN] = "", path[1100];
+	double busy = -1;
+	int n = 0;
+	setenv("RIGTUNE_ROCM_SMI", fake_path("rocm_smi", path, sizeof path), 1);
+	if (monitor_open_rsmi(&m, 0, 3, 0, why, sizeof why))
+		fail_msg("%s", why);
+	unsigned int *pct = dlsym(m.lib, "fake_rsmi_busy");
+	volatile int *reads = dlsym(m.lib, "fake_rsmi_reads");
+	assert_non_null(pct);
+	assert_non_null(reads);
+	assert_int_equal(rsmi_window(&m, pct, reads, 40, &busy, &n), 0);
+	assert_true(n >= 1);
+	assert_float_equal(busy, 0.40, 1e-12);
+	assert_int_equal(rsmi_window(&m, pct, reads, 80, &busy, &n), 0);
+	assert_float_equal(busy, 0.80, 1e-12);
+	monitor_close(&m);
+	assert_int_equal(m.kind, MON_NONE);
+
+	assert_int_equal(monitor_open_rsmi(&m, 0, 4, 0, why, sizeof why), RT_EUNAVAIL);
+	assert_string_equal(why, "rocm_smi: no device at PCI 0000:04:00");
+	unsetenv("RIGTUNE_ROCM_SMI");
+}
+
+int main(void)
+{
+	const char *build = getenv("BUILD_DIR");
+	snprintf(fakes, sizeof fakes, "%s/tests/fakes", build && *build ? build : "build");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_colmajor_mapping),
+		cmocka_unit_test(test_rocblas_dispatch),
+		cmocka_unit_test(test_rocblas_errors),
+		cmocka_unit_test(test_rocblas_not_found),
+		cmocka_unit_test(test_nvml_monitor),
+		cmocka_unit_test(test_rocm_smi_monitor),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,457 @@
+/*
+ * backend.cuh: the GPU backend plugin, one source for CUDA and HIP, in two
+ * halves. The vendor's file (cuda/backend.cu, hip/backend.hip) includes its
+ * runtime, maps the gpu* names below onto it and defines its types, then
+ * includes context.cuh (the context, the checks, the events, the kernels),
+ * defines its functions, and ends by including this file (devices, contexts,
+ * memory, GEMM dispatch, the operations table). What it defines:
+ *
+ *   GPU_NAME, GPU_LABEL               "cuda", "CUDA"
+ *   gpuError_t gpuSuccess gpuStream_t gpuEvent_t gpuDeviceProp gpuFuncAttributes
+ *   gpuGetDeviceCount ... gpuDeviceGetPCIBusId   the runtime calls used here
+ *   gpu_bf16_t, gpu_fp16_t            the 16-bit types of GEMM operands
+ *   to_acc(), store16() for those 16-bit types (device functions)
+ *   struct vendor_blas                its BLAS state in a context
+ *   static int vendor_code(gpuError_t e)          its RT_E* code
+ *   --- then context.cuh, then:
+ *   static void vendor_describe(const gpuDeviceProp *p, char *name, size_t len)
+ *   static unsigned vendor_precisions(const gpuDeviceProp *p)
+ *   static void vendor_version(int v, char *buf, size_t len)
+ *   static const char *vendor_arch(const gpuDeviceProp *p, char *buf, size_t len)
+ *   VENDOR_BUILT_FOR                  the targets of this build, for messages
+ *   static void vendor_blas_load(char *impl, size_t len, int *usable)
+ *       once per process: load the library, describe it ("cublas 13.0.2")
+ *   static int vendor_blas_open(rt_ctx *ctx) / vendor_blas_close(rt_ctx *ctx)
+ *   static int vendor_gemm(rt_ctx *ctx, const gemm_args *g, const void *a,
+ *                          const void *b)
+ *       the GEMM on the vendor's library (a, b: 16-bit copies for
+ *       bf16/fp16); RT_EUNAVAIL declines it (this file then runs its own)
+ *   static int vendor_monitor_open(rt_ctx *ctx, gpu_monitor *m, char *why, size_t len)
+ *   VENDOR_MONITOR                    "nvml", "rocm_smi"
+ *
+ * What is shared: the runtime checks, devices, contexts, memory, the
+ * elementwise kernels (kernels.cuh), the 16-bit rounding of GEMM inputs,
+ * the own tiled GEMM every precision falls back to (gemm_tiled.cuh), the
+ * device's busy time from events and the monitor's samples.
+ *
+ * Every runtime and library call is checked; a failure becomes an RT_E*
+ * code and a sentence naming the call and the library's error string, in
+ * err where the operation has one, else in the context (last_error()).
+ * A context belongs to one host thread, which open() binds to its device.
+ *
+ * $RIGTUNE_GEMM=own makes every GEMM run the own tiled kernel (to check it,
+ * or to compare it with the vendor's on a machine that has both).
+ */
+#ifndef RT_GPU_BACKEND_CUH
+#define RT_GPU_BACKEND_CUH
+
+/* Does nothing: whether its code loads tells whether this build runs on a device. */
+__global__ void k_arch_probe(void)
+{
+}
+
+/* A GPU this plugin has no code for would fail every kernel; say so once, here. */
+static int check_code_for(int dev, char *err, size_t errlen)
+{
+	gpuFuncAttributes a;
+	gpuDeviceProp p;
+	char arch[64];
+	gpuError_t e = gpuSetDevice(dev);
+	if (e == gpuSuccess)
+		e = gpuFuncGetAttributes(&a, (const void *)k_arch_probe);
+	if (e == gpuSuccess)
+		return RT_OK;
+	int known = gpuGetDeviceProperties(&p, dev) == gpuSuccess;
+	return fail(err, errlen, RT_EUNAVAIL, "device %d (%s) has no code in this build (%s): %s",
+		    dev, known ? vendor_arch(&p, arch, sizeof arch) : "unknown arch",
+		    VENDOR_BUILT_FOR, gpuGetErrorString(e));
+}
+
+/* Loads the vendor BLAS once: the description every device then reports. */
+static void blas_load_once(void)
+{
+	if (!blas_loaded)
+		vendor_blas_load(blas_impl, sizeof blas_impl, &blas_usable);
+	blas_loaded = 1;
+}
+
+/* $RIGTUNE_GEMM=own: every GEMM on the own tiled kernel. */
+static int own_gemm_forced(void)
+{
+	const char *v = getenv("RIGTUNE_GEMM");
+	return v && !strcmp(v, "own");
+}
+
+static int gpu_init(char *err, size_t errlen)
+{
+	int n = 0;
+	gpuError_t e = gpuGetDeviceCount(&n);
+	if (e != gpuSuccess) {
+		/* Whatever stops us from counting devices, the runtime is not usable here. */
+		gpu_check(e, GPU_STR(gpuGetDeviceCount), err, errlen);
+		return RT_EUNAVAIL;
+	}
+	if (n == 0)
+		return fail(err, errlen, RT_EUNAVAIL, "no %s device", GPU_LABEL);
+	for (int d = 0; d < n; d++) {
+		int rc = check_code_for(d, err, errlen);
+		if (rc)
+			return rc;
+	}
+	blas_load_once();
+	return n;
+}
+
+/* What the GEMMs of a context run on when nothing declined: the vendor's or the own kernel. */
+static void describe_gemm(int usable, const char *why, char *buf, size_t len)
+{
+	gemm_impl_text(own_gemm_forced(), usable, blas_impl, why, buf, len);
+}
+
+/*
+ * Describes device dev. Free memory is the current device's, so this makes
+ * dev current (and leaves it current: a trial uses one device).
+ */
+static int gpu_device_info(int dev, rt_device_info *info)
+{
+	gpuDeviceProp p;
+	int drv = 0, rtv = 0, rc;
+	size_t free_b = 0, total_b = 0;
+	char d[32], r[32];
+
+	memset(info, 0, sizeof *info);
+	rc = gpu_check(gpuGetDeviceProperties(&p, dev), GPU_STR(gpuGetDeviceProperties), module_err,
+		       sizeof module_err);
+	if (!rc)
+		rc = gpu_check(gpuDriverGetVersion(&drv), GPU_STR(gpuDriverGetVersion), module_err,
+			       sizeof module_err);
+	if (!rc)
+		rc = gpu_check(gpuRuntimeGetVersion(&rtv), GPU_STR(gpuRuntimeGetVersion), module_err,
+			       sizeof module_err);
+	if (!rc)
+		rc = gpu_check(gpuSetDevice(dev), GPU_STR(gpuSetDevice), module_err, sizeof module_err);
+	if (!rc)
+		rc = gpu_check(gpuMemGetInfo(&free_b, &total_b), GPU_STR(gpuMemGetInfo), module_err,
+			       sizeof module_err);
+	if (rc)
+		return rc;
+	vendor_describe(&p, info->name, sizeof info->name);
+	vendor_version(drv, d, sizeof d);
+	vendor_version(rtv, r, sizeof r);
+	snprintf(info->driver, sizeof info->driver, "%s driver %.20s, runtime %.20s", GPU_LABEL, d, r);
+	info->mem_total = total_b;
+	info->mem_free = free_b;
+	info->compute_units = p.multiProcessorCount;
+	info->precisions = vendor_precisions(&p);
+	info->unified_memory = p.integrated;
+	blas_load_once();
+	describe_gemm(blas_usable, blas_impl, info->gemm_impl, sizeof info->gemm_impl);
+	snprintf(info->monitor, sizeof info->monitor, "%s", VENDOR_MONITOR);
+	return 0;
+}
+
+static void gpu_close(rt_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	monitor_close(&ctx->mon);
+	for (int i = 0; i < ctx->nev_created; i++)
+		(void)gpuEventDestroy(ctx->ev[i]);
+	for (int i = 0; i < 2; i++)
+		if (ctx->scratch[i])
+			(void)gpuFree(ctx->scratch[i]);
+	vendor_blas_close(ctx);
+	if (ctx->stream)
+		(void)gpuStreamDestroy(ctx->stream);
+	free(ctx);
+}
+
+/*
+ * Makes dev current and gives it a stream and, where the vendor BLAS loaded,
+ * its handle on that stream (a handle that cannot be made leaves the own
+ * kernel for every GEMM, and gemm_impl() says why). threads is unused: the
+ * host side of this backend is the calling thread.
+ */
+static int gpu_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen)
+{
+	gpuDeviceProp p;
+	rt_ctx *ctx = (rt_ctx *)calloc(1, sizeof *ctx);
+
+	(void)threads;
+	*out = NULL;
+	if (!ctx)
+		return fail(err, errlen, RT_ENOMEM, "out of memory for a %s context", GPU_LABEL);
+	ctx->dev = dev;
+	int rc = CTX_GPU(ctx, gpuSetDevice(dev));
+	if (!rc)
+		rc = CTX_GPU(ctx, gpuGetDeviceProperties(&p, dev));
+	if (!rc)
+		rc = CTX_GPU(ctx, gpuStreamCreateWithFlags(&ctx->stream, gpuStreamNonBlocking));
+	if (rc) {
+		fail(err, errlen, rc, "%s device %d: %s", GPU_LABEL, dev, ctx->err);
+		gpu_close(ctx);
+		return rc;
+	}
+	ctx->precisions = vendor_precisions(&p);
+	blas_load_once();
+	snprintf(ctx->blas_why, sizeof ctx->blas_why, "%s", blas_impl);
+	ctx->blas_ok = blas_usable && !own_gemm_forced() && vendor_blas_open(ctx) == 0;
+	for (int q = 0; q < RT_NPRECISION; q++)
+		describe_gemm(ctx->blas_ok, ctx->blas_why, ctx->impl[q], sizeof ctx->impl[q]);
+	*out = ctx;
+	return 0;
+}
+
+static int gpu_alloc(rt_ctx *ctx, size_t bytes, void **ptr)
+{
+	*ptr = NULL;
+	return CTX_GPU(ctx, gpuMalloc(ptr, bytes ? bytes : 1));
+}
+
+static void gpu_free(rt_ctx *ctx, void *ptr)
+{
+	if (ptr)
+		CTX_GPU(ctx, gpuFree(ptr));
+}
+
+/*
+ * Both directions wait for the copy: the caller may reuse or free its host
+ * buffer on return (pageable memory gives no such promise by itself).
+ */
+static int gpu_copy(rt_ctx *ctx, void *dst, const void *src, size_t bytes, int to_device)
+{
+	int rc = ev_begin(ctx);
+	if (!rc)
+		rc = CTX_GPU(ctx, gpuMemcpyAsync(dst, src, bytes,
+						 to_device ? gpuMemcpyHostToDevice
+							   : gpuMemcpyDeviceToHost,
+						 ctx->stream));
+	int rc2 = ev_end(ctx);
+	if (!rc)
+		rc = rc2;
+	return rc ? rc : CTX_GPU(ctx, gpuStreamSynchronize(ctx->stream));
+}
+
+static int gpu_upload(rt_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+	return gpu_copy(ctx, dst, src, bytes, 1);
+}
+
+static int gpu_download(rt_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+	return gpu_copy(ctx, dst, src, bytes, 0);
+}
+
+static int gpu_synchronize(rt_ctx *ctx)
+{
+	return CTX_GPU(ctx, gpuStreamSynchronize(ctx->stream));
+}
+
+static int gpu_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
+{
+	size_t f = 0, t = 0;
+	int rc = CTX_GPU(ctx, gpuMemGetInfo(&f, &t));
+	*total = t;
+	*free_bytes = f;
+	return rc;
+}
+
+/* Grows scratch buffer i to at least bytes (gpuFree waits for its users). */
+static int scratch_reserve(rt_ctx *ctx, int i, size_t bytes)
+{
+	if (bytes <= ctx->scratch_bytes[i])
+		return 0;
+	int rc = ctx->scratch[i] ? CTX_GPU(ctx, gpuFree(ctx->scratch[i])) : 0;
+	ctx->scratch[i] = NULL;
+	ctx->scratch_bytes[i] = 0;
+	if (!rc)
+		rc = CTX_GPU(ctx, gpuMalloc(&ctx->scratch[i], bytes));
+	if (!rc)
+		ctx->scratch_bytes[i] = bytes;
+	return rc;
+}
+
+template <class H> __global__ void k_round16(size_t n, const float *x, H *y)
+{
+	GRID_LOOP(i, n)
+	store16(&y[i], x[i]);
+}
+
+/*
+ * Copies n floats at x into scratch buffer i as bf16 or fp16 (same layout,
+ * so leading dimensions and strides keep their meaning); *out is the copy.
+ */
+static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x, size_t n,
+			    const void **out)
+{
+	*out = x;
+	if (n == 0)
+		return 0;
+	int rc = scratch_reserve(ctx, i, n * 2);
+	if (rc)
+		return rc;
+	if (prec == RT_BF16)
+		k_round16<gpu_bf16_t><<<gpu_blocks(n), GPU_THREADS, 0, gpu_stream(ctx)>>>(
+			n, (const float *)x, (gpu_bf16_t *)ctx->scratch[i]);
+	else
+		k_round16<gpu_fp16_t><<<gpu_blocks(n), GPU_THREADS, 0, gpu_stream(ctx)>>>(
+			n, (const float *)x, (gpu_fp16_t *)ctx->scratch[i]);
+	*out = ctx->scratch[i];
+	return gpu_launched(ctx, "fp32 to 16-bit");
+}
+
+/*
+ * A GEMM the vendor's library declined (RT_EUNAVAIL) runs on the own kernel
+ * from then on, for that precision, and gemm_impl() says so.
+ */
+static void note_declined(rt_ctx *ctx, rt_precision p)
+{
+	ctx->declined |= RT_PREC_BIT(p);
+	gemm_impl_declined(blas_impl, p, ctx->err, ctx->impl[p], sizeof ctx->impl[p]);
+}
+
+/*
+ * Runs a checked GEMM: bf16/fp16 inputs are rounded to 16-bit copies first
+ * (fp32 accumulation and C either way), then the vendor's library runs it,
+ * or the own tiled kernel where the library is not there or declines.
+ */
+static int gemm_run(rt_ctx *ctx, const gemm_args *g)
+{
+	const void *a = g->a, *b = g->b;
+	int rc = 0;
+	if (g->m == 0 || g->n == 0 || g->count == 0)
+		return 0;
+	if (g->prec == RT_BF16 || g->prec == RT_FP16) {
+		rc = round_to_scratch(ctx, 0, g->prec, g->a,
+				      span(g->transa ? g->k : g->m, g->transa ? g->m : g->k,
+					   g->lda, g->sa, g->count),
+				      &a);
+		if (!rc)
+			rc = round_to_scratch(ctx, 1, g->prec, g->b,
+					      span(g->transb ? g->n : g->k,
+						   g->transb ? g->k : g->n, g->ldb, g->sb,
+						   g->count),
+					      &b);
+		if (rc)
+			return rc;
+	}
+	if (ctx->blas_ok && !(ctx->declined & RT_PREC_BIT(g->prec))) {
+		rc = ev_begin(ctx);
+		if (!rc)
+			rc = vendor_gemm(ctx, g, a, b);
+		int rc2 = ev_end(ctx);
+		if (rc != RT_EUNAVAIL)
+			return rc ? rc : rc2;
+		note_declined(ctx, g->prec);
+	}
+	return tiled_gemm(ctx, g, a, b);
+}
+
+static int gpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb,
+			    int m, int n, int k, double alpha, const void *a, int lda,
+			    long stride_a, const void *b, int ldb, long stride_b, double beta,
+			    void *c, int ldc, long stride_c, int count)
+{
+	const gemm_args g = {t,	    prec,     transa,	transb,	  m,	 n,   k,
+			     alpha, beta,     a,	b,	  c,	 lda, ldb,
+			     ldc,   stride_a, stride_b, stride_c, count};
+	int rc = gemm_check(&g, ctx->precisions, GPU_LABEL, ctx->dev, ctx->err, sizeof ctx->err);
+	return rc ? rc : gemm_run(ctx, &g);
+}
+
+static int gpu_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb, int m,
+		    int n, int k, double alpha, const void *a, int lda, const void *b, int ldb,
+		    double beta, void *c, int ldc)
+{
+	return gpu_gemm_batched(ctx, t, prec, transa, transb, m, n, k, alpha, a, lda, 0, b, ldb,
+				0, beta, c, ldc, 0, 1);
+}
+
+static const char *gpu_gemm_impl(rt_ctx *ctx, rt_precision p)
+{
+	return (unsigned)p < RT_NPRECISION ? ctx->impl[p] : "?";
+}
+
+/*
+ * Starts (on) or stops recording event pairs; either way waits for those
+ * recorded and returns their device seconds since the previous call.
+ */
+static int gpu_device_time(rt_ctx *ctx, int on, double *busy_s)
+{
+	int rc = ev_harvest(ctx);
+	*busy_s = ctx->busy_ms * 1e-3;
+	ctx->busy_ms = 0;
+	while (!rc && on && ctx->nev_created < 2 * EV_PAIRS &&
+	       !(rc = CTX_GPU(ctx, gpuEventCreate(&ctx->ev[ctx->nev_created]))))
+		ctx->nev_created++;
+	ctx->timing = on && !rc;
+	return rc;
+}
+
+/*
+ * The monitor's mean busy fraction over its samples since the previous
+ * call (the first call opens it: its window starts then, and it answers
+ * RT_EUNAVAIL until a sample has come). RT_EUNAVAIL, with the reason in
+ * last_error(), when there is no monitor.
+ */
+static int gpu_utilization(rt_ctx *ctx, double *busy)
+{
+	int n;
+	if (ctx->mon_failed)
+		return RT_EUNAVAIL;
+	if (ctx->mon.kind == MON_NONE) {
+		if (vendor_monitor_open(ctx, &ctx->mon, ctx->err, sizeof ctx->err)) {
+			ctx->mon_failed = 1;
+			return RT_EUNAVAIL;
+		}
+		monitor_reset(&ctx->mon);
+	}
+	return monitor_read(&ctx->mon, busy, &n, ctx->err, sizeof ctx->err);
+}
+
+static const char *gpu_last_error(rt_ctx *ctx)
+{
+	return ctx ? ctx->err : module_err;
+}
+
+static const rt_backend_ops gpu_ops = {
+	.abi = RT_BACKEND_ABI,
+	.name = GPU_NAME,
+	.init = gpu_init,
+	.device_info = gpu_device_info,
+	.open = gpu_open,
+	.close = gpu_close,
+	.alloc = gpu_alloc,
+	.free = gpu_free,
+	.upload = gpu_upload,
+	.download = gpu_download,
+	.synchronize = gpu_synchronize,
+	.mem_info = gpu_mem_info,
+	.gemm = gpu_gemm,
+	.gemm_batched = gpu_gemm_batched,
+	.fill = gpu_fill,
+	.axpby = gpu_axpby,
+	.add_bias = gpu_add_bias,
+	.sum_rows = gpu_sum_rows,
+	.gelu = gpu_gelu,
+	.gelu_backward = gpu_gelu_backward,
+	.tanh_fwd = gpu_tanh_fwd,
+	.tanh_backward = gpu_tanh_backward,
+	.softmax = gpu_softmax,
+	.softmax_backward = gpu_softmax_backward,
+	.layernorm = gpu_layernorm,
+	.layernorm_backward = gpu_layernorm_backward,
+	.mse_loss = gpu_mse_loss,
+	.adam = gpu_adam,
+	.utilization = gpu_utilization,
+	.last_error = gpu_last_error,
+	.gemm_impl = gpu_gemm_impl,
+	.device_time = gpu_device_time,
+};
+
+extern "C" __attribute__((visibility("default"))) const rt_backend_ops *rigtune_backend(void)
+{
+	return &gpu_ops;
+}
+
+#endif
