@@ -136,8 +136,11 @@ build-test: build-all $(TEST_BINS) $(TEST_PLUGINS) $(BENCH_BINS) $(GPU_CHECK)
 
 # clang's UBSan also flags arithmetic on a NULL pointer, which gcc's does not.
 ASAN_CC ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))
+# A trial over its memory cap must see malloc fail (cause memory), as without ASan,
+# not have ASan's allocator abort the process.
 asan: test-deps
-	@$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined OPT=-O1 \
+	@ASAN_OPTIONS=$${ASAN_OPTIONS:+$$ASAN_OPTIONS:}allocator_may_return_null=1 \
+		$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined OPT=-O1 \
 		CC=$(ASAN_CC) build-test
 
 # Fuzzing with clang's libFuzzer: each fuzz/fuzz_NAME.c is a harness for one parser,
