@@ -60,10 +60,11 @@ done
 [ ${#wanted[@]} -gt 0 ] || exit 0
 
 cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${wanted[*]}"
-echo "rigtune: installing ${wanted[*]}" >&2
 if [ "$(id -u)" = 0 ]; then
+  echo "rigtune: installing ${wanted[*]}" >&2
   sh -c "$cmd"
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  echo "rigtune: installing ${wanted[*]} (sudo -n)" >&2
   sudo -n sh -c "$cmd"
 else
   echo "rigtune needs packages that are not installed. Run, as root:" >&2
