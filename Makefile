@@ -9,9 +9,10 @@
 #   make format     clang-format every source file
 #   HIP=1           also install hipcc (done anyway where /dev/kfd shows an AMD GPU)
 #
-# run, test, asan and bench install what is missing first and then build in a
-# second make: pkg-config is read when a Makefile is parsed, so the build must be
-# parsed after the packages are there (a fresh machine's first `make test`).
+# make, run, test, asan, bench and fuzz install what is missing first and then
+# build in a second make: pkg-config is read when a Makefile is parsed, so the
+# build must be parsed after the packages are there (a fresh machine's first
+# `make` or `make test`).
 #
 # Sources are found by wildcard: a new .c file in common/ search/ workloads/
 # tuner/ joins the program, a new tests/test_*.c becomes a cmocka binary.
@@ -65,10 +66,12 @@ PLUGINS += $(BUILD)/librigtune_hip.so
 endif
 endif
 
-.PHONY: all deps test-deps run test asan bench fuzz format clean build-run build-test build-bench \
-	build-fuzz
+.PHONY: all deps test-deps run test asan bench fuzz format clean build-all build-run build-test \
+	build-bench build-fuzz
 .SECONDARY:
-all: $(BUILD)/rigtune $(PLUGINS)
+all: deps
+	@$(MAKE) --no-print-directory build-all
+build-all: $(BUILD)/rigtune $(PLUGINS)
 
 # hipcc is wanted where an AMD GPU can use it, or when asked (CI asks).
 HIP_GROUP := $(if $(filter 1,$(HIP))$(wildcard /dev/kfd),hip)
@@ -126,7 +129,7 @@ $(BUILD)/librigtune_hip.so: $(HIP_SRCS) $(GPU_DEPS)
 
 run: deps
 	@$(MAKE) --no-print-directory build-run
-build-run: all
+build-run: build-all
 	$(BUILD)/rigtune tune --budget 60
 
 # tests/gpu_check.c: a plugin against the CPU backend (scripts/gpu-check.sh).
@@ -134,13 +137,16 @@ GPU_CHECK := $(BUILD)/tests/gpu_check
 
 test: test-deps
 	@$(MAKE) --no-print-directory build-test
-build-test: all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(GPU_CHECK)
+build-test: build-all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(GPU_CHECK)
 	@BUILD=$(BUILD) tests/run.sh
 
 # clang's UBSan also flags arithmetic on a NULL pointer, which gcc's does not.
 ASAN_CC ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))
+# A trial over its memory cap must see malloc fail (cause memory), as without ASan,
+# not have ASan's allocator abort the process.
 asan: test-deps
-	@$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined OPT=-O1 \
+	@ASAN_OPTIONS=$${ASAN_OPTIONS:+$$ASAN_OPTIONS:}allocator_may_return_null=1 \
+		$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined OPT=-O1 \
 		CC=$(ASAN_CC) build-test
 
 # Fuzzing with clang's libFuzzer: each fuzz/fuzz_NAME.c is a harness for one parser,
@@ -158,7 +164,7 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/librigtune.a
 
 bench: deps
 	@$(MAKE) --no-print-directory build-bench
-build-bench: all $(BENCH_BINS)
+build-bench: build-all $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 
 format:

@@ -10,7 +10,7 @@
 #   scripts/install-deps.sh [--if-missing] GROUP...
 #
 # --if-missing installs nothing when every group given is there already (what stands
-# for a group: its pkg-config modules, commands and Python modules). As root, or
+# for a group: its pkg-config modules, commands, Python modules and files). As root, or
 # through `sudo -n`; otherwise prints the exact command to run and exits 1.
 set -euo pipefail
 
@@ -29,15 +29,20 @@ packages() {
 
 have_modules() { local m; for m in "$@"; do pkg-config --exists "$m" 2>/dev/null || return 1; done; }
 have_commands() { local c; for c in "$@"; do command -v "$c" >/dev/null 2>&1 || return 1; done; }
-have_python() { [ -x "$SYSTEM_PYTHON" ] && "$SYSTEM_PYTHON" -c "import $1" >/dev/null 2>&1; }
+# find_spec locates a module without importing it (importing torch takes seconds).
+have_python() {
+  [ -x "$SYSTEM_PYTHON" ] && "$SYSTEM_PYTHON" -c 'import importlib.util, sys
+sys.exit(any(importlib.util.find_spec(m) is None for m in sys.argv[1:]))' "$@" 2>/dev/null
+}
 
 # Whether what stands for the group is all there.
 present() {
   case $1 in
     build) have_commands cc make pkg-config && have_modules hwloc nlopt yaml-0.1 openblas ;;
     test) have_modules cmocka && have_commands clang chromium gnuplot &&
-          have_python torch,optuna,omegaconf,psycopg2,yaml &&
-          compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null ;;
+          have_python torch optuna omegaconf psycopg2 yaml &&
+          compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null &&
+          compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a' >/dev/null ;;
     hip) have_commands hipcc ;;
   esac
 }
@@ -55,10 +60,11 @@ done
 [ ${#wanted[@]} -gt 0 ] || exit 0
 
 cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${wanted[*]}"
-echo "rigtune: installing ${wanted[*]}" >&2
 if [ "$(id -u)" = 0 ]; then
+  echo "rigtune: installing ${wanted[*]}" >&2
   sh -c "$cmd"
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  echo "rigtune: installing ${wanted[*]} (sudo -n)" >&2
   sudo -n sh -c "$cmd"
 else
   echo "rigtune needs packages that are not installed. Run, as root:" >&2

@@ -1,75 +1,137 @@
+/* Writing results without destroying what is there (output.h). */
 #include "output.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "../common/rt.h"
 
 #define MAX_LINKS 40 /* as the kernel's own limit on nested symbolic links */
+#define MAX_TEMP_NAMES 100
+
+/* How the end of a path is written. */
+enum write_how { WRITE_ATOMIC, WRITE_IN_PLACE };
+
+/* The directory part of path ("." when it has none) into dir (PATH_MAX bytes). */
+static void dir_of(const char *path, char *dir)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(dir, PATH_MAX, ".");
+	else
+		snprintf(dir, PATH_MAX, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+}
 
 /* fsync the directory so that the rename itself survives a crash. */
 static void sync_dir(const char *path)
 {
-	char *copy = strdup(path);
-	if (!copy)
-		return;
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char dir[PATH_MAX];
+	dir_of(path, dir);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		fsync(fd);
 		close(fd);
 	}
-	free(copy);
 }
 
 /*
- * The file a chain of symbolic links at path ends at (relative targets taken
- * from each link's directory), into out; the target need not exist yet.
+ * Whether the link at path is one of /proc's (/dev/stdout -> /proc/self/fd/1):
+ * it names an open file, a pipe or a terminal, not a path that can be replaced.
  */
-static int resolve_links(const char *path, char *out, size_t len, char *err, size_t errlen)
+static int proc_link(const char *path)
 {
-	char cur[PATH_MAX], target[PATH_MAX];
-	snprintf(cur, sizeof cur, "%s", path);
+	char dir[PATH_MAX];
+	struct statfs fs;
+	dir_of(path, dir);
+	return statfs(dir, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+}
+
+/*
+ * Follows the chain of symbolic links at path (relative targets taken from
+ * each link's directory) into out (PATH_MAX bytes): to the file it ends at,
+ * which need not exist yet, or to the first link of /proc (*proc set).
+ */
+static int resolve_links(const char *path, char *out, int *proc, char *err, size_t errlen)
+{
+	char target[PATH_MAX], dir[PATH_MAX];
+	*proc = 0;
+	if (snprintf(out, PATH_MAX, "%s", path) >= PATH_MAX)
+		return rt_fail(err, errlen, RT_EINVAL, "path too long: %.64s...", path);
 	for (int hops = 0; hops < MAX_LINKS; hops++) {
 		struct stat st;
-		if (lstat(cur, &st) || !S_ISLNK(st.st_mode)) {
-			if ((size_t)snprintf(out, len, "%s", cur) >= len)
-				break;
+		if (lstat(out, &st) || !S_ISLNK(st.st_mode))
+			return RT_OK;
+		if (proc_link(out)) {
+			*proc = 1;
 			return RT_OK;
 		}
-		ssize_t n = readlink(cur, target, sizeof target - 1);
+		ssize_t n = readlink(out, target, sizeof target - 1);
 		if (n < 0)
-			return rt_fail(err, errlen, RT_EIO, "cannot read the link %s: %s", cur,
+			return rt_fail(err, errlen, RT_EIO, "cannot read the link %s: %s", out,
 				       strerror(errno));
 		target[n] = '\0';
-		if (target[0] == '/') {
-			snprintf(cur, sizeof cur, "%s", target);
-		} else {
-			char dir[PATH_MAX];
-			snprintf(dir, sizeof dir, "%s", cur);
-			if ((size_t)snprintf(cur, sizeof cur, "%s/%s", dirname(dir), target) >=
-			    sizeof cur)
-				break;
-		}
+		dir_of(out, dir);
+		if (target[0] == '/')
+			snprintf(out, PATH_MAX, "%s", target);
+		else if (snprintf(out, PATH_MAX, "%s/%s", dir, target) >= PATH_MAX)
+			return rt_fail(err, errlen, RT_EINVAL, "cannot write %s: path too long",
+				       path);
 	}
 	return rt_fail(err, errlen, RT_EIO, "cannot write %s: too many levels of links", path);
 }
 
 /*
- * Writes to something that is not a file to be replaced (a device, a FIFO, a
- * socket): opened and written in place, every error checked.
+ * How to write target (path resolved), and in *mode the permissions of the
+ * regular file it replaces (0 for a new one). A directory or a block device
+ * is no place for output; a read-only file is refused as `>` would refuse it
+ * (renaming over it would succeed, since that needs only its directory).
  */
-static int write_in_place(const char *path, const char *data, size_t len, char *err,
-			  size_t errlen)
+static int choose(const char *path, const char *target, int proc, enum write_how *how,
+		  mode_t *mode, char *err, size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	*how = WRITE_IN_PLACE;
+	*mode = 0;
+	if (proc)
+		return RT_OK;
+	if (stat(target, &st)) {
+		if (errno != ENOENT)
+			return rt_fail(err, errlen, RT_EIO, "cannot write %s: %s", path,
+				       strerror(errno));
+		*how = WRITE_ATOMIC;
+		return RT_OK;
+	}
+	if (S_ISDIR(st.st_mode))
+		return rt_fail(err, errlen, RT_EINVAL, "cannot write %s: it is a directory", path);
+	if (S_ISBLK(st.st_mode))
+		return rt_fail(err, errlen, RT_EINVAL, "cannot write %s: it is a block device",
+			       path);
+	if (!S_ISREG(st.st_mode))
+		return RT_OK;
+	if (access(target, W_OK))
+		return rt_fail(err, errlen, RT_EIO, "cannot write %s: %s", path, strerror(errno));
+	*how = WRITE_ATOMIC;
+	*mode = st.st_mode & 0777;
+	return RT_OK;
+}
+
+/*
+ * Writes to what is not a file to be replaced (a device, a FIFO, a socket, a
+ * /proc link to an open file): opened and written in place, appending (so
+ * that `-o /dev/stdout >>log` appends to log), every error checked.
+ */
+static int write_in_place(const char *path, const char *target, const char *data, size_t len,
+			  char *err, size_t errlen)
+{
+	int fd = open(target, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return rt_fail(err, errlen, RT_EIO, "cannot open %s: %s", path, strerror(errno));
 	int bad = rt_write_all(fd, data, len);
@@ -83,87 +145,101 @@ static int write_in_place(const char *path, const char *data, size_t len, char *
 	return RT_OK;
 }
 
-/* The temporary file's name and contents, fsync'd; the descriptor is closed. */
-static int write_temp(const char *tmp_template, char **tmp, mode_t mode, const char *data,
-		      size_t len, int *saved)
+/*
+ * Creates a new file tmp (PATH_MAX bytes) beside target: its descriptor, or
+ * -1 with errno. Created 0666 so that the umask decides, as for any new file.
+ */
+static int create_temp(const char *target, char *tmp)
 {
-	*tmp = strdup(tmp_template);
-	if (!*tmp) {
-		*saved = ENOMEM;
-		return -1;
+	for (int i = 0; i < MAX_TEMP_NAMES; i++) {
+		if (snprintf(tmp, PATH_MAX, "%s.tmp.%ld.%d", target, (long)getpid(), i) >=
+		    PATH_MAX) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
 	}
-	int fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd < 0) {
-		*saved = errno;
-		free(*tmp);
-		*tmp = NULL;
-		return -1;
-	}
-	int bad = fchmod(fd, mode) || rt_write_all(fd, data, len) || fsync(fd);
-	*saved = errno;
-	if (close(fd) && !bad) {
-		bad = 1;
-		*saved = errno;
-	}
-	return bad ? -1 : 0;
+	return -1;
 }
 
-/* Replaces the regular file at path (or creates it) atomically. */
-static int write_atomic(const char *path, const char *data, size_t len, char *err, size_t errlen)
+/* Fills the temporary file (fd, closed here) with data, fsync'd; 0 or errno. */
+static int fill_temp(int fd, mode_t mode, const char *data, size_t len)
 {
-	struct stat st;
-	mode_t mode = 0644; /* a replaced file keeps its own permissions */
-	if (stat(path, &st) == 0)
-		mode = st.st_mode & 07777;
-	char tmpl[PATH_MAX];
-	if ((size_t)snprintf(tmpl, sizeof tmpl, "%s.tmp.XXXXXX", path) >= sizeof tmpl)
-		return rt_fail(err, errlen, RT_EINVAL, "path too long: %s", path);
-	/*
-	 * A Ctrl-C between creating the temporary file and renaming it would
-	 * leave it behind: hold the signals until it is gone or in place.
-	 */
-	sigset_t block, old;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	char *tmp = NULL;
 	int saved = 0;
-	int bad = write_temp(tmpl, &tmp, mode, data, len, &saved);
-	rt_drill("output-rename");
-	if (!bad && rename(tmp, path)) {
-		bad = 1;
+	if ((mode && fchmod(fd, mode)) || rt_write_all(fd, data, len) || fsync(fd))
 		saved = errno;
-	}
-	if (bad && tmp)
+	if (close(fd) && !saved)
+		saved = errno;
+	return saved;
+}
+
+/* The signal state a write replaced, to put back after it. */
+typedef struct held_signals {
+	sigset_t mask;
+	struct sigaction xfsz;
+} held_signals;
+
+/*
+ * A Ctrl-C between creating the temporary file and renaming it would leave
+ * it behind: the signals that end a process are held until the file is gone
+ * or in place. SIGXFSZ (past RLIMIT_FSIZE) would end it silently: ignored,
+ * write() fails with EFBIG instead, reported like any other error.
+ */
+static void hold_signals(held_signals *h)
+{
+	static const int ending[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	sigset_t block;
+	sigemptyset(&block);
+	for (size_t i = 0; i < RT_COUNT(ending); i++)
+		sigaddset(&block, ending[i]);
+	sigprocmask(SIG_BLOCK, &block, &h->mask);
+	struct sigaction ignore = { .sa_handler = SIG_IGN };
+	sigemptyset(&ignore.sa_mask);
+	sigaction(SIGXFSZ, &ignore, &h->xfsz);
+}
+
+static void release_signals(const held_signals *h)
+{
+	sigaction(SIGXFSZ, &h->xfsz, NULL);
+	sigprocmask(SIG_SETMASK, &h->mask, NULL);
+}
+
+/* Replaces the regular file target (or creates it) atomically; path names it in messages. */
+static int write_atomic(const char *path, const char *target, mode_t mode, const char *data,
+			size_t len, char *err, size_t errlen)
+{
+	held_signals held;
+	hold_signals(&held);
+	char tmp[PATH_MAX];
+	int fd = create_temp(target, tmp);
+	int saved = fd < 0 ? errno : fill_temp(fd, mode, data, len);
+	rt_drill("output-rename");
+	if (fd >= 0 && !saved && rename(tmp, target))
+		saved = errno;
+	if (fd >= 0 && saved)
 		unlink(tmp);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	free(tmp);
-	if (bad)
+	release_signals(&held);
+	if (saved)
 		return rt_fail(err, errlen, RT_EIO, "cannot write %s: %s", path, strerror(saved));
-	sync_dir(path);
+	sync_dir(target);
 	return RT_OK;
 }
 
 int rt_write_file(const char *path, const char *data, size_t len, char *err, size_t errlen)
 {
 	char target[PATH_MAX];
-	int rc = resolve_links(path, target, sizeof target, err, errlen);
-	if (rc)
-		return rc;
-	struct stat st;
-	if (stat(target, &st)) {
-		if (errno != ENOENT)
-			return rt_fail(err, errlen, RT_EIO, "cannot write %s: %s", path,
-				       strerror(errno));
-		return write_atomic(target, data, len, err, errlen);
-	}
-	if (S_ISDIR(st.st_mode))
-		return rt_fail(err, errlen, RT_EINVAL, "cannot write %s: it is a directory", path);
-	if (S_ISREG(st.st_mode))
-		return write_atomic(target, data, len, err, errlen);
-	return write_in_place(target, data, len, err, errlen);
+	int proc;
+	enum write_how how;
+	mode_t mode;
+	if (!path[0])
+		return rt_fail(err, errlen, RT_EINVAL, "the output path is empty");
+	RT_TRY(resolve_links(path, target, &proc, err, errlen));
+	RT_TRY(choose(path, target, proc, &how, &mode, err, errlen));
+	if (how == WRITE_IN_PLACE)
+		return write_in_place(path, target, data, len, err, errlen);
+	return write_atomic(path, target, mode, data, len, err, errlen);
 }
 
 int rt_output(const char *path, const char *data, size_t len, char *err, size_t errlen)

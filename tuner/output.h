@@ -1,14 +1,20 @@
 /*
  * output.h: where results go, without ever destroying what is there.
  *
- * A regular file (or a path that does not exist yet) is replaced atomically:
- * a temporary file in the same directory, fsync, rename; a reader never sees
- * half a file, a failure or a Ctrl-C leaves the old one intact and no
- * temporary file behind. A symbolic link is followed to the file it names
- * (chains and relative targets too), which is replaced the same way: the link
- * stays a link. A device, FIFO or socket is written in place, with every
- * error checked (`-o /dev/full` is ENOSPC, and /dev/full stays a device). A
- * directory is RT_EINVAL. A path of NULL or "-" means stdout.
+ * A path is first followed through its symbolic links (chains and relative
+ * targets too, each taken from its link's directory) to what they name:
+ *   - a regular file, or nothing yet: replaced atomically: a temporary file
+ *     in the same directory, fsync, rename; a reader never sees half a file,
+ *     a failure or a Ctrl-C leaves the old one intact and no temporary file
+ *     behind. The links stay links. A replaced file keeps its permissions, a
+ *     new one gets 0666 less the umask; a file the caller may not write (a
+ *     read-only one) is refused, as `>` would refuse it.
+ *   - a character device, a FIFO or a socket, or a link of /proc that names
+ *     an open file (/dev/stdout, /dev/fd/N): written in place, appending (so
+ *     `-o /dev/stdout >>log` appends), every error checked (`-o /dev/full` is
+ *     ENOSPC; /dev/full stays a device).
+ *   - a directory or a block device: RT_EINVAL, nothing written.
+ * A path of NULL or "-" means stdout.
  */
 #ifndef RT_OUTPUT_H
 #define RT_OUTPUT_H

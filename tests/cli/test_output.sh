@@ -42,23 +42,52 @@ if [ -z "$(ls -A "$TMP/dir")" ]; then ok "nothing was written into the directory
 expect_exit 0 "probe -o - writes to stdout" "$RIGTUNE" probe -o -
 expect_grep '^machine:' "$TMP/out" "stdout holds the YAML"
 
-# An unwritable directory, as an unprivileged user (root writes anywhere).
+# /dev/stdout is a link of /proc to the open stdout: written there, never replaced.
+"$RIGTUNE" probe -o /dev/stdout 2>"$TMP/err" | cat >"$TMP/piped"
+if [ "${PIPESTATUS[0]}" = 0 ] && grep -q '^machine:' "$TMP/piped"; then
+  ok "probe -o /dev/stdout into a pipe"
+else
+  not_ok "probe -o /dev/stdout into a pipe" "exit ${PIPESTATUS[0]}" "$(cat "$TMP/err")"
+fi
+echo "first line" >"$TMP/log"
+"$RIGTUNE" probe -o /dev/stdout >>"$TMP/log" 2>"$TMP/err"
+if [ "$(head -1 "$TMP/log")" = "first line" ] && grep -q '^machine:' "$TMP/log"; then
+  ok "probe -o /dev/stdout >>log appends to the log"
+else
+  not_ok "probe -o /dev/stdout >>log appends to the log" "$(head -3 "$TMP/log")" "$(cat "$TMP/err")"
+fi
+
+# A new file gets the umask's permissions.
+(umask 077 && "$RIGTUNE" probe -o "$TMP/private.yaml" 2>"$TMP/err")
+if [ "$(stat -c %a "$TMP/private.yaml" 2>/dev/null)" = 600 ]; then ok "a new file follows the umask (077: 600)"; else
+  not_ok "a new file follows the umask (077: 600)" "$(ls -l "$TMP/private.yaml" 2>&1)"; fi
+
+# denied_as_nobody WHAT DIR: probe -o DIR/out.yaml as nobody is exit 3 naming the
+# permission, and DIR still holds only out.yaml, unchanged.
+denied_as_nobody() {
+  expect_exit 3 "$1 is a run-time failure (exit 3)" \
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$RIGTUNE" probe -o "$2/out.yaml"
+  expect_grep "Permission denied" "$TMP/err" "$1: the message names the permission"
+  if [ "$(cat "$2/out.yaml")" = keep ] && [ "$(ls -A "$2")" = out.yaml ]; then
+    ok "$1: the old file is intact and no temporary file was left"
+  else
+    not_ok "$1: the old file is intact and no temporary file was left" "$(ls -A "$2")"
+  fi
+}
+
+# An unwritable directory, and a read-only file in a directory the user may write
+# (refused as `>` would refuse it), as an unprivileged user (root writes anywhere).
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
   shared=$(mktemp -d /tmp/rt-unwritable-XXXXXX)
-  chmod 755 "$shared"
   echo keep >"$shared/out.yaml"
-  chmod 644 "$shared/out.yaml"
-  expect_exit 3 "an unwritable directory is a run-time failure (exit 3)" \
-    setpriv --reuid=nobody --regid=nogroup --clear-groups "$RIGTUNE" probe -o "$shared/out.yaml"
-  expect_grep "Permission denied" "$TMP/err" "the message names the permission"
-  if [ "$(cat "$shared/out.yaml")" = keep ] && [ "$(ls -A "$shared")" = out.yaml ]; then
-    ok "the old file is intact and no temporary file was left"
-  else
-    not_ok "the old file is intact and no temporary file was left" "$(ls -A "$shared")"
-  fi
+  chmod 755 "$shared" && chmod 644 "$shared/out.yaml"
+  denied_as_nobody "an unwritable directory" "$shared"
+  chmod 777 "$shared" && chmod 444 "$shared/out.yaml"
+  denied_as_nobody "a read-only file" "$shared"
   rm -rf "$shared"
 else
   echo "ok $((n += 1)) # SKIP unwritable directory: needs root and setpriv to become nobody"
+  echo "ok $((n += 1)) # SKIP read-only file: needs root and setpriv to become nobody"
 fi
 
 # A full disk: a tmpfs small enough to fill.
