@@ -83,6 +83,9 @@ int rt_meminfo_bytes(const char *key, uint64_t *bytes);
  */
 int rt_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen);
 
+/* 64-bit FNV-1a of n bytes: the hash of a canonical text (fingerprints, a command's key). */
+uint64_t rt_fnv1a(const void *data, size_t n);
+
 /* Monotonic wall clock in seconds. */
 double rt_now(void);
 

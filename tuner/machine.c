@@ -202,17 +202,6 @@ int rt_machine_pcores(const rt_machine *m)
 	return m->kinds[m->nkinds - 1].cores;
 }
 
-/* 64-bit FNV-1a, over a canonical "key=value;" string. */
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 void rt_machine_fingerprint(const rt_machine *m, char out[17])
 {
 	char buf[4096];
@@ -231,7 +220,7 @@ void rt_machine_fingerprint(const rt_machine *m, char out[17])
 			ADD("dev=%s:%s:%s;", m->accel[i].backend, m->accel[i].dev[d].name,
 			    m->accel[i].dev[d].driver);
 #undef ADD
-	snprintf(out, 17, "%016llx", (unsigned long long)fnv1a(buf));
+	snprintf(out, 17, "%016llx", (unsigned long long)rt_fnv1a(buf, strlen(buf)));
 }
 
 static double gib(uint64_t bytes)
