@@ -11,12 +11,18 @@
 #include "params.h"
 #include "pin.h"
 #include "spaces.h"
+#include "tune_target.h"
 
 static volatile sig_atomic_t interrupted;
 
 void rt_tune_interrupt(void)
 {
 	interrupted = 1;
+}
+
+int rt_tune_stop_requested(void)
+{
+	return interrupted;
 }
 
 void rt_tune_opts_default(rt_tune_opts *o)
@@ -28,26 +34,13 @@ void rt_tune_opts_default(rt_tune_opts *o)
 	o->seed = 1;
 }
 
-/* Share of the budget per workload, by how much a search of it needs. */
-static double workload_weight(const rt_workload *w)
+/* Share of the budget per workload, by how much a search of it needs (a command: 1). */
+static double workload_weight(const rt_tune_workload *twl)
 {
-	return w->budget_weight > 0 ? w->budget_weight : 1.0;
+	return twl->w && twl->w->budget_weight > 0 ? twl->w->budget_weight : 1.0;
 }
 #define CROSSOVER_SHARE 0.12
 #define MIN_SEARCH_S 0.5 /* less than this cannot measure one point */
-
-typedef struct tune_ctx {
-	rt_tune_run *run;
-	rt_tune_workload *twl;
-	const rt_tune_opts *o;
-	rt_progress *progress;
-	rt_journal *journal;
-	const rt_journal_record *reuse; /* earlier trials of this host; none with --fresh */
-	size_t nreuse;
-	hwloc_topology_t topo;          /* to tell pin policies apart; NULL if unknown */
-	char best[96];
-	double best_value;
-} tune_ctx;
 
 /* ---- the machine's backends ---- */
 
@@ -118,17 +111,16 @@ static int point_of(const rt_space *s, const int *idx, const rt_tune_workload *t
  * Two pin policies that bind the same PUs (every policy, when the threads
  * fill the machine) are one point: only the first in the space's order runs.
  */
-static int same_pus_as_earlier_pin(const tune_ctx *c, const rt_space *s, const int *idx,
-				   const rt_point *pt)
+static int same_pus_as_earlier_pin(const tune_ctx *c, const rt_space *s, const int *idx, int n)
 {
 	int p = rt_space_find(s, "pin");
 	if (p < 0 || !c->topo || idx[p] == 0)
 		return 0;
-	int n = pt->threads + pt->workers, same = 0;
+	int same = 0, pin = rt_pin_parse(rt_space_str_at(s, p, idx[p]));
 	hwloc_bitmap_t mine = hwloc_bitmap_alloc(), other = hwloc_bitmap_alloc();
-	if (mine && other && rt_pin_cpuset(c->topo, pt->pin, n, mine) == RT_OK)
+	if (mine && other && pin >= 0 && rt_pin_cpuset(c->topo, (rt_pin)pin, n, mine) == RT_OK)
 		for (int v = 0; v < idx[p] && !same; v++) {
-			int pin = rt_pin_parse(rt_space_str_at(s, p, v));
+			pin = rt_pin_parse(rt_space_str_at(s, p, v));
 			same = pin >= 0 && rt_pin_cpuset(c->topo, (rt_pin)pin, n, other) == RT_OK &&
 			       hwloc_bitmap_isequal(mine, other);
 		}
@@ -138,17 +130,17 @@ static int same_pus_as_earlier_pin(const tune_ctx *c, const rt_space *s, const i
 }
 
 /*
- * A point can run here when its backend is available and offers its
- * precision, threads + workers fit the usable cores, the workload accepts it
- * and its memory fits the device.
+ * A point of a workload can run here when its backend is available and
+ * offers its precision, threads + workers fit the usable cores, the workload
+ * accepts it and its memory fits the device.
  */
-static int feasible(const rt_space *s, const int *idx, void *user)
+static int workload_feasible(const tune_ctx *c, const int *idx, int *cpus)
 {
-	tune_ctx *c = user;
 	rt_point pt;
 	rt_shape sh;
-	if (point_of(s, idx, c->twl, &pt, &sh, NULL, 0))
+	if (point_of(c->twl->space, idx, c->twl, &pt, &sh, NULL, 0))
 		return 0;
+	*cpus = pt.threads + pt.workers;
 	const rt_accel *a = find_accel(&c->run->machine, pt.backend);
 	if (!a || !a->available || !backend_wanted(c->o, pt.backend) || pt.device >= a->ndevices)
 		return 0;
@@ -156,14 +148,21 @@ static int feasible(const rt_space *s, const int *idx, void *user)
 		return 0;
 	if (pt.threads + pt.workers > c->run->usable_cores)
 		return 0;
-	if (same_pus_as_earlier_pin(c, s, idx, &pt))
-		return 0;
 	if (c->twl->w->check(&pt, &sh, NULL, 0))
 		return 0;
 	uint64_t mem = !strcmp(pt.backend, "cpu") && c->run->machine.mem_available
 			       ? c->run->machine.mem_available
 			       : a->dev[pt.device].mem_total;
 	return c->twl->w->mem_bytes(&pt, &sh) <= mem;
+}
+
+/* The target's verdict, and only the first of pin policies that bind the same PUs. */
+static int feasible(const rt_space *s, const int *idx, void *user)
+{
+	const tune_ctx *c = user;
+	int cpus = 1;
+	return c->twl->target->feasible(c, idx, &cpus) &&
+	       !same_pus_as_earlier_pin(c, s, idx, cpus);
 }
 
 /* ---- trials ---- */
@@ -183,9 +182,11 @@ static rt_tune_trial *new_trial(rt_tune_workload *twl)
 	return t;
 }
 
-static void keep_measurement(rt_tune_trial *t, const rt_measurement *m)
+static void keep_measurement(const rt_tune_workload *twl, rt_tune_trial *t,
+			     const rt_measurement *m)
 {
 	t->feasible = m->feasible;
+	t->score = !twl->minimize ? m->median : m->median > 0 ? 1 / m->median : 0;
 	t->cause = m->cause;
 	snprintf(t->reason, sizeof t->reason, "%s", m->reason);
 	t->median = m->median;
@@ -218,20 +219,51 @@ static int failure_lasts(rt_cause cause)
 	return cause == RT_CAUSE_MEMORY || cause == RT_CAUSE_UNAVAILABLE;
 }
 
+/* ---- the built-in workloads as a target ---- */
+
+static int workload_point(const tune_ctx *c, rt_tune_trial *t, char *err, size_t errlen)
+{
+	return point_of(c->twl->space, t->idx, c->twl, &t->pt, &t->sh, err, errlen);
+}
+
+static const rt_journal_record *workload_find(const tune_ctx *c, const rt_tune_trial *t)
+{
+	return rt_journal_find(c->reuse, c->nreuse, c->run->fingerprint, c->twl->w, &t->sh, &t->pt);
+}
+
+static int workload_measure(const tune_ctx *c, const rt_tune_trial *t, double cap,
+			    rt_measurement *m, char *err, size_t errlen)
+{
+	rt_measure_opts mo;
+	measure_opts(cap, &mo);
+	return rt_measure(c->twl->w, &t->pt, &t->sh, &mo, m, err, errlen);
+}
+
+static int workload_append(const tune_ctx *c, const rt_tune_trial *t, const rt_measurement *m,
+			   char *err, size_t errlen)
+{
+	return rt_journal_append(c->journal, c->twl->w, &t->pt, &t->sh, m, err, errlen);
+}
+
+static const rt_tune_target target_workload = {
+	.feasible = workload_feasible,
+	.point = workload_point,
+	.find = workload_find,
+	.measure = workload_measure,
+	.append = workload_append,
+};
+
 /* Measures the point of t now; the journal gets the trial. */
 static int measure_fresh(tune_ctx *c, const rt_tune_trial *t, double cap, rt_measurement *m,
 			 char *err, size_t errlen)
 {
-	const rt_workload *w = c->twl->w;
-	rt_measure_opts mo;
-	measure_opts(cap, &mo);
-	int rc = rt_measure(w, &t->pt, &t->sh, &mo, m, err, errlen);
+	int rc = c->twl->target->measure(c, t, cap, m, err, errlen);
 	if (rc)
 		return rc;
 	if (interrupted) /* the signal reached the trial too: not a result */
 		rc = rt_fail(err, errlen, RT_ERUNTIME, "interrupted");
 	else if (c->journal)
-		rc = rt_journal_append(c->journal, w, &t->pt, &t->sh, m, err, errlen);
+		rc = c->twl->target->append(c, t, m, err, errlen);
 	if (rc)
 		rt_measurement_free(m);
 	return rc;
@@ -243,10 +275,8 @@ static int measure_fresh(tune_ctx *c, const rt_tune_trial *t, double cap, rt_mea
  */
 static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_t errlen)
 {
-	const rt_workload *w = c->twl->w;
 	rt_measurement m;
-	const rt_journal_record *rec =
-		rt_journal_find(c->reuse, c->nreuse, c->run->fingerprint, w, &t->sh, &t->pt);
+	const rt_journal_record *rec = c->twl->target->find(c, t);
 	/* a crash or timeout may have been the machine's mood, a contended figure is low */
 	if (rec && (rec->m.feasible ? rec->m.contended : !failure_lasts(rec->m.cause)))
 		rec = NULL;
@@ -261,14 +291,14 @@ static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_
 		if (rc == RT_OK && m.contended) {
 			rt_progress_note(c->progress, "%s: %.0f%% of the trial's CPUs went to other "
 						      "processes; measuring it again",
-					 w->name, 100 * m.contention);
+					 c->twl->name, 100 * m.contention);
 			rt_measurement_free(&m);
 			rc = measure_fresh(c, t, cap, &m, err, errlen);
 		}
 		if (rc)
 			return rc;
 	}
-	keep_measurement(t, &m);
+	keep_measurement(c->twl, t, &m);
 	rt_measurement_free(&m);
 	return RT_OK;
 }
@@ -276,16 +306,16 @@ static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_
 static void report_trial(tune_ctx *c, const rt_space *s, const rt_tune_trial *t)
 {
 	char what[256], outcome[300];
-	int n = snprintf(what, sizeof what, "%s ", c->twl->w->name);
+	int n = snprintf(what, sizeof what, "%s ", c->twl->name);
 	rt_space_format(s, t->idx, what + n, sizeof what - (size_t)n);
 	if (t->feasible)
-		snprintf(outcome, sizeof outcome, "%.4g %s%s", t->median, c->twl->w->unit,
+		snprintf(outcome, sizeof outcome, "%.4g %s%s", t->median, c->twl->unit,
 			 t->reused ? " (reused)" : "");
 	else
 		snprintf(outcome, sizeof outcome, "infeasible: %s", t->reason);
-	if (t->feasible && t->median > c->best_value) {
-		c->best_value = t->median;
-		snprintf(c->best, sizeof c->best, "%.4g %s", t->median, c->twl->w->unit);
+	if (t->feasible && t->score > c->best_score) {
+		c->best_score = t->score;
+		snprintf(c->best, sizeof c->best, "%.4g %s", t->median, c->twl->unit);
 	}
 	rt_progress_trial(c->progress, what, outcome, c->best);
 }
@@ -301,7 +331,7 @@ static int objective(const rt_space *s, const int *idx, double cap, void *user, 
 	if (!t)
 		return RT_ENOMEM;
 	memcpy(t->idx, idx, sizeof(int) * (size_t)rt_space_nparams(s));
-	int rc = point_of(s, idx, c->twl, &t->pt, &t->sh, err, sizeof err);
+	int rc = c->twl->target->point ? c->twl->target->point(c, t, err, sizeof err) : RT_OK;
 	if (rc == RT_OK)
 		rc = run_trial(c, t, cap, err, sizeof err);
 	if (rc) {
@@ -310,7 +340,7 @@ static int objective(const rt_space *s, const int *idx, double cap, void *user, 
 		return rc;
 	}
 	report_trial(c, s, t);
-	*value = t->median;
+	*value = t->score;
 	*cause = t->cause;
 	return t->feasible ? RT_OK : RT_EINFEASIBLE;
 }
@@ -366,6 +396,8 @@ static int apply_shape(shape_args *a, rt_tune_workload *twl, char *err, size_t e
 static int check_space(tune_ctx *c, char *err, size_t errlen)
 {
 	const rt_space *s = c->twl->space;
+	if (!c->twl->w)
+		return RT_OK; /* a command's knobs are checked as its space is read */
 	const char *where = c->o->space_file ? c->o->space_file : c->twl->w->name;
 	char why[RT_ERRLEN];
 	for (int p = 0; p < rt_space_nparams(s); p++)
@@ -390,9 +422,9 @@ static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 	so.trial_s = budget / 15 < 0.25 ? 0.25 : budget / 15 > 2.0 ? 2.0 : budget / 15;
 	so.seed = c->o->seed;
 	rt_space_set_feasible(twl->space, feasible, c);
-	c->best_value = 0;
+	c->best_score = 0;
 	snprintf(c->best, sizeof c->best, "-");
-	rt_progress_note(c->progress, "tuning %s (%.0f s, %s)", twl->w->name, budget, st->name);
+	rt_progress_note(c->progress, "tuning %s (%.0f s, %s)", twl->name, budget, st->name);
 	int rc = rt_search_run(st, twl->space, objective, c, &so, &twl->result, err, errlen);
 	if (rc == RT_EINFEASIBLE) {
 		twl->status = rc;
@@ -432,8 +464,9 @@ static int open_journal(const rt_tune_opts *o, rt_tune_run *run, rt_journal **j,
 			rc = rt_journal_open(run->journal_path, run->fingerprint, j, NULL, err, errlen);
 		return rc;
 	}
-	char cmd[64];
-	snprintf(cmd, sizeof cmd, "rigtune tune (budget %.0f s)", o->budget_s);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "rigtune tune (budget %.0f s)%s%.900s", o->budget_s,
+		 o->cmd ? " --cmd " : "", o->cmd ? o->cmd->command : "");
 	rc = rt_journal_create(o->results_dir, host, run->fingerprint, cmd, j, err, errlen);
 	if (rc == RT_OK)
 		snprintf(run->journal_path, sizeof run->journal_path, "%s", rt_journal_path(*j));
@@ -463,6 +496,9 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 					       w->name);
 		rt_tune_workload *twl = &run->wl[run->nwl++];
 		twl->w = w;
+		twl->name = w->name;
+		twl->unit = w->unit;
+		twl->target = &target_workload;
 		rt_point pt;
 		rt_point_default(&pt);
 		rc = apply_shape(&shape, twl, err, errlen);
@@ -482,7 +518,12 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 	return RT_OK;
 }
 
-static int probe(rt_tune_run *run, char *err, size_t errlen)
+/*
+ * The machine and the frameworks of the Python the hints are for (a Python
+ * named by --python that cannot run is bad input).
+ */
+static int probe(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char *err,
+		 size_t errlen)
 {
 	int rc = rt_machine_probe(NULL, &run->machine, err, errlen);
 	if (rc)
@@ -490,14 +531,26 @@ static int probe(rt_tune_run *run, char *err, size_t errlen)
 	rt_probe_accelerators(&run->machine);
 	rt_machine_fingerprint(&run->machine, run->fingerprint);
 	run->usable_cores = rt_machine_pcores(&run->machine);
-	return RT_OK;
+	rt_progress_note(progress, "probing the ML frameworks of %s",
+			 o->python ? o->python : "python3");
+	rc = rt_frameworks_probe(o->python, RT_FRAMEWORK_DEADLINE_S, &run->frameworks, err,
+				 errlen);
+	return rc ? rt_fail(err, errlen, rc, "--python: %.400s", err) : RT_OK;
+}
+
+/* What to search: the user's command, or the workloads on the backends. */
+static int resolve(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errlen)
+{
+	if (!o->cmd) {
+		int rc = check_backends(o, run, err, errlen);
+		return rc ? rc : resolve_workloads(o, run, err, errlen);
+	}
+	rt_tune_workload *twl = &run->wl[run->nwl++];
+	twl->target = &rt_tune_target_command;
+	return rt_tune_command_setup(o, run, twl, err, errlen);
 }
 
 /* A short square-GEMM crossover sweep; the config emits its analysis. */
-static int stop_requested(void)
-{
-	return interrupted;
-}
 
 static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budget,
 			   rt_progress *progress)
@@ -510,7 +563,7 @@ static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budge
 			       .max_n = 1024,
 			       .quiet = 1,
 			       .deadline = rt_now() + budget,
-			       .stop = stop_requested,
+			       .stop = rt_tune_stop_requested,
 			       .machine = &run->machine};
 	rt_xo_shape shape = {0};
 	char skipped[1024], err[RT_ERRLEN];
@@ -531,20 +584,18 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	rt_journal *journal = NULL;
 	rt_journal_record *reuse = NULL;
 	size_t nreuse = 0;
-	int rc = probe(run, err, errlen);
+	int rc = probe(o, run, progress, err, errlen);
 	if (!rc)
-		rc = check_backends(o, run, err, errlen);
-	if (!rc)
-		rc = resolve_workloads(o, run, err, errlen);
+		rc = resolve(o, run, err, errlen);
 	if (!rc)
 		rc = open_journal(o, run, &journal, &reuse, &nreuse, err, errlen);
 	if (rc)
 		goto out;
 	/* the crossover's share is kept back; the workloads share the rest */
-	double xo_budget = o->crossover ? CROSSOVER_SHARE * o->budget_s : 0;
+	double xo_budget = o->crossover && !o->cmd ? CROSSOVER_SHARE * o->budget_s : 0;
 	double weights = 0;
 	for (int i = 0; i < run->nwl; i++)
-		weights += workload_weight(run->wl[i].w);
+		weights += workload_weight(&run->wl[i]);
 	hwloc_topology_t topo = NULL;
 	if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo)) {
 		hwloc_topology_destroy(topo);
@@ -554,8 +605,8 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o, .progress = progress,
 			      .journal = journal, .reuse = reuse, .nreuse = nreuse, .topo = topo};
 		double left = o->budget_s - xo_budget - (rt_now() - t0);
-		double budget = left * workload_weight(c.twl->w) / weights;
-		weights -= workload_weight(c.twl->w);
+		double budget = left * workload_weight(c.twl) / weights;
+		weights -= workload_weight(c.twl);
 		rc = check_space(&c, err, errlen);
 		if (!rc && budget < MIN_SEARCH_S) {
 			c.twl->status = RT_EINFEASIBLE;
@@ -592,6 +643,7 @@ void rt_tune_run_free(rt_tune_run *run)
 		rt_space_destroy(run->wl[i].space);
 		rt_search_result_destroy(run->wl[i].result);
 		free(run->wl[i].trials);
+		rt_tune_command_free(run->wl[i].cmd);
 	}
 	rt_xo_data_free(&run->crossover);
 	memset(run, 0, sizeof *run);
