@@ -5,11 +5,13 @@
 #include "../common/rt.h"
 #include "cli.h"
 
-#define RT_COMMAND_LIST &rt_cmd_probe, &rt_cmd_bench, &rt_cmd_tune, &rt_cmd_crossover,
+#define RT_COMMAND_LIST &rt_cmd_probe, &rt_cmd_bench, &rt_cmd_tune, &rt_cmd_crossover, &rt_cmd_exec, &rt_cmd_env,
 
 extern const rt_command rt_cmd_probe;
 extern const rt_command rt_cmd_bench;
 extern const rt_command rt_cmd_crossover;
 extern const rt_command rt_cmd_tune;
+extern const rt_command rt_cmd_exec;
+extern const rt_command rt_cmd_env;
 
 #endif
