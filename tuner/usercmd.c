@@ -228,7 +228,21 @@ typedef struct stream {
 	size_t n;
 } stream;
 
-/* Hands one line to the callback and keeps stderr's last non-blank one. */
+/* Whether a line of a program's stderr says it ran out of memory. */
+static int says_out_of_memory(const char *line)
+{
+	static const char *const words[] = {"MemoryError", "out of memory", "cannot allocate memory",
+					    "can't allocate memory", "bad_alloc", "OutOfMemory"};
+	for (size_t i = 0; i < RT_COUNT(words); i++)
+		if (strcasestr(line, words[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Hands one line to the callback and keeps stderr's last non-blank one, and
+ * the last that says it ran out of memory.
+ */
 static void deliver(rt_usercmd *c, stream *s, rt_usercmd_exit *out)
 {
 	s->buf[s->n] = '\0';
@@ -236,6 +250,9 @@ static void deliver(rt_usercmd *c, stream *s, rt_usercmd_exit *out)
 		s->buf[--s->n] = '\0';
 	if (s->is_err && strspn(s->buf, " \t") < s->n)
 		snprintf(out->last_err, sizeof out->last_err, "%.*s", (int)sizeof out->last_err - 1,
+			 s->buf);
+	if (s->is_err && says_out_of_memory(s->buf))
+		snprintf(out->oom_err, sizeof out->oom_err, "%.*s", (int)sizeof out->oom_err - 1,
 			 s->buf);
 	if (c->line)
 		c->line(c->user, s->is_err, s->buf);
@@ -431,17 +448,6 @@ static void say(char *why, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Whether a program's last words say it ran out of memory. */
-static int says_out_of_memory(const char *line)
-{
-	static const char *const words[] = {"MemoryError", "out of memory", "cannot allocate memory",
-					    "can't allocate memory", "bad_alloc", "OutOfMemory"};
-	for (size_t i = 0; i < RT_COUNT(words); i++)
-		if (strcasestr(line, words[i]))
-			return 1;
-	return 0;
-}
-
 /* The cause and the reason of a run that did not give a measurement; RT_CAUSE_NONE if it did. */
 static rt_cause outcome(const rt_usercmd_exit *x, const rt_metric *m, char *why, size_t len)
 {
@@ -453,9 +459,9 @@ static rt_cause outcome(const rt_usercmd_exit *x, const rt_metric *m, char *why,
 			 x->seconds, last[0] ? ": " : "", last);
 		return RT_CAUSE_TIMEOUT;
 	}
-	if ((sig == SIGKILL && x->oom_killed) || ((sig || code) && says_out_of_memory(last))) {
+	if ((sig == SIGKILL && x->oom_killed) || ((sig || code) && x->oom_err[0])) {
 		say(why, len, "out of memory: %s",
-			 last[0] && !sig ? last : "killed by the kernel's OOM killer");
+		    x->oom_err[0] ? x->oom_err : "killed by the kernel's OOM killer");
 		return RT_CAUSE_MEMORY;
 	}
 	if (sig) {

@@ -93,6 +93,7 @@ typedef struct rt_usercmd_exit {
 	double seconds;        /* from start to exit */
 	double cpu_s;          /* CPU time of the child and the children it waited for */
 	char last_err[256];    /* the last non-empty line of stderr */
+	char oom_err[256];     /* the last line of stderr that says it ran out of memory */
 } rt_usercmd_exit;
 
 typedef struct rt_usercmd {
@@ -159,8 +160,8 @@ void rt_metric_free(rt_metric *m); /* accepts a zeroed metric */
 /*
  * Runs c once and reads m from its output into out (a measurement of the
  * point; out->samples as printed). The outcome: exit 0 with a sample ->
- * feasible; the deadline -> timeout; killed by the OOM killer, or a last
- * stderr line that says it ran out of memory (MemoryError, "out of
+ * feasible; the deadline -> timeout; killed by the OOM killer, or a failure
+ * with a stderr line that says it ran out of memory (MemoryError, "out of
  * memory", "cannot allocate memory", bad_alloc) -> memory; another non-zero
  * exit or a signal -> crash; exit 0 without a sample -> bad_output. The
  * reason is the last non-empty line of stderr (or how it ended). Returns 0,
