@@ -412,6 +412,54 @@ static int check_space(tune_ctx *c, char *err, size_t errlen)
 	return RT_OK;
 }
 
+/* The search's trial at idx, -1 if it has none. */
+static int trial_index(const rt_search_result *r, const int *idx)
+{
+	for (int t = 0; t < r->ntrials; t++)
+		if (!memcmp(r->trials[t].idx, idx, sizeof(int) * (size_t)r->nparams))
+			return t;
+	return -1;
+}
+
+/*
+ * The knee (recommend.c) is the smallest value of the saturating knob within
+ * RT_KNEE_WITHIN of the best at the best point's other settings, which a
+ * strategy that climbed that knob elsewhere may not have measured. From the
+ * best down, each smaller value is taken from the trials or measured, until
+ * one falls short, fails, or the budget is spent.
+ */
+static int walk_to_knee(tune_ctx *c, double deadline, double cap)
+{
+	rt_search_result *r = c->twl->result;
+	const rt_space *s = c->twl->space;
+	int p = -1, idx[RT_SPACE_MAX_PARAMS];
+	for (int q = 0; q < rt_space_nparams(s); q++)
+		if (rt_space_role(s, q) == RT_ROLE_SATURATING && rt_space_numeric(s, q))
+			p = q;
+	if (p < 0 || !r || r->best < 0)
+		return RT_OK;
+	double best = r->trials[r->best].value;
+	memcpy(idx, r->trials[r->best].idx, sizeof(int) * (size_t)r->nparams);
+	for (idx[p]--; idx[p] >= 0 && !interrupted && rt_now() + cap / 4 < deadline; idx[p]--) {
+		int t = trial_index(r, idx);
+		double value = t >= 0 ? r->trials[t].value : 0;
+		rt_cause cause = t >= 0 ? r->trials[t].cause : RT_CAUSE_NONE;
+		if (t < 0 && !rt_space_feasible(s, idx))
+			break;
+		if (t < 0) {
+			int rc = objective(s, idx, cap, c, &value, &cause);
+			if (rc && rc != RT_EINFEASIBLE)
+				return rc;
+			cause = rc ? cause : RT_CAUSE_NONE;
+			if ((rc = rt_search_result_add(r, idx, rc ? 0 : value, cause, cap)))
+				return rc;
+		}
+		if (cause != RT_CAUSE_NONE || value < (1 - RT_KNEE_WITHIN) * best)
+			break;
+	}
+	return RT_OK;
+}
+
 static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 {
 	rt_tune_workload *twl = c->twl;
@@ -425,7 +473,10 @@ static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 	c->best_score = 0;
 	snprintf(c->best, sizeof c->best, "-");
 	rt_progress_note(c->progress, "tuning %s (%.0f s, %s)", twl->name, budget, st->name);
+	double deadline = rt_now() + budget;
 	int rc = rt_search_run(st, twl->space, objective, c, &so, &twl->result, err, errlen);
+	if (rc == RT_OK)
+		rc = walk_to_knee(c, deadline, so.trial_s);
 	if (rc == RT_EINFEASIBLE) {
 		twl->status = rc;
 		snprintf(twl->note, sizeof twl->note, "no feasible point in the space on this machine");
