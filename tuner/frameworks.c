@@ -208,6 +208,18 @@ int rt_frameworks_probe(const char *python, double deadline_s, rt_frameworks *ou
 	return RT_OK;
 }
 
+int rt_frameworks_check(const char *python, char *err, size_t errlen)
+{
+	char *argv[] = {(char *)python, "-c", "pass", NULL};
+	rt_usercmd c = {.argv = argv, .timeout_s = RT_FRAMEWORK_DEADLINE_S};
+	rt_usercmd_exit x;
+	int rc = rt_usercmd_run(&c, &x, err, errlen);
+	if (rc == RT_OK && (!WIFEXITED(x.status) || WEXITSTATUS(x.status)))
+		rc = rt_fail(err, errlen, RT_EINVAL, "%s does not run Python: %.200s", python,
+			     x.last_err[0] ? x.last_err : "no message");
+	return rc;
+}
+
 const char *rt_framework_get(const rt_framework *f, const char *key)
 {
 	for (int i = 0; i < f->n; i++)

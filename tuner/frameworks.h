@@ -58,6 +58,9 @@ typedef struct rt_frameworks {
 int rt_frameworks_probe(const char *python, double deadline_s, rt_frameworks *out, char *err,
 			size_t errlen);
 
+/* Whether python runs at all (`python -c pass`, a few seconds at most): RT_EINVAL with why not. */
+int rt_frameworks_check(const char *python, char *err, size_t errlen);
+
 /* What the probe said for key, NULL if it said nothing (or the framework is not there). */
 const char *rt_framework_get(const rt_framework *f, const char *key);
 

@@ -40,6 +40,10 @@ static double workload_weight(const rt_tune_workload *twl)
 	return twl->w && twl->w->budget_weight > 0 ? twl->w->budget_weight : 1.0;
 }
 #define CROSSOVER_SHARE 0.12
+/* A user's command: its best points measured again, interleaved (confirm_best). */
+#define CONFIRM_TOP 3
+#define CONFIRM_ROUNDS 3
+#define CONFIRM_SHARE 0.25 /* of its budget kept for that */
 #define MIN_SEARCH_S 0.5 /* less than this cannot measure one point */
 
 /* ---- the machine's backends ---- */
@@ -194,6 +198,7 @@ static void keep_measurement(const rt_tune_workload *twl, rt_tune_trial *t,
 	t->ci_hi = m->ci_hi;
 	t->cv = m->cv;
 	t->step_seconds = m->step_seconds;
+	t->seconds = m->seconds;
 	t->contention = m->contention;
 	memcpy(t->phase_frac, m->phase_frac, sizeof t->phase_frac);
 }
@@ -460,13 +465,126 @@ static int walk_to_knee(tune_ctx *c, double deadline, double cap)
 	return RT_OK;
 }
 
+/* The up to n feasible trials with the highest scores, best first. */
+static int top_trials(rt_tune_workload *twl, rt_tune_trial **out, int n)
+{
+	int k = 0;
+	while (k < n) {
+		rt_tune_trial *next = NULL;
+		for (int i = 0; i < twl->ntrials; i++) {
+			rt_tune_trial *t = &twl->trials[i];
+			int taken = 0;
+			for (int j = 0; j < k; j++)
+				taken |= out[j] == t;
+			if (t->feasible && !taken && (!next || t->score > next->score))
+				next = t;
+		}
+		if (!next)
+			break;
+		out[k++] = next;
+	}
+	return k;
+}
+
+/* A progress line for a point measured again. */
+static void report_again(tune_ctx *c, const rt_tune_trial *t, const rt_measurement *m)
+{
+	char what[256], outcome[300];
+	int n = snprintf(what, sizeof what, "%s ", c->twl->name);
+	rt_space_format(c->twl->space, t->idx, what + n, sizeof what - (size_t)n);
+	if (m->feasible)
+		snprintf(outcome, sizeof outcome, "%.4g %s (again)", m->median, c->twl->unit);
+	else
+		snprintf(outcome, sizeof outcome, "infeasible this time: %s", m->reason);
+	rt_progress_trial(c->progress, what, outcome, c->best);
+}
+
+/* A candidate's confirming samples. */
+typedef struct pooled {
+	double *v;
+	int n;
+} pooled;
+
+static int pool_add(pooled *p, const rt_measurement *m)
+{
+	double *v = realloc(p->v, sizeof *v * (size_t)(p->n + m->nsamples));
+	if (!v)
+		return RT_ENOMEM;
+	memcpy(v + p->n, m->samples, sizeof *v * (size_t)m->nsamples);
+	p->v = v;
+	p->n += m->nsamples;
+	return RT_OK;
+}
+
+/* Takes the pooled figures for t, and its new score for the search's best. */
+static void take_pooled(rt_tune_workload *twl, rt_tune_trial *t, pooled *p)
+{
+	rt_measurement m = {.samples = p->v, .nsamples = p->n};
+	rt_search_result *r = twl->result;
+	rt_measurement_summarize(&m);
+	t->median = m.median;
+	t->ci_lo = m.ci_lo;
+	t->ci_hi = m.ci_hi;
+	t->cv = m.cv;
+	t->score = !twl->minimize ? m.median : m.median > 0 ? 1 / m.median : 0;
+	int i = trial_index(r, t->idx);
+	if (i >= 0)
+		r->trials[i].value = t->score;
+	r->best = -1;
+	for (i = 0; i < r->ntrials; i++)
+		if (!r->trials[i].cause && (r->best < 0 || r->trials[i].value > r->trials[r->best].value))
+			r->best = i;
+}
+
+/*
+ * A run of a user's command is one sample of the machine's mood: the best
+ * few points are measured again in interleaved rounds (A B C A B C ...), as
+ * often as the budget allows, and ranked by what those rounds gave, so that
+ * a point that was lucky once does not win.
+ */
+static int confirm_best(tune_ctx *c, double deadline, char *err, size_t errlen)
+{
+	rt_tune_workload *twl = c->twl;
+	rt_tune_trial *cand[CONFIRM_TOP];
+	pooled pool[CONFIRM_TOP] = {{0}};
+	int n = twl->target->confirm ? top_trials(twl, cand, CONFIRM_TOP) : 0, rounds = 0, rc = 0;
+	double round_s = 0;
+	for (int k = 0; k < n; k++)
+		round_s += cand[k]->seconds;
+	if (n < 2)
+		return RT_OK;
+	rt_progress_note(c->progress, "%s: measuring the %d best points again, interleaved", twl->name,
+			 n);
+	/* rounds while time is left for them and for two trials of the walk to the knee */
+	for (; rounds < CONFIRM_ROUNDS && !rc && !interrupted &&
+	       rt_now() + round_s * (1 + 2.0 / n) < deadline;
+	     rounds++)
+		for (int k = 0; k < n && !rc; k++) {
+			int i = (k + rounds) % n;
+			rt_measurement m;
+			rc = measure_fresh(c, cand[i], 0, &m, err, errlen);
+			if (rc == RT_OK && m.feasible)
+				rc = pool_add(&pool[i], &m);
+			if (rc == RT_OK)
+				report_again(c, cand[i], &m);
+			if (rc == RT_OK)
+				rt_measurement_free(&m);
+		}
+	for (int k = 0; k < n; k++) {
+		if (!rc && pool[k].n)
+			take_pooled(twl, cand[k], &pool[k]);
+		free(pool[k].v);
+	}
+	return interrupted ? RT_OK : rc;
+}
+
 static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 {
 	rt_tune_workload *twl = c->twl;
 	const rt_strategy *st = rt_strategy_find(c->run->strategy);
 	rt_search_opts so;
 	rt_search_opts_default(&so);
-	so.budget_s = budget;
+	so.budget_s = budget * (twl->target->confirm ? 1 - CONFIRM_SHARE : 1);
 	so.trial_s = budget / 15 < 0.25 ? 0.25 : budget / 15 > 2.0 ? 2.0 : budget / 15;
 	so.seed = c->o->seed;
 	rt_space_set_feasible(twl->space, feasible, c);
@@ -475,6 +593,8 @@ static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 	rt_progress_note(c->progress, "tuning %s (%.0f s, %s)", twl->name, budget, st->name);
 	double deadline = rt_now() + budget;
 	int rc = rt_search_run(st, twl->space, objective, c, &so, &twl->result, err, errlen);
+	if (rc == RT_OK)
+		rc = confirm_best(c, deadline, err, errlen);
 	if (rc == RT_OK)
 		rc = walk_to_knee(c, deadline, so.trial_s);
 	if (rc == RT_EINFEASIBLE) {
@@ -569,12 +689,8 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 	return RT_OK;
 }
 
-/*
- * The machine and the frameworks of the Python the hints are for (a Python
- * named by --python that cannot run is bad input).
- */
-static int probe(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char *err,
-		 size_t errlen)
+/* The machine; a Python named by --python must run (its frameworks are probed at the end). */
+static int probe(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errlen)
 {
 	int rc = rt_machine_probe(NULL, &run->machine, err, errlen);
 	if (rc)
@@ -582,11 +698,23 @@ static int probe(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress,
 	rt_probe_accelerators(&run->machine);
 	rt_machine_fingerprint(&run->machine, run->fingerprint);
 	run->usable_cores = rt_machine_pcores(&run->machine);
+	rc = o->python ? rt_frameworks_check(o->python, err, errlen) : RT_OK;
+	return rc ? rt_fail(err, errlen, rc, "--python: %.400s", err) : RT_OK;
+}
+
+/*
+ * The frameworks the hints follow, once the measuring is done: importing
+ * PyTorch takes seconds of CPU that no trial should share, and none of the
+ * search's budget.
+ */
+static void probe_frameworks(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress)
+{
+	char err[RT_ERRLEN];
 	rt_progress_note(progress, "probing the ML frameworks of %s",
 			 o->python ? o->python : "python3");
-	rc = rt_frameworks_probe(o->python, RT_FRAMEWORK_DEADLINE_S, &run->frameworks, err,
-				 errlen);
-	return rc ? rt_fail(err, errlen, rc, "--python: %.400s", err) : RT_OK;
+	if (rt_frameworks_probe(o->python, RT_FRAMEWORK_DEADLINE_S, &run->frameworks, err,
+				sizeof err))
+		snprintf(run->frameworks.note, sizeof run->frameworks.note, "%.280s", err);
 }
 
 /* What to search: the user's command, or the workloads on the backends. */
@@ -635,7 +763,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	rt_journal *journal = NULL;
 	rt_journal_record *reuse = NULL;
 	size_t nreuse = 0;
-	int rc = probe(o, run, progress, err, errlen);
+	int rc = probe(o, run, err, errlen);
 	if (!rc)
 		rc = resolve(o, run, err, errlen);
 	if (!rc)
@@ -672,11 +800,15 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	if (!rc && !interrupted && xo_budget > 0 && left >= MIN_SEARCH_S)
 		tune_crossover(o, run, left, progress);
 	run->interrupted = interrupted;
+	run->seconds = rt_now() - t0;
+	if (!rc)
+		probe_frameworks(o, run, progress);
 out:
 	rt_progress_done(progress);
 	rt_journal_close(journal);
 	rt_journal_records_free(reuse, nreuse);
-	run->seconds = rt_now() - t0;
+	if (rc)
+		run->seconds = rt_now() - t0;
 	return rc;
 }
 

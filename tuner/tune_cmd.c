@@ -135,6 +135,7 @@ const rt_tune_target rt_tune_target_command = {
 	.find = cmd_find,
 	.measure = cmd_measure,
 	.append = cmd_append,
+	.confirm = 1,
 };
 
 /* ---- setting up ---- */

@@ -54,6 +54,11 @@ typedef struct rt_tune_target {
 	/* Appends a new trial to the journal. */
 	int (*append)(const tune_ctx *c, const rt_tune_trial *t, const rt_measurement *m,
 		      char *err, size_t errlen);
+	/*
+	 * A trial is one run with no repetition of its own (a user's command):
+	 * the best points are measured again, interleaved, before the pick.
+	 */
+	int confirm;
 } rt_tune_target;
 
 /* tune_cmd.c: the user's command. */
