@@ -153,7 +153,7 @@ static int builtin_hints(bench *b)
 static int cmd_pick(bench *b)
 {
 	char command[512];
-	snprintf(command, sizeof command, "%s " EXAMPLE " --batch %d --steps 6", b->python,
+	snprintf(command, sizeof command, "%s " EXAMPLE " --batch %d --steps 100 --seconds 2", b->python,
 		 b->batch);
 	rt_tune_cmd cmd = {.command = command, .metric = METRIC, .warmup = 1};
 	rt_tune_opts o;

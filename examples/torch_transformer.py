@@ -10,12 +10,14 @@ Every step prints one line, flushed at once:
 
     step 3 samples/s 118.4 loss 1.0312
 
-so that `--metric 'samples/s ([0-9.]+)'` reads a sample per step. Threads
+so that `--metric 'samples/s ([0-9.]+)'` reads a sample per step; --seconds
+bounds a run's time, so that a search can afford many. Threads
 are what the environment says (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, ...)
 unless --threads calls torch.set_num_threads. The settings in effect go to
 stderr first (`threads: intra-op N, inter-op N, blas N`).
 
     python3 examples/torch_transformer.py --batch 32 --steps 20
+    python3 examples/torch_transformer.py --batch 32 --steps 100 --seconds 3
 """
 import argparse
 import ctypes
@@ -29,7 +31,9 @@ from torch import nn
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--batch", type=int, default=32, help="sequences per step")
-    p.add_argument("--steps", type=int, default=20, help="training steps")
+    p.add_argument("--steps", type=int, default=20, help="training steps (at most)")
+    p.add_argument("--seconds", type=float, default=None,
+                   help="stop after this many seconds of training (and 3 steps at least)")
     p.add_argument("--d-model", type=int, default=256)
     p.add_argument("--heads", type=int, default=4)
     p.add_argument("--seq-len", type=int, default=64)
@@ -115,7 +119,7 @@ def main(argv):
           f"{torch.get_num_interop_threads()}, blas {blas_threads()}", file=sys.stderr,
           flush=True)
     autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16")
-    last = time.perf_counter()
+    start = last = time.perf_counter()
     for step, (x, y) in enumerate(loader, 1):
         with autocast:
             loss = nn.functional.mse_loss(model(x).float(), y)
@@ -126,6 +130,8 @@ def main(argv):
         print(f"step {step} samples/s {x.shape[0] / (now - last):.2f} loss {loss.item():.4f}",
               flush=True)
         last = now
+        if a.seconds is not None and step >= 3 and now - start >= a.seconds:
+            break
     return 0
 
 

@@ -18,9 +18,13 @@ cd "$TMP" || exit 1
 EX="$PY $SRC/examples/torch_transformer.py"
 TOLERANCE=0.8 # the recommendation may not fall below this share of the defaults
 
+# Both thread pools at every batch, in the order grid takes them (the batches
+# slowest): the thread settings at the first batch are measured first, however
+# busy the machine and slow the runs.
+printf 'workload: command\nparams:\n  batch: [16, 32]\n  threads: [1, 2]\n  blas_threads: [1, 2]\n' >space.yaml
 expect_exit 0 "tune --cmd the PyTorch example (60 s)" $R tune \
-  --cmd "$EX --batch {batch} --steps 6" --metric 'samples/s ([0-9.]+)' \
-  --space "$SRC/examples/space-torch-transformer.yaml" --budget 60 --quiet -o t.yaml
+  --cmd "$EX --batch {batch} --steps 100 --seconds 2" --metric 'samples/s ([0-9.]+)' \
+  --space space.yaml --strategy grid --budget 60 --quiet -o t.yaml
 grep -A2 '^    recommended:' t.yaml >rec
 batch=$(sed -n 's/.*point: {batch: \([0-9]*\),.*/\1/p' rec)
 [ -n "$batch" ] && ok "a recommendation at batch $batch: $(sed -n 2p rec)" ||
@@ -30,8 +34,9 @@ expect_grep "^  pytorch:$" t.yaml "the config records the frameworks"
 # Interleaved: the defaults (no thread variables) and the recommendation, in turn.
 clean=(env -u OMP_NUM_THREADS -u MKL_NUM_THREADS -u OPENBLAS_NUM_THREADS)
 for round in 1 2 3; do
-  "${clean[@]}" $EX --batch "$batch" --steps 8 | sed 1d >>default.txt
-  "${clean[@]}" $R exec --config t.yaml -- $EX --batch "$batch" --steps 8 | sed 1d >>tuned.txt
+  "${clean[@]}" $EX --batch "$batch" --steps 100 --seconds 3 | sed 1d >>default.txt
+  "${clean[@]}" $R exec --config t.yaml -- $EX --batch "$batch" --steps 100 --seconds 3 |
+    sed 1d >>tuned.txt
 done
 median() { awk '{print $4}' "$1" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 d=$(median default.txt) t=$(median tuned.txt)
