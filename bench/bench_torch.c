@@ -38,14 +38,17 @@
 #define STEPS "10"
 #define WARMUP 2
 
+#define MAX_ROUNDS 32
+
 typedef struct setting {
 	char name[32];
 	char env[8][64];
 	char *envp[9];
 	int nenv;
 	int threads;      /* --threads for torch.set_num_threads; 0: none */
-	double *samples;
+	double *samples;  /* every run's */
 	int n;
+	double round_median[MAX_ROUNDS]; /* each round's run; 0 when it failed */
 } setting;
 
 typedef struct bench {
@@ -187,8 +190,8 @@ static void grid(bench *b, int cores)
 		}
 }
 
-/* One run of the example under setting s; its samples join the setting's. */
-static void run_once(bench *b, setting *s, rt_metric *m)
+/* One run of the example under setting s in round r; its samples join the setting's. */
+static void run_once(bench *b, setting *s, int r, rt_metric *m)
 {
 	char batch[16], threads[16], err[RT_ERRLEN];
 	snprintf(batch, sizeof batch, "%d", b->batch);
@@ -204,20 +207,40 @@ static void run_once(bench *b, setting *s, rt_metric *m)
 	s->samples = realloc(s->samples, sizeof *s->samples * (size_t)(s->n + out.nsamples));
 	memcpy(s->samples + s->n, out.samples, sizeof *s->samples * (size_t)out.nsamples);
 	s->n += out.nsamples;
+	s->round_median[r] = out.median;
 	rt_measurement_free(&out);
+}
+
+/*
+ * Setting i against the reference in the rounds where both ran: the median
+ * of the per-round ratios (a machine that got busier between rounds moves
+ * both runs of a round alike).
+ */
+static double paired_ratio(const bench *b, int i, int ref)
+{
+	double r[MAX_ROUNDS];
+	int n = 0;
+	for (int k = 0; k < b->rounds; k++)
+		if (b->s[i].round_median[k] > 0 && b->s[ref].round_median[k] > 0)
+			r[n++] = b->s[i].round_median[k] / b->s[ref].round_median[k];
+	return n ? rt_median(r, (size_t)n) : 0;
 }
 
 static void report(const bench *b)
 {
-	double best = 0, med[MAX_SETTINGS];
+	double med[MAX_SETTINGS];
+	int ref = -1;
 	for (int i = 0; i < b->ns; i++) {
 		med[i] = b->s[i].n ? rt_median(b->s[i].samples, (size_t)b->s[i].n) : 0;
-		if (b->s[i].name[0] == 'T' && med[i] > best)
-			best = med[i];
+		if (b->s[i].name[0] == 'T' && (ref < 0 || med[i] > med[ref]))
+			ref = i;
 	}
-	printf("bench_torch: %s --batch %d, %d rounds interleaved, median samples/s\n", EXAMPLE,
-	       b->batch, b->rounds);
-	printf("%-10s %-48s %10s %8s\n", "setting", "env (+ --threads)", "samples/s", "/ best");
+	if (ref < 0)
+		return;
+	printf("bench_torch: %s --batch %d, %d rounds interleaved; ratio: per round against %s "
+	       "(the grid's best), median over rounds\n",
+	       EXAMPLE, b->batch, b->rounds, b->s[ref].name);
+	printf("%-10s %-48s %10s %8s\n", "setting", "env (+ --threads)", "samples/s", "ratio");
 	for (int i = 0; i < b->ns; i++) {
 		char env[128] = "";
 		for (int k = 0; k < b->s[i].nenv; k++)
@@ -230,7 +253,7 @@ static void report(const bench *b)
 			rt_list_append(env, sizeof env, " ", t);
 		}
 		printf("%-10s %-48s %10.2f %8.3f%s\n", b->s[i].name, env[0] ? env : "-", med[i],
-		       best > 0 ? med[i] / best : 0,
+		       paired_ratio(b, i, ref),
 		       !strcmp(b->s[i].name, "hints")   ? "  (target >= 0.95)"
 		       : !strcmp(b->s[i].name, "--cmd") ? "  (target >= 0.97)"
 							: "");
@@ -239,7 +262,7 @@ static void report(const bench *b)
 
 int main(int argc, char **argv)
 {
-	static bench b = {.python = "/usr/bin/python3", .rounds = 4, .budget = 60};
+	static bench b = {.python = "/usr/bin/python3", .rounds = 6, .budget = 60};
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'}, {"python", required_argument, NULL, 'p'},
 		{"rounds", required_argument, NULL, 'r'}, {"budget", required_argument, NULL, 'b'},
@@ -250,7 +273,8 @@ int main(int argc, char **argv)
 		else if (c == 'p')
 			b.python = optarg;
 		else if (c == 'r')
-			b.rounds = atoi(optarg);
+			b.rounds = atoi(optarg) < 1 ? 1 : atoi(optarg) > MAX_ROUNDS ? MAX_ROUNDS
+										   : atoi(optarg);
 		else if (c == 'b')
 			b.budget = atof(optarg);
 		else
@@ -277,9 +301,12 @@ int main(int argc, char **argv)
 	char err[RT_ERRLEN];
 	if (rt_metric_init(&m, METRIC, WARMUP, err, sizeof err))
 		return 1;
+	/* each round in turn forward and backward, from a rotating start: no setting keeps a place */
 	for (int r = 0; r < b.rounds; r++)
-		for (int i = 0; i < b.ns; i++)
-			run_once(&b, &b.s[(i + r) % b.ns], &m);
+		for (int i = 0; i < b.ns; i++) {
+			int k = r % 2 ? b.ns - 1 - i : i;
+			run_once(&b, &b.s[(k + r / 2) % b.ns], r, &m);
+		}
 	rt_metric_free(&m);
 	report(&b);
 	for (int i = 0; i < b.ns; i++)

@@ -12,7 +12,12 @@ samples. The findings in examples/README.md come from:
 
 Settings are named T<intra-op>xB<blas>: OMP_NUM_THREADS and
 OPENBLAS_NUM_THREADS (MKL_NUM_THREADS with them) set as named; `default`
-sets nothing; `passive` adds OMP_WAIT_POLICY=PASSIVE. --settings picks them.
+sets nothing; `+passive` adds OMP_WAIT_POLICY=PASSIVE, `+wN` the arguments
+`--workers N`. --settings picks them. The PPO figures come from:
+
+    python3 examples/thread_matrix.py --rounds 4 --metric 'env-steps/s ([0-9.]+)' \
+        --warmup 1 --settings default,T1xB1,T2xB2,T1xB1+w1,T2xB2+w1 \
+        -- /usr/bin/python3 examples/torch_ppo.py --num-envs 16 --iters 4
 """
 import argparse
 import os
@@ -23,25 +28,29 @@ import sys
 
 
 def setting(name):
-    """The environment of a setting name: default, T2xB1, T2xB2+passive, ..."""
-    env = {}
-    base, _, extra = name.partition("+")
+    """The environment and extra arguments of a setting: default, T2xB1, T2xB2+passive+w1."""
+    env, args = {}, []
+    base, *extras = name.split("+")
     if base != "default":
         m = re.fullmatch(r"T(\d+)xB(\d+)", base)
         if not m:
             raise SystemExit(f"thread_matrix: bad setting '{name}' (default or T<n>xB<n>)")
         env = {"OMP_NUM_THREADS": m.group(1), "MKL_NUM_THREADS": m.group(1),
                "OPENBLAS_NUM_THREADS": m.group(2)}
-    if extra == "passive":
-        env["OMP_WAIT_POLICY"] = "PASSIVE"
-    elif extra:
-        raise SystemExit(f"thread_matrix: bad modifier '+{extra}' (passive)")
-    return env
+    for extra in extras:
+        if extra == "passive":
+            env["OMP_WAIT_POLICY"] = "PASSIVE"
+        elif re.fullmatch(r"w\d+", extra):
+            args += ["--workers", extra[1:]]
+        else:
+            raise SystemExit(f"thread_matrix: bad modifier '+{extra}' (passive, wN)")
+    return env, args
 
 
-def run(cmd, env, metric, warmup):
-    out = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True,
-                         check=True).stdout
+def run(cmd, setting_, metric, warmup):
+    env, args = setting_
+    out = subprocess.run(cmd + args, env={**os.environ, **env}, capture_output=True,
+                         text=True, check=True).stdout
     return [float(v) for v in re.findall(metric, out)][warmup:]
 
 
