@@ -105,25 +105,12 @@ static void emit_command_run(rt_yw *w, const rt_tune_workload *twl, const rt_tun
 static void emit_runner_ups(rt_yw *w, const rt_tune_workload *twl, const rt_tune_trial *best,
 			    const rt_tune_trial *knee)
 {
-	const rt_tune_trial *picked[RUNNER_UPS];
-	int n = 0;
+	int skip[2] = {(int)(best - twl->trials), (int)(knee - twl->trials)}, top[RUNNER_UPS];
+	int n = rt_tune_top_trials(twl, skip, 2, top, RUNNER_UPS);
 	rt_yw_str(w, "runner_ups");
 	rt_yw_seq(w, 0);
-	while (n < RUNNER_UPS) {
-		const rt_tune_trial *next = NULL;
-		for (int i = 0; i < twl->ntrials; i++) {
-			const rt_tune_trial *t = &twl->trials[i];
-			int taken = t == best || t == knee;
-			for (int k = 0; k < n; k++)
-				taken |= picked[k] == t;
-			if (t->feasible && !taken && (!next || t->score > next->score))
-				next = t;
-		}
-		if (!next)
-			break;
-		picked[n++] = next;
-		emit_config(w, twl, next);
-	}
+	for (int i = 0; i < n; i++)
+		emit_config(w, twl, &twl->trials[top[i]]);
 	rt_yw_end_seq(w);
 }
 

@@ -465,21 +465,22 @@ static int walk_to_knee(tune_ctx *c, double deadline, double cap)
 	return RT_OK;
 }
 
-/* The up to n feasible trials with the highest scores, best first. */
-static int top_trials(rt_tune_workload *twl, rt_tune_trial **out, int n)
+int rt_tune_top_trials(const rt_tune_workload *twl, const int *skip, int nskip, int *out, int n)
 {
 	int k = 0;
 	while (k < n) {
-		rt_tune_trial *next = NULL;
+		int next = -1;
 		for (int i = 0; i < twl->ntrials; i++) {
-			rt_tune_trial *t = &twl->trials[i];
+			const rt_tune_trial *t = &twl->trials[i];
 			int taken = 0;
 			for (int j = 0; j < k; j++)
-				taken |= out[j] == t;
-			if (t->feasible && !taken && (!next || t->score > next->score))
-				next = t;
+				taken |= out[j] == i;
+			for (int j = 0; j < nskip; j++)
+				taken |= skip[j] == i;
+			if (t->feasible && !taken && (next < 0 || t->score > twl->trials[next].score))
+				next = i;
 		}
-		if (!next)
+		if (next < 0)
 			break;
 		out[k++] = next;
 	}
@@ -547,7 +548,10 @@ static int confirm_best(tune_ctx *c, double deadline, char *err, size_t errlen)
 	rt_tune_workload *twl = c->twl;
 	rt_tune_trial *cand[CONFIRM_TOP];
 	pooled pool[CONFIRM_TOP] = {{0}};
-	int n = twl->target->confirm ? top_trials(twl, cand, CONFIRM_TOP) : 0, rounds = 0, rc = 0;
+	int top[CONFIRM_TOP], rounds = 0, rc = 0;
+	int n = twl->target->confirm ? rt_tune_top_trials(twl, NULL, 0, top, CONFIRM_TOP) : 0;
+	for (int k = 0; k < n; k++)
+		cand[k] = &twl->trials[top[k]];
 	double round_s = 0;
 	for (int k = 0; k < n; k++)
 		round_s += cand[k]->seconds;

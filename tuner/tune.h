@@ -113,6 +113,12 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	    size_t errlen);
 void rt_tune_run_free(rt_tune_run *run);
 
+/*
+ * The up to n feasible trials of twl with the highest scores, best first, as
+ * indices into twl->trials, leaving out the nskip indices of skip.
+ */
+int rt_tune_top_trials(const rt_tune_workload *twl, const int *skip, int nskip, int *out, int n);
+
 /* Whether any workload of the run got a recommendation. */
 int rt_tune_recommends(const rt_tune_run *run);
 
