@@ -11,7 +11,8 @@
  *                 pthreads, Accelerate): OPENBLAS_NUM_THREADS and
  *                 VECLIB_MAXIMUM_THREADS
  *   workers       processes beside the trainer (DataLoader workers, vector
- *                 environments): only counted for the CPUs to bind
+ *                 environments): counted for the CPUs to bind, not against
+ *                 the cores (they may mostly wait)
  *   device        cpu (CUDA_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES empty:
  *                 no GPU), cuda:N (CUDA_VISIBLE_DEVICES=N) or hip:N
  *                 (HIP_VISIBLE_DEVICES=N); {device} and RIGTUNE_DEVICE say
