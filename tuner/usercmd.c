@@ -316,8 +316,12 @@ int rt_usercmd_finish(rt_usercmd *c, rt_usercmd_exit *out, char *err, size_t err
 		for (int i = 0; i < 2; i++)
 			if (s[i].fd >= 0)
 				p[np++] = (struct pollfd){.fd = s[i].fd, .events = POLLIN};
-		if (poll(p, (nfds_t)np, POLL_SLICE_MS) < 0 && errno != EINTR)
-			return rt_fail(err, errlen, RT_ERUNTIME, "poll: %s", strerror(errno));
+		if (poll(p, (nfds_t)np, POLL_SLICE_MS) < 0 && errno != EINTR) {
+			rt_fail(err, errlen, RT_ERUNTIME, "poll: %s", strerror(errno));
+			killpg(c->pid, SIGKILL);
+			killed = 1;
+			break;
+		}
 		for (int i = 0; i < 2; i++)
 			if (s[i].fd >= 0)
 				drain(c, &s[i], out);
@@ -343,6 +347,8 @@ int rt_usercmd_finish(rt_usercmd *c, rt_usercmd_exit *out, char *err, size_t err
 	c->out_fd = c->err_fd = -1;
 	if (!exited && !reap(c, 0, out))
 		return rt_fail(err, errlen, RT_ERUNTIME, "wait: %s", strerror(errno));
+	if (killed && !out->timed_out && !out->stopped && !exited)
+		return RT_ERUNTIME; /* poll failed: err says so */
 	if (!killed)
 		killpg(c->pid, SIGKILL); /* what the command left behind */
 	out->oom_killed = cgroup_oom_kills() > c->oom_before;
