@@ -53,6 +53,12 @@ expect_exit 0 "another metric is another command" $R tune --cmd "$CMD" \
 [ "$(y c1c.yaml reused)" = 0 ] && ok "nothing reused when the metric differs" ||
   not_ok "no reuse across metrics" "reused $(y c1c.yaml reused)"
 
+expect_exit 0 "--name and --resume" $R tune --cmd "$CMD" --metric 'rate ([0-9.]+)' \
+  --space s1.yaml --budget 120 --quiet --resume --name mine -o c1d.yaml
+expect_grep "^  mine:$" c1d.yaml "the recommendation is under recommendations.mine"
+[ "$(y c1d.yaml reused)" = "$trials" ] && ok "--resume reuses the journal's trials" ||
+  not_ok "resume reuse" "reused $(y c1d.yaml reused) of $trials"
+
 # failures: each point infeasible with its cause; the run goes on
 cat >s2.yaml <<'EOF'
 workload: command
