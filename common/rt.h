@@ -83,6 +83,9 @@ int rt_meminfo_bytes(const char *key, uint64_t *bytes);
  */
 int rt_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen);
 
+/* 64-bit FNV-1a of n bytes: the hash of a canonical text (fingerprints, a command's key). */
+uint64_t rt_fnv1a(const void *data, size_t n);
+
 /*
  * Crash drills (tests/cli/test_drills.sh): when $RIGTUNE_DRILL is "POINT" or
  * "POINT:N", rt_drill_at(POINT) is true the N-th time (default the first)

@@ -547,6 +547,70 @@ static void test_find(void **state)
 	rt_journal_records_free(recs, n);
 }
 
+/*
+ * A command's trials: written beside a workload's, read back exactly, found
+ * by hash and knobs in any order; a workload's lookup never returns them.
+ */
+static void test_command_trials(void **state)
+{
+	(void)state;
+	char dir[128], err[RT_ERRLEN] = "";
+	rt_journal *j;
+	snprintf(dir, sizeof dir, "%s/results", tmp);
+	if (rt_journal_create(dir, HOST, FP, NULL, "rigtune tune --cmd x", &j, err, sizeof err))
+		fail_msg("create: %s", err);
+	append_trial(j, 0);
+	rt_knob_value kv[] = {{"threads", "1"}, {"batch", "32"}, {"opt", "adam w"}};
+	rt_measurement m = {0}, bad = {0};
+	double samples[] = {118.25, 1.0 / 3.0, 120.5};
+	m.feasible = 1;
+	m.samples = samples;
+	m.nsamples = 3;
+	m.seconds = 12.5;
+	m.contention = 0.25;
+	rt_measurement_summarize(&m);
+	bad.cause = RT_CAUSE_BAD_OUTPUT;
+	snprintf(bad.reason, sizeof bad.reason, "no match of the metric");
+	int rc = rt_journal_append_command(j, "00000000deadbeef", "mine", kv, 3, "samples/s", &m,
+					   err, sizeof err);
+	if (rc == RT_OK)
+		rc = rt_journal_append_command(j, "00000000deadbeef", "mine", kv, 2, "samples/s",
+					       &bad, err, sizeof err);
+	if (rc)
+		fail_msg("append: %s", err);
+	char path[256];
+	snprintf(path, sizeof path, "%s", rt_journal_path(j));
+	rt_journal_close(j);
+
+	rt_journal_record *recs;
+	size_t n;
+	if (rt_journal_load(path, &recs, &n, NULL, NULL, err, sizeof err))
+		fail_msg("load: %s", err);
+	assert_int_equal(n, 3);
+	assert_null(recs[1].workload);
+	assert_string_equal(recs[1].command, "00000000deadbeef");
+	assert_string_equal(recs[1].knobs, "batch=32\nopt=adam w\nthreads=1\n");
+	assert_true(recs[1].m.feasible);
+	assert_int_equal(recs[1].m.nsamples, 3);
+	for (int i = 0; i < 3; i++)
+		assert_memory_equal(&recs[1].m.samples[i], &samples[i], sizeof samples[i]);
+	assert_true(recs[1].m.median == m.median && recs[1].m.contention == 0.25);
+	assert_true(recs[2].m.cause == RT_CAUSE_BAD_OUTPUT && !recs[2].m.feasible);
+	rt_knob_value shuffled[] = {{"opt", "adam w"}, {"batch", "32"}, {"threads", "1"}};
+	assert_ptr_equal(rt_journal_find_command(recs, n, FP, "00000000deadbeef", shuffled, 3),
+			 &recs[1]);
+	assert_ptr_equal(rt_journal_find_command(recs, n, FP, "00000000deadbeef", kv, 2), &recs[2]);
+	assert_null(rt_journal_find_command(recs, n, FP, "00000000deadbeee", kv, 3));
+	shuffled[1].value = "64";
+	assert_null(rt_journal_find_command(recs, n, FP, "00000000deadbeef", shuffled, 3));
+	rt_point pt;
+	rt_shape sh;
+	make_trial(0, &pt, &sh, &m);
+	rt_measurement_free(&m);
+	assert_ptr_equal(rt_journal_find(recs, n, FP, gemm(), &sh, &pt), &recs[0]);
+	rt_journal_records_free(recs, n);
+}
+
 /* Two journals of the host: load_host gives both, and find the newer trial. */
 static void test_load_host(void **state)
 {
@@ -774,6 +838,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_old_journal_causes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_document, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_command_trials, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_latest_by_name, setup, teardown),

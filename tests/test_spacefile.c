@@ -255,6 +255,89 @@ static void test_keys_of_the_workload(void **state)
 	rt_space_destroy(s);
 }
 
+static rt_space *command_ok(const char *text, long auto_max, char *knee, size_t klen)
+{
+	rt_space *s = NULL;
+	char err[RT_ERRLEN] = "";
+	int rc = rt_spacefile_parse_command(text, strlen(text), "c.yaml", auto_max, &s, knee, klen,
+					    err, sizeof err);
+	if (rc)
+		print_error("unexpected error: %s\n", err);
+	assert_int_equal(rc, 0);
+	return s;
+}
+
+static void command_bad(const char *text, const char *want)
+{
+	rt_space *s = (rt_space *)&s;
+	char err[RT_ERRLEN] = "";
+	assert_int_equal(rt_spacefile_parse_command(text, strlen(text), "c.yaml", 4, &s, NULL, 0,
+						    err, sizeof err),
+			 RT_EINVAL);
+	assert_null(s);
+	if (!strstr(err, want))
+		print_error("message '%s' lacks '%s'\n", err, want);
+	assert_non_null(strstr(err, want));
+}
+
+/* A command's space: its knobs, the user's own, the knee, and the mistakes. */
+static void test_command_space(void **state)
+{
+	(void)state;
+	char knee[32];
+	rt_space *s = command_ok("workload: command\n"
+				 "params:\n"
+				 "  batch: [64, 16, 32]\n"
+				 "  threads: {min: 1, max: auto}\n"
+				 "  blas_threads: [1, 2]\n"
+				 "  workers: [0, 1]\n"
+				 "  device: [cpu, cuda:0, hip:1]\n"
+				 "  precision: [fp32, bf16]\n"
+				 "  pin: [none, compact]\n"
+				 "  lr: [0.001, 3e-4]\n"
+				 "  layers: [4, 2]\n",
+				 3, knee, sizeof knee);
+	assert_string_equal(knee, "batch");
+	assert_int_equal(rt_space_nparams(s), 9);
+	assert_int_equal(rt_space_role(s, rt_space_find(s, "batch")), RT_ROLE_SATURATING);
+	assert_int_equal(rt_space_int_at(s, 0, 0), 16); /* sorted */
+	assert_int_equal(rt_space_size(s, rt_space_find(s, "threads")), 3);
+	assert_int_equal(rt_space_role(s, rt_space_find(s, "blas_threads")), RT_ROLE_PEAKED);
+	int lr = rt_space_find(s, "lr"), layers = rt_space_find(s, "layers");
+	assert_int_equal(rt_space_kind(s, lr), RT_PARAM_CATEGORICAL); /* names, as written */
+	assert_string_equal(rt_space_str_at(s, lr, 1), "3e-4");
+	assert_int_equal(rt_space_kind(s, layers), RT_PARAM_ORDINAL); /* integers: ordinal */
+	assert_int_equal(rt_space_role(s, layers), RT_ROLE_NONE);
+	rt_space_destroy(s);
+	/* knee: names the knob; without batch there is none */
+	s = command_ok("workload: command\nknee: envs\nparams:\n  envs: [8, 16]\n  batch: [4]\n",
+		       2, knee, sizeof knee);
+	assert_string_equal(knee, "envs");
+	assert_int_equal(rt_space_role(s, 0), RT_ROLE_SATURATING);
+	assert_int_equal(rt_space_role(s, 1), RT_ROLE_NONE);
+	rt_space_destroy(s);
+	s = command_ok("params:\n  threads: [1]\n", 2, knee, sizeof knee);
+	assert_string_equal(knee, "");
+	rt_space_destroy(s);
+	command_bad("workload: transformer\nparams:\n  batch: [8]\n",
+		    "c.yaml:1:11: workload: tune --cmd takes a space with workload: command");
+	command_bad("workload: command\nknee: lr\nparams:\n  lr: [a, b]\n",
+		    "c.yaml:2:7: knee: 'lr' is not a knob of params: with numbers");
+	command_bad("workload: command\nknee: nope\nparams:\n  batch: [1]\n",
+		    "knee: 'nope' is not a knob");
+	command_bad("params:\n  2fast: [1]\n", "c.yaml:2:3: params: 2fast cannot name a knob");
+	command_bad("params:\n  device: [gpu]\n",
+		    "c.yaml:2:12: device: expected a list of devices (cpu, cuda:N, hip:N)");
+	command_bad("params:\n  lr: [0.1, 0.1]\n", "lr: value 0.1 given twice");
+	command_bad("params:\n  lr: []\n", "lr: empty list");
+	command_bad("params:\n  blas_threads: [0]\n", "blas_threads: expected a list of positive");
+	command_bad("colour: red\nparams:\n  lr: [1]\n",
+		    "unknown key colour (expected workload, params or knee)");
+	/* and a command's space is not a workload's */
+	parse_bad_for(rt_workload_find("gemm"), "workload: command\nparams:\n  threads: [1]\n", 2,
+		      "t.yaml:1:11: workload: command is the space of your own command");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_keys_of_the_workload),
 		cmocka_unit_test(test_all_backends),
+		cmocka_unit_test(test_command_space),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

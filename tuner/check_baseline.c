@@ -484,8 +484,9 @@ static int load_journal(rt_baseline *b, trial_source *src, char *err, size_t err
 	snprintf(b->fingerprint, sizeof b->fingerprint, "%s", hdr.fingerprint);
 	snprintf(b->host, sizeof b->host, "%s", hdr.host);
 	rc = load_header(b, err, errlen);
-	for (size_t i = 0; rc == RT_OK && i < src->n; i++)
-		if (fastest_of_kind(src->recs, src->n, &src->recs[i]) == &src->recs[i])
+	for (size_t i = 0; rc == RT_OK && i < src->n; i++) /* a tuned command's trials: not here */
+		if (src->recs[i].workload &&
+		    fastest_of_kind(src->recs, src->n, &src->recs[i]) == &src->recs[i])
 			rc = add_record(b, &src->recs[i], RT_BASE_FASTEST);
 	if (rc == RT_OK && b->npoints == 0)
 		rc = rt_fail(err, errlen, RT_EINVAL, "%s: no feasible trial to compare with",

@@ -17,7 +17,10 @@ static const char tune_usage[] =
 	"usage: rigtune tune [--workload W,...] [--backend B,...] [--budget SECONDS]\n"
 	"                    [--strategy NAME] [--space FILE] [--shape KEY=VALUE,...]\n"
 	"                    [--resume] [--fresh] [--no-crossover] [--quiet] [--no-wait]\n"
-	"                    [-o FILE]\n\n"
+	"                    [--python PATH] [-o FILE]\n"
+	"       rigtune tune --cmd 'COMMAND {knob} ...' --metric REGEX [--minimize]\n"
+	"                    [--space FILE] [--name N] [--warmup N] [--timeout S] [--shell]\n"
+	"                    [--unit NAME] [--budget SECONDS] [--strategy NAME] ...\n\n"
 	"Searches batch size, threads, workers, precision and pinning of each workload\n"
 	"(below) on every available backend within the time budget, and writes the\n"
 	"recommended configuration: per workload the knee (the smallest batch, or\n"
@@ -39,7 +42,23 @@ static const char tune_usage[] =
 	"  --quiet             no progress on stderr\n"
 	"  --no-wait           exit 3 if another rigtune is measuring on this machine\n"
 	"                      (default: wait for it)\n"
+	"  --python PATH       the Python whose frameworks (PyTorch, JAX, TensorFlow) the\n"
+	"                      hints follow (default: python3, else /usr/bin/python3)\n"
 	"  -o, --output FILE   where to write (default configs/<host>.yaml; - for stdout)\n\n"
+	"Your own training instead of the workloads:\n"
+	"  --cmd 'COMMAND'     run COMMAND for each point: split into words like a shell\n"
+	"                      would (no shell runs it), {knob} replaced by the point's\n"
+	"                      value, the environment and CPU binding set per point\n"
+	"  --metric REGEX      POSIX extended regex with one group around the number; each\n"
+	"                      match on stdout or stderr after the warm-up is a sample\n"
+	"  --minimize          lower is better (a time per step)\n"
+	"  --space FILE        workload: command and its knobs (default: threads and\n"
+	"                      blas_threads from 1 to the cores)\n"
+	"  --name N            recommendations.N in the config (default command)\n"
+	"  --warmup N          matches to skip in each run (default 1)\n"
+	"  --timeout S         a run that takes longer is killed (default: the budget)\n"
+	"  --shell             run COMMAND with /bin/sh -c\n"
+	"  --unit NAME         the metric's unit (default: the word before the group)\n\n"
 	"Every trial is appended to results/<host>-<time>.yaml as it finishes; trials of\n"
 	"this machine (same fingerprint) already there are reused. SIGINT or SIGTERM\n"
 	"stop after the current trial and write the best found so far (exit 130).\n";
@@ -69,8 +88,51 @@ static int parse_backends(rt_tune_opts *o)
 	return rc;
 }
 
-static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **output,
-		      int *no_wait)
+/* The options of --cmd; an exit code, or -1 when c is not one of them. */
+static int parse_cmd_option(int c, rt_tune_cmd *cmd)
+{
+	long n;
+	switch (c) {
+	case 'c': cmd->command = optarg; return -1;
+	case 'm': cmd->metric = optarg; return -1;
+	case 'M': cmd->minimize = 1; return -1;
+	case 'n': cmd->name = optarg; return -1;
+	case 'H': cmd->shell = 1; return -1;
+	case 'U': cmd->unit = optarg; return -1;
+	case 'u':
+		if (rt_parse_long(optarg, &n) || n < 0 || n > 1000000)
+			return rt_usage_error("tune", "--warmup: expected a count >= 0, got '%s'",
+					      optarg);
+		cmd->warmup = (int)n;
+		return -1;
+	case 'T':
+		if (rt_parse_double(optarg, &cmd->timeout_s) || cmd->timeout_s <= 0)
+			return rt_usage_error("tune", "--timeout: expected seconds > 0, got '%s'",
+					      optarg);
+		return -1;
+	}
+	return -2;
+}
+
+/* What --cmd needs and excludes; an exit code, or -1. */
+static int check_cmd(const rt_tune_opts *o, const rt_tune_cmd *cmd)
+{
+	if (!cmd->command)
+		return cmd->metric || cmd->minimize || cmd->name || cmd->shell || cmd->unit
+			       ? rt_usage_error("tune", "--metric, --minimize, --name, --shell and "
+							"--unit go with --cmd")
+			       : -1;
+	if (!cmd->metric)
+		return rt_usage_error("tune", "--cmd needs --metric REGEX (the number to read "
+					      "from its output, in one capture group)");
+	if (o->nworkloads || o->nbackends || o->shape)
+		return rt_usage_error("tune", "--cmd tunes your command: --workload, --backend "
+					      "and --shape are for the built-in workloads");
+	return -1;
+}
+
+static int parse_args(int argc, char **argv, rt_tune_opts *o, rt_tune_cmd *cmd,
+		      const char **output, int *no_wait)
 {
 	static const struct option opts[] = {
 		{"workload", required_argument, NULL, 'w'}, {"backend", required_argument, NULL, 'b'},
@@ -79,13 +141,21 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **outpu
 		{"resume", no_argument, NULL, 'r'},          {"fresh", no_argument, NULL, 'f'},
 		{"no-crossover", no_argument, NULL, 'x'},    {"quiet", no_argument, NULL, 'q'},
 		{"output", required_argument, NULL, 'o'},   {"no-wait", no_argument, NULL, 'W'},
-		{NULL, 0, NULL, 0},
+		{"python", required_argument, NULL, 'P'},   {"cmd", required_argument, NULL, 'c'},
+		{"metric", required_argument, NULL, 'm'},   {"minimize", no_argument, NULL, 'M'},
+		{"name", required_argument, NULL, 'n'},     {"warmup", required_argument, NULL, 'u'},
+		{"timeout", required_argument, NULL, 'T'},  {"shell", no_argument, NULL, 'H'},
+		{"unit", required_argument, NULL, 'U'},     {NULL, 0, NULL, 0},
 	};
 	int c, rc = -1;
 	optind = 1;
 	opterr = 0;
 	while (rc < 0 && (c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
+		if ((rc = parse_cmd_option(c, cmd)) != -2)
+			continue;
+		rc = -1;
 		switch (c) {
+		case 'P': o->python = optarg; break;
 		case 'W': *no_wait = 1; break;
 		case 'w':
 			rc = split_list(optarg, o->workloads, RT_NWORKLOADS, &o->nworkloads,
@@ -112,9 +182,39 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, const char **outpu
 		rc = rt_usage_error("tune", "unexpected argument '%s'", argv[optind]);
 	if (rc < 0 && o->resume && o->fresh)
 		rc = rt_usage_error("tune", "--resume and --fresh exclude each other");
-	if (rc < 0 && o->space_file && o->nworkloads != 1)
-		rc = rt_usage_error("tune", "--space needs exactly one --workload");
+	if (rc < 0)
+		rc = check_cmd(o, cmd);
+	if (rc < 0 && cmd->command)
+		o->cmd = cmd;
+	if (rc < 0 && o->space_file && !o->cmd && o->nworkloads != 1)
+		rc = rt_usage_error("tune", "--space needs exactly one --workload (or --cmd)");
 	return rc;
+}
+
+/*
+ * Why nothing can be recommended: RT_EINVAL when every run of the user's
+ * command printed nothing the metric matches (the metric is wrong, not the
+ * points), else RT_ERUNTIME with the last reason.
+ */
+static int no_recommendation(const rt_tune_run *run, char *err, size_t errlen)
+{
+	const rt_tune_workload *twl = &run->wl[0];
+	if (!run->nwl || twl->w || !twl->ntrials)
+		return rt_fail(err, errlen, RT_ERUNTIME,
+			       "no feasible point for any workload (the journal %s says why)",
+			       run->journal_path);
+	int bad = 0;
+	for (int i = 0; i < twl->ntrials; i++)
+		bad += twl->trials[i].cause == RT_CAUSE_BAD_OUTPUT;
+	const char *last = twl->trials[twl->ntrials - 1].reason;
+	if (bad == twl->ntrials)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "--metric matched nothing the command printed in %d run%s (%s)",
+			       bad, bad == 1 ? "" : "s", last);
+	return rt_fail(err, errlen, RT_ERUNTIME,
+		       "no run of the command gave a measurement; the last: %s (the journal %s has "
+		       "every one)",
+		       last, run->journal_path);
 }
 
 static void on_signal(int sig)
@@ -136,10 +236,11 @@ static void catch_signals(void)
 static int run_tune(int argc, char **argv)
 {
 	rt_tune_opts o;
+	rt_tune_cmd cmd = {.warmup = 1};
 	rt_tune_opts_default(&o);
 	const char *output = NULL;
 	int no_wait = 0;
-	int rc = parse_args(argc, argv, &o, &output, &no_wait);
+	int rc = parse_args(argc, argv, &o, &cmd, &output, &no_wait);
 	if (rc >= 0)
 		return rc;
 	catch_signals();
@@ -157,16 +258,14 @@ static int run_tune(int argc, char **argv)
 		return RT_EXIT_RUNTIME;
 	}
 	rc = rt_tune(&o, run, &progress, err, sizeof err);
+	if (rc == RT_OK && !run->interrupted && !rt_tune_recommends(run))
+		rc = no_recommendation(run, err, sizeof err);
 	if (rc == RT_EINVAL) {
 		rt_tune_run_free(run);
 		free(run);
 		rt_lock_release(&lock);
 		return rt_usage_error("tune", "%s", err);
 	}
-	if (rc == RT_OK && !run->interrupted && !rt_tune_recommends(run))
-		rc = rt_fail(err, sizeof err, RT_ERUNTIME,
-			     "no feasible point for any workload (the journal %s says why)",
-			     run->journal_path);
 	char *text = NULL, path[1024];
 	size_t len = 0;
 	if (rc == RT_OK)

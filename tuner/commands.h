@@ -12,12 +12,16 @@
 	&rt_cmd_tune,   \
 	&rt_cmd_crossover, \
 	&rt_cmd_check,  \
-	&rt_cmd_sweep,
+	&rt_cmd_sweep,  \
+	&rt_cmd_exec,   \
+	&rt_cmd_env,
 
 extern const rt_command rt_cmd_probe;
 extern const rt_command rt_cmd_bench;
 extern const rt_command rt_cmd_crossover;
 extern const rt_command rt_cmd_tune;
+extern const rt_command rt_cmd_exec;
+extern const rt_command rt_cmd_env;
 extern const rt_command rt_cmd_check;
 extern const rt_command rt_cmd_sweep;
 

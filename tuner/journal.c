@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "../search/space.h"
 #include "contention.h"
 #include "params.h"
 #include "report.h"
@@ -210,27 +211,93 @@ const char *rt_journal_path(const rt_journal *j)
 	return j->path;
 }
 
-int rt_journal_append(rt_journal *j, const rt_workload *w, const rt_point *pt,
-		      const rt_shape *sh, const rt_measurement *m, char *err, size_t errlen)
+/* Starts a trial's document: the emitter, its mapping and the fingerprint. */
+static int trial_start(rt_yw *y, const rt_journal *j, char *err, size_t errlen)
 {
-	rt_yw y;
-	int rc = rt_yw_init(&y);
+	int rc = rt_yw_init(y);
 	if (rc) {
-		rt_yw_discard(&y);
+		rt_yw_discard(y);
 		return rt_fail(err, errlen, rc, "cannot start the YAML emitter");
 	}
-	rt_yw_map(&y, 0);
-	rt_yw_kstr(&y, "fingerprint", j->fingerprint);
-	rt_emit_measurement_fields(&y, w, pt, sh, m, 1, 0);
-	rt_yw_end_map(&y);
+	rt_yw_map(y, 0);
+	rt_yw_kstr(y, "fingerprint", j->fingerprint);
+	return RT_OK;
+}
+
+/* Ends the trial's document and appends it. */
+static int trial_finish(rt_yw *y, rt_journal *j, char *err, size_t errlen)
+{
 	char *text;
 	size_t len;
-	rc = rt_yw_finish(&y, &text, &len, err, errlen);
+	rt_yw_end_map(y);
+	int rc = rt_yw_finish(y, &text, &len, err, errlen);
 	if (rc)
 		return rc;
 	rc = append_doc(j, text, len, err, errlen);
 	free(text);
 	return rc;
+}
+
+int rt_journal_append(rt_journal *j, const rt_workload *w, const rt_point *pt,
+		      const rt_shape *sh, const rt_measurement *m, char *err, size_t errlen)
+{
+	rt_yw y;
+	int rc = trial_start(&y, j, err, errlen);
+	if (rc)
+		return rc;
+	rt_emit_measurement_fields(&y, w, pt, sh, m, 1, 0);
+	return trial_finish(&y, j, err, errlen);
+}
+
+#define EXACT 17 /* digits that read back bit for bit */
+
+int rt_journal_append_command(rt_journal *j, const char *hash, const char *name,
+			      const rt_knob_value *kv, int n, const char *unit,
+			      const rt_measurement *m, char *err, size_t errlen)
+{
+	rt_yw y;
+	int rc = trial_start(&y, j, err, errlen);
+	if (rc)
+		return rc;
+	rt_yw_str(&y, "command");
+	rt_yw_map(&y, 1);
+	rt_yw_kstr(&y, "hash", hash);
+	rt_yw_kstr(&y, "name", name);
+	rt_yw_end_map(&y);
+	rt_yw_str(&y, "knobs");
+	rt_yw_map(&y, 1);
+	for (int i = 0; i < n; i++)
+		rt_yw_kstr(&y, kv[i].name, kv[i].value);
+	rt_yw_end_map(&y);
+	if (m->feasible) {
+		rt_emit_throughput(&y, unit, m->median, m->ci_lo, m->ci_hi, m->cv, 1);
+		rt_yw_knum(&y, "contention", m->contention, EXACT);
+		rt_yw_knums(&y, "samples", m->samples, (size_t)m->nsamples, EXACT);
+	} else {
+		rt_yw_kstr(&y, "infeasible", m->reason);
+		rt_yw_kstr(&y, "cause", rt_cause_name(m->cause));
+	}
+	rt_yw_knum(&y, "seconds", m->seconds, EXACT);
+	return trial_finish(&y, j, err, errlen);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const rt_knob_value *)a)->name, ((const rt_knob_value *)b)->name);
+}
+
+void rt_journal_knobs_key(const rt_knob_value *kv, int n, char *buf, size_t len)
+{
+	rt_knob_value sorted[RT_SPACE_MAX_PARAMS];
+	n = n < RT_SPACE_MAX_PARAMS ? n : RT_SPACE_MAX_PARAMS;
+	memcpy(sorted, kv, sizeof *kv * (size_t)n);
+	qsort(sorted, (size_t)n, sizeof *sorted, by_name);
+	size_t used = 0;
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s=%s\n", sorted[i].name,
+					 sorted[i].value);
 }
 
 void rt_journal_close(rt_journal *j)
@@ -378,6 +445,10 @@ static int decode_feasible(const reader *r, const rt_workload *w, const rt_ynode
 	return rc;
 }
 
+static const char *const command_trial_keys[] = {
+	"fingerprint", "command", "knobs",   "infeasible", "cause",
+	"seconds",     "throughput", "samples", "contention"};
+
 static const char *const trial_keys[] = {
 	"fingerprint", "workload", "point",  "shape",   "infeasible",   "cause",     "seconds",
 	"throughput",  "gflops",   "phases", "samples", "step_seconds", "contention", "gemm_impl",
@@ -434,6 +505,60 @@ static int decode_fingerprint(const reader *r, const rt_ynode *root, char out[17
 	return rc;
 }
 
+/* command: {hash, name} and knobs: {...} of a command's trial into rec's key. */
+static int decode_command_key(const reader *r, const rt_ynode *root, rt_journal_record *rec)
+{
+	const rt_ynode *cmd, *knobs;
+	const char *hash;
+	rt_knob_value kv[RT_SPACE_MAX_PARAMS];
+	int rc = rt_yr_need(r, root, "command", YAML_MAPPING_NODE, &cmd);
+	if (rc == RT_OK)
+		rc = rt_yr_need_str(r, cmd, "hash", &hash);
+	if (rc == RT_OK && (!*hash || strlen(hash) > 16))
+		rc = rt_yr_bad(r, rt_yr_get(r, cmd, "hash"), "hash: expected 1 to 16 characters");
+	if (rc == RT_OK)
+		rc = rt_yr_need(r, root, "knobs", YAML_MAPPING_NODE, &knobs);
+	if (rc == RT_OK && rt_yr_npairs(knobs) > RT_SPACE_MAX_PARAMS)
+		rc = rt_yr_bad(r, knobs, "knobs: more than %d", RT_SPACE_MAX_PARAMS);
+	for (int i = 0; rc == RT_OK && i < rt_yr_npairs(knobs); i++) {
+		const rt_ynode *k, *v;
+		rt_yr_pair(r, knobs, i, &k, &v);
+		kv[i] = (rt_knob_value){rt_yr_scalar(k), rt_yr_scalar(v)};
+		if (!kv[i].name || !kv[i].value)
+			rc = rt_yr_bad(r, k, "knobs: expected name: value pairs");
+	}
+	if (rc)
+		return rc;
+	strcpy(rec->command, hash);
+	rt_journal_knobs_key(kv, rt_yr_npairs(knobs), rec->knobs, sizeof rec->knobs);
+	return RT_OK;
+}
+
+/* The rest of a command's trial: what it measured, or why it could not. */
+static int decode_command_trial(const reader *r, const rt_ynode *root, rt_journal_record *rec)
+{
+	rt_measurement *m = &rec->m;
+	int rc = rt_yr_only_keys(r, root, "trial", command_trial_keys,
+				 RT_COUNT(command_trial_keys));
+	if (rc == RT_OK)
+		rc = decode_command_key(r, root, rec);
+	if (rc == RT_OK && rt_yr_get(r, root, "infeasible")) {
+		rc = decode_infeasible(r, root, m);
+	} else if (rc == RT_OK) {
+		m->feasible = 1;
+		rc = decode_throughput(r, root, m);
+		if (rc == RT_OK)
+			rc = decode_contention(r, root, m);
+		if (rc == RT_OK)
+			rc = rt_yr_need_nums(r, root, "samples", &m->samples, &m->nsamples);
+	}
+	if (rc == RT_OK)
+		rc = rt_yr_need_num(r, root, "seconds", &m->seconds);
+	if (rc)
+		rt_measurement_free(m);
+	return rc;
+}
+
 /* A trial document into rec; on failure rec owns nothing. */
 static int decode_trial(const reader *r, const rt_ynode *root, rt_journal_record *rec)
 {
@@ -441,9 +566,11 @@ static int decode_trial(const reader *r, const rt_ynode *root, rt_journal_record
 	rec->line = (int)root->start_mark.line + 1;
 	if (root->type != YAML_MAPPING_NODE)
 		return rt_yr_bad(r, root, "a trial must be a mapping");
-	int rc = rt_yr_only_keys(r, root, "trial", trial_keys, RT_COUNT(trial_keys));
+	int rc = decode_fingerprint(r, root, rec->fingerprint);
+	if (rc == RT_OK && rt_yr_get(r, root, "command"))
+		return decode_command_trial(r, root, rec);
 	if (rc == RT_OK)
-		rc = decode_fingerprint(r, root, rec->fingerprint);
+		rc = rt_yr_only_keys(r, root, "trial", trial_keys, RT_COUNT(trial_keys));
 	const char *name = NULL;
 	if (rc == RT_OK)
 		rc = rt_yr_need_str(r, root, "workload", &name);
@@ -786,8 +913,24 @@ const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_
 {
 	for (size_t i = n; i-- > 0;) {
 		const rt_journal_record *r = &records[i];
-		if (!strcmp(r->fingerprint, fingerprint) && !strcmp(r->workload->name, w->name) &&
-		    same_shape(&r->shape, sh) && same_point(&r->point, pt))
+		if (r->workload && !strcmp(r->fingerprint, fingerprint) &&
+		    !strcmp(r->workload->name, w->name) && same_shape(&r->shape, sh) &&
+		    same_point(&r->point, pt))
+			return r;
+	}
+	return NULL;
+}
+
+const rt_journal_record *rt_journal_find_command(const rt_journal_record *records, size_t n,
+						 const char *fingerprint, const char *hash,
+						 const rt_knob_value *kv, int nkv)
+{
+	char key[RT_JOURNAL_KNOBS];
+	rt_journal_knobs_key(kv, nkv, key, sizeof key);
+	for (size_t i = n; i-- > 0;) {
+		const rt_journal_record *r = &records[i];
+		if (!r->workload && !strcmp(r->fingerprint, fingerprint) &&
+		    !strcmp(r->command, hash) && !strcmp(r->knobs, key))
 			return r;
 	}
 	return NULL;

@@ -17,7 +17,10 @@
  *
  * each later one a trial: `fingerprint:` and the fields of
  * rt_emit_measurement_fields(), every number with 17 significant digits so
- * that samples read back bit for bit; an infeasible trial has its reason and
+ * that samples read back bit for bit. A trial of the user's command (tune
+ * --cmd) has instead `command: {hash, name}` (the hash of what makes its
+ * figures comparable: rt_tune_cmd_hash) and `knobs: {name: value, ...}`,
+ * then throughput, samples, contention and seconds; an infeasible trial has its reason and
  * its `cause:` (journals written before causes were recorded are read too:
  * the cause then comes from the reason's words). An append is one write() of the whole
  * document on an O_APPEND descriptor, then fsync: a process killed mid-write
@@ -32,6 +35,7 @@
 
 #include "machine.h"
 #include "measure.h"
+#include "usercmd.h"
 
 typedef struct rt_journal rt_journal;
 
@@ -70,12 +74,26 @@ const char *rt_journal_path(const rt_journal *j);
 int rt_journal_append(rt_journal *j, const rt_workload *w, const rt_point *pt,
 		      const rt_shape *sh, const rt_measurement *m, char *err, size_t errlen);
 
+/*
+ * Appends one finished trial of the user's command: its hash and name, the
+ * point's n knob values, the metric's unit. As rt_journal_append otherwise.
+ */
+int rt_journal_append_command(rt_journal *j, const char *hash, const char *name,
+			      const rt_knob_value *kv, int n, const char *unit,
+			      const rt_measurement *m, char *err, size_t errlen);
+
 void rt_journal_close(rt_journal *j); /* accepts NULL */
+
+/* A command's knobs as one text, "name=value" lines in name order: the trial's key. */
+#define RT_JOURNAL_KNOBS 1024
+void rt_journal_knobs_key(const rt_knob_value *kv, int n, char *buf, size_t len);
 
 /* One finished trial as read back. */
 typedef struct rt_journal_record {
 	char fingerprint[17];
-	const rt_workload *workload; /* from the registry */
+	const rt_workload *workload; /* from the registry; NULL for a command's trial */
+	char command[17];            /* a command's trial: the command's hash */
+	char knobs[RT_JOURNAL_KNOBS];/* and its knobs (rt_journal_knobs_key) */
 	rt_point point;
 	rt_shape shape;              /* every key of the workload, in its order */
 	rt_measurement m;            /* as written; m.samples owned by the record */
@@ -131,6 +149,11 @@ int rt_journal_record_measurement(const rt_journal_record *rec, rt_measurement *
 const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_t n,
 					 const char *fingerprint, const rt_workload *w,
 					 const rt_shape *sh, const rt_point *pt);
+
+/* The same for a trial of a command: this fingerprint, command hash and knobs. */
+const rt_journal_record *rt_journal_find_command(const rt_journal_record *records, size_t n,
+						 const char *fingerprint, const char *hash,
+						 const rt_knob_value *kv, int nkv);
 
 /*
  * The journals of host in dir (journal_list.c), oldest first (by the time

@@ -216,17 +216,6 @@ int rt_machine_pcores(const rt_machine *m)
 	return m->kinds[m->nkinds - 1].cores;
 }
 
-/* 64-bit FNV-1a, over a canonical "key=value;" string. */
-static uint64_t fnv1a(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 void rt_machine_fingerprint(const rt_machine *m, char out[17])
 {
 	char buf[4096];
@@ -249,7 +238,7 @@ void rt_machine_fingerprint(const rt_machine *m, char out[17])
 				ADD("gemm=%s;", m->accel[i].dev[d].gemm_impl);
 		}
 #undef ADD
-	snprintf(out, 17, "%016llx", (unsigned long long)fnv1a(buf));
+	snprintf(out, 17, "%016llx", (unsigned long long)rt_fnv1a(buf, strlen(buf)));
 }
 
 static double gib(uint64_t bytes)

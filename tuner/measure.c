@@ -133,7 +133,7 @@ static int cap_memory(const rt_point *pt, uint64_t cap, char *why, size_t whylen
 	return RT_OK;
 }
 
-static uint64_t default_mem_cap(void)
+uint64_t rt_measure_mem_cap(void)
 {
 	uint64_t avail;
 	return rt_meminfo_bytes("MemAvailable", &avail) ? 0 : avail + MEM_CAP_SLACK;
@@ -310,7 +310,7 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 		return rt_fail(err, errlen, RT_ERUNTIME, "pipe: %s", strerror(errno));
 	rt_measure_opts co = *o;
 	if (!co.mem_cap)
-		co.mem_cap = default_mem_cap();
+		co.mem_cap = rt_measure_mem_cap();
 	static rt_cpu_times before, after; /* large: not on the stack */
 	int have_times = rt_cpu_times_read(&before) == 0;
 	fflush(NULL);

@@ -29,6 +29,12 @@ typedef struct rt_measure_opts {
 				 (none in an AddressSanitizer build) */
 } rt_measure_opts;
 
+/*
+ * The address space a CPU trial gets by default: the memory available now,
+ * plus slack for what runtimes reserve and never touch; 0 when unknown.
+ */
+uint64_t rt_measure_mem_cap(void);
+
 /* warm-up 0.2 s, samples of 10 ms, CI within 2%, 8..200 samples, 5 s cap, 60 s timeout. */
 void rt_measure_defaults(rt_measure_opts *o);
 

@@ -11,11 +11,12 @@
 
 #include "config.h"
 #include "contention.h"
+#include "hints.h"
 #include "report.h"
 #include "tune.h"
+#include "tune_target.h"
 
 #define RUNNER_UPS 3
-#define RT_HINTS 4 /* lines a workload may add to its PyTorch hints */
 
 /* The tune trial measured at the search trial's point. */
 static const rt_tune_trial *trial_at(const rt_tune_workload *twl, const int *idx)
@@ -36,105 +37,80 @@ static const char *saturating_param(const rt_space *s)
 	return NULL;
 }
 
-/* point: {...} and shape values the search varied (num_envs) are in `shape`. */
+/*
+ * The knobs of a command's point as a flow mapping: numbers as numbers,
+ * names as names.
+ */
+static void emit_knobs(rt_yw *w, const rt_space *s, const int *idx)
+{
+	rt_yw_map(w, 1);
+	for (int p = 0; p < rt_space_nparams(s); p++) {
+		rt_yw_str(w, rt_space_name(s, p));
+		if (rt_space_numeric(s, p))
+			rt_yw_int(w, rt_space_int_at(s, p, idx[p]));
+		else
+			rt_yw_str(w, rt_space_str_at(s, p, idx[p]));
+	}
+	rt_yw_end_map(w);
+}
+
+/*
+ * point: {...} and shape values the search varied (num_envs) are in
+ * `shape`; a command's point is its knobs, and it has no shape.
+ */
 static void emit_config(rt_yw *w, const rt_tune_workload *twl, const rt_tune_trial *t)
 {
 	rt_yw_map(w, 0);
 	rt_yw_str(w, "point");
-	rt_emit_point(w, &t->pt, twl->w);
-	rt_yw_str(w, "shape");
-	rt_emit_shape(w, twl->w, &t->sh);
-	rt_emit_throughput(w, twl->w->unit, t->median, t->ci_lo, t->ci_hi, t->cv, 0);
+	if (twl->w) {
+		rt_emit_point(w, &t->pt, twl->w);
+		rt_yw_str(w, "shape");
+		rt_emit_shape(w, twl->w, &t->sh);
+	} else {
+		emit_knobs(w, twl->space, t->idx);
+	}
+	rt_emit_throughput(w, twl->unit, t->median, t->ci_lo, t->ci_hi, t->cv, 0);
 	rt_yw_end_map(w);
 }
 
-static void emit_env(rt_yw *w, const rt_point *pt)
+/* What to export and what to tell each framework, by its threading model (hints.h). */
+static void emit_hints(rt_yw *w, const rt_tune_run *run, const rt_tune_workload *twl,
+		       const rt_tune_trial *t)
 {
-	char v[16];
-	snprintf(v, sizeof v, "%d", pt->threads);
+	rt_hints h;
+	rt_hints_for(&run->frameworks, twl->w, &t->pt, &t->sh, &h);
+	rt_hints_emit(w, &h);
+}
+
+/* A command's environment at the knee, and the command line it ran. */
+static void emit_command_run(rt_yw *w, const rt_tune_workload *twl, const rt_tune_trial *t)
+{
+	rt_cmd_env env;
+	char line[4096];
+	rt_tune_command_env(twl->space, t->idx, &env);
 	rt_yw_str(w, "env");
 	rt_yw_map(w, 0);
-	static const char *const vars[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-					   "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
-					   "NUMEXPR_NUM_THREADS"};
-	for (size_t i = 0; i < RT_COUNT(vars); i++)
-		rt_yw_kstr(w, vars[i], v);
-	/* the pin policy, as OpenMP runtimes (and OpenBLAS built with OpenMP) read it */
-	static const char *const bind[RT_NPIN] = {
-		[RT_PIN_NONE] = "false", [RT_PIN_COMPACT] = "close",
-		[RT_PIN_SPREAD] = "spread", [RT_PIN_PCORES] = "close",
-	};
-	rt_yw_kstr(w, "OMP_PROC_BIND", bind[pt->pin]);
-	if (pt->pin != RT_PIN_NONE)
-		rt_yw_kstr(w, "OMP_PLACES", "cores");
+	for (int i = 0; i < env.n; i++) {
+		char name[RT_CMD_ENV_LEN];
+		size_t k = strcspn(env.var[i], "=");
+		snprintf(name, sizeof name, "%.*s", (int)k, env.var[i]);
+		rt_yw_kstr(w, name, env.var[i] + k + 1);
+	}
 	rt_yw_end_map(w);
-}
-
-/* What the framework needs to be told to match the point. */
-static void emit_hints(rt_yw *w, const rt_tune_workload *twl, const rt_tune_trial *t)
-{
-	const rt_point *pt = &t->pt;
-	char line[256];
-	int gpu = strcmp(pt->backend, "cpu") != 0;
-	rt_yw_str(w, "hints");
-	rt_yw_map(w, 0);
-	rt_yw_str(w, "pytorch");
-	rt_yw_seq(w, 0);
-	snprintf(line, sizeof line, "torch.set_num_threads(%d)", pt->threads);
-	rt_yw_str(w, line);
-	char own[RT_HINTS][RT_HINT_LEN];
-	int n = twl->w->hints ? twl->w->hints(pt, &t->sh, own, RT_HINTS) : 0;
-	for (int i = 0; i < n && i < RT_HINTS; i++)
-		rt_yw_str(w, own[i]);
-	if (pt->precision == RT_TF32)
-		rt_yw_str(w, "torch.set_float32_matmul_precision('high')  # TF32 matmuls");
-	if (pt->precision == RT_BF16)
-		rt_yw_str(w, gpu ? "with torch.autocast('cuda', dtype=torch.bfloat16): ..."
-				 : "with torch.autocast('cpu', dtype=torch.bfloat16): ...");
-	if (pt->precision == RT_FP16)
-		rt_yw_str(w, "torch.autocast('cuda', dtype=torch.float16) with a GradScaler");
-	rt_yw_end_seq(w);
-	rt_yw_str(w, "jax");
-	rt_yw_seq(w, 0);
-	snprintf(line, sizeof line,
-		 "XLA_FLAGS='--xla_cpu_multi_thread_eigen=true intra_op_parallelism_threads=%d'",
-		 pt->threads);
-	rt_yw_str(w, line);
-	static const char *const jax_prec[RT_NPRECISION] = {
-		[RT_FP64] = "jax.config.update('jax_enable_x64', True)",
-		[RT_FP32] = "jax.config.update('jax_default_matmul_precision', 'highest')",
-		[RT_TF32] = "jax.config.update('jax_default_matmul_precision', 'tensorfloat32')",
-		[RT_BF16] = "jax.config.update('jax_default_matmul_precision', 'bfloat16')",
-		[RT_FP16] = "cast params and inputs to jnp.float16",
-	};
-	rt_yw_str(w, jax_prec[pt->precision]);
-	rt_yw_end_seq(w);
-	rt_yw_end_map(w);
+	if (rt_tune_command_argv(twl->cmd, twl->space, t->idx, line, sizeof line) == RT_OK)
+		rt_yw_kstr(w, "run", line);
 }
 
 /* The runner-ups: the fastest feasible trials after the best, excluding the knee. */
 static void emit_runner_ups(rt_yw *w, const rt_tune_workload *twl, const rt_tune_trial *best,
 			    const rt_tune_trial *knee)
 {
-	const rt_tune_trial *picked[RUNNER_UPS];
-	int n = 0;
+	int skip[2] = {(int)(best - twl->trials), (int)(knee - twl->trials)}, top[RUNNER_UPS];
+	int n = rt_tune_top_trials(twl, skip, 2, top, RUNNER_UPS);
 	rt_yw_str(w, "runner_ups");
 	rt_yw_seq(w, 0);
-	while (n < RUNNER_UPS) {
-		const rt_tune_trial *next = NULL;
-		for (int i = 0; i < twl->ntrials; i++) {
-			const rt_tune_trial *t = &twl->trials[i];
-			int taken = t == best || t == knee;
-			for (int k = 0; k < n; k++)
-				taken |= picked[k] == t;
-			if (t->feasible && !taken && (!next || t->median > next->median))
-				next = t;
-		}
-		if (!next)
-			break;
-		picked[n++] = next;
-		emit_config(w, twl, next);
-	}
+	for (int i = 0; i < n; i++)
+		emit_config(w, twl, &twl->trials[top[i]]);
 	rt_yw_end_seq(w);
 }
 
@@ -147,7 +123,8 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 		   const rt_tune_trial *knee, const char *sat, int usable_cores, char *buf,
 		   size_t len)
 {
-	const char *unit = twl->w->unit;
+	const char *unit = twl->unit;
+	char where[256];
 	size_t n = 0;
 	if (knee != best && sat) {
 		long kv = 0, bv = 0;
@@ -158,14 +135,15 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 				     "(%s=%ld, %.3g %s) at a smaller %s",
 				     sat, kv, knee->median, unit, sat, bv, best->median, unit, sat);
 	} else {
-		n = (size_t)snprintf(buf, len, "the fastest point measured: %.3g %s on %s, %d thread%s",
-				     best->median, unit, best->pt.backend, best->pt.threads,
-				     best->pt.threads == 1 ? "" : "s");
+		rt_space_format(twl->space, best->idx, where, sizeof where);
+		n = (size_t)snprintf(buf, len, "the %s point measured: %.3g %s at %s",
+				     twl->minimize ? "lowest" : "fastest", best->median, unit, where);
 	}
 	rt_derived d[RT_MAX_DERIVED];
-	char s[256];
-	rt_derive(twl->w, &knee->pt, &knee->sh, knee->median, knee->phase_frac, knee->step_seconds,
-		  usable_cores, d, s, sizeof s);
+	char s[256] = "";
+	if (twl->w)
+		rt_derive(twl->w, &knee->pt, &knee->sh, knee->median, knee->phase_frac,
+			  knee->step_seconds, usable_cores, d, s, sizeof s);
 	if (s[0] && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "; %s", s);
 	/* measured once more when contended: still so means the machine stayed busy */
@@ -177,12 +155,33 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 			 100 * busy);
 }
 
-static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_workload *twl)
+/* What a command's entry says of the command: how it ran and how it was read. */
+static void emit_command_head(rt_yw *w, const rt_tune_opts *o, const rt_tune_workload *twl)
 {
-	rt_yw_str(w, twl->w->name);
+	rt_yw_kstr(w, "command", o->cmd->command);
+	if (o->cmd->shell)
+		rt_yw_kbool(w, "shell", 1);
+	rt_yw_str(w, "metric");
+	rt_yw_map(w, 1);
+	rt_yw_kstr(w, "regex", o->cmd->metric);
+	rt_yw_kstr(w, "unit", twl->unit);
+	rt_yw_kbool(w, "minimize", twl->minimize);
+	rt_yw_kint(w, "warmup", o->cmd->warmup);
+	rt_yw_end_map(w);
+	rt_yw_kstr(w, "hash", rt_tune_command_hash(twl->cmd));
+}
+
+static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *o,
+			  const rt_tune_workload *twl)
+{
+	rt_yw_str(w, twl->name);
 	rt_yw_map(w, 0);
-	rt_yw_str(w, "shape");
-	rt_emit_shape(w, twl->w, &twl->shape);
+	if (twl->w) {
+		rt_yw_str(w, "shape");
+		rt_emit_shape(w, twl->w, &twl->shape);
+	} else {
+		emit_command_head(w, o, twl);
+	}
 	const rt_tune_trial *best = NULL, *knee = NULL;
 	const char *sat = saturating_param(twl->space);
 	if (twl->status == RT_OK && twl->result && twl->result->best >= 0) {
@@ -203,8 +202,10 @@ static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_worklo
 		emit_config(w, twl, best);
 		reason(twl, best, knee, sat, run->usable_cores, why, sizeof why);
 		rt_yw_kstr(w, "reason", why);
-		emit_env(w, &knee->pt);
-		emit_hints(w, twl, knee);
+		if (twl->w)
+			emit_hints(w, run, twl, knee);
+		else
+			emit_command_run(w, twl, knee);
 		emit_runner_ups(w, twl, best, knee);
 	}
 	rt_yw_kint(w, "trials", twl->ntrials);
@@ -249,8 +250,10 @@ int rt_tune_emit(const rt_tune_run *run, const rt_tune_opts *o, char **text, siz
 	rt_yw_str(&w, "recommendations");
 	rt_yw_map(&w, 0);
 	for (int i = 0; i < run->nwl; i++)
-		emit_workload(&w, run, &run->wl[i]);
+		emit_workload(&w, run, o, &run->wl[i]);
 	rt_yw_end_map(&w);
+	rt_yw_str(&w, "frameworks");
+	rt_frameworks_emit(&w, &run->frameworks);
 	emit_crossover(&w, &run->crossover);
 	rt_yw_str(&w, "search");
 	rt_yw_map(&w, 0);

@@ -6,13 +6,14 @@
 
 #include "../common/rt.h"
 #include "../workloads/loader.h"
+#include "cmdknobs.h"
 #include "params.h"
 #include "yamlr.h"
 
 /* Longest list a space file may give one parameter. */
 #define MAX_VALUES 256
-/* Point knobs, and the shape keys of every workload. */
-#define MAX_RULES (6 + RT_MAX_SHAPE_KEYS * RT_NWORKLOADS)
+/* Point knobs, and the shape keys of every workload (or a command's knobs). */
+#define MAX_RULES (RT_SPACE_MAX_PARAMS + RT_MAX_SHAPE_KEYS * RT_NWORKLOADS)
 
 /* 0 for a backend rigtune knows, -1 otherwise: a typo is an error. */
 static int backend_name(const char *s)
@@ -28,6 +29,17 @@ static int precision_name(const char *s)
 static int pin_name(const char *s)
 {
 	return rt_pin_parse(s);
+}
+
+static int device_name(const char *s)
+{
+	return rt_cmd_device_check(s);
+}
+
+/* A value of a user's own knob: any name (a list of integers only is ordinal). */
+static int user_value(const char *s)
+{
+	return *s ? 0 : -1;
 }
 
 /* What one parameter of a space file may be. */
@@ -58,6 +70,25 @@ static const key_rule point_rules[] = {
 	 RT_KNOB_WORKERS},
 };
 
+/*
+ * The knobs of a user's command (tuner/cmdknobs.h); any other name is the
+ * user's own knob. The knee's role is set from the file's knee: (batch).
+ */
+#define RANGE_EXPECT(what) "a list of " what " or {min, max, step}"
+static const key_rule command_rules[] = {
+	{"batch", NULL, 1, 1, RT_ROLE_NONE, RANGE_EXPECT("positive integers"), 0},
+	{"threads", NULL, 1, 1, RT_ROLE_PEAKED, RANGE_EXPECT("positive integers"), 0},
+	{"blas_threads", NULL, 1, 1, RT_ROLE_PEAKED, RANGE_EXPECT("positive integers"), 0},
+	{"workers", NULL, 0, 1, RT_ROLE_PEAKED, RANGE_EXPECT("integers >= 0"), 0},
+	{"precision", precision_name, 0, 0, RT_ROLE_NONE,
+	 "a list of precisions (fp64, fp32, tf32, bf16, fp16)", 0},
+	{"device", device_name, 0, 0, RT_ROLE_NONE, "a list of devices (cpu, cuda:N, hip:N)", 0},
+	{"pin", pin_name, 0, 0, RT_ROLE_NONE,
+	 "a list of pin policies (none, compact, spread, pcores)", 0},
+};
+#define USER_EXPECT "a list of values (numbers or names)"
+#define DEFAULT_KNEE "batch"
+
 /* The keys a space may search and how (see spacefile.h). */
 typedef struct rules {
 	key_rule r[MAX_RULES];
@@ -65,6 +96,7 @@ typedef struct rules {
 	char backends[300]; /* the backends' expect: "[all] or a list of: cpu, ..." */
 	int n;
 	const rt_workload *w; /* NULL: any workload */
+	int command;          /* a user's command: command_rules, and the user's own knobs */
 } rules;
 
 static key_rule *rule_named(rules *rs, const char *name)
@@ -122,11 +154,22 @@ static void rules_for(const rt_workload *w, rules *rs)
 	}
 }
 
+/* The rules of a command's space: its knobs; the user's own join as they come. */
+static void rules_for_command(rules *rs)
+{
+	memset(rs, 0, sizeof *rs);
+	rs->command = 1;
+	memcpy(rs->r, command_rules, sizeof command_rules);
+	rs->n = (int)RT_COUNT(command_rules);
+}
+
 typedef struct parser {
 	rt_yr y;
 	long auto_max;
 	rules rules;
 	rt_space *s;
+	const char *knee;      /* a command's knee: (NULL: batch when it is searched) */
+	const rt_ynode *knee_node;
 } parser;
 
 /* The text of a scalar for messages: 'name', or a stand-in for a non-scalar. */
@@ -215,16 +258,20 @@ static int parse_range(parser *p, const key_rule *r, const rt_ynode *map)
 	return rc < 0 ? rc : 0;
 }
 
-/* Checks item i of a list against the rule and the items before it. */
-static int list_item(parser *p, const key_rule *r, const rt_ynode *seq, int i, long *ints)
+/*
+ * Checks item i of a list against the rule (numeric: integers from its
+ * minimum; else names its check accepts) and the items before it.
+ */
+static int list_item(parser *p, const key_rule *r, int numeric, const rt_ynode *seq, int i,
+		     long *ints)
 {
 	const rt_ynode *n = rt_yr_item(&p->y, seq, i);
-	if (r->check ? !rt_yr_scalar(n) || r->check(rt_yr_scalar(n)) < 0
+	if (!numeric ? !rt_yr_scalar(n) || r->check(rt_yr_scalar(n)) < 0
 		     : plain_int(n, &ints[i]) || ints[i] < r->min)
 		return rt_yr_bad(&p->y, n, "%s: expected %s", r->name, r->expect);
 	for (int j = 0; j < i; j++) {
 		const char *other = rt_yr_scalar(rt_yr_item(&p->y, seq, j));
-		if (r->check ? !strcmp(other, rt_yr_scalar(n)) : ints[j] == ints[i])
+		if (!numeric ? !strcmp(other, rt_yr_scalar(n)) : ints[j] == ints[i])
 			return rt_yr_bad(&p->y, n, "%s: value %s given twice", r->name,
 					 rt_yr_scalar(n));
 	}
@@ -262,12 +309,23 @@ static int all_backends(parser *p, const key_rule *r, const rt_ynode *seq, int *
 	return 1;
 }
 
+/* Whether every item of seq is an integer written plainly (a user's knob is then ordinal). */
+static int all_plain_ints(const rt_ynode *seq, const rt_yr *y)
+{
+	long v;
+	for (int i = 0; i < rt_yr_nitems(seq); i++)
+		if (plain_int(rt_yr_item(y, seq, i), &v))
+			return 0;
+	return 1;
+}
+
 /* [a, b, ...]: adds the categorical or ordinal parameter. */
 static int parse_list(parser *p, const key_rule *r, const rt_ynode *seq)
 {
 	const char *strs[MAX_VALUES];
 	long ints[MAX_VALUES];
 	int n = rt_yr_nitems(seq), rc;
+	int numeric = !r->check || (r->check == user_value && all_plain_ints(seq, &p->y));
 	if (n == 0)
 		return rt_yr_bad(&p->y, seq, "%s: empty list: expected %s", r->name, r->expect);
 	if (all_backends(p, r, seq, &rc))
@@ -276,15 +334,39 @@ static int parse_list(parser *p, const key_rule *r, const rt_ynode *seq)
 		return rt_yr_bad(&p->y, rt_yr_item(&p->y, seq, MAX_VALUES),
 				 "%s: more than %d values", r->name, MAX_VALUES);
 	for (int i = 0; i < n; i++) {
-		if ((rc = list_item(p, r, seq, i, ints)))
+		if ((rc = list_item(p, r, numeric, seq, i, ints)))
 			return rc;
 		strs[i] = rt_yr_scalar(rt_yr_item(&p->y, seq, i));
 	}
-	rc = r->check ? rt_space_add_categorical(p->s, r->name, strs, n, p->y.err, p->y.errlen)
+	rc = !numeric ? rt_space_add_categorical(p->s, r->name, strs, n, p->y.err, p->y.errlen)
 		      : rt_space_add_ordinal(p->s, r->name, ints, n, p->y.err, p->y.errlen);
 	if (rc == RT_EINVAL)
 		return rt_yr_bad(&p->y, seq, "%s: too many values", r->name);
 	return rc < 0 ? rc : 0;
+}
+
+/*
+ * A user's own knob of a command's space: a rule for name, kept while the
+ * document is (name points into it). NULL with the error in *rc when the
+ * name cannot be a knob.
+ */
+static const key_rule *user_rule(parser *p, const rt_ynode *kn, int *rc)
+{
+	rules *rs = &p->rules;
+	const char *name = rt_yr_scalar(kn);
+	if (!name || !rt_cmd_knob_name_ok(name)) {
+		*rc = rt_yr_bad(&p->y, kn,
+				"params: %s cannot name a knob (letters, digits and _, not starting "
+				"with a digit, under %d characters)",
+				shown(kn), RT_KNOB_NAMELEN);
+		return NULL;
+	}
+	if (rs->n == MAX_RULES) {
+		*rc = rt_yr_bad(&p->y, kn, "params: too many knobs");
+		return NULL;
+	}
+	rs->r[rs->n] = (key_rule){name, user_value, 0, 0, RT_ROLE_NONE, USER_EXPECT, 0};
+	return &rs->r[rs->n++];
 }
 
 /* The rule for key kn of params:, or an error naming why there is none. */
@@ -293,6 +375,11 @@ static int find_rule(parser *p, const rt_ynode *kn, const key_rule **out)
 	const char *name = rt_yr_scalar(kn);
 	const key_rule *r = name ? rule_named(&p->rules, name) : NULL;
 	const rt_workload *w = p->rules.w;
+	if (!r && p->rules.command) {
+		int rc = 0;
+		*out = user_rule(p, kn, &rc);
+		return rc;
+	}
 	if (r && r->knob && w && !(w->knobs & r->knob))
 		return rt_yr_bad(&p->y, kn,
 				 "params: %s does not read '%s': searching it wastes trials",
@@ -338,10 +425,51 @@ static int parse_params(parser *p, const rt_ynode *map)
 	return 0;
 }
 
-/* The one document: a mapping with workload: and params:. */
+/* workload: NAME, which a command's space and a workload's space tell apart. */
+static int check_workload(parser *p, const rt_ynode *vn, char *workload, size_t wlen)
+{
+	const char *name = rt_yr_scalar(vn);
+	if (!name || !*name)
+		return rt_yr_bad(&p->y, vn, "workload: expected a name");
+	if (p->rules.command && strcmp(name, RT_SPACE_COMMAND))
+		return rt_yr_bad(&p->y, vn,
+				 "workload: tune --cmd takes a space with workload: " RT_SPACE_COMMAND
+				 ", not '%s'",
+				 name);
+	if (!p->rules.command && !strcmp(name, RT_SPACE_COMMAND))
+		return rt_yr_bad(&p->y, vn,
+				 "workload: " RT_SPACE_COMMAND " is the space of your own command: "
+				 "give it to rigtune tune --cmd");
+	if (workload)
+		snprintf(workload, wlen, "%s", name);
+	return 0;
+}
+
+/*
+ * A command's knee: the knob the file names (a numeric one), else batch when
+ * it is searched; it saturates.
+ */
+static int set_knee(parser *p)
+{
+	const char *knee = p->knee ? p->knee : DEFAULT_KNEE;
+	int k = rt_space_find(p->s, knee);
+	if (p->knee && (k < 0 || !rt_space_numeric(p->s, k)))
+		return rt_yr_bad(&p->y, p->knee_node,
+				 "knee: '%s' is not a knob of params: with numbers for values", knee);
+	if (k >= 0 && rt_space_numeric(p->s, k)) {
+		rt_space_set_role(p->s, k, RT_ROLE_SATURATING);
+		p->knee = rt_space_name(p->s, k);
+	} else {
+		p->knee = NULL;
+	}
+	return 0;
+}
+
+/* The one document: a mapping with workload: and params: (and a command's knee:). */
 static int parse_root(parser *p, const rt_ynode *root, char *workload, size_t wlen)
 {
 	const rt_ynode *params = NULL;
+	const char *expected = p->rules.command ? "workload, params or knee" : "workload or params";
 	int rc;
 	if (root->type != YAML_MAPPING_NODE)
 		return rt_yr_bad(&p->y, root, "expected a mapping with workload: and params:");
@@ -350,15 +478,17 @@ static int parse_root(parser *p, const rt_ynode *root, char *workload, size_t wl
 		rt_yr_pair(&p->y, root, i, &kn, &vn);
 		const char *k = rt_yr_scalar(kn);
 		int is_w = k && !strcmp(k, "workload"), is_p = k && !strcmp(k, "params");
-		if (!is_w && !is_p)
-			return rt_yr_bad(&p->y, kn, "unknown key %s (expected workload or params)",
-					 shown(kn));
+		int is_k = k && p->rules.command && !strcmp(k, "knee");
+		if (!is_w && !is_p && !is_k)
+			return rt_yr_bad(&p->y, kn, "unknown key %s (expected %s)", shown(kn),
+					 expected);
 		if (earlier_key(p, root, i) >= 0)
 			return rt_yr_bad(&p->y, kn, "duplicate key '%s'", k);
-		if (is_w && (!rt_yr_scalar(vn) || !*rt_yr_scalar(vn)))
-			return rt_yr_bad(&p->y, vn, "workload: expected a name");
-		if (is_w && workload)
-			snprintf(workload, wlen, "%s", rt_yr_scalar(vn));
+		if (is_w && (rc = check_workload(p, vn, workload, wlen)))
+			return rc;
+		if (is_k && !(p->knee = rt_yr_scalar(vn)))
+			return rt_yr_bad(&p->y, vn, "knee: expected the name of a knob");
+		p->knee_node = is_k ? vn : p->knee_node;
 		if (is_p && vn->type != YAML_MAPPING_NODE)
 			return rt_yr_bad(&p->y, vn,
 					 "params: expected a mapping of parameter: values");
@@ -369,7 +499,7 @@ static int parse_root(parser *p, const rt_ynode *root, char *workload, size_t wl
 		return rt_yr_bad(&p->y, root, "params: missing");
 	if ((rc = parse_params(p, params)))
 		return rc;
-	return 0;
+	return p->rules.command ? set_knee(p) : 0;
 }
 
 /*
@@ -407,26 +537,44 @@ out:
 	return rc;
 }
 
+/* Parses text with the rules already in p; *out gets the space. */
+static int parse_text(parser *p, const char *text, size_t len, const char *name,
+		      rt_space **out, char *workload, size_t wlen, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (workload && wlen)
+		workload[0] = '\0';
+	rt_yr_view(&p->y, name, NULL, err, errlen);
+	p->s = rt_space_create();
+	if (!p->s)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	int rc = parse_stream(p, text, len, workload, wlen);
+	if (rc) {
+		rt_space_destroy(p->s);
+		return rc;
+	}
+	*out = p->s;
+	return 0;
+}
+
 int rt_spacefile_parse(const char *text, size_t len, const char *name, const rt_workload *w,
 		       long auto_max, rt_space **out, char *workload, size_t wlen, char *err,
 		       size_t errlen)
 {
 	parser p = {.auto_max = auto_max};
-	*out = NULL;
-	if (workload && wlen)
-		workload[0] = '\0';
-	rt_yr_view(&p.y, name, NULL, err, errlen);
 	rules_for(w, &p.rules);
-	p.s = rt_space_create();
-	if (!p.s)
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-	int rc = parse_stream(&p, text, len, workload, wlen);
-	if (rc) {
-		rt_space_destroy(p.s);
-		return rc;
-	}
-	*out = p.s;
-	return 0;
+	return parse_text(&p, text, len, name, out, workload, wlen, err, errlen);
+}
+
+int rt_spacefile_parse_command(const char *text, size_t len, const char *name, long auto_max,
+			       rt_space **out, char *knee, size_t klen, char *err, size_t errlen)
+{
+	parser p = {.auto_max = auto_max};
+	rules_for_command(&p.rules);
+	int rc = parse_text(&p, text, len, name, out, NULL, 0, err, errlen);
+	if (knee && klen)
+		snprintf(knee, klen, "%s", rc == RT_OK && p.knee ? p.knee : "");
+	return rc;
 }
 
 int rt_spacefile_load(const char *path, const rt_workload *w, long auto_max, rt_space **out,
@@ -439,6 +587,20 @@ int rt_spacefile_load(const char *path, const rt_workload *w, long auto_max, rt_
 	if (rc)
 		return rc;
 	rc = rt_spacefile_parse(text, len, path, w, auto_max, out, workload, wlen, err, errlen);
+	free(text);
+	return rc;
+}
+
+int rt_spacefile_load_command(const char *path, long auto_max, rt_space **out, char *knee,
+			      size_t klen, char *err, size_t errlen)
+{
+	char *text;
+	size_t len;
+	*out = NULL;
+	int rc = rt_read_file(path, &text, &len, err, errlen);
+	if (rc)
+		return rc;
+	rc = rt_spacefile_parse_command(text, len, path, auto_max, out, knee, klen, err, errlen);
 	free(text);
 	return rc;
 }

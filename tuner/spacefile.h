@@ -35,6 +35,9 @@
 #include "../search/space.h"
 #include "../workloads/workload.h"
 
+/* The workload: of a space of the user's command (tune --cmd). */
+#define RT_SPACE_COMMAND "command"
+
 /*
  * Parses the file at path as a space of workload w (NULL: any). *out gets a
  * new space (the caller destroys it); workload (may be NULL) gets the
@@ -48,5 +51,22 @@ int rt_spacefile_load(const char *path, const rt_workload *w, long auto_max, rt_
 int rt_spacefile_parse(const char *text, size_t len, const char *name, const rt_workload *w,
 		       long auto_max, rt_space **out, char *workload, size_t wlen, char *err,
 		       size_t errlen);
+
+/*
+ * A space of the user's command (`workload: command`, tune --cmd): params
+ * are the knobs of tuner/cmdknobs.h (batch, threads, blas_threads, workers
+ * as lists of integers or ranges; precision, device, pin as lists of their
+ * names) and the user's own, each a list of values (an ordinal knob when
+ * they are all integers, else a categorical one); an optional `knee: KNOB`
+ * names the numeric knob along which the knee is taken (default: batch when
+ * it is there), which saturates; threads, blas_threads and workers peak.
+ * knee gets that knob's name ("" for none). Errors as above;
+ * `workload:` other than command is one, and so is `workload: command`
+ * given to rt_spacefile_load/parse.
+ */
+int rt_spacefile_load_command(const char *path, long auto_max, rt_space **out, char *knee,
+			      size_t klen, char *err, size_t errlen);
+int rt_spacefile_parse_command(const char *text, size_t len, const char *name, long auto_max,
+			       rt_space **out, char *knee, size_t klen, char *err, size_t errlen);
 
 #endif

@@ -11,12 +11,18 @@
 #include "params.h"
 #include "pin.h"
 #include "spaces.h"
+#include "tune_target.h"
 
 static volatile sig_atomic_t interrupted;
 
 void rt_tune_interrupt(void)
 {
 	interrupted = 1;
+}
+
+int rt_tune_stop_requested(void)
+{
+	return interrupted;
 }
 
 void rt_tune_opts_default(rt_tune_opts *o)
@@ -28,26 +34,17 @@ void rt_tune_opts_default(rt_tune_opts *o)
 	o->seed = 1;
 }
 
-/* Share of the budget per workload, by how much a search of it needs. */
-static double workload_weight(const rt_workload *w)
+/* Share of the budget per workload, by how much a search of it needs (a command: 1). */
+static double workload_weight(const rt_tune_workload *twl)
 {
-	return w->budget_weight > 0 ? w->budget_weight : 1.0;
+	return twl->w && twl->w->budget_weight > 0 ? twl->w->budget_weight : 1.0;
 }
 #define CROSSOVER_SHARE 0.12
+/* A user's command: its best points measured again, interleaved (confirm_best). */
+#define CONFIRM_TOP 3
+#define CONFIRM_ROUNDS 3
+#define CONFIRM_SHARE 0.25 /* of its budget kept for that */
 #define MIN_SEARCH_S 0.5 /* less than this cannot measure one point */
-
-typedef struct tune_ctx {
-	rt_tune_run *run;
-	rt_tune_workload *twl;
-	const rt_tune_opts *o;
-	rt_progress *progress;
-	rt_journal *journal;
-	const rt_journal_record *reuse; /* earlier trials of this host; none with --fresh */
-	size_t nreuse;
-	hwloc_topology_t topo;          /* to tell pin policies apart; NULL if unknown */
-	char best[96];
-	double best_value;
-} tune_ctx;
 
 /* ---- the machine's backends ---- */
 
@@ -118,17 +115,16 @@ static int point_of(const rt_space *s, const int *idx, const rt_tune_workload *t
  * Two pin policies that bind the same PUs (every policy, when the threads
  * fill the machine) are one point: only the first in the space's order runs.
  */
-static int same_pus_as_earlier_pin(const tune_ctx *c, const rt_space *s, const int *idx,
-				   const rt_point *pt)
+static int same_pus_as_earlier_pin(const tune_ctx *c, const rt_space *s, const int *idx, int n)
 {
 	int p = rt_space_find(s, "pin");
 	if (p < 0 || !c->topo || idx[p] == 0)
 		return 0;
-	int n = pt->threads + pt->workers, same = 0;
+	int same = 0, pin = rt_pin_parse(rt_space_str_at(s, p, idx[p]));
 	hwloc_bitmap_t mine = hwloc_bitmap_alloc(), other = hwloc_bitmap_alloc();
-	if (mine && other && rt_pin_cpuset(c->topo, pt->pin, n, mine) == RT_OK)
+	if (mine && other && pin >= 0 && rt_pin_cpuset(c->topo, (rt_pin)pin, n, mine) == RT_OK)
 		for (int v = 0; v < idx[p] && !same; v++) {
-			int pin = rt_pin_parse(rt_space_str_at(s, p, v));
+			pin = rt_pin_parse(rt_space_str_at(s, p, v));
 			same = pin >= 0 && rt_pin_cpuset(c->topo, (rt_pin)pin, n, other) == RT_OK &&
 			       hwloc_bitmap_isequal(mine, other);
 		}
@@ -138,17 +134,17 @@ static int same_pus_as_earlier_pin(const tune_ctx *c, const rt_space *s, const i
 }
 
 /*
- * A point can run here when its backend is available and offers its
- * precision, threads + workers fit the usable cores, the workload accepts it
- * and its memory fits the device.
+ * A point of a workload can run here when its backend is available and
+ * offers its precision, threads + workers fit the usable cores, the workload
+ * accepts it and its memory fits the device.
  */
-static int feasible(const rt_space *s, const int *idx, void *user)
+static int workload_feasible(const tune_ctx *c, const int *idx, int *cpus)
 {
-	tune_ctx *c = user;
 	rt_point pt;
 	rt_shape sh;
-	if (point_of(s, idx, c->twl, &pt, &sh, NULL, 0))
+	if (point_of(c->twl->space, idx, c->twl, &pt, &sh, NULL, 0))
 		return 0;
+	*cpus = pt.threads + pt.workers;
 	const rt_accel *a = find_accel(&c->run->machine, pt.backend);
 	if (!a || !a->available || !backend_wanted(c->o, pt.backend) || pt.device >= a->ndevices)
 		return 0;
@@ -156,14 +152,21 @@ static int feasible(const rt_space *s, const int *idx, void *user)
 		return 0;
 	if (pt.threads + pt.workers > c->run->usable_cores)
 		return 0;
-	if (same_pus_as_earlier_pin(c, s, idx, &pt))
-		return 0;
 	if (c->twl->w->check(&pt, &sh, NULL, 0))
 		return 0;
 	uint64_t mem = !strcmp(pt.backend, "cpu") && c->run->machine.mem_available
 			       ? c->run->machine.mem_available
 			       : a->dev[pt.device].mem_total;
 	return c->twl->w->mem_bytes(&pt, &sh) <= mem;
+}
+
+/* The target's verdict, and only the first of pin policies that bind the same PUs. */
+static int feasible(const rt_space *s, const int *idx, void *user)
+{
+	const tune_ctx *c = user;
+	int cpus = 1;
+	return c->twl->target->feasible(c, idx, &cpus) &&
+	       !same_pus_as_earlier_pin(c, s, idx, cpus);
 }
 
 /* ---- trials ---- */
@@ -183,9 +186,11 @@ static rt_tune_trial *new_trial(rt_tune_workload *twl)
 	return t;
 }
 
-static void keep_measurement(rt_tune_trial *t, const rt_measurement *m)
+static void keep_measurement(const rt_tune_workload *twl, rt_tune_trial *t,
+			     const rt_measurement *m)
 {
 	t->feasible = m->feasible;
+	t->score = !twl->minimize ? m->median : m->median > 0 ? 1 / m->median : 0;
 	t->cause = m->cause;
 	snprintf(t->reason, sizeof t->reason, "%s", m->reason);
 	t->median = m->median;
@@ -193,6 +198,7 @@ static void keep_measurement(rt_tune_trial *t, const rt_measurement *m)
 	t->ci_hi = m->ci_hi;
 	t->cv = m->cv;
 	t->step_seconds = m->step_seconds;
+	t->seconds = m->seconds;
 	t->contention = m->contention;
 	memcpy(t->phase_frac, m->phase_frac, sizeof t->phase_frac);
 }
@@ -218,20 +224,51 @@ static int failure_lasts(rt_cause cause)
 	return cause == RT_CAUSE_MEMORY || cause == RT_CAUSE_UNAVAILABLE;
 }
 
+/* ---- the built-in workloads as a target ---- */
+
+static int workload_point(const tune_ctx *c, rt_tune_trial *t, char *err, size_t errlen)
+{
+	return point_of(c->twl->space, t->idx, c->twl, &t->pt, &t->sh, err, errlen);
+}
+
+static const rt_journal_record *workload_find(const tune_ctx *c, const rt_tune_trial *t)
+{
+	return rt_journal_find(c->reuse, c->nreuse, c->run->fingerprint, c->twl->w, &t->sh, &t->pt);
+}
+
+static int workload_measure(const tune_ctx *c, const rt_tune_trial *t, double cap,
+			    rt_measurement *m, char *err, size_t errlen)
+{
+	rt_measure_opts mo;
+	measure_opts(cap, &mo);
+	return rt_measure(c->twl->w, &t->pt, &t->sh, &mo, m, err, errlen);
+}
+
+static int workload_append(const tune_ctx *c, const rt_tune_trial *t, const rt_measurement *m,
+			   char *err, size_t errlen)
+{
+	return rt_journal_append(c->journal, c->twl->w, &t->pt, &t->sh, m, err, errlen);
+}
+
+static const rt_tune_target target_workload = {
+	.feasible = workload_feasible,
+	.point = workload_point,
+	.find = workload_find,
+	.measure = workload_measure,
+	.append = workload_append,
+};
+
 /* Measures the point of t now; the journal gets the trial. */
 static int measure_fresh(tune_ctx *c, const rt_tune_trial *t, double cap, rt_measurement *m,
 			 char *err, size_t errlen)
 {
-	const rt_workload *w = c->twl->w;
-	rt_measure_opts mo;
-	measure_opts(cap, &mo);
-	int rc = rt_measure(w, &t->pt, &t->sh, &mo, m, err, errlen);
+	int rc = c->twl->target->measure(c, t, cap, m, err, errlen);
 	if (rc)
 		return rc;
 	if (interrupted) /* the signal reached the trial too: not a result */
 		rc = rt_fail(err, errlen, RT_ERUNTIME, "interrupted");
 	else if (c->journal)
-		rc = rt_journal_append(c->journal, w, &t->pt, &t->sh, m, err, errlen);
+		rc = c->twl->target->append(c, t, m, err, errlen);
 	if (rc)
 		rt_measurement_free(m);
 	return rc;
@@ -243,10 +280,8 @@ static int measure_fresh(tune_ctx *c, const rt_tune_trial *t, double cap, rt_mea
  */
 static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_t errlen)
 {
-	const rt_workload *w = c->twl->w;
 	rt_measurement m;
-	const rt_journal_record *rec =
-		rt_journal_find(c->reuse, c->nreuse, c->run->fingerprint, w, &t->sh, &t->pt);
+	const rt_journal_record *rec = c->twl->target->find(c, t);
 	/* a crash or timeout may have been the machine's mood, a contended figure is low */
 	if (rec && (rec->m.feasible ? rec->m.contended : !failure_lasts(rec->m.cause)))
 		rec = NULL;
@@ -261,14 +296,14 @@ static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_
 		if (rc == RT_OK && m.contended) {
 			rt_progress_note(c->progress, "%s: %.0f%% of the trial's CPUs went to other "
 						      "processes; measuring it again",
-					 w->name, 100 * m.contention);
+					 c->twl->name, 100 * m.contention);
 			rt_measurement_free(&m);
 			rc = measure_fresh(c, t, cap, &m, err, errlen);
 		}
 		if (rc)
 			return rc;
 	}
-	keep_measurement(t, &m);
+	keep_measurement(c->twl, t, &m);
 	rt_measurement_free(&m);
 	return RT_OK;
 }
@@ -276,16 +311,16 @@ static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_
 static void report_trial(tune_ctx *c, const rt_space *s, const rt_tune_trial *t)
 {
 	char what[256], outcome[300];
-	int n = snprintf(what, sizeof what, "%s ", c->twl->w->name);
+	int n = snprintf(what, sizeof what, "%s ", c->twl->name);
 	rt_space_format(s, t->idx, what + n, sizeof what - (size_t)n);
 	if (t->feasible)
-		snprintf(outcome, sizeof outcome, "%.4g %s%s", t->median, c->twl->w->unit,
+		snprintf(outcome, sizeof outcome, "%.4g %s%s", t->median, c->twl->unit,
 			 t->reused ? " (reused)" : "");
 	else
 		snprintf(outcome, sizeof outcome, "infeasible: %s", t->reason);
-	if (t->feasible && t->median > c->best_value) {
-		c->best_value = t->median;
-		snprintf(c->best, sizeof c->best, "%.4g %s", t->median, c->twl->w->unit);
+	if (t->feasible && t->score > c->best_score) {
+		c->best_score = t->score;
+		snprintf(c->best, sizeof c->best, "%.4g %s", t->median, c->twl->unit);
 	}
 	rt_progress_trial(c->progress, what, outcome, c->best);
 }
@@ -301,7 +336,7 @@ static int objective(const rt_space *s, const int *idx, double cap, void *user, 
 	if (!t)
 		return RT_ENOMEM;
 	memcpy(t->idx, idx, sizeof(int) * (size_t)rt_space_nparams(s));
-	int rc = point_of(s, idx, c->twl, &t->pt, &t->sh, err, sizeof err);
+	int rc = c->twl->target->point ? c->twl->target->point(c, t, err, sizeof err) : RT_OK;
 	if (rc == RT_OK)
 		rc = run_trial(c, t, cap, err, sizeof err);
 	if (rc) {
@@ -310,7 +345,7 @@ static int objective(const rt_space *s, const int *idx, double cap, void *user, 
 		return rc;
 	}
 	report_trial(c, s, t);
-	*value = t->median;
+	*value = t->score;
 	*cause = t->cause;
 	return t->feasible ? RT_OK : RT_EINFEASIBLE;
 }
@@ -366,6 +401,8 @@ static int apply_shape(shape_args *a, rt_tune_workload *twl, char *err, size_t e
 static int check_space(tune_ctx *c, char *err, size_t errlen)
 {
 	const rt_space *s = c->twl->space;
+	if (!c->twl->w)
+		return RT_OK; /* a command's knobs are checked as its space is read */
 	const char *where = c->o->space_file ? c->o->space_file : c->twl->w->name;
 	char why[RT_ERRLEN];
 	for (int p = 0; p < rt_space_nparams(s); p++)
@@ -380,20 +417,190 @@ static int check_space(tune_ctx *c, char *err, size_t errlen)
 	return RT_OK;
 }
 
+/* The search's trial at idx, -1 if it has none. */
+static int trial_index(const rt_search_result *r, const int *idx)
+{
+	for (int t = 0; t < r->ntrials; t++)
+		if (!memcmp(r->trials[t].idx, idx, sizeof(int) * (size_t)r->nparams))
+			return t;
+	return -1;
+}
+
+/*
+ * The knee (recommend.c) is the smallest value of the saturating knob within
+ * RT_KNEE_WITHIN of the best at the best point's other settings, which a
+ * strategy that climbed that knob elsewhere may not have measured. From the
+ * best down, each smaller value is taken from the trials or measured, until
+ * one falls short, fails, or the budget is spent.
+ */
+static int walk_to_knee(tune_ctx *c, double deadline, double cap)
+{
+	rt_search_result *r = c->twl->result;
+	const rt_space *s = c->twl->space;
+	int p = -1, idx[RT_SPACE_MAX_PARAMS];
+	for (int q = 0; q < rt_space_nparams(s); q++)
+		if (rt_space_role(s, q) == RT_ROLE_SATURATING && rt_space_numeric(s, q))
+			p = q;
+	if (p < 0 || !r || r->best < 0)
+		return RT_OK;
+	double best = r->trials[r->best].value;
+	memcpy(idx, r->trials[r->best].idx, sizeof(int) * (size_t)r->nparams);
+	for (idx[p]--; idx[p] >= 0 && !interrupted && rt_now() + cap / 4 < deadline; idx[p]--) {
+		int t = trial_index(r, idx);
+		double value = t >= 0 ? r->trials[t].value : 0;
+		rt_cause cause = t >= 0 ? r->trials[t].cause : RT_CAUSE_NONE;
+		if (t < 0 && !rt_space_feasible(s, idx))
+			break;
+		if (t < 0) {
+			int rc = objective(s, idx, cap, c, &value, &cause);
+			if (rc && rc != RT_EINFEASIBLE)
+				return rc;
+			cause = rc ? cause : RT_CAUSE_NONE;
+			if ((rc = rt_search_result_add(r, idx, rc ? 0 : value, cause, cap)))
+				return rc;
+		}
+		if (cause != RT_CAUSE_NONE || value < (1 - RT_KNEE_WITHIN) * best)
+			break;
+	}
+	return RT_OK;
+}
+
+int rt_tune_top_trials(const rt_tune_workload *twl, const int *skip, int nskip, int *out, int n)
+{
+	int k = 0;
+	while (k < n) {
+		int next = -1;
+		for (int i = 0; i < twl->ntrials; i++) {
+			const rt_tune_trial *t = &twl->trials[i];
+			int taken = 0;
+			for (int j = 0; j < k; j++)
+				taken |= out[j] == i;
+			for (int j = 0; j < nskip; j++)
+				taken |= skip[j] == i;
+			if (t->feasible && !taken && (next < 0 || t->score > twl->trials[next].score))
+				next = i;
+		}
+		if (next < 0)
+			break;
+		out[k++] = next;
+	}
+	return k;
+}
+
+/* A progress line for a point measured again. */
+static void report_again(tune_ctx *c, const rt_tune_trial *t, const rt_measurement *m)
+{
+	char what[256], outcome[300];
+	int n = snprintf(what, sizeof what, "%s ", c->twl->name);
+	rt_space_format(c->twl->space, t->idx, what + n, sizeof what - (size_t)n);
+	if (m->feasible)
+		snprintf(outcome, sizeof outcome, "%.4g %s (again)", m->median, c->twl->unit);
+	else
+		snprintf(outcome, sizeof outcome, "infeasible this time: %s", m->reason);
+	rt_progress_trial(c->progress, what, outcome, c->best);
+}
+
+/* A candidate's confirming samples. */
+typedef struct pooled {
+	double *v;
+	int n;
+} pooled;
+
+static int pool_add(pooled *p, const rt_measurement *m)
+{
+	double *v = realloc(p->v, sizeof *v * (size_t)(p->n + m->nsamples));
+	if (!v)
+		return RT_ENOMEM;
+	memcpy(v + p->n, m->samples, sizeof *v * (size_t)m->nsamples);
+	p->v = v;
+	p->n += m->nsamples;
+	return RT_OK;
+}
+
+/* Takes the pooled figures for t, and its new score for the search's best. */
+static void take_pooled(rt_tune_workload *twl, rt_tune_trial *t, pooled *p)
+{
+	rt_measurement m = {.samples = p->v, .nsamples = p->n};
+	rt_search_result *r = twl->result;
+	rt_measurement_summarize(&m);
+	t->median = m.median;
+	t->ci_lo = m.ci_lo;
+	t->ci_hi = m.ci_hi;
+	t->cv = m.cv;
+	t->score = !twl->minimize ? m.median : m.median > 0 ? 1 / m.median : 0;
+	int i = trial_index(r, t->idx);
+	if (i >= 0)
+		r->trials[i].value = t->score;
+	r->best = -1;
+	for (i = 0; i < r->ntrials; i++)
+		if (!r->trials[i].cause && (r->best < 0 || r->trials[i].value > r->trials[r->best].value))
+			r->best = i;
+}
+
+/*
+ * A run of a user's command is one sample of the machine's mood: the best
+ * few points are measured again in interleaved rounds (A B C A B C ...), as
+ * often as the budget allows, and ranked by what those rounds gave, so that
+ * a point that was lucky once does not win.
+ */
+static int confirm_best(tune_ctx *c, double deadline, char *err, size_t errlen)
+{
+	rt_tune_workload *twl = c->twl;
+	rt_tune_trial *cand[CONFIRM_TOP];
+	pooled pool[CONFIRM_TOP] = {{0}};
+	int top[CONFIRM_TOP], rounds = 0, rc = 0;
+	int n = twl->target->confirm ? rt_tune_top_trials(twl, NULL, 0, top, CONFIRM_TOP) : 0;
+	for (int k = 0; k < n; k++)
+		cand[k] = &twl->trials[top[k]];
+	double round_s = 0;
+	for (int k = 0; k < n; k++)
+		round_s += cand[k]->seconds;
+	if (n < 2)
+		return RT_OK;
+	rt_progress_note(c->progress, "%s: measuring the %d best points again, interleaved", twl->name,
+			 n);
+	/* rounds while time is left for them and for two trials of the walk to the knee */
+	for (; rounds < CONFIRM_ROUNDS && !rc && !interrupted &&
+	       rt_now() + round_s * (1 + 2.0 / n) < deadline;
+	     rounds++)
+		for (int k = 0; k < n && !rc; k++) {
+			int i = (k + rounds) % n;
+			rt_measurement m;
+			rc = measure_fresh(c, cand[i], 0, &m, err, errlen);
+			if (rc == RT_OK && m.feasible)
+				rc = pool_add(&pool[i], &m);
+			if (rc == RT_OK)
+				report_again(c, cand[i], &m);
+			if (rc == RT_OK)
+				rt_measurement_free(&m);
+		}
+	for (int k = 0; k < n; k++) {
+		if (!rc && pool[k].n)
+			take_pooled(twl, cand[k], &pool[k]);
+		free(pool[k].v);
+	}
+	return interrupted ? RT_OK : rc;
+}
+
 static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 {
 	rt_tune_workload *twl = c->twl;
 	const rt_strategy *st = rt_strategy_find(c->run->strategy);
 	rt_search_opts so;
 	rt_search_opts_default(&so);
-	so.budget_s = budget;
+	so.budget_s = budget * (twl->target->confirm ? 1 - CONFIRM_SHARE : 1);
 	so.trial_s = budget / 15 < 0.25 ? 0.25 : budget / 15 > 2.0 ? 2.0 : budget / 15;
 	so.seed = c->o->seed;
 	rt_space_set_feasible(twl->space, feasible, c);
-	c->best_value = 0;
+	c->best_score = 0;
 	snprintf(c->best, sizeof c->best, "-");
-	rt_progress_note(c->progress, "tuning %s (%.0f s, %s)", twl->w->name, budget, st->name);
+	rt_progress_note(c->progress, "tuning %s (%.0f s, %s)", twl->name, budget, st->name);
+	double deadline = rt_now() + budget;
 	int rc = rt_search_run(st, twl->space, objective, c, &so, &twl->result, err, errlen);
+	if (rc == RT_OK)
+		rc = confirm_best(c, deadline, err, errlen);
+	if (rc == RT_OK)
+		rc = walk_to_knee(c, deadline, so.trial_s);
 	if (rc == RT_EINFEASIBLE) {
 		twl->status = rc;
 		snprintf(twl->note, sizeof twl->note, "no feasible point in the space on this machine");
@@ -432,8 +639,9 @@ static int open_journal(const rt_tune_opts *o, rt_tune_run *run, rt_journal **j,
 			rc = rt_journal_open(run->journal_path, run->fingerprint, j, NULL, err, errlen);
 		return rc;
 	}
-	char cmd[64];
-	snprintf(cmd, sizeof cmd, "rigtune tune (budget %.0f s)", o->budget_s);
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "rigtune tune (budget %.0f s)%s%.900s", o->budget_s,
+		 o->cmd ? " --cmd " : "", o->cmd ? o->cmd->command : "");
 	rc = rt_journal_create(o->results_dir, host, run->fingerprint, &run->machine, cmd, j,
 			       err, errlen);
 	if (rc == RT_OK)
@@ -464,6 +672,9 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 					       w->name);
 		rt_tune_workload *twl = &run->wl[run->nwl++];
 		twl->w = w;
+		twl->name = w->name;
+		twl->unit = w->unit;
+		twl->target = &target_workload;
 		rt_point pt;
 		rt_point_default(&pt);
 		rc = apply_shape(&shape, twl, err, errlen);
@@ -483,7 +694,8 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 	return RT_OK;
 }
 
-static int probe(rt_tune_run *run, char *err, size_t errlen)
+/* The machine; a Python named by --python must run (its frameworks are probed at the end). */
+static int probe(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errlen)
 {
 	int rc = rt_machine_probe(NULL, &run->machine, err, errlen);
 	if (rc)
@@ -491,14 +703,38 @@ static int probe(rt_tune_run *run, char *err, size_t errlen)
 	rt_probe_accelerators(&run->machine);
 	rt_machine_fingerprint(&run->machine, run->fingerprint);
 	run->usable_cores = rt_machine_pcores(&run->machine);
-	return RT_OK;
+	rc = o->python ? rt_frameworks_check(o->python, err, errlen) : RT_OK;
+	return rc ? rt_fail(err, errlen, rc, "--python: %.400s", err) : RT_OK;
+}
+
+/*
+ * The frameworks the hints follow, once the measuring is done: importing
+ * PyTorch takes seconds of CPU that no trial should share, and none of the
+ * search's budget.
+ */
+static void probe_frameworks(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress)
+{
+	char err[RT_ERRLEN];
+	rt_progress_note(progress, "probing the ML frameworks of %s",
+			 o->python ? o->python : "python3");
+	if (rt_frameworks_probe(o->python, RT_FRAMEWORK_DEADLINE_S, &run->frameworks, err,
+				sizeof err))
+		snprintf(run->frameworks.note, sizeof run->frameworks.note, "%.280s", err);
+}
+
+/* What to search: the user's command, or the workloads on the backends. */
+static int resolve(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errlen)
+{
+	if (!o->cmd) {
+		int rc = check_backends(o, run, err, errlen);
+		return rc ? rc : resolve_workloads(o, run, err, errlen);
+	}
+	rt_tune_workload *twl = &run->wl[run->nwl++];
+	twl->target = &rt_tune_target_command;
+	return rt_tune_command_setup(o, run, twl, err, errlen);
 }
 
 /* A short square-GEMM crossover sweep; the config emits its analysis. */
-static int stop_requested(void)
-{
-	return interrupted;
-}
 
 static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budget,
 			   rt_progress *progress)
@@ -511,7 +747,7 @@ static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budge
 			       .max_n = 1024,
 			       .quiet = 1,
 			       .deadline = rt_now() + budget,
-			       .stop = stop_requested,
+			       .stop = rt_tune_stop_requested,
 			       .machine = &run->machine};
 	rt_xo_shape shape = {0};
 	char skipped[1024], err[RT_ERRLEN];
@@ -532,20 +768,18 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	rt_journal *journal = NULL;
 	rt_journal_record *reuse = NULL;
 	size_t nreuse = 0;
-	int rc = probe(run, err, errlen);
+	int rc = probe(o, run, err, errlen);
 	if (!rc)
-		rc = check_backends(o, run, err, errlen);
-	if (!rc)
-		rc = resolve_workloads(o, run, err, errlen);
+		rc = resolve(o, run, err, errlen);
 	if (!rc)
 		rc = open_journal(o, run, &journal, &reuse, &nreuse, err, errlen);
 	if (rc)
 		goto out;
 	/* the crossover's share is kept back; the workloads share the rest */
-	double xo_budget = o->crossover ? CROSSOVER_SHARE * o->budget_s : 0;
+	double xo_budget = o->crossover && !o->cmd ? CROSSOVER_SHARE * o->budget_s : 0;
 	double weights = 0;
 	for (int i = 0; i < run->nwl; i++)
-		weights += workload_weight(run->wl[i].w);
+		weights += workload_weight(&run->wl[i]);
 	hwloc_topology_t topo = NULL;
 	if (hwloc_topology_init(&topo) == 0 && hwloc_topology_load(topo)) {
 		hwloc_topology_destroy(topo);
@@ -555,8 +789,8 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o, .progress = progress,
 			      .journal = journal, .reuse = reuse, .nreuse = nreuse, .topo = topo};
 		double left = o->budget_s - xo_budget - (rt_now() - t0);
-		double budget = left * workload_weight(c.twl->w) / weights;
-		weights -= workload_weight(c.twl->w);
+		double budget = left * workload_weight(c.twl) / weights;
+		weights -= workload_weight(c.twl);
 		rc = check_space(&c, err, errlen);
 		if (!rc && budget < MIN_SEARCH_S) {
 			c.twl->status = RT_EINFEASIBLE;
@@ -571,11 +805,15 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	if (!rc && !interrupted && xo_budget > 0 && left >= MIN_SEARCH_S)
 		tune_crossover(o, run, left, progress);
 	run->interrupted = interrupted;
+	run->seconds = rt_now() - t0;
+	if (!rc)
+		probe_frameworks(o, run, progress);
 out:
 	rt_progress_done(progress);
 	rt_journal_close(journal);
 	rt_journal_records_free(reuse, nreuse);
-	run->seconds = rt_now() - t0;
+	if (rc)
+		run->seconds = rt_now() - t0;
 	return rc;
 }
 
@@ -593,6 +831,7 @@ void rt_tune_run_free(rt_tune_run *run)
 		rt_space_destroy(run->wl[i].space);
 		rt_search_result_destroy(run->wl[i].result);
 		free(run->wl[i].trials);
+		rt_tune_command_free(run->wl[i].cmd);
 	}
 	rt_xo_data_free(&run->crossover);
 	memset(run, 0, sizeof *run);

@@ -20,9 +20,22 @@
 #include "../search/strategy.h"
 #include "../workloads/loader.h"
 #include "crossover.h"
+#include "frameworks.h"
 #include "machine.h"
 #include "measure.h"
 #include "progress.h"
+
+/* tune --cmd: the user's own command instead of the built-in workloads. */
+typedef struct rt_tune_cmd {
+	const char *command;  /* the template: "python3 train.py --batch {batch}" (usercmd.h) */
+	const char *metric;   /* POSIX ERE with one capture group around the number */
+	const char *unit;     /* of the metric; NULL: the words before the group */
+	const char *name;     /* recommendations.<name>; NULL: "command" */
+	int minimize;         /* lower is better (seconds per step) */
+	int shell;            /* run with /bin/sh -c */
+	int warmup;           /* matches to skip in each run */
+	double timeout_s;     /* one run; 0: the whole budget */
+} rt_tune_cmd;
 
 typedef struct rt_tune_opts {
 	const char *workloads[RT_NWORKLOADS]; /* names; nworkloads 0: all */
@@ -36,6 +49,8 @@ typedef struct rt_tune_opts {
 	int resume, fresh, quiet, crossover;
 	const char *results_dir;
 	uint64_t seed;
+	const rt_tune_cmd *cmd;  /* NULL: the workloads */
+	const char *python;      /* whose frameworks the hints follow; NULL: frameworks.h's default */
 } rt_tune_opts;
 
 void rt_tune_opts_default(rt_tune_opts *o);
@@ -47,15 +62,21 @@ typedef struct rt_tune_trial {
 	int idx[RT_SPACE_MAX_PARAMS];
 	int feasible, reused;
 	rt_cause cause;          /* why not, when !feasible */
+	double score;            /* what the search maximizes: median, 1/median when minimizing */
 	double median, ci_lo, ci_hi, cv, step_seconds;
+	double seconds;          /* the trial's wall time */
 	double contention;       /* others' share of its CPUs (measure.h) */
 	double phase_frac[RT_MAX_PHASES];
 	char reason[256];
 } rt_tune_trial;
 
-/* The search of one workload. */
+/* The search of one workload, or of the user's command. */
 typedef struct rt_tune_workload {
-	const rt_workload *w;
+	const rt_workload *w;            /* NULL for the user's command */
+	const char *name, *unit;         /* the workload's, or the command's */
+	const struct rt_tune_target *target; /* how its points run (tune_target.h) */
+	struct rt_tune_command *cmd;     /* the user's command (tune_cmd.c); NULL for a workload */
+	int minimize;                    /* a lower median is better */
 	rt_shape shape;
 	rt_space *space;
 	rt_search_result *result;
@@ -78,6 +99,7 @@ typedef struct rt_tune_run {
 	int interrupted;
 	const char *strategy;
 	rt_xo_data crossover;      /* the sweep's observations; square NULL when not measured */
+	rt_frameworks frameworks;  /* of the Python the hints are for */
 } rt_tune_run;
 
 /*
@@ -91,11 +113,19 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	    size_t errlen);
 void rt_tune_run_free(rt_tune_run *run);
 
+/*
+ * The up to n feasible trials of twl with the highest scores, best first, as
+ * indices into twl->trials, leaving out the nskip indices of skip.
+ */
+int rt_tune_top_trials(const rt_tune_workload *twl, const int *skip, int nskip, int *out, int n);
+
 /* Whether any workload of the run got a recommendation. */
 int rt_tune_recommends(const rt_tune_run *run);
 
 /* Asks a running rt_tune to stop after the current trial (async-signal-safe). */
 void rt_tune_interrupt(void);
+/* Whether rt_tune_interrupt() was called during this run. */
+int rt_tune_stop_requested(void);
 
 /* The recommendation document (configs/<host>.yaml) as YAML text (malloc'd). */
 int rt_tune_emit(const rt_tune_run *run, const rt_tune_opts *o, char **text, size_t *len,

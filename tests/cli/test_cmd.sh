@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# rigtune tune --cmd on a fake training script whose speed is known exactly
+# (tests/fake_train.py): the search finds its optimum and knee, failures are
+# infeasible with their cause and the run goes on, --minimize, --shell, reuse,
+# bad input is exit 2 with the reason; then rigtune exec and rigtune env on the
+# configuration it wrote, and probe --python.
+. "$(dirname "$0")/lib.sh"
+export RIGTUNE_CONTENTION_LIMIT=1 # trial counts must not depend on the machine's load
+R=$RIGTUNE
+SRC=$PWD
+PY=/usr/bin/python3
+if [ ! -x $PY ]; then echo "1..0 # SKIP no $PY for the fake training script"; exit 0; fi
+FAKE="$PY $SRC/tests/fake_train.py"
+cd "$TMP" || exit 1
+
+# y FILE KEY: the value of "KEY:" under the command's entry, first match
+y() { sed -n "s/^ *$2: //p" "$1" | head -1; }
+
+cat >s1.yaml <<'EOF'
+workload: command
+params:
+  batch: [8, 16, 32, 64]
+  opt: [sgd, adam, rmsprop]
+  lr: [1, 2, 3, 4, 5]
+  threads: [1]
+  blas_threads: [1]
+EOF
+CMD="$FAKE --batch {batch} --opt {opt} --lr {lr}"
+expect_exit 0 "tune --cmd on the fake" $R tune --cmd "$CMD" --metric 'rate ([0-9.]+)' \
+  --space s1.yaml --budget 120 --quiet -o c1.yaml
+expect_grep "^  command:$" c1.yaml "the recommendation is under recommendations.command"
+grep -A2 '^    fastest:' c1.yaml >fastest
+expect_grep "point: \{batch: 64, opt: adam, lr: 3, threads: 1, blas_threads: 1\}" fastest \
+  "the search finds the known optimum (batch 64, adam, lr 3)"
+expect_grep "median: 969.697" fastest "at its known rate, so the env was applied (OMP=1)"
+grep -A2 '^    recommended:' c1.yaml >knee
+expect_grep "point: \{batch: 32, opt: adam" knee "the knee is batch 32 (within 5% of 64)"
+expect_grep "unit: samples/s|unit: rate" c1.yaml "the metric's unit is named"
+expect_grep "^      RIGTUNE_OPT: adam$" c1.yaml "env has RIGTUNE_<KNOB>"
+expect_grep "^      OMP_NUM_THREADS: '1'$" c1.yaml "env has the threads"
+expect_grep "^    run: .*fake_train.py --batch 32 --opt adam --lr 3$" c1.yaml \
+  "the command line at the knee is written"
+trials=$(y c1.yaml trials)
+[ "${trials:-99}" -lt 60 ] && ok "the default strategy used $trials of the 60 points" ||
+  not_ok "fewer trials than the grid" "trials: $trials"
+
+expect_exit 0 "the same tune again" $R tune --cmd "$CMD" --metric 'rate ([0-9.]+)' \
+  --space s1.yaml --budget 120 --quiet -o c1b.yaml
+[ "$(y c1b.yaml reused)" = "$trials" ] && ok "reuses every trial from the journal" ||
+  not_ok "reuse" "reused $(y c1b.yaml reused) of $trials"
+expect_exit 0 "another metric is another command" $R tune --cmd "$CMD" \
+  --metric 'step [0-9]+ rate ([0-9.]+)' --space s1.yaml --budget 120 --quiet -o c1c.yaml
+[ "$(y c1c.yaml reused)" = 0 ] && ok "nothing reused when the metric differs" ||
+  not_ok "no reuse across metrics" "reused $(y c1c.yaml reused)"
+
+expect_exit 0 "--name and --resume" $R tune --cmd "$CMD" --metric 'rate ([0-9.]+)' \
+  --space s1.yaml --budget 120 --quiet --resume --name mine -o c1d.yaml
+expect_grep "^  mine:$" c1d.yaml "the recommendation is under recommendations.mine"
+[ "$(y c1d.yaml reused)" = "$trials" ] && ok "--resume reuses the journal's trials" ||
+  not_ok "resume reuse" "reused $(y c1d.yaml reused) of $trials"
+
+# failures: each point infeasible with its cause; the run goes on
+cat >s2.yaml <<'EOF'
+workload: command
+params:
+  fail: [crash, hang, oom, silent, none]
+  threads: [1]
+  blas_threads: [1]
+EOF
+rm -rf results
+expect_exit 0 "a command that crashes, hangs, runs out of memory or prints nothing" \
+  $R tune --cmd "$FAKE --fail {fail}" --metric 'rate ([0-9.]+)' --space s2.yaml \
+  --strategy grid --timeout 5 --budget 120 --quiet -o c2.yaml
+expect_grep "^      point: \{fail: none" c2.yaml "the point that ran is recommended"
+j=$(ls results/*.yaml)
+for c in crash timeout memory bad_output; do
+  expect_grep "^cause: $c$" "$j" "the journal records cause $c"
+done
+expect_grep "infeasible: 'exit status 1: RuntimeError: the fake crashed'" "$j" \
+  "a crash's reason is its last stderr line"
+expect_grep "infeasible: 'out of memory: MemoryError: the fake ran out of memory'" "$j" \
+  "a MemoryError is memory"
+
+# --minimize: the lowest time per step wins, reported in the user's unit
+printf 'workload: command\nparams:\n  batch: [8, 64]\n  threads: [1]\n  blas_threads: [1]\n' >s3.yaml
+expect_exit 0 "tune --minimize" $R tune --cmd "$FAKE --batch {batch} --time" \
+  --metric 'time ([0-9.]+) ms' --minimize --unit ms --space s3.yaml --strategy grid \
+  --budget 60 --quiet -o c3.yaml
+grep -A2 '^    fastest:' c3.yaml >fastest3
+expect_grep "point: \{batch: 64" fastest3 "the fastest is the lowest time"
+expect_grep "median: 1.03125, ci95: \[1.03125, 1.03125\], unit: ms" fastest3 \
+  "in the user's unit (ms)"
+expect_grep "minimize: true" c3.yaml "the config says lower is better"
+
+# --shell: a pipeline
+expect_exit 0 "tune --shell" $R tune --shell --cmd "$FAKE --batch {batch} | grep -v step.1" \
+  --metric 'rate ([0-9.]+)' --warmup 0 --space s3.yaml --strategy grid --budget 60 --quiet \
+  -o c4.yaml
+expect_grep "^    run: /bin/sh -c '.*\| grep -v step.1'$" c4.yaml "the shell ran it"
+
+# bad input: exit 2 with the reason, nothing written
+echo "keep me" >keep.yaml
+M=(--metric 'rate ([0-9.]+)')
+bad() { # description, expected message, arguments...
+  local desc=$1 want=$2; shift 2
+  expect_exit 2 "$desc: exit 2" $R tune "$@" --budget 30 --quiet -o keep.yaml
+  expect_grep "$want" "$TMP/err" "$desc: says why"
+}
+bad "a command that does not exist" "cannot run '/nonexistent/train': No such file" \
+  --cmd "/nonexistent/train --batch {batch}" "${M[@]}" --space s3.yaml
+bad "a regex that never matches" "--metric matched nothing the command printed" \
+  --cmd "$FAKE --batch {batch}" --metric 'loss ([0-9.]+)' --space s3.yaml
+bad "a regex without a capture group" "has 0 capture groups: it needs exactly one" \
+  --cmd "$FAKE" --metric 'rate [0-9.]+'
+bad "a placeholder with no knob" "placeholder \{opt\} has no knob in s3.yaml" \
+  --cmd "$FAKE --opt {opt}" "${M[@]}" --space s3.yaml
+bad "a pipe without --shell" "'\|' outside quotes" --cmd "$FAKE | cat" "${M[@]}"
+bad "--cmd without --metric" "--cmd needs --metric" --cmd "$FAKE"
+bad "a workload's space" "tune --cmd takes a space with workload: command" \
+  --cmd "$FAKE" "${M[@]}" --space "$SRC/configs/space-gemm.yaml"
+expect_grep "^keep me$" keep.yaml "nothing was overwritten"
+
+# rigtune env and rigtune exec on the recommendation
+expect_exit 0 "rigtune env" $R env --config c1.yaml
+expect_grep "^export OMP_NUM_THREADS=1$" "$TMP/out" "env prints export lines"
+expect_grep "^export RIGTUNE_OPT=adam$" "$TMP/out" "with the knobs"
+expect_exit 0 "rigtune exec" $R exec --config c1.yaml -- env
+expect_grep "^RIGTUNE_BATCH=32$" "$TMP/out" "exec runs the command with the recommended env"
+expect_grep "^OPENBLAS_NUM_THREADS=1$" "$TMP/out" "and the BLAS threads"
+expect_exit 7 "exec's exit status is the command's" $R exec --config c1.yaml -- sh -c 'exit 7'
+printf 'workload: command\nparams:\n  threads: [1]\n  blas_threads: [1]\n  pin: [compact]\n' >s5.yaml
+expect_exit 0 "tune a pinned command" $R tune --cmd "$FAKE" "${M[@]}" --space s5.yaml \
+  --budget 60 --quiet -o c5.yaml
+expect_exit 0 "exec binds it" $R exec --config c5.yaml -- grep Cpus_allowed_list /proc/self/status
+expect_grep "^Cpus_allowed_list:[[:space:]]+[0-9]+$" "$TMP/out" "to one CPU (pin compact, 1 thread)"
+expect_exit 0 "env names the CPUs as a comment" $R env --config c5.yaml
+expect_grep "^# pin compact: bind to CPUs [0-9]+ " "$TMP/out" "env says which CPUs"
+expect_exit 2 "exec without a config" $R exec --config nothing.yaml -- true
+expect_grep "cannot read nothing.yaml" "$TMP/err" "names the missing file"
+expect_exit 2 "exec with a workload the config lacks" $R exec --config c1.yaml --workload ppo -- true
+expect_grep "has no recommendation for 'ppo' \(it has: command\)" "$TMP/err" "lists what it has"
+printf 'rigtune: 1\nmachine: {hostname: x, fingerprint: y}\nrecommendations:\n  command: [1\n' >bad.yaml
+expect_exit 2 "env with a malformed config" $R env --config bad.yaml
+expect_grep "bad.yaml:[0-9]+:[0-9]+: " "$TMP/err" "names the file and line"
+expect_exit 2 "exec of a command that does not exist" $R exec --config c1.yaml -- /nonexistent/x
+expect_grep "cannot run '/nonexistent/x'" "$TMP/err" "says so"
+
+# probe --python
+expect_exit 2 "probe --python with a Python that is not there" $R probe --python /nonexistent/py
+expect_grep "cannot run '/nonexistent/py'" "$TMP/err" "says so"
+if $PY -c 'import torch' 2>/dev/null; then
+  expect_exit 0 "probe --python $PY" $R probe --python $PY
+  expect_grep "^  pytorch:$" "$TMP/out" "finds PyTorch"
+  expect_grep "^    blas_threading: (pthreads|openmp|serial)$" "$TMP/out" "and its BLAS threading"
+  expect_grep "^    intra_op_threads: [0-9]+$" "$TMP/out" "and its intra-op pool"
+  expect_grep "^  jax: not installed$|^  jax:$" "$TMP/out" "and says whether JAX is there"
+else
+  n=$((n + 1)); echo "ok $n # SKIP $PY has no torch (scripts/install-deps.sh test)"
+fi
+echo "1..$n"

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""A stand-in for a training script whose speed is known exactly, for tests of tune --cmd.
+
+    fake_train.py --batch B --opt O --lr L [--fail KIND] [--time] [--steps N]
+
+Prints `step N rate R` (or with --time `step N time T ms`, T = 1000 / R) every
+step, R = 1000 * B / (B + 2) * {sgd 0.8, adam 1, rmsprop 0.9}[O] *
+(1 - 0.1 (L - 3)^2), halved unless OMP_NUM_THREADS=1 and OPENBLAS_NUM_THREADS
+is set (so a figure says the environment was applied). --fail: crash (exit 1
+with a message), hang (sleeps), oom (MemoryError), silent (prints no metric).
+RIGTUNE_OPT, when set, must equal --opt.
+"""
+import argparse
+import os
+import sys
+import time
+
+MULT = {"sgd": 0.8, "adam": 1.0, "rmsprop": 0.9}
+
+
+def main(argv):
+    p = argparse.ArgumentParser()
+    p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--opt", default="adam")
+    p.add_argument("--lr", type=int, default=3)
+    p.add_argument("--fail", default="none")
+    p.add_argument("--time", action="store_true")
+    p.add_argument("--steps", type=int, default=4)
+    a = p.parse_args(argv)
+    if os.environ.get("RIGTUNE_OPT", a.opt) != a.opt:
+        print("RIGTUNE_OPT differs from --opt", file=sys.stderr)
+        return 3
+    rate = 1000 * a.batch / (a.batch + 2) * MULT[a.opt] * (1 - 0.1 * (a.lr - 3) ** 2)
+    if os.environ.get("OMP_NUM_THREADS") != "1" or "OPENBLAS_NUM_THREADS" not in os.environ:
+        rate /= 2
+    if a.fail == "crash":
+        print("step 1 rate 1", flush=True)
+        print("RuntimeError: the fake crashed", file=sys.stderr)
+        return 1
+    if a.fail == "hang":
+        time.sleep(600)
+    if a.fail == "oom":
+        raise MemoryError("the fake ran out of memory")
+    for step in range(1, a.steps + 1):
+        if a.fail == "silent":
+            print(f"step {step}", flush=True)
+        elif a.time:
+            print(f"step {step} time {1000 / rate:.6f} ms", flush=True)
+        else:
+            print(f"step {step} rate {rate:.6f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

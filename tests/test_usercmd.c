@@ -1,0 +1,385 @@
+/*
+ * The user's command: splitting the template, placeholders, quoting back,
+ * the child (environment, exec errors, timeout, the process group, both
+ * pipes at once, binding, memory cap), the metric, the outcome of a run, and
+ * what a command's point sets (cmdknobs).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../common/rt.h"
+#include "../tuner/cmdknobs.h"
+#include "../tuner/usercmd.h"
+
+static rt_cmd_template parse_ok(const char *text, int shell)
+{
+	rt_cmd_template t;
+	char err[RT_ERRLEN] = "";
+	int rc = rt_cmd_template_parse(text, shell, &t, err, sizeof err);
+	if (rc)
+		print_error("'%s': %s\n", text, err);
+	assert_int_equal(rc, RT_OK);
+	return t;
+}
+
+static void parse_bad(const char *text, const char *want)
+{
+	rt_cmd_template t;
+	char err[RT_ERRLEN] = "";
+	assert_int_equal(rt_cmd_template_parse(text, 0, &t, err, sizeof err), RT_EINVAL);
+	if (!strstr(err, want))
+		print_error("'%s': message '%s' lacks '%s'\n", text, err, want);
+	assert_non_null(strstr(err, want));
+	assert_int_equal(t.nwords, 0);
+}
+
+static void test_split(void **state)
+{
+	(void)state;
+	rt_cmd_template t = parse_ok("  python3  'a b' \"c \\\"d\\\" \\x\" e\\ f '' x'y'z\n", 0);
+	const char *want[] = {"python3", "a b", "c \"d\" \\x", "e f", "", "xyz"};
+	assert_int_equal(t.nwords, 6);
+	for (int i = 0; i < 6; i++)
+		assert_string_equal(t.words[i], want[i]);
+	rt_cmd_template_free(&t);
+	/* what a shell would do something with is literal only inside quotes */
+	t = parse_ok("grep 'a|b' \"x > y\" '$HOME'", 0);
+	assert_string_equal(t.words[1], "a|b");
+	assert_string_equal(t.words[2], "x > y");
+	assert_string_equal(t.words[3], "$HOME");
+	rt_cmd_template_free(&t);
+}
+
+static void test_split_errors(void **state)
+{
+	(void)state;
+	parse_bad("python3 'train.py", "unterminated single quote");
+	parse_bad("python3 \"train.py", "unterminated double quote");
+	parse_bad("python3 train.py\\", "ends in a backslash");
+	parse_bad("   ", "empty");
+	parse_bad("python3 train.py | tee log", "'|' outside quotes");
+	parse_bad("python3 train.py > log", "'>' outside quotes");
+	parse_bad("echo $HOME", "'$' outside quotes");
+	parse_bad("train --batch {1x}", "a placeholder is {name}");
+	parse_bad("train --batch {}", "a placeholder is {name}");
+	parse_bad("train --batch {batch", "a placeholder is {name}");
+	parse_bad("train --json a}", "lone '}'");
+}
+
+static void test_placeholders(void **state)
+{
+	(void)state;
+	rt_cmd_template t = parse_ok("train --batch {batch} --lr={lr} --tag {batch}-{{x}}", 0);
+	char names[4][RT_KNOB_NAMELEN];
+	assert_int_equal(rt_cmd_template_names(&t, names, 4), 2);
+	assert_string_equal(names[0], "batch");
+	assert_string_equal(names[1], "lr");
+	rt_knob_value kv[] = {{"lr", "0.001"}, {"batch", "64"}};
+	char **argv, err[RT_ERRLEN];
+	assert_int_equal(rt_cmd_template_expand(&t, kv, 2, &argv, err, sizeof err), RT_OK);
+	const char *want[] = {"train", "--batch", "64", "--lr=0.001", "--tag", "64-{x}", NULL};
+	for (int i = 0; want[i]; i++)
+		assert_string_equal(argv[i], want[i]);
+	assert_null(argv[6]);
+	rt_argv_free(argv);
+	/* a placeholder without a value names itself */
+	assert_int_equal(rt_cmd_template_expand(&t, kv + 1, 1, &argv, err, sizeof err), RT_EINVAL);
+	assert_null(argv);
+	assert_non_null(strstr(err, "{lr} has no knob"));
+	rt_cmd_template_free(&t);
+}
+
+static void test_shell_template(void **state)
+{
+	(void)state;
+	rt_cmd_template t = parse_ok("echo {n} | tr 1 2", 1);
+	rt_knob_value kv[] = {{"n", "1"}};
+	char **argv, err[RT_ERRLEN];
+	assert_int_equal(rt_cmd_template_expand(&t, kv, 1, &argv, err, sizeof err), RT_OK);
+	assert_string_equal(argv[0], "/bin/sh");
+	assert_string_equal(argv[1], "-c");
+	assert_string_equal(argv[2], "echo 1 | tr 1 2");
+	assert_null(argv[3]);
+	rt_argv_free(argv);
+	rt_cmd_template_free(&t);
+}
+
+static void test_quote(void **state)
+{
+	(void)state;
+	char buf[64];
+	rt_shell_quote("plain-word_1.5/x", buf, sizeof buf);
+	assert_string_equal(buf, "plain-word_1.5/x");
+	rt_shell_quote("it's a b", buf, sizeof buf);
+	assert_string_equal(buf, "'it'\\''s a b'");
+	rt_shell_quote("", buf, sizeof buf);
+	assert_string_equal(buf, "''");
+	char *argv[] = {"python3", "a b", NULL};
+	rt_argv_format(argv, buf, sizeof buf);
+	assert_string_equal(buf, "python3 'a b'");
+}
+
+/* Lines a child printed, for the tests to look at. */
+typedef struct lines {
+	int n[2];
+	char last[2][256];
+	char all[4096];
+} lines;
+
+static void collect(void *user, int is_err, const char *text)
+{
+	lines *l = user;
+	l->n[is_err]++;
+	snprintf(l->last[is_err], sizeof l->last[0], "%s", text);
+	rt_list_append(l->all, sizeof l->all, "\n", text);
+}
+
+static int run_sh(const char *script, char *const *env, double timeout, lines *l,
+		  rt_usercmd_exit *x)
+{
+	char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+	char err[RT_ERRLEN];
+	memset(l, 0, sizeof *l);
+	rt_usercmd c = {.argv = argv, .env = env, .timeout_s = timeout, .line = collect, .user = l};
+	return rt_usercmd_run(&c, x, err, sizeof err);
+}
+
+static void test_env_and_status(void **state)
+{
+	(void)state;
+	lines l;
+	rt_usercmd_exit x;
+	char *env[] = {"RT_TEST_A=one", "HOME=/nowhere", NULL};
+	assert_int_equal(run_sh("echo A=$RT_TEST_A H=$HOME; echo oops >&2; echo >&2; exit 3", env,
+				10, &l, &x),
+			 RT_OK);
+	assert_string_equal(l.last[0], "A=one H=/nowhere");
+	assert_string_equal(x.last_err, "oops"); /* the last line that is not blank */
+	assert_true(WIFEXITED(x.status));
+	assert_int_equal(WEXITSTATUS(x.status), 3);
+	assert_false(x.timed_out);
+}
+
+static void test_exec_failure(void **state)
+{
+	(void)state;
+	char *argv[] = {"/nonexistent/rt-no-such-command", NULL};
+	char err[RT_ERRLEN] = "";
+	rt_usercmd_exit x;
+	rt_usercmd c = {.argv = argv};
+	assert_int_equal(rt_usercmd_run(&c, &x, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "cannot run '/nonexistent/rt-no-such-command'"));
+	assert_non_null(strstr(err, "No such file"));
+}
+
+/* The deadline kills the whole group: the child and what it started. */
+static void test_timeout_kills_group(void **state)
+{
+	(void)state;
+	lines l;
+	rt_usercmd_exit x;
+	double t0 = rt_now();
+	assert_int_equal(run_sh("sleep 30 & echo started; sleep 30", NULL, 0.5, &l, &x), RT_OK);
+	assert_true(x.timed_out);
+	assert_true(rt_now() - t0 < 10);
+	assert_string_equal(l.last[0], "started");
+}
+
+/* A background process that keeps the pipes open does not hold the run up. */
+static void test_straggler(void **state)
+{
+	(void)state;
+	lines l;
+	rt_usercmd_exit x;
+	double t0 = rt_now();
+	assert_int_equal(run_sh("sleep 30 & echo done", NULL, 60, &l, &x), RT_OK);
+	assert_false(x.timed_out);
+	assert_true(WIFEXITED(x.status) && WEXITSTATUS(x.status) == 0);
+	assert_true(rt_now() - t0 < 10);
+}
+
+/* Megabytes on both pipes, interleaved: no deadlock, every line arrives. */
+static void test_large_output(void **state)
+{
+	(void)state;
+	lines l;
+	rt_usercmd_exit x;
+	assert_int_equal(run_sh("i=0; while [ $i -lt 20000 ]; do "
+				"echo \"out $i ..................................................\"; "
+				"echo \"err $i ..................................................\" >&2; "
+				"i=$((i+1)); done",
+				NULL, 120, &l, &x),
+			 RT_OK);
+	assert_int_equal(l.n[0], 20000);
+	assert_int_equal(l.n[1], 20000);
+	assert_non_null(strstr(l.last[0], "out 19999"));
+	assert_non_null(strstr(l.last[1], "err 19999"));
+}
+
+/* A pin policy binds the child before exec. */
+static void test_pin(void **state)
+{
+	(void)state;
+	char *argv[] = {"/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status", NULL};
+	char err[RT_ERRLEN];
+	lines l = {0};
+	rt_usercmd_exit x;
+	rt_usercmd c = {.argv = argv, .pin = RT_PIN_COMPACT, .pin_cpus = 1, .line = collect,
+			.user = &l};
+	assert_int_equal(rt_usercmd_run(&c, &x, err, sizeof err), RT_OK);
+	const char *list = strchr(l.last[0], ':');
+	assert_non_null(list);
+	list += strspn(list, ":\t ");
+	assert_null(strpbrk(list, ",-")); /* one CPU */
+	assert_int_equal(CPU_COUNT(&c.cpus), 1);
+}
+
+static void test_metric(void **state)
+{
+	(void)state;
+	rt_metric m;
+	char err[RT_ERRLEN] = "";
+	assert_int_equal(rt_metric_init(&m, "samples/s [0-9.]+", 1, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "0 capture groups"));
+	assert_int_equal(rt_metric_init(&m, "(a)=([0-9]+)", 1, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "2 capture groups"));
+	assert_int_equal(rt_metric_init(&m, "([0-9", 1, err, sizeof err), RT_EINVAL);
+	assert_int_equal(rt_metric_init(&m, "v=([0-9.e+-]+)", 2, err, sizeof err), RT_OK);
+	rt_metric_line(&m, "v=1 v=2");        /* two matches on a line: both warm up */
+	rt_metric_line(&m, "nothing here");
+	rt_metric_line(&m, "v=3.5 and v=4e2");
+	rt_metric_line(&m, "v=abc");          /* not a number: not a sample */
+	assert_int_equal(m.nsamples, 2);
+	assert_true(m.samples[0] == 3.5 && m.samples[1] == 400);
+	rt_metric_reset(&m);
+	assert_int_equal(m.nsamples, 0);
+	rt_metric_line(&m, "v=9");
+	assert_int_equal(m.nsamples, 0); /* the warm-up starts again */
+	rt_metric_free(&m);
+}
+
+/* One measurement: the outcome and its cause. */
+static rt_cause measure_sh(const char *script, uint64_t mem_cap, double timeout,
+			   rt_measurement *out)
+{
+	char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+	char err[RT_ERRLEN] = "";
+	rt_metric m;
+	assert_int_equal(rt_metric_init(&m, "rate ([0-9.]+)", 1, err, sizeof err), RT_OK);
+	rt_usercmd c = {.argv = argv, .mem_cap = mem_cap, .timeout_s = timeout};
+	int rc = rt_usercmd_measure(&c, &m, out, err, sizeof err);
+	if (rc)
+		print_error("%s\n", err);
+	assert_int_equal(rc, RT_OK);
+	rt_metric_free(&m);
+	return out->cause;
+}
+
+static void test_outcomes(void **state)
+{
+	(void)state;
+	rt_measurement m;
+	assert_int_equal(measure_sh("for r in 1 10 20 30; do echo rate $r; done", 0, 10, &m),
+			 RT_CAUSE_NONE);
+	assert_true(m.feasible);
+	assert_int_equal(m.nsamples, 3); /* the first is the warm-up */
+	assert_true(m.median == 20);
+	rt_measurement_free(&m);
+	assert_int_equal(measure_sh("echo rate 5; echo rate 6; echo broke >&2; exit 1", 0, 10, &m),
+			 RT_CAUSE_CRASH);
+	assert_false(m.feasible);
+	assert_non_null(strstr(m.reason, "exit status 1: broke"));
+	assert_int_equal(measure_sh("echo hello; echo rate 1", 0, 10, &m), RT_CAUSE_BAD_OUTPUT);
+	assert_non_null(strstr(m.reason, "no match"));
+	assert_int_equal(measure_sh("kill -SEGV $$", 0, 10, &m), RT_CAUSE_CRASH);
+	assert_non_null(strstr(m.reason, "signal 11"));
+	assert_int_equal(measure_sh("echo rate 1; sleep 30", 0, 0.5, &m), RT_CAUSE_TIMEOUT);
+	assert_non_null(strstr(m.reason, "timeout"));
+	assert_int_equal(measure_sh("echo 'RuntimeError: CUDA out of memory.' >&2; exit 1", 0, 10,
+				    &m),
+			 RT_CAUSE_MEMORY);
+}
+
+/* RLIMIT_AS in the child: an allocation beyond it fails, and that reads as memory. */
+static void test_memory_cap(void **state)
+{
+	(void)state;
+	rt_measurement m;
+	/* awk's string grows until malloc fails under a 256 MiB address space */
+	assert_int_equal(measure_sh("echo rate 1; echo rate 2; awk 'BEGIN { s = \"x\"; "
+				    "while (1) s = s s }'",
+				    256ull << 20, 60, &m),
+			 RT_CAUSE_MEMORY);
+	assert_non_null(strstr(m.reason, "out of memory"));
+}
+
+static const char *env_of(const rt_cmd_env *e, const char *name)
+{
+	size_t n = strlen(name);
+	for (int i = 0; i < e->n; i++)
+		if (!strncmp(e->var[i], name, n) && e->var[i][n] == '=')
+			return e->var[i] + n + 1;
+	return NULL;
+}
+
+static void test_point_env(void **state)
+{
+	(void)state;
+	rt_knob_value kv[] = {{"threads", "1"}, {"blas_threads", "2"}, {"device", "cuda:1"},
+			      {"lr", "0.01"}, {"workers", "1"}};
+	rt_cmd_env e;
+	rt_cmd_point_env(kv, 5, &e);
+	assert_string_equal(env_of(&e, "OMP_NUM_THREADS"), "1");
+	assert_string_equal(env_of(&e, "MKL_NUM_THREADS"), "1"); /* PyTorch reads it first */
+	assert_string_equal(env_of(&e, "OPENBLAS_NUM_THREADS"), "2");
+	assert_string_equal(env_of(&e, "VECLIB_MAXIMUM_THREADS"), "2");
+	assert_string_equal(env_of(&e, "CUDA_VISIBLE_DEVICES"), "1");
+	assert_null(env_of(&e, "HIP_VISIBLE_DEVICES"));
+	assert_string_equal(env_of(&e, "RIGTUNE_LR"), "0.01");
+	assert_string_equal(env_of(&e, "RIGTUNE_DEVICE"), "cuda:0"); /* the one GPU it sees */
+	assert_string_equal(env_of(&e, "RIGTUNE_BLAS_THREADS"), "2");
+	assert_null(e.ptr[e.n]);
+	assert_int_equal(rt_cmd_point_cpus(kv, 5, 8), 3); /* max(1, 2) + 1 worker */
+	rt_knob_value cpu[] = {{"device", "cpu"}, {"workers", "2"}};
+	rt_cmd_point_env(cpu, 2, &e);
+	assert_string_equal(env_of(&e, "CUDA_VISIBLE_DEVICES"), "");
+	assert_string_equal(env_of(&e, "HIP_VISIBLE_DEVICES"), "");
+	assert_null(env_of(&e, "OMP_NUM_THREADS"));
+	assert_int_equal(rt_cmd_point_cpus(cpu, 2, 8), 10); /* no thread knob: every core */
+	assert_int_equal(rt_cmd_device_check("hip:0"), 0);
+	assert_int_equal(rt_cmd_device_check("cuda:"), -1);
+	assert_int_equal(rt_cmd_device_check("gpu"), -1);
+	assert_true(rt_cmd_knob_name_ok("blas_threads"));
+	assert_false(rt_cmd_knob_name_ok("2x"));
+	assert_false(rt_cmd_knob_name_ok("a-b"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_split_errors),
+		cmocka_unit_test(test_placeholders),
+		cmocka_unit_test(test_shell_template),
+		cmocka_unit_test(test_quote),
+		cmocka_unit_test(test_env_and_status),
+		cmocka_unit_test(test_exec_failure),
+		cmocka_unit_test(test_timeout_kills_group),
+		cmocka_unit_test(test_straggler),
+		cmocka_unit_test(test_large_output),
+		cmocka_unit_test(test_pin),
+		cmocka_unit_test(test_metric),
+		cmocka_unit_test(test_outcomes),
+		cmocka_unit_test(test_memory_cap),
+		cmocka_unit_test(test_point_env),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

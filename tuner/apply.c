@@ -1,0 +1,163 @@
+/* apply.c: one entry of a configuration, ready to run with (apply.h). */
+#include "apply.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cmdknobs.h"
+#include "machine.h"
+#include "params.h"
+#include "pin.h"
+
+/* The entry called name, or the only one; an error that lists them otherwise. */
+static int pick(const rt_config *c, const char *name, const rt_config_rec **out, char *err,
+		size_t errlen)
+{
+	char names[512] = "";
+	for (int i = 0; i < c->nrecs; i++)
+		rt_list_append(names, sizeof names, ", ", c->recs[i].name);
+	if (!name && c->nrecs == 1)
+		name = c->recs[0].name;
+	if (!name)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "%s has %d recommendations (%s): name one with --workload", c->path,
+			       c->nrecs, names);
+	*out = rt_config_find(c, name);
+	if (!*out)
+		return rt_fail(err, errlen, RT_EINVAL, "%s has no recommendation for '%s' (it has: %s)",
+			       c->path, name, names[0] ? names : "none");
+	if ((*out)->none)
+		return rt_fail(err, errlen, RT_EINVAL, "%s: '%s' has no recommendation: %s", c->path,
+			       name, (*out)->none);
+	return RT_OK;
+}
+
+/* The usable cores of this machine, for a command without thread knobs. */
+static int usable_cores(void)
+{
+	static rt_machine m; /* large: not on the stack */
+	return rt_machine_probe(NULL, &m, NULL, 0) == RT_OK ? rt_machine_pcores(&m) : 1;
+}
+
+/* A command's entry: its knobs say the pin policy and the CPUs. */
+static int command_binding(rt_applied *a, char *err, size_t errlen)
+{
+	const rt_config_kvs *p = &a->rec->recommended.point;
+	rt_knob_value kv[RT_CONFIG_MAX_KV];
+	for (int i = 0; i < p->n; i++)
+		kv[i] = (rt_knob_value){p->kv[i].key, p->kv[i].value};
+	const char *pin = rt_cmd_knob(kv, p->n, "pin");
+	a->pin = pin ? rt_pin_parse(pin) : RT_PIN_NONE;
+	if (a->pin < 0)
+		return rt_fail(err, errlen, RT_EINVAL, "%s: %s: pin: unknown policy '%s'",
+			       a->cfg.path, a->rec->name, pin);
+	a->cpus = a->pin == RT_PIN_NONE ? 0 : rt_cmd_point_cpus(kv, p->n, usable_cores());
+	return RT_OK;
+}
+
+/* A built-in workload's entry: its point, checked as on the command line. */
+static int workload_binding(rt_applied *a, const rt_workload *w, char *err, size_t errlen)
+{
+	rt_point pt;
+	rt_shape sh;
+	int rc = rt_config_point_decode(&a->cfg, &a->rec->recommended, w, &pt, &sh, err, errlen);
+	a->pin = pt.pin;
+	a->cpus = pt.threads + pt.workers;
+	return rc;
+}
+
+/* Every name of env: can be exported by a shell. */
+static int check_env(const rt_applied *a, char *err, size_t errlen)
+{
+	rt_yr r = rt_yr_with_err(&a->cfg.yr, err, errlen);
+	for (int i = 0; i < a->rec->env.n; i++) {
+		const char *k = a->rec->env.kv[i].key;
+		size_t n = strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				     "0123456789_");
+		if (!*k || k[n] || isdigit((unsigned char)k[0]))
+			return rt_yr_bad(&r, a->rec->env.kv[i].node,
+					 "env: '%s' cannot name an environment variable", k);
+	}
+	return RT_OK;
+}
+
+int rt_apply_load(const char *path, const char *name, rt_applied *a, char *err, size_t errlen)
+{
+	char def[1024];
+	memset(a, 0, sizeof *a);
+	if (!path && rt_config_default_path(def, sizeof def) == RT_OK)
+		path = def;
+	if (!path)
+		return rt_fail(err, errlen, RT_EINVAL, "the host name is too long for a config path");
+	int rc = rt_config_load(path, &a->cfg, err, errlen);
+	if (rc)
+		return RT_EINVAL; /* a file that cannot be read is bad input here: its message says */
+	rc = pick(&a->cfg, name, &a->rec, err, errlen);
+	if (rc == RT_OK)
+		rc = check_env(a, err, errlen);
+	if (rc == RT_OK) {
+		const rt_workload *w = rt_workload_find(a->rec->name);
+		int is_command = rt_yr_get(&a->cfg.yr, a->rec->node, "command") != NULL;
+		rc = w && !is_command ? workload_binding(a, w, err, errlen)
+				      : command_binding(a, err, errlen);
+	}
+	if (rc)
+		rt_apply_free(a);
+	return rc;
+}
+
+void rt_apply_free(rt_applied *a)
+{
+	rt_config_free(&a->cfg);
+	a->rec = NULL;
+}
+
+int rt_apply_cpulist(const rt_applied *a, char *buf, size_t len, char *err, size_t errlen)
+{
+	if (len)
+		buf[0] = '\0';
+	if (a->pin == RT_PIN_NONE)
+		return RT_OK;
+	hwloc_topology_t t;
+	if (hwloc_topology_init(&t) || hwloc_topology_load(t))
+		return rt_fail(err, errlen, RT_ERUNTIME, "hwloc cannot load the topology");
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+	int rc = set ? rt_pin_cpuset(t, (rt_pin)a->pin, a->cpus, set) : RT_ENOMEM;
+	if (rc == RT_OK)
+		hwloc_bitmap_list_snprintf(buf, len, set);
+	hwloc_bitmap_free(set);
+	hwloc_topology_destroy(t);
+	return rc ? rt_fail(err, errlen, RT_ERUNTIME, "cannot pick the %s PUs",
+			    rt_pin_name((rt_pin)a->pin))
+		  : RT_OK;
+}
+
+int rt_apply_args(const char *cmd, int argc, char **argv, const char **config,
+		  const char **workload)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"workload", required_argument, NULL, 'w'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	optind = 1;
+	opterr = 0;
+	/* '+': stop at the command's first word, whose options are its own */
+	while ((c = getopt_long(argc, argv, "+:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': *config = optarg; break;
+		case 'w': *workload = optarg; break;
+		case ':':
+			return rt_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return rt_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	return -1;
+}

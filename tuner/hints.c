@@ -1,0 +1,204 @@
+/* hints.c: framework hints that follow each framework's threading model (hints.h). */
+#include "hints.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Lines a workload may add (its data loading, its environments). */
+#define WORKLOAD_LINES 3
+
+/*
+ * How a PyTorch build's BLAS threads (frameworks.h: blas_threading), and
+ * what that makes of a point's threads: the intra-op pool's size and the
+ * BLAS's, as all of them (1) or one (0).
+ */
+typedef struct pool_rule {
+	const char *threading; /* NULL: PyTorch not probed */
+	int intra_all, blas_all;
+	const char *why;
+} pool_rule;
+
+static const pool_rule pool_rules[] = {
+	{"pthreads", 0, 1,
+	 "its BLAS runs a pthread pool of its own: the BLAS pool gets the threads, the "
+	 "intra-op pool 1 (both at the core count fight over the cores)"},
+	{"openmp", 1, 1, "its BLAS runs in PyTorch's OpenMP pool: set_num_threads sizes both"},
+	{"tbb", 1, 1, "its BLAS (MKL on TBB) follows the intra-op setting"},
+	{"serial", 1, 0, "its BLAS is single-threaded: only the intra-op pool runs in parallel"},
+	{NULL, 1, 1,
+	 "PyTorch not found for this Python (tune --python PATH probes another): lines for a "
+	 "build whose BLAS shares PyTorch's OpenMP pool (pip and conda: MKL); one whose BLAS "
+	 "has a pthread pool of its own (Debian's python3-torch) wants torch.set_num_threads(1) "
+	 "with OPENBLAS_NUM_THREADS at the threads"},
+};
+
+static const pool_rule *rule_for(const rt_frameworks *f)
+{
+	const rt_framework *pt = f && f->probed ? &f->fw[RT_FW_PYTORCH] : NULL;
+	const char *threading = pt && pt->installed ? rt_framework_get(pt, "blas_threading") : NULL;
+	size_t i = 0;
+	for (; i + 1 < RT_COUNT(pool_rules); i++)
+		if (threading && !strcmp(threading, pool_rules[i].threading))
+			break;
+	return &pool_rules[i];
+}
+
+static void add_line(rt_hint_block *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_line(rt_hint_block *b, const char *fmt, ...)
+{
+	va_list ap;
+	if (b->n == RT_HINTS_MAX_LINES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->line[b->n++], RT_HINT_LEN, fmt, ap);
+	va_end(ap);
+}
+
+static void add_env(rt_hints *h, const char *name, int value)
+{
+	if (h->nenv == RT_HINTS_MAX_ENV)
+		return;
+	snprintf(h->env_name[h->nenv], sizeof h->env_name[0], "%s", name);
+	snprintf(h->env_value[h->nenv], sizeof h->env_value[0], "%d", value);
+	h->nenv++;
+}
+
+/*
+ * The pools' sizes in the environment, read when the libraries load:
+ * PyTorch's intra-op pool from MKL_NUM_THREADS (which it reads first) or
+ * OMP_NUM_THREADS, OpenBLAS's from OPENBLAS_NUM_THREADS, Accelerate's from
+ * VECLIB_MAXIMUM_THREADS.
+ */
+static void thread_env(rt_hints *h, int intra, int blas, int threads)
+{
+	add_env(h, "OMP_NUM_THREADS", intra);
+	add_env(h, "MKL_NUM_THREADS", intra);
+	add_env(h, "OPENBLAS_NUM_THREADS", blas);
+	add_env(h, "VECLIB_MAXIMUM_THREADS", blas);
+	add_env(h, "NUMEXPR_NUM_THREADS", threads);
+}
+
+static void pytorch_about(rt_hint_block *b, const rt_frameworks *f, const pool_rule *r)
+{
+	const rt_framework *pt = &f->fw[RT_FW_PYTORCH];
+	if (!r->threading) {
+		snprintf(b->about, sizeof b->about, "%s", r->why);
+		return;
+	}
+	const char *v = rt_framework_get(pt, "version"), *blas = rt_framework_get(pt, "blas");
+	const char *bv = rt_framework_get(pt, "blas_version");
+	snprintf(b->about, sizeof b->about, "PyTorch %s with %s %s (%s): %s", v ? v : "?",
+		 blas ? blas : "?", bv ? bv : "", r->threading, r->why);
+}
+
+static void pytorch_precision(rt_hint_block *b, const rt_point *pt)
+{
+	int gpu = strcmp(pt->backend, "cpu") != 0;
+	switch (pt->precision) {
+	case RT_FP64:
+		add_line(b, "torch.set_default_dtype(torch.float64)");
+		break;
+	case RT_TF32:
+		add_line(b, "torch.set_float32_matmul_precision('high')  # TF32 matmuls");
+		break;
+	case RT_BF16:
+		add_line(b, "with torch.autocast('%s', dtype=torch.bfloat16): ...",
+			 gpu ? "cuda" : "cpu");
+		break;
+	case RT_FP16:
+		add_line(b, "with torch.autocast('cuda', dtype=torch.float16): ...  # and a "
+			    "torch.cuda.amp.GradScaler");
+		break;
+	default:
+		break;
+	}
+}
+
+static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_rule *r,
+			  const rt_workload *w, const rt_point *pt, const rt_shape *sh)
+{
+	b->framework = "pytorch";
+	b->untested = r->threading == NULL;
+	pytorch_about(b, f, r);
+	if (!r->intra_all)
+		add_line(b, "os.environ['OPENBLAS_NUM_THREADS'] = '%d'  # before importing torch",
+			 r->blas_all ? pt->threads : 1);
+	add_line(b, "torch.set_num_threads(%d)", r->intra_all ? pt->threads : 1);
+	char own[WORKLOAD_LINES][RT_HINT_LEN];
+	int n = w->hints ? w->hints(pt, sh, own, WORKLOAD_LINES) : 0;
+	for (int i = 0; i < n && i < WORKLOAD_LINES; i++)
+		add_line(b, "%s", own[i]);
+	pytorch_precision(b, pt);
+}
+
+static void jax_lines(rt_hint_block *b, const rt_point *pt)
+{
+	static const char *const prec[RT_NPRECISION] = {
+		[RT_FP64] = "jax.config.update('jax_enable_x64', True)",
+		[RT_FP32] = "jax.config.update('jax_default_matmul_precision', 'highest')",
+		[RT_TF32] = "jax.config.update('jax_default_matmul_precision', 'tensorfloat32')",
+		[RT_BF16] = "jax.config.update('jax_default_matmul_precision', 'bfloat16')",
+		[RT_FP16] = "cast params and inputs to jnp.float16",
+	};
+	b->framework = "jax";
+	b->untested = 1;
+	snprintf(b->about, sizeof b->about, "XLA's documented settings; not run here");
+	add_line(b, "XLA_FLAGS='--xla_cpu_multi_thread_eigen=true intra_op_parallelism_threads=%d'",
+		 pt->threads);
+	add_line(b, "%s", prec[pt->precision]);
+}
+
+static void tensorflow_lines(rt_hint_block *b, const rt_point *pt)
+{
+	static const char *const prec[RT_NPRECISION] = {
+		[RT_FP64] = "tf.keras.backend.set_floatx('float64')",
+		[RT_TF32] = "tf.config.experimental.enable_tensor_float_32_execution(True)",
+		[RT_BF16] = "tf.keras.mixed_precision.set_global_policy('mixed_bfloat16')",
+		[RT_FP16] = "tf.keras.mixed_precision.set_global_policy('mixed_float16')",
+	};
+	b->framework = "tensorflow";
+	b->untested = 1;
+	snprintf(b->about, sizeof b->about, "TensorFlow's documented settings; not run here");
+	add_line(b, "tf.config.threading.set_intra_op_parallelism_threads(%d)", pt->threads);
+	if (prec[pt->precision])
+		add_line(b, "%s", prec[pt->precision]);
+}
+
+void rt_hints_for(const rt_frameworks *f, const rt_workload *w, const rt_point *pt,
+		  const rt_shape *sh, rt_hints *out)
+{
+	const pool_rule *r = rule_for(f);
+	memset(out, 0, sizeof *out);
+	thread_env(out, r->intra_all ? pt->threads : 1, r->blas_all ? pt->threads : 1,
+		   pt->threads);
+	pytorch_lines(&out->fw[RT_FW_PYTORCH], f, r, w, pt, sh);
+	jax_lines(&out->fw[RT_FW_JAX], pt);
+	tensorflow_lines(&out->fw[RT_FW_TENSORFLOW], pt);
+}
+
+void rt_hints_emit(rt_yw *w, const rt_hints *h)
+{
+	rt_yw_str(w, "env");
+	rt_yw_map(w, 0);
+	for (int i = 0; i < h->nenv; i++)
+		rt_yw_kstr(w, h->env_name[i], h->env_value[i]);
+	rt_yw_end_map(w);
+	rt_yw_str(w, "hints");
+	rt_yw_map(w, 0);
+	for (int i = 0; i < RT_NFW; i++) {
+		const rt_hint_block *b = &h->fw[i];
+		rt_yw_str(w, b->framework);
+		rt_yw_map(w, 0);
+		if (b->untested)
+			rt_yw_kbool(w, "untested", 1);
+		rt_yw_kstr(w, "for", b->about);
+		rt_yw_str(w, "lines");
+		rt_yw_seq(w, 0);
+		for (int k = 0; k < b->n; k++)
+			rt_yw_str(w, b->line[k]);
+		rt_yw_end_seq(w);
+		rt_yw_end_map(w);
+	}
+	rt_yw_end_map(w);
+}

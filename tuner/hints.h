@@ -1,0 +1,60 @@
+/*
+ * hints.h: what to tell a framework so that it trains like a recommended
+ * point of a built-in workload, following how that framework threads
+ * (frameworks.h). Measured with Debian's PyTorch 1.13 (examples/README.md):
+ *
+ *   PyTorch runs its own ops in an OpenMP pool (torch.set_num_threads,
+ *   sized from MKL_NUM_THREADS, else OMP_NUM_THREADS, else the cores). Its
+ *   BLAS either runs in that pool (MKL and OpenBLAS built with OpenMP:
+ *   set_num_threads sizes both) or has a pthread pool of its own (OpenBLAS
+ *   built with pthreads, as Debian's, and Accelerate: OPENBLAS_NUM_THREADS,
+ *   else OMP_NUM_THREADS, sizes it when the library loads). With two pools
+ *   both at the core count, the OpenMP workers spinning after an op and the
+ *   BLAS workers fight over the cores: such a build gets its intra-op pool
+ *   at 1 and the BLAS's at the point's threads. OMP_PROC_BIND/OMP_PLACES are
+ *   never exported: they bind the main thread to one core, and a
+ *   pthread-BLAS then sizes its pool to that one core and DataLoader
+ *   workers inherit it (bind the process instead: rigtune exec).
+ *
+ * The env variables follow PyTorch's model (the framework probed, or the
+ * shared-pool model when none was); every PyTorch line is one a test applies
+ * in a real torch process. JAX and TensorFlow lines name their documented
+ * settings and are marked untested.
+ */
+#ifndef RT_HINTS_H
+#define RT_HINTS_H
+
+#include "../workloads/workload.h"
+#include "frameworks.h"
+#include "yamlw.h"
+
+#define RT_HINTS_MAX_LINES 8
+#define RT_HINTS_MAX_ENV 8
+
+typedef struct rt_hint_block {
+	const char *framework; /* "pytorch", "jax", "tensorflow" */
+	int untested;          /* the documented setting, not checked on this build */
+	char about[300];       /* the build the lines follow, and why */
+	int n;
+	char line[RT_HINTS_MAX_LINES][RT_HINT_LEN];
+} rt_hint_block;
+
+typedef struct rt_hints {
+	int nenv;
+	char env_name[RT_HINTS_MAX_ENV][32];
+	char env_value[RT_HINTS_MAX_ENV][16];
+	rt_hint_block fw[RT_NFW];
+} rt_hints;
+
+/*
+ * The hints for workload w at point pt and shape sh on frameworks f (f may
+ * be NULL, or say nothing was probed: PyTorch's lines are then those of the
+ * shared-pool model, marked untested, and say so).
+ */
+void rt_hints_for(const rt_frameworks *f, const rt_workload *w, const rt_point *pt,
+		  const rt_shape *sh, rt_hints *out);
+
+/* env: {NAME: value, ...} and hints: {pytorch: {...}, jax: {...}, tensorflow: {...}}. */
+void rt_hints_emit(rt_yw *w, const rt_hints *h);
+
+#endif
