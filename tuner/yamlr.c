@@ -321,3 +321,15 @@ int rt_yr_need_nums(const rt_yr *r, const rt_ynode *map, const char *key, double
 	*n = count;
 	return RT_OK;
 }
+
+int rt_yr_need_pair(const rt_yr *r, const rt_ynode *map, const char *key, double v[2])
+{
+	double *nums;
+	int n, rc = rt_yr_need_nums(r, map, key, &nums, &n);
+	if (rc == RT_OK && n != 2)
+		rc = rt_yr_bad(r, rt_yr_get(r, map, key), "%s: expected [low, high]", key);
+	if (rc == RT_OK)
+		memcpy(v, nums, 2 * sizeof *v);
+	free(nums);
+	return rc;
+}

@@ -112,5 +112,7 @@ int rt_yr_need_int(const rt_yr *r, const rt_ynode *map, const char *key, long lo
 int rt_yr_need_bool(const rt_yr *r, const rt_ynode *map, const char *key, int *v);
 /* The numbers of a sequence into a new array (*v NULL when it is empty). */
 int rt_yr_need_nums(const rt_yr *r, const rt_ynode *map, const char *key, double **v, int *n);
+/* Exactly two numbers, [low, high] (a ci95, a range), into v. */
+int rt_yr_need_pair(const rt_yr *r, const rt_ynode *map, const char *key, double v[2]);
 
 #endif
