@@ -112,7 +112,7 @@ static void point_text(const rt_workload *w, const rt_point *pt, const rt_shape 
 static void legend(page_ctx *c, const rt_pg_svg *svg)
 {
 	static const char *const glyphs[] = {[RT_GLYPH_LINE] = "line", [RT_GLYPH_RING] = "ring",
-					     [RT_GLYPH_CROSS] = "cross"};
+					     [RT_GLYPH_CROSS] = "cross", [RT_GLYPH_BOX] = "box"};
 	if (!svg->nlegend)
 		return;
 	out(c, "<ul class=\"legend\">");
@@ -238,6 +238,7 @@ static const char css[] =
 	".g.cross::before,.g.cross::after{left:11px;top:-1px;width:2px;height:16px;"
 	"background:currentColor;transform:rotate(45deg)}\n"
 	".g.cross::after{transform:rotate(-45deg)}\n"
+	".g.box::before{left:4px;top:0;width:16px;height:14px;background:currentColor}\n"
 	"table{border-collapse:collapse;width:100%;font-size:14px}\n"
 	"th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top}\n"
 	"th{color:var(--muted);font-weight:600;font-size:13px}\n"

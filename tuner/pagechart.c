@@ -260,9 +260,9 @@ static void put_marks(rt_chart *c, const rt_pg_workload *wl)
 		double x = (double)rt_pg_x(wl, &marks[i]->pt, &marks[i]->sh);
 		rt_chart_printf(c, "set label ");
 		rt_chart_quoted(c, i == 0 && same ? "recommended = fastest" : words[i]);
-		rt_chart_printf(c, " at %.10g, %.10g point pointtype %d pointsize 3.2 linewidth 2 "
-				   "linecolor rgb '%s' offset 1.6,%s textcolor rgb '%s' front\n",
-				x, marks[i]->median, i == 0 ? 6 : 8, MARK_COLOR, i == 0 ? "1.3" : "-1.3",
+		rt_chart_printf(c, " at %.10g, %.10g center point pointtype %d pointsize 3.2 "
+				   "linewidth 2 linecolor rgb '%s' offset 0,%s textcolor rgb '%s' front\n",
+				x, marks[i]->median, i == 0 ? 6 : 8, MARK_COLOR, i == 0 ? "1.9" : "-2.1",
 				MARK_COLOR);
 	}
 }
@@ -565,7 +565,7 @@ static void xo_script(rt_chart *c, const rt_pg_crossover *xo)
 	log_tics(c, "y", ylo, yhi, seconds_text);
 	rt_chart_printf(c, "set logscale xy\nset xrange [%.10g:%.10g]\nset yrange [%.10g:%.10g]\n"
 			   "set format x '%%g'\nset xlabel 'n (a square n x n x n GEMM)'\n"
-			   "set ylabel 'seconds per GEMM'\nset key top left\n",
+			   "set ylabel 'seconds per GEMM'\nset key bottom right opaque\n",
 			xlo, xhi, ylo, yhi);
 	xo_marks(c, xo);
 	int outliers = 0;
@@ -709,7 +709,7 @@ static int threads_script(rt_chart *c, const rt_pg_crossover *xo)
 		return 0;
 	double pad = 0.1 * (hi - lo) + 0.02;
 	rt_chart_printf(c, "set logscale x\nset format x '%%g'\nset xlabel 'n (a square n x n x n "
-			   "GEMM)'\nset ylabel 'speedup over 1 thread'\nset key top left\n"
+			   "GEMM)'\nset ylabel 'speedup over 1 thread'\nset key bottom right opaque\n"
 			   "set xrange [%.10g:%.10g]\nset yrange [%.6g:%.6g]\n"
 			   "set arrow from graph 0, first 1 to graph 1, first 1 nohead linecolor rgb "
 			   "'%s' dashtype 2\n",
@@ -753,7 +753,7 @@ int rt_pgc_threads(const rt_pg_crossover *xo, const char *gnuplot, const char *i
 
 /* ---- check ---- */
 
-static void check_script(rt_chart *c, const rt_checkdoc *d, int nratio)
+static void check_script(rt_chart *c, const rt_checkdoc *d, int nratio, rt_pg_svg *out)
 {
 	double lo = 1 - d->threshold_pct / 100, hi = 1 + d->threshold_pct / 100;
 	for (int i = 0; i < d->npoints; i++)
@@ -764,7 +764,7 @@ static void check_script(rt_chart *c, const rt_checkdoc *d, int nratio)
 	double pad = 0.08 * (hi - lo);
 	rt_chart_printf(c, "set xrange [%.6g:%.6g]\nset yrange [-0.7:%d.7]\n"
 			   "set xlabel 'now / baseline (median, 95%% CI)'\nset grid noytics\n"
-			   "set key above left horizontal\nset bars 0.6\n"
+			   "set key off\nset bars 0.6\n"
 			   "set object rect from %.6g, graph 0 to %.6g, graph 1 behind fillcolor rgb "
 			   "'#000000' fillstyle transparent solid 0.07 noborder\n"
 			   "set arrow from 1, graph 0 to 1, graph 1 nohead linecolor rgb '%s'\nset ytics (",
@@ -797,10 +797,11 @@ static void check_script(rt_chart *c, const rt_checkdoc *d, int nratio)
 	}
 	for (int v = 0; v < RT_NVERDICT; v++) {
 		rt_chart_printf(c, "%s$d%d using 1:2:3:4 with xerrorbars pointtype 7 pointsize 1.2 "
-				   "linewidth 2 linecolor rgb '%s' title ",
+				   "linewidth 2 linecolor rgb '%s'",
 				v ? ", \\\n     " : "plot ", v, verdict_colors[v]);
-		rt_chart_quoted(c, rt_verdict_name((rt_verdict)v));
+		legend(out, rt_verdict_name((rt_verdict)v), verdict_colors[v], RT_GLYPH_LINE);
 	}
+	legend(out, "within the threshold", "#dddddd", RT_GLYPH_BOX);
 	rt_chart_printf(c, "\n");
 }
 
@@ -813,9 +814,9 @@ int rt_pgc_check(const rt_checkdoc *d, const char *gnuplot, const char *id_prefi
 	if (nratio == 0)
 		return nothing(out, "%s", "No point of the check was measured on both sides: nothing to compare.");
 	rt_chart c;
-	int rc = rt_chart_begin(&c, CHART_W, 110 + 34 * nratio, err, errlen);
+	int rc = rt_chart_begin(&c, CHART_W, 80 + 34 * nratio, err, errlen);
 	if (rc == RT_OK) {
-		check_script(&c, d, nratio);
+		check_script(&c, d, nratio, out);
 		rc = rt_chart_draw(&c, gnuplot, id_prefix, &out->svg, &out->len, err, errlen);
 	}
 	return rc;

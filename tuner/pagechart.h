@@ -18,6 +18,7 @@ typedef enum rt_pg_glyph {
 	RT_GLYPH_LINE,     /* a line with a dot: a series */
 	RT_GLYPH_RING,     /* an open circle */
 	RT_GLYPH_CROSS,    /* an x */
+	RT_GLYPH_BOX,      /* a filled square: a shaded area */
 } rt_pg_glyph;
 
 typedef struct rt_pg_legend {
@@ -76,7 +77,8 @@ int rt_pgc_threads(const rt_pg_crossover *xo, const char *gnuplot, const char *i
 
 /*
  * A check's points as now / baseline ratios with their 95% CIs, coloured by
- * verdict, the band of +-threshold shaded around 1.
+ * verdict, the band of +-threshold shaded around 1. Its legend is
+ * out->legend.
  */
 int rt_pgc_check(const rt_checkdoc *d, const char *gnuplot, const char *id_prefix,
 		 rt_pg_svg *out, char *err, size_t errlen);

@@ -100,11 +100,11 @@ static void machine_topology(const rt_yr *r, const rt_ynode *cpu, rt_pg_machine 
 {
 	rt_pg_row *row = add_row(m, "Topology");
 	double pk = num_at(r, cpu, "packages"), co = num_at(r, cpu, "cores");
-	double pu = num_at(r, cpu, "pus"), smt = num_at(r, cpu, "smt");
+	double pu = num_at(r, cpu, "pus");
 	const rt_ynode *numa = rt_yr_get(r, cpu, "numa_nodes");
 	int nn = rt_yr_nitems(numa);
 	cat(row->value, sizeof row->value, "%.0f package%s, %.0f cores, %.0f PUs (%s), %d NUMA node%s",
-	    pk, pk == 1 ? "" : "s", co, pu, smt > 1 ? "SMT" : "no SMT", nn, nn == 1 ? "" : "s");
+	    pk, pk == 1 ? "" : "s", co, pu, pu > co ? "SMT" : "no SMT", nn, nn == 1 ? "" : "s");
 	for (int i = 0; i < nn; i++) {
 		double gib = num_at(r, rt_yr_item(r, numa, i), "memory_gib");
 		cat(row->value, sizeof row->value, "%s%.1f GiB%s", i ? ", " : " (", gib,
