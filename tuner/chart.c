@@ -143,6 +143,76 @@ static const svg_rewrite rewrites[] = {
 	{"<title>Gnuplot</title>", "", 0},
 };
 
+/* The ids written so far, to keep every id unique (an opaque key repeats its entries'). */
+typedef struct id_set {
+	char **v;
+	size_t n, cap;
+} id_set;
+
+static void id_set_free(id_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+}
+
+/* How many times the id of length len at p was seen before (it is added); -1 out of memory. */
+static long id_seen(id_set *s, const char *p, size_t len)
+{
+	long seen = 0;
+	for (size_t i = 0; i < s->n; i++)
+		seen += strlen(s->v[i]) == len && !memcmp(s->v[i], p, len);
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 64;
+		char **v = realloc(s->v, cap * sizeof *v);
+		if (!v)
+			return -1;
+		s->v = v;
+		s->cap = cap;
+	}
+	if (!(s->v[s->n] = strndup(p, len)))
+		return -1;
+	s->n++;
+	return seen;
+}
+
+/* The body after the root tag, rewritten; RT_ENOMEM. */
+static int rewrite_body(FILE *f, const char *p, const char *end, const char *id_prefix)
+{
+	id_set ids = {0};
+	int rc = RT_OK;
+	while (p < end && rc == RT_OK) {
+		size_t k;
+		for (k = 0; k < RT_COUNT(rewrites); k++) {
+			size_t fl = strlen(rewrites[k].from);
+			if ((size_t)(end - p) >= fl && !memcmp(p, rewrites[k].from, fl)) {
+				fputs(rewrites[k].to, f);
+				if (rewrites[k].prefix)
+					fputs(id_prefix, f);
+				p += fl;
+				break;
+			}
+		}
+		if (k == RT_COUNT(rewrites)) {
+			fputc(*p++, f);
+			continue;
+		}
+		if (k > 1) /* a reference, not an id */
+			continue;
+		const char *q = memchr(p, rewrites[k].from[4], (size_t)(end - p));
+		long seen = q ? id_seen(&ids, p, (size_t)(q - p)) : 0;
+		if (seen < 0)
+			rc = RT_ENOMEM;
+		else if (seen > 0) {
+			fwrite(p, 1, (size_t)(q - p), f);
+			fprintf(f, "-%ld", seen + 1);
+			p = q;
+		}
+	}
+	id_set_free(&ids);
+	return rc;
+}
+
 int rt_svg_inline(const char *svg, size_t len, const char *id_prefix, char **out,
 		  size_t *outlen, char *err, size_t errlen)
 {
@@ -165,24 +235,10 @@ int rt_svg_inline(const char *svg, size_t len, const char *id_prefix, char **out
 	fputc('>', f);
 	while (end > root_end && (end[-1] == '\n' || end[-1] == ' '))
 		end--;
-	for (const char *p = root_end + 1; p < end;) {
-		size_t k;
-		for (k = 0; k < RT_COUNT(rewrites); k++) {
-			size_t fl = strlen(rewrites[k].from);
-			if ((size_t)(end - p) >= fl && !memcmp(p, rewrites[k].from, fl)) {
-				fputs(rewrites[k].to, f);
-				if (rewrites[k].prefix)
-					fputs(id_prefix, f);
-				p += fl;
-				break;
-			}
-		}
-		if (k == RT_COUNT(rewrites))
-			fputc(*p++, f);
-	}
+	int rc = rewrite_body(f, root_end + 1, end, id_prefix);
 	fputc('\n', f);
 	int bad = ferror(f);
-	if (fclose(f) || bad) {
+	if (fclose(f) || bad || rc) {
 		free(*out);
 		*out = NULL;
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory for a chart");

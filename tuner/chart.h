@@ -76,8 +76,10 @@ void rt_chart_discard(rt_chart *c);
  * dropped (an HTML page puts <svg> in the SVG namespace by itself, and a
  * page without URLs has none to declare), its width, height and viewBox
  * kept; xlink:href written as SVG 2's href; gnuplot's <title>Gnuplot</title>
- * dropped; every id="X" and its references (#X, url(#X)) prefixed. The
- * result is well-formed XML as the input was. RT_EINVAL when svg has no
+ * dropped; every id="X" and its references (#X, url(#X)) prefixed, and an
+ * id gnuplot writes twice (an opaque key draws its entries again) suffixed
+ * "-2", "-3": the ids are unique. The result is well-formed XML as the
+ * input was. RT_EINVAL when svg has no
  * <svg> element, RT_ENOMEM.
  */
 int rt_svg_inline(const char *svg, size_t len, const char *id_prefix, char **out,

@@ -327,11 +327,27 @@ static int read_entry(rt_page *pg, const rt_config_rec *rec, rt_pg_workload *wl,
 	return rc;
 }
 
+/* Whether path reads as a results journal (given where a configuration was expected). */
+static int is_journal(const char *path)
+{
+	rt_journal_record *records;
+	size_t n;
+	if (rt_journal_load(path, &records, &n, NULL, NULL, NULL, 0))
+		return 0;
+	rt_journal_records_free(records, n);
+	return 1;
+}
+
 static int read_config(rt_page *pg, const char *path, char *err, size_t errlen)
 {
 	int rc = readable(path, "the configuration", err, errlen);
 	if (rc == RT_OK)
 		rc = rt_config_load(path, &pg->config, err, errlen);
+	if (rc == RT_EINVAL && is_journal(path))
+		rc = rt_fail(err, errlen, rc,
+			     "%s: not a configuration but a results journal: give it with "
+			     "--journal %s",
+			     path, path);
 	if (rc)
 		return rc;
 	pg->has_config = 1;
