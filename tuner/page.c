@@ -512,6 +512,12 @@ static void phase_words(page_ctx *c, const rt_pg_workload *wl)
 		text(c, labels[i]);
 		out(c, "</strong> (");
 		text(c, pt);
+		if (busy > 0.995) {
+			out(c, "): every step is compute and update; %s 100%% busy.</p>\n",
+			    gpu ? "a GPU utilization monitor reads it"
+				: "were it on a GPU, a utilization monitor would read it");
+			continue;
+		}
 		out(c, "): %.0f%% of each step is data preparation or environment steps on the CPU, "
 		       "%.0f%% transfers; ",
 		    100 * share[RT_PHASE_HOST], 100 * share[RT_PHASE_TRANSFER]);
