@@ -163,34 +163,12 @@ static int decode_lists(rt_checkdoc *d, const rt_yr *r, const rt_ynode *root)
 	return rc;
 }
 
-/* The schema key says what the document is; anything else is refused by name. */
-static int decode_schema(const rt_yr *r, const rt_ynode *root)
-{
-	if (!rt_yr_get(r, root, "rigtune_check")) {
-		const char *what = rt_yr_get(r, root, "rigtune")	   ? "a configuration"
-				   : rt_yr_get(r, root, "rigtune_journal") ? "a results journal"
-									   : "YAML of another kind";
-		return rt_yr_bad(r, root,
-				 "not a check result (it is %s; a check result is what "
-				 "`rigtune check` writes, with `rigtune_check: %d`)",
-				 what, RT_CHECK_SCHEMA);
-	}
-	long schema;
-	int rc = rt_yr_need_int(r, root, "rigtune_check", 0, 1000000, &schema);
-	if (rc == RT_OK && schema != RT_CHECK_SCHEMA)
-		rc = rt_yr_bad(r, rt_yr_get(r, root, "rigtune_check"),
-			       "check schema %ld; this rigtune reads schema %d", schema,
-			       RT_CHECK_SCHEMA);
-	return rc;
-}
-
 static int decode(rt_checkdoc *d)
 {
 	const rt_yr *r = &d->yr;
 	const rt_ynode *root = rt_yr_root(r);
-	int rc = rt_yr_expect(r, root, YAML_MAPPING_NODE, "check result");
-	if (rc == RT_OK)
-		rc = decode_schema(r, root);
+	int rc = rt_yr_need_schema(r, root, "rigtune_check", RT_CHECK_SCHEMA, "a check result",
+				   "rigtune check");
 	if (rc == RT_OK)
 		rc = rt_yr_need_str(r, root, "baseline", &d->baseline);
 	if (rc == RT_OK)
