@@ -5,6 +5,7 @@
 #   make test       set up what is missing (test clients too), build, run every test
 #   make asan       the same suite under AddressSanitizer + UBSan (clang where present)
 #   make bench      the benchmarks in bench/ (they print figures)
+#   make fuzz       every libFuzzer harness in fuzz/ for SECONDS (default 60) each
 #   make format     clang-format every source file
 #   HIP=1           also install hipcc (done anyway where /dev/kfd shows an AMD GPU)
 #
@@ -62,7 +63,8 @@ PLUGINS += $(BUILD)/librigtune_hip.so
 endif
 endif
 
-.PHONY: all deps test-deps run test asan bench format clean build-run build-test build-bench
+.PHONY: all deps test-deps run test asan bench fuzz format clean build-run build-test build-bench \
+	build-fuzz
 .SECONDARY:
 all: $(BUILD)/rigtune $(PLUGINS)
 
@@ -136,6 +138,19 @@ asan: test-deps
 	@$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined OPT=-O1 \
 		CC=$(ASAN_CC) build-test
 
+# Fuzzing with clang's libFuzzer: each fuzz/fuzz_NAME.c is a harness for one parser,
+# run for SECONDS on its seeds (fuzz/seeds/NAME/); scripts/fuzz.sh prints the figures.
+SECONDS ?= 60
+FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard fuzz/fuzz_*.c))
+fuzz: test-deps
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 \
+		SAN=fuzzer-no-link,address,undefined build-fuzz
+build-fuzz: $(FUZZ_BINS)
+	@scripts/fuzz.sh $(SECONDS) $(FUZZ_BINS)
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/librigtune.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined $< $(BUILD)/librigtune.a $(LDLIBS) -o $@
+
 bench: deps
 	@$(MAKE) --no-print-directory build-bench
 build-bench: all $(BENCH_BINS)
@@ -145,7 +160,7 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.hip')
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +153,23 @@ int rt_meminfo_bytes(const char *key, uint64_t *bytes)
 	}
 	fclose(f);
 	return rc;
+}
+
+int rt_drill_at(const char *point)
+{
+	static int reached;
+	const char *d = getenv("RIGTUNE_DRILL");
+	size_t n = strlen(point);
+	if (!d || strncmp(d, point, n) || (d[n] && d[n] != ':'))
+		return 0;
+	long nth = d[n] == ':' ? strtol(d + n + 1, NULL, 10) : 1;
+	return ++reached == nth;
+}
+
+void rt_drill(const char *point)
+{
+	if (rt_drill_at(point))
+		raise(SIGKILL);
 }
 
 double rt_now(void)

@@ -83,6 +83,18 @@ int rt_meminfo_bytes(const char *key, uint64_t *bytes);
  */
 int rt_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen);
 
+/*
+ * Crash drills (tests/cli/test_drills.sh): when $RIGTUNE_DRILL is "POINT" or
+ * "POINT:N", rt_drill_at(POINT) is true the N-th time (default the first)
+ * the process reaches that point, and rt_drill(POINT) then kills the process
+ * with SIGKILL, as a power cut or the OOM killer would. Both return 0 at once
+ * when the variable is unset. Points: journal-header, journal-append (half
+ * the document written), trial (a trial's child running), output-rename (the
+ * temporary file written, not yet renamed).
+ */
+int rt_drill_at(const char *point);
+void rt_drill(const char *point);
+
 /* Monotonic wall clock in seconds. */
 double rt_now(void);
 

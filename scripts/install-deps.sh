@@ -21,7 +21,7 @@ packages() {
   case $1 in
     build) echo build-essential pkg-config libopenblas-dev libhwloc-dev hwloc libnlopt-dev libyaml-dev ;;
     test) echo libcmocka-dev clang libclang-rt-14-dev python3-torch python3-optuna python3-omegaconf \
-               python3-psycopg2 postgresql chromium fonts-dejavu-core gnuplot-nox ;;
+               python3-psycopg2 python3-yaml postgresql chromium fonts-dejavu-core gnuplot-nox ;;
     hip) echo hipcc ;;
     *) echo "install-deps.sh: unknown group '$1' (build, test, hip)" >&2; exit 2 ;;
   esac
@@ -36,7 +36,7 @@ present() {
   case $1 in
     build) have_commands cc make pkg-config && have_modules hwloc nlopt yaml-0.1 openblas ;;
     test) have_modules cmocka && have_commands clang chromium gnuplot &&
-          have_python torch,optuna,omegaconf,psycopg2 &&
+          have_python torch,optuna,omegaconf,psycopg2,yaml &&
           compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null ;;
     hip) have_commands hipcc ;;
   esac

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/rng.h"
+#include "../common/rt.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -146,24 +147,19 @@ void rt_bootstrap_ci(const double *x, size_t n, rt_stat_fn stat, int reps,
 	free(buf);
 }
 
-double rt_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
-		       double *u)
-{
-	size_t n = nx + ny;
-	struct obs { double v; int from_x; } *o = malloc(n * sizeof *o);
-	if (!o || nx == 0 || ny == 0) {
-		free(o);
-		if (u)
-			*u = NAN;
-		return NAN;
-	}
-	for (size_t i = 0; i < nx; i++)
-		o[i] = (struct obs){x[i], 1};
-	for (size_t i = 0; i < ny; i++)
-		o[nx + i] = (struct obs){y[i], 0};
-	qsort(o, n, sizeof *o, cmp_double); /* v is the first member */
+/* One observation of the pooled sample: its value and which sample it is from. */
+typedef struct mw_obs {
+	double v; /* first member: cmp_double sorts by it */
+	int from_x;
+} mw_obs;
 
-	double rank_x = 0, tie_term = 0;
+/*
+ * Ranks the pooled sample o (sorted, n values): the rank sum of x (average
+ * ranks for ties) and the tie term sum(t^3 - t) over groups of equal values.
+ */
+static void mw_ranks(const mw_obs *o, size_t n, double *rank_x, double *tie_term)
+{
+	*rank_x = *tie_term = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		while (j + 1 < n && o[j + 1].v == o[i].v)
@@ -171,22 +167,225 @@ double rt_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
 		double rank = (double)(i + j + 2) / 2; /* average 1-based rank */
 		for (size_t k = i; k <= j; k++)
 			if (o[k].from_x)
-				rank_x += rank;
+				*rank_x += rank;
 		double t = (double)(j - i + 1);
-		tie_term += t * t * t - t;
+		*tie_term += t * t * t - t;
 		i = j + 1;
 	}
-	free(o);
-	double ux = rank_x - (double)nx * ((double)nx + 1) / 2;
-	if (u)
-		*u = ux;
+}
+
+/*
+ * P(U <= u) under the null for samples of sizes a and b, from the recurrence
+ * on the largest observation: it is one of a's with probability a/(a+b),
+ * and then beats all b of the other sample,
+ *   P(a, b, u) = a/(a+b) P(a-1, b, u-b) + b/(a+b) P(a, b-1, u).
+ * Probabilities, not counts, so nothing overflows. The distribution is the
+ * same with a and b swapped: the array runs over the smaller one.
+ */
+static int mw_exact_cdf(size_t a, size_t b, long u, double *cdf)
+{
+	if (a < b) {
+		size_t t = a;
+		a = b;
+		b = t;
+	}
+	size_t umax = a * b, w = umax + 1;
+	double *prev = calloc((b + 1) * w, sizeof *prev);
+	double *cur = calloc((b + 1) * w, sizeof *cur);
+	if (!prev || !cur) {
+		free(prev);
+		free(cur);
+		return RT_ENOMEM;
+	}
+	for (size_t j = 0; j <= b; j++)
+		prev[j * w] = 1; /* no observation of the larger sample: U = 0 */
+	for (size_t i = 1; i <= a; i++) {
+		memset(cur, 0, (b + 1) * w * sizeof *cur);
+		cur[0] = 1;
+		for (size_t j = 1; j <= b; j++) {
+			double pi = (double)i / (double)(i + j), pj = 1 - pi;
+			for (size_t k = 0; k <= i * j; k++) {
+				double from_i = k >= j ? prev[j * w + k - j] : 0;
+				cur[j * w + k] = pi * from_i + pj * cur[(j - 1) * w + k];
+			}
+		}
+		double *t = prev;
+		prev = cur;
+		cur = t;
+	}
+	double sum = 0;
+	for (long k = 0; k <= u && k <= (long)umax; k++)
+		sum += prev[b * w + (size_t)k];
+	*cdf = sum;
+	free(prev);
+	free(cur);
+	return RT_OK;
+}
+
+static double mw_normal_p(double ux, size_t nx, size_t ny, double tie_term)
+{
+	double n = (double)(nx + ny);
 	double mu = (double)nx * (double)ny / 2;
-	double var = (double)nx * (double)ny / 12 *
-		     ((double)n + 1 - tie_term / ((double)n * ((double)n - 1)));
-	if (var <= 0)
+	double var = (double)nx * (double)ny / 12 * (n + 1 - tie_term / (n * (n - 1)));
+	if (var <= 0) /* every value equal */
 		return 1.0;
 	double z = (fabs(ux - mu) - 0.5) / sqrt(var);
 	if (z < 0)
 		z = 0;
 	return 2 * (1 - rt_norm_cdf(z));
+}
+
+int rt_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, rt_mwu *out)
+{
+	if (nx == 0 || ny == 0)
+		return RT_EINVAL;
+	size_t n = nx + ny;
+	mw_obs *o = malloc(n * sizeof *o);
+	if (!o)
+		return RT_ENOMEM;
+	for (size_t i = 0; i < nx; i++)
+		o[i] = (mw_obs){x[i], 1};
+	for (size_t i = 0; i < ny; i++)
+		o[nx + i] = (mw_obs){y[i], 0};
+	qsort(o, n, sizeof *o, cmp_double);
+	double rank_x, tie_term;
+	mw_ranks(o, n, &rank_x, &tie_term);
+	free(o);
+	out->u = rank_x - (double)nx * ((double)nx + 1) / 2;
+	out->exact = tie_term == 0 && nx * ny <= RT_MWU_EXACT_MAX;
+	if (!out->exact) {
+		out->p = mw_normal_p(out->u, nx, ny, tie_term);
+		return RT_OK;
+	}
+	/* no ties: U is a whole number; the smaller tail, doubled */
+	long u = lround(out->u), mirror = (long)(nx * ny) - u;
+	double tail;
+	int rc = mw_exact_cdf(nx, ny, u < mirror ? u : mirror, &tail);
+	if (rc)
+		return rc;
+	out->p = fmin(1.0, 2 * tail);
+	return RT_OK;
+}
+
+/* The median of n values sampled with replacement from x into buf. */
+static double resampled_median(const double *x, size_t n, double *buf, rt_rng *r)
+{
+	for (size_t i = 0; i < n; i++)
+		buf[i] = x[rt_rng_below(r, n)];
+	qsort(buf, n, sizeof *buf, cmp_double);
+	return quantile_sorted(buf, n, 0.5);
+}
+
+int rt_bootstrap_ratio_ci(const double *x, size_t nx, const double *y, size_t ny, int reps,
+			  double level, uint64_t seed, double *lo, double *hi)
+{
+	*lo = *hi = NAN;
+	if (nx == 0 || ny == 0 || reps < 2)
+		return RT_EINVAL;
+	double *res = malloc((size_t)reps * sizeof *res);
+	double *buf = malloc((nx > ny ? nx : ny) * sizeof *buf);
+	int rc = res && buf ? RT_OK : RT_ENOMEM;
+	rt_rng r;
+	rt_rng_seed(&r, seed);
+	for (int k = 0; rc == RT_OK && k < reps; k++) {
+		double mx = resampled_median(x, nx, buf, &r);
+		double my = resampled_median(y, ny, buf, &r);
+		if (mx == 0)
+			rc = RT_EINVAL;
+		res[k] = my / mx;
+	}
+	if (rc == RT_OK) {
+		qsort(res, (size_t)reps, sizeof *res, cmp_double);
+		double a = (1 - level) / 2;
+		*lo = quantile_sorted(res, (size_t)reps, a);
+		*hi = quantile_sorted(res, (size_t)reps, 1 - a);
+	}
+	free(res);
+	free(buf);
+	return rc;
+}
+
+double rt_median_se(const double *x, size_t n)
+{
+	if (n < 2)
+		return 0;
+	return sqrt(M_PI / 2) * 1.4826 * rt_mad(x, n) / sqrt((double)n);
+}
+
+/* The ratio's CI decides; p guards a slowdown or a speedup against noise. */
+static rt_change classify(const rt_comparison *c, const rt_compare_opts *o)
+{
+	int significant = c->test.p < o->alpha;
+	if (significant && c->ci_hi < 1 && c->ratio <= 1 - o->threshold)
+		return RT_CHANGE_SLOWER;
+	if (significant && c->ci_lo > 1 && c->ratio >= 1 + o->threshold)
+		return RT_CHANGE_FASTER;
+	if (c->ci_lo >= 1 - o->threshold && c->ci_hi <= 1 + o->threshold)
+		return RT_CHANGE_SAME;
+	return RT_CHANGE_UNDECIDED;
+}
+
+/*
+ * The distance from the ratio to the boundary that would decide it: 1 for
+ * a ratio past the threshold (its CI must leave 1 behind), else the nearer
+ * edge of the band of no change.
+ */
+static double decisive_distance(double r, double t)
+{
+	if (r <= 1 - t || r >= 1 + t)
+		return fabs(r - 1);
+	return fmin(r - (1 - t), (1 + t) - r);
+}
+
+/*
+ * Samples of now for an 80% chance that the CI clears the decisive
+ * boundary: the usual power calculation, n = ((1.96 + 0.84) se / dist)^2,
+ * with the baseline's share of the half-width fixed. That share is taken
+ * from the bootstrap of the baseline's median, as the decision's CI has it
+ * (a normal-theory guess is far off for the handful of samples a trial
+ * keeps); the spread of now, from its rt_median_se.
+ */
+static int estimate_more(rt_comparison *c, const double *base, const double *now,
+			 const rt_compare_opts *o)
+{
+	double lo, hi;
+	rt_bootstrap_ci(base, c->base_n, rt_median, o->reps, 0.95, o->seed, &lo, &hi);
+	if (isnan(lo))
+		return RT_ENOMEM;
+	c->base_halfwidth = fmax(hi - c->base_median, c->base_median - lo) / c->base_median;
+	double sn = 0; /* the relative spread of one sample now */
+	if (c->now_median != 0)
+		sn = rt_median_se(now, c->now_n) / fabs(c->now_median) * sqrt((double)c->now_n);
+	double power = 1.96 / (1.96 + 0.84);
+	double want = power * decisive_distance(c->ratio, o->threshold) / c->ratio;
+	double room = want * want - c->base_halfwidth * c->base_halfwidth;
+	c->more_samples = 0;
+	if (room <= 0 || !(want > 0))
+		return RT_OK;
+	double need = ceil(1.96 * 1.96 * sn * sn / room) - (double)c->now_n;
+	c->more_samples = need < 1 ? 1 : need > 1e6 ? 1000000 : (long)need;
+	return RT_OK;
+}
+
+int rt_compare(const double *base, size_t nb, const double *now, size_t nn,
+	       const rt_compare_opts *o, rt_comparison *c)
+{
+	memset(c, 0, sizeof *c);
+	if (nb == 0 || nn == 0)
+		return RT_EINVAL;
+	c->base_n = nb;
+	c->now_n = nn;
+	c->base_median = rt_median(base, nb);
+	c->now_median = rt_median(now, nn);
+	if (!(c->base_median != 0))
+		return RT_EINVAL;
+	c->ratio = c->now_median / c->base_median;
+	int rc = rt_bootstrap_ratio_ci(base, nb, now, nn, o->reps, 0.95, o->seed, &c->ci_lo,
+				       &c->ci_hi);
+	if (rc == RT_OK)
+		rc = rt_mann_whitney(now, nn, base, nb, &c->test);
+	if (rc)
+		return rc;
+	c->change = classify(c, o);
+	return c->change == RT_CHANGE_UNDECIDED ? estimate_more(c, base, now, o) : RT_OK;
 }

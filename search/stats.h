@@ -35,12 +35,87 @@ typedef double (*rt_stat_fn)(const double *x, size_t n);
 void rt_bootstrap_ci(const double *x, size_t n, rt_stat_fn stat, int reps,
 		     double level, uint64_t seed, double *lo, double *hi);
 
+/* The result of a Mann-Whitney U test. */
+typedef struct rt_mwu {
+	double u;  /* U of x: pairs with x_i > y_j, a tie counting 1/2 */
+	double p;  /* two-sided p-value */
+	int exact; /* 1: from the exact null distribution; 0: normal approximation */
+} rt_mwu;
+
+/* Largest nx * ny for which the exact distribution of U is computed. */
+#define RT_MWU_EXACT_MAX 2500
+
 /*
- * Two-sided Mann-Whitney U test of x against y (normal approximation with tie
- * correction and continuity correction). Returns the p-value; *u gets U of x.
+ * Two-sided Mann-Whitney U test of x against y (nx, ny > 0). Without ties
+ * and with nx * ny <= RT_MWU_EXACT_MAX, p is exact: 2 min(P(U <= u),
+ * P(U >= u)) under the null distribution of U, capped at 1. Otherwise
+ * (ties anywhere in x and y together, or larger samples) the normal
+ * approximation with the tie correction of the variance and a continuity
+ * correction of 1/2. These are scipy.stats.mannwhitneyu's two methods.
+ * RT_EINVAL for an empty sample, RT_ENOMEM.
  */
-double rt_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
-		       double *u);
+int rt_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, rt_mwu *out);
+
+/*
+ * Percentile bootstrap CI at level (0.95) of median(y) / median(x): x and y
+ * resampled independently `reps` times from a generator seeded with seed,
+ * so the interval is reproducible. RT_EINVAL for an empty sample, reps < 2
+ * or a resample whose median of x is 0; RT_ENOMEM.
+ */
+int rt_bootstrap_ratio_ci(const double *x, size_t nx, const double *y, size_t ny, int reps,
+			  double level, uint64_t seed, double *lo, double *hi);
+
+/*
+ * Standard error of the sample median of n values, robustly: the normal
+ * theory sqrt(pi/2) sigma / sqrt(n) with sigma estimated as 1.4826 MAD.
+ * 0 for n < 2.
+ */
+double rt_median_se(const double *x, size_t n);
+
+/*
+ * Whether throughput samples `now` differ from `base` in practice, the way
+ * `rigtune check` decides (the rule is asv's and criterion's together):
+ *   ratio = median(now) / median(base), with the bootstrap 95% CI of the
+ *   ratio and the Mann-Whitney p-value;
+ *   SLOWER    p < alpha, the CI below 1, and ratio <= 1 - threshold;
+ *   FASTER    p < alpha, the CI above 1, and ratio >= 1 + threshold;
+ *   SAME      the whole CI within [1 - threshold, 1 + threshold];
+ *   UNDECIDED anything else: more samples may decide it.
+ * For UNDECIDED, more_samples estimates how many more samples of `now`
+ * give an 80% chance of deciding at the observed ratio (a power
+ * calculation on the ratio's CI: the baseline's share fixed, now's
+ * shrinking as 1/sqrt(n)); 0 when no number of them can, because the
+ * baseline's own spread already covers the distance to the nearest
+ * boundary, or the ratio sits on it. base_halfwidth is the baseline's
+ * share: the half-width of the bootstrap 95% CI of its median, relative.
+ */
+typedef enum rt_change {
+	RT_CHANGE_SAME,
+	RT_CHANGE_SLOWER,
+	RT_CHANGE_FASTER,
+	RT_CHANGE_UNDECIDED,
+} rt_change;
+
+typedef struct rt_compare_opts {
+	double alpha;     /* 0.01 */
+	double threshold; /* 0.05: a change smaller than this is no change */
+	int reps;         /* bootstrap resamples */
+	uint64_t seed;
+} rt_compare_opts;
+
+typedef struct rt_comparison {
+	double base_median, now_median;
+	size_t base_n, now_n;
+	double ratio, ci_lo, ci_hi;
+	rt_mwu test;
+	rt_change change;
+	long more_samples;
+	double base_halfwidth;
+} rt_comparison;
+
+/* RT_EINVAL for an empty sample or a zero median of base; RT_ENOMEM. */
+int rt_compare(const double *base, size_t nb, const double *now, size_t nn,
+	       const rt_compare_opts *o, rt_comparison *c);
 
 /* Standard normal CDF. */
 double rt_norm_cdf(double z);

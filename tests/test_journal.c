@@ -110,7 +110,7 @@ static void write_journal(int n, char *path, size_t len)
 	rt_journal *j;
 	char err[RT_ERRLEN] = "", dir[128];
 	snprintf(dir, sizeof dir, "%s/results", tmp);
-	if (rt_journal_create(dir, HOST, FP, "rigtune tune --budget 60", &j, err, sizeof err))
+	if (rt_journal_create(dir, HOST, FP, NULL, "rigtune tune --budget 60", &j, err, sizeof err))
 		fail_msg("create: %s", err);
 	for (int i = 0; i < n; i++)
 		append_trial(j, i);
@@ -590,7 +590,7 @@ static void kill_while_appending(int after)
 	char dir[128], err[RT_ERRLEN] = "";
 	snprintf(dir, sizeof dir, "%s/killed", tmp);
 	rt_journal *j;
-	if (rt_journal_create(dir, HOST, FP, "rigtune tune", &j, err, sizeof err))
+	if (rt_journal_create(dir, HOST, FP, NULL, "rigtune tune", &j, err, sizeof err))
 		fail_msg("create: %s", err);
 	char path[256];
 	snprintf(path, sizeof path, "%s", rt_journal_path(j));
@@ -707,17 +707,60 @@ static void test_latest_by_name(void **state)
 
 	/* Two journals in the same second get distinct names, the second one newest. */
 	rt_journal *a, *b;
-	assert_int_equal(rt_journal_create(dir, "same", FP, NULL, &a, err, sizeof err), 0);
-	assert_int_equal(rt_journal_create(dir, "same", FP, NULL, &b, err, sizeof err), 0);
+	assert_int_equal(rt_journal_create(dir, "same", FP, NULL, NULL, &a, err, sizeof err), 0);
+	assert_int_equal(rt_journal_create(dir, "same", FP, NULL, NULL, &b, err, sizeof err), 0);
 	assert_string_not_equal(rt_journal_path(a), rt_journal_path(b));
 	assert_int_equal(rt_journal_latest(dir, "same", out, sizeof out, err, sizeof err), 0);
 	assert_string_equal(out, rt_journal_path(b));
 	rt_journal_close(a);
 	rt_journal_close(b);
 
-	assert_int_equal(rt_journal_create(dir, "a/b", FP, NULL, &a, err, sizeof err),
+	assert_int_equal(rt_journal_create(dir, "a/b", FP, NULL, NULL, &a, err, sizeof err),
 			 RT_EINVAL);
 	assert_null(a);
+}
+
+/* The header keeps the machine when given one, and the journal still loads. */
+static void test_header_machine(void **state)
+{
+	(void)state;
+	rt_machine mach;
+	memset(&mach, 0, sizeof mach);
+	strcpy(mach.cpu_model, "Test CPU 9000");
+	strcpy(mach.blas_core, "Haswell");
+	mach.cores = mach.pus = 4;
+	rt_journal *j;
+	char err[RT_ERRLEN] = "", dir[128], path[256];
+	snprintf(dir, sizeof dir, "%s/results", tmp);
+	if (rt_journal_create(dir, HOST, FP, &mach, "rigtune tune", &j, err, sizeof err))
+		fail_msg("create: %s", err);
+	append_trial(j, 0);
+	snprintf(path, sizeof path, "%s", rt_journal_path(j));
+	rt_journal_close(j);
+	rt_journal_record *recs;
+	size_t n;
+	int dropped;
+	rt_journal_header hdr;
+	if (rt_journal_load(path, &recs, &n, &dropped, &hdr, err, sizeof err))
+		fail_msg("load: %s", err);
+	assert_int_equal(n, 1);
+	assert_int_equal(dropped, 0);
+	assert_string_equal(hdr.fingerprint, FP);
+	assert_string_equal(hdr.command, "rigtune tune");
+	assert_trial(&recs[0], 0);
+	rt_journal_records_free(recs, n);
+	/* the machine is in the first document, before its end marker */
+	char *text;
+	size_t len;
+	assert_int_equal(rt_read_file(path, &text, &len, err, sizeof err), 0);
+	char *machine = strstr(text, "\nmachine:\n"), *end = strstr(text, "\n...\n");
+	assert_non_null(machine);
+	assert_true(machine < end);
+	char *model = strstr(text, "model: Test CPU 9000");
+	assert_true(model && model < end);
+	char *core = strstr(text, "core: Haswell");
+	assert_true(core && core < end);
+	free(text);
 }
 
 int main(void)
@@ -734,6 +777,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_latest_by_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_header_machine, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

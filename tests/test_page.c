@@ -178,24 +178,36 @@ static void checkdoc_reads_every_verdict(void **state)
 	rt_checkdoc d;
 	char err[RT_ERRLEN];
 	assert_int_equal(rt_checkdoc_load(D "check.yaml", &d, err, sizeof err), RT_OK);
-	assert_string_equal(d.verdict, "regression");
-	assert_float_equal(d.threshold_pct, 5, 0);
-	assert_int_equal(d.ndiff, 2);
+	assert_string_equal(d.result, "regression");
+	assert_string_equal(d.baseline, "configs/gpubox.yaml");
+	assert_float_equal(d.threshold, 0.05, 0);
+	assert_float_equal(d.alpha, 0.01, 0);
+	assert_int_equal(d.ndiff, 3);
 	assert_string_equal(d.diff[0].field, "blas.core");
 	assert_string_equal(d.diff[0].after, "SkylakeX");
+	assert_null(d.diff[2].before); /* null: the field was absent */
 	assert_int_equal(d.nsuggestions, 1);
+	assert_int_equal(d.nnotes, 1);
 	assert_int_equal(d.npoints, 5);
-	assert_string_equal(d.points[0].point, "backend=cuda precision=bf16 batch=64 threads=1 workers=2");
-	assert_int_equal(d.points[0].verdict, RT_VERDICT_REGRESSION);
-	assert_float_equal(d.points[0].ratio, 0.923, 1e-12);
-	assert_float_equal(d.points[0].ratio_lo, 0.914, 1e-12);
-	assert_int_equal(d.points[1].verdict, RT_VERDICT_UNCHANGED);
-	assert_int_equal(d.points[2].verdict, RT_VERDICT_IMPROVEMENT);
-	assert_int_equal(d.points[3].verdict, RT_VERDICT_INCONCLUSIVE);
-	assert_string_equal(d.points[3].note, "inconclusive: needs about 12 more samples");
-	assert_false(d.points[4].has_ratio);
-	assert_string_equal(d.points[4].now.infeasible, "out of device memory");
-	assert_null(d.points[4].baseline.infeasible);
+	for (int v = 0; v < RT_NVERDICT; v++)
+		assert_int_equal(d.counts[v], 1);
+	const rt_checkdoc_point *p = d.points;
+	assert_string_equal(p[0].point,
+			    "backend=cuda precision=bf16 batch=64 threads=1 workers=2 pin=compact");
+	assert_string_equal(p[0].roles, "recommended");
+	assert_int_equal(p[0].verdict, RT_VERDICT_REGRESSION);
+	assert_true(p[0].has_ratio);
+	assert_float_equal(p[0].ratio, 0.923, 1e-12);
+	assert_float_equal(p[0].ci_lo, 0.914, 1e-12);
+	assert_int_equal(p[0].now_trials, 3);
+	assert_string_equal(p[2].roles, "recommended, fastest");
+	assert_int_equal(p[3].verdict, RT_VERDICT_INCONCLUSIVE);
+	assert_int_equal(p[3].more_samples, 12);
+	assert_int_equal(p[4].verdict, RT_VERDICT_INFEASIBLE);
+	assert_false(p[4].has_ratio);
+	assert_true(isnan(p[4].now_median));
+	assert_string_equal(p[4].curve, "cuda fp32");
+	assert_string_equal(p[4].cause, "memory");
 	rt_checkdoc_free(&d);
 	/* a configuration is named as one */
 	assert_int_equal(rt_checkdoc_load(D "single.yaml", &d, err, sizeof err), RT_EINVAL);

@@ -1,7 +1,9 @@
 #include "backends.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../workloads/loader.h"
@@ -61,43 +63,64 @@ static void probe_one(const char *name, rt_accel *a)
 	rt_backend_unload(handle);
 }
 
-void rt_probe_accelerators(rt_machine *m)
+/* Why a probe child gave no answer, for its backend's reason. */
+static void explain_probe(int status, int timed_out, rt_accel *a)
 {
-	char names[RT_MAX_ACCEL][RT_BACKEND_NAMELEN];
-	int fds[2], n = rt_backend_list(names, RT_MAX_ACCEL);
-	m->naccel = 0;
-	if (pipe(fds))
+	if (timed_out)
+		snprintf(a->reason, sizeof a->reason, "the device probe did not answer in %.0f s",
+			 PROBE_TIMEOUT_S);
+	else if (WIFSIGNALED(status))
+		snprintf(a->reason, sizeof a->reason, "the device probe crashed: %s",
+			 strsignal(WTERMSIG(status)));
+	else
+		snprintf(a->reason, sizeof a->reason, "the device probe exited with status %d",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/*
+ * Probes one backend in a forked child with a deadline: a runtime that
+ * crashes or hangs in its init (or a plugin whose constructor aborts) costs
+ * that backend alone its devices, never rigtune or the other backends.
+ */
+static void probe_in_child(const char *name, rt_accel *a)
+{
+	int fds[2];
+	memset(a, 0, sizeof *a);
+	snprintf(a->backend, sizeof a->backend, "%.*s", (int)sizeof a->backend - 1, name);
+	if (pipe(fds)) {
+		snprintf(a->reason, sizeof a->reason, "pipe: %s", strerror(errno));
 		return;
+	}
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
 		rt_child_reset_signals();
-		static rt_accel acc[RT_MAX_ACCEL];
-		for (int i = 0; i < n; i++)
-			probe_one(names[i], &acc[i]);
-		_exit(rt_write_all(fds[1], acc, sizeof acc[0] * (size_t)n) ? 1 : 0);
+		static rt_accel acc;
+		probe_one(name, &acc);
+		_exit(rt_write_all(fds[1], &acc, sizeof acc) ? 1 : 0);
 	}
 	close(fds[1]);
 	if (pid < 0) {
 		close(fds[0]);
+		snprintf(a->reason, sizeof a->reason, "fork: %s", strerror(errno));
 		return;
 	}
-	/* A GPU runtime that hangs in its init must not hang rigtune. */
 	int timed_out = 0;
-	int ok = rt_read_until(fds[0], m->accel, sizeof(rt_accel) * (size_t)n,
-			       rt_now() + PROBE_TIMEOUT_S, &timed_out) == 0;
-	rt_child_finish(pid, fds[0], timed_out ? 0 : rt_now() + PROBE_TIMEOUT_S, NULL);
-	for (int i = 0; !ok && i < n; i++) {
-		rt_accel *a = &m->accel[i];
-		memset(a, 0, sizeof *a);
-		snprintf(a->backend, sizeof a->backend, "%.*s", (int)sizeof a->backend - 1,
-		         names[i]);
-		if (timed_out)
-			snprintf(a->reason, sizeof a->reason,
-				 "the device probe did not answer in %.0f s", PROBE_TIMEOUT_S);
-		else
-			snprintf(a->reason, sizeof a->reason, "the device probe crashed");
-	}
+	rt_accel got;
+	int ok = rt_read_until(fds[0], &got, sizeof got, rt_now() + PROBE_TIMEOUT_S, &timed_out) == 0;
+	int status = rt_child_finish(pid, fds[0], timed_out ? 0 : rt_now() + PROBE_TIMEOUT_S, NULL);
+	if (ok)
+		*a = got;
+	else
+		explain_probe(status, timed_out, a);
+}
+
+void rt_probe_accelerators(rt_machine *m)
+{
+	char names[RT_MAX_ACCEL][RT_BACKEND_NAMELEN];
+	int n = rt_backend_list(names, RT_MAX_ACCEL);
+	for (int i = 0; i < n; i++)
+		probe_in_child(names[i], &m->accel[i]);
 	m->naccel = n;
 }

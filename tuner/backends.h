@@ -20,8 +20,9 @@ void rt_backend_close_named(void *handle);
 
 /*
  * Fills m->accel with the devices of every backend rt_backend_list() knows
- * (the first RT_MAX_ACCEL), or the reason it has none. Runs in a forked child, so that no GPU
- * runtime is ever initialized in the calling process (CUDA does not survive a fork).
+ * (the first RT_MAX_ACCEL), or the reason it has none. Each backend is probed in a forked
+ * child of its own, so that no GPU runtime is ever initialized in the calling process (CUDA
+ * does not survive a fork) and one that crashes or hangs costs only its own devices.
  */
 void rt_probe_accelerators(rt_machine *m);
 

@@ -1,21 +1,20 @@
 #include "checkdoc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../common/rt.h"
 
-static const char *const verdict_names[RT_NVERDICT] = {
-	[RT_VERDICT_REGRESSION] = "regression",
-	[RT_VERDICT_INCONCLUSIVE] = "inconclusive",
-	[RT_VERDICT_IMPROVEMENT] = "improvement",
-	[RT_VERDICT_UNCHANGED] = "unchanged",
-};
-
-const char *rt_verdict_name(rt_verdict v)
+/* A number, or NAN for null; the key must be there. */
+static int num_or_null(const rt_yr *r, const rt_ynode *map, const char *key, double *v)
 {
-	return v < RT_NVERDICT ? verdict_names[v] : "?";
+	const rt_ynode *n = rt_yr_get(r, map, key);
+	*v = NAN;
+	if (!n)
+		return rt_yr_bad(r, map, "missing key '%s'", key);
+	return rt_yr_is_null(n) ? RT_OK : rt_yr_number(r, n, key, v);
 }
 
 static int decode_verdict(const rt_yr *r, const rt_ynode *map, rt_verdict *v)
@@ -23,108 +22,122 @@ static int decode_verdict(const rt_yr *r, const rt_ynode *map, rt_verdict *v)
 	const char *s;
 	int rc = rt_yr_need_str(r, map, "verdict", &s);
 	for (int i = 0; rc == RT_OK && i < RT_NVERDICT; i++)
-		if (!strcmp(s, verdict_names[i])) {
+		if (!strcmp(s, rt_verdict_name((rt_verdict)i))) {
 			*v = (rt_verdict)i;
 			return RT_OK;
 		}
 	return rc ? rc
 		  : rt_yr_bad(r, rt_yr_get(r, map, "verdict"),
-			      "verdict: '%s' is none of regression, inconclusive, improvement, "
-			      "unchanged",
+			      "verdict: '%s' is none of unchanged, regression, improvement, "
+			      "infeasible, inconclusive",
 			      s);
 }
 
-/* baseline: / now: — a median with its CI, or infeasible: reason. */
-static int decode_side(const rt_yr *r, const rt_ynode *pt, const char *key, rt_check_side *s)
+/* The scalars of a flow mapping or sequence joined: "backend=cpu threads=2", "a, b". */
+static int join(const rt_yr *r, const rt_ynode *n, const char *what, char *buf, size_t len)
 {
-	const rt_ynode *m;
-	double ci[2];
-	int rc = rt_yr_need(r, pt, key, YAML_MAPPING_NODE, &m);
-	if (rc)
-		return rc;
-	s->infeasible = rt_yr_scalar(rt_yr_get(r, m, "infeasible"));
-	if (s->infeasible)
-		return RT_OK;
-	rc = rt_yr_need_num(r, m, "median", &s->median);
-	if (rc == RT_OK)
-		rc = rt_yr_need_pair(r, m, "ci95", ci);
-	s->ci_lo = ci[0];
-	s->ci_hi = ci[1];
-	return rc;
-}
-
-/* point: {backend: cpu, ...} as "backend=cpu precision=fp32 ..." */
-static int decode_point_text(const rt_yr *r, const rt_ynode *map, char *buf, size_t len)
-{
-	const rt_ynode *pt;
-	int rc = rt_yr_need(r, map, "point", YAML_MAPPING_NODE, &pt);
 	size_t used = 0;
+	int pairs = n->type == YAML_MAPPING_NODE, count = pairs ? rt_yr_npairs(n) : rt_yr_nitems(n);
 	buf[0] = '\0';
-	for (int i = 0; rc == RT_OK && i < rt_yr_npairs(pt); i++) {
-		const rt_ynode *k, *v;
-		rt_yr_pair(r, pt, i, &k, &v);
-		if (!rt_yr_scalar(k) || !rt_yr_scalar(v))
-			return rt_yr_bad(r, k, "point: expected key: value pairs of scalars");
+	for (int i = 0; i < count; i++) {
+		const rt_ynode *k = NULL, *v;
+		if (pairs)
+			rt_yr_pair(r, n, i, &k, &v);
+		else
+			v = rt_yr_item(r, n, i);
+		if ((pairs && !rt_yr_scalar(k)) || !rt_yr_scalar(v))
+			return rt_yr_bad(r, v, "%s: expected scalars", what);
 		if (used < len)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "",
-						 rt_yr_scalar(k), rt_yr_scalar(v));
+			used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s",
+						 used ? (pairs ? " " : ", ") : "",
+						 pairs ? rt_yr_scalar(k) : "", pairs ? "=" : "",
+						 rt_yr_scalar(v));
 	}
+	return RT_OK;
+}
+
+/* baseline: {median, n} and now: {median (null when it never ran), n, trials} */
+static int decode_sides(const rt_yr *r, const rt_ynode *map, rt_checkdoc_point *p)
+{
+	const rt_ynode *b, *now;
+	int rc = rt_yr_need(r, map, "baseline", YAML_MAPPING_NODE, &b);
+	if (rc == RT_OK)
+		rc = rt_yr_need_num(r, b, "median", &p->base_median);
+	if (rc == RT_OK)
+		rc = rt_yr_need_int(r, b, "n", 0, 1L << 30, &p->base_n);
+	if (rc == RT_OK)
+		rc = rt_yr_need(r, map, "now", YAML_MAPPING_NODE, &now);
+	if (rc == RT_OK)
+		rc = num_or_null(r, now, "median", &p->now_median);
+	if (rc == RT_OK)
+		rc = rt_yr_need_int(r, now, "n", 0, 1L << 30, &p->now_n);
+	if (rc == RT_OK)
+		rc = rt_yr_need_int(r, now, "trials", 0, 1L << 30, &p->now_trials);
 	return rc;
 }
 
-static int decode_ratio(const rt_yr *r, const rt_ynode *map, rt_check_point *p)
+/* ratio, ci95 and p: numbers when it ran on both sides, else null */
+static int decode_ratio(const rt_yr *r, const rt_ynode *map, rt_checkdoc_point *p)
 {
-	const rt_ynode *ratio;
-	double ci[2];
-	int rc = rt_yr_need(r, map, "ratio", YAML_MAPPING_NODE, &ratio);
+	double ci[2] = {NAN, NAN};
+	int rc = num_or_null(r, map, "ratio", &p->ratio);
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, ratio, "median", &p->ratio);
-	if (rc == RT_OK)
-		rc = rt_yr_need_pair(r, ratio, "ci95", ci);
-	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, map, "p", &p->p);
-	p->ratio_lo = ci[0];
-	p->ratio_hi = ci[1];
-	p->has_ratio = rc == RT_OK;
+		rc = num_or_null(r, map, "p", &p->p);
+	const rt_ynode *c = rt_yr_get(r, map, "ci95");
+	if (rc == RT_OK && !rt_yr_is_null(c))
+		rc = rt_yr_need_pair(r, map, "ci95", ci);
+	p->has_ratio = isfinite(p->ratio);
+	p->ci_lo = isfinite(ci[0]) ? ci[0] : p->ratio;
+	p->ci_hi = isfinite(ci[1]) ? ci[1] : p->ratio;
 	return rc;
 }
 
-static int decode_point(const rt_yr *r, const rt_ynode *map, rt_check_point *p)
+static int decode_point(const rt_yr *r, const rt_ynode *map, rt_checkdoc_point *p)
 {
-	p->node = map;
+	const rt_ynode *n;
 	int rc = rt_yr_expect(r, map, YAML_MAPPING_NODE, "points");
 	if (rc == RT_OK)
 		rc = rt_yr_need_str(r, map, "workload", &p->workload);
 	if (rc == RT_OK)
-		rc = decode_point_text(r, map, p->point, sizeof p->point);
+		rc = rt_yr_need(r, map, "roles", YAML_SEQUENCE_NODE, &n);
+	if (rc == RT_OK)
+		rc = join(r, n, "roles", p->roles, sizeof p->roles);
+	if (rc == RT_OK)
+		rc = rt_yr_need(r, map, "point", YAML_MAPPING_NODE, &n);
+	if (rc == RT_OK)
+		rc = join(r, n, "point", p->point, sizeof p->point);
 	if (rc == RT_OK)
 		rc = rt_yr_need_str(r, map, "unit", &p->unit);
 	if (rc == RT_OK)
-		rc = decode_side(r, map, "baseline", &p->baseline);
+		rc = decode_sides(r, map, p);
 	if (rc == RT_OK)
-		rc = decode_side(r, map, "now", &p->now);
-	if (rc == RT_OK && !p->baseline.infeasible && !p->now.infeasible)
 		rc = decode_ratio(r, map, p);
 	if (rc == RT_OK)
 		rc = decode_verdict(r, map, &p->verdict);
-	p->role = rt_yr_scalar(rt_yr_get(r, map, "role"));
-	p->note = rt_yr_scalar(rt_yr_get(r, map, "note"));
+	if (rc == RT_OK)
+		rc = rt_yr_need_str(r, map, "reason", &p->reason);
+	if (rc == RT_OK && rt_yr_get(r, map, "more_samples"))
+		rc = rt_yr_need_int(r, map, "more_samples", 0, 1L << 30, &p->more_samples);
+	p->curve = rt_yr_scalar(rt_yr_get(r, map, "curve"));
+	p->cause = rt_yr_scalar(rt_yr_get(r, map, "cause"));
 	return rc;
 }
 
-static int decode_diff(const rt_yr *r, const rt_ynode *map, rt_check_diff *d)
+static int decode_diff(const rt_yr *r, const rt_ynode *map, rt_checkdoc_diff *d)
 {
 	int rc = rt_yr_expect(r, map, YAML_MAPPING_NODE, "machine_diff");
 	if (rc == RT_OK)
 		rc = rt_yr_need_str(r, map, "field", &d->field);
-	if (rc == RT_OK)
-		rc = rt_yr_need_str(r, map, "before", &d->before);
-	if (rc == RT_OK)
-		rc = rt_yr_need_str(r, map, "after", &d->after);
+	d->before = rt_yr_scalar(rt_yr_get(r, map, "before"));
+	d->after = rt_yr_scalar(rt_yr_get(r, map, "after"));
+	if (rt_yr_is_null(rt_yr_get(r, map, "before")))
+		d->before = NULL;
+	if (rt_yr_is_null(rt_yr_get(r, map, "after")))
+		d->after = NULL;
 	return rc;
 }
 
-/* The items of the sequence at key into a new array of n elements of size `size`. */
+/* The items of the sequence at key into a new array of *n elements of size `size`. */
 static int need_items(const rt_yr *r, const rt_ynode *root, const char *key, int optional,
 		      size_t size, void **arr, int *n, const rt_ynode **seq)
 {
@@ -142,6 +155,18 @@ static int need_items(const rt_yr *r, const rt_ynode *root, const char *key, int
 	return RT_OK;
 }
 
+/* A list of sentences (notes, suggestions), absent or empty allowed. */
+static int decode_lines(const rt_yr *r, const rt_ynode *root, const char *key,
+			const char ***lines, int *n)
+{
+	const rt_ynode *seq;
+	int rc = need_items(r, root, key, 1, sizeof **lines, (void **)lines, n, &seq);
+	for (int i = 0; rc == RT_OK && i < *n; i++)
+		if (!((*lines)[i] = rt_yr_scalar(rt_yr_item(r, seq, i))))
+			rc = rt_yr_bad(r, rt_yr_item(r, seq, i), "%s: expected sentences", key);
+	return rc;
+}
+
 static int decode_lists(rt_checkdoc *d, const rt_yr *r, const rt_ynode *root)
 {
 	const rt_ynode *seq;
@@ -150,33 +175,37 @@ static int decode_lists(rt_checkdoc *d, const rt_yr *r, const rt_ynode *root)
 	for (int i = 0; rc == RT_OK && i < d->ndiff; i++)
 		rc = decode_diff(r, rt_yr_item(r, seq, i), &d->diff[i]);
 	if (rc == RT_OK)
-		rc = need_items(r, root, "suggestions", 1, sizeof *d->suggestions,
-				(void **)&d->suggestions, &d->nsuggestions, &seq);
-	for (int i = 0; rc == RT_OK && i < d->nsuggestions; i++)
-		if (!(d->suggestions[i] = rt_yr_scalar(rt_yr_item(r, seq, i))))
-			rc = rt_yr_bad(r, rt_yr_item(r, seq, i), "suggestions: expected sentences");
+		rc = decode_lines(r, root, "notes", &d->notes, &d->nnotes);
+	if (rc == RT_OK)
+		rc = decode_lines(r, root, "suggestions", &d->suggestions, &d->nsuggestions);
 	if (rc == RT_OK)
 		rc = need_items(r, root, "points", 0, sizeof *d->points, (void **)&d->points,
 				&d->npoints, &seq);
-	for (int i = 0; rc == RT_OK && i < d->npoints; i++)
+	for (int i = 0; rc == RT_OK && i < d->npoints; i++) {
 		rc = decode_point(r, rt_yr_item(r, seq, i), &d->points[i]);
+		d->counts[d->points[i].verdict] += rc == RT_OK;
+	}
 	return rc;
 }
 
 static int decode(rt_checkdoc *d)
 {
 	const rt_yr *r = &d->yr;
-	const rt_ynode *root = rt_yr_root(r);
+	const rt_ynode *root = rt_yr_root(r), *settings;
 	int rc = rt_yr_need_schema(r, root, "rigtune_check", RT_CHECK_SCHEMA, "a check result",
 				   "rigtune check");
 	if (rc == RT_OK)
-		rc = rt_yr_need_str(r, root, "baseline", &d->baseline);
+		rc = rt_yr_need(r, root, "baseline", YAML_MAPPING_NODE, &settings);
 	if (rc == RT_OK)
-		rc = rt_yr_need_str(r, root, "verdict", &d->verdict);
+		rc = rt_yr_need_str(r, settings, "file", &d->baseline);
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, root, "threshold_pct", &d->threshold_pct);
+		rc = rt_yr_need(r, root, "settings", YAML_MAPPING_NODE, &settings);
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, root, "alpha", &d->alpha);
+		rc = rt_yr_need_num(r, settings, "alpha", &d->alpha);
+	if (rc == RT_OK)
+		rc = rt_yr_need_num(r, settings, "threshold", &d->threshold);
+	if (rc == RT_OK)
+		rc = rt_yr_need_str(r, root, "result", &d->result);
 	if (rc == RT_OK)
 		rc = decode_lists(d, r, root);
 	d->generated = rt_yr_scalar(rt_yr_get(r, root, "generated"));
@@ -201,10 +230,11 @@ void rt_checkdoc_free(rt_checkdoc *d)
 {
 	rt_yr_free(&d->yr);
 	free(d->diff);
+	free(d->notes);
 	free(d->suggestions);
 	free(d->points);
 	d->diff = NULL;
-	d->suggestions = NULL;
+	d->notes = d->suggestions = NULL;
 	d->points = NULL;
-	d->ndiff = d->nsuggestions = d->npoints = 0;
+	d->ndiff = d->nnotes = d->nsuggestions = d->npoints = 0;
 }

@@ -98,8 +98,8 @@ static void print_help(FILE *f)
 	for (size_t i = 0; i < RT_COUNT(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nrigtune COMMAND --help shows a command's options.\n"
-	      "Exit codes: 0 ok, 2 bad usage or input, 3 failure at run time,\n"
-	      "130 tune interrupted (after writing the best found so far).\n",
+	      "Exit codes: 0 ok, 1 check found a regression, 2 bad usage or input,\n"
+	      "3 failure at run time, 130 tune interrupted (after writing the best found so far).\n",
 	      f);
 }
 

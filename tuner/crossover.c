@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backends.h"
+#include "../workloads/loader.h"
 #include "machine.h"
 #include "measure.h"
 #include "plot.h"
@@ -244,6 +245,26 @@ out:
 		rt_xo_data_free(data);
 	free(probed);
 	return rc;
+}
+
+int rt_xo_curve_point(const char *label, const char *precision, long n, rt_point *pt,
+		      rt_shape *sh, char *err, size_t errlen)
+{
+	const rt_workload *w = rt_workload_find("gemm");
+	label_info li = parse_label(label);
+	int p = rt_precision_parse(precision);
+	if (!rt_backend_known(li.base) || p < 0)
+		return rt_fail(err, errlen, RT_EINVAL, "curve %s/%s: no such backend or precision",
+			       label, precision);
+	rt_point_default(pt);
+	snprintf(pt->backend, sizeof pt->backend, "%s", li.base);
+	pt->precision = (rt_precision)p;
+	pt->threads = li.threads > 0 ? li.threads : 1;
+	rt_shape_default(w, sh);
+	sh->v[rt_shape_index(w, "m")] = sh->v[rt_shape_index(w, "n")] = n;
+	sh->v[rt_shape_index(w, "k")] = n;
+	sh->v[rt_shape_index(w, "transfer")] = li.xfer;
+	return RT_OK;
 }
 
 void rt_xo_data_free(rt_xo_data *d)

@@ -21,6 +21,7 @@
 #include "../workloads/workload.h"
 #include "machine.h"
 #include "replay.h"
+#include "../workloads/workload.h"
 #include "yamlw.h"
 
 /* A model: the workload, its shape and the GEMMs of its step. given 0: none. */
@@ -71,6 +72,17 @@ int rt_xo_sweep(const rt_xo_sweep_opts *o, const rt_xo_shape *shape, rt_xo_data 
 		char *skipped, size_t skippedlen, char *err, size_t errlen);
 
 void rt_xo_data_free(rt_xo_data *d);
+
+/*
+ * The gemm point and shape that a square sweep measured for curve `label`
+ * at precision and size n (m = n = k): "cpu:2t" is the CPU with 2 threads,
+ * "cuda" a GPU with data resident, "cuda+xfer" one with the transfers,
+ * every other knob at its default, as the sweep runs them (`rigtune check`
+ * measures a saved sweep's points again). RT_EINVAL for a label or a
+ * precision that names nothing this rigtune knows.
+ */
+int rt_xo_curve_point(const char *label, const char *precision, long n, rt_point *pt,
+		      rt_shape *sh, char *err, size_t errlen);
 
 /*
  * Fits and emits the `crossover:` mapping value into w. plot_svg, when not

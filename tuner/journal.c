@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,10 @@ static int append_doc(rt_journal *j, const char *text, size_t len, char *err, si
 		buf[4 + len] = '\n';
 	memcpy(buf + total - 4, "...\n", 4);
 
+	if (rt_drill_at("journal-append")) { /* die with half the document on disk */
+		(void)!rt_write_all(j->fd, buf, total / 2);
+		raise(SIGKILL);
+	}
 	int bad = rt_write_all(j->fd, buf, total) || fsync(j->fd);
 	int saved = errno;
 	free(buf);
@@ -79,8 +84,8 @@ static int append_doc(rt_journal *j, const char *text, size_t len, char *err, si
 }
 
 static int emit_header(rt_yw *y, const char *fingerprint, const char *host,
-		       const char *started, const char *cmdline, char **text, size_t *len,
-		       char *err, size_t errlen)
+		       const rt_machine *machine, const char *started, const char *cmdline,
+		       char **text, size_t *len, char *err, size_t errlen)
 {
 	int rc = rt_yw_init(y);
 	if (rc) {
@@ -93,6 +98,10 @@ static int emit_header(rt_yw *y, const char *fingerprint, const char *host,
 	rt_yw_kstr(y, "host", host);
 	rt_yw_kstr(y, "started", started);
 	rt_yw_kstr(y, "command", cmdline ? cmdline : "");
+	if (machine) {
+		rt_yw_str(y, "machine");
+		rt_machine_emit(y, machine);
+	}
 	rt_yw_end_map(y);
 	return rt_yw_finish(y, text, len, err, errlen);
 }
@@ -140,7 +149,8 @@ static int create_file(const char *dir, const char *host, const char *stamp, cha
 }
 
 int rt_journal_create(const char *dir, const char *host, const char *fingerprint,
-		      const char *cmdline, rt_journal **out, char *err, size_t errlen)
+		      const rt_machine *machine, const char *cmdline, rt_journal **out, char *err,
+		      size_t errlen)
 {
 	*out = NULL;
 	if (!*host || strchr(host, '/'))
@@ -159,7 +169,8 @@ int rt_journal_create(const char *dir, const char *host, const char *fingerprint
 	char *text = NULL, *path = NULL;
 	size_t len = 0;
 	int fd = -1;
-	rc = emit_header(&y, fingerprint, host, started, cmdline, &text, &len, err, errlen);
+	rc = emit_header(&y, fingerprint, host, machine, started, cmdline, &text, &len, err,
+			 errlen);
 	if (rc)
 		return rc;
 	rc = create_file(dir, host, stamp, &path, &fd, err, errlen);
@@ -176,6 +187,7 @@ int rt_journal_create(const char *dir, const char *host, const char *fingerprint
 		rt_journal_close(j);
 		goto out_unlink;
 	}
+	rt_drill("journal-header");
 	/* The new name itself must survive a crash too. */
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd >= 0) {
@@ -466,8 +478,9 @@ static int decode_trial(const reader *r, const rt_ynode *root, rt_journal_record
 	return rc;
 }
 
+/* machine: is read by `rigtune check` (check_baseline.c), not here. */
 static const char *const header_keys[] = {"rigtune_journal", "fingerprint", "host",
-					  "started", "command"};
+					  "started", "command", "machine"};
 
 static int decode_header(const reader *r, const rt_ynode *root, rt_journal_header *hdr)
 {

@@ -12,6 +12,8 @@
  *   host: gpu-box
  *   started: 2025-01-31T12:00:00Z
  *   command: rigtune tune --budget 60
+ *   machine: {...}            (the whole probe, rt_machine_emit; older
+ *                              journals have none)
  *
  * each later one a trial: `fingerprint:` and the fields of
  * rt_emit_measurement_fields(), every number with 17 significant digits so
@@ -28,18 +30,22 @@
 
 #include <stddef.h>
 
+#include "machine.h"
 #include "measure.h"
 
 typedef struct rt_journal rt_journal;
 
 /*
  * Creates dir (and its parents) if missing and a new journal in it, writes
- * the header and syncs it. cmdline is recorded as given (may be NULL).
+ * the header and syncs it. cmdline is recorded as given (may be NULL);
+ * machine, when not NULL, is kept in the header (what `rigtune check`
+ * diffs a journal baseline against).
  * RT_EINVAL for a host name with '/' or nothing in it, RT_EIO when the
  * directory or the file cannot be made.
  */
 int rt_journal_create(const char *dir, const char *host, const char *fingerprint,
-		      const char *cmdline, rt_journal **out, char *err, size_t errlen);
+		      const rt_machine *machine, const char *cmdline, rt_journal **out, char *err,
+		      size_t errlen);
 
 /*
  * Opens an existing journal to append to it (--resume). The file is read

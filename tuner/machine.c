@@ -61,7 +61,20 @@ static void probe_os_release(rt_machine *m)
 	fclose(f);
 }
 
-/* The live-only fields: OS, governor, frequencies, memory. */
+/* The CPU's microcode revision, as the kernel reports it for the first CPU. */
+static void probe_microcode(rt_machine *m)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	if (!f)
+		return;
+	char line[256];
+	while (!m->microcode[0] && fgets(line, sizeof line, f))
+		if (!strncmp(line, "microcode", 9) && strchr(line, ':'))
+			sscanf(strchr(line, ':') + 1, "%31s", m->microcode);
+	fclose(f);
+}
+
+/* The live-only fields: OS, governor, microcode, frequencies, memory. */
 static void probe_live(rt_machine *m)
 {
 	struct utsname u;
@@ -72,6 +85,7 @@ static void probe_live(rt_machine *m)
 	probe_os_release(m);
 	read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", m->governor,
 		  sizeof m->governor);
+	probe_microcode(m);
 	m->freq_min_mhz = read_khz_as_mhz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_min_freq");
 	m->freq_max_mhz = read_khz_as_mhz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
 	rt_meminfo_bytes("MemTotal", &m->mem_total);
@@ -294,6 +308,8 @@ static void emit_cpu(rt_yw *w, const rt_machine *m)
 	rt_yw_kint(w, "l3", (long long)(m->l3 >> 10));
 	rt_yw_end_map(w);
 	rt_yw_kstr(w, "governor", m->governor[0] ? m->governor : "unknown");
+	if (m->microcode[0])
+		rt_yw_kstr(w, "microcode", m->microcode);
 	if (m->freq_max_mhz) {
 		rt_yw_str(w, "freq_mhz");
 		rt_yw_map(w, 1);

@@ -54,6 +54,7 @@ typedef struct rt_machine {
 	uint64_t l1d, l2, l3; /* bytes, per instance; 0 if none */
 	char os_name[64], os_release[64], kernel[64];
 	char governor[32];    /* "" where not readable */
+	char microcode[32];   /* /proc/cpuinfo's revision ("0x1000065"); "" where not given */
 	int freq_min_mhz, freq_max_mhz;
 	uint64_t mem_total, mem_available;
 	char blas_library[32], blas_version[32], blas_core[32], blas_threading[16];

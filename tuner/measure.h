@@ -22,7 +22,8 @@ typedef struct rt_measure_opts {
 	double time_cap_s;    /* sampling stops after this */
 	double timeout_s;     /* the child is killed after this (setup included) */
 	uint64_t mem_cap;     /* a CPU trial's address space in bytes; 0: the memory
-				 available when it starts, plus slack for reservations */
+				 available when it starts, plus slack for reservations
+				 (none in an AddressSanitizer build) */
 } rt_measure_opts;
 
 /* warm-up 0.2 s, samples of 10 ms, CI within 2%, 8..200 samples, 5 s cap, 60 s timeout. */

@@ -131,6 +131,7 @@ static int write_atomic(const char *path, const char *data, size_t len, char *er
 	char *tmp = NULL;
 	int saved = 0;
 	int bad = write_temp(tmpl, &tmp, mode, data, len, &saved);
+	rt_drill("output-rename");
 	if (!bad && rename(tmp, path)) {
 		bad = 1;
 		saved = errno;

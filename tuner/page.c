@@ -735,73 +735,54 @@ static int crossover(page_ctx *c)
 
 /* ---- a check ---- */
 
+static void check_side(page_ctx *c, const rt_checkdoc_point *p, double median, long n)
+{
+	char v[32];
+	num(median, v, sizeof v);
+	out(c, "<td class=\"n\">");
+	if (isnan(median)) {
+		out(c, "<span class=\"flag\">did not run</span>%s", p->cause ? " (" : "");
+		text(c, p->cause);
+		out(c, "%s", p->cause ? ")" : "");
+	} else {
+		out(c, "%s ", v);
+		text(c, p->unit);
+		out(c, " <span class=\"muted\">(n=%ld)</span>", n);
+	}
+	out(c, "</td>");
+}
+
 static void check_table(page_ctx *c, const rt_checkdoc *d)
 {
 	out(c, "<table>\n<tr><th>workload</th><th>point</th><th>baseline</th><th>now</th>"
 	       "<th>change (95%% CI)</th><th>p</th><th>verdict</th></tr>\n");
 	for (int i = 0; i < d->npoints; i++) {
-		const rt_check_point *p = &d->points[i];
-		const rt_check_side *sides[2] = {&p->baseline, &p->now};
+		const rt_checkdoc_point *p = &d->points[i];
 		out(c, "<tr><td>");
 		text(c, p->workload);
-		if (p->role) {
-			out(c, " <span class=\"muted\">");
-			text(c, p->role);
-			out(c, "</span>");
-		}
-		out(c, "</td><td><code>");
+		out(c, " <span class=\"muted\">");
+		text(c, p->curve ? p->curve : p->roles);
+		out(c, "</span></td><td><code>");
 		text(c, p->point);
 		out(c, "</code></td>");
-		for (int s = 0; s < 2; s++) {
-			char v[32];
-			num(sides[s]->median, v, sizeof v);
-			out(c, "<td class=\"n\">");
-			if (sides[s]->infeasible) {
-				out(c, "<span class=\"flag\">infeasible</span> ");
-				text(c, sides[s]->infeasible);
-			} else {
-				out(c, "%s ", v);
-				text(c, p->unit);
-			}
-			out(c, "</td>");
-		}
+		check_side(c, p, p->base_median, p->base_n);
+		check_side(c, p, p->now_median, p->now_n);
 		if (p->has_ratio)
 			out(c, "<td class=\"n\">%+.1f%% (%+.1f to %+.1f)</td><td class=\"n\">%.2g</td>",
-			    100 * (p->ratio - 1), 100 * (p->ratio_lo - 1), 100 * (p->ratio_hi - 1), p->p);
+			    100 * (p->ratio - 1), 100 * (p->ci_lo - 1), 100 * (p->ci_hi - 1), p->p);
 		else
 			out(c, "<td></td><td></td>");
-		out(c, "<td><span class=\"pill\" style=\"background:%s\">%s</span>",
+		out(c, "<td><span class=\"pill\" style=\"background:%s\">%s</span> ",
 		    rt_pgc_verdict_color(p->verdict), rt_verdict_name(p->verdict));
-		if (p->note) {
-			out(c, " ");
-			text(c, p->note);
-		}
+		text(c, p->reason);
 		out(c, "</td></tr>\n");
 	}
 	out(c, "</table>\n");
 }
 
-static int check(page_ctx *c)
+static void check_machine(page_ctx *c, const rt_checkdoc *d)
 {
-	const rt_checkdoc *d = c->pg->check;
-	if (!d)
-		return RT_OK;
-	int bad = !strcmp(d->verdict, "regression"), ok = !strcmp(d->verdict, "ok");
-	out(c, "<section class=\"card\" id=\"check\">\n<h2>Check against the baseline</h2>\n"
-	       "<p><span class=\"verdict\" style=\"background:%s\">",
-	    bad ? rt_pgc_verdict_color(RT_VERDICT_REGRESSION)
-	    : ok ? rt_pgc_verdict_color(RT_VERDICT_IMPROVEMENT)
-		 : rt_pgc_verdict_color(RT_VERDICT_INCONCLUSIVE));
-	text(c, d->verdict);
-	out(c, "</span></p>\n<p>Baseline ");
-	elem(c, "code", NULL, d->baseline);
-	if (d->generated) {
-		out(c, ", checked ");
-		text(c, d->generated);
-	}
-	out(c, ". A change counts when it is significant (Mann-Whitney U, alpha %g) and past "
-	       "%g%%.</p>\n<h3>What changed on the machine</h3>\n",
-	    d->alpha, d->threshold_pct);
+	out(c, "<h3>What changed on the machine</h3>\n");
 	if (!d->ndiff) {
 		out(c, "<p>No probed field changed.</p>\n");
 	} else {
@@ -810,15 +791,43 @@ static int check(page_ctx *c)
 			out(c, "<tr><td><code>");
 			text(c, d->diff[i].field);
 			out(c, "</code></td><td>");
-			text(c, d->diff[i].before);
+			text(c, d->diff[i].before ? d->diff[i].before : "(absent)");
 			out(c, "</td><td>");
-			text(c, d->diff[i].after);
+			text(c, d->diff[i].after ? d->diff[i].after : "(absent)");
 			out(c, "</td></tr>\n");
 		}
 		out(c, "</table>\n");
 	}
 	for (int i = 0; i < d->nsuggestions; i++)
 		elem(c, "p", NULL, d->suggestions[i]);
+	for (int i = 0; i < d->nnotes; i++)
+		elem(c, "p", "muted", d->notes[i]);
+}
+
+static int check(page_ctx *c)
+{
+	const rt_checkdoc *d = c->pg->check;
+	if (!d)
+		return RT_OK;
+	int bad = strcmp(d->result, "pass") != 0;
+	out(c, "<section class=\"card\" id=\"check\">\n<h2>Check against the baseline</h2>\n"
+	       "<p><span class=\"verdict\" style=\"background:%s\">",
+	    rt_pgc_verdict_color(bad ? RT_VERDICT_REGRESSION : RT_VERDICT_IMPROVEMENT));
+	text(c, d->result);
+	out(c, "</span>");
+	for (int v = 0; v < RT_NVERDICT; v++)
+		if (d->counts[v])
+			out(c, " &#160; %d %s", d->counts[v], rt_verdict_name((rt_verdict)v));
+	out(c, "</p>\n<p>Baseline ");
+	elem(c, "code", NULL, d->baseline);
+	if (d->generated) {
+		out(c, ", checked ");
+		text(c, d->generated);
+	}
+	out(c, ". A change counts when it is significant (Mann-Whitney U, alpha %g) and past "
+	       "%g%%.</p>\n",
+	    d->alpha, 100 * d->threshold);
+	check_machine(c, d);
 	out(c, "<h3>The points measured again</h3>\n");
 	int rc = figure(c, "check", "check", draw_check, d);
 	check_table(c, d);

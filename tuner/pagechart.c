@@ -21,8 +21,9 @@ static const char *const phase_colors[RT_NPHASE_KIND] = {
 };
 
 static const char *const verdict_colors[RT_NVERDICT] = {
-	[RT_VERDICT_REGRESSION] = "#d62728", [RT_VERDICT_INCONCLUSIVE] = "#e8a33d",
-	[RT_VERDICT_IMPROVEMENT] = "#2ca02c", [RT_VERDICT_UNCHANGED] = "#7f7f7f",
+	[RT_VERDICT_REGRESSION] = "#d62728", [RT_VERDICT_INFEASIBLE] = "#8c1c13",
+	[RT_VERDICT_INCONCLUSIVE] = "#e8a33d", [RT_VERDICT_IMPROVEMENT] = "#2ca02c",
+	[RT_VERDICT_UNCHANGED] = "#7f7f7f",
 };
 
 const char *rt_pgc_phase_color(rt_phase_kind k)
@@ -32,7 +33,7 @@ const char *rt_pgc_phase_color(rt_phase_kind k)
 
 const char *rt_pgc_verdict_color(rt_verdict v)
 {
-	return v < RT_NVERDICT ? verdict_colors[v] : "#999999";
+	return (unsigned)v < RT_NVERDICT ? verdict_colors[v] : "#999999";
 }
 
 static int nothing(rt_pg_svg *out, const char *fmt, const char *arg)
@@ -755,11 +756,11 @@ int rt_pgc_threads(const rt_pg_crossover *xo, const char *gnuplot, const char *i
 
 static void check_script(rt_chart *c, const rt_checkdoc *d, int nratio, rt_pg_svg *out)
 {
-	double lo = 1 - d->threshold_pct / 100, hi = 1 + d->threshold_pct / 100;
+	double lo = 1 - d->threshold, hi = 1 + d->threshold;
 	for (int i = 0; i < d->npoints; i++)
 		if (d->points[i].has_ratio) {
-			lo = fmin(lo, d->points[i].ratio_lo);
-			hi = fmax(hi, d->points[i].ratio_hi);
+			lo = fmin(lo, d->points[i].ci_lo);
+			hi = fmax(hi, d->points[i].ci_hi);
 		}
 	double pad = 0.08 * (hi - lo);
 	rt_chart_printf(c, "set xrange [%.6g:%.6g]\nset yrange [-0.7:%d.7]\n"
@@ -768,41 +769,42 @@ static void check_script(rt_chart *c, const rt_checkdoc *d, int nratio, rt_pg_sv
 			   "set object rect from %.6g, graph 0 to %.6g, graph 1 behind fillcolor rgb "
 			   "'#000000' fillstyle transparent solid 0.07 noborder\n"
 			   "set arrow from 1, graph 0 to 1, graph 1 nohead linecolor rgb '%s'\nset ytics (",
-			lo - pad, hi + pad, nratio - 1, 1 - d->threshold_pct / 100,
-			1 + d->threshold_pct / 100, MARK_COLOR);
+			lo - pad, hi + pad, nratio - 1, 1 - d->threshold, 1 + d->threshold, MARK_COLOR);
 	int y = nratio;
 	for (int i = 0; i < d->npoints; i++) {
-		const rt_check_point *p = &d->points[i];
-		char label[128];
+		const rt_checkdoc_point *p = &d->points[i];
+		char label[160];
 		if (!p->has_ratio)
 			continue;
-		snprintf(label, sizeof label, "%s %s", p->workload, p->role ? p->role : "");
+		snprintf(label, sizeof label, "%s %s", p->workload, p->curve ? p->curve : p->roles);
 		rt_chart_printf(c, "%s", y < nratio ? ", " : "");
 		rt_chart_tic(c, label, --y);
 	}
 	rt_chart_printf(c, ")\n");
+	int blocks[RT_NVERDICT], shown[RT_NVERDICT] = {0};
 	for (int v = 0; v < RT_NVERDICT; v++) {
-		rt_chart_block(c);
+		blocks[v] = rt_chart_block(c);
 		y = nratio;
 		for (int i = 0; i < d->npoints; i++) {
-			const rt_check_point *p = &d->points[i];
-			if (!p->has_ratio)
+			const rt_checkdoc_point *p = &d->points[i];
+			if (!p->has_ratio || --y < 0 || p->verdict != (rt_verdict)v)
 				continue;
-			y--;
-			if (p->verdict == (rt_verdict)v)
-				rt_chart_printf(c, "%.8g %d %.8g %.8g\n", p->ratio, y, p->ratio_lo, p->ratio_hi);
+			rt_chart_printf(c, "%.8g %d %.8g %.8g\n", p->ratio, y, p->ci_lo, p->ci_hi);
+			shown[v]++;
 		}
 		rt_chart_printf(c, "NaN NaN NaN NaN\n");
 		rt_chart_end_block(c);
 	}
-	for (int v = 0; v < RT_NVERDICT; v++) {
+	for (int v = 0, drawn = 0; v < RT_NVERDICT; v++) {
+		if (!shown[v])
+			continue;
 		rt_chart_printf(c, "%s$d%d using 1:2:3:4 with xerrorbars pointtype 7 pointsize 1.2 "
 				   "linewidth 2 linecolor rgb '%s'",
-				v ? ", \\\n     " : "plot ", v, verdict_colors[v]);
+				drawn++ ? ", \\\n     " : "plot ", blocks[v], verdict_colors[v]);
 		legend(out, rt_verdict_name((rt_verdict)v), verdict_colors[v], RT_GLYPH_LINE);
 	}
-	legend(out, "within the threshold", "#dddddd", RT_GLYPH_BOX);
 	rt_chart_printf(c, "\n");
+	legend(out, "within the threshold", "#dddddd", RT_GLYPH_BOX);
 }
 
 int rt_pgc_check(const rt_checkdoc *d, const char *gnuplot, const char *id_prefix,

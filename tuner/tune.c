@@ -434,7 +434,8 @@ static int open_journal(const rt_tune_opts *o, rt_tune_run *run, rt_journal **j,
 	}
 	char cmd[64];
 	snprintf(cmd, sizeof cmd, "rigtune tune (budget %.0f s)", o->budget_s);
-	rc = rt_journal_create(o->results_dir, host, run->fingerprint, cmd, j, err, errlen);
+	rc = rt_journal_create(o->results_dir, host, run->fingerprint, &run->machine, cmd, j,
+			       err, errlen);
 	if (rc == RT_OK)
 		snprintf(run->journal_path, sizeof run->journal_path, "%s", rt_journal_path(*j));
 	return rc;

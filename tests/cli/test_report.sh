@@ -62,7 +62,8 @@ expect_grep "<span class=\"pill ok\">available</span></td><td>NVIDIA GeForce RTX
 expect_grep "no librigtune_hip.so beside the binary" "$G" "and HIP with why it is not"
 expect_grep "<code>blas.core</code></td><td>Haswell</td><td>SkylakeX" "$G" "the check's machine diff"
 expect_grep ">-7.7% \(-8.6 to -6.8\)<" "$G" "the check's change with its CI"
-expect_grep "out of device memory" "$G" "a point infeasible now"
+expect_grep ">did not run</span> \(memory\)<" "$G" "a point infeasible now, with its cause"
+expect_grep ">regression</span> &#160; 1 unchanged &#160; 1 regression &#160; 1 improvement &#160; 1 infeasible &#160; 1 inconclusive<" "$G" "the check's result and its counts"
 
 T=$TMP/tiny.html
 expect_exit 0 "tiny: only infeasible trials, no GPU, no crossover" $R report --config $D/tiny.yaml -o "$T"
@@ -115,7 +116,7 @@ bad "a journal given as the configuration" "tiny-20260102-100000.yaml: not a con
 bad "a configuration given as a journal" "tiny.yaml:1:1: " --journal $D/tiny.yaml
 bad "a configuration naming a missing journal" "lostjournal.yaml:[0-9]+:[0-9]+: search.journal: cannot read" --config "$TMP/lostjournal.yaml"
 bad "a configuration given as the check" "gpubox.yaml:1:1: not a check result \(it is a configuration" --config $D/single.yaml --check $D/gpubox.yaml
-bad "a check with an unknown verdict" "badverdict.yaml:[0-9]+:[0-9]+: verdict: 'faster'" --config $D/single.yaml --check "$TMP/badverdict.yaml"
+bad "a check with an unknown verdict" "badverdict.yaml:[0-9]+:[0-9]+: verdict: 'faster' is none of" --config $D/single.yaml --check "$TMP/badverdict.yaml"
 bad "a malformed crossover CSV" "bad_nonnumeric.csv:7: " --config $D/single.yaml --crossover tests/data/bad_nonnumeric.csv
 bad "an unknown option" "unknown option '--colour'" --colour
 
@@ -134,6 +135,18 @@ well_formed "$E/report.html" "the tuned page"
 expect_grep "id=\"chart-gemm-throughput\"" "$E/report.html" "the tuned page draws gemm's chart"
 expect_grep "$ntr points? measured" "$E/report.html" "with every trial of the journal ($ntr)"
 expect_grep "report written to report.html" "$E/err" "and says where it wrote the page"
+
+# the real check's YAML, as `check` writes it today, is what report reads
+(cd "$E" && $R check --baseline "configs/$(uname -n).yaml" --budget 4 --quiet -o check.yaml >/dev/null 2>&1)
+crc=$?
+[ $crc -le 1 ] && ok "check of the tuned configuration (exit $crc)" || not_ok "check of the tuned configuration" "exit $crc"
+result=$(sed -n 's/^result: //p' "$E/check.yaml")
+(cd "$E" && $R report --check check.yaml -o checked.html >/dev/null 2>"$E/err2")
+rc=$?
+[ $rc -eq 0 ] && ok "report --check reads check's own YAML" || not_ok "report --check reads check's own YAML" "exit $rc" "$(head -c 300 "$E/err2")"
+expect_grep "<section class=\"card\" id=\"check\">" "$E/checked.html" "the page has the check's section"
+expect_grep "class=\"verdict\" style=\"background:#[0-9a-f]{6}\">$result</span>" "$E/checked.html" "with the check's result ($result)"
+expect_grep "id=\"(no)?chart-check\"" "$E/checked.html" "and its chart, or why there is none"
 
 # ---- in a browser ----
 

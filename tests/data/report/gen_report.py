@@ -288,63 +288,99 @@ def gpubox(rigtune):
     write("gpubox.yaml", config)
 
 
+# A check of gpubox after a BLAS and driver upgrade, as rt_check_emit writes one
+# (check.h): a verdict of every kind.
 CHECK = """rigtune_check: 1
-baseline: configs/gpubox.yaml
 generated: 2026-02-01T08:00:00Z
-threshold_pct: 5
-alpha: 0.01
-verdict: regression
+baseline: {file: configs/gpubox.yaml, kind: configuration, journal: results/gpubox-20260101-120000.yaml,
+  sweep: null, fingerprint: a1b2c3d4e5f60718, machine: true}
+machine: {fingerprint: 9c9c9c9c9c9c9c9c, same_fingerprint: false}
 machine_diff:
 - {field: blas.core, before: Haswell, after: SkylakeX}
 - {field: accelerators.cuda.driver, before: '550.54.14', after: '560.35.03'}
-suggestions:
-- 'OpenBLAS kernel core changed Haswell -> SkylakeX: its kernels for this CPU differ; compare OPENBLAS_VERBOSE=2 output'
+- {field: accelerators.hip.available, before: null, after: 'false'}
+settings: {alpha: 0.01, threshold: 0.05, budget_s: 296.4, seconds: 241.7}
 points:
 - workload: transformer
-  role: recommended
-  point: {backend: cuda, precision: bf16, batch: 64, threads: 1, workers: 2}
+  roles: [recommended]
+  point: {backend: cuda, precision: bf16, batch: 64, threads: 1, workers: 2, pin: compact}
+  shape: %(tshape)s
   unit: samples/s
-  baseline: {median: 3743, ci95: [3705, 3780]}
-  now: {median: 3455, ci95: [3430, 3480]}
-  ratio: {median: 0.923, ci95: [0.914, 0.932]}
+  baseline: {median: 3743, n: 9}
+  now: {median: 3455, n: 24, trials: 3}
+  ratio: 0.923
+  ci95: [0.914, 0.932]
   p: 0.0002
+  test: normal
+  contention: {baseline: 0.01, now: 0.02}
   verdict: regression
+  reason: 'slower in 3 of 3 trials: -7.7%% (95%% CI -8.6%% to -6.8%%)'
 - workload: transformer
-  role: fastest
-  point: {backend: cuda, precision: bf16, batch: 512, threads: 1, workers: 2}
+  roles: [fastest]
+  point: {backend: cuda, precision: bf16, batch: 512, threads: 1, workers: 2, pin: compact}
+  shape: %(tshape)s
   unit: samples/s
-  baseline: {median: 3870, ci95: [3831, 3909]}
-  now: {median: 3831, ci95: [3790, 3870]}
-  ratio: {median: 0.99, ci95: [0.97, 1.01]}
+  baseline: {median: 3870, n: 9}
+  now: {median: 3831, n: 8, trials: 1}
+  ratio: 0.99
+  ci95: [0.97, 1.01]
   p: 0.41
+  test: exact
+  contention: {baseline: 0.01, now: 0.01}
   verdict: unchanged
+  reason: 'within 5%% of the baseline'
 - workload: ppo
-  role: recommended
-  point: {backend: cuda, precision: fp32, threads: 1, workers: 6}
+  roles: [recommended, fastest]
+  point: {backend: cuda, precision: fp32, threads: 1, workers: 6, pin: compact}
+  shape: %(pshape)s
   unit: env-steps/s
-  baseline: {median: 146137, ci95: [144676, 147598]}
-  now: {median: 157830, ci95: [155000, 160600]}
-  ratio: {median: 1.08, ci95: [1.05, 1.11]}
+  baseline: {median: 146137, n: 9}
+  now: {median: 157830, n: 18, trials: 2}
+  ratio: 1.08
+  ci95: [1.05, 1.11]
   p: 0.001
+  test: normal
+  contention: {baseline: 0.02, now: 0.01}
   verdict: improvement
+  reason: 'faster in 2 of 2 trials: +8.0%%'
 - workload: gemm
-  role: recommended
-  point: {backend: cpu, precision: fp32, threads: 8}
+  roles: [recommended]
+  point: {backend: cpu, precision: fp32, threads: 8, pin: compact}
+  shape: %(gshape)s
   unit: GFLOP/s
-  baseline: {median: 420, ci95: [400, 433]}
-  now: {median: 407, ci95: [380, 440]}
-  ratio: {median: 0.97, ci95: [0.90, 1.05]}
+  baseline: {median: 420, n: 9}
+  now: {median: 407, n: 10, trials: 2}
+  ratio: 0.97
+  ci95: [0.9, 1.05]
   p: 0.09
+  test: exact
+  contention: {baseline: 0.01, now: 0.31}
   verdict: inconclusive
-  note: 'inconclusive: needs about 12 more samples'
+  more_samples: 12
+  reason: 'the trials disagree: one slower, one unchanged'
 - workload: gemm
-  role: crossover
-  point: {backend: cuda, precision: fp32, threads: 1}
+  roles: [sweep]
+  curve: cuda fp32
+  point: {backend: cuda, precision: fp32, threads: 1, pin: compact}
+  shape: {m: 2048, n: 2048, k: 2048, transfer: 0}
   unit: GFLOP/s
-  baseline: {median: 41000, ci95: [40500, 41400]}
-  now: {infeasible: 'out of device memory'}
-  verdict: regression
-"""
+  baseline: {median: 41000, n: 9}
+  now: {median: null, n: 0, trials: 2}
+  ratio: null
+  ci95: null
+  p: null
+  test: null
+  contention: {baseline: 0.01, now: 0.0}
+  verdict: infeasible
+  cause: memory
+  reason: 'ran in the baseline, not now: out of device memory'
+notes:
+- 'the baseline keeps 3 sizes of the crossover sweep; all were measured again'
+suggestions:
+- 'OpenBLAS kernel core changed Haswell -> SkylakeX: its kernels for this CPU differ; compare OPENBLAS_VERBOSE=2 output'
+summary: {unchanged: 1, regression: 1, improvement: 1, infeasible: 1, inconclusive: 1}
+result: regression
+""" % {"tshape": TRANSFORMER_SHAPE, "pshape": ppo_shape(256), "gshape": GEMM_SHAPE}
 
 TINY_MACHINE = """machine:
   source: live
