@@ -25,28 +25,28 @@
 #define D "tests/data/report/"
 
 static const char gnuplot_like[] =
-	"<?xml version=\"1.0\" encoding=\"utf-8\"  standalone=\"no\"?>\n"
-	"<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
-	"\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
-	"<svg \n width=\"600\" height=\"400\"\n viewBox=\"0 0 600 400\"\n"
-	" xmlns=\"http://www.w3.org/2000/svg\"\n xmlns:xlink=\"http://www.w3.org/1999/xlink\"\n>\n"
-	"<title>Gnuplot</title>\n<g id=\"gnuplot_canvas\">\n"
-	"<defs><circle id='gpPt5' r='1'/><filter id='textbox'/></defs>\n"
-	"<use xlink:href='#gpPt5' filter='url(#textbox)'/>\n"
-	"<g id=\"gnuplot_plot_1\"></g><g id=\"gnuplot_plot_1\"></g>\n"
-	"</g>\n</svg>\n\n";
+    "<?xml version=\"1.0\" encoding=\"utf-8\"  standalone=\"no\"?>\n"
+    "<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" "
+    "\"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"
+    "<svg \n width=\"600\" height=\"400\"\n viewBox=\"0 0 600 400\"\n"
+    " xmlns=\"http://www.w3.org/2000/svg\"\n xmlns:xlink=\"http://www.w3.org/1999/xlink\"\n>\n"
+    "<title>Gnuplot</title>\n<g id=\"gnuplot_canvas\">\n"
+    "<defs><circle id='gpPt5' r='1'/><filter id='textbox'/></defs>\n"
+    "<use xlink:href='#gpPt5' filter='url(#textbox)'/>\n"
+    "<g id=\"gnuplot_plot_1\"></g><g id=\"gnuplot_plot_1\"></g>\n"
+    "</g>\n</svg>\n\n";
 
 static void svg_inline_makes_an_element(void **state)
 {
 	(void)state;
 	char *out, err[RT_ERRLEN];
 	size_t len;
-	assert_int_equal(rt_svg_inline(gnuplot_like, strlen(gnuplot_like), "c3-", &out, &len, err,
-				       sizeof err),
-			 RT_OK);
+	assert_int_equal(
+	    rt_svg_inline(gnuplot_like, strlen(gnuplot_like), "c3-", &out, &len, err, sizeof err),
+	    RT_OK);
 	assert_int_equal(strlen(out), len);
 	const char *head = "<svg class=\"chart\" role=\"img\" width=\"600\" height=\"400\" "
-			   "viewBox=\"0 0 600 400\">";
+	                   "viewBox=\"0 0 600 400\">";
 	assert_memory_equal(out, head, strlen(head));
 	assert_null(strstr(out, "<?xml"));
 	assert_null(strstr(out, "DOCTYPE"));
@@ -57,7 +57,8 @@ static void svg_inline_makes_an_element(void **state)
 	assert_non_null(strstr(out, "<circle id='c3-gpPt5'"));
 	assert_non_null(strstr(out, "<use href='#c3-gpPt5' filter='url(#c3-textbox)'/>"));
 	/* the id gnuplot wrote twice is made unique */
-	assert_non_null(strstr(out, "<g id=\"c3-gnuplot_plot_1\"></g><g id=\"c3-gnuplot_plot_1-2\">"));
+	assert_non_null(
+	    strstr(out, "<g id=\"c3-gnuplot_plot_1\"></g><g id=\"c3-gnuplot_plot_1-2\">"));
 	assert_string_equal(out + len - 7, "</svg>\n");
 	free(out);
 }
@@ -112,7 +113,8 @@ static void chart_draws_or_says_why(void **state)
 	rt_chart_quoted(&c, "it's");
 	rt_chart_printf(&c, "\n");
 	assert_int_equal(rt_chart_draw(&c, exe, "t-", &svg, &len, err, sizeof err), RT_OK);
-	assert_non_null(strstr(svg, "<svg class=\"chart\" role=\"img\" width=\"300\" height=\"200\""));
+	assert_non_null(
+	    strstr(svg, "<svg class=\"chart\" role=\"img\" width=\"300\" height=\"200\""));
 	assert_non_null(strstr(svg, ">it's<"));
 	assert_non_null(strstr(svg, ">50%<"));
 	free(svg);
@@ -137,7 +139,8 @@ static void phase_split_reads_a_monitor(void **state)
 	assert_float_equal(share[RT_PHASE_TRANSFER], 0.08, 1e-12);
 	assert_float_equal(share[RT_PHASE_UPDATE], 0.16, 1e-12);
 	/* transformer: gemm, attention, elementwise, optimizer, data */
-	rt_measurement t = {.feasible = 1, .nphases = 5, .phase_frac = {0.38, 0.14, 0.12, 0.08, 0.28}};
+	rt_measurement t = {
+	    .feasible = 1, .nphases = 5, .phase_frac = {0.38, 0.14, 0.12, 0.08, 0.28}};
 	assert_float_equal(rt_pg_phase_split(tr, &t, share), 0.72, 1e-12);
 	assert_float_equal(share[RT_PHASE_COMPUTE], 0.64, 1e-12);
 	assert_float_equal(share[RT_PHASE_HOST], 0.28, 1e-12);
@@ -193,7 +196,7 @@ static void checkdoc_reads_every_verdict(void **state)
 		assert_int_equal(d.counts[v], 1);
 	const rt_checkdoc_point *p = d.points;
 	assert_string_equal(p[0].point,
-			    "backend=cuda precision=bf16 batch=64 threads=1 workers=2 pin=compact");
+	                    "backend=cuda precision=bf16 batch=64 threads=1 workers=2 pin=compact");
 	assert_string_equal(p[0].roles, "recommended");
 	assert_int_equal(p[0].verdict, RT_VERDICT_REGRESSION);
 	assert_true(p[0].has_ratio);
@@ -269,14 +272,14 @@ static void page_data_from_the_gpubox_fixture(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(svg_inline_makes_an_element),
-		cmocka_unit_test(svg_inline_needs_an_svg),
-		cmocka_unit_test(log_tics_label_every_range),
-		cmocka_unit_test(chart_draws_or_says_why),
-		cmocka_unit_test(phase_split_reads_a_monitor),
-		cmocka_unit_test(naive_point_is_an_untuned_run),
-		cmocka_unit_test(checkdoc_reads_every_verdict),
-		cmocka_unit_test(page_data_from_the_gpubox_fixture),
+	    cmocka_unit_test(svg_inline_makes_an_element),
+	    cmocka_unit_test(svg_inline_needs_an_svg),
+	    cmocka_unit_test(log_tics_label_every_range),
+	    cmocka_unit_test(chart_draws_or_says_why),
+	    cmocka_unit_test(phase_split_reads_a_monitor),
+	    cmocka_unit_test(naive_point_is_an_untuned_run),
+	    cmocka_unit_test(checkdoc_reads_every_verdict),
+	    cmocka_unit_test(page_data_from_the_gpubox_fixture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,8 +10,8 @@
 
 /* Tableau 10: distinct for most colour vision, readable on white. */
 static const char *const colors[RT_CHART_NCOLORS] = {
-	"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1",
-	"#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#bab0ac",
+    "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1",
+    "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#bab0ac",
 };
 
 const char *rt_chart_color(int i)
@@ -25,18 +25,19 @@ int rt_chart_begin(rt_chart *c, int width, int height, char *err, size_t errlen)
 	if (!(c->f = open_memstream(&c->text, &c->len)))
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory for a chart");
 	rt_chart_printf(c,
-			"set terminal svg size %d,%d noenhanced font 'sans-serif,12' "
-			"background rgb '#ffffff'\n"
-			"set encoding utf8\n"
-			"set border 3 linecolor rgb '#666666'\n"
-			"set tics nomirror textcolor rgb '#333333'\n"
-			"set grid linecolor rgb '#e4e4e4' linetype 1 dashtype solid\n"
-			"set key textcolor rgb '#333333' noautotitle\n",
-			width, height);
+	                "set terminal svg size %d,%d noenhanced font 'sans-serif,12' "
+	                "background rgb '#ffffff'\n"
+	                "set encoding utf8\n"
+	                "set border 3 linecolor rgb '#666666'\n"
+	                "set tics nomirror textcolor rgb '#333333'\n"
+	                "set grid linecolor rgb '#e4e4e4' linetype 1 dashtype solid\n"
+	                "set key textcolor rgb '#333333' noautotitle\n",
+	                width, height);
 	for (int i = 0; i < RT_CHART_NCOLORS; i++)
-		rt_chart_printf(c, "set linetype %d linecolor rgb '%s' linewidth 2 pointtype 7 "
-				   "pointsize 0.9\n",
-				i + 1, colors[i]);
+		rt_chart_printf(c,
+		                "set linetype %d linecolor rgb '%s' linewidth 2 pointtype 7 "
+		                "pointsize 0.9\n",
+		                i + 1, colors[i]);
 	rt_chart_printf(c, "set linetype cycle %d\n", RT_CHART_NCOLORS);
 	return RT_OK;
 }
@@ -92,8 +93,8 @@ void rt_chart_discard(rt_chart *c)
 	memset(c, 0, sizeof *c);
 }
 
-int rt_chart_draw(rt_chart *c, const char *gnuplot, const char *id_prefix, char **svg,
-		  size_t *len, char *err, size_t errlen)
+int rt_chart_draw(rt_chart *c, const char *gnuplot, const char *id_prefix, char **svg, size_t *len,
+                  char *err, size_t errlen)
 {
 	int bad = ferror(c->f);
 	fclose(c->f);
@@ -101,7 +102,7 @@ int rt_chart_draw(rt_chart *c, const char *gnuplot, const char *id_prefix, char 
 	char *raw = NULL;
 	size_t rawlen = 0;
 	int rc = bad ? rt_fail(err, errlen, RT_ENOMEM, "out of memory for a chart")
-		     : rt_gnuplot_run(gnuplot, c->text, c->len, &raw, &rawlen, err, errlen);
+	             : rt_gnuplot_run(gnuplot, c->text, c->len, &raw, &rawlen, err, errlen);
 	if (rc == RT_OK)
 		rc = rt_svg_inline(raw, rawlen, id_prefix, svg, len, err, errlen);
 	free(raw);
@@ -112,13 +113,13 @@ int rt_chart_draw(rt_chart *c, const char *gnuplot, const char *id_prefix, char 
 /* ---- inlining ---- */
 
 /* The value of attribute name in the tag text [tag, end), into buf; "" if absent. */
-static void attr_value(const char *tag, const char *end, const char *name, char *buf,
-		       size_t len)
+static void attr_value(const char *tag, const char *end, const char *name, char *buf, size_t len)
 {
 	size_t nl = strlen(name);
 	buf[0] = '\0';
 	for (const char *p = tag; p + nl + 2 < end; p++) {
-		if (strncmp(p, name, nl) || p[nl] != '=' || (p[nl + 1] != '"' && p[nl + 1] != '\'') ||
+		if (strncmp(p, name, nl) || p[nl] != '=' ||
+		    (p[nl + 1] != '"' && p[nl + 1] != '\'') ||
 		    (p > tag && p[-1] != ' ' && p[-1] != '\n' && p[-1] != '\t'))
 			continue;
 		const char *v = p + nl + 2, *q = memchr(v, p[nl + 1], (size_t)(end - v));
@@ -135,12 +136,8 @@ typedef struct svg_rewrite {
 } svg_rewrite;
 
 static const svg_rewrite rewrites[] = {
-	{" id=\"", " id=\"", 1},
-	{" id='", " id='", 1},
-	{"xlink:href=\"#", "href=\"#", 1},
-	{"xlink:href='#", "href='#", 1},
-	{"url(#", "url(#", 1},
-	{"<title>Gnuplot</title>", "", 0},
+    {" id=\"", " id=\"", 1},         {" id='", " id='", 1}, {"xlink:href=\"#", "href=\"#", 1},
+    {"xlink:href='#", "href='#", 1}, {"url(#", "url(#", 1}, {"<title>Gnuplot</title>", "", 0},
 };
 
 /* The ids written so far, to keep every id unique (an opaque key repeats its entries'). */
@@ -213,8 +210,8 @@ static int rewrite_body(FILE *f, const char *p, const char *end, const char *id_
 	return rc;
 }
 
-int rt_svg_inline(const char *svg, size_t len, const char *id_prefix, char **out,
-		  size_t *outlen, char *err, size_t errlen)
+int rt_svg_inline(const char *svg, size_t len, const char *id_prefix, char **out, size_t *outlen,
+                  char *err, size_t errlen)
 {
 	const char *end = svg + len, *root = strstr(svg, "<svg");
 	const char *root_end = root ? memchr(root, '>', (size_t)(end - root)) : NULL;
@@ -248,8 +245,7 @@ int rt_svg_inline(const char *svg, size_t len, const char *id_prefix, char **out
 
 /* ---- axes ---- */
 
-static int decade_tics(double lo, double hi, const double *mant, int nmant, double *tics,
-		       int max)
+static int decade_tics(double lo, double hi, const double *mant, int nmant, double *tics, int max)
 {
 	int n = 0;
 	for (int e = (int)floor(log10(lo)); e <= (int)ceil(log10(hi)); e++)

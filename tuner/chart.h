@@ -64,8 +64,8 @@ void rt_chart_end_block(rt_chart *c);
  * The script is freed either way. RT_ENOMEM, or gnuplot's error
  * (RT_ERUNTIME) with its message.
  */
-int rt_chart_draw(rt_chart *c, const char *gnuplot, const char *id_prefix, char **svg,
-		  size_t *len, char *err, size_t errlen);
+int rt_chart_draw(rt_chart *c, const char *gnuplot, const char *id_prefix, char **svg, size_t *len,
+                  char *err, size_t errlen);
 
 /* Frees a script that will not be drawn; accepts one never begun (zeroed). */
 void rt_chart_discard(rt_chart *c);
@@ -82,8 +82,8 @@ void rt_chart_discard(rt_chart *c);
  * input was. RT_EINVAL when svg has no
  * <svg> element, RT_ENOMEM.
  */
-int rt_svg_inline(const char *svg, size_t len, const char *id_prefix, char **out,
-		  size_t *outlen, char *err, size_t errlen);
+int rt_svg_inline(const char *svg, size_t len, const char *id_prefix, char **out, size_t *outlen,
+                  char *err, size_t errlen);
 
 /*
  * Tic values for a log axis from lo to hi (> 0): 1-2-5 steps per decade

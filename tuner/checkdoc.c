@@ -27,10 +27,10 @@ static int decode_verdict(const rt_yr *r, const rt_ynode *map, rt_verdict *v)
 			return RT_OK;
 		}
 	return rc ? rc
-		  : rt_yr_bad(r, rt_yr_get(r, map, "verdict"),
-			      "verdict: '%s' is none of unchanged, regression, improvement, "
-			      "infeasible, inconclusive",
-			      s);
+	          : rt_yr_bad(r, rt_yr_get(r, map, "verdict"),
+	                      "verdict: '%s' is none of unchanged, regression, improvement, "
+	                      "infeasible, inconclusive",
+	                      s);
 }
 
 /* The scalars of a flow mapping or sequence joined: "backend=cpu threads=2", "a, b". */
@@ -48,10 +48,9 @@ static int join(const rt_yr *r, const rt_ynode *n, const char *what, char *buf, 
 		if ((pairs && !rt_yr_scalar(k)) || !rt_yr_scalar(v))
 			return rt_yr_bad(r, v, "%s: expected scalars", what);
 		if (used < len)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s%s%s",
-						 used ? (pairs ? " " : ", ") : "",
-						 pairs ? rt_yr_scalar(k) : "", pairs ? "=" : "",
-						 rt_yr_scalar(v));
+			used += (size_t)snprintf(
+			    buf + used, len - used, "%s%s%s%s", used ? (pairs ? " " : ", ") : "",
+			    pairs ? rt_yr_scalar(k) : "", pairs ? "=" : "", rt_yr_scalar(v));
 	}
 	return RT_OK;
 }
@@ -139,7 +138,7 @@ static int decode_diff(const rt_yr *r, const rt_ynode *map, rt_checkdoc_diff *d)
 
 /* The items of the sequence at key into a new array of *n elements of size `size`. */
 static int need_items(const rt_yr *r, const rt_ynode *root, const char *key, int optional,
-		      size_t size, void **arr, int *n, const rt_ynode **seq)
+                      size_t size, void **arr, int *n, const rt_ynode **seq)
 {
 	*seq = rt_yr_get(r, root, key);
 	*n = 0;
@@ -156,8 +155,8 @@ static int need_items(const rt_yr *r, const rt_ynode *root, const char *key, int
 }
 
 /* A list of sentences (notes, suggestions), absent or empty allowed. */
-static int decode_lines(const rt_yr *r, const rt_ynode *root, const char *key,
-			const char ***lines, int *n)
+static int decode_lines(const rt_yr *r, const rt_ynode *root, const char *key, const char ***lines,
+                        int *n)
 {
 	const rt_ynode *seq;
 	int rc = need_items(r, root, key, 1, sizeof **lines, (void **)lines, n, &seq);
@@ -171,7 +170,7 @@ static int decode_lists(rt_checkdoc *d, const rt_yr *r, const rt_ynode *root)
 {
 	const rt_ynode *seq;
 	int rc = need_items(r, root, "machine_diff", 0, sizeof *d->diff, (void **)&d->diff,
-			    &d->ndiff, &seq);
+	                    &d->ndiff, &seq);
 	for (int i = 0; rc == RT_OK && i < d->ndiff; i++)
 		rc = decode_diff(r, rt_yr_item(r, seq, i), &d->diff[i]);
 	if (rc == RT_OK)
@@ -180,7 +179,7 @@ static int decode_lists(rt_checkdoc *d, const rt_yr *r, const rt_ynode *root)
 		rc = decode_lines(r, root, "suggestions", &d->suggestions, &d->nsuggestions);
 	if (rc == RT_OK)
 		rc = need_items(r, root, "points", 0, sizeof *d->points, (void **)&d->points,
-				&d->npoints, &seq);
+		                &d->npoints, &seq);
 	for (int i = 0; rc == RT_OK && i < d->npoints; i++) {
 		rc = decode_point(r, rt_yr_item(r, seq, i), &d->points[i]);
 		d->counts[d->points[i].verdict] += rc == RT_OK;
@@ -193,7 +192,7 @@ static int decode(rt_checkdoc *d)
 	const rt_yr *r = &d->yr;
 	const rt_ynode *root = rt_yr_root(r), *settings;
 	int rc = rt_yr_need_schema(r, root, "rigtune_check", RT_CHECK_SCHEMA, "a check result",
-				   "rigtune check");
+	                           "rigtune check");
 	if (rc == RT_OK)
 		rc = rt_yr_need(r, root, "baseline", YAML_MAPPING_NODE, &settings);
 	if (rc == RT_OK)

@@ -21,11 +21,11 @@ typedef struct rt_checkdoc_diff {
 
 typedef struct rt_checkdoc_point {
 	const char *workload, *curve, *unit, *reason, *cause; /* curve, cause: NULL if none */
-	char roles[64];  /* "recommended, fastest" */
-	char point[256]; /* "backend=cpu precision=fp32 threads=2 ..." */
+	char roles[64];                                       /* "recommended, fastest" */
+	char point[256];                /* "backend=cpu precision=fp32 threads=2 ..." */
 	double base_median, now_median; /* now_median NAN when it never ran now */
 	long base_n, now_n, now_trials;
-	int has_ratio;   /* it ran on both sides: ratio, ci and p are set */
+	int has_ratio; /* it ran on both sides: ratio, ci and p are set */
 	double ratio, ci_lo, ci_hi, p;
 	long more_samples; /* inconclusive: about how many more would decide; 0 else */
 	rt_verdict verdict;
@@ -34,7 +34,7 @@ typedef struct rt_checkdoc_point {
 typedef struct rt_checkdoc {
 	rt_yr yr;
 	const char *generated, *baseline, *result; /* result: pass or regression */
-	double alpha, threshold;                  /* threshold as a fraction: 0.05 */
+	double alpha, threshold;                   /* threshold as a fraction: 0.05 */
 	int ndiff, nnotes, nsuggestions, npoints;
 	rt_checkdoc_diff *diff;
 	const char **notes, **suggestions;

@@ -11,24 +11,24 @@
 #include "pagedata.h"
 
 static const char report_usage[] =
-	"usage: rigtune report [--config FILE] [--journal FILE ...] [--crossover FILE.csv]\n"
-	"                      [--check FILE] [-o FILE.html]\n\n"
-	"Draws one self-contained HTML page (inline CSS and SVG charts, no script, nothing\n"
-	"fetched) from a tuning: the machine; per workload throughput against batch (or\n"
-	"num_envs) for every setting measured, with 95% CIs, the knee and the fastest point\n"
-	"beside the recommendation; the phase split of the recommended point and of the\n"
-	"naive default with the share a GPU utilization monitor reads busy; the crossover;\n"
-	"and a check's result. Charts are drawn by gnuplot, which must be installed.\n\n"
-	"  --config FILE        the configuration `tune` wrote (default: configs/<host>.yaml,\n"
-	"                       unless --journal is given)\n"
-	"  --journal FILE       a results journal; repeat for more (default: the one the\n"
-	"                       configuration names, with the older journals of its host\n"
-	"                       beside it, whose trials the run reused)\n"
-	"  --crossover FILE.csv crossover observations to fit and draw (`rigtune crossover\n"
-	"                       --save FILE.csv`); default: the configuration's analysis\n"
-	"  --check FILE         the result of `rigtune check -o FILE`, shown at the end\n"
-	"  -o, --output FILE    write the page to FILE (atomically) instead of stdout\n\n"
-	"Example: rigtune report -o results/report.html\n";
+    "usage: rigtune report [--config FILE] [--journal FILE ...] [--crossover FILE.csv]\n"
+    "                      [--check FILE] [-o FILE.html]\n\n"
+    "Draws one self-contained HTML page (inline CSS and SVG charts, no script, nothing\n"
+    "fetched) from a tuning: the machine; per workload throughput against batch (or\n"
+    "num_envs) for every setting measured, with 95% CIs, the knee and the fastest point\n"
+    "beside the recommendation; the phase split of the recommended point and of the\n"
+    "naive default with the share a GPU utilization monitor reads busy; the crossover;\n"
+    "and a check's result. Charts are drawn by gnuplot, which must be installed.\n\n"
+    "  --config FILE        the configuration `tune` wrote (default: configs/<host>.yaml,\n"
+    "                       unless --journal is given)\n"
+    "  --journal FILE       a results journal; repeat for more (default: the one the\n"
+    "                       configuration names, with the older journals of its host\n"
+    "                       beside it, whose trials the run reused)\n"
+    "  --crossover FILE.csv crossover observations to fit and draw (`rigtune crossover\n"
+    "                       --save FILE.csv`); default: the configuration's analysis\n"
+    "  --check FILE         the result of `rigtune check -o FILE`, shown at the end\n"
+    "  -o, --output FILE    write the page to FILE (atomically) instead of stdout\n\n"
+    "Example: rigtune report -o results/report.html\n";
 
 #define MAX_JOURNALS 64
 
@@ -41,9 +41,9 @@ typedef struct report_args {
 static int parse_args(int argc, char **argv, report_args *a)
 {
 	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'}, {"journal", required_argument, NULL, 'j'},
-		{"crossover", required_argument, NULL, 'x'}, {"check", required_argument, NULL, 'k'},
-		{"output", required_argument, NULL, 'o'},   {NULL, 0, NULL, 0},
+	    {"config", required_argument, NULL, 'c'},    {"journal", required_argument, NULL, 'j'},
+	    {"crossover", required_argument, NULL, 'x'}, {"check", required_argument, NULL, 'k'},
+	    {"output", required_argument, NULL, 'o'},    {NULL, 0, NULL, 0},
 	};
 	int c;
 	optind = 1;
@@ -51,18 +51,29 @@ static int parse_args(int argc, char **argv, report_args *a)
 	a->in.journals = a->journals;
 	while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c': a->in.config = optarg; break;
-		case 'x': a->in.crossover = optarg; break;
-		case 'k': a->in.check = optarg; break;
-		case 'o': a->output = optarg; break;
+		case 'c':
+			a->in.config = optarg;
+			break;
+		case 'x':
+			a->in.crossover = optarg;
+			break;
+		case 'k':
+			a->in.check = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
 		case 'j':
 			if (a->in.njournals == MAX_JOURNALS)
 				return rt_usage_error("report", "--journal: more than %d journals",
-						      MAX_JOURNALS);
+				                      MAX_JOURNALS);
 			a->journals[a->in.njournals++] = optarg;
 			break;
-		case ':': return rt_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
-		default: return rt_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+		case ':':
+			return rt_usage_error("report", "option '%s' needs a value",
+			                      argv[optind - 1]);
+		default:
+			return rt_usage_error("report", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
@@ -87,7 +98,8 @@ static int run_report(int argc, char **argv)
 	char err[RT_ERRLEN], config[1024], gnuplot[4096], command[1024];
 	if (!a.in.config && !a.in.njournals) {
 		if (rt_config_default_path(config, sizeof config))
-			return rt_usage_error("report", "the host name is too long for a file name");
+			return rt_usage_error("report",
+			                      "the host name is too long for a file name");
 		a.in.config = config;
 	}
 	rt_page *pg = malloc(sizeof *pg);
@@ -108,8 +120,8 @@ static int run_report(int argc, char **argv)
 	command_line(argc, argv, command, sizeof command);
 	if (!rt_gnuplot_find(gnuplot, sizeof gnuplot))
 		rc = rt_fail(err, sizeof err, RT_ERUNTIME,
-			     "gnuplot is not installed: the report's charts are drawn with it "
-			     "(Debian/Ubuntu: apt-get install gnuplot-nox)");
+		             "gnuplot is not installed: the report's charts are drawn with it "
+		             "(Debian/Ubuntu: apt-get install gnuplot-nox)");
 	if (rc == RT_OK)
 		rc = rt_page_render(pg, gnuplot, command, &html, &len, err, sizeof err);
 	if (rc == RT_OK)
@@ -127,5 +139,5 @@ static int run_report(int argc, char **argv)
 }
 
 const rt_command rt_cmd_report = {"report", run_report,
-				  "draw an HTML page of a tuning: throughput, phases, crossover",
-				  report_usage, NULL};
+                                  "draw an HTML page of a tuning: throughput, phases, crossover",
+                                  report_usage, NULL};

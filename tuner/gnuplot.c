@@ -34,8 +34,7 @@ int rt_gnuplot_find(char *path, size_t len)
  * Starts exe with argv, its standard streams on fds[0..2] (NULL: inherited),
  * and waits for it. RT_ERUNTIME when it cannot start or does not exit 0.
  */
-static int spawn_wait(const char *exe, char *const argv[], const int *fds, char *err,
-		      size_t errlen)
+static int spawn_wait(const char *exe, char *const argv[], const int *fds, char *err, size_t errlen)
 {
 	posix_spawn_file_actions_t fa;
 	if (posix_spawn_file_actions_init(&fa))
@@ -53,11 +52,11 @@ static int spawn_wait(const char *exe, char *const argv[], const int *fds, char 
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return rt_fail(err, errlen, RT_ERUNTIME, "waiting for gnuplot: %s",
-				       strerror(errno));
+			               strerror(errno));
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return rt_fail(err, errlen, RT_ERUNTIME, "gnuplot failed (%s %d)",
-			       WIFEXITED(status) ? "exit status" : "signal",
-			       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		               WIFEXITED(status) ? "exit status" : "signal",
+		               WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	return RT_OK;
 }
 
@@ -114,17 +113,17 @@ static void last_message(int fd, char *buf, size_t len)
 }
 
 int rt_gnuplot_run(const char *exe, const char *script, size_t len, char **out, size_t *outlen,
-		   char *err, size_t errlen)
+                   char *err, size_t errlen)
 {
 	int fds[3] = {-1, -1, -1}, rc = RT_OK;
 	static const char *const names[3] = {"rigtune-chart-in", "rigtune-chart-out",
-					     "rigtune-chart-err"};
+	                                     "rigtune-chart-err"};
 	for (int i = 0; i < 3 && rc == RT_OK; i++)
 		if ((fds[i] = memfd_create(names[i], MFD_CLOEXEC)) < 0)
 			rc = rt_fail(err, errlen, RT_EIO, "memfd_create: %s", strerror(errno));
 	if (rc == RT_OK && (rt_write_all(fds[0], script, len) || lseek(fds[0], 0, SEEK_SET)))
 		rc = rt_fail(err, errlen, RT_EIO, "cannot pass the script to gnuplot: %s",
-			     strerror(errno));
+		             strerror(errno));
 	char *argv[] = {(char *)"gnuplot", (char *)"-d", NULL};
 	char why[256], said[256];
 	if (rc == RT_OK && (rc = spawn_wait(exe, argv, fds, why, sizeof why))) {
@@ -137,7 +136,7 @@ int rt_gnuplot_run(const char *exe, const char *script, size_t len, char **out, 
 		free(*out);
 		last_message(fds[2], said, sizeof said);
 		rc = rt_fail(err, errlen, RT_ERUNTIME, "gnuplot drew nothing%s%s",
-			     said[0] ? ": " : "", said);
+		             said[0] ? ": " : "", said);
 	}
 	for (int i = 0; i < 3; i++)
 		if (fds[i] >= 0)

@@ -31,6 +31,6 @@ int rt_gnuplot_run_file(const char *exe, const char *script_path, char *err, siz
  * RT_ENOMEM; *out is set only on success.
  */
 int rt_gnuplot_run(const char *exe, const char *script, size_t len, char **out, size_t *outlen,
-		   char *err, size_t errlen);
+                   char *err, size_t errlen);
 
 #endif

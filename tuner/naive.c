@@ -1,7 +1,7 @@
 #include "naive.h"
 
 void rt_naive_point(const rt_workload *w, const rt_shape *model, int usable_cores, rt_point *pt,
-		    rt_shape *sh)
+                    rt_shape *sh)
 {
 	rt_point_default(pt);
 	pt->threads = usable_cores > 0 ? usable_cores : 1;

@@ -16,6 +16,6 @@
  * when it is a shape key (ppo's num_envs), goes back to its default.
  */
 void rt_naive_point(const rt_workload *w, const rt_shape *model, int usable_cores, rt_point *pt,
-		    rt_shape *sh);
+                    rt_shape *sh);
 
 #endif

@@ -1,5 +1,6 @@
 #include "page.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,12 +38,23 @@ static void text(page_ctx *c, const char *s)
 {
 	for (; s && *s; s++)
 		switch (*s) {
-		case '&': fputs("&amp;", c->f); break;
-		case '<': fputs("&lt;", c->f); break;
-		case '>': fputs("&gt;", c->f); break;
-		case '"': fputs("&quot;", c->f); break;
-		case '\'': fputs("&#39;", c->f); break;
-		default: fputc(*s, c->f);
+		case '&':
+			fputs("&amp;", c->f);
+			break;
+		case '<':
+			fputs("&lt;", c->f);
+			break;
+		case '>':
+			fputs("&gt;", c->f);
+			break;
+		case '"':
+			fputs("&quot;", c->f);
+			break;
+		case '\'':
+			fputs("&#39;", c->f);
+			break;
+		default:
+			fputc(*s, c->f);
 		}
 }
 
@@ -59,9 +71,7 @@ static void slug(const char *name, char *buf, size_t len)
 {
 	size_t n = 0;
 	for (; *name && n + 1 < len; name++)
-		buf[n++] = (char)((*name >= 'a' && *name <= 'z') || (*name >= '0' && *name <= '9') ? *name
-				  : (*name >= 'A' && *name <= 'Z')			    ? *name - 'A' + 'a'
-												    : '-');
+		buf[n++] = isalnum((unsigned char)*name) ? (char)tolower((unsigned char)*name) : '-';
 	buf[n] = '\0';
 }
 
@@ -88,9 +98,10 @@ static void num(double v, char *buf, size_t len)
 
 /* A point as people read it: the knobs the workload reads, and the swept shape key. */
 static void point_text(const rt_workload *w, const rt_point *pt, const rt_shape *sh, char *buf,
-		       size_t len)
+                       size_t len)
 {
-	size_t n = (size_t)snprintf(buf, len, "%s %s", pt->backend, rt_precision_name(pt->precision));
+	size_t n =
+	    (size_t)snprintf(buf, len, "%s %s", pt->backend, rt_precision_name(pt->precision));
 	int k = w->knee ? rt_shape_index(w, w->knee) : -1;
 	if (k >= 0 && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %s %ld", w->knee, sh->v[k]);
@@ -98,10 +109,10 @@ static void point_text(const rt_workload *w, const rt_point *pt, const rt_shape 
 		n += (size_t)snprintf(buf + n, len - n, ", batch %d", pt->batch);
 	if (n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %d thread%s", pt->threads,
-				      pt->threads == 1 ? "" : "s");
+		                      pt->threads == 1 ? "" : "s");
 	if ((w->knobs & RT_KNOB_WORKERS) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %d worker%s", pt->workers,
-				      pt->workers == 1 ? "" : "s");
+		                      pt->workers == 1 ? "" : "s");
 	if (n < len)
 		snprintf(buf + n, len - n, ", pin %s", rt_pin_name(pt->pin));
 }
@@ -111,8 +122,10 @@ static void point_text(const rt_workload *w, const rt_point *pt, const rt_shape 
 /* The page's legend of a chart that has one: a glyph in the series' colour, its label. */
 static void legend(page_ctx *c, const rt_pg_svg *svg)
 {
-	static const char *const glyphs[] = {[RT_GLYPH_LINE] = "line", [RT_GLYPH_RING] = "ring",
-					     [RT_GLYPH_CROSS] = "cross", [RT_GLYPH_BOX] = "box"};
+	static const char *const glyphs[] = {[RT_GLYPH_LINE] = "line",
+	                                     [RT_GLYPH_RING] = "ring",
+	                                     [RT_GLYPH_CROSS] = "cross",
+	                                     [RT_GLYPH_BOX] = "box"};
 	if (!svg->nlegend)
 		return;
 	out(c, "<ul class=\"legend\">");
@@ -127,8 +140,9 @@ static void legend(page_ctx *c, const rt_pg_svg *svg)
 
 /* A drawn chart in its figure, or the sentence saying why there is none. */
 static int figure(page_ctx *c, const char *name, const char *kind,
-		  int (*draw)(const void *, const char *, const char *, rt_pg_svg *, char *, size_t),
-		  const void *data)
+                  int (*draw)(const void *, const char *, const char *, rt_pg_svg *, char *,
+                              size_t),
+                  const void *data)
 {
 	char prefix[16];
 	rt_pg_svg svg = {0};
@@ -152,7 +166,7 @@ static int figure(page_ctx *c, const char *name, const char *kind,
 
 /* The chart functions under one signature, for figure(). */
 static int draw_throughput(const void *d, const char *g, const char *p, rt_pg_svg *o, char *e,
-			   size_t n)
+                           size_t n)
 {
 	return rt_pgc_throughput(d, g, p, o, e, n);
 }
@@ -163,13 +177,13 @@ static int draw_phases(const void *d, const char *g, const char *p, rt_pg_svg *o
 }
 
 static int draw_crossover(const void *d, const char *g, const char *p, rt_pg_svg *o, char *e,
-			  size_t n)
+                          size_t n)
 {
 	return rt_pgc_crossover(d, g, p, o, e, n);
 }
 
 static int draw_threads(const void *d, const char *g, const char *p, rt_pg_svg *o, char *e,
-			size_t n)
+                        size_t n)
 {
 	return rt_pgc_threads(d, g, p, o, e, n);
 }
@@ -182,83 +196,88 @@ static int draw_check(const void *d, const char *g, const char *p, rt_pg_svg *o,
 /* ---- head ---- */
 
 static const char css[] =
-	":root{--ink:#1f2328;--muted:#59636e;--line:#d8dee4;--bg:#f4f6f8;--card:#ffffff;"
-	"--accent:#4e79a7;--good:#2ca02c;--bad:#d62728;--warn:#e8a33d}\n"
-	"*{box-sizing:border-box}\n"
-	"body{margin:0;background:var(--bg);color:var(--ink);font:15px/1.5 system-ui,-apple-system,"
-	"'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif}\n"
-	"header.top{background:#1f2d3d;color:#fff;padding:22px 0 18px}\n"
-	".wrap{max-width:1200px;margin:0 auto;padding:0 24px}\n"
-	"header.top h1{margin:0;font-size:26px;font-weight:650;letter-spacing:.2px}\n"
-	"header.top h1 .host{color:#9ecbff}\n"
-	"header.top p{margin:6px 0 0;color:#c9d4df;font-size:14px}\n"
-	"nav{margin-top:12px;display:flex;flex-wrap:wrap;gap:6px}\n"
-	"nav a{color:#fff;text-decoration:none;background:rgba(255,255,255,.12);padding:3px 10px;"
-	"border-radius:12px;font-size:13px}\n"
-	"main.wrap{padding-top:18px;padding-bottom:12px}\n"
-	"section.card{background:var(--card);border:1px solid var(--line);border-radius:10px;"
-	"padding:18px 22px;margin:0 0 18px}\n"
-	"h2{margin:0 0 12px;font-size:21px}h2 small{color:var(--muted);font-weight:400;font-size:15px}\n"
-	"h3{margin:18px 0 8px;font-size:16px}h4{margin:14px 0 4px;font-size:13px;color:var(--muted);"
-	"text-transform:uppercase;letter-spacing:.5px}\n"
-	".notes{margin:0 0 18px;padding:10px 16px;background:#fff8e1;border:1px solid #f0d98c;"
-	"border-radius:8px;font-size:14px}\n"
-	".notes p{margin:2px 0}\n"
-	".summary{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:12px;"
-	"margin:0 0 18px}\n"
-	".tile{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--accent);"
-	"border-radius:8px;padding:10px 14px}\n"
-	".tile .name{font-weight:650}.tile .big{font-size:22px;font-weight:650}\n"
-	".tile .unit,.muted{color:var(--muted)}.tile p{margin:2px 0;font-size:13px}\n"
-	".split{display:grid;grid-template-columns:minmax(0,1fr) 330px;gap:20px;align-items:start}\n"
-	"@media (max-width:1000px){.split{grid-template-columns:1fr}}\n"
-	"figure.chart{margin:0}\n"
-	"svg.chart{max-width:100%;height:auto;display:block}\n"
-	"figcaption{color:var(--muted);font-size:13px;margin-top:4px}\n"
-	".nochart{padding:22px;border:1px dashed var(--line);border-radius:8px;color:var(--muted);"
-	"background:#fafbfc}\n"
-	"aside.rec,aside.side{background:#f7f9fb;border:1px solid var(--line);border-radius:8px;padding:12px 16px;"
-	"font-size:14px}\n"
-	"aside.rec .big{font-size:28px;font-weight:700;margin:0}\n"
-	"aside.rec .big span{font-size:14px;font-weight:400;color:var(--muted)}\n"
-	".chips{display:flex;flex-wrap:wrap;gap:4px;margin:6px 0}\n"
-	".chip{background:#e8eef5;border-radius:10px;padding:1px 8px;font-size:13px}\n"
-	"pre,code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}\n"
-	"pre{background:#eef1f4;border-radius:6px;padding:8px 10px;margin:4px 0;white-space:pre-wrap}\n"
-	"ul.hints{margin:2px 0;padding-left:18px}ul.hints code{overflow-wrap:anywhere}\n"
-	"ul.legend{list-style:none;margin:4px 0 0 48px;padding:0;display:flex;flex-wrap:wrap;"
-	"gap:2px 18px;font-size:13px;color:#333}\n"
-	"ul.legend li{display:flex;align-items:center;gap:6px}\n"
-	".g{display:inline-block;width:24px;height:14px;position:relative;flex:none}\n"
-	".g::before,.g::after{content:\"\";position:absolute}\n"
-	".g.line::before{left:0;right:0;top:6px;height:2px;background:currentColor}\n"
-	".g.line::after{left:8px;top:3px;width:8px;height:8px;border-radius:50%;background:currentColor}\n"
-	".g.ring::after{left:5px;top:0;width:14px;height:14px;border:2px solid currentColor;"
-	"border-radius:50%;box-sizing:border-box}\n"
-	".g.cross::before,.g.cross::after{left:11px;top:-1px;width:2px;height:16px;"
-	"background:currentColor;transform:rotate(45deg)}\n"
-	".g.cross::after{transform:rotate(-45deg)}\n"
-	".g.box::before{left:4px;top:0;width:16px;height:14px;background:currentColor}\n"
-	"table{border-collapse:collapse;width:100%;font-size:14px}\n"
-	"th,td{text-align:left;padding:5px 8px;border-bottom:1px solid var(--line);vertical-align:top}\n"
-	"th{color:var(--muted);font-weight:600;font-size:13px}\n"
-	"td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
-	"table.kv th{width:130px}\n"
-	".machine{display:grid;grid-template-columns:minmax(0,1.3fr) minmax(0,1fr);gap:22px}\n"
-	"@media (max-width:1000px){.machine{grid-template-columns:1fr}}\n"
-	".cores{display:flex;flex-wrap:wrap;gap:4px;margin:4px 0 10px}\n"
-	".core{width:26px;height:26px;border-radius:5px;background:#4e79a7;color:#fff;font-size:10px;"
-	"display:flex;align-items:center;justify-content:center}\n"
-	".core.efficiency{background:#76b7b2}\n"
-	".pill{display:inline-block;border-radius:10px;padding:0 8px;font-size:12.5px;font-weight:600;"
-	"color:#fff;background:#8a939c}\n"
-	".pill.ok{background:var(--good)}.pill.bad{background:var(--bad)}.pill.warn{background:var(--warn)}\n"
-	"ul.bad{margin:4px 0;padding-left:18px}ul.bad li{margin:2px 0}\n"
-	".flag{color:var(--bad);font-weight:600}\n"
-	"details{margin-top:8px}summary{cursor:pointer;color:var(--accent)}\n"
-	".verdict{font-size:18px;font-weight:700;padding:8px 14px;border-radius:8px;color:#fff;"
-	"display:inline-block}\n"
-	"footer{color:var(--muted);font-size:13px;padding:0 0 30px}\n";
+    ":root{--ink:#1f2328;--muted:#59636e;--line:#d8dee4;--bg:#f4f6f8;--card:#ffffff;"
+    "--accent:#4e79a7;--good:#2ca02c;--bad:#d62728;--warn:#e8a33d}\n"
+    "*{box-sizing:border-box}\n"
+    "body{margin:0;background:var(--bg);color:var(--ink);font:15px/1.5 system-ui,-apple-system,"
+    "'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif}\n"
+    "header.top{background:#1f2d3d;color:#fff;padding:22px 0 18px}\n"
+    ".wrap{max-width:1200px;margin:0 auto;padding:0 24px}\n"
+    "header.top h1{margin:0;font-size:26px;font-weight:650;letter-spacing:.2px}\n"
+    "header.top h1 .host{color:#9ecbff}\n"
+    "header.top p{margin:6px 0 0;color:#c9d4df;font-size:14px}\n"
+    "nav{margin-top:12px;display:flex;flex-wrap:wrap;gap:6px}\n"
+    "nav a{color:#fff;text-decoration:none;background:rgba(255,255,255,.12);padding:3px 10px;"
+    "border-radius:12px;font-size:13px}\n"
+    "main.wrap{padding-top:18px;padding-bottom:12px}\n"
+    "section.card{background:var(--card);border:1px solid var(--line);border-radius:10px;"
+    "padding:18px 22px;margin:0 0 18px}\n"
+    "h2{margin:0 0 12px;font-size:21px}h2 "
+    "small{color:var(--muted);font-weight:400;font-size:15px}\n"
+    "h3{margin:18px 0 8px;font-size:16px}h4{margin:14px 0 4px;font-size:13px;color:var(--muted);"
+    "text-transform:uppercase;letter-spacing:.5px}\n"
+    ".notes{margin:0 0 18px;padding:10px 16px;background:#fff8e1;border:1px solid #f0d98c;"
+    "border-radius:8px;font-size:14px}\n"
+    ".notes p{margin:2px 0}\n"
+    ".summary{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:12px;"
+    "margin:0 0 18px}\n"
+    ".tile{background:var(--card);border:1px solid var(--line);border-left:4px solid var(--accent);"
+    "border-radius:8px;padding:10px 14px}\n"
+    ".tile .name{font-weight:650}.tile .big{font-size:22px;font-weight:650}\n"
+    ".tile .unit,.muted{color:var(--muted)}.tile p{margin:2px 0;font-size:13px}\n"
+    ".split{display:grid;grid-template-columns:minmax(0,1fr) 330px;gap:20px;align-items:start}\n"
+    "@media (max-width:1000px){.split{grid-template-columns:1fr}}\n"
+    "figure.chart{margin:0}\n"
+    "svg.chart{max-width:100%;height:auto;display:block}\n"
+    "figcaption{color:var(--muted);font-size:13px;margin-top:4px}\n"
+    ".nochart{padding:22px;border:1px dashed var(--line);border-radius:8px;color:var(--muted);"
+    "background:#fafbfc}\n"
+    "aside.rec,aside.side{background:#f7f9fb;border:1px solid "
+    "var(--line);border-radius:8px;padding:12px 16px;"
+    "font-size:14px}\n"
+    "aside.rec .big{font-size:28px;font-weight:700;margin:0}\n"
+    "aside.rec .big span{font-size:14px;font-weight:400;color:var(--muted)}\n"
+    ".chips{display:flex;flex-wrap:wrap;gap:4px;margin:6px 0}\n"
+    ".chip{background:#e8eef5;border-radius:10px;padding:1px 8px;font-size:13px}\n"
+    "pre,code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}\n"
+    "pre{background:#eef1f4;border-radius:6px;padding:8px 10px;margin:4px 0;white-space:pre-wrap}\n"
+    "ul.hints{margin:2px 0;padding-left:18px}ul.hints code{overflow-wrap:anywhere}\n"
+    "ul.legend{list-style:none;margin:4px 0 0 48px;padding:0;display:flex;flex-wrap:wrap;"
+    "gap:2px 18px;font-size:13px;color:#333}\n"
+    "ul.legend li{display:flex;align-items:center;gap:6px}\n"
+    ".g{display:inline-block;width:24px;height:14px;position:relative;flex:none}\n"
+    ".g::before,.g::after{content:\"\";position:absolute}\n"
+    ".g.line::before{left:0;right:0;top:6px;height:2px;background:currentColor}\n"
+    ".g.line::after{left:8px;top:3px;width:8px;height:8px;border-radius:50%;background:"
+    "currentColor}\n"
+    ".g.ring::after{left:5px;top:0;width:14px;height:14px;border:2px solid currentColor;"
+    "border-radius:50%;box-sizing:border-box}\n"
+    ".g.cross::before,.g.cross::after{left:11px;top:-1px;width:2px;height:16px;"
+    "background:currentColor;transform:rotate(45deg)}\n"
+    ".g.cross::after{transform:rotate(-45deg)}\n"
+    ".g.box::before{left:4px;top:0;width:16px;height:14px;background:currentColor}\n"
+    "table{border-collapse:collapse;width:100%;font-size:14px}\n"
+    "th,td{text-align:left;padding:5px 8px;border-bottom:1px solid "
+    "var(--line);vertical-align:top}\n"
+    "th{color:var(--muted);font-weight:600;font-size:13px}\n"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+    "table.kv th{width:130px}\n"
+    ".machine{display:grid;grid-template-columns:minmax(0,1.3fr) minmax(0,1fr);gap:22px}\n"
+    "@media (max-width:1000px){.machine{grid-template-columns:1fr}}\n"
+    ".cores{display:flex;flex-wrap:wrap;gap:4px;margin:4px 0 10px}\n"
+    ".core{width:26px;height:26px;border-radius:5px;background:#4e79a7;color:#fff;font-size:10px;"
+    "display:flex;align-items:center;justify-content:center}\n"
+    ".core.efficiency{background:#76b7b2}\n"
+    ".pill{display:inline-block;border-radius:10px;padding:0 8px;font-size:12.5px;font-weight:600;"
+    "color:#fff;background:#8a939c}\n"
+    ".pill.ok{background:var(--good)}.pill.bad{background:var(--bad)}.pill.warn{background:var(--"
+    "warn)}\n"
+    "ul.bad{margin:4px 0;padding-left:18px}ul.bad li{margin:2px 0}\n"
+    ".flag{color:var(--bad);font-weight:600}\n"
+    "details{margin-top:8px}summary{cursor:pointer;color:var(--accent)}\n"
+    ".verdict{font-size:18px;font-weight:700;padding:8px 14px;border-radius:8px;color:#fff;"
+    "display:inline-block}\n"
+    "footer{color:var(--muted);font-size:13px;padding:0 0 30px}\n";
 
 static void head(page_ctx *c)
 {
@@ -281,7 +300,8 @@ static size_t trial_count(const rt_page *pg)
 static void banner(page_ctx *c)
 {
 	const rt_page *pg = c->pg;
-	out(c, "<header class=\"top\"><div class=\"wrap\">\n<h1>rigtune report: <span class=\"host\">");
+	out(c, "<header class=\"top\"><div class=\"wrap\">\n<h1>rigtune report: <span "
+	       "class=\"host\">");
 	text(c, pg->host[0] ? pg->host : "unknown host");
 	out(c, "</span></h1>\n<p>");
 	if (pg->config_path) {
@@ -322,8 +342,9 @@ static void notes(page_ctx *c)
 		out(c, "<p><strong>Partial:</strong> the tuning was interrupted; this is the best "
 		       "it found before the signal.</p>\n");
 	if (!pg->config_path)
-		out(c, "<p>No configuration was given: the page shows the journals' trials, without "
-		       "a recommendation or a description of the machine.</p>\n");
+		out(c,
+		    "<p>No configuration was given: the page shows the journals' trials, without "
+		    "a recommendation or a description of the machine.</p>\n");
 	for (int i = 0; i < pg->nnotes; i++)
 		elem(c, "p", NULL, pg->notes[i]);
 	out(c, "</div>\n");
@@ -448,7 +469,8 @@ static void recommendation(page_ctx *c, const rt_pg_workload *wl)
 	const rt_config_rec *rec = wl->cfg;
 	out(c, "<aside class=\"rec\">\n");
 	if (!rec) {
-		out(c, "<h4>Recommendation</h4><p>None: no configuration was given.</p>\n</aside>\n");
+		out(c,
+		    "<h4>Recommendation</h4><p>None: no configuration was given.</p>\n</aside>\n");
 		return;
 	}
 	if (rec->none) {
@@ -515,30 +537,35 @@ static void phase_words(page_ctx *c, const rt_pg_workload *wl)
 		if (busy > 0.995) {
 			out(c, "): every step is compute and update; %s 100%% busy.</p>\n",
 			    gpu ? "a GPU utilization monitor reads it"
-				: "were it on a GPU, a utilization monitor would read it");
+			        : "were it on a GPU, a utilization monitor would read it");
 			continue;
 		}
-		out(c, "): %.0f%% of each step is data preparation or environment steps on the CPU, "
-		       "%.0f%% transfers; ",
+		out(c,
+		    "): %.0f%% of each step is data preparation or environment steps on the CPU, "
+		    "%.0f%% transfers; ",
 		    100 * share[RT_PHASE_HOST], 100 * share[RT_PHASE_TRANSFER]);
 		if (gpu)
-			out(c, "a GPU utilization monitor reads it <strong>%.0f%% busy</strong>.</p>\n",
+			out(c,
+			    "a GPU utilization monitor reads it <strong>%.0f%% "
+			    "busy</strong>.</p>\n",
 			    100 * busy);
 		else
-			out(c, "the other %.0f%% is compute and update, which is what a utilization "
-			       "monitor would read busy were they on a GPU.</p>\n",
+			out(c,
+			    "the other %.0f%% is compute and update, which is what a utilization "
+			    "monitor would read busy were they on a GPU.</p>\n",
 			    100 * busy);
 	}
 	if (!wl->naive_known)
-		out(c, "<p class=\"muted\">The naive default is unknown without the machine's usable "
-		       "cores (give the configuration).</p>\n");
+		out(c,
+		    "<p class=\"muted\">The naive default is unknown without the machine's usable "
+		    "cores (give the configuration).</p>\n");
 	else if (!wl->naive_trial || !wl->naive_trial->m.feasible) {
 		char pt[256];
 		point_text(wl->w, &wl->naive_pt, &wl->naive_sh, pt, sizeof pt);
 		out(c, "<p class=\"muted\">The naive default, an untuned run (");
 		text(c, pt);
-		out(c, "), %s.</p>\n", wl->naive_trial ? "was infeasible"
-							 : "has no trial in the journals read");
+		out(c, "), %s.</p>\n",
+		    wl->naive_trial ? "was infeasible" : "has no trial in the journals read");
 	}
 }
 
@@ -559,8 +586,9 @@ static void trial_row(page_ctx *c, const rt_pg_workload *wl, const rt_journal_re
 	num(r->m.median, v, sizeof v);
 	num(r->m.ci_lo, lo, sizeof lo);
 	num(r->m.ci_hi, hi, sizeof hi);
-	out(c, "<td class=\"n\">%s</td><td class=\"n\">%s to %s</td><td class=\"n\">%.1f%%%s%s</td>"
-	       "</tr>\n",
+	out(c,
+	    "<td class=\"n\">%s</td><td class=\"n\">%s to %s</td><td class=\"n\">%.1f%%%s%s</td>"
+	    "</tr>\n",
 	    v, lo, hi, 100 * r->m.cv, r->m.unstable ? " <span class=\"flag\">unstable</span>" : "",
 	    r->m.contended ? " <span class=\"flag\">busy machine</span>" : "");
 }
@@ -572,10 +600,13 @@ static void trials(page_ctx *c, const rt_pg_workload *wl)
 		bad += !wl->trials[i]->m.feasible;
 		unstable += wl->trials[i]->m.feasible && wl->trials[i]->m.unstable;
 	}
-	out(c, "<h3>Trials</h3>\n<p>%zu point%s measured", wl->ntrials, wl->ntrials == 1 ? "" : "s");
+	out(c, "<h3>Trials</h3>\n<p>%zu point%s measured", wl->ntrials,
+	    wl->ntrials == 1 ? "" : "s");
 	if (unstable)
-		out(c, "; <span class=\"flag\">%zu unstable</span> (their samples vary by more than 5%%: "
-		       "the machine was busy or the clock moved)",
+		out(c,
+		    "; <span class=\"flag\">%zu unstable</span> (their samples vary by more than "
+		    "5%%: "
+		    "the machine was busy or the clock moved)",
 		    unstable);
 	if (wl->other_shape)
 		out(c, "; %zu more at other model shapes, not shown", wl->other_shape);
@@ -681,7 +712,8 @@ static void crossover_words(page_ctx *c, const rt_pg_crossover *xo)
 			out(c, "<li>");
 			text(c, p->error ? p->error : p->summary);
 			if (isfinite(p->ci_lo))
-				out(c, " (bootstrap 95%% CI of n*: %.0f to %.0f)", p->ci_lo, p->ci_hi);
+				out(c, " (bootstrap 95%% CI of n*: %.0f to %.0f)", p->ci_lo,
+				    p->ci_hi);
 			out(c, "</li>\n");
 		}
 		out(c, "</ul>\n");
@@ -698,9 +730,9 @@ static void crossover_words(page_ctx *c, const rt_pg_crossover *xo)
 		out(c, ": ");
 		text(c, t->error ? t->error : t->summary);
 		for (int k = 0; k < t->nbest; k++)
-			out(c, "%s%d thread%s from n = %.0f to %.0f", k ? "; " : ". Fastest: ",
-			    t->best[k].threads, t->best[k].threads == 1 ? "" : "s", t->best[k].n_lo,
-			    t->best[k].n_hi);
+			out(c, "%s%d thread%s from n = %.0f to %.0f",
+			    k ? "; " : ". Fastest: ", t->best[k].threads,
+			    t->best[k].threads == 1 ? "" : "s", t->best[k].n_lo, t->best[k].n_hi);
 		out(c, ".</li>\n");
 	}
 	out(c, "</ul>\n");
@@ -714,10 +746,12 @@ static int crossover(page_ctx *c)
 	no_gpu_words(c);
 	int rc = RT_OK;
 	if (!xo->present) {
-		out(c, "<p class=\"nochart\" id=\"nochart-crossover\">No crossover was measured for "
-		       "these inputs (a tune with <code>--no-crossover</code>, or one whose budget ran "
-		       "out first). <code>rigtune crossover --save xo.csv</code> measures one; "
-		       "<code>rigtune report --crossover xo.csv</code> shows it.</p>\n");
+		out(c,
+		    "<p class=\"nochart\" id=\"nochart-crossover\">No crossover was measured for "
+		    "these inputs (a tune with <code>--no-crossover</code>, or one whose budget "
+		    "ran "
+		    "out first). <code>rigtune crossover --save xo.csv</code> measures one; "
+		    "<code>rigtune report --crossover xo.csv</code> shows it.</p>\n");
 	} else {
 		out(c, "<div class=\"split\">\n<div>\n");
 		rc = figure(c, "crossover", "crossover", draw_crossover, xo);
@@ -768,7 +802,9 @@ static void check_table(page_ctx *c, const rt_checkdoc *d)
 		check_side(c, p, p->base_median, p->base_n);
 		check_side(c, p, p->now_median, p->now_n);
 		if (p->has_ratio)
-			out(c, "<td class=\"n\">%+.1f%% (%+.1f to %+.1f)</td><td class=\"n\">%.2g</td>",
+			out(c,
+			    "<td class=\"n\">%+.1f%% (%+.1f to %+.1f)</td><td "
+			    "class=\"n\">%.2g</td>",
 			    100 * (p->ratio - 1), 100 * (p->ci_lo - 1), 100 * (p->ci_hi - 1), p->p);
 		else
 			out(c, "<td></td><td></td>");
@@ -810,8 +846,9 @@ static int check(page_ctx *c)
 	if (!d)
 		return RT_OK;
 	int bad = strcmp(d->result, "pass") != 0;
-	out(c, "<section class=\"card\" id=\"check\">\n<h2>Check against the baseline</h2>\n"
-	       "<p><span class=\"verdict\" style=\"background:%s\">",
+	out(c,
+	    "<section class=\"card\" id=\"check\">\n<h2>Check against the baseline</h2>\n"
+	    "<p><span class=\"verdict\" style=\"background:%s\">",
 	    rt_pgc_verdict_color(bad ? RT_VERDICT_REGRESSION : RT_VERDICT_IMPROVEMENT));
 	text(c, d->result);
 	out(c, "</span>");
@@ -824,8 +861,9 @@ static int check(page_ctx *c)
 		out(c, ", checked ");
 		text(c, d->generated);
 	}
-	out(c, ". A change counts when it is significant (Mann-Whitney U, alpha %g) and past "
-	       "%g%%.</p>\n",
+	out(c,
+	    ". A change counts when it is significant (Mann-Whitney U, alpha %g) and past "
+	    "%g%%.</p>\n",
 	    d->alpha, 100 * d->threshold);
 	check_machine(c, d);
 	out(c, "<h3>The points measured again</h3>\n");
@@ -852,7 +890,7 @@ static void footer(page_ctx *c, const char *command)
 }
 
 int rt_page_render(const rt_page *pg, const char *gnuplot, const char *command, char **html,
-		   size_t *len, char *err, size_t errlen)
+                   size_t *len, char *err, size_t errlen)
 {
 	page_ctx c = {.pg = pg, .gnuplot = gnuplot, .err = err, .errlen = errlen};
 	*html = NULL;

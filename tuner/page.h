@@ -29,6 +29,6 @@
  * footer; NULL for none). RT_ENOMEM, or gnuplot's error (RT_ERUNTIME).
  */
 int rt_page_render(const rt_page *pg, const char *gnuplot, const char *command, char **html,
-		   size_t *len, char *err, size_t errlen);
+                   size_t *len, char *err, size_t errlen);
 
 #endif

@@ -16,14 +16,16 @@
 #define BAD_COLOR "#d62728"
 
 static const char *const phase_colors[RT_NPHASE_KIND] = {
-	[RT_PHASE_COMPUTE] = "#4e79a7", [RT_PHASE_UPDATE] = "#59a14f",
-	[RT_PHASE_TRANSFER] = "#b07aa1", [RT_PHASE_HOST] = "#f28e2b",
+    [RT_PHASE_COMPUTE] = "#4e79a7",
+    [RT_PHASE_UPDATE] = "#59a14f",
+    [RT_PHASE_TRANSFER] = "#b07aa1",
+    [RT_PHASE_HOST] = "#f28e2b",
 };
 
 static const char *const verdict_colors[RT_NVERDICT] = {
-	[RT_VERDICT_REGRESSION] = "#d62728", [RT_VERDICT_INFEASIBLE] = "#8c1c13",
-	[RT_VERDICT_INCONCLUSIVE] = "#e8a33d", [RT_VERDICT_IMPROVEMENT] = "#2ca02c",
-	[RT_VERDICT_UNCHANGED] = "#7f7f7f",
+    [RT_VERDICT_REGRESSION] = "#d62728",   [RT_VERDICT_INFEASIBLE] = "#8c1c13",
+    [RT_VERDICT_INCONCLUSIVE] = "#e8a33d", [RT_VERDICT_IMPROVEMENT] = "#2ca02c",
+    [RT_VERDICT_UNCHANGED] = "#7f7f7f",
 };
 
 const char *rt_pgc_phase_color(rt_phase_kind k)
@@ -79,7 +81,7 @@ static void seconds_text(double s, char *buf, size_t len)
 
 /* set {axis}tics (labelled values) for a log axis over [lo, hi]. */
 static void log_tics(rt_chart *c, const char *axis, double lo, double hi,
-		     void (*fmt)(double, char *, size_t))
+                     void (*fmt)(double, char *, size_t))
 {
 	double tics[MAX_YTICS];
 	int n = rt_chart_log_tics(lo, hi, tics, MAX_YTICS);
@@ -133,10 +135,10 @@ void rt_pgc_series_label(const rt_pg_workload *wl, const rt_point *pt, char *buf
 		n += (size_t)snprintf(buf + n, len - n, " %s", rt_precision_name(pt->precision));
 	if (strcmp(wl->xkey, "threads") && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %d thread%s", pt->threads,
-				      pt->threads == 1 ? "" : "s");
+		                      pt->threads == 1 ? "" : "s");
 	if ((wl->w->knobs & RT_KNOB_WORKERS) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %d worker%s", pt->workers,
-				      pt->workers == 1 ? "" : "s");
+		                      pt->workers == 1 ? "" : "s");
 	if (v.pin && n < len)
 		snprintf(buf + n, len - n, ", %s", rt_pin_name(pt->pin));
 }
@@ -162,7 +164,8 @@ static int by_x(const void *a, const void *b)
 {
 	const rt_journal_record *ra = *(const rt_journal_record *const *)a;
 	const rt_journal_record *rb = *(const rt_journal_record *const *)b;
-	long xa = rt_pg_x(sort_wl, &ra->point, &ra->shape), xb = rt_pg_x(sort_wl, &rb->point, &rb->shape);
+	long xa = rt_pg_x(sort_wl, &ra->point, &ra->shape),
+	     xb = rt_pg_x(sort_wl, &rb->point, &rb->shape);
 	return (xa > xb) - (xa < xb);
 }
 
@@ -252,8 +255,9 @@ static void y_range(const rt_pg_workload *wl, double *lo, double *hi)
 static void put_marks(rt_chart *c, const rt_pg_workload *wl)
 {
 	const rt_pg_mark *marks[2] = {&wl->rec, &wl->fastest};
-	int same = wl->rec.set && wl->fastest.set && wl->rec.median == wl->fastest.median &&
-		   rt_pg_x(wl, &wl->rec.pt, &wl->rec.sh) == rt_pg_x(wl, &wl->fastest.pt, &wl->fastest.sh);
+	int same =
+	    wl->rec.set && wl->fastest.set && wl->rec.median == wl->fastest.median &&
+	    rt_pg_x(wl, &wl->rec.pt, &wl->rec.sh) == rt_pg_x(wl, &wl->fastest.pt, &wl->fastest.sh);
 	static const char *const words[2] = {"knee (recommended)", "fastest"};
 	for (int i = 0; i < 2; i++) {
 		if (!marks[i]->set || !(marks[i]->median > 0) || (i == 1 && same))
@@ -261,16 +265,18 @@ static void put_marks(rt_chart *c, const rt_pg_workload *wl)
 		double x = (double)rt_pg_x(wl, &marks[i]->pt, &marks[i]->sh);
 		rt_chart_printf(c, "set label ");
 		rt_chart_quoted(c, i == 0 && same ? "recommended = fastest" : words[i]);
-		rt_chart_printf(c, " at %.10g, %.10g center point pointtype %d pointsize 3.2 "
-				   "linewidth 2 linecolor rgb '%s' offset 0,%s textcolor rgb '%s' front\n",
-				x, marks[i]->median, i == 0 ? 6 : 8, MARK_COLOR, i == 0 ? "1.9" : "-2.1",
-				MARK_COLOR);
+		rt_chart_printf(
+		    c,
+		    " at %.10g, %.10g center point pointtype %d pointsize 3.2 "
+		    "linewidth 2 linecolor rgb '%s' offset 0,%s textcolor rgb '%s' front\n",
+		    x, marks[i]->median, i == 0 ? 6 : 8, MARK_COLOR, i == 0 ? "1.9" : "-2.1",
+		    MARK_COLOR);
 	}
 }
 
 /* Unstable trials (rings) and infeasible ones (crosses at the bottom) as blocks. */
 static void put_flags(rt_chart *c, const rt_pg_workload *wl, double ybottom, int *unstable,
-		      int *infeasible)
+                      int *infeasible)
 {
 	*unstable = *infeasible = -1;
 	int nu = 0, ni = 0;
@@ -295,7 +301,7 @@ static void put_flags(rt_chart *c, const rt_pg_workload *wl, double ybottom, int
 }
 
 static void throughput_script(rt_chart *c, const rt_pg_workload *wl, const series *s, size_t ns,
-			      rt_pg_svg *out)
+                              rt_pg_svg *out)
 {
 	double xlo, xhi, ylo, yhi;
 	x_tics(c, wl, &xlo, &xhi);
@@ -303,9 +309,10 @@ static void throughput_script(rt_chart *c, const rt_pg_workload *wl, const serie
 	log_pad(&xlo, &xhi, 0.08);
 	log_pad(&ylo, &yhi, 0.12);
 	log_tics(c, "y", ylo, yhi, short_num);
-	rt_chart_printf(c, "set logscale x 2\nset logscale y 10\nset xrange [%.10g:%.10g]\n"
-			   "set yrange [%.10g:%.10g]\nset xlabel ",
-			xlo, xhi, ylo, yhi);
+	rt_chart_printf(c,
+	                "set logscale x 2\nset logscale y 10\nset xrange [%.10g:%.10g]\n"
+	                "set yrange [%.10g:%.10g]\nset xlabel ",
+	                xlo, xhi, ylo, yhi);
 	rt_chart_quoted(c, wl->xkey);
 	rt_chart_printf(c, "\nset ylabel ");
 	char ylabel[96];
@@ -316,9 +323,10 @@ static void throughput_script(rt_chart *c, const rt_pg_workload *wl, const serie
 		rt_chart_block(c);
 		for (size_t i = 0; i < s[k].n; i++) {
 			const rt_journal_record *r = s[k].v[i];
-			rt_chart_printf(c, "%ld %.10g %.10g %.10g\n", rt_pg_x(wl, &r->point, &r->shape),
-					r->m.median, r->m.ci_lo > 0 ? r->m.ci_lo : r->m.median,
-					fmax(r->m.ci_hi, r->m.median));
+			rt_chart_printf(c, "%ld %.10g %.10g %.10g\n",
+			                rt_pg_x(wl, &r->point, &r->shape), r->m.median,
+			                r->m.ci_lo > 0 ? r->m.ci_lo : r->m.median,
+			                fmax(r->m.ci_hi, r->m.median));
 		}
 		rt_chart_end_block(c);
 	}
@@ -329,30 +337,33 @@ static void throughput_script(rt_chart *c, const rt_pg_workload *wl, const serie
 		char label[128];
 		rt_pgc_series_label(wl, &s[k].v[0]->point, label, sizeof label);
 		rt_chart_printf(c, "%s$d%zu using 1:2:3:4 with yerrorlines linetype %zu%s",
-				k ? ", \\\n     " : "plot ", k, k % RT_CHART_NCOLORS + 1,
-				k >= RT_CHART_NCOLORS ? " dashtype 2" : "");
+		                k ? ", \\\n     " : "plot ", k, k % RT_CHART_NCOLORS + 1,
+		                k >= RT_CHART_NCOLORS ? " dashtype 2" : "");
 		legend(out, label, rt_chart_color((int)k), RT_GLYPH_LINE);
 	}
 	if (unstable >= 0) {
-		rt_chart_printf(c, ", \\\n     $d%d using 1:2 with points pointtype 6 pointsize 2.2 "
-				   "linewidth 1.5 linecolor rgb '%s'",
-				unstable, BAD_COLOR);
+		rt_chart_printf(c,
+		                ", \\\n     $d%d using 1:2 with points pointtype 6 pointsize 2.2 "
+		                "linewidth 1.5 linecolor rgb '%s'",
+		                unstable, BAD_COLOR);
 		legend(out, "unstable (cv > 5%)", BAD_COLOR, RT_GLYPH_RING);
 	}
 	if (infeasible >= 0) {
-		rt_chart_printf(c, ", \\\n     $d%d using 1:2 with points pointtype 2 pointsize 1.6 "
-				   "linewidth 2 linecolor rgb '%s'",
-				infeasible, BAD_COLOR);
+		rt_chart_printf(c,
+		                ", \\\n     $d%d using 1:2 with points pointtype 2 pointsize 1.6 "
+		                "linewidth 2 linecolor rgb '%s'",
+		                infeasible, BAD_COLOR);
 		legend(out, "infeasible (listed below)", BAD_COLOR, RT_GLYPH_CROSS);
 	}
 	rt_chart_printf(c, "\n");
 }
 
 int rt_pgc_throughput(const rt_pg_workload *wl, const char *gnuplot, const char *id_prefix,
-		      rt_pg_svg *out, char *err, size_t errlen)
+                      rt_pg_svg *out, char *err, size_t errlen)
 {
 	if (!wl->w)
-		return nothing(out, "%s is a command of yours, not a built-in workload: no chart", wl->name);
+		return nothing(out, "%s is a command of yours, not a built-in workload: no chart",
+		               wl->name);
 	series *s = NULL;
 	size_t ns = 0;
 	int rc = group_series(wl, &s, &ns);
@@ -362,10 +373,12 @@ int rt_pgc_throughput(const rt_pg_workload *wl, const char *gnuplot, const char 
 	}
 	if (ns == 0) {
 		free_series(s, ns);
-		return nothing(out, wl->ntrials ? "No trial of %s ran: every point measured was infeasible "
-						  "(listed below)."
-						: "The journals hold no trial of %s at this shape.",
-			       wl->name);
+		return nothing(out,
+		               wl->ntrials
+		                   ? "No trial of %s ran: every point measured was infeasible "
+		                     "(listed below)."
+		                   : "The journals hold no trial of %s at this shape.",
+		               wl->name);
 	}
 	rt_chart c;
 	rc = rt_chart_begin(&c, CHART_W, 400, err, errlen);
@@ -380,17 +393,19 @@ int rt_pgc_throughput(const rt_pg_workload *wl, const char *gnuplot, const char 
 /* ---- phases ---- */
 
 static void phase_script(rt_chart *c, const rt_pg_workload *wl, const rt_journal_record **rows,
-			 const char **labels, int n)
+                         const char **labels, int n)
 {
 	double share[2][RT_NPHASE_KIND], busy[2];
 	for (int i = 0; i < n; i++)
 		busy[i] = rt_pg_phase_split(wl->w, &rows[i]->m, share[i]);
-	rt_chart_printf(c, "set xrange [0:100]\nset yrange [-0.55:%d.75]\n"
-			   "set xtics ('0' 0, '25%%%%' 25, '50%%%%' 50, '75%%%%' 75, '100%%%%' 100)\n"
-			   "set xlabel 'share of each step'\nset grid noytics\n"
-			   "set key above left horizontal\nset style fill solid 0.95 border linecolor rgb '#ffffff'\n"
-			   "set ytics (",
-			n - 1);
+	rt_chart_printf(c,
+	                "set xrange [0:100]\nset yrange [-0.55:%d.75]\n"
+	                "set xtics ('0' 0, '25%%%%' 25, '50%%%%' 50, '75%%%%' 75, '100%%%%' 100)\n"
+	                "set xlabel 'share of each step'\nset grid noytics\n"
+	                "set key above left horizontal\nset style fill solid 0.95 border linecolor "
+	                "rgb '#ffffff'\n"
+	                "set ytics (",
+	                n - 1);
 	for (int i = 0; i < n; i++) {
 		rt_chart_printf(c, "%s", i ? ", " : "");
 		rt_chart_tic(c, labels[i], n - 1 - i);
@@ -407,7 +422,8 @@ static void phase_script(rt_chart *c, const rt_pg_workload *wl, const rt_journal
 			/* the words go inside the bar where they fit */
 			char word[48] = "";
 			if (w >= 14)
-				snprintf(word, sizeof word, "%s %.0f%%", rt_phase_kind_name((rt_phase_kind)k), w);
+				snprintf(word, sizeof word, "%s %.0f%%",
+				         rt_phase_kind_name((rt_phase_kind)k), w);
 			else if (w >= 5)
 				snprintf(word, sizeof word, "%.0f%%", w);
 			rt_chart_printf(c, "%d %.6g %.6g \"%s\"\n", n - 1 - i, x0, x0 + w, word);
@@ -419,42 +435,48 @@ static void phase_script(rt_chart *c, const rt_pg_workload *wl, const rt_journal
 		char word[64];
 		/* on the CPU no monitor reads a device: say what the share is */
 		snprintf(word, sizeof word, "%s %.0f%%",
-			 strcmp(rows[i]->point.backend, "cpu") ? "device busy" : "compute + update",
-			 100 * busy[i]);
+		         strcmp(rows[i]->point.backend, "cpu") ? "device busy" : "compute + update",
+		         100 * busy[i]);
 		if (busy[i] > 0.005)
-			rt_chart_printf(c, "set arrow from 0,%.3g to %.6g,%.3g heads size screen "
-					   "0.005,90 linecolor rgb '%s' linewidth 1.5\n",
-					y, 100 * busy[i], y, MARK_COLOR);
+			rt_chart_printf(c,
+			                "set arrow from 0,%.3g to %.6g,%.3g heads size screen "
+			                "0.005,90 linecolor rgb '%s' linewidth 1.5\n",
+			                y, 100 * busy[i], y, MARK_COLOR);
 		rt_chart_printf(c, "set label ");
 		rt_chart_quoted(c, word);
 		rt_chart_printf(c, " at %.6g,%.3g %s offset %s,0.55 textcolor rgb '%s'\n",
-				busy[i] > 0.5 ? 100 * busy[i] : 0.0, y, busy[i] > 0.5 ? "right" : "left",
-				busy[i] > 0.5 ? "-0.3" : "0.3", MARK_COLOR);
+		                busy[i] > 0.5 ? 100 * busy[i] : 0.0, y,
+		                busy[i] > 0.5 ? "right" : "left", busy[i] > 0.5 ? "-0.3" : "0.3",
+		                MARK_COLOR);
 	}
 	for (int k = 0; k < RT_NPHASE_KIND; k++) {
-		rt_chart_printf(c, "%s$d%d using (($2+$3)/2):1:2:3:($1-0.28):($1+0.28) with "
-				   "boxxyerror linecolor rgb '%s' title ",
-				k ? ", \\\n     " : "plot ", first[k], phase_colors[k]);
+		rt_chart_printf(c,
+		                "%s$d%d using (($2+$3)/2):1:2:3:($1-0.28):($1+0.28) with "
+		                "boxxyerror linecolor rgb '%s' title ",
+		                k ? ", \\\n     " : "plot ", first[k], phase_colors[k]);
 		rt_chart_quoted(c, rt_phase_kind_name((rt_phase_kind)k));
-		rt_chart_printf(c, ", \\\n     $d%d using (($2+$3)/2):1:4 with labels textcolor rgb "
-				   "'#ffffff' notitle",
-				first[k]);
+		rt_chart_printf(c,
+		                ", \\\n     $d%d using (($2+$3)/2):1:4 with labels textcolor rgb "
+		                "'#ffffff' notitle",
+		                first[k]);
 	}
 	rt_chart_printf(c, "\n");
 }
 
 int rt_pgc_phases(const rt_pg_workload *wl, const char *gnuplot, const char *id_prefix,
-		  rt_pg_svg *out, char *err, size_t errlen)
+                  rt_pg_svg *out, char *err, size_t errlen)
 {
 	const rt_journal_record *rows[2];
 	const char *labels[2];
 	if (!wl->w)
-		return nothing(out, "%s is a command of yours: rigtune does not see its phases.", wl->name);
+		return nothing(out, "%s is a command of yours: rigtune does not see its phases.",
+		               wl->name);
 	int n = rt_pg_phase_rows(wl, rows, labels);
 	if (n == 0)
-		return nothing(out, "No phase split to show for %s: the recommended point's trial is "
-				    "not in the journals read.",
-			       wl->name);
+		return nothing(out,
+		               "No phase split to show for %s: the recommended point's trial is "
+		               "not in the journals read.",
+		               wl->name);
 	rt_chart c;
 	int rc = rt_chart_begin(&c, CHART_W, 120 + 70 * n, err, errlen);
 	if (rc == RT_OK) {
@@ -480,7 +502,9 @@ static void xo_xrange(const rt_pg_crossover *xo, double *lo, double *hi, double 
 	}
 	for (int i = 0; i < xo->npairs; i++)
 		for (int k = 0; k < 3; k++) {
-			double v = k == 0 ? xo->pairs[i].n_star : k == 1 ? xo->pairs[i].ci_lo : xo->pairs[i].ci_hi;
+			double v = k == 0   ? xo->pairs[i].n_star
+			           : k == 1 ? xo->pairs[i].ci_lo
+			                    : xo->pairs[i].ci_hi;
 			if (isfinite(v) && v > 0) {
 				*lo = fmin(*lo, v);
 				*hi = fmax(*hi, v);
@@ -512,15 +536,18 @@ static void xo_xrange(const rt_pg_crossover *xo, double *lo, double *hi, double 
 static void xo_mark(rt_chart *c, double n, double lo, double hi, const char *text, int row)
 {
 	if (isfinite(lo) && isfinite(hi) && hi > lo)
-		rt_chart_printf(c, "set object rect from %.10g, graph 0 to %.10g, graph 1 behind "
-				   "fillcolor rgb '#000000' fillstyle transparent solid 0.07 noborder\n",
-				lo, hi);
-	rt_chart_printf(c, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dashtype 2 "
-			   "linecolor rgb '%s' linewidth 1.2\nset label ",
-			n, n, MARK_COLOR);
+		rt_chart_printf(
+		    c,
+		    "set object rect from %.10g, graph 0 to %.10g, graph 1 behind "
+		    "fillcolor rgb '#000000' fillstyle transparent solid 0.07 noborder\n",
+		    lo, hi);
+	rt_chart_printf(c,
+	                "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead dashtype 2 "
+	                "linecolor rgb '%s' linewidth 1.2\nset label ",
+	                n, n, MARK_COLOR);
 	rt_chart_quoted(c, text);
 	rt_chart_printf(c, " at %.10g, graph %.2f offset 0.6,0 textcolor rgb '%s'\n", n,
-			0.96 - 0.06 * row, MARK_COLOR);
+	                0.96 - 0.06 * row, MARK_COLOR);
 }
 
 static void xo_marks(rt_chart *c, const rt_pg_crossover *xo)
@@ -533,8 +560,8 @@ static void xo_marks(rt_chart *c, const rt_pg_crossover *xo)
 		char text[160];
 		snprintf(text, sizeof text, "n* = %.0f", p->n_star);
 		if (isfinite(p->ci_lo))
-			snprintf(text + strlen(text), sizeof text - strlen(text), " (95%% CI %.0f to %.0f)",
-				 p->ci_lo, p->ci_hi);
+			snprintf(text + strlen(text), sizeof text - strlen(text),
+			         " (95%% CI %.0f to %.0f)", p->ci_lo, p->ci_hi);
 		xo_mark(c, p->n_star, p->ci_lo, p->ci_hi, text, row++);
 	}
 	for (int i = 0; i < xo->nthreads; i++) {
@@ -542,7 +569,8 @@ static void xo_marks(rt_chart *c, const rt_pg_crossover *xo)
 		if (!isfinite(t->pays_from))
 			continue;
 		char text[128];
-		snprintf(text, sizeof text, "%d threads pay from n = %.0f", t->threads, t->pays_from);
+		snprintf(text, sizeof text, "%d threads pay from n = %.0f", t->threads,
+		         t->pays_from);
 		xo_mark(c, t->pays_from, NAN, NAN, text, row++);
 	}
 }
@@ -564,10 +592,11 @@ static void xo_script(rt_chart *c, const rt_pg_crossover *xo)
 	log_pad(&xlo, &xhi, 0.04);
 	log_pad(&ylo, &yhi, 0.05);
 	log_tics(c, "y", ylo, yhi, seconds_text);
-	rt_chart_printf(c, "set logscale xy\nset xrange [%.10g:%.10g]\nset yrange [%.10g:%.10g]\n"
-			   "set format x '%%g'\nset xlabel 'n (a square n x n x n GEMM)'\n"
-			   "set ylabel 'seconds per GEMM'\nset key bottom right opaque\n",
-			xlo, xhi, ylo, yhi);
+	rt_chart_printf(c,
+	                "set logscale xy\nset xrange [%.10g:%.10g]\nset yrange [%.10g:%.10g]\n"
+	                "set format x '%%g'\nset xlabel 'n (a square n x n x n GEMM)'\n"
+	                "set ylabel 'seconds per GEMM'\nset key bottom right opaque\n",
+	                xlo, xhi, ylo, yhi);
 	xo_marks(c, xo);
 	int outliers = 0;
 	for (int i = 0; i < xo->ncurves; i++) {
@@ -592,7 +621,7 @@ static void xo_script(rt_chart *c, const rt_pg_crossover *xo)
 		for (int i = 0; i < xo->ncurves; i++)
 			for (int k = 0; k < xo->curves[i].noutliers; k++)
 				rt_chart_printf(c, "%.10g %.10g\n", xo->curves[i].outliers[2 * k],
-						xo->curves[i].outliers[2 * k + 1]);
+				                xo->curves[i].outliers[2 * k + 1]);
 		rt_chart_end_block(c);
 	}
 	for (int i = 0; i < xo->ncurves; i++) {
@@ -600,25 +629,28 @@ static void xo_script(rt_chart *c, const rt_pg_crossover *xo)
 		const char *color = rt_chart_color(i);
 		char label[96];
 		snprintf(label, sizeof label, "%s: t = %.3g + %.3g n^%.2f", cv->label, cv->fit.c,
-			 cv->fit.a, cv->fit.b);
-		rt_chart_printf(c, "%s$d%d using 1:2 with points pointtype 7 pointsize 0.45 "
-				   "linecolor rgb '#a0%s' notitle, \\\n     "
-				   "$d%d using 1:2 with lines linewidth 2.5 linecolor rgb '%s' title ",
-				i ? ", \\\n     " : "plot ", 3 * i + 2, color + 1, 3 * i, color);
+		         cv->fit.a, cv->fit.b);
+		rt_chart_printf(c,
+		                "%s$d%d using 1:2 with points pointtype 7 pointsize 0.45 "
+		                "linecolor rgb '#a0%s' notitle, \\\n     "
+		                "$d%d using 1:2 with lines linewidth 2.5 linecolor rgb '%s' title ",
+		                i ? ", \\\n     " : "plot ", 3 * i + 2, color + 1, 3 * i, color);
 		rt_chart_quoted(c, label);
-		rt_chart_printf(c, ", \\\n     $d%d using 1:2 with lines dashtype 3 linewidth 1.5 "
-				   "linecolor rgb '%s' notitle",
-				3 * i + 1, color);
+		rt_chart_printf(c,
+		                ", \\\n     $d%d using 1:2 with lines dashtype 3 linewidth 1.5 "
+		                "linecolor rgb '%s' notitle",
+		                3 * i + 1, color);
 	}
 	if (outliers)
-		rt_chart_printf(c, ", \\\n     $d%d using 1:2 with points pointtype 6 pointsize 1.3 "
-				   "linecolor rgb '%s' title 'outliers of the fits'",
-				3 * xo->ncurves, BAD_COLOR);
+		rt_chart_printf(c,
+		                ", \\\n     $d%d using 1:2 with points pointtype 6 pointsize 1.3 "
+		                "linecolor rgb '%s' title 'outliers of the fits'",
+		                3 * xo->ncurves, BAD_COLOR);
 	rt_chart_printf(c, "\n");
 }
 
 int rt_pgc_crossover(const rt_pg_crossover *xo, const char *gnuplot, const char *id_prefix,
-		     rt_pg_svg *out, char *err, size_t errlen)
+                     rt_pg_svg *out, char *err, size_t errlen)
 {
 	if (!xo->present || xo->ncurves == 0)
 		return nothing(out, "%s", "No crossover sweep in the inputs.");
@@ -660,7 +692,7 @@ static double median_at(const rt_replay_curve *o, double n)
 
 /* The observed speedups: at every n both curves measured, median over median. */
 static void observed_speedup(rt_chart *c, const rt_pg_curve *one, const rt_pg_curve *many,
-			     double *lo, double *hi)
+                             double *lo, double *hi)
 {
 	for (size_t i = 0; one->obs && many->obs && i < one->obs->count; i++) {
 		double n = one->obs->n[i];
@@ -683,10 +715,12 @@ static int threads_script(rt_chart *c, const rt_pg_crossover *xo)
 	double lo = 1, hi = 1, xlo = INFINITY, xhi = 0;
 	for (int i = 0; i < xo->nthreads; i++) {
 		const rt_pg_threads *t = &xo->threads[i];
-		const rt_pg_curve *one = thread_curve(xo, t, 1), *many = thread_curve(xo, t, t->threads);
+		const rt_pg_curve *one = thread_curve(xo, t, 1),
+		                  *many = thread_curve(xo, t, t->threads);
 		if (t->error || !one || !many)
 			continue;
-		double a = fmax(one->fit.n_min, many->fit.n_min), b = fmin(one->fit.n_max, many->fit.n_max);
+		double a = fmax(one->fit.n_min, many->fit.n_min),
+		       b = fmin(one->fit.n_max, many->fit.n_max);
 		if (!(b > a))
 			continue;
 		xlo = fmin(xlo, a);
@@ -709,36 +743,38 @@ static int threads_script(rt_chart *c, const rt_pg_crossover *xo)
 	if (!drawn)
 		return 0;
 	double pad = 0.1 * (hi - lo) + 0.02;
-	rt_chart_printf(c, "set logscale x\nset format x '%%g'\nset xlabel 'n (a square n x n x n "
-			   "GEMM)'\nset ylabel 'speedup over 1 thread'\nset key bottom right opaque\n"
-			   "set xrange [%.10g:%.10g]\nset yrange [%.6g:%.6g]\n"
-			   "set arrow from graph 0, first 1 to graph 1, first 1 nohead linecolor rgb "
-			   "'%s' dashtype 2\n",
-			xlo / 1.05, xhi * 1.05, fmax(0, lo - pad), hi + pad, MARK_COLOR);
+	rt_chart_printf(c,
+	                "set logscale x\nset format x '%%g'\nset xlabel 'n (a square n x n x n "
+	                "GEMM)'\nset ylabel 'speedup over 1 thread'\nset key bottom right opaque\n"
+	                "set xrange [%.10g:%.10g]\nset yrange [%.6g:%.6g]\n"
+	                "set arrow from graph 0, first 1 to graph 1, first 1 nohead linecolor rgb "
+	                "'%s' dashtype 2\n",
+	                xlo / 1.05, xhi * 1.05, fmax(0, lo - pad), hi + pad, MARK_COLOR);
 	for (int i = 0; i < drawn; i++)
 		if (isfinite(which[i]->pays_from)) {
 			char text[96];
-			snprintf(text, sizeof text, "%d threads pay from n = %.0f", which[i]->threads,
-				 which[i]->pays_from);
+			snprintf(text, sizeof text, "%d threads pay from n = %.0f",
+			         which[i]->threads, which[i]->pays_from);
 			xo_mark(c, which[i]->pays_from, NAN, NAN, text, i);
 		}
 	for (int i = 0; i < drawn; i++) {
 		char label[128];
 		snprintf(label, sizeof label, "%s %s: %d threads over 1 (fits)", which[i]->backend,
-			 which[i]->precision, which[i]->threads);
+		         which[i]->precision, which[i]->threads);
 		rt_chart_printf(c, "%s$d%d using 1:2 with lines linetype %d title ",
-				i ? ", \\\n     " : "plot ", blocks[i], i + 1);
+		                i ? ", \\\n     " : "plot ", blocks[i], i + 1);
 		rt_chart_quoted(c, label);
-		rt_chart_printf(c, ", \\\n     $d%d using 1:2 with points linetype %d title "
-				   "'observed (medians)'",
-				blocks[i] + 1, i + 1);
+		rt_chart_printf(c,
+		                ", \\\n     $d%d using 1:2 with points linetype %d title "
+		                "'observed (medians)'",
+		                blocks[i] + 1, i + 1);
 	}
 	rt_chart_printf(c, "\n");
 	return drawn;
 }
 
 int rt_pgc_threads(const rt_pg_crossover *xo, const char *gnuplot, const char *id_prefix,
-		   rt_pg_svg *out, char *err, size_t errlen)
+                   rt_pg_svg *out, char *err, size_t errlen)
 {
 	rt_chart c;
 	int rc = rt_chart_begin(&c, CHART_W, 340, err, errlen);
@@ -746,8 +782,9 @@ int rt_pgc_threads(const rt_pg_crossover *xo, const char *gnuplot, const char *i
 		return rc;
 	if (!xo->present || !threads_script(&c, xo)) {
 		rt_chart_discard(&c);
-		return nothing(out, "%s", "No backend was measured at one thread and at several: no "
-					  "thread crossover to draw.");
+		return nothing(out, "%s",
+		               "No backend was measured at one thread and at several: no "
+		               "thread crossover to draw.");
 	}
 	return rt_chart_draw(&c, gnuplot, id_prefix, &out->svg, &out->len, err, errlen);
 }
@@ -763,13 +800,15 @@ static void check_script(rt_chart *c, const rt_checkdoc *d, int nratio, rt_pg_sv
 			hi = fmax(hi, d->points[i].ci_hi);
 		}
 	double pad = 0.08 * (hi - lo);
-	rt_chart_printf(c, "set xrange [%.6g:%.6g]\nset yrange [-0.7:%d.7]\n"
-			   "set xlabel 'now / baseline (median, 95%% CI)'\nset grid noytics\n"
-			   "set key off\nset bars 0.6\n"
-			   "set object rect from %.6g, graph 0 to %.6g, graph 1 behind fillcolor rgb "
-			   "'#000000' fillstyle transparent solid 0.07 noborder\n"
-			   "set arrow from 1, graph 0 to 1, graph 1 nohead linecolor rgb '%s'\nset ytics (",
-			lo - pad, hi + pad, nratio - 1, 1 - d->threshold, 1 + d->threshold, MARK_COLOR);
+	rt_chart_printf(
+	    c,
+	    "set xrange [%.6g:%.6g]\nset yrange [-0.7:%d.7]\n"
+	    "set xlabel 'now / baseline (median, 95%% CI)'\nset grid noytics\n"
+	    "set key off\nset bars 0.6\n"
+	    "set object rect from %.6g, graph 0 to %.6g, graph 1 behind fillcolor rgb "
+	    "'#000000' fillstyle transparent solid 0.07 noborder\n"
+	    "set arrow from 1, graph 0 to 1, graph 1 nohead linecolor rgb '%s'\nset ytics (",
+	    lo - pad, hi + pad, nratio - 1, 1 - d->threshold, 1 + d->threshold, MARK_COLOR);
 	int y = nratio;
 	for (int i = 0; i < d->npoints; i++) {
 		const rt_checkdoc_point *p = &d->points[i];
@@ -798,23 +837,26 @@ static void check_script(rt_chart *c, const rt_checkdoc *d, int nratio, rt_pg_sv
 	for (int v = 0, drawn = 0; v < RT_NVERDICT; v++) {
 		if (!shown[v])
 			continue;
-		rt_chart_printf(c, "%s$d%d using 1:2:3:4 with xerrorbars pointtype 7 pointsize 1.2 "
-				   "linewidth 2 linecolor rgb '%s'",
-				drawn++ ? ", \\\n     " : "plot ", blocks[v], verdict_colors[v]);
+		rt_chart_printf(c,
+		                "%s$d%d using 1:2:3:4 with xerrorbars pointtype 7 pointsize 1.2 "
+		                "linewidth 2 linecolor rgb '%s'",
+		                drawn++ ? ", \\\n     " : "plot ", blocks[v], verdict_colors[v]);
 		legend(out, rt_verdict_name((rt_verdict)v), verdict_colors[v], RT_GLYPH_LINE);
 	}
 	rt_chart_printf(c, "\n");
 	legend(out, "within the threshold", "#dddddd", RT_GLYPH_BOX);
 }
 
-int rt_pgc_check(const rt_checkdoc *d, const char *gnuplot, const char *id_prefix,
-		 rt_pg_svg *out, char *err, size_t errlen)
+int rt_pgc_check(const rt_checkdoc *d, const char *gnuplot, const char *id_prefix, rt_pg_svg *out,
+                 char *err, size_t errlen)
 {
 	int nratio = 0;
 	for (int i = 0; i < d->npoints; i++)
 		nratio += d->points[i].has_ratio;
 	if (nratio == 0)
-		return nothing(out, "%s", "No point of the check was measured on both sides: nothing to compare.");
+		return nothing(
+		    out, "%s",
+		    "No point of the check was measured on both sides: nothing to compare.");
 	rt_chart c;
 	int rc = rt_chart_begin(&c, CHART_W, 80 + 34 * nratio, err, errlen);
 	if (rc == RT_OK) {

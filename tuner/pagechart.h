@@ -15,10 +15,10 @@
 
 /* How a legend entry is drawn beside its label. */
 typedef enum rt_pg_glyph {
-	RT_GLYPH_LINE,     /* a line with a dot: a series */
-	RT_GLYPH_RING,     /* an open circle */
-	RT_GLYPH_CROSS,    /* an x */
-	RT_GLYPH_BOX,      /* a filled square: a shaded area */
+	RT_GLYPH_LINE,  /* a line with a dot: a series */
+	RT_GLYPH_RING,  /* an open circle */
+	RT_GLYPH_CROSS, /* an x */
+	RT_GLYPH_BOX,   /* a filled square: a shaded area */
 } rt_pg_glyph;
 
 typedef struct rt_pg_legend {
@@ -47,7 +47,7 @@ typedef struct rt_pg_svg {
  * legend is out->legend.
  */
 int rt_pgc_throughput(const rt_pg_workload *wl, const char *gnuplot, const char *id_prefix,
-		      rt_pg_svg *out, char *err, size_t errlen);
+                      rt_pg_svg *out, char *err, size_t errlen);
 
 /*
  * The phase split of the rows of rt_pg_phase_rows as stacked bars by kind
@@ -55,7 +55,7 @@ int rt_pgc_throughput(const rt_pg_workload *wl, const char *gnuplot, const char 
  * above each bar.
  */
 int rt_pgc_phases(const rt_pg_workload *wl, const char *gnuplot, const char *id_prefix,
-		  rt_pg_svg *out, char *err, size_t errlen);
+                  rt_pg_svg *out, char *err, size_t errlen);
 
 /*
  * Seconds per square GEMM against n on log axes: the observations (when
@@ -64,7 +64,7 @@ int rt_pgc_phases(const rt_pg_workload *wl, const char *gnuplot, const char *id_
  * more threads pay.
  */
 int rt_pgc_crossover(const rt_pg_crossover *xo, const char *gnuplot, const char *id_prefix,
-		     rt_pg_svg *out, char *err, size_t errlen);
+                     rt_pg_svg *out, char *err, size_t errlen);
 
 /*
  * The thread crossover: per backend and precision measured at 1 and N
@@ -73,15 +73,15 @@ int rt_pgc_crossover(const rt_pg_crossover *xo, const char *gnuplot, const char 
  * and the size from which N threads pay.
  */
 int rt_pgc_threads(const rt_pg_crossover *xo, const char *gnuplot, const char *id_prefix,
-		   rt_pg_svg *out, char *err, size_t errlen);
+                   rt_pg_svg *out, char *err, size_t errlen);
 
 /*
  * A check's points as now / baseline ratios with their 95% CIs, coloured by
  * verdict, the band of +-threshold shaded around 1. Its legend is
  * out->legend.
  */
-int rt_pgc_check(const rt_checkdoc *d, const char *gnuplot, const char *id_prefix,
-		 rt_pg_svg *out, char *err, size_t errlen);
+int rt_pgc_check(const rt_checkdoc *d, const char *gnuplot, const char *id_prefix, rt_pg_svg *out,
+                 char *err, size_t errlen);
 
 /* The colour the page gives a phase kind and a verdict (also its CSS). */
 const char *rt_pgc_phase_color(rt_phase_kind k);

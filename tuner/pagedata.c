@@ -45,7 +45,7 @@ static int readable(const char *path, const char *what, char *err, size_t errlen
 	if (access(path, R_OK) == 0)
 		return RT_OK;
 	return rt_fail(err, errlen, RT_EINVAL, "%s: cannot read %s: %s", path, what,
-		       strerror(errno));
+	               strerror(errno));
 }
 
 static const char *str_at(const rt_yr *r, const rt_ynode *n, const char *path)
@@ -103,8 +103,9 @@ static void machine_topology(const rt_yr *r, const rt_ynode *cpu, rt_pg_machine 
 	double pu = num_at(r, cpu, "pus");
 	const rt_ynode *numa = rt_yr_get(r, cpu, "numa_nodes");
 	int nn = rt_yr_nitems(numa);
-	cat(row->value, sizeof row->value, "%.0f package%s, %.0f cores, %.0f PUs (%s), %d NUMA node%s",
-	    pk, pk == 1 ? "" : "s", co, pu, pu > co ? "SMT" : "no SMT", nn, nn == 1 ? "" : "s");
+	cat(row->value, sizeof row->value,
+	    "%.0f package%s, %.0f cores, %.0f PUs (%s), %d NUMA node%s", pk, pk == 1 ? "" : "s", co,
+	    pu, pu > co ? "SMT" : "no SMT", nn, nn == 1 ? "" : "s");
 	for (int i = 0; i < nn; i++) {
 		double gib = num_at(r, rt_yr_item(r, numa, i), "memory_gib");
 		cat(row->value, sizeof row->value, "%s%.1f GiB%s", i ? ", " : " (", gib,
@@ -124,12 +125,14 @@ static void machine_kinds(const rt_yr *r, const rt_ynode *cpu, rt_pg_machine *m)
 		snprintf(kd->role, sizeof kd->role, "%s", role ? role : "uniform");
 		kd->cores = (int)num_at(r, k, "cores");
 		kd->pus = (int)num_at(r, k, "pus");
-		snprintf(kd->label, sizeof kd->label, "%s%s", type ? type : "", type && freq > 0 ? ", " : "");
+		snprintf(kd->label, sizeof kd->label, "%s%s", type ? type : "",
+		         type && freq > 0 ? ", " : "");
 		if (freq > 0)
 			cat(kd->label, sizeof kd->label, "%.1f GHz", freq / 1000);
 		if (row)
-			cat(row->value, sizeof row->value, "%s%d %s%s%s%s", i ? " + " : "", kd->cores,
-			    kd->role, kd->label[0] ? " (" : "", kd->label, kd->label[0] ? ")" : "");
+			cat(row->value, sizeof row->value, "%s%d %s%s%s%s", i ? " + " : "",
+			    kd->cores, kd->role, kd->label[0] ? " (" : "", kd->label,
+			    kd->label[0] ? ")" : "");
 	}
 	if (row)
 		cat(row->value, sizeof row->value, "; %d usable for compute", m->usable_cores);
@@ -141,12 +144,13 @@ static void machine_cpu(const rt_yr *r, const rt_ynode *mach, rt_pg_machine *m)
 	const char *model = str_at(r, cpu, "model"), *arch = str_at(r, cpu, "arch");
 	rt_pg_row *row = add_row(m, "CPU");
 	snprintf(row->value, sizeof row->value, "%s%s%s%s", model ? model : "unknown",
-		 arch ? " (" : "", arch ? arch : "", arch ? ")" : "");
+	         arch ? " (" : "", arch ? arch : "", arch ? ")" : "");
 	double usable = num_at(r, cpu, "usable_cores");
 	m->usable_cores = isnan(usable) ? 0 : (int)usable;
 	machine_topology(r, cpu, m);
 	machine_kinds(r, cpu, m);
-	static const char *const levels[] = {"l1d", "l2", "l3"}, *const names[] = {"L1d", "L2", "L3"};
+	static const char *const levels[] = {"l1d", "l2", "l3"}, *const names[] = {"L1d", "L2",
+	                                                                           "L3"};
 	row = add_row(m, "Caches");
 	for (size_t i = 0; row && i < RT_COUNT(levels); i++) {
 		char path[32], size[32];
@@ -159,7 +163,8 @@ static void machine_cpu(const rt_yr *r, const rt_ynode *mach, rt_pg_machine *m)
 		}
 	}
 	if (row)
-		cat(row->value, sizeof row->value, "%s", row->value[0] ? " (each)" : "none reported");
+		cat(row->value, sizeof row->value, "%s",
+		    row->value[0] ? " (each)" : "none reported");
 	const char *gov = str_at(r, cpu, "governor");
 	double fmin = num_at(r, cpu, "freq_mhz.min"), fmax = num_at(r, cpu, "freq_mhz.max");
 	if ((row = add_row(m, "Frequency"))) {
@@ -207,8 +212,9 @@ static void machine_accels(const rt_yr *r, const rt_ynode *mach, rt_pg_machine *
 			const char *name = str_at(r, dv, "name"), *drv = str_at(r, dv, "driver");
 			char prec[128];
 			join_seq(r, rt_yr_get(r, dv, "precisions"), " ", prec, sizeof prec);
-			cat(pa->detail, sizeof pa->detail, "%s%s: %.1f GiB, %.0f compute units, %s%s%s",
-			    d ? "; " : "", name ? name : "device", num_at(r, dv, "memory_gib"),
+			cat(pa->detail, sizeof pa->detail,
+			    "%s%s: %.1f GiB, %.0f compute units, %s%s%s", d ? "; " : "",
+			    name ? name : "device", num_at(r, dv, "memory_gib"),
 			    num_at(r, dv, "compute_units"), prec, drv ? "; " : "", drv ? drv : "");
 		}
 	}
@@ -225,20 +231,22 @@ static void read_machine(rt_page *pg)
 	rt_pg_row *row = add_row(m, "OS");
 	if (row)
 		snprintf(row->value, sizeof row->value, "%s, kernel %s", os ? os : "unknown",
-			 kernel ? kernel : "unknown");
-	double total = num_at(r, mach, "memory_gib.total"), avail = num_at(r, mach, "memory_gib.available");
+		         kernel ? kernel : "unknown");
+	double total = num_at(r, mach, "memory_gib.total"),
+	       avail = num_at(r, mach, "memory_gib.available");
 	if ((row = add_row(m, "Memory"))) {
 		cat(row->value, sizeof row->value, "%.1f GiB", total);
 		if (!isnan(avail))
-			cat(row->value, sizeof row->value, ", %.1f GiB available when tuned", avail);
+			cat(row->value, sizeof row->value, ", %.1f GiB available when tuned",
+			    avail);
 	}
 	machine_blas(r, mach, m);
 	machine_accels(r, mach, m);
 	const char *src = str_at(r, mach, "source");
 	if ((row = add_row(m, "Fingerprint")))
 		snprintf(row->value, sizeof row->value, "%s%s%s", pg->fingerprint,
-			 src && strcmp(src, "live") ? ", topology from " : "",
-			 src && strcmp(src, "live") ? src : "");
+		         src && strcmp(src, "live") ? ", topology from " : "",
+		         src && strcmp(src, "live") ? src : "");
 }
 
 /* ---- the workloads of the configuration ---- */
@@ -247,7 +255,7 @@ static void read_machine(rt_page *pg)
 static const char *axis_key(const rt_workload *w)
 {
 	if (w->knee && (rt_shape_index(w, w->knee) >= 0 ||
-			(!strcmp(w->knee, "batch") && (w->knobs & RT_KNOB_BATCH))))
+	                (!strcmp(w->knee, "batch") && (w->knobs & RT_KNOB_BATCH))))
 		return w->knee;
 	return "threads";
 }
@@ -269,7 +277,7 @@ static int decode_shape(const rt_yr *r, const rt_ynode *map, const rt_workload *
 		char arg[160], why[RT_ERRLEN];
 		rt_yr_pair(r, map, i, &k, &v);
 		snprintf(arg, sizeof arg, "%s=%s", rt_yr_scalar(k) ? rt_yr_scalar(k) : "?",
-			 rt_yr_scalar(v) ? rt_yr_scalar(v) : "?");
+		         rt_yr_scalar(v) ? rt_yr_scalar(v) : "?");
 		if (rt_params_apply_shape(w, arg, sh, why, sizeof why))
 			return rt_yr_bad(r, k, "shape: %s", why);
 	}
@@ -277,7 +285,7 @@ static int decode_shape(const rt_yr *r, const rt_ynode *map, const rt_workload *
 }
 
 static int decode_mark(const rt_config *c, const rt_config_point *p, const rt_workload *w,
-		       rt_pg_mark *m, char *err, size_t errlen)
+                       rt_pg_mark *m, char *err, size_t errlen)
 {
 	m->set = 1;
 	m->median = p->median;
@@ -300,7 +308,7 @@ static void read_hints(const rt_yr *r, const rt_config_rec *rec, rt_pg_workload 
 }
 
 static int read_entry(rt_page *pg, const rt_config_rec *rec, rt_pg_workload *wl, char *err,
-		      size_t errlen)
+                      size_t errlen)
 {
 	const rt_config *c = &pg->config;
 	rt_yr r = rt_yr_with_err(&c->yr, err, errlen);
@@ -322,7 +330,7 @@ static int read_entry(rt_page *pg, const rt_config_rec *rec, rt_pg_workload *wl,
 	if (rc == RT_OK && pg->machine.usable_cores > 0) {
 		wl->naive_known = 1;
 		rt_naive_point(wl->w, &wl->shape, pg->machine.usable_cores, &wl->naive_pt,
-			       &wl->naive_sh);
+		               &wl->naive_sh);
 	}
 	return rc;
 }
@@ -345,9 +353,9 @@ static int read_config(rt_page *pg, const char *path, char *err, size_t errlen)
 		rc = rt_config_load(path, &pg->config, err, errlen);
 	if (rc == RT_EINVAL && is_journal(path))
 		rc = rt_fail(err, errlen, rc,
-			     "%s: not a configuration but a results journal: give it with "
-			     "--journal %s",
-			     path, path);
+		             "%s: not a configuration but a results journal: give it with "
+		             "--journal %s",
+		             path, path);
 	if (rc)
 		return rc;
 	pg->has_config = 1;
@@ -370,7 +378,7 @@ static int load_journal(rt_page *pg, const char *path, char *err, size_t errlen)
 {
 	if (pg->njournals == RT_PG_MAX_JOURNALS)
 		return rt_fail(err, errlen, RT_EINVAL, "%s: more than %d journals", path,
-			       RT_PG_MAX_JOURNALS);
+		               RT_PG_MAX_JOURNALS);
 	rt_pg_journal *j = &pg->journals[pg->njournals];
 	int dropped = 0;
 	rt_journal_header hdr;
@@ -382,7 +390,8 @@ static int load_journal(rt_page *pg, const char *path, char *err, size_t errlen)
 	snprintf(j->path, sizeof j->path, "%s", path);
 	pg->njournals++;
 	if (dropped)
-		note(pg, "%s ends in a half-written trial (its run was killed while writing): left out",
+		note(pg,
+		     "%s ends in a half-written trial (its run was killed while writing): left out",
 		     path);
 	if (!pg->host[0])
 		snprintf(pg->host, sizeof pg->host, "%s", hdr.host);
@@ -411,10 +420,10 @@ static int load_config_journals(rt_page *pg, char *err, size_t errlen)
 	const rt_ynode *jn = rt_yr_at(&c->yr, rt_yr_root(&c->yr), "search.journal");
 	if (access(c->journal, R_OK))
 		return rt_fail(err, errlen, RT_EINVAL,
-			       "%s:%zu:%zu: search.journal: cannot read %s: %s (name the journal "
-			       "with --journal FILE)",
-			       c->path, jn->start_mark.line + 1, jn->start_mark.column + 1, c->journal,
-			       strerror(errno));
+		               "%s:%zu:%zu: search.journal: cannot read %s: %s (name the journal "
+		               "with --journal FILE)",
+		               c->path, jn->start_mark.line + 1, jn->start_mark.column + 1,
+		               c->journal, strerror(errno));
 	char *dup = strdup(c->journal), **paths = NULL;
 	size_t n = 0, upto = 0;
 	if (!dup)
@@ -436,12 +445,12 @@ static int load_config_journals(rt_page *pg, char *err, size_t errlen)
 
 /* The newest trial of any journal at exactly this fingerprint, workload, shape and point. */
 static const rt_journal_record *find_trial(const rt_page *pg, const char *fingerprint,
-					   const rt_workload *w, const rt_shape *sh,
-					   const rt_point *pt)
+                                           const rt_workload *w, const rt_shape *sh,
+                                           const rt_point *pt)
 {
 	for (int j = pg->njournals; j-- > 0;) {
-		const rt_journal_record *r = rt_journal_find(pg->journals[j].records,
-							     pg->journals[j].n, fingerprint, w, sh, pt);
+		const rt_journal_record *r = rt_journal_find(
+		    pg->journals[j].records, pg->journals[j].n, fingerprint, w, sh, pt);
 		if (r)
 			return r;
 	}
@@ -473,7 +482,8 @@ static void workloads_from_journals(rt_page *pg)
 		for (size_t i = pg->journals[j].n; i-- > 0;) {
 			const rt_journal_record *r = &pg->journals[j].records[i];
 			if (!pg->fingerprint[0])
-				snprintf(pg->fingerprint, sizeof pg->fingerprint, "%s", r->fingerprint);
+				snprintf(pg->fingerprint, sizeof pg->fingerprint, "%s",
+				         r->fingerprint);
 			if (workload_of(pg, r->workload) || pg->nwl == RT_CONFIG_MAX_RECS)
 				continue;
 			rt_pg_workload *wl = &pg->wl[pg->nwl++];
@@ -497,9 +507,10 @@ static int assign_trials(rt_page *pg, char *err, size_t errlen)
 				other_machine++;
 			} else if (!same_model(wl, &r->shape)) {
 				wl->other_shape++;
-			} else if (find_trial(pg, r->fingerprint, r->workload, &r->shape, &r->point) == r) {
+			} else if (find_trial(pg, r->fingerprint, r->workload, &r->shape,
+			                      &r->point) == r) {
 				const rt_journal_record **v =
-					realloc(wl->trials, (wl->ntrials + 1) * sizeof *v);
+				    realloc(wl->trials, (wl->ntrials + 1) * sizeof *v);
 				if (!v)
 					return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 				wl->trials = v;
@@ -507,16 +518,18 @@ static int assign_trials(rt_page *pg, char *err, size_t errlen)
 			}
 		}
 	if (other_machine)
-		note(pg, "%zu trial%s measured on another machine or setup (another fingerprint "
-			 "than %s): left out",
+		note(pg,
+		     "%zu trial%s measured on another machine or setup (another fingerprint "
+		     "than %s): left out",
 		     other_machine, other_machine == 1 ? "" : "s", pg->fingerprint);
 	for (int i = 0; i < pg->nwl; i++) {
 		rt_pg_workload *wl = &pg->wl[i];
 		if (wl->w && wl->rec.set)
-			wl->rec_trial = find_trial(pg, pg->fingerprint, wl->w, &wl->rec.sh, &wl->rec.pt);
+			wl->rec_trial =
+			    find_trial(pg, pg->fingerprint, wl->w, &wl->rec.sh, &wl->rec.pt);
 		if (wl->w && wl->naive_known)
 			wl->naive_trial =
-				find_trial(pg, pg->fingerprint, wl->w, &wl->naive_sh, &wl->naive_pt);
+			    find_trial(pg, pg->fingerprint, wl->w, &wl->naive_sh, &wl->naive_pt);
 	}
 	return RT_OK;
 }
@@ -566,7 +579,7 @@ static int read_pair(const rt_yr *r, const rt_ynode *p, rt_pg_pair *pp)
 	const rt_ynode *btw;
 	int rc = rt_yr_need(r, p, "between", YAML_SEQUENCE_NODE, &btw);
 	if (rc == RT_OK && (rt_yr_nitems(btw) != 2 || !rt_yr_scalar(rt_yr_item(r, btw, 0)) ||
-			    !rt_yr_scalar(rt_yr_item(r, btw, 1))))
+	                    !rt_yr_scalar(rt_yr_item(r, btw, 1))))
 		rc = rt_yr_bad(r, btw, "between: expected two curve names");
 	if (rc)
 		return rc;
@@ -581,7 +594,8 @@ static int read_pair(const rt_yr *r, const rt_ynode *p, rt_pg_pair *pp)
 	if (rc == RT_OK && strcmp(pp->kind, "none"))
 		rc = rt_yr_need_num(r, p, "n_star", &pp->n_star);
 	double ci[2];
-	if (rc == RT_OK && rt_yr_get(r, p, "ci95") && (rc = rt_yr_need_pair(r, p, "ci95", ci)) == RT_OK) {
+	if (rc == RT_OK && rt_yr_get(r, p, "ci95") &&
+	    (rc = rt_yr_need_pair(r, p, "ci95", ci)) == RT_OK) {
 		pp->ci_lo = ci[0];
 		pp->ci_hi = ci[1];
 	}
@@ -619,7 +633,7 @@ static int read_threads(const rt_yr *r, const rt_ynode *t, rt_pg_threads *pt)
 
 /* A list of the analysis (curves, pairs, threads): at most cap items of it. */
 static int analysis_list(const rt_yr *r, const rt_ynode *xo, const char *key, int cap,
-			 const rt_ynode **seq, int *n)
+                         const rt_ynode **seq, int *n)
 {
 	int rc = rt_yr_need(r, xo, key, YAML_SEQUENCE_NODE, seq);
 	*n = rc ? 0 : rt_yr_nitems(*seq);
@@ -690,8 +704,9 @@ static int fit_replay(rt_page *pg, const char *path, char *err, size_t errlen)
 		rc = rt_yr_load(&pg->xo_yr, path, text, len, err, errlen);
 	free(text);
 	if (rc == RT_OK)
-		rc = read_analysis(&pg->xo_yr, rt_yr_get(&pg->xo_yr, rt_yr_root(&pg->xo_yr), "crossover"),
-				   &pg->xo);
+		rc = read_analysis(&pg->xo_yr,
+		                   rt_yr_get(&pg->xo_yr, rt_yr_root(&pg->xo_yr), "crossover"),
+		                   &pg->xo);
 	pg->xo_yr.err = NULL;
 	snprintf(pg->xo.source, sizeof pg->xo.source, "the observations in %s, fitted here", path);
 	return rc;
@@ -712,14 +727,15 @@ static int config_crossover(rt_page *pg, char *err, size_t errlen)
 	const char *csv = str_at(&r, c->crossover, "replay");
 	if (!csv) {
 		snprintf(pg->xo.obs_note, sizeof pg->xo.obs_note,
-			 "%s does not record the sweep's observations: the fitted curves alone",
-			 c->path);
+		         "%s does not record the sweep's observations: the fitted curves alone",
+		         c->path);
 		return RT_OK;
 	}
 	if (access(csv, R_OK)) {
-		snprintf(pg->xo.obs_note, sizeof pg->xo.obs_note,
-			 "the sweep's observations (%s) cannot be read (%s): the fitted curves alone",
-			 csv, strerror(errno));
+		snprintf(
+		    pg->xo.obs_note, sizeof pg->xo.obs_note,
+		    "the sweep's observations (%s) cannot be read (%s): the fitted curves alone",
+		    csv, strerror(errno));
 		return RT_OK;
 	}
 	return rt_replay_read(csv, &pg->replay, err, errlen);
@@ -743,11 +759,15 @@ static const struct {
 	const char *name;
 	rt_phase_kind kind;
 } phase_kinds[] = {
-	{"gemm", RT_PHASE_COMPUTE},	{"attention", RT_PHASE_COMPUTE},
-	{"elementwise", RT_PHASE_COMPUTE}, {"policy", RT_PHASE_COMPUTE},
-	{"optimizer", RT_PHASE_UPDATE},	{"update", RT_PHASE_UPDATE},
-	{"transfer", RT_PHASE_TRANSFER},   {"data", RT_PHASE_HOST},
-	{"env", RT_PHASE_HOST},
+    {"gemm", RT_PHASE_COMPUTE},
+    {"attention", RT_PHASE_COMPUTE},
+    {"elementwise", RT_PHASE_COMPUTE},
+    {"policy", RT_PHASE_COMPUTE},
+    {"optimizer", RT_PHASE_UPDATE},
+    {"update", RT_PHASE_UPDATE},
+    {"transfer", RT_PHASE_TRANSFER},
+    {"data", RT_PHASE_HOST},
+    {"env", RT_PHASE_HOST},
 };
 
 rt_phase_kind rt_phase_kind_of(const char *phase_name)
@@ -761,14 +781,16 @@ rt_phase_kind rt_phase_kind_of(const char *phase_name)
 const char *rt_phase_kind_name(rt_phase_kind k)
 {
 	static const char *const names[RT_NPHASE_KIND] = {
-		[RT_PHASE_COMPUTE] = "compute", [RT_PHASE_UPDATE] = "update",
-		[RT_PHASE_TRANSFER] = "transfer", [RT_PHASE_HOST] = "data / env",
+	    [RT_PHASE_COMPUTE] = "compute",
+	    [RT_PHASE_UPDATE] = "update",
+	    [RT_PHASE_TRANSFER] = "transfer",
+	    [RT_PHASE_HOST] = "data / env",
 	};
 	return k < RT_NPHASE_KIND ? names[k] : "?";
 }
 
 double rt_pg_phase_split(const rt_workload *w, const rt_measurement *m,
-			 double share[RT_NPHASE_KIND])
+                         double share[RT_NPHASE_KIND])
 {
 	double total = 0;
 	memset(share, 0, sizeof(double) * RT_NPHASE_KIND);
@@ -787,13 +809,14 @@ static const rt_journal_record *fastest_trial(const rt_pg_workload *wl)
 {
 	const rt_journal_record *best = NULL;
 	for (size_t i = 0; i < wl->ntrials; i++)
-		if (wl->trials[i]->m.feasible && (!best || wl->trials[i]->m.median > best->m.median))
+		if (wl->trials[i]->m.feasible &&
+		    (!best || wl->trials[i]->m.median > best->m.median))
 			best = wl->trials[i];
 	return best;
 }
 
 int rt_pg_phase_rows(const rt_pg_workload *wl, const rt_journal_record *rows[2],
-		     const char *labels[2])
+                     const char *labels[2])
 {
 	int n = 0;
 	const rt_journal_record *top = wl->cfg ? wl->rec_trial : fastest_trial(wl);
@@ -815,7 +838,8 @@ int rt_page_load(rt_page *pg, const rt_page_inputs *in, char *err, size_t errlen
 	memset(pg, 0, sizeof *pg);
 	int rc = RT_OK;
 	if (!in->config && !in->njournals)
-		return rt_fail(err, errlen, RT_EINVAL, "no configuration and no journal to report on");
+		return rt_fail(err, errlen, RT_EINVAL,
+		               "no configuration and no journal to report on");
 	if (in->config)
 		rc = read_config(pg, in->config, err, errlen);
 	for (int i = 0; i < in->njournals && rc == RT_OK; i++)
@@ -828,7 +852,8 @@ int rt_page_load(rt_page *pg, const rt_page_inputs *in, char *err, size_t errlen
 		rc = assign_trials(pg, err, errlen);
 	if (rc == RT_OK)
 		rc = read_crossover(pg, in->crossover, err, errlen);
-	if (rc == RT_OK && in->check && (rc = readable(in->check, "the check result", err, errlen)) == RT_OK &&
+	if (rc == RT_OK && in->check &&
+	    (rc = readable(in->check, "the check result", err, errlen)) == RT_OK &&
 	    (rc = rt_checkdoc_load(in->check, &pg->checkdoc, err, errlen)) == RT_OK) {
 		pg->has_check = 1;
 		pg->check = &pg->checkdoc;

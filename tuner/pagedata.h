@@ -76,7 +76,7 @@ typedef struct rt_pg_workload {
 	/* from the journals */
 	const rt_journal_record **trials; /* newest per point, in the order measured */
 	size_t ntrials;
-	size_t other_shape;               /* trials of this machine at another shape */
+	size_t other_shape;                 /* trials of this machine at another shape */
 	const rt_journal_record *rec_trial; /* the trial at the recommended point, or NULL */
 	int naive_known;                    /* naive_pt/sh are set (the usable cores are known) */
 	rt_point naive_pt;
@@ -90,12 +90,12 @@ typedef struct rt_pg_curve {
 	rt_fit fit;
 	const rt_replay_curve *obs; /* NULL when the observations are not available */
 	int noutliers;
-	double *outliers;           /* n, seconds pairs */
+	double *outliers; /* n, seconds pairs */
 } rt_pg_curve;
 
 typedef struct rt_pg_pair {
-	const char *a, *b;          /* the curves' labels */
-	const char *kind;           /* in_range, extrapolated, none; NULL with error */
+	const char *a, *b; /* the curves' labels */
+	const char *kind;  /* in_range, extrapolated, none; NULL with error */
 	const char *summary, *error;
 	double n_star, ci_lo, ci_hi; /* NAN when absent */
 } rt_pg_pair;
@@ -149,11 +149,11 @@ typedef struct rt_page {
 
 /* Where the page's data comes from. */
 typedef struct rt_page_inputs {
-	const char *config;           /* a configuration, or NULL */
-	const char *const *journals;  /* njournals files; none: the configuration's */
+	const char *config;          /* a configuration, or NULL */
+	const char *const *journals; /* njournals files; none: the configuration's */
 	int njournals;
-	const char *crossover;        /* a replay CSV (crossover --save), or NULL */
-	const char *check;            /* a check's result, or NULL */
+	const char *crossover; /* a replay CSV (crossover --save), or NULL */
+	const char *check;     /* a check's result, or NULL */
 } rt_page_inputs;
 
 /*
@@ -181,7 +181,7 @@ long rt_pg_x(const rt_pg_workload *wl, const rt_point *pt, const rt_shape *sh);
  * (0 to 2), with a label for each ("recommended", "naive default").
  */
 int rt_pg_phase_rows(const rt_pg_workload *wl, const rt_journal_record *rows[2],
-		     const char *labels[2]);
+                     const char *labels[2]);
 
 /* How a phase counts for a utilization monitor. */
 typedef enum rt_phase_kind {
@@ -201,6 +201,6 @@ rt_phase_kind rt_phase_kind_of(const char *phase_name);
  * GPU utilization monitor reads while the step runs on a GPU.
  */
 double rt_pg_phase_split(const rt_workload *w, const rt_measurement *m,
-			 double share[RT_NPHASE_KIND]);
+                         double share[RT_NPHASE_KIND]);
 
 #endif

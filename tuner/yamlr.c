@@ -351,13 +351,14 @@ int rt_yr_need_schema(const rt_yr *r, const rt_ynode *root, const char *key, lon
 		for (size_t i = 0; i < RT_COUNT(kinds); i++)
 			if (rt_yr_get(r, root, kinds[i].key))
 				is = kinds[i].name;
-		return rt_yr_bad(r, root, "not %s (it is %s; %s is what `%s` writes, with `%s: %ld`)",
-				 what, is, what, command, key, version);
+		return rt_yr_bad(r, root,
+				 "not %s (it is %s; %s is what `%s` writes, with `%s: %ld`)", what,
+				 is, what, command, key, version);
 	}
 	long schema;
 	int rc = rt_yr_need_int(r, root, key, 0, 1000000, &schema);
 	if (rc == RT_OK && schema != version)
-		rc = rt_yr_bad(r, rt_yr_get(r, root, key), "%s: schema %ld; this rigtune reads schema %ld",
-			       key, schema, version);
+		rc = rt_yr_bad(r, rt_yr_get(r, root, key),
+			       "%s: schema %ld; this rigtune reads schema %ld", key, schema, version);
 	return rc;
 }
