@@ -111,7 +111,7 @@ static int decode_config(rt_config *c)
 {
 	const rt_yr *r = &c->yr;
 	const rt_ynode *root = rt_yr_root(r);
-	int rc = rt_yr_need_schema(r, root, "rigtune", RT_CONFIG_SCHEMA, "a configuration",
+	int rc = rt_yr_need_schema(r, root, "rigtune", RT_CONFIG_SCHEMA, "a rigtune configuration",
 				   "rigtune tune");
 	if (rc == RT_OK)
 		rc = rt_yr_need(r, root, "machine", YAML_MAPPING_NODE, &c->machine);

@@ -28,11 +28,6 @@ static const char *const verdict_colors[RT_NVERDICT] = {
     [RT_VERDICT_UNCHANGED] = "#7f7f7f",
 };
 
-const char *rt_pgc_phase_color(rt_phase_kind k)
-{
-	return k < RT_NPHASE_KIND ? phase_colors[k] : "#999999";
-}
-
 const char *rt_pgc_verdict_color(rt_verdict v)
 {
 	return (unsigned)v < RT_NVERDICT ? verdict_colors[v] : "#999999";

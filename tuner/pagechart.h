@@ -83,8 +83,7 @@ int rt_pgc_threads(const rt_pg_crossover *xo, const char *gnuplot, const char *i
 int rt_pgc_check(const rt_checkdoc *d, const char *gnuplot, const char *id_prefix, rt_pg_svg *out,
                  char *err, size_t errlen);
 
-/* The colour the page gives a phase kind and a verdict (also its CSS). */
-const char *rt_pgc_phase_color(rt_phase_kind k);
+/* The colour the page gives a verdict, in its charts and its table. */
 const char *rt_pgc_verdict_color(rt_verdict v);
 
 /* "cpu fp32, 2 threads, 1 worker": a trial's setting as its line is labelled. */
