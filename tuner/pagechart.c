@@ -336,19 +336,21 @@ static void throughput_script(rt_chart *c, const rt_pg_workload *wl, const serie
 		                k >= RT_CHART_NCOLORS ? " dashtype 2" : "");
 		legend(out, label, rt_chart_color((int)k), RT_GLYPH_LINE);
 	}
-	if (unstable >= 0) {
+	/* the flags: red rings around unstable trials, red crosses for infeasible ones */
+	const struct {
+		int block, pointtype;
+		const char *size, *label;
+		rt_pg_glyph glyph;
+	} flags[] = {{unstable, 6, "2.2", "unstable (cv > 5%)", RT_GLYPH_RING},
+	             {infeasible, 2, "1.6", "infeasible (listed below)", RT_GLYPH_CROSS}};
+	for (size_t f = 0; f < RT_COUNT(flags); f++) {
+		if (flags[f].block < 0)
+			continue;
 		rt_chart_printf(c,
-		                ", \\\n     $d%d using 1:2 with points pointtype 6 pointsize 2.2 "
-		                "linewidth 1.5 linecolor rgb '%s'",
-		                unstable, BAD_COLOR);
-		legend(out, "unstable (cv > 5%)", BAD_COLOR, RT_GLYPH_RING);
-	}
-	if (infeasible >= 0) {
-		rt_chart_printf(c,
-		                ", \\\n     $d%d using 1:2 with points pointtype 2 pointsize 1.6 "
+		                ", \\\n     $d%d using 1:2 with points pointtype %d pointsize %s "
 		                "linewidth 2 linecolor rgb '%s'",
-		                infeasible, BAD_COLOR);
-		legend(out, "infeasible (listed below)", BAD_COLOR, RT_GLYPH_CROSS);
+		                flags[f].block, flags[f].pointtype, flags[f].size, BAD_COLOR);
+		legend(out, flags[f].label, BAD_COLOR, flags[f].glyph);
 	}
 	rt_chart_printf(c, "\n");
 }
