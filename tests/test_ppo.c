@@ -248,8 +248,9 @@ static void test_env_us_phase(void **state)
 		total += res.phase[i];
 	print_message("# env_us=50: env phase %.1f us per env-step, %.0f%% of the iteration\n",
 		      per * 1e6, 100 * res.phase[RT_PPO_PH_ENV] / total);
+	/* env_us of calibrated work takes at least half its nominal time, however busy the
+	   machine; what share of the iteration that is depends on the load: not asserted */
 	assert_true(per >= 25e-6);
-	assert_true(res.phase[RT_PPO_PH_ENV] > 0.5 * total);
 	w->teardown(st);
 }
 

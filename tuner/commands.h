@@ -5,15 +5,22 @@
 #include "../common/rt.h"
 #include "cli.h"
 
-#define RT_COMMAND_LIST                                                                    \
-	&rt_cmd_probe, &rt_cmd_bench, &rt_cmd_tune, &rt_cmd_crossover, &rt_cmd_check,       \
-		&rt_cmd_report,
+/* In the order `rigtune --help` lists them. */
+#define RT_COMMAND_LIST \
+	&rt_cmd_probe,  \
+	&rt_cmd_bench,  \
+	&rt_cmd_tune,   \
+	&rt_cmd_crossover, \
+	&rt_cmd_check,  \
+	&rt_cmd_sweep,  \
+	&rt_cmd_report,
 
 extern const rt_command rt_cmd_probe;
 extern const rt_command rt_cmd_bench;
 extern const rt_command rt_cmd_crossover;
 extern const rt_command rt_cmd_tune;
 extern const rt_command rt_cmd_check;
+extern const rt_command rt_cmd_sweep;
 extern const rt_command rt_cmd_report;
 
 #endif

@@ -1,0 +1,45 @@
+/*
+ * sweep_impl.h: what the sweep formats (sweep_formats.c, sweep_optuna.c)
+ * share: writing values in the syntax the engines read, and the comment
+ * block that says what the sweep holds fixed, varies and costs.
+ */
+#ifndef RT_SWEEP_IMPL_H
+#define RT_SWEEP_IMPL_H
+
+#include <stdio.h>
+
+#include "sweep.h"
+
+/*
+ * A string as a double-quoted literal with \" \\ \n \t \uXXXX escapes: valid
+ * JSON, a valid Python str literal and a valid YAML double-quoted scalar.
+ */
+void rt_sweep_put_str(FILE *f, const char *s);
+/*
+ * A float that reads back bit for bit, always with a '.' (1.0e-05, 3.0):
+ * YAML 1.1 readers (PyYAML, W&B) take "1e-05" for a string.
+ */
+void rt_sweep_put_float(FILE *f, double v);
+/* A --params value: int, float, bool (Python's True/False when python), string. */
+void rt_sweep_put_value(FILE *f, const rt_sweep_value *v, int python);
+/* A value of the configuration (a fixed knob): a whole number bare, else a string. */
+void rt_sweep_put_text(FILE *f, const char *text);
+
+/*
+ * The fixed knobs (the knee key left out), the environment and the PU list
+ * as a JSON object / array, which is also a Python dict / list literal.
+ */
+void rt_sweep_put_fixed(FILE *f, const rt_sweep_plan *plan);
+void rt_sweep_put_env(FILE *f, const rt_sweep_plan *plan);
+void rt_sweep_put_pus(FILE *f, const rt_sweep_plan *plan);
+
+/* The study's (or sweep's) default name: rigtune-<host>-<workload>. */
+void rt_sweep_study_name(const rt_sweep_plan *plan, char *buf, size_t len);
+
+/* The Optuna study script (sweep_optuna.c). */
+extern const rt_sweep_format rt_sweep_optuna;
+
+/* Whether s holds a {name} placeholder. */
+int rt_sweep_has_placeholder(const char *s);
+
+#endif
