@@ -1,7 +1,7 @@
 # rigtune: out-of-tree build into build/ (or build-asan/ for `make asan`).
 #
 #   make            build build/rigtune, the GPU plugins that this machine can compile
-#   make run        set up what is missing, build, run the default tuning
+#   make run        set up what is missing, build, run the default tuning, draw its report
 #   make test       set up what is missing (test clients too), build, run every test
 #   make asan       the same suite under AddressSanitizer + UBSan (clang where present)
 #   make bench      the benchmarks in bench/ (they print figures)
@@ -131,6 +131,7 @@ run: deps
 	@$(MAKE) --no-print-directory build-run
 build-run: build-all
 	$(BUILD)/rigtune tune --budget 60
+	$(BUILD)/rigtune report -o results/$$(uname -n)-report.html
 
 # tests/gpu_check.c: a plugin against the CPU backend (scripts/gpu-check.sh).
 GPU_CHECK := $(BUILD)/tests/gpu_check

@@ -313,7 +313,7 @@ static void plot_writes_data_and_script(void **state)
 static void fake_gnuplot(int code)
 {
 	char text[600];
-	snprintf(text, sizeof text, "#!/bin/sh\necho \"$1\" > '%s/ran'\nexit %d\n", tmpdir, code);
+	snprintf(text, sizeof text, "#!/bin/sh\necho \"$*\" > '%s/ran'\nexit %d\n", tmpdir, code);
 	const char *path = tmpfile_with("gnuplot", text);
 	assert_int_equal(chmod(path, 0755), 0);
 }
@@ -334,7 +334,8 @@ static void plot_runs_gnuplot_and_checks_status(void **state)
 		fail_msg("%s", err);
 	assert_int_equal(outcome, RT_PLOT_DRAWN);
 	char *ran = slurp(tmpfile_with("ran", NULL)), want[600];
-	snprintf(want, sizeof want, "%s/run.gp\n", tmpdir);
+	/* -d: a user's ~/.gnuplot does not restyle the plot */
+	snprintf(want, sizeof want, "-d %s/run.gp\n", tmpdir);
 	assert_string_equal(ran, want);
 	free(ran);
 

@@ -72,6 +72,9 @@
 #include "machdiff.h"
 #include "machine.h"
 
+/* The version of the check's YAML (rigtune_check: N); report reads it (checkdoc.h). */
+#define RT_CHECK_SCHEMA 1
+
 typedef enum rt_verdict {
 	RT_VERDICT_UNCHANGED,
 	RT_VERDICT_REGRESSION,

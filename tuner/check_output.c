@@ -8,8 +8,6 @@
 #include "check.h"
 #include "report.h"
 
-#define CHECK_SCHEMA 1
-
 static const char *const role_names[] = {"recommended", "fastest", "sweep"};
 
 static void emit_str_or_null(rt_yw *w, const char *key, const char *s)
@@ -147,7 +145,7 @@ int rt_check_emit(const rt_check_run *run, const rt_check_opts *o, char **text, 
 	time_t now = time(NULL);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	rt_yw_map(&w, 0);
-	rt_yw_kint(&w, "rigtune_check", CHECK_SCHEMA);
+	rt_yw_kint(&w, "rigtune_check", RT_CHECK_SCHEMA);
 	rt_yw_kstr(&w, "generated", when);
 	emit_baseline(&w, run);
 	emit_diff(&w, &run->diff);

@@ -13,6 +13,7 @@
 	&rt_cmd_crossover, \
 	&rt_cmd_check,  \
 	&rt_cmd_sweep,  \
+	&rt_cmd_report, \
 	&rt_cmd_exec,   \
 	&rt_cmd_env,
 
@@ -24,5 +25,6 @@ extern const rt_command rt_cmd_exec;
 extern const rt_command rt_cmd_env;
 extern const rt_command rt_cmd_check;
 extern const rt_command rt_cmd_sweep;
+extern const rt_command rt_cmd_report;
 
 #endif

@@ -27,15 +27,12 @@ static int decode_kvs(const rt_yr *r, const rt_ynode *map, const char *what, rt_
 static int decode_throughput(const rt_yr *r, const rt_ynode *map, rt_config_point *p)
 {
 	const rt_ynode *t;
-	double *ci = NULL;
-	int nci = 0;
+	double ci[2];
 	int rc = rt_yr_need(r, map, "throughput", YAML_MAPPING_NODE, &t);
 	if (rc == RT_OK)
 		rc = rt_yr_need_num(r, t, "median", &p->median);
 	if (rc == RT_OK)
-		rc = rt_yr_need_nums(r, t, "ci95", &ci, &nci);
-	if (rc == RT_OK && nci != 2)
-		rc = rt_yr_bad(r, rt_yr_get(r, t, "ci95"), "ci95: expected [low, high]");
+		rc = rt_yr_need_pair(r, t, "ci95", ci);
 	if (rc == RT_OK) {
 		p->ci_lo = ci[0];
 		p->ci_hi = ci[1];
@@ -43,7 +40,6 @@ static int decode_throughput(const rt_yr *r, const rt_ynode *map, rt_config_poin
 	}
 	if (rc == RT_OK)
 		rc = rt_yr_need_num(r, t, "cv", &p->cv);
-	free(ci);
 	return rc;
 }
 
@@ -111,31 +107,12 @@ static int decode_recs(const rt_yr *r, const rt_ynode *root, rt_config *c)
 	return rc;
 }
 
-/* The schema key says what the document is; a journal or anything else is refused. */
-static int decode_schema(const rt_yr *r, const rt_ynode *root)
-{
-	if (root->type != YAML_MAPPING_NODE || !rt_yr_get(r, root, "rigtune")) {
-		const char *what = rt_yr_get(r, root, "rigtune_journal") ? "a results journal"
-									  : "YAML of another kind";
-		return rt_yr_bad(r, root,
-				 "not a rigtune configuration (it is %s; a configuration "
-				 "is what `rigtune tune` writes, with `rigtune: %d`)",
-				 what, RT_CONFIG_SCHEMA);
-	}
-	long schema;
-	int rc = rt_yr_need_int(r, root, "rigtune", 0, 1000000, &schema);
-	if (rc == RT_OK && schema != RT_CONFIG_SCHEMA)
-		rc = rt_yr_bad(r, rt_yr_get(r, root, "rigtune"),
-			       "configuration schema %ld; this rigtune reads schema %d", schema,
-			       RT_CONFIG_SCHEMA);
-	return rc;
-}
-
 static int decode_config(rt_config *c)
 {
 	const rt_yr *r = &c->yr;
 	const rt_ynode *root = rt_yr_root(r);
-	int rc = decode_schema(r, root);
+	int rc = rt_yr_need_schema(r, root, "rigtune", RT_CONFIG_SCHEMA, "a rigtune configuration",
+				   "rigtune tune");
 	if (rc == RT_OK)
 		rc = rt_yr_need(r, root, "machine", YAML_MAPPING_NODE, &c->machine);
 	if (rc == RT_OK)

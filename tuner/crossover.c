@@ -528,7 +528,11 @@ static void emit_thread_curves(rt_yw *w, const fitted *f, size_t one, size_t man
 		rt_yw_end_map(w);
 		return;
 	}
-	if (isinf(n_from)) {
+	if (isinf(n_from) && cx.kind == RT_CROSS_IN_RANGE) {
+		/* one thread takes over at large n: more threads pay only below n* */
+		snprintf(s, sizeof s, "%d threads beat 1 thread only below n=%.0f", threads[1],
+			 cx.n_star);
+	} else if (isinf(n_from)) {
 		snprintf(s, sizeof s, "%d threads never beat 1 thread in the measured range",
 			 threads[1]);
 	} else {

@@ -2,16 +2,12 @@
 
 #include <errno.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "../common/rt.h"
-
-extern char **environ;
+#include "gnuplot.h"
 
 int rt_plot_paths(const char *svg_path, char *dat, char *gp, size_t len, char *err,
 		  size_t errlen)
@@ -128,43 +124,6 @@ static void put_curve(FILE *dat, FILE *gp, const char *dat_path, const rt_plot_c
 	(*block)++;
 }
 
-/* The executable gnuplot on PATH, or 0 when there is none. */
-static int gnuplot_on_path(char *path, size_t len)
-{
-	const char *p = getenv("PATH");
-	if (!p)
-		return 0;
-	while (*p) {
-		size_t dl = strcspn(p, ":");
-		/* An empty PATH entry means the current directory. */
-		snprintf(path, len, "%.*s/gnuplot", dl ? (int)dl : 1, dl ? p : ".");
-		if (access(path, X_OK) == 0)
-			return 1;
-		p += dl + (p[dl] == ':');
-	}
-	return 0;
-}
-
-/* Runs gnuplot on the script and waits for it; its messages go to stderr. */
-static int run_gnuplot(const char *exe, const char *gp_path, char *err, size_t errlen)
-{
-	char *argv[] = {(char *)"gnuplot", (char *)gp_path, NULL};
-	pid_t pid;
-	int rc = posix_spawn(&pid, exe, NULL, NULL, argv, environ);
-	if (rc)
-		return rt_fail(err, errlen, RT_ERUNTIME, "cannot run %s: %s", exe, strerror(rc));
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return rt_fail(err, errlen, RT_ERUNTIME, "waiting for gnuplot: %s",
-				       strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return rt_fail(err, errlen, RT_ERUNTIME, "gnuplot %s failed (%s %d)", gp_path,
-			       WIFEXITED(status) ? "exit status" : "signal",
-			       WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-	return RT_OK;
-}
-
 /* Writes both files; a failed write or close of either is RT_EIO. */
 static int write_files(const char *svg_path, const char *dat_path, const char *gp_path,
 		       const char *title, const rt_plot_curve *curves, size_t ncurves,
@@ -212,9 +171,9 @@ int rt_plot_write(const char *svg_path, const char *title, const rt_plot_curve *
 	if (rc)
 		goto out;
 	*outcome = RT_PLOT_NO_GNUPLOT;
-	if (gnuplot_on_path(exe, sizeof exe)) {
+	if (rt_gnuplot_find(exe, sizeof exe)) {
 		*outcome = RT_PLOT_DRAWN;
-		rc = run_gnuplot(exe, gp, err, errlen);
+		rc = rt_gnuplot_run_file(exe, gp, err, errlen);
 	}
 out:
 	free(buf);

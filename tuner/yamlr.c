@@ -321,3 +321,44 @@ int rt_yr_need_nums(const rt_yr *r, const rt_ynode *map, const char *key, double
 	*n = count;
 	return RT_OK;
 }
+
+int rt_yr_need_pair(const rt_yr *r, const rt_ynode *map, const char *key, double v[2])
+{
+	double *nums;
+	int n, rc = rt_yr_need_nums(r, map, key, &nums, &n);
+	if (rc == RT_OK && n != 2)
+		rc = rt_yr_bad(r, rt_yr_get(r, map, key), "%s: expected [low, high]", key);
+	if (rc == RT_OK)
+		memcpy(v, nums, 2 * sizeof *v);
+	free(nums);
+	return rc;
+}
+
+/* The documents rigtune writes, by the key that says which one a document is. */
+static const struct {
+	const char *key, *name;
+} kinds[] = {
+	{"rigtune", "a configuration"},
+	{"rigtune_journal", "a results journal"},
+	{"rigtune_check", "a check result"},
+};
+
+int rt_yr_need_schema(const rt_yr *r, const rt_ynode *root, const char *key, long version,
+		      const char *what, const char *command)
+{
+	if (!rt_yr_get(r, root, key)) {
+		const char *is = "YAML of another kind";
+		for (size_t i = 0; i < RT_COUNT(kinds); i++)
+			if (rt_yr_get(r, root, kinds[i].key))
+				is = kinds[i].name;
+		return rt_yr_bad(r, root,
+				 "not %s (it is %s; %s is what `%s` writes, with `%s: %ld`)", what,
+				 is, what, command, key, version);
+	}
+	long schema;
+	int rc = rt_yr_need_int(r, root, key, 0, 1000000, &schema);
+	if (rc == RT_OK && schema != version)
+		rc = rt_yr_bad(r, rt_yr_get(r, root, key),
+			       "%s: schema %ld; this rigtune reads schema %ld", key, schema, version);
+	return rc;
+}

@@ -112,5 +112,16 @@ int rt_yr_need_int(const rt_yr *r, const rt_ynode *map, const char *key, long lo
 int rt_yr_need_bool(const rt_yr *r, const rt_ynode *map, const char *key, int *v);
 /* The numbers of a sequence into a new array (*v NULL when it is empty). */
 int rt_yr_need_nums(const rt_yr *r, const rt_ynode *map, const char *key, double **v, int *n);
+/*
+ * The kind and version of a rigtune document, from its root: a mapping with
+ * `key: version` (rigtune: 1 for a configuration, rigtune_check: 1 for a
+ * check's result). A document of another kind is RT_EINVAL "not WHAT (it is
+ * a results journal; WHAT is what `COMMAND` writes, with `KEY: VERSION`)",
+ * another version "KEY: schema N; this rigtune reads schema VERSION".
+ */
+int rt_yr_need_schema(const rt_yr *r, const rt_ynode *root, const char *key, long version,
+		      const char *what, const char *command);
+/* Exactly two numbers, [low, high] (a ci95, a range), into v. */
+int rt_yr_need_pair(const rt_yr *r, const rt_ynode *map, const char *key, double v[2]);
 
 #endif

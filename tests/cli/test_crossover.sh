@@ -23,6 +23,15 @@ expect_grep "kind: extrapolated" "$TMP/out" "it is flagged as extrapolated"
 expect_exit 0 "model translation from a replay" $R crossover --replay $D/replay_cross.csv --shape seq_len=60,d_model=768
 expect_grep "min_batch: [0-9]+" "$TMP/out" "the smallest batch is given"
 
+# Two threads that win only at small sizes (1t: 2e-5 + 4e-11 n^3, 2t: 1e-6 + 6e-11 n^3, equal
+# at n = 98): said so, not "never beat".
+awk 'BEGIN { print "backend,precision,n,seconds"
+  for (e = 10; e <= 22; e++) { n = int(2 ^ (e / 2) + 0.5); for (r = -1; r <= 1; r++) {
+    printf "cpu:1t,fp32,%d,%.6e\n", n, (2e-5 + 4e-11 * n ^ 3) * (1 + 0.01 * r)
+    printf "cpu:2t,fp32,%d,%.6e\n", n, (1e-6 + 6e-11 * n ^ 3) * (1 + 0.01 * r) } } }' >"$TMP/small_threads.csv"
+expect_exit 0 "threads that pay only at small sizes" $R crossover --replay "$TMP/small_threads.csv"
+expect_grep "summary: 2 threads beat 1 thread only below n=(9[3-9]|10[0-3])$" "$TMP/out" "they are said to beat 1 thread only below n*"
+
 for f in missing_column:2 negative_time:5 nonnumeric:7 single_point:3 zero_time:9; do
   name=${f%%:*} line=${f##*:}
   expect_exit 2 "bad replay ($name) exits 2" $R crossover --replay $D/bad_$name.csv
