@@ -403,6 +403,13 @@ static void test_bad_middle(void **state)
 	expect_einval(bad, line, "unknown key 'colour'");
 	line = splice_at(bad, text, second, "workload: gemm", "workload: fft");
 	expect_einval(bad, line, "unknown workload 'fft'");
+	line = splice_at(bad, text, second, "unstable: ", "colour: red, unstable: ");
+	expect_einval(bad, line, "throughput: unknown key 'colour'");
+	size_t tp = (size_t)(strstr(text + second, "throughput:") - text);
+	splice_at(bad, text, second, ", unstable: true", "");
+	expect_einval(bad, line_of(text, tp), "missing key 'unstable'");
+	line = splice_at(bad, text, second, "ci95: [", "ci95: [1, ");
+	expect_einval(bad, line, "ci95: expected [low, high]");
 	line = splice_at(bad, text, second, "k: ", "kk: ");
 	expect_einval(bad, line, "no key 'kk'");
 	line = splice_at(bad, text, second + 1, "\nseconds:", "\ncause: memory\nseconds:");

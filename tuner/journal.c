@@ -372,32 +372,22 @@ static int decode_shape(const reader *r, const rt_workload *w, const rt_ynode *m
 
 static const char *const throughput_keys[] = {"median", "ci95", "unit", "cv", "unstable"};
 
+/* throughput: as written, every key and no other (unstable included). */
 static int decode_throughput(const reader *r, const rt_ynode *map, rt_measurement *m)
 {
-	const rt_ynode *t;
-	const char *unit;
-	double *ci = NULL;
-	int nci = 0;
-	int rc = rt_yr_need(r, map, "throughput", YAML_MAPPING_NODE, &t);
+	rt_throughput t;
+	int rc = rt_read_throughput(r, map, &t);
+	const rt_ynode *n = rt_yr_get(r, map, "throughput");
 	if (rc == RT_OK)
-		rc =
-		    rt_yr_only_keys(r, t, "throughput", throughput_keys, RT_COUNT(throughput_keys));
+		rc = rt_yr_only_keys(r, n, "throughput", throughput_keys, RT_COUNT(throughput_keys));
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, t, "median", &m->median);
-	if (rc == RT_OK)
-		rc = rt_yr_need_nums(r, t, "ci95", &ci, &nci);
-	if (rc == RT_OK && nci != 2)
-		rc = rt_yr_bad(r, rt_yr_get(r, t, "ci95"), "ci95: expected [low, high]");
+		rc = rt_yr_need_bool(r, n, "unstable", &m->unstable);
 	if (rc == RT_OK) {
-		m->ci_lo = ci[0];
-		m->ci_hi = ci[1];
-		rc = rt_yr_need_str(r, t, "unit", &unit);
+		m->median = t.median;
+		m->ci_lo = t.ci_lo;
+		m->ci_hi = t.ci_hi;
+		m->cv = t.cv;
 	}
-	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, t, "cv", &m->cv);
-	if (rc == RT_OK)
-		rc = rt_yr_need_bool(r, t, "unstable", &m->unstable);
-	free(ci);
 	return rc;
 }
 
