@@ -554,6 +554,38 @@ static void test_find(void **state)
 	rt_journal_records_free(recs, n);
 }
 
+/* Points differ by any one knob, shapes by their count or any one value. */
+static void test_point_and_shape_equal(void **state)
+{
+	(void)state;
+	rt_point a, b;
+	rt_point_default(&a);
+	b = a;
+	assert_true(rt_point_equal(&a, &b));
+	for (int knob = 0; knob < 7; knob++) {
+		b = a;
+		switch (knob) {
+		case 0: strcpy(b.backend, "cuda"); break;
+		case 1: b.device = 1; break;
+		case 2: b.precision = RT_FP64; break;
+		case 3: b.batch++; break;
+		case 4: b.threads++; break;
+		case 5: b.workers++; break;
+		default: b.pin = RT_PIN_SPREAD; break;
+		}
+		assert_false(rt_point_equal(&a, &b));
+	}
+	rt_shape s, t;
+	rt_shape_default(gemm(), &s);
+	t = s;
+	assert_true(rt_shape_equal(&s, &t));
+	t.v[s.n - 1]++;
+	assert_false(rt_shape_equal(&s, &t));
+	t = s;
+	t.n--;
+	assert_false(rt_shape_equal(&s, &t));
+}
+
 /*
  * A command's trials: written beside a workload's, read back exactly, found
  * by hash and knobs in any order; a workload's lookup never returns them.
@@ -845,6 +877,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_old_journal_causes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_document, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
+		cmocka_unit_test(test_point_and_shape_equal),
 		cmocka_unit_test_setup_teardown(test_command_trials, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),

@@ -880,23 +880,6 @@ int rt_journal_record_measurement(const rt_journal_record *rec, rt_measurement *
 	return RT_OK;
 }
 
-static int same_point(const rt_point *a, const rt_point *b)
-{
-	return !strcmp(a->backend, b->backend) && a->device == b->device &&
-	       a->precision == b->precision && a->batch == b->batch &&
-	       a->threads == b->threads && a->workers == b->workers && a->pin == b->pin;
-}
-
-static int same_shape(const rt_shape *a, const rt_shape *b)
-{
-	if (a->n != b->n)
-		return 0;
-	for (int i = 0; i < a->n; i++)
-		if (a->v[i] != b->v[i])
-			return 0;
-	return 1;
-}
-
 const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_t n,
 					 const char *fingerprint, const rt_workload *w,
 					 const rt_shape *sh, const rt_point *pt)
@@ -904,8 +887,8 @@ const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_
 	for (size_t i = n; i-- > 0;) {
 		const rt_journal_record *r = &records[i];
 		if (r->workload && !strcmp(r->fingerprint, fingerprint) &&
-		    !strcmp(r->workload->name, w->name) && same_shape(&r->shape, sh) &&
-		    same_point(&r->point, pt))
+		    !strcmp(r->workload->name, w->name) && rt_shape_equal(&r->shape, sh) &&
+		    rt_point_equal(&r->point, pt))
 			return r;
 	}
 	return NULL;
