@@ -202,6 +202,38 @@ static void test_plan_errors(void **state)
 	rt_config_free(&c);
 }
 
+/* A workload with no knee (gemm) has nothing to sweep; the message lists those that have one. */
+static void test_plan_without_knee(void **state)
+{
+	(void)state;
+	char *text, path[] = "/tmp/rt-sweep-XXXXXX", cfg[64], err[RT_ERRLEN] = "";
+	size_t len;
+	assert_int_equal(rt_read_file(FIXTURE, &text, &len, err, sizeof err), RT_OK);
+	assert_non_null(mkdtemp(path));
+	snprintf(cfg, sizeof cfg, "%s/c.yaml", path);
+	FILE *f = fopen(cfg, "w");
+	assert_non_null(f);
+	/* the transformer's entry under gemm's name, gemm's under another */
+	char *gemm = strstr(text, "  gemm:\n    none:"), *tf = strstr(text, "  transformer:\n");
+	assert_true(gemm && tf && tf < gemm);
+	fprintf(f, "%.*s  gemm:\n%.*s  other:\n%s", (int)(tf - text), text,
+		(int)(gemm - tf - strlen("  transformer:\n")), tf + strlen("  transformer:\n"),
+		gemm + strlen("  gemm:\n"));
+	fclose(f);
+	free(text);
+	rt_config c;
+	rt_sweep_plan plan;
+	if (rt_config_load(cfg, &c, err, sizeof err))
+		fail_msg("%s", err);
+	rt_sweep_opts o = {"gemm", 1000, 10};
+	assert_int_equal(rt_sweep_plan_make(&c, &o, &plan, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "'gemm' is not a built-in workload with a batch to sweep "
+				    "(transformer (batch), ppo (num_envs))"));
+	rt_config_free(&c);
+	unlink(cfg);
+	rmdir(path);
+}
+
 static char *capture_float(double v)
 {
 	char *text = NULL;
@@ -325,7 +357,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_params_kinds),   cmocka_unit_test(test_params_errors),
 		cmocka_unit_test(test_plan_from_journal), cmocka_unit_test(test_plan_memory_model),
-		cmocka_unit_test(test_plan_errors),    cmocka_unit_test(test_put_float),
+		cmocka_unit_test(test_plan_errors),    cmocka_unit_test(test_plan_without_knee),
+		cmocka_unit_test(test_put_float),
 		cmocka_unit_test(test_objective_check), cmocka_unit_test(test_grid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
