@@ -127,6 +127,7 @@ static void test_refusals(void **state)
 	refused(replaced("    fastest:\n", "    fastes:\n"), 9, 5, "missing key 'fastest'");
 	refused(replaced("median: 270.5", "median: fast"), 17, 28, "median: expected a number");
 	refused(replaced("ci95: [260, 280]", "ci95: [260]"), 17, 41, "ci95: expected [low, high]");
+	refused(replaced("unit: samples/s, cv: 0.02", "cv: 0.02"), 17, 19, "missing key 'unit'");
 	refused("rigtune: 1\nmachine: {hostname: a, fingerprint: b}\nrecommendations: []\n", 3, 18,
 		"recommendations: expected a mapping");
 	refused("rigtune: 1\nmachine: {hostname: a, fingerprint: b}\nrecommendations: {\n", 4, 1,

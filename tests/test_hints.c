@@ -128,6 +128,83 @@ static void test_not_probed(void **state)
 	assert_non_null(strstr(h.fw[RT_FW_JAX].line[0], "intra_op_parallelism_threads=2"));
 }
 
+static int untested(const rt_hint_block *b, const char *line)
+{
+	for (int i = 0; i < b->n; i++)
+		if (!strcmp(b->line[i], line))
+			return b->line_untested[i];
+	fail_msg("no line '%s'", line);
+	return -1;
+}
+
+static void hints_of(const char *workload, const char *backend, int workers, rt_precision prec,
+		     rt_hints *h)
+{
+	rt_frameworks f;
+	rt_point pt;
+	rt_shape sh;
+	const rt_workload *w = rt_workload_find(workload);
+	fake_frameworks(&f, "pthreads");
+	rt_point_default(&pt);
+	snprintf(pt.backend, sizeof pt.backend, "%s", backend);
+	pt.workers = workers;
+	pt.precision = prec;
+	rt_shape_default(w, &sh);
+	rt_hints_for(&f, w, &pt, &sh, h);
+}
+
+/* The hints' YAML, emitted into a string (freed by the caller). */
+static char *emitted(const rt_hints *h)
+{
+	rt_yw w;
+	char *text, err[RT_ERRLEN];
+	size_t len;
+	assert_int_equal(rt_yw_init(&w), 0);
+	rt_yw_map(&w, 0);
+	rt_hints_emit(&w, h);
+	rt_yw_end_map(&w);
+	assert_int_equal(rt_yw_finish(&w, &text, &len, err, sizeof err), 0);
+	return text;
+}
+
+/*
+ * In a tested PyTorch block, the lines that need what the test machines lack
+ * (a GPU, gymnasium) are marked one by one and listed under untested_lines;
+ * the others are not.
+ */
+static void test_untested_lines(void **state)
+{
+	(void)state;
+	rt_hints h;
+	hints_of("ppo", "cpu", 2, RT_FP32, &h);
+	const rt_hint_block *b = &h.fw[RT_FW_PYTORCH];
+	const char *vec = "gymnasium.vector.AsyncVectorEnv: 64 envs in 2 worker processes";
+	assert_false(b->untested);
+	assert_int_equal(untested(b, vec), 1);
+	assert_int_equal(untested(b, "torch.set_num_threads(1)"), 0);
+	char *y = emitted(&h);
+	assert_non_null(strstr(y, "\n    untested_lines:\n    - 'gymnasium.vector.AsyncVectorEnv"));
+	free(y);
+
+	hints_of("transformer", "cuda", 0, RT_BF16, &h);
+	b = &h.fw[RT_FW_PYTORCH];
+	assert_int_equal(untested(b, "with torch.autocast('cuda', dtype=torch.bfloat16): ..."), 1);
+	assert_int_equal(untested(b, "DataLoader(batch_size=32, num_workers=0)"), 0);
+	hints_of("transformer", "cpu", 0, RT_BF16, &h);
+	b = &h.fw[RT_FW_PYTORCH];
+	assert_int_equal(untested(b, "with torch.autocast('cpu', dtype=torch.bfloat16): ..."), 0);
+	y = emitted(&h);
+	assert_null(strstr(y, "untested_lines"));
+	free(y);
+
+	/* a block untested as a whole does not list its lines again */
+	hints_at(NULL, 2, RT_FP16, &h);
+	assert_true(h.fw[RT_FW_PYTORCH].untested);
+	y = emitted(&h);
+	assert_null(strstr(y, "untested_lines"));
+	free(y);
+}
+
 /* Adds line to the set in f unless it is there. */
 static void add_unique(char (*seen)[256], int *n, int cap, FILE *f, const char *kind,
 		       const char *line)
@@ -142,7 +219,11 @@ static void add_unique(char (*seen)[256], int *n, int cap, FILE *f, const char *
 	fprintf(f, "%s\n", rec);
 }
 
-/* Every PyTorch line and env the hints emit, over the models, points and workloads. */
+/*
+ * Every PyTorch line and env the hints emit, over the models, points and
+ * workloads; a line the hints mark untested is written as such, the only
+ * kind of line tests/torch_hints.py may skip for want of a GPU or a package.
+ */
 static int write_all_hints(const char *path)
 {
 	static const char *const models[] = {"pthreads", "openmp", "serial", "tbb", NULL};
@@ -169,7 +250,9 @@ static int write_all_hints(const char *path)
 				rt_hints_for(&fw, all[wl], &pt, &sh, &h);
 				const rt_hint_block *b = &h.fw[RT_FW_PYTORCH];
 				for (int i = 0; i < b->n; i++)
-					add_unique(seen, &n, 512, f, "pytorch", b->line[i]);
+					add_unique(seen, &n, 512, f,
+						   b->line_untested[i] ? "untested" : "pytorch",
+						   b->line[i]);
 				char env[256] = "";
 				for (int i = 0; i < h.nenv; i++) {
 					char kv[64];
@@ -229,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_separate_pools),
 		cmocka_unit_test(test_shared_pool),
 		cmocka_unit_test(test_not_probed),
+		cmocka_unit_test(test_untested_lines),
 		cmocka_unit_test(test_in_real_torch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -403,6 +403,13 @@ static void test_bad_middle(void **state)
 	expect_einval(bad, line, "unknown key 'colour'");
 	line = splice_at(bad, text, second, "workload: gemm", "workload: fft");
 	expect_einval(bad, line, "unknown workload 'fft'");
+	line = splice_at(bad, text, second, "unstable: ", "colour: red, unstable: ");
+	expect_einval(bad, line, "throughput: unknown key 'colour'");
+	size_t tp = (size_t)(strstr(text + second, "throughput:") - text);
+	splice_at(bad, text, second, ", unstable: true", "");
+	expect_einval(bad, line_of(text, tp), "missing key 'unstable'");
+	line = splice_at(bad, text, second, "ci95: [", "ci95: [1, ");
+	expect_einval(bad, line, "ci95: expected [low, high]");
 	line = splice_at(bad, text, second, "k: ", "kk: ");
 	expect_einval(bad, line, "no key 'kk'");
 	line = splice_at(bad, text, second + 1, "\nseconds:", "\ncause: memory\nseconds:");
@@ -545,6 +552,38 @@ static void test_find(void **state)
 	other.name = "other";
 	assert_null(rt_journal_find(recs, n, FP, &other, &sh, &pt));
 	rt_journal_records_free(recs, n);
+}
+
+/* Points differ by any one knob, shapes by their count or any one value. */
+static void test_point_and_shape_equal(void **state)
+{
+	(void)state;
+	rt_point a, b;
+	rt_point_default(&a);
+	b = a;
+	assert_true(rt_point_equal(&a, &b));
+	for (int knob = 0; knob < 7; knob++) {
+		b = a;
+		switch (knob) {
+		case 0: strcpy(b.backend, "cuda"); break;
+		case 1: b.device = 1; break;
+		case 2: b.precision = RT_FP64; break;
+		case 3: b.batch++; break;
+		case 4: b.threads++; break;
+		case 5: b.workers++; break;
+		default: b.pin = RT_PIN_SPREAD; break;
+		}
+		assert_false(rt_point_equal(&a, &b));
+	}
+	rt_shape s, t;
+	rt_shape_default(gemm(), &s);
+	t = s;
+	assert_true(rt_shape_equal(&s, &t));
+	t.v[s.n - 1]++;
+	assert_false(rt_shape_equal(&s, &t));
+	t = s;
+	t.n--;
+	assert_false(rt_shape_equal(&s, &t));
 }
 
 /*
@@ -838,6 +877,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_old_journal_causes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_document, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
+		cmocka_unit_test(test_point_and_shape_equal),
 		cmocka_unit_test_setup_teardown(test_command_trials, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),

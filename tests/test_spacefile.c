@@ -169,14 +169,14 @@ static void test_errors(void **state)
 	parse_bad("params: {}\n", 2, "params: no parameters");
 	parse_bad("params: [batch]\n", 2, "t.yaml:1:9: params: expected a mapping");
 	parse_bad("- a\n- b\n", 2, "t.yaml:1:1: expected a mapping");
-	parse_bad("", 2, "t.yaml:1:1: empty space file");
+	parse_bad("", 2, "t.yaml:1:1: empty: no YAML document");
 	parse_bad("params:\n  batch: [8, 16\n", 2, "t.yaml:3:1: malformed YAML");
 	parse_bad("params:\n  batch: &b [8]\n  threads: *b\n", 2,
 		  "t.yaml:3:3: aliases are not supported");
 	parse_bad("params:\n  threads: {min: &m 1, max: *m}\n", 2,
 		  "t.yaml:2:24: aliases are not supported");
 	parse_bad("params:\n  batch: [8]\n---\nparams:\n  batch: [8]\n", 2,
-		  "t.yaml:3:1: more than one document");
+		  "t.yaml:3:1: a second document; expected one");
 }
 
 static void test_files(void **state)

@@ -37,6 +37,45 @@ static void load_plan(const char *workload, int trials, rt_config *c, rt_sweep_p
 		fail_msg("%s", err);
 }
 
+/* One change to the fixture: the first `from` becomes `to`. */
+typedef struct edit {
+	const char *from, *to;
+} edit;
+
+/* The fixture with edits made, in dir (a mkdtemp template) as c.yaml, loaded into c. */
+static void load_edited(const edit *e, int n, char *dir, rt_config *c)
+{
+	char *text, *next, cfg[64], err[RT_ERRLEN] = "";
+	size_t len;
+	assert_int_equal(rt_read_file(FIXTURE, &text, &len, err, sizeof err), RT_OK);
+	for (int i = 0; i < n; i++) {
+		char *at = strstr(text, e[i].from);
+		assert_non_null(at);
+		assert_true(asprintf(&next, "%.*s%s%s", (int)(at - text), text, e[i].to,
+				     at + strlen(e[i].from)) > 0);
+		free(text);
+		text = next;
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(cfg, sizeof cfg, "%s/c.yaml", dir);
+	FILE *f = fopen(cfg, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(text);
+	if (rt_config_load(cfg, c, err, sizeof err))
+		fail_msg("%s", err);
+}
+
+static void unload_edited(const char *dir, rt_config *c)
+{
+	char cfg[64];
+	rt_config_free(c);
+	snprintf(cfg, sizeof cfg, "%s/c.yaml", dir);
+	unlink(cfg);
+	rmdir(dir);
+}
+
 static void test_params_kinds(void **state)
 {
 	(void)state;
@@ -150,23 +189,12 @@ static void test_plan_memory_model(void **state)
 	/* available memory between what 128 and 256 need, with the margin */
 	double avail = (gib128 + gib256) / 2 / RT_SWEEP_MEM_SHARE;
 
-	char *text, path[] = "/tmp/rt-sweep-XXXXXX", cfg[64], line[64], err[RT_ERRLEN] = "";
-	size_t len;
-	assert_int_equal(rt_read_file(FIXTURE, &text, &len, err, sizeof err), RT_OK);
-	assert_non_null(mkdtemp(path));
-	snprintf(cfg, sizeof cfg, "%s/c.yaml", path);
-	FILE *f = fopen(cfg, "w");
-	assert_non_null(f);
-	char *mem = strstr(text, "memory_gib: {total: 16, available: 12}");
-	assert_non_null(mem);
+	char path[] = "/tmp/rt-sweep-XXXXXX", line[64], err[RT_ERRLEN] = "";
 	snprintf(line, sizeof line, "memory_gib: {total: 16, available: %.9f}", avail);
-	fprintf(f, "%.*s%s%s", (int)(mem - text), text, line, strchr(mem, '\n'));
-	fclose(f);
-	free(text);
-
+	const edit mem = {"memory_gib: {total: 16, available: 12}", line};
 	rt_config c;
 	rt_sweep_plan plan;
-	assert_int_equal(rt_config_load(cfg, &c, err, sizeof err), RT_OK);
+	load_edited(&mem, 1, path, &c);
 	rt_sweep_opts o = {"ppo", 100, 10};
 	assert_int_equal(rt_sweep_plan_make(&c, &o, &plan, err, sizeof err), RT_OK);
 	assert_string_equal(plan.axis, "num_envs");
@@ -180,9 +208,7 @@ static void test_plan_memory_model(void **state)
 	assert_true(plan.batch[1].throughput == 10000);
 	assert_non_null(strstr(plan.limit, "num_envs=256 would need"));
 	assert_non_null(strstr(plan.notes, "journal.yaml is not here"));
-	rt_config_free(&c);
-	unlink(cfg);
-	rmdir(path);
+	unload_edited(path, &c);
 }
 
 static void test_plan_errors(void **state)
@@ -200,6 +226,24 @@ static void test_plan_errors(void **state)
 	assert_int_equal(rt_sweep_plan_make(&c, &o, &plan, err, sizeof err), RT_EINVAL);
 	assert_non_null(strstr(err, "gemm has no recommendation: not measured"));
 	rt_config_free(&c);
+}
+
+/* A workload with no knee (gemm) has nothing to sweep; the message lists those that have one. */
+static void test_plan_without_knee(void **state)
+{
+	(void)state;
+	/* the transformer's entry under gemm's name, gemm's under another */
+	static const edit rename[] = {{"  gemm:\n    none:", "  other:\n    none:"},
+				      {"  transformer:\n", "  gemm:\n"}};
+	char path[] = "/tmp/rt-sweep-XXXXXX", err[RT_ERRLEN] = "";
+	rt_config c;
+	rt_sweep_plan plan;
+	load_edited(rename, 2, path, &c);
+	rt_sweep_opts o = {"gemm", 1000, 10};
+	assert_int_equal(rt_sweep_plan_make(&c, &o, &plan, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "'gemm' is not a built-in workload with a batch to sweep "
+				    "(transformer (batch), ppo (num_envs))"));
+	unload_edited(path, &c);
 }
 
 static char *capture_float(double v)
@@ -325,7 +369,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_params_kinds),   cmocka_unit_test(test_params_errors),
 		cmocka_unit_test(test_plan_from_journal), cmocka_unit_test(test_plan_memory_model),
-		cmocka_unit_test(test_plan_errors),    cmocka_unit_test(test_put_float),
+		cmocka_unit_test(test_plan_errors),    cmocka_unit_test(test_plan_without_knee),
+		cmocka_unit_test(test_put_float),
 		cmocka_unit_test(test_objective_check), cmocka_unit_test(test_grid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -354,6 +354,10 @@ static void test_point_env(void **state)
 	assert_string_equal(env_of(&e, "HIP_VISIBLE_DEVICES"), "");
 	assert_null(env_of(&e, "OMP_NUM_THREADS"));
 	assert_int_equal(rt_cmd_point_cpus(cpu, 2, 8), 10); /* no thread knob: every core */
+	rt_knob_value hip[] = {{"device", "hip:2"}};
+	rt_cmd_point_env(hip, 1, &e);
+	assert_string_equal(env_of(&e, "HIP_VISIBLE_DEVICES"), "2");
+	assert_null(env_of(&e, "CUDA_VISIBLE_DEVICES"));
 	assert_int_equal(rt_cmd_device_check("hip:0"), 0);
 	assert_int_equal(rt_cmd_device_check("cuda:"), -1);
 	assert_int_equal(rt_cmd_device_check("gpu"), -1);

@@ -6,6 +6,7 @@
 FILE has one hint per line, as test_hints writes them:
 
     pytorch<TAB>torch.set_num_threads(2)
+    untested<TAB>with torch.autocast('cuda', dtype=torch.bfloat16): ...
     env<TAB>OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=2 ...
 
 Each runs in a fresh interpreter (this one, running itself with --one), since
@@ -15,8 +16,11 @@ its effect read back from torch (get_num_threads, OpenBLAS's own pool size,
 the dtype autocast gives, the workers a DataLoader starts, ...); an `env`
 record starts the interpreter with those variables and reads the pools
 PyTorch and OpenBLAS sized from them. A line no check knows is a failure: a
-new kind of hint needs its check here. A line for a GPU, or for a package
-that is not installed, is a TAP skip.
+new kind of hint needs its check here. A line that needs a GPU or a package
+this machine lacks is a TAP skip where the config marks it untested (an
+`untested` record), and a failure where it does not: the config may not
+present as tested what no test runs. Otherwise an `untested` line is
+checked like a `pytorch` one (on a machine with a GPU, say).
 """
 import ctypes
 import os
@@ -84,7 +88,7 @@ def check_autocast(line, m):
     import torch
     device, dtype = m[1], getattr(torch, m[2])
     if device == "cuda" and not torch.cuda.is_available():
-        return "skip: no GPU for torch.autocast('cuda')"
+        return "untestable: no GPU for torch.autocast('cuda')"
     ctx = eval(line[len("with "):line.index("):") + 1], {"torch": torch})
     layer = torch.nn.Linear(8, 8).to(device)
     with ctx:
@@ -110,7 +114,7 @@ def check_vector_env(line, m):
     try:
         import gymnasium
     except ImportError:
-        return "skip: gymnasium is not installed"
+        return "untestable: gymnasium is not installed"
     envs, workers = int(m[2]), int(m[3] or 0)
     make = [lambda: gymnasium.make("CartPole-v1")] * envs
     vec = (gymnasium.vector.AsyncVectorEnv if m[1] == "Async" else
@@ -156,7 +160,12 @@ def one(kind, payload):
     for pattern, check in CHECKS:
         m = re.fullmatch(pattern, payload)
         if m:
-            return check(payload, m)
+            verdict = check(payload, m)
+            if not verdict.startswith("untestable: "):
+                return verdict
+            why = verdict[len("untestable: "):]
+            return (f"skip: {why}" if kind == "untested" else
+                    f"fail: {why}, and the config does not mark the line untested")
     return "fail: no check knows this line: add one to tests/torch_hints.py"
 
 

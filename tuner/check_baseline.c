@@ -18,19 +18,6 @@ static int as_input(int rc)
 	return rc == RT_EIO ? RT_EINVAL : rc;
 }
 
-/* The same knobs (journal.c matches its records so too). */
-static int same_point(const rt_point *a, const rt_point *b)
-{
-	return !strcmp(a->backend, b->backend) && a->device == b->device &&
-	       a->precision == b->precision && a->batch == b->batch &&
-	       a->threads == b->threads && a->workers == b->workers && a->pin == b->pin;
-}
-
-static int same_shape(const rt_shape *a, const rt_shape *b)
-{
-	return a->n == b->n && !memcmp(a->v, b->v, sizeof(long) * (size_t)a->n);
-}
-
 /*
  * Adds the point described by p (its samples copied), or, when the same
  * point is there already (recommended and fastest, a sweep size that is the
@@ -40,7 +27,8 @@ static int add_point(rt_baseline *b, const rt_base_point *p)
 {
 	for (int i = 0; i < b->npoints; i++) {
 		rt_base_point *q = &b->points[i];
-		if (q->w == p->w && same_point(&q->pt, &p->pt) && same_shape(&q->sh, &p->sh)) {
+		if (q->w == p->w && rt_point_equal(&q->pt, &p->pt) &&
+		    rt_shape_equal(&q->sh, &p->sh)) {
 			q->roles |= p->roles;
 			if (!q->curve[0])
 				memcpy(q->curve, p->curve, sizeof q->curve);
@@ -253,7 +241,7 @@ static int curves_from_journal(const rt_journal_record *recs, size_t n, sweep_se
 			continue;
 		sweep_curve *c = NULL;
 		for (size_t k = 0; k < set->n && !c; k++)
-			if (same_point(&set->c[k].pt, &r->point) && set->c[k].sh.v[ix] == v[ix])
+			if (rt_point_equal(&set->c[k].pt, &r->point) && set->c[k].sh.v[ix] == v[ix])
 				c = &set->c[k];
 		char label[48];
 		trial_label(r, label, sizeof label);
@@ -460,7 +448,7 @@ static const rt_journal_record *fastest_of_kind(const rt_journal_record *recs, s
 	for (size_t i = 0; i < n; i++) {
 		const rt_journal_record *o = &recs[i];
 		if (o->m.feasible && o->workload == r->workload &&
-		    same_shape(&o->shape, &r->shape) && (!best || o->m.median > best->m.median))
+		    rt_shape_equal(&o->shape, &r->shape) && (!best || o->m.median > best->m.median))
 			best = o;
 	}
 	return best;

@@ -11,13 +11,18 @@ static const rt_command *const commands[] = {
 	RT_COMMAND_LIST
 };
 
+void rt_verrorf(const char *fmt, va_list ap)
+{
+	fputs("rigtune: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void rt_errorf(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("rigtune: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	rt_verrorf(fmt, ap);
 	va_end(ap);
 }
 

@@ -7,6 +7,7 @@
 #ifndef RT_CLI_H
 #define RT_CLI_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #define RT_VERSION "0.1.0"
@@ -31,6 +32,8 @@ void rt_help_item(FILE *f, const char *name, const char *text);
 
 /* Prints "rigtune: <msg>" to stderr; used for every user-facing error. */
 void rt_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same with the arguments as a va_list (rt_progress_note). */
+void rt_verrorf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* Prints "rigtune <cmd>: <msg>\nTry 'rigtune <cmd> --help'." and returns 2. */
 int rt_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

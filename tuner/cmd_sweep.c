@@ -19,13 +19,13 @@ static const char sweep_usage[] =
 	"Writes a hyper-parameter sweep for a real engine from a recommendation\n"
 	"(configs/<host>.yaml, written by `rigtune tune`): the hardware knobs (backend,\n"
 	"precision, threads, workers, pin) and their environment fixed at the\n"
-	"recommendation; the batch (num_envs for ppo) from the knee to the largest\n"
-	"value that fits in memory (measured where tune reached it, estimated from the\n"
-	"workload's memory model otherwise); your hyper-parameters from --params; the\n"
-	"knee as the first trial; and the time per trial and for the whole sweep from\n"
-	"the measured throughput (also on stderr).\n\n"
+	"recommendation; the batch (or the workload's knee key, below) from the knee to\n"
+	"the largest value that fits in memory (measured where tune reached it,\n"
+	"estimated from the workload's memory model otherwise); your hyper-parameters\n"
+	"from --params; the knee as the first trial; and the time per trial and for the\n"
+	"whole sweep from the measured throughput (also on stderr).\n\n"
 	"  --from FILE           the recommendation to sweep around\n"
-	"  --workload W          its entry to use (transformer, ppo)\n"
+	"  --workload W          its entry to use: a workload below\n"
 	"  --format F            optuna: a Python script that runs an Optuna study\n"
 	"                        (SQLite, PostgreSQL for workers on several machines);\n"
 	"                        wandb: a W&B sweep YAML; hydra: an override file for\n"
@@ -230,6 +230,22 @@ static int run_sweep(int argc, char **argv)
 	return rc;
 }
 
+/* The workloads with a knee to sweep, from the registry. */
+static void sweep_help(FILE *f)
+{
+	int count;
+	const rt_workload *const *all = rt_workload_list(&count);
+	char what[96];
+	fputs("\nWorkloads:\n", f);
+	for (int i = 0; i < count; i++) {
+		if (!all[i]->knee)
+			continue;
+		snprintf(what, sizeof what, "sweeps %s from the knee to the largest that fits",
+			 all[i]->knee);
+		rt_help_item(f, all[i]->name, what);
+	}
+}
+
 const rt_command rt_cmd_sweep = {"sweep", run_sweep,
 				 "write an Optuna, W&B, Hydra or grid sweep at the recommendation",
-				 sweep_usage, NULL};
+				 sweep_usage, sweep_help};

@@ -8,26 +8,33 @@
 
 #include "params.h"
 
-/* A GPU as the device knob names it: cuda:N or hip:N; the backend's length into *len. */
-static int gpu_device(const char *value, size_t *len, long *index)
+/*
+ * The GPU backends a command's device knob names (BACKEND:N), each with the
+ * variable that shows its process device N alone: a new vendor is one line.
+ */
+static const struct {
+	const char *backend, *visible;
+} gpus[] = {
+	{"cuda", "CUDA_VISIBLE_DEVICES"},
+	{"hip", "HIP_VISIBLE_DEVICES"},
+};
+
+/* The gpus[] entry of a device knob's value with its index into *index; -1 if none. */
+static int gpu_device(const char *value, long *index)
 {
-	static const char *const gpus[] = {"cuda", "hip"};
 	for (size_t i = 0; i < RT_COUNT(gpus); i++) {
-		size_t n = strlen(gpus[i]);
-		if (!strncmp(value, gpus[i], n) && value[n] == ':' &&
-		    rt_parse_long(value + n + 1, index) == RT_OK && *index >= 0) {
-			*len = n;
-			return 0;
-		}
+		size_t n = strlen(gpus[i].backend);
+		if (!strncmp(value, gpus[i].backend, n) && value[n] == ':' &&
+		    rt_parse_long(value + n + 1, index) == RT_OK && *index >= 0)
+			return (int)i;
 	}
 	return -1;
 }
 
 int rt_cmd_device_check(const char *value)
 {
-	size_t len;
 	long index;
-	return !strcmp(value, "cpu") || gpu_device(value, &len, &index) == 0 ? 0 : -1;
+	return !strcmp(value, "cpu") || gpu_device(value, &index) >= 0 ? 0 : -1;
 }
 
 int rt_cmd_knob_name_ok(const char *name)
@@ -59,18 +66,18 @@ static void setenv_at(rt_cmd_env *env, const char *name, const char *value)
 	env->ptr[env->n] = NULL;
 }
 
-/* CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES for the device knob. */
+/* The visible-devices variables for the device knob: every GPU hidden on the CPU. */
 static void device_env(rt_cmd_env *env, const char *device)
 {
-	size_t len;
 	long index;
 	char n[24];
+	int g;
 	if (!strcmp(device, "cpu")) {
-		setenv_at(env, "CUDA_VISIBLE_DEVICES", "");
-		setenv_at(env, "HIP_VISIBLE_DEVICES", "");
-	} else if (gpu_device(device, &len, &index) == 0) {
+		for (size_t i = 0; i < RT_COUNT(gpus); i++)
+			setenv_at(env, gpus[i].visible, "");
+	} else if ((g = gpu_device(device, &index)) >= 0) {
 		snprintf(n, sizeof n, "%ld", index);
-		setenv_at(env, len == 4 ? "CUDA_VISIBLE_DEVICES" : "HIP_VISIBLE_DEVICES", n);
+		setenv_at(env, gpus[g].visible, n);
 	}
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "params.h"
+#include "report.h"
 
 /* A mapping of scalars into kvs (point: {...}, env: {...}). */
 static int decode_kvs(const rt_yr *r, const rt_ynode *map, const char *what, rt_config_kvs *kvs)
@@ -26,20 +27,15 @@ static int decode_kvs(const rt_yr *r, const rt_ynode *map, const char *what, rt_
 
 static int decode_throughput(const rt_yr *r, const rt_ynode *map, rt_config_point *p)
 {
-	const rt_ynode *t;
-	double ci[2];
-	int rc = rt_yr_need(r, map, "throughput", YAML_MAPPING_NODE, &t);
-	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, t, "median", &p->median);
-	if (rc == RT_OK)
-		rc = rt_yr_need_pair(r, t, "ci95", ci);
+	rt_throughput t;
+	int rc = rt_read_throughput(r, map, &t);
 	if (rc == RT_OK) {
-		p->ci_lo = ci[0];
-		p->ci_hi = ci[1];
-		rc = rt_yr_need_str(r, t, "unit", &p->unit);
+		p->median = t.median;
+		p->ci_lo = t.ci_lo;
+		p->ci_hi = t.ci_hi;
+		p->cv = t.cv;
+		p->unit = t.unit;
 	}
-	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, t, "cv", &p->cv);
 	return rc;
 }
 

@@ -55,6 +55,24 @@ static void add_line(rt_hint_block *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Lines that need what the machines the tests run on lack, by the text they
+ * begin with: tests/torch_hints.py can only skip them, so they are marked
+ * untested and name the documented setting alone.
+ */
+static const char *const untestable[] = {
+	"with torch.autocast('cuda'", /* a GPU */
+	"gymnasium.",                 /* gymnasium: Debian 12 has no package of it */
+};
+
+static void mark_untestable(rt_hint_block *b)
+{
+	for (int i = 0; i < b->n; i++)
+		for (size_t k = 0; k < RT_COUNT(untestable); k++)
+			if (!strncmp(b->line[i], untestable[k], strlen(untestable[k])))
+				b->line_untested[i] = 1;
+}
+
 static void add_env(rt_hints *h, const char *name, int value)
 {
 	if (h->nenv == RT_HINTS_MAX_ENV)
@@ -130,6 +148,7 @@ static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_r
 	for (int i = 0; i < n && i < WORKLOAD_LINES; i++)
 		add_line(b, "%s", own[i]);
 	pytorch_precision(b, pt);
+	mark_untestable(b);
 }
 
 static void jax_lines(rt_hint_block *b, const rt_point *pt)
@@ -177,6 +196,22 @@ void rt_hints_for(const rt_frameworks *f, const rt_workload *w, const rt_point *
 	tensorflow_lines(&out->fw[RT_FW_TENSORFLOW], pt);
 }
 
+/* untested_lines: the block's lines the tests cannot run, where the block is tested. */
+static void emit_untested_lines(rt_yw *w, const rt_hint_block *b)
+{
+	int any = 0;
+	for (int k = 0; k < b->n; k++)
+		any |= b->line_untested[k];
+	if (b->untested || !any)
+		return;
+	rt_yw_str(w, "untested_lines");
+	rt_yw_seq(w, 0);
+	for (int k = 0; k < b->n; k++)
+		if (b->line_untested[k])
+			rt_yw_str(w, b->line[k]);
+	rt_yw_end_seq(w);
+}
+
 void rt_hints_emit(rt_yw *w, const rt_hints *h)
 {
 	rt_yw_str(w, "env");
@@ -198,6 +233,7 @@ void rt_hints_emit(rt_yw *w, const rt_hints *h)
 		for (int k = 0; k < b->n; k++)
 			rt_yw_str(w, b->line[k]);
 		rt_yw_end_seq(w);
+		emit_untested_lines(w, b);
 		rt_yw_end_map(w);
 	}
 	rt_yw_end_map(w);

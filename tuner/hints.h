@@ -18,8 +18,10 @@
  *
  * The env variables follow PyTorch's model (the framework probed, or the
  * shared-pool model when none was); every PyTorch line is one a test applies
- * in a real torch process. JAX and TensorFlow lines name their documented
- * settings and are marked untested.
+ * in a real torch process, but for those that need what the test machines
+ * lack (a GPU for torch.autocast('cuda'), gymnasium, which Debian 12 does
+ * not package): these are marked untested one by one. JAX and TensorFlow
+ * lines name their documented settings and are marked untested.
  */
 #ifndef RT_HINTS_H
 #define RT_HINTS_H
@@ -37,6 +39,7 @@ typedef struct rt_hint_block {
 	char about[300];       /* the build the lines follow, and why */
 	int n;
 	char line[RT_HINTS_MAX_LINES][RT_HINT_LEN];
+	char line_untested[RT_HINTS_MAX_LINES]; /* 1: the tests cannot run that line here */
 } rt_hint_block;
 
 typedef struct rt_hints {
@@ -54,7 +57,11 @@ typedef struct rt_hints {
 void rt_hints_for(const rt_frameworks *f, const rt_workload *w, const rt_point *pt,
 		  const rt_shape *sh, rt_hints *out);
 
-/* env: {NAME: value, ...} and hints: {pytorch: {...}, jax: {...}, tensorflow: {...}}. */
+/*
+ * env: {NAME: value, ...} and hints: {pytorch: {...}, jax: {...}, tensorflow:
+ * {...}}, each with untested: true when none of its lines is tested, and
+ * untested_lines: [...] naming those of its lines that are not.
+ */
 void rt_hints_emit(rt_yw *w, const rt_hints *h);
 
 #endif

@@ -372,32 +372,22 @@ static int decode_shape(const reader *r, const rt_workload *w, const rt_ynode *m
 
 static const char *const throughput_keys[] = {"median", "ci95", "unit", "cv", "unstable"};
 
+/* throughput: as written, every key and no other (unstable included). */
 static int decode_throughput(const reader *r, const rt_ynode *map, rt_measurement *m)
 {
-	const rt_ynode *t;
-	const char *unit;
-	double *ci = NULL;
-	int nci = 0;
-	int rc = rt_yr_need(r, map, "throughput", YAML_MAPPING_NODE, &t);
+	rt_throughput t;
+	int rc = rt_read_throughput(r, map, &t);
+	const rt_ynode *n = rt_yr_get(r, map, "throughput");
 	if (rc == RT_OK)
-		rc =
-		    rt_yr_only_keys(r, t, "throughput", throughput_keys, RT_COUNT(throughput_keys));
+		rc = rt_yr_only_keys(r, n, "throughput", throughput_keys, RT_COUNT(throughput_keys));
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, t, "median", &m->median);
-	if (rc == RT_OK)
-		rc = rt_yr_need_nums(r, t, "ci95", &ci, &nci);
-	if (rc == RT_OK && nci != 2)
-		rc = rt_yr_bad(r, rt_yr_get(r, t, "ci95"), "ci95: expected [low, high]");
+		rc = rt_yr_need_bool(r, n, "unstable", &m->unstable);
 	if (rc == RT_OK) {
-		m->ci_lo = ci[0];
-		m->ci_hi = ci[1];
-		rc = rt_yr_need_str(r, t, "unit", &unit);
+		m->median = t.median;
+		m->ci_lo = t.ci_lo;
+		m->ci_hi = t.ci_hi;
+		m->cv = t.cv;
 	}
-	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, t, "cv", &m->cv);
-	if (rc == RT_OK)
-		rc = rt_yr_need_bool(r, t, "unstable", &m->unstable);
-	free(ci);
 	return rc;
 }
 
@@ -890,23 +880,6 @@ int rt_journal_record_measurement(const rt_journal_record *rec, rt_measurement *
 	return RT_OK;
 }
 
-static int same_point(const rt_point *a, const rt_point *b)
-{
-	return !strcmp(a->backend, b->backend) && a->device == b->device &&
-	       a->precision == b->precision && a->batch == b->batch &&
-	       a->threads == b->threads && a->workers == b->workers && a->pin == b->pin;
-}
-
-static int same_shape(const rt_shape *a, const rt_shape *b)
-{
-	if (a->n != b->n)
-		return 0;
-	for (int i = 0; i < a->n; i++)
-		if (a->v[i] != b->v[i])
-			return 0;
-	return 1;
-}
-
 const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_t n,
 					 const char *fingerprint, const rt_workload *w,
 					 const rt_shape *sh, const rt_point *pt)
@@ -914,8 +887,8 @@ const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_
 	for (size_t i = n; i-- > 0;) {
 		const rt_journal_record *r = &records[i];
 		if (r->workload && !strcmp(r->fingerprint, fingerprint) &&
-		    !strcmp(r->workload->name, w->name) && same_shape(&r->shape, sh) &&
-		    same_point(&r->point, pt))
+		    !strcmp(r->workload->name, w->name) && rt_shape_equal(&r->shape, sh) &&
+		    rt_point_equal(&r->point, pt))
 			return r;
 	}
 	return NULL;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../common/rt.h"
+#include "cli.h"
 
 void rt_progress_init(rt_progress *p, double budget_s, int quiet)
 {
@@ -52,9 +53,7 @@ void rt_progress_note(rt_progress *p, const char *fmt, ...)
 	end_bar(p);
 	va_list ap;
 	va_start(ap, fmt);
-	fputs("rigtune: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	rt_verrorf(fmt, ap);
 	va_end(ap);
 }
 

@@ -49,6 +49,25 @@ void rt_emit_throughput(rt_yw *w, const char *unit, double median, double ci_lo,
 	rt_yw_end_map(w);
 }
 
+int rt_read_throughput(const rt_yr *r, const rt_ynode *map, rt_throughput *t)
+{
+	const rt_ynode *n;
+	double ci[2];
+	int rc = rt_yr_need(r, map, "throughput", YAML_MAPPING_NODE, &n);
+	if (rc == RT_OK)
+		rc = rt_yr_need_num(r, n, "median", &t->median);
+	if (rc == RT_OK)
+		rc = rt_yr_need_pair(r, n, "ci95", ci);
+	if (rc == RT_OK) {
+		t->ci_lo = ci[0];
+		t->ci_hi = ci[1];
+		rc = rt_yr_need_str(r, n, "unit", &t->unit);
+	}
+	if (rc == RT_OK)
+		rc = rt_yr_need_num(r, n, "cv", &t->cv);
+	return rc;
+}
+
 int rt_derive(const rt_workload *wl, const rt_point *pt, const rt_shape *sh, double median,
 	      const double *phase_frac, double step_seconds, int usable_cores, rt_derived *out,
 	      char *sentence, size_t len)

@@ -3,6 +3,7 @@
 #define RT_REPORT_H
 
 #include "measure.h"
+#include "yamlr.h"
 #include "yamlw.h"
 
 /*
@@ -17,6 +18,21 @@ void rt_emit_point(rt_yw *w, const rt_point *pt, const rt_workload *wl);
  */
 void rt_emit_throughput(rt_yw *w, const char *unit, double median, double ci_lo,
 			double ci_hi, double cv, int exact);
+
+/* What rt_read_throughput reads back; unit points into r's document. */
+typedef struct rt_throughput {
+	double median, ci_lo, ci_hi, cv;
+	const char *unit;
+} rt_throughput;
+
+/*
+ * Reads throughput: {median, ci95: [low, high], unit, cv} of map, as
+ * rt_emit_throughput writes them, for the journal and the configuration;
+ * its unstable flag and any other key are the caller's to check (a
+ * configuration written before unstable existed has none). RT_EINVAL with
+ * FILE:LINE:COLUMN through r.
+ */
+int rt_read_throughput(const rt_yr *r, const rt_ynode *map, rt_throughput *t);
 /* shape: {m: 1024, ...} as a flow mapping value. */
 void rt_emit_shape(rt_yw *w, const rt_workload *wl, const rt_shape *sh);
 /*

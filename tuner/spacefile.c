@@ -502,41 +502,6 @@ static int parse_root(parser *p, const rt_ynode *root, char *workload, size_t wl
 	return p->rules.command ? set_knee(p) : 0;
 }
 
-/*
- * Loads the stream document by document (one, and only one, is a space
- * file) and parses it into p->s.
- */
-static int parse_stream(parser *p, const char *text, size_t len, char *workload, size_t wlen)
-{
-	yaml_parser_t yp;
-	yaml_document_t doc, next;
-	if (!yaml_parser_initialize(&yp))
-		return rt_fail(p->y.err, p->y.errlen, RT_ENOMEM, "out of memory");
-	yaml_parser_set_input_string(&yp, (const unsigned char *)text, len);
-	int rc;
-	if (!yaml_parser_load(&yp, &doc)) {
-		rc = rt_yr_parse_error(&p->y, &yp);
-		goto out;
-	}
-	p->y.doc = &doc;
-	const rt_ynode *root = rt_yr_root(&p->y);
-	if (!root)
-		rc = rt_yr_bad(&p->y, NULL, "empty space file");
-	else if (!yaml_parser_load(&yp, &next))
-		rc = rt_yr_parse_error(&p->y, &yp);
-	else {
-		rc = yaml_document_get_root_node(&next)
-			     ? rt_yr_bad_mark(&p->y, next.start_mark, "more than one document")
-			     : parse_root(p, root, workload, wlen);
-		yaml_document_delete(&next);
-	}
-	yaml_document_delete(&doc);
-	p->y.doc = NULL;
-out:
-	yaml_parser_delete(&yp);
-	return rc;
-}
-
 /* Parses text with the rules already in p; *out gets the space. */
 static int parse_text(parser *p, const char *text, size_t len, const char *name,
 		      rt_space **out, char *workload, size_t wlen, char *err, size_t errlen)
@@ -544,11 +509,14 @@ static int parse_text(parser *p, const char *text, size_t len, const char *name,
 	*out = NULL;
 	if (workload && wlen)
 		workload[0] = '\0';
-	rt_yr_view(&p->y, name, NULL, err, errlen);
 	p->s = rt_space_create();
 	if (!p->s)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-	int rc = parse_stream(p, text, len, workload, wlen);
+	/* one document, and only one, is a space file */
+	int rc = rt_yr_load(&p->y, name, text, len, err, errlen);
+	if (rc == RT_OK)
+		rc = parse_root(p, rt_yr_root(&p->y), workload, wlen);
+	rt_yr_free(&p->y);
 	if (rc) {
 		rt_space_destroy(p->s);
 		return rc;

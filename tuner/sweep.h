@@ -180,6 +180,8 @@ typedef struct rt_sweep_format {
 const rt_sweep_format *rt_sweep_format_find(const char *name);
 /* "optuna, wandb, hydra, grid" */
 void rt_sweep_format_names(char *buf, size_t len);
+/* The workloads a sweep takes, those with a knee: "transformer (batch), ppo (num_envs)". */
+void rt_sweep_workload_names(char *buf, size_t len);
 
 /*
  * Checks the objective against the sweep's names: every {placeholder} of

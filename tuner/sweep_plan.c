@@ -373,6 +373,21 @@ static void pus_of(rt_sweep_plan *plan)
 
 /* ---- the plan ------------------------------------------------------------------- */
 
+void rt_sweep_workload_names(char *buf, size_t len)
+{
+	int count;
+	const rt_workload *const *all = rt_workload_list(&count);
+	char one[64];
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < count; i++) {
+		if (!all[i]->knee)
+			continue;
+		snprintf(one, sizeof one, "%s (%s)", all[i]->name, all[i]->knee);
+		rt_list_append(buf, len, ", ", one);
+	}
+}
+
 static int find_entry(const rt_config *c, const char *name, rt_sweep_plan *plan, char *err,
 		      size_t errlen)
 {
@@ -391,11 +406,13 @@ static int find_entry(const rt_config *c, const char *name, rt_sweep_plan *plan,
 		return rt_fail(err, errlen, RT_EINVAL, "%s: %s has no recommendation: %s", c->path,
 			       name, plan->rec->none);
 	plan->w = rt_workload_find(name);
-	if (!plan->w || !plan->w->knee)
+	if (!plan->w || !plan->w->knee) {
+		char sweepable[256];
+		rt_sweep_workload_names(sweepable, sizeof sweepable);
 		return rt_fail(err, errlen, RT_EINVAL,
-			       "%s: '%s' is not a built-in workload with a batch to sweep "
-			       "(transformer, ppo)",
-			       c->path, name);
+			       "%s: '%s' is not a built-in workload with a batch to sweep (%s)",
+			       c->path, name, sweepable);
+	}
 	plan->axis = plan->w->knee;
 	return RT_OK;
 }

@@ -1,4 +1,4 @@
-/* Names of precisions and pin policies, and the default point. */
+/* Names of precisions and pin policies, the default point and its comparison. */
 #include <string.h>
 
 #include "workload.h"
@@ -60,4 +60,11 @@ void rt_point_default(rt_point *p)
 	p->threads = 1;
 	p->workers = 0;
 	p->pin = RT_PIN_COMPACT;
+}
+
+int rt_point_equal(const rt_point *a, const rt_point *b)
+{
+	return !strcmp(a->backend, b->backend) && a->device == b->device &&
+	       a->precision == b->precision && a->batch == b->batch &&
+	       a->threads == b->threads && a->workers == b->workers && a->pin == b->pin;
 }

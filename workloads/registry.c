@@ -49,3 +49,13 @@ int rt_shape_index(const rt_workload *w, const char *key)
 			return i;
 	return -1;
 }
+
+int rt_shape_equal(const rt_shape *a, const rt_shape *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (int i = 0; i < a->n; i++)
+		if (a->v[i] != b->v[i])
+			return 0;
+	return 1;
+}

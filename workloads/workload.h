@@ -46,6 +46,8 @@ typedef struct rt_point {
 
 /* Fills p with the defaults: cpu, fp32, batch 32, threads 1, workers 0, compact. */
 void rt_point_default(rt_point *p);
+/* 1 when a and b set every knob alike (the journal's reuse and check's baseline match so). */
+int rt_point_equal(const rt_point *a, const rt_point *b);
 
 #define RT_MAX_SHAPE_KEYS 12
 #define RT_MAX_PHASES 8
@@ -195,5 +197,7 @@ void rt_workload_names(char *buf, size_t len);
 void rt_shape_default(const rt_workload *w, rt_shape *sh);
 /* Index of a shape key, -1 if the workload has none by that name. */
 int rt_shape_index(const rt_workload *w, const char *key);
+/* 1 when a and b have the same keys' count and values. */
+int rt_shape_equal(const rt_shape *a, const rt_shape *b);
 
 #endif

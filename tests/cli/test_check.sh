@@ -134,6 +134,13 @@ expect_grep "^  cause: unavailable$" inf.yaml "with the cause: the device is not
 expect_grep "^  reason: '?ran in the baseline \([0-9]+ samples\), does not run now" inf.yaml \
   "with the reason it does not run"
 expect_grep "^infeasible: gemm cuda fp32 dev=7 " "$TMP/err" "the table names it"
+# the diff explains a change: a changed field with a hint of its own becomes a suggestion
+sed '1,/^\.\.\.$/s/^    core: .*/    core: Zen/' results/dev7.yaml >dev7zen.yaml
+expect_exit 1 "a point that does not run now, from a baseline with another BLAS core" \
+  $R check --baseline dev7zen.yaml --budget 5 -o zen.yaml
+expect_grep "^suggestion: OpenBLAS kernel core changed \(blas\.core\) Zen -> [^:]+: OpenBLAS now runs other GEMM kernels" \
+  "$TMP/err" "the suggestion names the field, before -> after and what it means"
+expect_grep "^- '?OpenBLAS kernel core changed \(blas\.core\) Zen -> " zen.yaml "the YAML's suggestions hold it"
 
 # a saved GEMM sweep beside the journal: three sizes per curve join the points
 expect_grep "GEMM sweep: not comparable" aa.yaml "without a saved sweep, the note says what is missing"

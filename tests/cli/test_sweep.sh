@@ -56,6 +56,7 @@ expect_exit 2 "an objective with two groups is exit 2" $R sweep $S --format optu
 expect_exit 2 "wandb without --metric or a named --objective is exit 2" $R sweep $S --format wandb --cmd "$CMD"
 expect_exit 0 "sweep --help" $R sweep --help
 expect_grep "optuna\|wandb\|hydra\|grid" "$TMP/out" "--help names the formats"
+expect_grep "^  ppo +sweeps num_envs from the knee" "$TMP/out" "--help lists the workloads with a knee, from the registry"
 
 # ---- every format: batch never past what fits (256 ran out of memory) ----
 expect_exit 0 "the Optuna script is written" $R sweep $S --format optuna --cmd "$CMD" --objective "$OBJ" -o sweep.py
