@@ -793,6 +793,120 @@ static void test_gelu_backward_f32_vs_f64(void **state)
 	ops->close(ctx);
 }
 
+/*
+ * The fp32 exp that softmax uses (kernels.h), through rows [0, y]: the row's
+ * maximum is 0, so y0 = 1 / (1 + exp y) and y1 = exp y / (1 + exp y). On a
+ * grid over [-87, 0] and at the edges of the clamp, both are within
+ * RT_EXP_F32_RTOL of their double values, plus the two float roundings of
+ * the normalization (2^-23) and, below -87 where exp flushes to 0, an
+ * absolute 2e-38; exp(-inf) is 0 and a NaN stays NaN.
+ */
+static void test_softmax_exp_f32_accuracy(void **state)
+{
+	static const float edge[] = {-0.0f, -86.99999f, -87.0f, -87.00001f, -88.0f, -103.0f,
+				     -1e30f, -INFINITY, NAN};
+	const size_t ne = RT_COUNT(edge), n = SWEEP_STEPS + 1 + ne;
+	double *x = malloc(2 * n * sizeof *x), *got;
+	rt_ctx *ctx = open_cpu(2);
+	void *dx, *dy;
+	(void)state;
+	assert_non_null(x);
+	for (size_t i = 0; i < n; i++) {
+		x[2 * i] = 0;
+		x[2 * i + 1] = i <= SWEEP_STEPS ? (float)(-87.0 * (double)i / SWEEP_STEPS)
+						: edge[i - SWEEP_STEPS - 1];
+	}
+	dx = to_dev(ctx, RT_F32, x, 2 * n);
+	dy = to_dev(ctx, RT_F32, x, 2 * n);
+	assert_int_equal(ops->softmax(ctx, RT_F32, (int)n, 2, 1.0, 0, dx, dy), 0);
+	got = from_dev(ctx, RT_F32, dy, 2 * n);
+	for (size_t i = 0; i + 1 < n; i++) {
+		const double e = exp(x[2 * i + 1]), want[2] = {1 / (1 + e), e / (1 + e)};
+		for (int c = 0; c < 2; c++)
+			if (!(fabs(got[2 * i + c] - want[c]) <=
+			      (RT_EXP_F32_RTOL + 0x1p-23) * want[c] + 2e-38))
+				fail_msg("softmax_f32([0, %.9g])[%d] = %.9g, want %.9g",
+					 x[2 * i + 1], c, got[2 * i + c], want[c]);
+	}
+	assert_true(got[2 * (n - 2)] == 1.0 && got[2 * (n - 2) + 1] == 0.0); /* -inf */
+	assert_true(isnan(got[2 * (n - 1) + 1]));
+	free(got);
+	free(x);
+	ops->free(ctx, dx);
+	ops->free(ctx, dy);
+	ops->close(ctx);
+}
+
+/* v rounded to the storage type t. */
+static double round_to(rt_dtype t, double v)
+{
+	return t == RT_F64 ? v : (double)(float)v;
+}
+
+/*
+ * sum_rows and layernorm_backward's dgamma and dbeta add each column in row
+ * order, in double, into a value rounded to T once: bitwise a plain loop
+ * over the rows (the kernels take four rows at a time; ROWS = 67 leaves a
+ * remainder). dgamma's terms are dy (x - mean) rstd computed in T.
+ */
+static void test_column_sums_in_row_order(void **state)
+{
+	(void)state;
+	for (int ti = 0; ti < 2; ti++) {
+		rt_dtype t = ti ? RT_F64 : RT_F32;
+		rt_ctx *ctx = open_cpu(2);
+		double *x0 = randn(91, N), *d0 = randn(92, N), *s0 = randn(93, 2 * ROWS);
+		double *p0 = randn(94, 2 * COLS), *x, *d, *st, *p, *got;
+		void *bx = to_dev(ctx, t, x0, N), *bd = to_dev(ctx, t, d0, N);
+		void *bm = to_dev(ctx, t, s0, ROWS), *br = to_dev(ctx, t, s0 + ROWS, ROWS);
+		void *bg = to_dev(ctx, t, p0, COLS), *bb = to_dev(ctx, t, p0 + COLS, COLS);
+		void *bs = to_dev(ctx, t, p0, COLS), *bdx = to_dev(ctx, t, d0, N);
+		/* the stored values, which the sums must reproduce to the bit */
+		x = from_dev(ctx, t, bx, N);
+		d = from_dev(ctx, t, bd, N);
+		st = from_dev(ctx, t, bm, ROWS);
+		p = from_dev(ctx, t, bg, COLS);
+		double *rs = from_dev(ctx, t, br, ROWS), *beta0 = from_dev(ctx, t, bb, COLS);
+
+		assert_int_equal(ops->sum_rows(ctx, t, ROWS, COLS, bd, bs), 0);
+		got = from_dev(ctx, t, bs, COLS);
+		for (int c = 0; c < COLS; c++) {
+			double acc = 0;
+			for (int r = 0; r < ROWS; r++)
+				acc += d[r * COLS + c];
+			assert_true(got[c] == round_to(t, acc));
+		}
+		free(got);
+
+		assert_int_equal(ops->layernorm_backward(ctx, t, ROWS, COLS, bx, bg, bm, br, bd,
+							 bdx, bg, bb),
+				 0);
+		double *dg = from_dev(ctx, t, bg, COLS), *db = from_dev(ctx, t, bb, COLS);
+		for (int c = 0; c < COLS; c++) {
+			double ag = 0, ab = 0;
+			for (int r = 0; r < ROWS; r++) {
+				const size_t i = (size_t)r * COLS + c;
+				if (t == RT_F32)
+					ag += (float)d[i] * (((float)x[i] - (float)st[r]) * (float)rs[r]);
+				else
+					ag += d[i] * ((x[i] - st[r]) * rs[r]);
+				ab += d[i];
+			}
+			assert_true(dg[c] == round_to(t, p[c] + ag));
+			assert_true(db[c] == round_to(t, beta0[c] + ab));
+		}
+		free(dg);
+		free(db);
+		void *bufs[] = {bx, bd, bm, br, bg, bb, bs, bdx};
+		for (size_t i = 0; i < RT_COUNT(bufs); i++)
+			ops->free(ctx, bufs[i]);
+		double *host[] = {x0, d0, s0, p0, x, d, st, p, rs, beta0};
+		for (size_t i = 0; i < RT_COUNT(host); i++)
+			free(host[i]);
+		ops->close(ctx);
+	}
+}
+
 /* softmax: the formula, rows sum to 1, masked entries exactly 0. */
 static void test_softmax(void **state)
 {
@@ -1179,6 +1293,7 @@ static double *run_all_kernels(int threads, rt_dtype t, size_t *count)
 	return all;
 }
 
+/* Bitwise: every output element is computed by one thread, in one order (kernels.h). */
 static void test_threads_agree(void **state)
 {
 	(void)state;
@@ -1189,9 +1304,9 @@ static void test_threads_agree(void **state)
 		double *three;
 		size_t n3;
 		assert_int_equal(n1, n2);
-		assert_close(two, one, n1, 1e-6, 1e-12, "threads=2 vs 1");
+		assert_close(two, one, n1, 0, 0, "threads=2 vs 1");
 		three = run_all_kernels(3, t, &n3);
-		assert_close(three, one, n1, 1e-6, 1e-12, "threads=3 vs 1");
+		assert_close(three, one, n1, 0, 0, "threads=3 vs 1");
 		free(one);
 		free(two);
 		free(three);
@@ -1295,7 +1410,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_tanh_f32_accuracy),
 		cmocka_unit_test(test_gelu_f32_accuracy),
 		cmocka_unit_test(test_gelu_backward_f32_vs_f64),
+		cmocka_unit_test(test_softmax_exp_f32_accuracy),
 		cmocka_unit_test(test_softmax),
+		cmocka_unit_test(test_column_sums_in_row_order),
 		cmocka_unit_test(test_layernorm_normalizes),
 		cmocka_unit_test(test_mse_loss),
 		cmocka_unit_test(test_adam_hand_step),
