@@ -502,13 +502,18 @@ static int linear_fwd(struct tf *s, size_t x, size_t w, size_t b, size_t y, int 
 	return s->be->add_bias(s->ctx, s->t, s->d.N, n, P(s, b), A(s, y));
 }
 
-/* From dy: dw = x^T dy, db = column sums of dy, dx = dy w^T. */
+/*
+ * From dy: db = column sums of dy, dw = x^T dy, dx = dy w^T. The sums come
+ * first, right after the kernel that wrote dy: on the CPU its pool is still
+ * awake then and dy still in cache, and the two GEMMs follow one another
+ * with OpenBLAS's threads awake.
+ */
 static int linear_bwd(struct tf *s, size_t x, size_t w, size_t b, size_t dy, size_t dx,
 		      int k, int n)
 {
 	RT_TRY(enter(s, PH_GEMM));
-	RT_TRY(gemm(s, 1, 0, k, n, s->d.N, A(s, x), k, A(s, dy), n, 0.0, G(s, w), n));
 	RT_TRY(s->be->sum_rows(s->ctx, s->t, s->d.N, n, A(s, dy), G(s, b)));
+	RT_TRY(gemm(s, 1, 0, k, n, s->d.N, A(s, x), k, A(s, dy), n, 0.0, G(s, w), n));
 	return gemm(s, 0, 1, s->d.N, k, n, A(s, dy), n, P(s, w), n, 0.0, A(s, dx), k);
 }
 
