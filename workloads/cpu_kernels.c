@@ -22,6 +22,12 @@
 /* Rough cost of one item relative to a multiply-add, for PAR_MIN_WORK. */
 #define COST_SIMPLE 1
 #define COST_TRANSCENDENTAL 16
+/*
+ * Column tile of the column sums: doubles on each thread's stack (an array
+ * shared by the threads put their neighbouring columns on one cache line,
+ * written at every row), one pass down the rows per tile.
+ */
+#define COL_TILE 1024
 /* mse_loss sums blocks of at least this many elements, at most MSE_BLOCKS. */
 #define MSE_MIN_BLOCK 4096
 #define MSE_BLOCKS 256
@@ -75,7 +81,6 @@ typedef struct kargs {
 	void *dgamma, *dbeta;
 	void *m, *v;                       /* adam's moments */
 	double *partial;                   /* mse_loss's per-block sums */
-	double *acc;                       /* column sums' accumulators, per column */
 	size_t n, rows, cols;
 	long block;                        /* softmax's causal block, mse's block size */
 	double s[6];                       /* scalars, in the order of the ABI call */
@@ -269,15 +274,9 @@ int rt_cpu_add_bias(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *bia
 int rt_cpu_sum_rows(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *dy, void *db)
 {
 	kargs a = {.x = dy, .y = db, .rows = (size_t)rows, .cols = (size_t)cols};
-	int rc;
 	if (rows < 0 || cols < 0)
 		return RT_EINVAL;
-	a.acc = malloc((a.cols ? a.cols : 1) * sizeof *a.acc);
-	if (!a.acc)
-		return RT_ENOMEM;
-	rc = launch(ctx, t, JOBS(sum_rows), &a, a.cols, a.rows * COST_SIMPLE);
-	free(a.acc);
-	return rc;
+	return launch(ctx, t, JOBS(sum_rows), &a, a.cols, a.rows * COST_SIMPLE);
 }
 
 int rt_cpu_gelu(rt_ctx *ctx, rt_dtype t, size_t n, const void *x, void *y)
@@ -357,12 +356,7 @@ int rt_cpu_layernorm_backward(rt_ctx *ctx, rt_dtype t, int rows, int cols, const
 	rc = launch(ctx, t, JOBS(layernorm_dx), &a, a.rows, a.cols * 3 * COST_SIMPLE);
 	if (rc)
 		return rc;
-	a.acc = malloc((a.cols ? 2 * a.cols : 1) * sizeof *a.acc);
-	if (!a.acc)
-		return RT_ENOMEM;
-	rc = launch(ctx, t, JOBS(layernorm_dparams), &a, a.cols, a.rows * 2 * COST_SIMPLE);
-	free(a.acc);
-	return rc;
+	return launch(ctx, t, JOBS(layernorm_dparams), &a, a.cols, a.rows * 2 * COST_SIMPLE);
 }
 
 /*

@@ -98,17 +98,17 @@ static void FN(store_sums)(T *out, const double *acc, size_t w, int accumulate)
 		out[c] = (T)((accumulate ? (double)out[c] : 0.0) + acc[c]);
 }
 
-/*
- * Items are columns: db[c] = sum_r dy[r][c], accumulated in a->acc (one
- * double per column; each thread uses its own columns' part).
- */
+/* Items are columns: db[c] = sum_r dy[r][c], a tile of columns per pass down the rows. */
 static void FN(sum_rows)(void *p, size_t b, size_t e)
 {
 	const kargs *a = p;
-	double *acc = a->acc + b;
-	memset(acc, 0, (e - b) * sizeof *acc);
-	FN(colsum_span)(acc, e - b, (const T *)a->x + b, a->cols, a->rows);
-	FN(store_sums)((T *)a->y + b, acc, e - b, 0);
+	double acc[COL_TILE];
+	for (size_t c0 = b; c0 < e; c0 += COL_TILE) {
+		const size_t w = e - c0 < COL_TILE ? e - c0 : COL_TILE;
+		memset(acc, 0, w * sizeof *acc);
+		FN(colsum_span)(acc, w, (const T *)a->x + c0, a->cols, a->rows);
+		FN(store_sums)((T *)a->y + c0, acc, w, 0);
+	}
 }
 
 VEC_CLONES static void FN(gelu_span)(size_t n, const T *restrict x, T *restrict y)
@@ -277,20 +277,20 @@ static void FN(layernorm_dx)(void *p, size_t b, size_t e)
 				     (const T *)a->dy + r * cols, (T *)a->y + r * cols);
 }
 
-/*
- * dgamma and dbeta, items are columns; a->acc holds two doubles per column
- * (dgamma's sums in the first cols, dbeta's in the next).
- */
+/* dgamma and dbeta, items are columns, a tile of columns per pass down the rows. */
 static void FN(layernorm_dparams)(void *p, size_t b, size_t e)
 {
 	const kargs *a = p;
-	double *ag = a->acc + b, *ab = a->acc + a->cols + b;
-	memset(ag, 0, (e - b) * sizeof *ag);
-	memset(ab, 0, (e - b) * sizeof *ab);
-	FN(lnparams_span)(ag, ab, e - b, (const T *)a->dy + b, (const T *)a->x + b, a->mean,
-			  a->rstd, a->cols, a->rows);
-	FN(store_sums)((T *)a->dgamma + b, ag, e - b, 1);
-	FN(store_sums)((T *)a->dbeta + b, ab, e - b, 1);
+	double ag[COL_TILE], ab[COL_TILE];
+	for (size_t c0 = b; c0 < e; c0 += COL_TILE) {
+		const size_t w = e - c0 < COL_TILE ? e - c0 : COL_TILE;
+		memset(ag, 0, w * sizeof *ag);
+		memset(ab, 0, w * sizeof *ab);
+		FN(lnparams_span)(ag, ab, w, (const T *)a->dy + c0, (const T *)a->x + c0, a->mean,
+				  a->rstd, a->cols, a->rows);
+		FN(store_sums)((T *)a->dgamma + c0, ag, w, 1);
+		FN(store_sums)((T *)a->dbeta + c0, ab, w, 1);
+	}
 }
 
 /* dp over n elements; returns the sum of squared differences. */
