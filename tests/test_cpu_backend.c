@@ -475,6 +475,71 @@ static void test_gemm_batched(void **state)
 	ops->close(ctx);
 }
 
+/*
+ * A tall GEMM, which 2- and 3-thread contexts split by rows over their pool
+ * (1000 rows: the last part is not a whole row block), is the product for
+ * both types, every transpose and a beta that reads C, and every row's
+ * rounding is that of one OpenBLAS call (within a few ulps of the 1-thread
+ * C: where its rows start a part, OpenBLAS's kernels may add in another
+ * order, as its own threads do). Shapes whose parts would be too short or
+ * too wide stay whole.
+ */
+static void test_gemm_row_split(void **state)
+{
+	enum { M = 1000, N = 40, K = 72, LDC = N + 3 };
+	double *a = randn(41, M * K), *b = randn(42, K * N), *c = randn(43, M * LDC);
+	(void)state;
+	assert_true(rt_cpu_gemm_splits_rows(2, RT_FP32, M, N, K));
+	assert_true(rt_cpu_gemm_splits_rows(3, RT_FP64, M, N, K));
+	assert_false(rt_cpu_gemm_splits_rows(1, RT_FP32, M, N, K));
+	assert_false(rt_cpu_gemm_splits_rows(4, RT_FP32, M, N, K)); /* 250 rows each */
+	assert_false(rt_cpu_gemm_splits_rows(2, RT_FP32, M, 600, K)); /* wider than its rows */
+	assert_false(rt_cpu_gemm_splits_rows(2, RT_BF16, M, N, K));
+	for (int ti = 0; ti < 2; ti++) {
+		rt_dtype t = ti ? RT_F64 : RT_F32;
+		rt_precision p = ti ? RT_FP64 : RT_FP32;
+		const double ulps = 8 * (ti ? DBL_EPSILON : FLT_EPSILON) * K;
+		for (int tr = 0; tr < 4; tr++) {
+			int ta = tr & 1, tb = tr >> 1, lda = ta ? M : K, ldb = tb ? K : N;
+			rt_ctx *one = open_cpu(1);
+			void *da = to_dev(one, t, a, M * K), *db = to_dev(one, t, b, K * N);
+			void *want = to_dev(one, t, c, M * LDC);
+			double *ref = malloc(M * LDC * sizeof *ref), *got;
+			assert_non_null(ref);
+			assert_int_equal(ops->gemm(one, t, p, ta, tb, M, N, K, 0.75, da, lda, db, ldb,
+						   -0.5, want, LDC),
+					 0);
+			memcpy(ref, c, M * LDC * sizeof *ref);
+			naive_gemm(ta, tb, M, N, K, 0.75, a, lda, b, ldb, -0.5, ref, LDC);
+			got = from_dev(one, t, want, M * LDC);
+			assert_close(got, ref, M * LDC, ti ? 1e-12 : 1e-4, ti ? 1e-12 : 1e-4,
+				     "gemm C");
+			for (int nt = 2; nt <= 3; nt++) {
+				rt_ctx *ctx = open_cpu(nt);
+				void *dc = to_dev(ctx, t, c, M * LDC);
+				double *split;
+				assert_int_equal(ops->gemm(ctx, t, p, ta, tb, M, N, K, 0.75, da, lda,
+							   db, ldb, -0.5, dc, LDC),
+						 0);
+				split = from_dev(ctx, t, dc, M * LDC);
+				assert_close(split, got, M * LDC, ulps, ulps, "split C");
+				free(split);
+				ops->free(ctx, dc);
+				ops->close(ctx);
+			}
+			free(got);
+			free(ref);
+			ops->free(one, want);
+			ops->free(one, db);
+			ops->free(one, da);
+			ops->close(one);
+		}
+	}
+	free(a);
+	free(b);
+	free(c);
+}
+
 /* ---- elementwise kernels: forward against scalar formulas ---- */
 
 static double gelu_ref(double x)
@@ -1406,6 +1471,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_gemm_bf16),
 		cmocka_unit_test(test_gemm_batched),
 		cmocka_unit_test(test_gemm_batched_pool_bitwise),
+		cmocka_unit_test(test_gemm_row_split),
 		cmocka_unit_test(test_elementwise_forward),
 		cmocka_unit_test(test_tanh_f32_accuracy),
 		cmocka_unit_test(test_gelu_f32_accuracy),
