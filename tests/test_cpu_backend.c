@@ -527,12 +527,12 @@ static void test_gemm_row_split(void **state)
 				ops->free(ctx, dc);
 				ops->close(ctx);
 			}
+			void *bufs[] = {da, db, want};
+			for (size_t i = 0; i < RT_COUNT(bufs); i++)
+				ops->free(one, bufs[i]);
+			ops->close(one);
 			free(got);
 			free(ref);
-			ops->free(one, want);
-			ops->free(one, db);
-			ops->free(one, da);
-			ops->close(one);
 		}
 	}
 	free(a);
