@@ -5,9 +5,14 @@
  * For threads 1..nproc and batch 8..256 (default shape, fp32, workers 0) it
  * prints the step's achieved GFLOP/s (GEMM flops per step / median step
  * time) beside a 2048^3 cblas_sgemm with the same thread count, their ratio,
- * and where the step's time went. The sgemm is measured right before and
- * right after each transformer point and averaged, so that both see the same
- * machine (a shared machine's speed drifts).
+ * and where the step's time went. The step's GEMM flops are every GEMM's
+ * 2 m n k: the projections and the MLP, forward and backward, and
+ * attention's batched per-head products (q k^T, probs v and their four
+ * backward products, the causal scores counted in full since they are all
+ * computed); nothing else (softmax, layer norm, GELU, Adam, the data) adds
+ * flops, though all of it takes step time. The sgemm is measured right
+ * before and right after each transformer point and averaged, so that both
+ * see the same machine (a shared machine's speed drifts).
  *
  *   build/bench/bench_transformer [max_threads]
  */
@@ -121,6 +126,8 @@ int main(int argc, char **argv)
 	       "fp32, workers 0\n",
 	       w->keys[0].def, w->keys[1].def, w->keys[2].def, w->keys[3].def, w->keys[4].def,
 	       w->keys[5].def);
+	printf("tf_GFLOP/s: the step's GEMM flops (attention's batched products included, "
+	       "causal scores in full) / its median time\n");
 	printf("%7s %5s %10s %9s %11s %12s %6s  phases:", "threads", "batch", "samples/s",
 	       "step_ms", "tf_GFLOP/s", "sgemm_GFLOP/s", "ratio");
 	for (int i = 0; i < w->nphases; i++)

@@ -475,6 +475,71 @@ static void test_gemm_batched(void **state)
 	ops->close(ctx);
 }
 
+/*
+ * A tall GEMM, which 2- and 3-thread contexts split by rows over their pool
+ * (1000 rows: the last part is not a whole row block), is the product for
+ * both types, every transpose and a beta that reads C, and every row's
+ * rounding is that of one OpenBLAS call (within a few ulps of the 1-thread
+ * C: where its rows start a part, OpenBLAS's kernels may add in another
+ * order, as its own threads do). Shapes whose parts would be too short or
+ * too wide stay whole.
+ */
+static void test_gemm_row_split(void **state)
+{
+	enum { M = 1000, N = 40, K = 72, LDC = N + 3 };
+	double *a = randn(41, M * K), *b = randn(42, K * N), *c = randn(43, M * LDC);
+	(void)state;
+	assert_true(rt_cpu_gemm_splits_rows(2, RT_FP32, M, N, K));
+	assert_true(rt_cpu_gemm_splits_rows(3, RT_FP64, M, N, K));
+	assert_false(rt_cpu_gemm_splits_rows(1, RT_FP32, M, N, K));
+	assert_false(rt_cpu_gemm_splits_rows(4, RT_FP32, M, N, K)); /* 250 rows each */
+	assert_false(rt_cpu_gemm_splits_rows(2, RT_FP32, M, 600, K)); /* wider than its rows */
+	assert_false(rt_cpu_gemm_splits_rows(2, RT_BF16, M, N, K));
+	for (int ti = 0; ti < 2; ti++) {
+		rt_dtype t = ti ? RT_F64 : RT_F32;
+		rt_precision p = ti ? RT_FP64 : RT_FP32;
+		const double ulps = 8 * (ti ? DBL_EPSILON : FLT_EPSILON) * K;
+		for (int tr = 0; tr < 4; tr++) {
+			int ta = tr & 1, tb = tr >> 1, lda = ta ? M : K, ldb = tb ? K : N;
+			rt_ctx *one = open_cpu(1);
+			void *da = to_dev(one, t, a, M * K), *db = to_dev(one, t, b, K * N);
+			void *want = to_dev(one, t, c, M * LDC);
+			double *ref = malloc(M * LDC * sizeof *ref), *got;
+			assert_non_null(ref);
+			assert_int_equal(ops->gemm(one, t, p, ta, tb, M, N, K, 0.75, da, lda, db, ldb,
+						   -0.5, want, LDC),
+					 0);
+			memcpy(ref, c, M * LDC * sizeof *ref);
+			naive_gemm(ta, tb, M, N, K, 0.75, a, lda, b, ldb, -0.5, ref, LDC);
+			got = from_dev(one, t, want, M * LDC);
+			assert_close(got, ref, M * LDC, ti ? 1e-12 : 1e-4, ti ? 1e-12 : 1e-4,
+				     "gemm C");
+			for (int nt = 2; nt <= 3; nt++) {
+				rt_ctx *ctx = open_cpu(nt);
+				void *dc = to_dev(ctx, t, c, M * LDC);
+				double *split;
+				assert_int_equal(ops->gemm(ctx, t, p, ta, tb, M, N, K, 0.75, da, lda,
+							   db, ldb, -0.5, dc, LDC),
+						 0);
+				split = from_dev(ctx, t, dc, M * LDC);
+				assert_close(split, got, M * LDC, ulps, ulps, "split C");
+				free(split);
+				ops->free(ctx, dc);
+				ops->close(ctx);
+			}
+			void *bufs[] = {da, db, want};
+			for (size_t i = 0; i < RT_COUNT(bufs); i++)
+				ops->free(one, bufs[i]);
+			ops->close(one);
+			free(got);
+			free(ref);
+		}
+	}
+	free(a);
+	free(b);
+	free(c);
+}
+
 /* ---- elementwise kernels: forward against scalar formulas ---- */
 
 static double gelu_ref(double x)
@@ -791,6 +856,120 @@ static void test_gelu_backward_f32_vs_f64(void **state)
 		free(g);
 	}
 	ops->close(ctx);
+}
+
+/*
+ * The fp32 exp that softmax uses (kernels.h), through rows [0, y]: the row's
+ * maximum is 0, so y0 = 1 / (1 + exp y) and y1 = exp y / (1 + exp y). On a
+ * grid over [-87, 0] and at the edges of the clamp, both are within
+ * RT_EXP_F32_RTOL of their double values, plus the two float roundings of
+ * the normalization (2^-23) and, below -87 where exp flushes to 0, an
+ * absolute 2e-38; exp(-inf) is 0 and a NaN stays NaN.
+ */
+static void test_softmax_exp_f32_accuracy(void **state)
+{
+	static const float edge[] = {-0.0f, -86.99999f, -87.0f, -87.00001f, -88.0f, -103.0f,
+				     -1e30f, -INFINITY, NAN};
+	const size_t ne = RT_COUNT(edge), n = SWEEP_STEPS + 1 + ne;
+	double *x = malloc(2 * n * sizeof *x), *got;
+	rt_ctx *ctx = open_cpu(2);
+	void *dx, *dy;
+	(void)state;
+	assert_non_null(x);
+	for (size_t i = 0; i < n; i++) {
+		x[2 * i] = 0;
+		x[2 * i + 1] = i <= SWEEP_STEPS ? (float)(-87.0 * (double)i / SWEEP_STEPS)
+						: edge[i - SWEEP_STEPS - 1];
+	}
+	dx = to_dev(ctx, RT_F32, x, 2 * n);
+	dy = to_dev(ctx, RT_F32, x, 2 * n);
+	assert_int_equal(ops->softmax(ctx, RT_F32, (int)n, 2, 1.0, 0, dx, dy), 0);
+	got = from_dev(ctx, RT_F32, dy, 2 * n);
+	for (size_t i = 0; i + 1 < n; i++) {
+		const double e = exp(x[2 * i + 1]), want[2] = {1 / (1 + e), e / (1 + e)};
+		for (int c = 0; c < 2; c++)
+			if (!(fabs(got[2 * i + c] - want[c]) <=
+			      (RT_EXP_F32_RTOL + 0x1p-23) * want[c] + 2e-38))
+				fail_msg("softmax_f32([0, %.9g])[%d] = %.9g, want %.9g",
+					 x[2 * i + 1], c, got[2 * i + c], want[c]);
+	}
+	assert_true(got[2 * (n - 2)] == 1.0 && got[2 * (n - 2) + 1] == 0.0); /* -inf */
+	assert_true(isnan(got[2 * (n - 1) + 1]));
+	free(got);
+	free(x);
+	ops->free(ctx, dx);
+	ops->free(ctx, dy);
+	ops->close(ctx);
+}
+
+/* v rounded to the storage type t. */
+static double round_to(rt_dtype t, double v)
+{
+	return t == RT_F64 ? v : (double)(float)v;
+}
+
+/*
+ * sum_rows and layernorm_backward's dgamma and dbeta add each column in row
+ * order, in double, into a value rounded to T once: bitwise a plain loop
+ * over the rows (the kernels take four rows at a time; ROWS = 67 leaves a
+ * remainder). dgamma's terms are dy (x - mean) rstd computed in T.
+ */
+static void test_column_sums_in_row_order(void **state)
+{
+	(void)state;
+	for (int ti = 0; ti < 2; ti++) {
+		rt_dtype t = ti ? RT_F64 : RT_F32;
+		rt_ctx *ctx = open_cpu(2);
+		double *x0 = randn(91, N), *d0 = randn(92, N), *s0 = randn(93, 2 * ROWS);
+		double *p0 = randn(94, 2 * COLS), *x, *d, *st, *p, *got;
+		void *bx = to_dev(ctx, t, x0, N), *bd = to_dev(ctx, t, d0, N);
+		void *bm = to_dev(ctx, t, s0, ROWS), *br = to_dev(ctx, t, s0 + ROWS, ROWS);
+		void *bg = to_dev(ctx, t, p0, COLS), *bb = to_dev(ctx, t, p0 + COLS, COLS);
+		void *bs = to_dev(ctx, t, p0, COLS), *bdx = to_dev(ctx, t, d0, N);
+		/* the stored values, which the sums must reproduce to the bit */
+		x = from_dev(ctx, t, bx, N);
+		d = from_dev(ctx, t, bd, N);
+		st = from_dev(ctx, t, bm, ROWS);
+		p = from_dev(ctx, t, bg, COLS);
+		double *rs = from_dev(ctx, t, br, ROWS), *beta0 = from_dev(ctx, t, bb, COLS);
+
+		assert_int_equal(ops->sum_rows(ctx, t, ROWS, COLS, bd, bs), 0);
+		got = from_dev(ctx, t, bs, COLS);
+		for (int c = 0; c < COLS; c++) {
+			double acc = 0;
+			for (int r = 0; r < ROWS; r++)
+				acc += d[r * COLS + c];
+			assert_true(got[c] == round_to(t, acc));
+		}
+		free(got);
+
+		assert_int_equal(ops->layernorm_backward(ctx, t, ROWS, COLS, bx, bg, bm, br, bd,
+							 bdx, bg, bb),
+				 0);
+		double *dg = from_dev(ctx, t, bg, COLS), *db = from_dev(ctx, t, bb, COLS);
+		for (int c = 0; c < COLS; c++) {
+			double ag = 0, ab = 0;
+			for (int r = 0; r < ROWS; r++) {
+				const size_t i = (size_t)r * COLS + c;
+				if (t == RT_F32)
+					ag += (float)d[i] * (((float)x[i] - (float)st[r]) * (float)rs[r]);
+				else
+					ag += d[i] * ((x[i] - st[r]) * rs[r]);
+				ab += d[i];
+			}
+			assert_true(dg[c] == round_to(t, p[c] + ag));
+			assert_true(db[c] == round_to(t, beta0[c] + ab));
+		}
+		free(dg);
+		free(db);
+		void *bufs[] = {bx, bd, bm, br, bg, bb, bs, bdx};
+		for (size_t i = 0; i < RT_COUNT(bufs); i++)
+			ops->free(ctx, bufs[i]);
+		double *host[] = {x0, d0, s0, p0, x, d, st, p, rs, beta0};
+		for (size_t i = 0; i < RT_COUNT(host); i++)
+			free(host[i]);
+		ops->close(ctx);
+	}
 }
 
 /* softmax: the formula, rows sum to 1, masked entries exactly 0. */
@@ -1179,6 +1358,7 @@ static double *run_all_kernels(int threads, rt_dtype t, size_t *count)
 	return all;
 }
 
+/* Bitwise: every output element is computed by one thread, in one order (kernels.h). */
 static void test_threads_agree(void **state)
 {
 	(void)state;
@@ -1189,9 +1369,9 @@ static void test_threads_agree(void **state)
 		double *three;
 		size_t n3;
 		assert_int_equal(n1, n2);
-		assert_close(two, one, n1, 1e-6, 1e-12, "threads=2 vs 1");
+		assert_close(two, one, n1, 0, 0, "threads=2 vs 1");
 		three = run_all_kernels(3, t, &n3);
-		assert_close(three, one, n1, 1e-6, 1e-12, "threads=3 vs 1");
+		assert_close(three, one, n1, 0, 0, "threads=3 vs 1");
 		free(one);
 		free(two);
 		free(three);
@@ -1291,11 +1471,14 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_gemm_bf16),
 		cmocka_unit_test(test_gemm_batched),
 		cmocka_unit_test(test_gemm_batched_pool_bitwise),
+		cmocka_unit_test(test_gemm_row_split),
 		cmocka_unit_test(test_elementwise_forward),
 		cmocka_unit_test(test_tanh_f32_accuracy),
 		cmocka_unit_test(test_gelu_f32_accuracy),
 		cmocka_unit_test(test_gelu_backward_f32_vs_f64),
+		cmocka_unit_test(test_softmax_exp_f32_accuracy),
 		cmocka_unit_test(test_softmax),
+		cmocka_unit_test(test_column_sums_in_row_order),
 		cmocka_unit_test(test_layernorm_normalizes),
 		cmocka_unit_test(test_mse_loss),
 		cmocka_unit_test(test_adam_hand_step),

@@ -7,8 +7,9 @@
  * kernel pool `threads` threads (the caller being one). GEMMs and kernels run
  * one after another on the calling thread, and the pool's workers are idle
  * while an OpenBLAS-threaded GEMM runs, so the two never have more than
- * `threads` threads busy. Batches of small GEMMs run on the pool, each of
- * its threads calling OpenBLAS for GEMMs OpenBLAS keeps single-threaded.
+ * `threads` threads busy. Tall GEMMs (a training step's) and batches of
+ * small ones run on the pool instead, each of its threads calling OpenBLAS
+ * single-threaded for its part (see cpu_gemm).
  */
 #include "cpu_backend.h"
 
@@ -276,31 +277,37 @@ static int gemm_check(int transa, int transb, int m, int n, int k, int lda, int 
 	return 0;
 }
 
-static int cpu_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb, int m,
-		    int n, int k, double alpha, const void *a, int lda, const void *b, int ldb,
-		    double beta, void *c, int ldc)
-{
-	enum CBLAS_TRANSPOSE ta = transa ? CblasTrans : CblasNoTrans;
-	enum CBLAS_TRANSPOSE tb = transb ? CblasTrans : CblasNoTrans;
-	int rc = gemm_check(transa, transb, m, n, k, lda, ldb, ldc);
+/* One GEMM, as cpu_gemm takes it (shape checked); elements of a, b, c are es bytes. */
+typedef struct gemm_args {
+	rt_ctx *ctx;
+	rt_precision prec;
+	int transa, transb, m, n, k, lda, ldb, ldc;
+	double alpha, beta;
+	const char *a, *b;
+	char *c;
+	size_t es;
+} gemm_args;
 
-	if (rc)
-		return rc;
-	if ((t == RT_F64) != (prec == RT_FP64) || (unsigned)prec >= RT_NPRECISION)
-		return RT_EINVAL;
-	if (m == 0 || n == 0)
-		return 0;
-	switch (prec) {
+/* The BLAS call of g (checked already): fp64, fp32 or bf16. */
+static int blas_gemm(const gemm_args *g)
+{
+	enum CBLAS_TRANSPOSE ta = g->transa ? CblasTrans : CblasNoTrans;
+	enum CBLAS_TRANSPOSE tb = g->transb ? CblasTrans : CblasNoTrans;
+
+	switch (g->prec) {
 	case RT_FP64:
-		cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+		cblas_dgemm(CblasRowMajor, ta, tb, g->m, g->n, g->k, g->alpha, (const double *)g->a,
+			    g->lda, (const double *)g->b, g->ldb, g->beta, (double *)g->c, g->ldc);
 		return 0;
 	case RT_FP32:
-		cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, (float)alpha, a, lda, b, ldb,
-			    (float)beta, c, ldc);
+		cblas_sgemm(CblasRowMajor, ta, tb, g->m, g->n, g->k, (float)g->alpha,
+			    (const float *)g->a, g->lda, (const float *)g->b, g->ldb,
+			    (float)g->beta, (float *)g->c, g->ldc);
 		return 0;
 	case RT_BF16:
-		return gemm_bf16(ctx, transa, transb, m, n, k, (float)alpha, a, lda, b, ldb,
-				 (float)beta, c, ldc);
+		return gemm_bf16(g->ctx, g->transa, g->transb, g->m, g->n, g->k, (float)g->alpha,
+				 (const float *)g->a, g->lda, (const float *)g->b, g->ldb,
+				 (float)g->beta, (float *)g->c, g->ldc);
 	default:
 		return RT_EUNAVAIL; /* tf32, fp16: no CPU path */
 	}
@@ -320,15 +327,71 @@ static int cpu_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int 
  */
 #define BATCH_MIN_WORK (1L << 21)
 
+/*
+ * Tall GEMMs (a training step's: m = batch x tokens rows, n a layer's width)
+ * are split by rows over the kernel pool, each thread calling OpenBLAS
+ * single-threaded on its own rows. OpenBLAS 0.3.21 (Debian 12) threads a
+ * GEMM by giving each thread columns of the row-major C, so every thread
+ * reads all of the packed rows, which another thread packed: on the
+ * transformer's shapes at 2 threads that ran 5-15% below the row split
+ * (OpenBLAS 0.3.28 partitions in two dimensions and picks rows itself for
+ * such shapes). Rows go to threads ROW_BLOCK at a time, and each thread
+ * packs all of B again: worth it where its rows are at least as many as
+ * C's columns (m >= threads x n) and at least ROW_SPLIT_MIN. Each C element
+ * is one call's sum over k, though where a part starts OpenBLAS's kernels
+ * may add in another order than in one call: C differs from the 1-thread C
+ * in the last bits, as it did with OpenBLAS's own threads. The GEMM runs on
+ * the pool that runs the kernels around it: no OpenBLAS thread is woken,
+ * and the kernel after it finds the pool awake.
+ */
+#define ROW_BLOCK 64
+#define ROW_SPLIT_MIN 256
+
+int rt_cpu_gemm_splits_rows(int threads, rt_precision prec, int m, int n, int k)
+{
+	return threads > 1 && (prec == RT_FP32 || prec == RT_FP64) &&
+	       (long)m * n * k > BATCH_MAX_MNK &&
+	       m >= (long)threads * (n > ROW_SPLIT_MIN ? n : ROW_SPLIT_MIN);
+}
+
+/* Row blocks [begin, end) of the GEMM at p, one single-threaded BLAS call. */
+static void gemm_rows(void *p, size_t begin, size_t end)
+{
+	const gemm_args *g = p;
+	gemm_args part = *g;
+	size_t r0 = begin * ROW_BLOCK, r1 = end * ROW_BLOCK < (size_t)g->m ? end * ROW_BLOCK
+									    : (size_t)g->m;
+	part.m = (int)(r1 - r0);
+	part.a += (g->transa ? r0 : r0 * (size_t)g->lda) * g->es;
+	part.c += r0 * (size_t)g->ldc * g->es;
+	blas_gemm(&part); /* fp32 or fp64: cannot fail */
+}
+
+static int cpu_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb, int m,
+		    int n, int k, double alpha, const void *a, int lda, const void *b, int ldb,
+		    double beta, void *c, int ldc)
+{
+	gemm_args g = {ctx, prec, transa, transb, m, n, k, lda, ldb, ldc, alpha, beta,
+		       a, b, c, rt_dtype_size(t)};
+	int rc = gemm_check(transa, transb, m, n, k, lda, ldb, ldc);
+
+	if (rc)
+		return rc;
+	if ((t == RT_F64) != (prec == RT_FP64) || (unsigned)prec >= RT_NPRECISION)
+		return RT_EINVAL;
+	if (m == 0 || n == 0)
+		return 0;
+	if (!rt_cpu_gemm_splits_rows(ctx->threads, prec, m, n, k))
+		return blas_gemm(&g);
+	openblas_set_num_threads(1);
+	rt_pool_run(ctx->pool, gemm_rows, &g, ((size_t)m + ROW_BLOCK - 1) / ROW_BLOCK);
+	openblas_set_num_threads(ctx->threads);
+	return 0;
+}
+
 /* One gemm_batched call, shared by the pool threads that run parts of it. */
 typedef struct batch_job {
-	rt_ctx *ctx;
-	rt_dtype t;
-	rt_precision prec;
-	int transa, transb, m, n, k, lda, ldb, ldc;
-	double alpha, beta;
-	const char *a, *b;
-	char *c;
+	gemm_args g;                   /* the first GEMM */
 	size_t step_a, step_b, step_c; /* bytes from one GEMM's operand to the next */
 } batch_job;
 
@@ -336,18 +399,21 @@ typedef struct batch_job {
 static void batch_range(void *p, size_t begin, size_t end)
 {
 	const batch_job *j = p;
-	for (size_t i = begin; i < end; i++)
-		cpu_gemm(j->ctx, j->t, j->prec, j->transa, j->transb, j->m, j->n, j->k, j->alpha,
-			 j->a + i * j->step_a, j->lda, j->b + i * j->step_b, j->ldb, j->beta,
-			 j->c + i * j->step_c, j->ldc);
+	for (size_t i = begin; i < end; i++) {
+		gemm_args g = j->g;
+		g.a += i * j->step_a;
+		g.b += i * j->step_b;
+		g.c += i * j->step_c;
+		blas_gemm(&g);
+	}
 }
 
 /*
  * count independent GEMMs. Small ones (attention's per-sequence products)
  * gain nothing from OpenBLAS threads, so the batch is split over the pool
- * instead, each thread calling cblas for its GEMMs; larger ones run in a
- * loop, OpenBLAS threading each. Either way every GEMM is one cblas call on
- * the same operands, so C is bitwise the same whatever the thread count.
+ * instead, each thread calling cblas for its GEMMs: every GEMM is one cblas
+ * call on the same operands, so C is bitwise the same whatever the thread
+ * count. Larger ones run in a loop, each threaded as cpu_gemm threads it.
  * bf16 keeps the loop: its packing buffers are per context.
  */
 static int cpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb,
@@ -357,9 +423,9 @@ static int cpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int tran
 {
 	size_t es = rt_dtype_size(t);
 	long mnk = (long)m * n * k;
-	batch_job j = {ctx, t, prec, transa, transb, m, n, k, lda, ldb, ldc, alpha, beta,
-		       a, b, c, (size_t)stride_a * es, (size_t)stride_b * es,
-		       (size_t)stride_c * es};
+	batch_job j = {{ctx, prec, transa, transb, m, n, k, lda, ldb, ldc, alpha, beta, a, b, c,
+			es},
+		       (size_t)stride_a * es, (size_t)stride_b * es, (size_t)stride_c * es};
 	int rc;
 
 	if (count < 0)
@@ -372,9 +438,9 @@ static int cpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int tran
 		return rc;
 	if (prec != RT_BF16 && mnk <= BATCH_MAX_MNK && mnk * (count - 1) >= BATCH_MIN_WORK) {
 		/* The first GEMM above validated the shape: the rest cannot fail. */
-		j.a += j.step_a;
-		j.b += j.step_b;
-		j.c += j.step_c;
+		j.g.a += j.step_a;
+		j.g.b += j.step_b;
+		j.g.c += j.step_c;
 		rt_pool_run(ctx->pool, batch_range, &j, (size_t)count - 1);
 		return 0;
 	}

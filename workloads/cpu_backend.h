@@ -33,6 +33,14 @@ const rt_backend_ops *rt_cpu_backend(void);
 #define RT_BLAS_THREAD_TIMEOUT "17"
 void rt_cpu_blas_prepare(char **argv);
 
+/*
+ * Whether a context of `threads` threads computes an m x n x k GEMM of
+ * precision prec split by rows over its pool (each thread calling OpenBLAS
+ * single-threaded on its rows) rather than with OpenBLAS's threads: see
+ * cpu_gemm in cpu_backend.c. For tests.
+ */
+int rt_cpu_gemm_splits_rows(int threads, rt_precision prec, int m, int n, int k);
+
 /* The kernel thread pool of an open CPU context (for cpu_kernels.c). */
 rt_pool *rt_cpu_ctx_pool(rt_ctx *ctx);
 

@@ -4,7 +4,9 @@
  * cpu_kernels_t.h and instantiated here for float and double. Inner loops go
  * through VLOOP, which strip-mines a loop into blocks of VW iterations: gcc
  * -O2's cheap vectorizer cost model vectorizes a loop only when its trip
- * count is a known multiple of the vector width, which the blocks are.
+ * count is a known multiple of the vector width, which the blocks are. Sums
+ * go through VSUM, which keeps VW partial sums so that the additions of a
+ * row vectorize instead of waiting on one another (see there).
  */
 #include <math.h>
 #include <stdint.h>
@@ -20,13 +22,17 @@
 /* Rough cost of one item relative to a multiply-add, for PAR_MIN_WORK. */
 #define COST_SIMPLE 1
 #define COST_TRANSCENDENTAL 16
-/* Column tile of the column sums (doubles on the stack). */
-#define COL_TILE 256
+/*
+ * Column tile of the column sums: doubles on each thread's stack (an array
+ * shared by the threads put their neighbouring columns on one cache line,
+ * written at every row), one pass down the rows per tile.
+ */
+#define COL_TILE 1024
 /* mse_loss sums blocks of at least this many elements, at most MSE_BLOCKS. */
 #define MSE_MIN_BLOCK 4096
 #define MSE_BLOCKS 256
 
-#define VW 8
+#define VW 16
 #define VLOOP(i, lo, hi, ...)                                                   \
 	do {                                                                    \
 		size_t i##_0 = (lo);                                           \
@@ -40,6 +46,32 @@
 			__VA_ARGS__;                                            \
 		}                                                               \
 	} while (0)
+
+/*
+ * sum = the sum over i in [lo, hi) of (double)(expr), in double. One running
+ * sum is a chain of dependent additions (4 cycles each, ~1000 cycles for a
+ * row of 256), so the terms go to SW partial sums instead (a vector of
+ * doubles), term i to partial (i - lo) % SW in index order, and the partials
+ * are added pairwise at the end: independent additions that vectorize. The
+ * order depends only on lo and hi, never on the thread count.
+ */
+#define SW 8
+#define VSUM(sum, i, lo, hi, ...)                                               \
+	do {                                                                    \
+		double i##_p[SW] = {0};                                         \
+		size_t i##_0 = (lo);                                           \
+		const size_t i##_e = (hi);                                      \
+		for (; i##_0 + SW <= i##_e; i##_0 += SW)                        \
+			for (size_t i##_k = 0; i##_k < SW; i##_k++) {           \
+				const size_t i = i##_0 + i##_k;                 \
+				i##_p[i##_k] += (double)(__VA_ARGS__);          \
+			}                                                       \
+		for (size_t i = i##_0; i < i##_e; i++)                          \
+			i##_p[i - i##_0] += (double)(__VA_ARGS__);              \
+		(sum) = ((i##_p[0] + i##_p[1]) + (i##_p[2] + i##_p[3])) +       \
+			((i##_p[4] + i##_p[5]) + (i##_p[6] + i##_p[7]));        \
+	} while (0)
+_Static_assert(SW == 8, "VSUM adds exactly eight partial sums");
 
 /* The arguments of every kernel job; each kernel uses the fields it names. */
 typedef struct kargs {
@@ -69,19 +101,40 @@ static inline float f32_from_bits(uint32_t u)
 }
 
 /*
+ * exp of float arguments, split for fast_tanhf and fast_expf below: for
+ * y = k ln2 + r with |r| <= ln2 / 2, returns p = expm1(r) and sets *s = 2^k,
+ * so that exp(y) = s p + s and expm1(y) = s p + (s - 1). k is y / ln2
+ * rounded by adding 1.5 * 2^23 (the sum's low mantissa bits then hold k),
+ * and 2^k is written into the exponent bits: no float-to-int conversion;
+ * valid for -126 <= k <= 127. Cody-Waite: LN2_HI_F has trailing zero bits,
+ * so k LN2_HI_F is exact for |k| <= 512. p is expm1's degree-7 Taylor
+ * polynomial (truncation below 1.6e-8 relative); k = 0 leaves expm1(y) =
+ * p(r), so small arguments keep their relative accuracy.
+ */
+#define LOG2E_F 1.44269504f
+#define LN2_HI_F 0.693145751953125f /* 0x1.62e4p-1 */
+#define LN2_LO_F 1.42860677e-6f      /* ln 2 - LN2_HI_F */
+#define ROUND_MAGIC_F 12582912.0f   /* 1.5 * 2^23 */
+#define ROUND_MAGIC_BITS 0x4b400000u
+#define QNAN_BITS 0x7fc00000u
+
+static inline float exp_split(float y, float *s)
+{
+	const float t = y * LOG2E_F + ROUND_MAGIC_F, kf = t - ROUND_MAGIC_F;
+	const float r = (y - kf * LN2_HI_F) - kf * LN2_LO_F;
+	*s = f32_from_bits((f32_bits(t) - ROUND_MAGIC_BITS + 127u) << 23);
+	return r + r * r * (1.0f / 2 + r * (1.0f / 6 + r * (1.0f / 24 +
+	       r * (1.0f / 120 + r * (1.0f / 720 + r * (1.0f / 5040))))));
+}
+
+/*
  * tanh in float, branch-free and without a libm call so that the loops that
  * use it vectorize (libm's tanhf is a scalar call of about 12 ns, which made
  * gelu and its backward ~40% of a transformer step). For y = 2|x| clamped to
- * TANH_CLAMP2, tanh|x| = e / (e + 2) with e = expm1(y), then the sign of x
- * is put back: odd, tanh(+-0) = +-0, +-1 exactly for |x| >= 9.1 (at the
- * clamp e + 2 rounds to e; in float tanh rounds to 1 beyond 9.01), and a
- * NaN stays NaN. expm1(y) = 2^k p(r) + (2^k - 1) with y = k ln2 + r,
- * |r| <= ln2 / 2 (Cody-Waite: LN2_HI_F has trailing zero bits, so k LN2_HI_F
- * is exact for k <= 29), p(r) = expm1(r) by its degree-7 Taylor polynomial
- * (truncation below 1.6e-8 relative); k = 0 leaves e = p(r), so small x keep
- * their relative accuracy. k is y / ln2 rounded by adding 1.5 * 2^23 (the
- * sum's low mantissa bits then hold k), and 2^k is written into the
- * exponent bits: no float-to-int conversion.
+ * TANH_CLAMP2, tanh|x| = e / (e + 2) with e = expm1(y) (exp_split), then the
+ * sign of x is put back: odd, tanh(+-0) = +-0, +-1 exactly for |x| >= 9.1
+ * (at the clamp e + 2 rounds to e; in float tanh rounds to 1 beyond 9.01),
+ * and a NaN stays NaN.
  *
  * Written for gcc -O2 without -ffast-math: a float ?: (min, NaN test) lets
  * PRE fold the clamped path to a constant inside a branch, and with
@@ -95,71 +148,85 @@ static inline float f32_from_bits(uint32_t u)
  * the contract (2e-7 |tanh x| + 1e-7).
  */
 #define TANH_CLAMP2 0x41a00000 /* bits of 20.0f: tanh(10) is 1 in float */
-#define LOG2E_F 1.44269504f
-#define LN2_HI_F 0.693145751953125f /* 0x1.62e4p-1 */
-#define LN2_LO_F 1.42860677e-6f      /* ln 2 - LN2_HI_F */
-#define ROUND_MAGIC_F 12582912.0f   /* 1.5 * 2^23 */
-#define ROUND_MAGIC_BITS 0x4b400000u
-#define QNAN_BITS 0x7fc00000u
 
 static inline float fast_tanhf(float x)
 {
 	const int32_t d = (int32_t)f32_bits(2 * fabsf(x)) - TANH_CLAMP2;
 	const float y = f32_from_bits((uint32_t)(TANH_CLAMP2 + (d & -(int32_t)(d < 0))));
-	const float t = y * LOG2E_F + ROUND_MAGIC_F, kf = t - ROUND_MAGIC_F;
-	const float r = (y - kf * LN2_HI_F) - kf * LN2_LO_F;
-	const float p = r + r * r * (1.0f / 2 + r * (1.0f / 6 + r * (1.0f / 24 +
-			r * (1.0f / 120 + r * (1.0f / 720 + r * (1.0f / 5040))))));
-	const float s = f32_from_bits((f32_bits(t) - ROUND_MAGIC_BITS + 127u) << 23); /* 2^k */
+	float s;
+	const float p = exp_split(y, &s);
 	const float e = s * p + (s - 1);
 	const uint32_t nan = -(uint32_t)(x != x) & QNAN_BITS;
 	return f32_from_bits(f32_bits(copysignf(e / (e + 2), x)) | nan);
 }
 
 /*
- * The fp32 tanh loops are compute-bound (about 75 instructions per 4
- * elements with SSE2, the -O2 baseline); an AVX2 clone of them, picked once
- * at load time (an ifunc), does 8 elements in the same instructions and
- * halves their time. Both clones perform the same IEEE operations in the
- * same order (ISO C mode compiles with -ffp-contract=off: no FMA), so the
+ * exp(y) in float for y <= 0 (softmax's arguments, z - max z), vectorizable
+ * for the same reasons as fast_tanhf (libm's expf is a scalar call, and was
+ * most of softmax's time). |y| is clamped to EXP_CLAMP (so that k >= -126)
+ * with an integer min; below -87, where exp(y) < 1.7e-38, the result is 0
+ * (masked), and a NaN stays NaN. Error against double exp, measured on every
+ * float y in [-87, 0]: kernels.h states the contract (RT_EXP_F32_RTOL).
+ */
+#define EXP_CLAMP 0x42ae0000 /* bits of 87.0f */
+#define EXP_LEAST_F 87.0f
+
+static inline float fast_expf(float y)
+{
+	const float a = fabsf(y);
+	const int32_t d = (int32_t)f32_bits(a) - EXP_CLAMP;
+	const float c = -f32_from_bits((uint32_t)(EXP_CLAMP + (d & -(int32_t)(d < 0))));
+	float s;
+	const float p = exp_split(c, &s);
+	const uint32_t live = -(uint32_t)(a <= EXP_LEAST_F);
+	const uint32_t nan = -(uint32_t)(y != y) & QNAN_BITS;
+	return f32_from_bits((f32_bits(s * p + s) & live) | nan);
+}
+
+/*
+ * The kernels' loops are compiled for AVX-512, AVX2 and the x86-64 baseline
+ * (SSE2), and the widest the CPU runs is picked once at load time (an
+ * ifunc): the fp32 tanh and exp loops are compute-bound (about 75
+ * instructions per vector), and the sums and column sums gain too. Every
+ * clone performs the same IEEE operations in the same order (no FMA: gcc's
+ * ISO C mode compiles with -ffp-contract=off, clang is told below), so the
  * results are bit-identical on every x86-64 machine.
  */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
-#define AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#define VEC_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 #endif
-#ifndef AVX2_CLONE
-#define AVX2_CLONE
+#ifndef VEC_CLONES
+#define VEC_CLONES
 #endif
 
 #define T float
 #define FN(name) name##_f32
-#define EXP expf
+#define EXP fast_expf
 #define TANH fast_tanhf
 #define SQRT sqrtf
-#define TANH_SPAN AVX2_CLONE
 #include "cpu_kernels_t.h"
 #undef T
 #undef FN
 #undef EXP
 #undef TANH
 #undef SQRT
-#undef TANH_SPAN
 
 #define T double
 #define FN(name) name##_f64
 #define EXP exp
 #define TANH tanh
 #define SQRT sqrt
-#define TANH_SPAN /* libm calls: no vector clone */
 #include "cpu_kernels_t.h"
 #undef T
 #undef FN
 #undef EXP
 #undef TANH
 #undef SQRT
-#undef TANH_SPAN
 
 /* The float and double instances of a job, indexed by rt_dtype. */
 #define JOBS(name) ((const rt_pool_fn[2]){name##_f32, name##_f64})
@@ -272,7 +339,10 @@ int rt_cpu_layernorm(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *x,
 	return launch(ctx, t, JOBS(layernorm), &a, a.rows, a.cols * 3 * COST_SIMPLE);
 }
 
-/* dx by rows, then dgamma and dbeta by columns, so no two threads add into one value. */
+/*
+ * dx by rows, then dgamma and dbeta by columns (both in one pass down the
+ * rows), so no two threads add into one value.
+ */
 int rt_cpu_layernorm_backward(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *x,
 			      const void *gamma, const void *mean, const void *rstd,
 			      const void *dy, void *dx, void *dgamma, void *dbeta)

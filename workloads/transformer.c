@@ -502,13 +502,35 @@ static int linear_fwd(struct tf *s, size_t x, size_t w, size_t b, size_t y, int 
 	return s->be->add_bias(s->ctx, s->t, s->d.N, n, P(s, b), A(s, y));
 }
 
-/* From dy: dw = x^T dy, db = column sums of dy, dx = dy w^T. */
+/*
+ * y[N][D] = res + x[N][k] w[k][D] + b: a residual connection around a
+ * linear layer. res is copied into y and the GEMM adds onto it (beta = 1),
+ * which streams y fewer times than a GEMM that first clears y followed by a
+ * residual add reading both.
+ */
+static int residual_linear_fwd(struct tf *s, size_t res, size_t x, size_t w, size_t b,
+			       size_t y, int k)
+{
+	int D = s->d.D;
+	RT_TRY(enter(s, PH_ELEM));
+	RT_TRY(s->be->axpby(s->ctx, s->t, (size_t)s->d.N * D, 1.0, A(s, res), 0.0, A(s, y)));
+	RT_TRY(enter(s, PH_GEMM));
+	RT_TRY(gemm(s, 0, 0, s->d.N, D, k, A(s, x), k, P(s, w), D, 1.0, A(s, y), D));
+	return s->be->add_bias(s->ctx, s->t, s->d.N, D, P(s, b), A(s, y));
+}
+
+/*
+ * From dy: db = column sums of dy, dw = x^T dy, dx = dy w^T. The sums come
+ * first, right after the kernel that wrote dy: on the CPU its pool is still
+ * awake then and dy still in cache, and the two GEMMs follow one another
+ * with OpenBLAS's threads awake.
+ */
 static int linear_bwd(struct tf *s, size_t x, size_t w, size_t b, size_t dy, size_t dx,
 		      int k, int n)
 {
 	RT_TRY(enter(s, PH_GEMM));
-	RT_TRY(gemm(s, 1, 0, k, n, s->d.N, A(s, x), k, A(s, dy), n, 0.0, G(s, w), n));
 	RT_TRY(s->be->sum_rows(s->ctx, s->t, s->d.N, n, A(s, dy), G(s, b)));
+	RT_TRY(gemm(s, 1, 0, k, n, s->d.N, A(s, x), k, A(s, dy), n, 0.0, G(s, w), n));
 	return gemm(s, 0, 1, s->d.N, k, n, A(s, dy), n, P(s, w), n, 0.0, A(s, dx), k);
 }
 
@@ -601,14 +623,12 @@ static int block_fwd(struct tf *s, int l)
 	RT_TRY(layernorm_fwd(s, a->x, p->ln1_g, p->ln1_b, a->h1, a->mean1, a->rstd1));
 	RT_TRY(linear_fwd(s, a->h1, p->w_qkv, p->b_qkv, a->qkv, D, 3 * D));
 	RT_TRY(attention_fwd(s, a));
-	RT_TRY(linear_fwd(s, a->ctx, p->w_o, p->b_o, a->x1, D, D));
-	RT_TRY(add_into(s, a->x, a->x1));
+	RT_TRY(residual_linear_fwd(s, a->x, a->ctx, p->w_o, p->b_o, a->x1, D));
 	RT_TRY(layernorm_fwd(s, a->x1, p->ln2_g, p->ln2_b, a->h2, a->mean2, a->rstd2));
 	RT_TRY(linear_fwd(s, a->h2, p->w_1, p->b_1, a->u, D, F));
 	RT_TRY(enter(s, PH_ELEM));
 	RT_TRY(s->be->gelu(s->ctx, s->t, (size_t)s->d.N * F, A(s, a->u), A(s, a->a)));
-	RT_TRY(linear_fwd(s, a->a, p->w_2, p->b_2, a->y, F, D));
-	return add_into(s, a->x1, a->y);
+	return residual_linear_fwd(s, a->x1, a->a, p->w_2, p->b_2, a->y, F);
 }
 
 /*
