@@ -127,4 +127,35 @@ int rt_search_run(const rt_strategy *st, const rt_space *s, rt_objective_fn obj,
 int rt_knee(const rt_space *s, const rt_search_result *r, const char *param, double within,
 	    int *trial, char *err, size_t errlen);
 
+/*
+ * The knee along parameter p from trial `from` (feasible): among the
+ * feasible trials equal to it in every other parameter, the one with the
+ * smallest value of p whose throughput is at least (1 - within) times the
+ * best trial's (the best, not from's: knees taken one after another never
+ * lose more than `within` in all). Returns its index, `from` when nothing
+ * smaller qualifies. r must have a feasible trial.
+ */
+int rt_knee_along(const rt_search_result *r, int p, int from, double within);
+
+/*
+ * The parameters a knee is taken along, in the order it is taken: the
+ * numeric saturating ones (batch: memory, latency), then the numeric peaked
+ * ones (threads, workers: cores that data loading and other jobs could
+ * use). Both cost more as they grow, so the smallest value within noise of
+ * the best is the one to recommend. Writes up to RT_SPACE_MAX_PARAMS
+ * indices into out; returns how many.
+ */
+int rt_knee_params(const rt_space *s, int *out);
+
+/*
+ * The recommended trial: from the best, the knee along each of
+ * rt_knee_params in turn (rt_knee_along, each from the previous knee), so
+ * that a GPU point whose host threads barely matter is recommended with the
+ * fewest threads within `within` of the best, while the best stays the
+ * fastest. *trial gets its index (the best when no knob can come down).
+ * RT_EINVAL when r has no feasible trial.
+ */
+int rt_knee_point(const rt_space *s, const rt_search_result *r, double within, int *trial,
+		  char *err, size_t errlen);
+
 #endif

@@ -67,6 +67,8 @@ typedef struct rt_tune_trial {
 	double seconds;          /* the trial's wall time */
 	double contention;       /* others' share of its CPUs (measure.h) */
 	double phase_frac[RT_MAX_PHASES];
+	int device_timed;        /* device_busy was measured (measure.h) */
+	double device_busy;
 	char reason[256];
 } rt_tune_trial;
 
