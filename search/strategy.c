@@ -357,18 +357,6 @@ int rt_knee_along(const rt_search_result *r, int p, int from, double within)
 	return knee;
 }
 
-int rt_knee(const rt_space *s, const rt_search_result *r, const char *param, double within,
-	    int *trial, char *err, size_t errlen)
-{
-	int p = rt_space_find(s, param);
-	if (p < 0 || !rt_space_numeric(s, p))
-		return rt_fail(err, errlen, RT_EINVAL, "%s is not a numeric parameter", param);
-	if (r->best < 0)
-		return rt_fail(err, errlen, RT_EINVAL, "no feasible trial to take a knee from");
-	*trial = rt_knee_along(r, p, r->best, within);
-	return 0;
-}
-
 int rt_knee_params(const rt_space *s, int *out)
 {
 	static const rt_param_role order[] = {RT_ROLE_SATURATING, RT_ROLE_PEAKED};
