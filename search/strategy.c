@@ -338,28 +338,45 @@ done:
 
 /* ---- the knee ------------------------------------------------------------ */
 
-int rt_knee(const rt_space *s, const rt_search_result *r, const char *param, double within,
-	    int *trial, char *err, size_t errlen)
+int rt_knee_along(const rt_search_result *r, int p, int from, double within)
 {
-	int p = rt_space_find(s, param);
-	if (p < 0 || !rt_space_numeric(s, p))
-		return rt_fail(err, errlen, RT_EINVAL, "%s is not a numeric parameter", param);
-	if (r->best < 0)
-		return rt_fail(err, errlen, RT_EINVAL, "no feasible trial to take a knee from");
-	const rt_trial *b = &r->trials[r->best];
-	int knee = r->best;
+	const rt_trial *f = &r->trials[from];
+	double bar = (1 - within) * r->trials[r->best].value;
+	int knee = from;
 	for (int t = 0; t < r->ntrials; t++) {
 		const rt_trial *tr = &r->trials[t];
 		int q;
-		if (tr->cause || tr->value < (1 - within) * b->value ||
-		    tr->idx[p] >= r->trials[knee].idx[p])
+		if (tr->cause || tr->value < bar || tr->idx[p] >= r->trials[knee].idx[p])
 			continue;
 		for (q = 0; q < r->nparams; q++)
-			if (q != p && tr->idx[q] != b->idx[q])
+			if (q != p && tr->idx[q] != f->idx[q])
 				break;
 		if (q == r->nparams)
 			knee = t;
 	}
+	return knee;
+}
+
+int rt_knee_params(const rt_space *s, int *out)
+{
+	static const rt_param_role order[] = {RT_ROLE_SATURATING, RT_ROLE_PEAKED};
+	int n = 0;
+	for (size_t i = 0; i < RT_COUNT(order); i++)
+		for (int p = 0; p < rt_space_nparams(s); p++)
+			if (rt_space_numeric(s, p) && rt_space_role(s, p) == order[i])
+				out[n++] = p;
+	return n;
+}
+
+int rt_knee_point(const rt_space *s, const rt_search_result *r, double within, int *trial,
+		  char *err, size_t errlen)
+{
+	int params[RT_SPACE_MAX_PARAMS];
+	if (r->best < 0)
+		return rt_fail(err, errlen, RT_EINVAL, "no feasible trial to take a knee from");
+	int knee = r->best, n = rt_knee_params(s, params);
+	for (int i = 0; i < n; i++)
+		knee = rt_knee_along(r, params[i], knee, within);
 	*trial = knee;
 	return 0;
 }

@@ -113,18 +113,39 @@ int rt_search_run(const rt_strategy *st, const rt_space *s, rt_objective_fn obj,
 		  const rt_search_opts *opts, rt_search_result **out, char *err, size_t errlen);
 
 /*
- * The knee along parameter `param` (batch): among the feasible trials that
- * equal the best trial in every other parameter, the one with the smallest
- * value of `param` whose throughput is at least (1 - within) times the best
- * (within = RT_KNEE_WITHIN: 5%). Why: past the knee a larger batch buys
- * under 5% of throughput but costs memory, latency and, in training,
- * optimization quality, so the knee is the recommended setting and the best
- * point is reported beside it. *trial gets its index (the best trial itself
- * when nothing smaller qualifies). RT_EINVAL when param is not a numeric
- * parameter of s or r has no feasible trial.
+ * The knee along parameter p (batch) from trial `from` (feasible): among the
+ * feasible trials equal to it in every other parameter, the one with the
+ * smallest value of p whose throughput is at least (1 - within) times the
+ * best trial's (within = RT_KNEE_WITHIN: 5%). Why: past the knee a larger
+ * batch buys under 5% of throughput but costs memory, latency and, in
+ * training, optimization quality, so the knee is the recommended setting and
+ * the best point is reported beside it. The bar is the best's, not from's:
+ * knees taken one after another (rt_knee_point) never lose more than
+ * `within` in all. Returns its index, `from` when nothing smaller
+ * qualifies. r must have a feasible trial.
  */
 #define RT_KNEE_WITHIN 0.05
-int rt_knee(const rt_space *s, const rt_search_result *r, const char *param, double within,
-	    int *trial, char *err, size_t errlen);
+int rt_knee_along(const rt_search_result *r, int p, int from, double within);
+
+/*
+ * The parameters a knee is taken along, in the order it is taken: the
+ * numeric saturating ones (batch: memory, latency), then the numeric peaked
+ * ones (threads, workers: cores that data loading and other jobs could
+ * use). Both cost more as they grow, so the smallest value within noise of
+ * the best is the one to recommend. Writes up to RT_SPACE_MAX_PARAMS
+ * indices into out; returns how many.
+ */
+int rt_knee_params(const rt_space *s, int *out);
+
+/*
+ * The recommended trial: from the best, the knee along each of
+ * rt_knee_params in turn (rt_knee_along, each from the previous knee), so
+ * that a GPU point whose host threads barely matter is recommended with the
+ * fewest threads within `within` of the best, while the best stays the
+ * fastest. *trial gets its index (the best when no knob can come down).
+ * RT_EINVAL when r has no feasible trial.
+ */
+int rt_knee_point(const rt_space *s, const rt_search_result *r, double within, int *trial,
+		  char *err, size_t errlen);
 
 #endif

@@ -2,12 +2,15 @@
 """A stand-in for a training script whose speed is known exactly, for tests of tune --cmd.
 
     fake_train.py --batch B --opt O --lr L [--fail KIND] [--time] [--steps N]
+                  [--workers W --scaling flat|linear]
 
 Prints `step N rate R` (or with --time `step N time T ms`, T = 1000 / R) every
 step, R = 1000 * B / (B + 2) * {sgd 0.8, adam 1, rmsprop 0.9}[O] *
 (1 - 0.1 (L - 3)^2), halved unless OMP_NUM_THREADS=1 and OPENBLAS_NUM_THREADS
 is set (so a figure says the environment was applied). --fail: crash (exit 1
 with a message), hang (sleeps), oom (MemoryError), silent (prints no metric).
+--workers scales R by W's curve: linear W / 16, or flat: half at W = 1,
+then 1 + 0.003 (W - 2) from W = 2 (more is faster, each within 5% of 16's).
 RIGTUNE_OPT, when set, must equal --opt.
 """
 import argparse
@@ -26,6 +29,8 @@ def main(argv):
     p.add_argument("--fail", default="none")
     p.add_argument("--time", action="store_true")
     p.add_argument("--steps", type=int, default=4)
+    p.add_argument("--workers", type=int, default=0)
+    p.add_argument("--scaling", choices=["flat", "linear"], default="flat")
     a = p.parse_args(argv)
     if os.environ.get("RIGTUNE_OPT", a.opt) != a.opt:
         print("RIGTUNE_OPT differs from --opt", file=sys.stderr)
@@ -33,6 +38,10 @@ def main(argv):
     rate = 1000 * a.batch / (a.batch + 2) * MULT[a.opt] * (1 - 0.1 * (a.lr - 3) ** 2)
     if os.environ.get("OMP_NUM_THREADS") != "1" or "OPENBLAS_NUM_THREADS" not in os.environ:
         rate /= 2
+    if a.workers and a.scaling == "linear":
+        rate *= a.workers / 16
+    elif a.workers:
+        rate *= 0.5 if a.workers == 1 else 1 + 0.003 * (a.workers - 2)
     if a.fail == "crash":
         print("step 1 rate 1", flush=True)
         print("RuntimeError: the fake crashed", file=sys.stderr)

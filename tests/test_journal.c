@@ -89,6 +89,8 @@ static void make_trial(int i, rt_point *pt, rt_shape *sh, rt_measurement *m)
 	m->gflops = m->median * 0.3712345678901;
 	m->step_seconds = 1 / m->median;
 	m->phase_frac[0] = 0.9876543210987654;
+	m->device_timed = i % 2; /* the device's busy share, where it was timed */
+	m->device_busy = m->device_timed ? 0.0561234567890123 : 0;
 }
 
 static void append_trial(rt_journal *j, int i)
@@ -157,6 +159,8 @@ static void assert_trial(const rt_journal_record *rec, int i)
 	assert_true(r->gflops == m.gflops);
 	assert_true(r->step_seconds == m.step_seconds);
 	assert_true(r->phase_frac[0] == m.phase_frac[0]);
+	assert_int_equal(r->device_timed, m.device_timed);
+	assert_true(r->device_busy == m.device_busy);
 	rt_measurement_free(&m);
 }
 
@@ -401,6 +405,8 @@ static void test_bad_middle(void **state)
 	expect_einval(bad, line, "threads");
 	line = splice_at(bad, text, second, "gflops:", "colour: red\ngflops:");
 	expect_einval(bad, line, "unknown key 'colour'");
+	line = splice_at(bad, text, second, "device_busy: ", "device_busy: 1.5 #");
+	expect_einval(bad, line, "device_busy: expected a share from 0 to 1");
 	line = splice_at(bad, text, second, "workload: gemm", "workload: fft");
 	expect_einval(bad, line, "unknown workload 'fft'");
 	line = splice_at(bad, text, second, "unstable: ", "colour: red, unstable: ");

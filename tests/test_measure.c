@@ -19,6 +19,7 @@
 
 #include "../tuner/measure.h"
 #include "../tuner/report.h"
+#include "../workloads/ppo.h"
 
 enum behaviour { STEADY, CRASH, HANG, NOMEM, BADSHAPE, ALLOCFAIL, UNAVAIL, BUSY, NBEHAVIOUR };
 static const rt_shape_key keys[] = {{"mode", STEADY, 0, NBEHAVIOUR - 1, "what the fake does"}};
@@ -193,26 +194,35 @@ static const rt_workload on_device = {
  * carries all three, and the note names the sampling artifact with the
  * workload's host phase and its share.
  */
-static void test_device_figures(void **state)
+/* Measures wl at sh on the fake plugin's device (built beside the tests). */
+static void measure_on_fake(const rt_workload *wl, const rt_shape *sh, rt_point *pt,
+			    rt_measurement *m)
 {
-	(void)state;
-	char dir[1024], err[256], note[768];
+	char dir[1024], err[256];
 	const char *build = getenv("BUILD_DIR");
 	snprintf(dir, sizeof dir, "%s/tests/plugins", build && *build ? build : "build");
 	setenv("RIGTUNE_BACKEND_PATH", dir, 1);
-	rt_point pt;
-	rt_point_default(&pt);
-	pt.pin = RT_PIN_NONE;
-	snprintf(pt.backend, sizeof pt.backend, "fake");
-	rt_shape sh = {.n = 1, .v = {STEADY}};
+	rt_point_default(pt);
+	pt->pin = RT_PIN_NONE;
+	snprintf(pt->backend, sizeof pt->backend, "fake");
 	rt_measure_opts o;
 	rt_measure_defaults(&o);
 	o.warmup_s = 0.02;
 	o.time_cap_s = 0.5;
+	assert_int_equal(rt_measure(wl, pt, sh, &o, m, err, sizeof err), 0);
+	if (!m->feasible)
+		fail_msg("%s", m->reason);
+	unsetenv("RIGTUNE_BACKEND_PATH");
+}
+
+static void test_device_figures(void **state)
+{
+	(void)state;
+	char note[768];
+	rt_point pt;
+	rt_shape sh = {.n = 1, .v = {STEADY}};
 	rt_measurement m;
-	assert_int_equal(rt_measure(&on_device, &pt, &sh, &o, &m, err, sizeof err), 0);
-	if (!m.feasible)
-		fail_msg("%s", m.reason);
+	measure_on_fake(&on_device, &sh, &pt, &m);
 	assert_string_equal(m.gemm_impl, "fake-blas 1.0");
 	assert_true(m.device_timed);
 	/* 0.6 of the wall time between start and stop, over the sampled steps' time */
@@ -228,7 +238,105 @@ static void test_device_figures(void **state)
 	m.device_busy_sampled = 0.5;
 	assert_int_equal(rt_device_busy_note(&on_device, &m, note, sizeof note), 0);
 	rt_measurement_free(&m);
-	unsetenv("RIGTUNE_BACKEND_PATH");
+}
+
+/*
+ * An update-heavy PPO iteration on the fake device, in PPO's phases (env
+ * 10%, policy 5%, transfer 3%, update 82% of 2 ms of sleep): PPO's own
+ * figures and sentence, with the device's verdict from the busy share the
+ * fake's events script.
+ */
+static int ppo_split_step(void *state, rt_step_result *out, char *err, size_t errlen)
+{
+	static const double split[RT_PPO_NPH] = {0.10, 0.05, 0.03, 0.82};
+	struct timespec ts = {0, 2000000};
+	(void)state, (void)err, (void)errlen;
+	double t0 = rt_now();
+	nanosleep(&ts, NULL);
+	double dt = rt_now() - t0;
+	out->items = 1;
+	for (int p = 0; p < RT_PPO_NPH; p++)
+		out->phase[p] = split[p] * dt;
+	return RT_OK;
+}
+
+/* The bottleneck sentence of the update-heavy PPO run with the fake's device busy share. */
+static void ppo_bottleneck(const char *busy, rt_measurement *m, char *sentence, size_t len)
+{
+	rt_workload w = rt_workload_ppo;
+	rt_derived d[RT_MAX_DERIVED];
+	rt_point pt;
+	rt_shape sh;
+	w.check = fake_check, w.mem_bytes = fake_mem, w.setup = dev_setup;
+	w.step = ppo_split_step, w.teardown = dev_teardown, w.context = dev_context;
+	rt_shape_default(&w, &sh);
+	setenv("RIGTUNE_FAKE_BUSY", busy, 1);
+	measure_on_fake(&w, &sh, &pt, m);
+	unsetenv("RIGTUNE_FAKE_BUSY");
+	assert_true(m->device_timed);
+	assert_float_equal(m->phase_frac[RT_PPO_PH_UPDATE], 0.82, 0.02);
+	rt_derive(&w, &pt, &sh, m->median, m->phase_frac, m->step_seconds, m->device_busy, 4, d,
+		  sentence, len);
+}
+
+/* The device's busy share in "the device is busy N% of its phases", -1 if absent. */
+static int busy_said(const char *sentence)
+{
+	const char *at = strstr(sentence, "the device is busy ");
+	int pct = -1;
+	if (at)
+		sscanf(at, "the device is busy %d%%", &pct);
+	return pct;
+}
+
+/*
+ * A phase on the device that the device computes only a few percent of is
+ * launch-bound, and a faster device is not the advice; a busy device is
+ * device-bound. Without the device's figure, or when the host phases take
+ * most of the step, no verdict.
+ */
+static void test_launch_bound(void **state)
+{
+	(void)state;
+	char s[1024];
+	rt_measurement m;
+	ppo_bottleneck("0.05", &m, s, sizeof s);
+	print_message("# device busy %.3f: %s\n", m.device_busy, s);
+	assert_true(m.device_busy >= 0.05 && m.device_busy < 0.1);
+	assert_non_null(strstr(s, "update-bound: 8"));
+	assert_non_null(strstr(s, "; launch-bound: the device is busy "));
+	assert_non_null(strstr(s, " of its phases (policy, transfer, update: 90% of each step)"));
+	int pct = busy_said(s); /* 0.05 of the step over the 90% in its phases */
+	assert_true(pct >= 5 && pct <= 11);
+	assert_non_null(strstr(s, "CUDA/HIP graphs help, and a faster device would not"));
+	assert_null(strstr(s, "device-bound"));
+	assert_null(strstr(s, "a faster device or"));
+	rt_measurement_free(&m);
+
+	ppo_bottleneck("0.8", &m, s, sizeof s);
+	print_message("# device busy %.3f: %s\n", m.device_busy, s);
+	assert_non_null(strstr(s, "update-bound: 8"));
+	assert_non_null(strstr(s, "; device-bound: the device is busy "));
+	assert_true(busy_said(s) >= 88);
+	assert_non_null(strstr(s, "a faster device or a lower precision helps"));
+	assert_null(strstr(s, "launch-bound"));
+	rt_measurement_free(&m);
+
+	/* no device figure (the CPU, a backend without events): PPO's sentence alone */
+	const rt_workload *w = &rt_workload_ppo;
+	const double up[RT_PPO_NPH] = {0.10, 0.05, 0.03, 0.82}, roll[RT_PPO_NPH] = {0.7, 0.1, 0.0, 0.2};
+	rt_derived d[RT_MAX_DERIVED];
+	rt_point pt;
+	rt_shape sh;
+	rt_point_default(&pt);
+	rt_shape_default(w, &sh);
+	rt_derive(w, &pt, &sh, 100, up, 0.01, -1, 4, d, s, sizeof s);
+	assert_string_equal(s, "update-bound: 82% of each iteration is the network update, which "
+			       "more workers do not shorten");
+	/* rollout-bound: the host phase is the bottleneck, whatever the device does */
+	rt_derive(w, &pt, &sh, 100, roll, 0.01, 0.01, 4, d, s, sizeof s);
+	assert_non_null(strstr(s, "rollout-bound: 70%"));
+	assert_null(strstr(s, "-bound: the device"));
 }
 
 static void test_crash_is_infeasible(void **state)
@@ -414,6 +522,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_steady),
 		cmocka_unit_test(test_device_figures),
+		cmocka_unit_test(test_launch_bound),
 		cmocka_unit_test(test_crash_is_infeasible),
 		cmocka_unit_test(test_hang_times_out),
 		cmocka_unit_test(test_allocation_failure_is_infeasible),

@@ -566,18 +566,85 @@ static void test_knee(void **state)
 	int pin[6] = { 0, 0, 1, 3, 0, 1 };
 	rt_search_result_add(r, pin, 820, RT_CAUSE_NONE, 1.0);
 	assert_int_equal(r->best, 6); /* batch 512: 845 */
-	assert_int_equal(rt_knee(s, r, "batch", RT_KNEE_WITHIN, &trial, err, sizeof err), 0);
 	/* 845 * 0.95 = 802.75: batch 128 (830) qualifies, batch 64 (800) does not */
+	assert_int_equal(rt_knee_along(r, P_BATCH, r->best, RT_KNEE_WITHIN), 4);
+	/* 760.5 is the bar: batch 32 (760) misses it, batch 64 makes it */
+	assert_int_equal(rt_knee_along(r, P_BATCH, r->best, 0.10), 3);
+	assert_int_equal(rt_knee_along(r, P_BATCH, r->best, 0.0), 6);
+	/* the knee point (batch alone varies here) is the same knee */
+	assert_int_equal(rt_knee_point(s, r, RT_KNEE_WITHIN, &trial, err, sizeof err), 0);
 	assert_int_equal(trial, 4);
-	assert_int_equal(rt_knee(s, r, "batch", 0.10, &trial, NULL, 0), 0);
-	assert_int_equal(trial, 3); /* 760.5 is the bar: batch 32 (760) misses it, batch 64 makes it */
-	assert_int_equal(rt_knee(s, r, "batch", 0.0, &trial, NULL, 0), 0);
-	assert_int_equal(trial, 6);
-	assert_int_equal(rt_knee(s, r, "pin", 0.05, &trial, err, sizeof err), RT_EINVAL);
-	assert_int_equal(rt_knee(s, r, "nosuch", 0.05, &trial, err, sizeof err), RT_EINVAL);
 	rt_search_result_destroy(r);
+	free(y.seen);
+	rt_space_destroy(s);
+}
+
+/* Adds the trial at (backend, batch index, threads, workers), fp32, compact. */
+static void add_at(rt_search_result *r, int backend, int batch, int threads, int workers,
+		   double value)
+{
+	int idx[6] = { backend, 0, batch, threads - 1, workers, 0 };
+	assert_int_equal(rt_search_result_add(r, idx, value, RT_CAUSE_NONE, 1.0), 0);
+}
+
+/*
+ * The recommended point: batch first, then threads, then workers, each the
+ * fewest within 5% of the best's value (not of the knee before it), among
+ * the trials equal in every other knob; a knob that scales keeps its best.
+ */
+static void test_knee_point(void **state)
+{
+	(void)state;
+	synth y;
+	rt_space *s = synth_space(&y, 16, 8);
+	int params[RT_SPACE_MAX_PARAMS], trial;
+	char err[RT_ERRLEN];
+	assert_int_equal(rt_knee_params(s, params), 3);
+	assert_int_equal(params[0], P_BATCH);
+	assert_int_equal(params[1], P_THREADS);
+	assert_int_equal(params[2], P_WORKERS);
+
+	/* a GPU point: flat in threads above 2, best at batch 256 (index 5), threads 16 */
+	rt_search_result *r = rt_search_result_create(6);
+	static const double at256[] = { 500, 985, 995, 1000, 1000, 1002, 1001, 1003,
+					1000, 1004, 999, 1002, 1005, 1001, 1006, 1010 };
+	for (int t = 1; t <= 16; t++)
+		add_at(r, 1, 5, t, 0, at256[t - 1]);
+	add_at(r, 1, 4, 16, 0, 970); /* batch 128: the batch knee (bar 0.95 * 1010 = 959.5) */
+	add_at(r, 1, 3, 16, 0, 900); /* batch 64 falls short */
+	add_at(r, 1, 4, 1, 0, 480);
+	add_at(r, 1, 4, 2, 0, 950);  /* within 5% of the knee's 970, not of the best's 1010 */
+	add_at(r, 1, 4, 3, 0, 962);
+	add_at(r, 1, 4, 3, 1, 990);  /* another workers value: not on the threads line */
+	add_at(r, 0, 4, 1, 0, 1000); /* another backend: never the knee of this one */
+	assert_int_equal(r->trials[r->best].idx[P_THREADS], 15);
+	assert_int_equal(rt_knee_point(s, r, RT_KNEE_WITHIN, &trial, err, sizeof err), 0);
+	const rt_trial *k = &r->trials[trial];
+	assert_int_equal(k->idx[P_BACKEND], 1);
+	assert_int_equal(k->idx[P_BATCH], 4);
+	assert_int_equal(k->idx[P_THREADS] + 1, 3);
+	assert_int_equal(k->idx[P_WORKERS], 0);
+	/* along threads alone, at the best's batch: 2 threads (985) make 959.5 */
+	assert_int_equal(rt_knee_along(r, P_THREADS, r->best, RT_KNEE_WITHIN), 1);
+	/* within 0: the best itself */
+	assert_int_equal(rt_knee_point(s, r, 0.0, &trial, NULL, 0), 0);
+	assert_int_equal(trial, r->best);
+	rt_search_result_destroy(r);
+
+	/* a CPU point that scales with threads keeps them all; flat workers come down */
 	r = rt_search_result_create(6);
-	assert_int_equal(rt_knee(s, r, "batch", 0.05, &trial, err, sizeof err), RT_EINVAL);
+	for (int t = 1; t <= 14; t++)
+		add_at(r, 0, 5, t, 2, 100.0 * t);
+	add_at(r, 0, 5, 14, 1, 1390);
+	add_at(r, 0, 5, 14, 0, 1000);
+	assert_int_equal(rt_knee_point(s, r, RT_KNEE_WITHIN, &trial, err, sizeof err), 0);
+	assert_int_equal(r->trials[trial].idx[P_THREADS] + 1, 14); /* 13 threads: 1300 < 1330 */
+	assert_int_equal(r->trials[trial].idx[P_WORKERS], 1);
+	assert_float_equal(r->trials[trial].value, 1390, 0);
+	rt_search_result_destroy(r);
+
+	r = rt_search_result_create(6);
+	assert_int_equal(rt_knee_point(s, r, RT_KNEE_WITHIN, &trial, err, sizeof err), RT_EINVAL);
 	rt_search_result_destroy(r);
 	free(y.seen);
 	rt_space_destroy(s);
@@ -601,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_no_feasible_point),
 		cmocka_unit_test(test_crash_marks_only_its_point),
 		cmocka_unit_test(test_knee),
+		cmocka_unit_test(test_knee_point),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

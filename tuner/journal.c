@@ -403,17 +403,31 @@ static int decode_phases(const reader *r, const rt_workload *w, const rt_ynode *
 	return rc;
 }
 
-/* The measured part of a feasible trial; m->samples is set only on success. */
-/* contention: a share in [0, 1]; absent in journals written before it was measured. */
-static int decode_contention(const reader *r, const rt_ynode *root, rt_measurement *m)
+/*
+ * An optional share in [0, 1] under key: *present 1 with its value, 0 when
+ * absent (journals written before it was measured, points that have none).
+ */
+static int decode_share(const reader *r, const rt_ynode *root, const char *key, double *value,
+			int *present)
 {
-	const rt_ynode *n = rt_yr_get(r, root, "contention");
+	const rt_ynode *n = rt_yr_get(r, root, key);
+	*present = n != NULL;
 	if (!n)
 		return RT_OK;
-	int rc = rt_yr_number(r, n, "contention", &m->contention);
-	if (rc == RT_OK && !(m->contention >= 0 && m->contention <= 1))
-		rc = rt_yr_bad(r, n, "contention: expected a share from 0 to 1");
+	int rc = rt_yr_number(r, n, key, value);
+	if (rc == RT_OK && !(*value >= 0 && *value <= 1))
+		rc = rt_yr_bad(r, n, "%s: expected a share from 0 to 1", key);
+	return rc;
+}
+
+/* contention, and device_busy where the device was timed (the reason's device verdict). */
+static int decode_shares(const reader *r, const rt_ynode *root, rt_measurement *m)
+{
+	int contention;
+	int rc = decode_share(r, root, "contention", &m->contention, &contention);
 	m->contended = m->contention > rt_contended_share();
+	if (rc == RT_OK)
+		rc = decode_share(r, root, "device_busy", &m->device_busy, &m->device_timed);
 	return rc;
 }
 
@@ -429,7 +443,7 @@ static int decode_feasible(const reader *r, const rt_workload *w, const rt_ynode
 	if (rc == RT_OK)
 		rc = decode_phases(r, w, root, m);
 	if (rc == RT_OK)
-		rc = decode_contention(r, root, m);
+		rc = decode_shares(r, root, m);
 	if (rc == RT_OK)
 		rc = rt_yr_need_nums(r, root, "samples", &m->samples, &m->nsamples);
 	return rc;
@@ -538,7 +552,7 @@ static int decode_command_trial(const reader *r, const rt_ynode *root, rt_journa
 		m->feasible = 1;
 		rc = decode_throughput(r, root, m);
 		if (rc == RT_OK)
-			rc = decode_contention(r, root, m);
+			rc = decode_shares(r, root, m);
 		if (rc == RT_OK)
 			rc = rt_yr_need_nums(r, root, "samples", &m->samples, &m->nsamples);
 	}

@@ -28,15 +28,6 @@ static const rt_tune_trial *trial_at(const rt_tune_workload *twl, const int *idx
 	return NULL;
 }
 
-/* The parameter that saturates (batch, num_envs), or NULL. */
-static const char *saturating_param(const rt_space *s)
-{
-	for (int p = 0; p < rt_space_nparams(s); p++)
-		if (rt_space_role(s, p) == RT_ROLE_SATURATING)
-			return rt_space_name(s, p);
-	return NULL;
-}
-
 /*
  * The knobs of a command's point as a flow mapping: numbers as numbers,
  * names as names.
@@ -115,35 +106,64 @@ static void emit_runner_ups(rt_yw *w, const rt_tune_workload *twl, const rt_tune
 }
 
 /*
+ * The knobs the knee brought down from the best point, as "batch=64,
+ * threads=2" (knee), "batch=256, threads=16" (best) and "a smaller batch,
+ * fewer threads" (how).
+ */
+typedef struct knee_words {
+	char knee[192], best[192], how[192];
+} knee_words;
+
+static void describe_knee(const rt_space *s, const int *knee, const int *best, knee_words *kw)
+{
+	int params[RT_SPACE_MAX_PARAMS], n = rt_knee_params(s, params);
+	memset(kw, 0, sizeof *kw);
+	for (int i = 0; i < n; i++) {
+		int p = params[i];
+		const char *name = rt_space_name(s, p);
+		char one[64];
+		if (knee[p] == best[p])
+			continue;
+		snprintf(one, sizeof one, "%s=%ld", name, rt_space_int_at(s, p, knee[p]));
+		rt_list_append(kw->knee, sizeof kw->knee, ", ", one);
+		snprintf(one, sizeof one, "%s=%ld", name, rt_space_int_at(s, p, best[p]));
+		rt_list_append(kw->best, sizeof kw->best, ", ", one);
+		snprintf(one, sizeof one, rt_space_role(s, p) == RT_ROLE_SATURATING ? "a smaller %s"
+										     : "fewer %s",
+			 name);
+		rt_list_append(kw->how, sizeof kw->how, ", ", one);
+	}
+}
+
+/*
  * The reason in one sentence: which point, why it rather than the fastest,
- * and what the machine showed (the workload's bottleneck sentence: a
- * rollout-bound PPO says so).
+ * and what the machine showed (the workload's bottleneck and the device's
+ * verdict: a rollout-bound PPO says so, a launch-bound GPU step too).
  */
 static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
-		   const rt_tune_trial *knee, const char *sat, int usable_cores, char *buf,
-		   size_t len)
+		   const rt_tune_trial *knee, int usable_cores, char *buf, size_t len)
 {
 	const char *unit = twl->unit;
 	char where[256];
 	size_t n = 0;
-	if (knee != best && sat) {
-		long kv = 0, bv = 0;
-		rt_space_value_int(twl->space, knee->idx, sat, &kv);
-		rt_space_value_int(twl->space, best->idx, sat, &bv);
+	if (knee != best) {
+		knee_words kw;
+		describe_knee(twl->space, knee->idx, best->idx, &kw);
 		n = (size_t)snprintf(buf, len,
-				     "%s=%ld is the knee: %.3g %s, within 5%% of the fastest "
-				     "(%s=%ld, %.3g %s) at a smaller %s",
-				     sat, kv, knee->median, unit, sat, bv, best->median, unit, sat);
+				     "%s is the knee: %.3g %s, within 5%% of the fastest (%s, %.3g "
+				     "%s) with %s",
+				     kw.knee, knee->median, unit, kw.best, best->median, unit, kw.how);
 	} else {
 		rt_space_format(twl->space, best->idx, where, sizeof where);
 		n = (size_t)snprintf(buf, len, "the %s point measured: %.3g %s at %s",
 				     twl->minimize ? "lowest" : "fastest", best->median, unit, where);
 	}
 	rt_derived d[RT_MAX_DERIVED];
-	char s[256] = "";
+	char s[512] = "";
 	if (twl->w)
 		rt_derive(twl->w, &knee->pt, &knee->sh, knee->median, knee->phase_frac,
-			  knee->step_seconds, usable_cores, d, s, sizeof s);
+			  knee->step_seconds, knee->device_timed ? knee->device_busy : -1,
+			  usable_cores, d, s, sizeof s);
 	if (s[0] && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "; %s", s);
 	/* measured once more when contended: still so means the machine stayed busy */
@@ -183,11 +203,10 @@ static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *
 		emit_command_head(w, o, twl);
 	}
 	const rt_tune_trial *best = NULL, *knee = NULL;
-	const char *sat = saturating_param(twl->space);
 	if (twl->status == RT_OK && twl->result && twl->result->best >= 0) {
 		int k = twl->result->best;
 		best = trial_at(twl, twl->result->trials[k].idx);
-		if (sat && rt_knee(twl->space, twl->result, sat, RT_KNEE_WITHIN, &k, NULL, 0) == RT_OK)
+		if (rt_knee_point(twl->space, twl->result, RT_KNEE_WITHIN, &k, NULL, 0) == RT_OK)
 			knee = trial_at(twl, twl->result->trials[k].idx);
 		if (!knee)
 			knee = best;
@@ -195,12 +214,12 @@ static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *
 	if (!best) {
 		rt_yw_kstr(w, "none", twl->note[0] ? twl->note : "no trial finished");
 	} else {
-		char why[768];
+		char why[1280];
 		rt_yw_str(w, "recommended");
 		emit_config(w, twl, knee);
 		rt_yw_str(w, "fastest");
 		emit_config(w, twl, best);
-		reason(twl, best, knee, sat, run->usable_cores, why, sizeof why);
+		reason(twl, best, knee, run->usable_cores, why, sizeof why);
 		rt_yw_kstr(w, "reason", why);
 		if (twl->w)
 			emit_hints(w, run, twl, knee);

@@ -1,6 +1,8 @@
 #include "report.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "contention.h"
 
@@ -68,18 +70,66 @@ int rt_read_throughput(const rt_yr *r, const rt_ynode *map, rt_throughput *t)
 	return rc;
 }
 
-int rt_derive(const rt_workload *wl, const rt_point *pt, const rt_shape *sh, double median,
-	      const double *phase_frac, double step_seconds, int usable_cores, rt_derived *out,
-	      char *sentence, size_t len)
+/*
+ * The device computes under this share of its phases' wall time: host-side
+ * launches and small kernels set their pace, and a faster device would not.
+ */
+#define LAUNCH_BOUND_BELOW 0.5
+/* The device's verdict is given when its phases take at least this share of a step. */
+#define DEVICE_PHASES_MIN 0.5
+
+/*
+ * Whether the step's device phases (those not in host_phases) are
+ * launch-bound or device-bound, from the device's busy share of the step
+ * measured by its events: appended to sentence ("; " after any text in it).
+ * Nothing when the device was not timed (device_busy < 0) or its phases
+ * take less than DEVICE_PHASES_MIN of the step (the host phases are the
+ * bottleneck then, and the workload's sentence says so). The events cannot
+ * tell the phases apart: the share is the device's time over all of them.
+ */
+static void device_verdict(const rt_workload *wl, const double *phase_frac, double device_busy,
+			   char *sentence, size_t len)
 {
-	double sec[RT_MAX_PHASES];
+	char names[160] = "";
+	double share = 0;
+	size_t n = len ? strlen(sentence) : 0;
+	for (int p = 0; p < wl->nphases; p++)
+		if (!(wl->host_phases & (1u << p))) {
+			share += phase_frac[p];
+			rt_list_append(names, sizeof names, ", ", wl->phase_names[p]);
+		}
+	if (device_busy < 0 || share < DEVICE_PHASES_MIN || n + 1 >= len)
+		return;
+	double busy = fmin(1.0, device_busy / share); /* async work may spill into host phases */
+	const char *sep = n ? "; " : "";
+	if (busy < LAUNCH_BOUND_BELOW)
+		snprintf(sentence + n, len - n,
+			 "%slaunch-bound: the device is busy %.0f%% of its phases (%s: %.0f%% of "
+			 "each step); host-side kernel launches and small kernels set their pace, so "
+			 "more work per kernel (a larger batch or minibatch), fewer and fused kernels "
+			 "or CUDA/HIP graphs help, and a faster device would not",
+			 sep, 100 * busy, names, 100 * share);
+	else
+		snprintf(sentence + n, len - n,
+			 "%sdevice-bound: the device is busy %.0f%% of its phases (%s: %.0f%% of "
+			 "each step); a faster device or a lower precision helps",
+			 sep, 100 * busy, names, 100 * share);
+}
+
+int rt_derive(const rt_workload *wl, const rt_point *pt, const rt_shape *sh, double median,
+	      const double *phase_frac, double step_seconds, double device_busy,
+	      int usable_cores, rt_derived *out, char *sentence, size_t len)
+{
+	double sec[RT_MAX_PHASES] = {0};
+	int n = 0;
 	if (len)
 		sentence[0] = '\0';
-	if (!wl->derive)
-		return 0;
-	for (int p = 0; p < wl->nphases; p++)
-		sec[p] = phase_frac[p] * step_seconds;
-	int n = wl->derive(pt, sh, median, sec, usable_cores, out, sentence, len);
+	if (wl->derive) {
+		for (int p = 0; p < wl->nphases; p++)
+			sec[p] = phase_frac[p] * step_seconds;
+		n = wl->derive(pt, sh, median, sec, usable_cores, out, sentence, len);
+	}
+	device_verdict(wl, phase_frac, device_busy, sentence, len);
 	return n < RT_MAX_DERIVED ? n : RT_MAX_DERIVED;
 }
 
@@ -88,9 +138,10 @@ static void emit_derived(rt_yw *w, const rt_workload *wl, const rt_point *pt,
 			 const rt_shape *sh, const rt_measurement *m, int usable_cores)
 {
 	rt_derived d[RT_MAX_DERIVED];
-	char sentence[512];
-	int n = rt_derive(wl, pt, sh, m->median, m->phase_frac, m->step_seconds, usable_cores, d,
-			  sentence, sizeof sentence);
+	char sentence[1024];
+	int n = rt_derive(wl, pt, sh, m->median, m->phase_frac, m->step_seconds,
+			  m->device_timed ? m->device_busy : -1, usable_cores, d, sentence,
+			  sizeof sentence);
 	for (int i = 0; i < n; i++)
 		rt_yw_knum(w, d[i].name, d[i].value, 5);
 	if (sentence[0])

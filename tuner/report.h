@@ -60,11 +60,17 @@ int rt_device_busy_note(const rt_workload *wl, const rt_measurement *m, char *bu
 /*
  * The workload's derived figures and bottleneck sentence (rt_workload's
  * derive) for a median throughput and its phase shares of step_seconds, on
- * a machine with usable_cores. Returns how many figures (0, with sentence
- * "", for a workload that derives none).
+ * a machine with usable_cores, followed in the sentence by the device's
+ * verdict where device_busy (the device's busy share of the step from its
+ * events; negative when not measured) was measured and the device phases
+ * (those not in host_phases) take most of the step: "launch-bound" when the
+ * device is busy under half of their time (host-side launches set the pace;
+ * a faster device would not help), else "device-bound". Returns how many
+ * figures (0, with sentence "", for a workload that derives none on a
+ * point whose device was not timed).
  */
 int rt_derive(const rt_workload *wl, const rt_point *pt, const rt_shape *sh, double median,
-	      const double *phase_frac, double step_seconds, int usable_cores, rt_derived *out,
-	      char *sentence, size_t len);
+	      const double *phase_frac, double step_seconds, double device_busy,
+	      int usable_cores, rt_derived *out, char *sentence, size_t len);
 
 #endif

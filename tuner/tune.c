@@ -201,6 +201,8 @@ static void keep_measurement(const rt_tune_workload *twl, rt_tune_trial *t,
 	t->seconds = m->seconds;
 	t->contention = m->contention;
 	memcpy(t->phase_frac, m->phase_frac, sizeof t->phase_frac);
+	t->device_timed = m->device_timed;
+	t->device_busy = m->device_busy;
 }
 
 static void measure_opts(double cap, rt_measure_opts *mo)
@@ -427,40 +429,81 @@ static int trial_index(const rt_search_result *r, const int *idx)
 }
 
 /*
- * The knee (recommend.c) is the smallest value of the saturating knob within
- * RT_KNEE_WITHIN of the best at the best point's other settings, which a
- * strategy that climbed that knob elsewhere may not have measured. From the
- * best down, each smaller value is taken from the trials or measured, until
- * one falls short, fails, or the budget is spent.
+ * Whether point idx reaches bar: from the search's trials, or measured now
+ * (and added to them) when the search did not measure it. *ok is 0 for a
+ * point that is infeasible, failed or falls short.
+ */
+static int reaches(tune_ctx *c, const int *idx, double bar, double cap, int *ok)
+{
+	rt_search_result *r = c->twl->result;
+	const rt_space *s = c->twl->space;
+	int t = trial_index(r, idx);
+	double value = t >= 0 ? r->trials[t].value : 0;
+	rt_cause cause = t >= 0 ? r->trials[t].cause : RT_CAUSE_NONE;
+	*ok = 0;
+	if (t < 0 && !rt_space_feasible(s, idx))
+		return RT_OK;
+	if (t < 0) {
+		int rc = objective(s, idx, cap, c, &value, &cause);
+		if (rc && rc != RT_EINFEASIBLE)
+			return rc;
+		cause = rc ? cause : RT_CAUSE_NONE;
+		if ((rc = rt_search_result_add(r, idx, rc ? 0 : value, cause, cap)))
+			return rc;
+	}
+	*ok = cause == RT_CAUSE_NONE && value >= bar;
+	return RT_OK;
+}
+
+/*
+ * Walks knob p down from trial `from` towards its knee: bisects the values
+ * below from's for the smallest that reaches bar, each taken from the trials
+ * or measured, while the budget lasts. Below its knee throughput rises with
+ * a saturating or a peaked knob, so bisection finds the knee in log2 of the
+ * values' count of trials, where stepping down one value at a time would
+ * take one per value (threads 1..64).
+ */
+static int walk_down(tune_ctx *c, int p, int from, double bar, double deadline, double cap)
+{
+	rt_search_result *r = c->twl->result;
+	int idx[RT_SPACE_MAX_PARAMS], lo = -1, hi, ok;
+	memcpy(idx, r->trials[from].idx, sizeof(int) * (size_t)r->nparams);
+	hi = idx[p]; /* hi reaches the bar, lo does not (-1: below the smallest value) */
+	while (hi - lo > 1 && !interrupted && rt_now() + cap / 4 < deadline) {
+		idx[p] = lo + (hi - lo) / 2;
+		int rc = reaches(c, idx, bar, cap, &ok);
+		if (rc)
+			return rc;
+		if (ok)
+			hi = idx[p];
+		else
+			lo = idx[p];
+	}
+	return RT_OK;
+}
+
+/*
+ * The recommendation (recommend.c) is the knee: from the best point, the
+ * smallest value within RT_KNEE_WITHIN of the best along each knob of
+ * rt_knee_params in turn (batch, then threads and workers), among the
+ * measured points equal in every other knob. A strategy that climbed the
+ * batch or placed the thread peak at other settings may not have measured
+ * the smaller values there: each knob is walked down from the knee so far,
+ * measuring what is missing while the budget lasts.
  */
 static int walk_to_knee(tune_ctx *c, double deadline, double cap)
 {
 	rt_search_result *r = c->twl->result;
-	const rt_space *s = c->twl->space;
-	int p = -1, idx[RT_SPACE_MAX_PARAMS];
-	for (int q = 0; q < rt_space_nparams(s); q++)
-		if (rt_space_role(s, q) == RT_ROLE_SATURATING && rt_space_numeric(s, q))
-			p = q;
-	if (p < 0 || !r || r->best < 0)
+	int params[RT_SPACE_MAX_PARAMS];
+	if (!r || r->best < 0)
 		return RT_OK;
-	double best = r->trials[r->best].value;
-	memcpy(idx, r->trials[r->best].idx, sizeof(int) * (size_t)r->nparams);
-	for (idx[p]--; idx[p] >= 0 && !interrupted && rt_now() + cap / 4 < deadline; idx[p]--) {
-		int t = trial_index(r, idx);
-		double value = t >= 0 ? r->trials[t].value : 0;
-		rt_cause cause = t >= 0 ? r->trials[t].cause : RT_CAUSE_NONE;
-		if (t < 0 && !rt_space_feasible(s, idx))
-			break;
-		if (t < 0) {
-			int rc = objective(s, idx, cap, c, &value, &cause);
-			if (rc && rc != RT_EINFEASIBLE)
-				return rc;
-			cause = rc ? cause : RT_CAUSE_NONE;
-			if ((rc = rt_search_result_add(r, idx, rc ? 0 : value, cause, cap)))
-				return rc;
-		}
-		if (cause != RT_CAUSE_NONE || value < (1 - RT_KNEE_WITHIN) * best)
-			break;
+	int n = rt_knee_params(c->twl->space, params), knee = r->best;
+	for (int i = 0; i < n; i++) {
+		double bar = (1 - RT_KNEE_WITHIN) * r->trials[r->best].value;
+		int rc = walk_down(c, params[i], knee, bar, deadline, cap);
+		if (rc)
+			return rc;
+		knee = rt_knee_along(r, params[i], knee, RT_KNEE_WITHIN);
 	}
 	return RT_OK;
 }

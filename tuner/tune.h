@@ -9,7 +9,8 @@
  * (measure.h) appended to the results journal as it finishes; trials
  * already in a journal of this machine (same fingerprint, workload, shape
  * and point) are reused unless fresh. The recommendation per workload is the
- * knee (smallest batch within 5% of the best) with the fastest point beside it.
+ * knee (smallest batch, then fewest threads and workers, within 5% of the
+ * best: rt_knee_point) with the fastest point beside it.
  */
 #ifndef RT_TUNE_H
 #define RT_TUNE_H
@@ -67,6 +68,8 @@ typedef struct rt_tune_trial {
 	double seconds;          /* the trial's wall time */
 	double contention;       /* others' share of its CPUs (measure.h) */
 	double phase_frac[RT_MAX_PHASES];
+	int device_timed;        /* device_busy was measured (measure.h) */
+	double device_busy;
 	char reason[256];
 } rt_tune_trial;
 

@@ -644,7 +644,10 @@ static rt_ctx *ppo_context(void *state)
  * measured one, from events, is the measurement's device_busy). The
  * sentence names the largest phase; for a rollout-bound split it applies
  * Amdahl's law to the env fraction with the free cores (usable_cores -
- * workers - 1: the learner's thread steps envs too) as extra workers.
+ * workers - 1: the learner's thread steps envs too) as extra workers. What
+ * would speed up an update-bound split is not said here: the phase split
+ * cannot tell a device that computes from one that waits on launches; the
+ * device's busy share from its events can, and is not a figure of the split.
  * Returns 0, or RT_EINVAL if the total is not positive.
  */
 static int ppo_summary(const double *ph, int workers, int usable_cores, char *buf, size_t len,
@@ -694,8 +697,8 @@ static int ppo_summary(const double *ph, int workers, int usable_cores, char *bu
 		break;
 	default:
 		snprintf(buf, len,
-			 "update-bound: %.0f%% of each iteration is the network update; "
-			 "a faster device or a lower precision helps more than workers",
+			 "update-bound: %.0f%% of each iteration is the network update, which "
+			 "more workers do not shorten",
 			 100 * f);
 		break;
 	}

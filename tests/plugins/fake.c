@@ -179,10 +179,18 @@ static int fake_adam(rt_ctx *c, rt_dtype t, size_t n, void *w, const void *g, vo
 
 /*
  * The device figures a trial reads around its samples: the device is busy
- * 60% of the wall time while timing is on, the monitor samples 10%, GEMMs
- * run on "fake-blas 1.0" (tests/test_measure.c checks the three arrive).
+ * 60% of the wall time while timing is on (RIGTUNE_FAKE_BUSY=0.05 scripts
+ * another share), the monitor samples 10%, GEMMs run on "fake-blas 1.0"
+ * (tests/test_measure.c checks the three arrive, and what the busy share
+ * makes of a bottleneck).
  */
 static double timing_since;
+
+static double busy_share(void)
+{
+	const char *s = getenv("RIGTUNE_FAKE_BUSY");
+	return s && *s ? atof(s) : 0.6;
+}
 
 static double now_s(void)
 {
@@ -195,7 +203,7 @@ static int fake_device_time(rt_ctx *ctx, int on, double *busy_s)
 {
 	(void)ctx;
 	double now = now_s();
-	*busy_s = timing_since > 0 ? 0.6 * (now - timing_since) : 0;
+	*busy_s = timing_since > 0 ? busy_share() * (now - timing_since) : 0;
 	timing_since = on ? now : 0;
 	return 0;
 }
