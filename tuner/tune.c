@@ -354,38 +354,28 @@ static int objective(const rt_space *s, const int *idx, double cap, void *user, 
 
 /* The --shape argument, split once into its KEY=VALUE items. */
 typedef struct shape_args {
-	char buf[512];
-	char *kv[32];
-	int n;
-	int used[32]; /* the item set a key of some workload */
+	rt_arglist kv;
+	int used[RT_ARGLIST_MAX_ITEMS]; /* the item set a key of some workload */
 } shape_args;
 
 static int split_shape(const char *shape, shape_args *a, char *err, size_t errlen)
 {
-	char *save = NULL;
-	memset(a, 0, sizeof *a);
-	if (!shape)
-		return RT_OK;
-	snprintf(a->buf, sizeof a->buf, "%s", shape);
-	for (char *kv = strtok_r(a->buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-		if (a->n == (int)RT_COUNT(a->kv))
-			return rt_fail(err, errlen, RT_EINVAL, "--shape: more than %d keys",
-				       (int)RT_COUNT(a->kv));
-		a->kv[a->n++] = kv;
-	}
-	return RT_OK;
+	memset(a->used, 0, sizeof a->used);
+	a->kv.n = 0;
+	return shape ? rt_arglist_split(shape, "--shape", RT_ARGLIST_MAX_ITEMS, &a->kv, err, errlen)
+		     : RT_OK;
 }
 
 /* The workload's default shape with the --shape items that name its keys. */
 static int apply_shape(shape_args *a, rt_tune_workload *twl, char *err, size_t errlen)
 {
 	rt_shape_default(twl->w, &twl->shape);
-	for (int i = 0; i < a->n; i++) {
+	for (int i = 0; i < a->kv.n; i++) {
 		char key[64];
-		snprintf(key, sizeof key, "%.*s", (int)strcspn(a->kv[i], "="), a->kv[i]);
+		snprintf(key, sizeof key, "%.*s", (int)strcspn(a->kv.item[i], "="), a->kv.item[i]);
 		if (rt_shape_index(twl->w, key) < 0)
 			continue;
-		int rc = rt_params_apply_shape(twl->w, a->kv[i], &twl->shape, err, errlen);
+		int rc = rt_params_apply_shape(twl->w, a->kv.item[i], &twl->shape, err, errlen);
 		if (rc)
 			return rc;
 		a->used[i] = 1;
@@ -686,11 +676,11 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 				       errlen)))
 			return rc;
 	}
-	for (int i = 0; i < shape.n; i++) /* every --shape key must belong to some workload */
+	for (int i = 0; i < shape.kv.n; i++) /* every --shape key must belong to some workload */
 		if (!shape.used[i])
 			return rt_fail(err, errlen, RT_EINVAL,
 				       "--shape: '%s' is not a shape key of the workloads tuned",
-				       shape.kv[i]);
+				       shape.kv.item[i]);
 	return RT_OK;
 }
 

@@ -93,6 +93,11 @@ expect_exit 2 "a workload given twice" $R tune --workload gemm,gemm -o keep.yaml
 expect_exit 2 "a --shape the workload rejects" $R tune --workload transformer --shape d_model=768,heads=5 -o keep.yaml
 expect_grep "not a multiple of heads" "$TMP/err" "with the workload's reason"
 expect_exit 2 "an unknown backend" $R tune --backend tpu -o keep.yaml
+long=$(printf 'd_model=768,%.0s' $(seq 50) | head -c 600)
+expect_exit 2 "a --shape of 600 characters" $R tune --shape "$long" -o keep.yaml
+expect_grep "^rigtune tune: --shape: longer than 512 characters \(600\)$" "$TMP/err" "is refused whole, naming --shape and its limit"
+expect_exit 2 "an empty item of --workload" $R tune --workload gemm,,ppo -o keep.yaml
+expect_grep "--workload: empty item 2 in 'gemm,,ppo'" "$TMP/err" "names --workload and the item"
 printf 'workload: ppo\nparams:\n  batch: [8, 16]\n' >bad4.yaml
 expect_exit 2 "a knob the workload does not read" $R tune --workload ppo --space bad4.yaml -o keep.yaml
 expect_grep "bad4.yaml:3:3: params: ppo does not read 'batch'" "$TMP/err" "names the place and the knob"
