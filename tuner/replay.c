@@ -340,19 +340,31 @@ static int write_rows(FILE *fp, const rt_replay *r)
 	return 0;
 }
 
-int rt_replay_write(const char *path, const rt_replay *r, char *err, size_t errlen)
+int rt_replay_text(const rt_replay *r, char **text, size_t *len, char *err, size_t errlen)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&text, &len);
+	*text = NULL;
+	*len = 0;
+	FILE *fp = open_memstream(text, len);
 	if (!fp)
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory writing %s", path);
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 	int bad = write_rows(fp, r);
 	if (fclose(fp) || bad) {
-		free(text);
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory writing %s", path);
+		free(*text);
+		*text = NULL;
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 	}
-	int rc = rt_write_file(path, text, len, err, errlen);
+	return RT_OK;
+}
+
+int rt_replay_write(const char *path, const rt_replay *r, char *err, size_t errlen)
+{
+	char *text;
+	size_t len;
+	int rc = rt_replay_text(r, &text, &len, err, errlen);
+	if (rc == RT_OK)
+		rc = rt_write_file(path, text, len, err, errlen);
+	else
+		rt_fail(err, errlen, rc, "out of memory writing %s", path);
 	free(text);
 	return rc;
 }

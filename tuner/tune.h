@@ -61,6 +61,7 @@ typedef struct rt_tune_trial {
 	rt_shape sh;
 	int idx[RT_SPACE_MAX_PARAMS];
 	int feasible, reused;
+	int naive;               /* the naive default (naive.h): journaled as such, never ranked */
 	rt_cause cause;          /* why not, when !feasible */
 	double score;            /* what the search maximizes: median, 1/median when minimizing */
 	double median, ci_lo, ci_hi, cv, step_seconds;
