@@ -597,6 +597,22 @@ static void test_roles(void **state)
 	free(text);
 }
 
+/* The crossover sweep's file beside a journal, and the names after it. */
+static void test_sweep_path(void **state)
+{
+	(void)state;
+	char buf[64];
+	assert_int_equal(rt_journal_sweep_path("results/box-20260101-120000.yaml", 1, buf,
+					       sizeof buf), RT_OK);
+	assert_string_equal(buf, "results/box-20260101-120000-crossover.csv");
+	assert_int_equal(rt_journal_sweep_path("results/box-20260101-120000-2.yaml", 3, buf,
+					       sizeof buf), RT_OK);
+	assert_string_equal(buf, "results/box-20260101-120000-2-crossover-3.csv");
+	assert_int_equal(rt_journal_sweep_path("results/box.yml", 1, buf, sizeof buf), RT_EINVAL);
+	assert_int_equal(rt_journal_sweep_path("results/box-20260101-120000.yaml", 1, buf, 40),
+			 RT_EINVAL);
+}
+
 /*
  * A command's trials: written beside a workload's, read back exactly, found
  * by hash and knobs in any order; a workload's lookup never returns them.
@@ -889,6 +905,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_document, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_roles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_trials, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),
