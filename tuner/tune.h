@@ -10,6 +10,9 @@
  * already in a journal of this machine (same fingerprint, workload, shape
  * and point) are reused unless fresh. The recommendation per workload is the
  * knee (smallest batch within 5% of the best) with the fastest point beside it.
+ * Before the search, the workload's naive default (naive.h) is measured the
+ * same way for the report, journaled with role: naive and never ranked. The
+ * crossover sweep at the end is saved beside the journal (crossover.replay).
  */
 #ifndef RT_TUNE_H
 #define RT_TUNE_H
