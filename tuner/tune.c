@@ -316,16 +316,22 @@ static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_
 	return RT_OK;
 }
 
+/* What a trial gave, for the progress: "812.4 samples/s (reused)", "infeasible: why". */
+static void trial_outcome(const tune_ctx *c, const rt_tune_trial *t, char *buf, size_t len)
+{
+	if (t->feasible)
+		snprintf(buf, len, "%.4g %s%s", t->median, c->twl->unit,
+			 t->reused ? " (reused)" : "");
+	else
+		snprintf(buf, len, "infeasible: %s", t->reason);
+}
+
 static void report_trial(tune_ctx *c, const rt_space *s, const rt_tune_trial *t)
 {
 	char what[256], outcome[300];
 	int n = snprintf(what, sizeof what, "%s ", c->twl->name);
 	rt_space_format(s, t->idx, what + n, sizeof what - (size_t)n);
-	if (t->feasible)
-		snprintf(outcome, sizeof outcome, "%.4g %s%s", t->median, c->twl->unit,
-			 t->reused ? " (reused)" : "");
-	else
-		snprintf(outcome, sizeof outcome, "infeasible: %s", t->reason);
+	trial_outcome(c, t, outcome, sizeof outcome);
 	if (t->feasible && t->score > c->best_score) {
 		c->best_score = t->score;
 		snprintf(c->best, sizeof c->best, "%.4g %s", t->median, c->twl->unit);
@@ -583,14 +589,11 @@ static int confirm_best(tune_ctx *c, double deadline, char *err, size_t errlen)
 
 /* ---- the naive default ---- */
 
+/* A progress line of its own: the naive default is no trial of the search. */
 static void report_naive(tune_ctx *c, const rt_tune_trial *t)
 {
 	char outcome[300];
-	if (t->feasible)
-		snprintf(outcome, sizeof outcome, "%.4g %s%s", t->median, c->twl->unit,
-			 t->reused ? " (reused)" : "");
-	else
-		snprintf(outcome, sizeof outcome, "infeasible: %s", t->reason);
+	trial_outcome(c, t, outcome, sizeof outcome);
 	rt_progress_note(c->progress, "%s: the naive default (%s %s, %d threads, pin %s), for "
 				      "comparison: %s",
 			 c->twl->name, t->pt.backend, rt_precision_name(t->pt.precision),
