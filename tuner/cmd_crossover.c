@@ -48,18 +48,9 @@ typedef struct xo_args {
 	int no_wait;
 } xo_args;
 
-/* Splits an option's list; an exit code, or -1. */
-static int split(const char *list, const char *what, int max, rt_arglist *l)
-{
-	char err[RT_ERRLEN];
-	return rt_arglist_split(list, what, max, l, err, sizeof err)
-		       ? rt_usage_error("crossover", "%s", err)
-		       : -1;
-}
-
 static int parse_backends(xo_args *a, const char *list)
 {
-	int rc = split(list, "--backend", RT_MAX_BACKENDS, &a->backends);
+	int rc = rt_usage_list("crossover", "--backend", list, RT_MAX_BACKENDS, &a->backends);
 	for (int i = 0; rc < 0 && i < a->backends.n; i++) {
 		char names[256];
 		rt_backend_names(names, sizeof names);
@@ -75,12 +66,15 @@ static int parse_backends(xo_args *a, const char *list)
 static int parse_precisions(xo_args *a, const char *list)
 {
 	rt_arglist l;
-	int rc = split(list, "--precision", RT_ARGLIST_MAX_ITEMS, &l);
+	int rc = rt_usage_list("crossover", "--precision", list, RT_ARGLIST_MAX_ITEMS, &l);
 	a->sweep.precisions = 0;
 	for (int i = 0; rc < 0 && i < l.n; i++) {
 		int p = rt_precision_parse(l.item[i]);
 		if (p < 0)
-			return rt_usage_error("crossover", "--precision: unknown precision '%s' (fp64 fp32 tf32 bf16 fp16)", l.item[i]);
+			return rt_usage_error("crossover",
+					      "--precision: unknown precision '%s' (fp64 fp32 "
+					      "tf32 bf16 fp16)",
+					      l.item[i]);
 		a->sweep.precisions |= RT_PREC_BIT(p);
 	}
 	return rc;
@@ -107,7 +101,7 @@ static int parse_shape(xo_args *a, const char *list)
 		return rt_usage_error("crossover",
 				      "--shape: no workload lists the GEMMs of its step");
 	rt_shape_default(w, &sh);
-	int rc = split(list, "--shape", RT_ARGLIST_MAX_ITEMS, &l);
+	int rc = rt_usage_list("crossover", "--shape", list, RT_ARGLIST_MAX_ITEMS, &l);
 	for (int i = 0; rc < 0 && i < l.n; i++)
 		if (rt_params_apply_shape(w, l.item[i], &sh, err, sizeof err))
 			return rt_usage_error("crossover", "--shape: %s", err);

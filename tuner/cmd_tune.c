@@ -72,12 +72,12 @@ typedef struct tune_lists {
 static int split_names(const char *list, const char *what, rt_arglist *l, const char **out,
 		       int cap, int *n)
 {
-	char err[RT_ERRLEN];
-	if (rt_arglist_split(list, what, cap, l, err, sizeof err))
-		return rt_usage_error("tune", "%s", err);
-	memcpy(out, l->item, sizeof *out * (size_t)l->n);
-	*n = l->n;
-	return -1;
+	int rc = rt_usage_list("tune", what, list, cap, l);
+	if (rc < 0) {
+		memcpy(out, l->item, sizeof *out * (size_t)l->n);
+		*n = l->n;
+	}
+	return rc;
 }
 
 /* --backend's names, each one rigtune knows (rt_backend_list); an exit code, or -1. */
