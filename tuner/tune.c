@@ -780,13 +780,16 @@ static int resolve(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t er
  * Saves the sweep's square observations beside the journal, under the first
  * of its names (rt_journal_sweep_path) that nothing has: what `rigtune
  * report` draws and `rigtune check` measures again. The configuration names
- * the file (crossover.replay).
+ * the file (crossover.replay). A sweep that would not read back (one curve
+ * on a one-core machine, curves the deadline cut short) is not saved.
  */
 static int save_sweep(rt_tune_run *run, char *err, size_t errlen)
 {
-	char *text, path[sizeof run->crossover.replay];
+	char *text = NULL, path[sizeof run->crossover.replay];
 	size_t len;
-	int taken = 1, rc = rt_replay_text(run->crossover.square, &text, &len, err, errlen);
+	int taken = 1, rc = rt_replay_check(run->crossover.square, err, errlen);
+	if (rc == RT_OK)
+		rc = rt_replay_text(run->crossover.square, &text, &len, err, errlen);
 	for (int seq = 1; rc == RT_OK && taken && seq <= MAX_SWEEP_NAMES; seq++) {
 		if (rt_journal_sweep_path(run->journal_path, seq, path, sizeof path))
 			rc = rt_fail(err, errlen, RT_EINVAL, "no file name for it beside %s",
