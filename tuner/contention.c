@@ -21,6 +21,7 @@ int rt_cpu_times_read(rt_cpu_times *t)
 	double tick = (double)sysconf(_SC_CLK_TCK);
 	char line[512];
 	memset(t, 0, sizeof *t);
+	t->ticks_per_s = tick;
 	while (fgets(line, sizeof line, f)) {
 		int cpu;
 		unsigned long long user, nice, sys, idle, iowait, irq, softirq, steal = 0;
@@ -50,6 +51,9 @@ double rt_contention(const rt_cpu_times *before, const rt_cpu_times *after,
 	}
 	if (n == 0 || wall_s <= 0)
 		return 0;
-	double others = (busy - own_cpu_s) / (wall_s * n);
+	/* The kernel counts busy time in whole ticks, so each CPU's figure may be a tick
+	 * off at either reading: only what exceeds that is surely someone else's. */
+	double resolution = 2.0 * n / after->ticks_per_s;
+	double others = (busy - own_cpu_s - resolution) / (wall_s * n);
 	return others < 0 ? 0 : others > 1 ? 1 : others;
 }

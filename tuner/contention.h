@@ -19,6 +19,7 @@
 
 typedef struct rt_cpu_times {
 	int ncpus;
+	double ticks_per_s;         /* the unit /proc/stat counts in (_SC_CLK_TCK) */
 	double busy_s[RT_MAX_CPUS]; /* seconds each CPU was busy since boot */
 } rt_cpu_times;
 
@@ -36,6 +37,8 @@ int rt_cpu_times_read(rt_cpu_times *t);
  * Others' share of the capacity of the CPUs in `cpus` between two readings
  * wall_s seconds apart, during which the trial itself used own_cpu_s seconds
  * of CPU: in [0, 1]; 0 when nothing can be told (no reading, no CPU, no time).
+ * Two ticks per CPU are given to the kernel's counting in whole ticks, so a
+ * trial of a few milliseconds is not called contended by one tick's rounding.
  */
 double rt_contention(const rt_cpu_times *before, const rt_cpu_times *after,
 		     const cpu_set_t *cpus, double wall_s, double own_cpu_s);
