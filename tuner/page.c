@@ -558,7 +558,7 @@ static void phase_words(page_ctx *c, const rt_pg_workload *wl)
 	if (!wl->naive_known)
 		out(c,
 		    "<p class=\"muted\">The naive default is unknown without the machine's usable "
-		    "cores (give the configuration).</p>\n");
+		    "cores (give the configuration) or a journal that marks its trial.</p>\n");
 	else if (!wl->naive_trial || !wl->naive_trial->m.feasible) {
 		char pt[256];
 		point_text(wl->w, &wl->naive_pt, &wl->naive_sh, pt, sizeof pt);

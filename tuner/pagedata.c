@@ -494,6 +494,21 @@ static void workloads_from_journals(rt_page *pg)
 		}
 }
 
+/*
+ * Without a configuration the usable cores, and so the naive point, are
+ * unknown: the trial a journal marks as the naive default (role: naive),
+ * the newest, stands for it.
+ */
+static void marked_naive(rt_pg_workload *wl)
+{
+	for (size_t i = wl->ntrials; i-- > 0 && !wl->naive_known;)
+		if (wl->trials[i]->role == RT_TRIAL_NAIVE) {
+			wl->naive_known = 1;
+			wl->naive_pt = wl->trials[i]->point;
+			wl->naive_sh = wl->trials[i]->shape;
+		}
+}
+
 static int assign_trials(rt_page *pg, char *err, size_t errlen)
 {
 	size_t other_machine = 0;
@@ -527,6 +542,8 @@ static int assign_trials(rt_page *pg, char *err, size_t errlen)
 		if (wl->w && wl->rec.set)
 			wl->rec_trial =
 			    find_trial(pg, pg->fingerprint, wl->w, &wl->rec.sh, &wl->rec.pt);
+		if (wl->w && !wl->naive_known)
+			marked_naive(wl);
 		if (wl->w && wl->naive_known)
 			wl->naive_trial =
 			    find_trial(pg, pg->fingerprint, wl->w, &wl->naive_sh, &wl->naive_pt);

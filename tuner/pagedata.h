@@ -78,7 +78,7 @@ typedef struct rt_pg_workload {
 	size_t ntrials;
 	size_t other_shape;                 /* trials of this machine at another shape */
 	const rt_journal_record *rec_trial; /* the trial at the recommended point, or NULL */
-	int naive_known;                    /* naive_pt/sh are set (the usable cores are known) */
+	int naive_known; /* naive_pt/sh are set (the usable cores are known, or a trial is marked) */
 	rt_point naive_pt;
 	rt_shape naive_sh;
 	const rt_journal_record *naive_trial;

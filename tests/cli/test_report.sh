@@ -165,6 +165,11 @@ expect_grep "<p class=\"observations\">The dots are the sweep's $nrows observati
 # each observation is a dot of the chart (gnuplot's point type 7: the symbol gpPt6)
 ndots=$(sed -n '/id="chart-crossover"/,/<\/figure>/p' "$E/report.html" | grep -o "href='#c[0-9]*-gpPt6'" | wc -l)
 [ "$ndots" -eq "$nrows" ] && ok "and draws a dot for each ($ndots)" || not_ok "a dot per observation" "$ndots dots, $nrows rows"
+(cd "$E" && $R report --journal "$journal" -o journal.html >/dev/null 2>&1)
+phases=$(sed -n '/id="chart-gemm-phases"/,/<\/figure>/p' "$E/journal.html")
+grep -q ">naive default<" <<<"$phases" && grep -q ">fastest measured<" <<<"$phases" \
+  && ok "a journal alone: its trial marked role: naive is the naive default's bar" \
+  || not_ok "a journal alone: the marked naive trial" "$(grep -o 'The naive default[^<]*' "$E/journal.html")"
 phases=$(sed -n '/id="chart-gemm-phases"/,/<\/figure>/p' "$E/report.html")
 grep -q ">naive default<" <<<"$phases" && grep -q ">recommended<" <<<"$phases" \
   && ok "the phase chart has the naive default's bar beside the recommended one" \
