@@ -64,6 +64,7 @@ static void test_fields(void **state)
 	assert_string_equal(c.fingerprint, "513012a640ec5cbf");
 	assert_string_equal(c.journal, "results/box-20261122-232112.yaml");
 	assert_null(c.crossover);
+	assert_null(c.crossover_replay);
 	assert_int_equal(c.partial, 0);
 	assert_int_equal(c.nrecs, 2);
 	const rt_config_rec *t = rt_config_find(&c, "transformer");
@@ -134,6 +135,31 @@ static void test_refusals(void **state)
 		"did not find expected");
 }
 
+/* crossover.replay: the sweep's observations tune saved, when it did; a name or nothing. */
+static void test_crossover_replay(void **state)
+{
+	(void)state;
+	rt_config c;
+	char err[RT_ERRLEN];
+	write_config(replaced("crossover: null", "crossover:\n  replay: results/box-xo.csv\n"
+						 "  curves: []"));
+	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
+	assert_non_null(c.crossover);
+	assert_string_equal(c.crossover_replay, "results/box-xo.csv");
+	rt_config_free(&c);
+	unlink(path);
+	write_config(replaced("crossover: null", "crossover:\n  curves: []"));
+	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
+	assert_non_null(c.crossover);
+	assert_null(c.crossover_replay);
+	rt_config_free(&c);
+	unlink(path);
+	refused(replaced("crossover: null", "crossover:\n  replay: [a, b]"), 28, 11,
+		"crossover.replay: expected the name of a CSV file");
+	refused(replaced("crossover: null", "crossover:\n  replay: ''"), 28, 11,
+		"crossover.replay: expected the name of a CSV file");
+}
+
 static void test_point_decode_names_the_place(void **state)
 {
 	(void)state;
@@ -168,6 +194,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_crossover_replay),
 		cmocka_unit_test(test_point_decode_names_the_place),
 		cmocka_unit_test(test_missing_file),
 	};

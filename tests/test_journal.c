@@ -100,7 +100,7 @@ static void append_trial(rt_journal *j, int i)
 	rt_measurement m;
 	char err[RT_ERRLEN] = "";
 	make_trial(i, &pt, &sh, &m);
-	int rc = rt_journal_append(j, gemm(), &pt, &sh, &m, err, sizeof err);
+	int rc = rt_journal_append(j, RT_TRIAL_SEARCH, gemm(), &pt, &sh, &m, err, sizeof err);
 	rt_measurement_free(&m);
 	if (rc)
 		fail_msg("append: %s", err);
@@ -593,6 +593,72 @@ static void test_point_and_shape_equal(void **state)
 }
 
 /*
+ * The naive default's trial carries role: naive (a search's trial no role),
+ * reads back as such with every other field as written; a role nobody
+ * knows is bad input at its line.
+ */
+static void test_roles(void **state)
+{
+	(void)state;
+	char dir[128], err[RT_ERRLEN] = "", bad[300];
+	rt_journal *j;
+	snprintf(dir, sizeof dir, "%s/results", tmp);
+	if (rt_journal_create(dir, HOST, FP, NULL, "rigtune tune", &j, err, sizeof err))
+		fail_msg("create: %s", err);
+	for (int i = 0; i < 3; i++) {
+		rt_point pt;
+		rt_shape sh;
+		rt_measurement m;
+		make_trial(i, &pt, &sh, &m);
+		rt_trial_role role = i == 1 ? RT_TRIAL_NAIVE : RT_TRIAL_SEARCH;
+		if (rt_journal_append(j, role, gemm(), &pt, &sh, &m, err, sizeof err))
+			fail_msg("append: %s", err);
+		rt_measurement_free(&m);
+	}
+	char path[256];
+	snprintf(path, sizeof path, "%s", rt_journal_path(j));
+	rt_journal_close(j);
+
+	size_t len;
+	char *text = slurp(path, &len);
+	const char *naive = strstr(text, "\nrole: naive\n");
+	assert_non_null(naive);
+	assert_null(strstr(naive + 1, "\nrole:"));
+	assert_true(naive > strstr(strstr(text, "workload:") + 1, "...")); /* the second trial's */
+	rt_journal_record *recs;
+	size_t n;
+	if (rt_journal_load(path, &recs, &n, NULL, NULL, err, sizeof err))
+		fail_msg("load: %s", err);
+	assert_int_equal(n, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_trial(&recs[i], i);
+		assert_int_equal(recs[i].role, i == 1 ? RT_TRIAL_NAIVE : RT_TRIAL_SEARCH);
+	}
+	rt_journal_records_free(recs, n);
+
+	snprintf(bad, sizeof bad, "%s/bad.yaml", tmp);
+	int line = splice_at(bad, text, 0, "role: naive", "role: fancy");
+	expect_einval(bad, line, "role: expected search or naive, got 'fancy'");
+	free(text);
+}
+
+/* The crossover sweep's file beside a journal, and the names after it. */
+static void test_sweep_path(void **state)
+{
+	(void)state;
+	char buf[64];
+	assert_int_equal(rt_journal_sweep_path("results/box-20260101-120000.yaml", 1, buf,
+					       sizeof buf), RT_OK);
+	assert_string_equal(buf, "results/box-20260101-120000-crossover.csv");
+	assert_int_equal(rt_journal_sweep_path("results/box-20260101-120000-2.yaml", 3, buf,
+					       sizeof buf), RT_OK);
+	assert_string_equal(buf, "results/box-20260101-120000-2-crossover-3.csv");
+	assert_int_equal(rt_journal_sweep_path("results/box.yml", 1, buf, sizeof buf), RT_EINVAL);
+	assert_int_equal(rt_journal_sweep_path("results/box-20260101-120000.yaml", 1, buf, 40),
+			 RT_EINVAL);
+}
+
+/*
  * A command's trials: written beside a workload's, read back exactly, found
  * by hash and knobs in any order; a workload's lookup never returns them.
  */
@@ -715,7 +781,7 @@ static void kill_while_appending(int after)
 			rt_shape sh;
 			rt_measurement m;
 			make_trial(i, &pt, &sh, &m);
-			if (rt_journal_append(j, gemm(), &pt, &sh, &m, NULL, 0))
+			if (rt_journal_append(j, RT_TRIAL_SEARCH, gemm(), &pt, &sh, &m, NULL, 0))
 				_exit(1);
 			rt_measurement_free(&m);
 			if (write(fds[1], "", 1) < 0) {
@@ -884,6 +950,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_document, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test(test_point_and_shape_equal),
+		cmocka_unit_test_setup_teardown(test_roles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sweep_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_trials, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),

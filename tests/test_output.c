@@ -450,6 +450,51 @@ static void test_sigterm_removes_the_temporary_file(void **state)
 }
 
 /*
+ * rt_write_new_file: a new file gets the data and the umask's mode; a path
+ * where anything is (a file, a dangling link) is taken: nothing written,
+ * nothing replaced, no temporary file; a missing directory is RT_EIO.
+ */
+static void test_new_file_never_replaces(void **state)
+{
+	const char *dir = *state;
+	char path[PATH_MAX], link_path[PATH_MAX], target[PATH_MAX], err[RT_ERRLEN] = "";
+	int taken = -1;
+	path_in(path, dir, "sweep.csv");
+	mode_t old = umask(022);
+	int rc = rt_write_new_file(path, DATA, strlen(DATA), &taken, err, sizeof err);
+	umask(old);
+	assert_int_equal(rc, RT_OK);
+	assert_int_equal(taken, 0);
+	assert_string_equal(slurp(path), DATA);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(st.st_nlink, 1); /* the temporary name is gone */
+
+	assert_int_equal(rt_write_new_file(path, "other\n", 6, &taken, err, sizeof err), RT_OK);
+	assert_int_equal(taken, 1);
+	assert_string_equal(slurp(path), DATA);
+	assert_entries(dir, 1);
+
+	path_in(link_path, dir, "dangling.csv");
+	path_in(target, dir, "nowhere.csv");
+	assert_int_equal(symlink(target, link_path), 0);
+	assert_int_equal(rt_write_new_file(link_path, DATA, strlen(DATA), &taken, err, sizeof err),
+			 RT_OK);
+	assert_int_equal(taken, 1);
+	assert_link(link_path, target);
+	assert_int_equal(access(target, F_OK), -1);
+	assert_entries(dir, 2);
+
+	path_in(path, dir, "no/such/dir.csv");
+	assert_int_equal(rt_write_new_file(path, DATA, strlen(DATA), &taken, err, sizeof err),
+			 RT_EIO);
+	assert_int_equal(taken, 0);
+	assert_non_null(strstr(err, "cannot write "));
+	assert_non_null(strstr(err, "no/such/dir.csv: No such file or directory"));
+}
+
+/*
  * rt_output(target) in a child whose fd 1 is path opened with flags (a child,
  * so that a failed write leaves nothing in this process's stdout buffer);
  * its status, as the child's exit code.
@@ -552,6 +597,7 @@ int main(void)
 		T(test_read_only_file_is_not_replaced),
 		T(test_failed_write_keeps_the_old_file),
 		T(test_sigterm_removes_the_temporary_file),
+		T(test_new_file_never_replaces),
 		T(test_dash_is_stdout),
 		T(test_dev_stdout_appends_to_the_open_file),
 		T(test_dev_stdout_into_a_pipe),

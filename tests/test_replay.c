@@ -231,6 +231,33 @@ static void write_reads_back_exactly(void **state)
 	rt_replay_free(r);
 }
 
+/*
+ * rt_replay_check: what rt_replay_read demands of the curves, for
+ * observations that are not read from a file (tune checks a sweep so before
+ * saving it): the same sentences without a place.
+ */
+static void check_without_a_file(void **state)
+{
+	(void)state;
+	rt_replay *r = rt_replay_new();
+	char err[RT_ERRLEN] = "";
+	assert_non_null(r);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rt_replay_add(r, "cpu:1t", "fp32", 32 << i, 1e-5 * (i + 1), err,
+					       sizeof err), 0);
+	assert_int_equal(rt_replay_check(r, err, sizeof err), RT_EINVAL);
+	assert_string_equal(err, "1 curve (backend,precision), a crossover needs at least 2");
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(rt_replay_add(r, "cpu:2t", "fp32", 32 << i, 1e-5, err, sizeof err),
+				 0);
+	assert_int_equal(rt_replay_check(r, err, sizeof err), RT_EINVAL);
+	assert_string_equal(err, "curve cpu:2t/fp32 has 2 distinct n, at least 3 are needed to "
+				 "fit c + a*n^b");
+	assert_int_equal(rt_replay_add(r, "cpu:2t", "fp32", 128, 1e-5, err, sizeof err), 0);
+	assert_int_equal(rt_replay_check(r, err, sizeof err), RT_OK);
+	rt_replay_free(r);
+}
+
 /* Lines of text that do not start with '#' and are not blank. */
 static int data_lines(const char *text)
 {
@@ -356,6 +383,7 @@ int main(void)
 		cmocka_unit_test(bad_fixtures_name_the_line),
 		cmocka_unit_test(bad_inline_files),
 		cmocka_unit_test(write_reads_back_exactly),
+		cmocka_unit_test(check_without_a_file),
 		cmocka_unit_test(plot_writes_data_and_script),
 		cmocka_unit_test(plot_runs_gnuplot_and_checks_status),
 	};

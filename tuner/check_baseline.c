@@ -173,14 +173,38 @@ static int add_curve_points(rt_baseline *b, const sweep_curve *c, size_t min_siz
 	return rc;
 }
 
-/* JOURNAL-crossover.csv for JOURNAL.yaml into b->sweep; 0 when there is none. */
+/*
+ * A file the configuration names (search.journal, crossover.replay) into
+ * out: as written (relative to where tune ran, usually here), else, when
+ * relative, from the configuration's parent directory
+ * (configs/../results/...). 0 when it is at neither (out holds the last
+ * place tried).
+ */
+static int find_beside(const rt_baseline *b, const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "%s", name);
+	if (access(name, F_OK) == 0)
+		return 1;
+	if (name[0] == '/')
+		return 0;
+	char copy[sizeof b->path];
+	snprintf(copy, sizeof copy, "%s", b->path);
+	snprintf(out, len, "%s/../%s", dirname(copy), name);
+	return access(out, F_OK) == 0;
+}
+
+/*
+ * The saved sweep into b->sweep: the one a configuration names
+ * (crossover.replay), else JOURNAL-crossover.csv for JOURNAL.yaml; 0 when
+ * there is none.
+ */
 static int sweep_csv_path(rt_baseline *b)
 {
-	size_t n = strlen(b->journal);
-	if (n < 5 || strcmp(b->journal + n - 5, ".yaml"))
-		return 0;
-	snprintf(b->sweep, sizeof b->sweep, "%.*s-crossover.csv", (int)(n - 5), b->journal);
-	if (access(b->sweep, F_OK) == 0)
+	const char *named = b->cfg ? b->cfg->crossover_replay : NULL;
+	if (named && find_beside(b, named, b->sweep, sizeof b->sweep))
+		return 1;
+	if (rt_journal_sweep_path(b->journal, 1, b->sweep, sizeof b->sweep) == RT_OK &&
+	    access(b->sweep, F_OK) == 0)
 		return 1;
 	b->sweep[0] = '\0';
 	return 0;
@@ -227,7 +251,10 @@ static void trial_label(const rt_journal_record *r, char *buf, size_t len)
 		snprintf(buf, len, "%s%s", r->point.backend, xfer ? "+xfer" : "");
 }
 
-/* The journal's feasible gemm trials at m = n = k, one curve per point and transfer. */
+/*
+ * The journal's feasible gemm trials of the search at m = n = k, one curve
+ * per point and transfer.
+ */
 static int curves_from_journal(const rt_journal_record *recs, size_t n, sweep_set *set)
 {
 	const rt_workload *gemm = rt_workload_find("gemm");
@@ -237,7 +264,8 @@ static int curves_from_journal(const rt_journal_record *recs, size_t n, sweep_se
 	for (size_t i = 0; rc == RT_OK && i < n; i++) {
 		const rt_journal_record *r = &recs[i];
 		const long *v = r->shape.v;
-		if (r->workload != gemm || !r->m.feasible || v[im] != v[in] || v[in] != v[ik])
+		if (r->workload != gemm || !r->m.feasible || r->role != RT_TRIAL_SEARCH ||
+		    v[im] != v[in] || v[in] != v[ik])
 			continue;
 		sweep_curve *c = NULL;
 		for (size_t k = 0; k < set->n && !c; k++)
@@ -287,11 +315,7 @@ static int add_sweep(rt_baseline *b, const rt_journal_record *recs, size_t n, ch
 
 /* ---- a configuration ---- */
 
-/*
- * The journal that search.journal names: as written (relative to where
- * tune ran, usually here), else relative to the configuration's parent
- * directory (configs/../results/...).
- */
+/* The journal that search.journal names (find_beside). */
 static int resolve_journal(rt_baseline *b, char *err, size_t errlen)
 {
 	const char *j = b->cfg->journal;
@@ -300,13 +324,7 @@ static int resolve_journal(rt_baseline *b, char *err, size_t errlen)
 			       "%s: no search.journal: a baseline needs the journal with the "
 			       "samples (a configuration written by `rigtune tune` names it)",
 			       b->path);
-	snprintf(b->journal, sizeof b->journal, "%s", j);
-	if (j[0] == '/' || access(j, F_OK) == 0)
-		return RT_OK;
-	char copy[sizeof b->path];
-	snprintf(copy, sizeof copy, "%s", b->path);
-	snprintf(b->journal, sizeof b->journal, "%s/../%s", dirname(copy), j);
-	if (access(b->journal, F_OK) == 0)
+	if (find_beside(b, j, b->journal, sizeof b->journal) || j[0] == '/')
 		return RT_OK;
 	return rt_fail(err, errlen, RT_EINVAL,
 		       "%s: its journal %s is not there (nor at %s): the samples to compare "
@@ -440,14 +458,14 @@ static int load_header(rt_baseline *b, char *err, size_t errlen)
 	return rc;
 }
 
-/* Each workload and shape's fastest feasible trial. */
+/* Each workload and shape's fastest feasible trial of the search (not the naive default). */
 static const rt_journal_record *fastest_of_kind(const rt_journal_record *recs, size_t n,
 						const rt_journal_record *r)
 {
 	const rt_journal_record *best = NULL;
 	for (size_t i = 0; i < n; i++) {
 		const rt_journal_record *o = &recs[i];
-		if (o->m.feasible && o->workload == r->workload &&
+		if (o->m.feasible && o->role == RT_TRIAL_SEARCH && o->workload == r->workload &&
 		    rt_shape_equal(&o->shape, &r->shape) && (!best || o->m.median > best->m.median))
 			best = o;
 	}

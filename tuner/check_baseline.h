@@ -7,13 +7,16 @@
  *     the journal its search.journal names (looked up as written, then
  *     beside the configuration's directory), or, for a trial tune reused,
  *     from another journal of the host in that directory; or
- *   - a journal itself: each workload and shape's fastest feasible trial.
+ *   - a journal itself: each workload and shape's fastest feasible trial of
+ *     the search (the naive default's, role: naive, is no candidate).
  * To these come a few sizes of the GEMM sweep per backend and precision
  * (the smallest, middle and largest of each curve), so that a crossover
- * that moved is seen: from the sweep saved beside the journal
- * (JOURNAL-crossover.csv for JOURNAL.yaml, the replay format
+ * that moved is seen: from the sweep a configuration names
+ * (crossover.replay, found as its journal is) or the one saved beside the
+ * journal (JOURNAL-crossover.csv for JOURNAL.yaml; both in the replay format
  * backend,precision,n,seconds) when there is one, else from the journal's
- * gemm trials at square sizes, when a curve has three sizes or more.
+ * gemm trials of the search at square sizes, when a curve has three sizes
+ * or more.
  *
  * Everything wrong with a baseline is bad input (RT_EINVAL, "FILE: ..."):
  * a file that is neither, malformed or truncated, a journal that ends in a

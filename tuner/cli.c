@@ -37,6 +37,13 @@ int rt_usage_error(const char *cmd, const char *fmt, ...)
 	return RT_EXIT_USAGE;
 }
 
+int rt_usage_list(const char *cmd, const char *what, const char *list, int max, rt_arglist *l)
+{
+	char err[RT_ERRLEN];
+	return rt_arglist_split(list, what, max, l, err, sizeof err) ? rt_usage_error(cmd, "%s", err)
+								     : -1;
+}
+
 #define HELP_WIDTH 79
 #define HELP_INDENT 15
 

@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "params.h"
+
 #define RT_VERSION "0.1.0"
 
 enum { RT_EXIT_OK = 0, RT_EXIT_USAGE = 2, RT_EXIT_RUNTIME = 3, RT_EXIT_INTERRUPTED = 130 };
@@ -37,5 +39,12 @@ void rt_verrorf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)
 /* Prints "rigtune <cmd>: <msg>\nTry 'rigtune <cmd> --help'." and returns 2. */
 int rt_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Splits the comma-separated list of an option of cmd (what: "--shape")
+ * into l, at most max items (rt_arglist_split): -1 when it splits, else
+ * rt_usage_error's exit code, the message naming the option.
+ */
+int rt_usage_list(const char *cmd, const char *what, const char *list, int max, rt_arglist *l);
 
 #endif

@@ -43,43 +43,41 @@ static const char crossover_usage[] =
 typedef struct xo_args {
 	rt_xo_sweep_opts sweep;
 	rt_xo_shape shape;
-	char backend_buf[256];
-	const char *backends[8];
+	rt_arglist backends; /* sweep.backends points into it */
 	const char *replay, *save, *plot, *output;
 	int no_wait;
 } xo_args;
 
 static int parse_backends(xo_args *a, const char *list)
 {
-	snprintf(a->backend_buf, sizeof a->backend_buf, "%s", list);
-	char *save = NULL;
-	a->sweep.nbackends = 0;
-	for (char *t = strtok_r(a->backend_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	int rc = rt_usage_list("crossover", "--backend", list, RT_MAX_BACKENDS, &a->backends);
+	for (int i = 0; rc < 0 && i < a->backends.n; i++) {
 		char names[256];
 		rt_backend_names(names, sizeof names);
-		if (!rt_backend_known(t))
-			return rt_usage_error("crossover", "--backend: unknown backend '%s' (%s)",
-			                      t, names);
-		if (a->sweep.nbackends == (int)RT_COUNT(a->backends))
-			return rt_usage_error("crossover", "--backend: too many backends");
-		a->backends[a->sweep.nbackends++] = t;
+		if (!rt_backend_known(a->backends.item[i]))
+			rc = rt_usage_error("crossover", "--backend: unknown backend '%s' (%s)",
+					    a->backends.item[i], names);
 	}
-	a->sweep.backends = a->backends;
-	return -1;
+	a->sweep.backends = a->backends.item;
+	a->sweep.nbackends = a->backends.n;
+	return rc;
 }
 
 static int parse_precisions(xo_args *a, const char *list)
 {
-	char buf[128], *save = NULL;
-	snprintf(buf, sizeof buf, "%s", list);
+	rt_arglist l;
+	int rc = rt_usage_list("crossover", "--precision", list, RT_ARGLIST_MAX_ITEMS, &l);
 	a->sweep.precisions = 0;
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		int p = rt_precision_parse(t);
+	for (int i = 0; rc < 0 && i < l.n; i++) {
+		int p = rt_precision_parse(l.item[i]);
 		if (p < 0)
-			return rt_usage_error("crossover", "--precision: unknown precision '%s' (fp64 fp32 tf32 bf16 fp16)", t);
+			return rt_usage_error("crossover",
+					      "--precision: unknown precision '%s' (fp64 fp32 "
+					      "tf32 bf16 fp16)",
+					      l.item[i]);
 		a->sweep.precisions |= RT_PREC_BIT(p);
 	}
-	return -1;
+	return rc;
 }
 
 /* The first workload of the registry that lists the GEMMs of its step, or NULL. */
@@ -95,20 +93,21 @@ static const rt_workload *model_workload(void)
 
 static int parse_shape(xo_args *a, const char *list)
 {
-	char buf[256], err[RT_ERRLEN], *save = NULL;
+	char err[RT_ERRLEN];
 	const rt_workload *w = model_workload();
 	rt_shape sh;
+	rt_arglist l;
 	if (!w)
 		return rt_usage_error("crossover",
 				      "--shape: no workload lists the GEMMs of its step");
 	rt_shape_default(w, &sh);
-	snprintf(buf, sizeof buf, "%s", list);
-	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
-		if (rt_params_apply_shape(w, t, &sh, err, sizeof err))
+	int rc = rt_usage_list("crossover", "--shape", list, RT_ARGLIST_MAX_ITEMS, &l);
+	for (int i = 0; rc < 0 && i < l.n; i++)
+		if (rt_params_apply_shape(w, l.item[i], &sh, err, sizeof err))
 			return rt_usage_error("crossover", "--shape: %s", err);
-	if (rt_xo_shape_of(w, &sh, &a->shape, err, sizeof err))
+	if (rc < 0 && rt_xo_shape_of(w, &sh, &a->shape, err, sizeof err))
 		return rt_usage_error("crossover", "--shape: %s", err);
-	return -1;
+	return rc;
 }
 
 /* The model workload's shape keys, for --help. */

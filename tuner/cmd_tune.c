@@ -63,23 +63,28 @@ static const char tune_usage[] =
 	"this machine (same fingerprint) already there are reused. SIGINT or SIGTERM\n"
 	"stop after the current trial and write the best found so far (exit 130).\n";
 
-static int split_list(char *list, const char **out, int cap, int *n, const char *what)
+/* The lists of --workload and --backend: o->workloads and o->backends point into them. */
+typedef struct tune_lists {
+	rt_arglist workloads, backends;
+} tune_lists;
+
+/* Splits an option's list of names into out; an exit code, or -1. */
+static int split_names(const char *list, const char *what, rt_arglist *l, const char **out,
+		       int cap, int *n)
 {
-	char *save = NULL;
-	*n = 0;
-	for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (*n == cap)
-			return rt_usage_error("tune", "%s: too many names", what);
-		out[(*n)++] = t;
+	int rc = rt_usage_list("tune", what, list, cap, l);
+	if (rc < 0) {
+		memcpy(out, l->item, sizeof *out * (size_t)l->n);
+		*n = l->n;
 	}
-	return -1;
+	return rc;
 }
 
 /* --backend's names, each one rigtune knows (rt_backend_list); an exit code, or -1. */
-static int parse_backends(rt_tune_opts *o)
+static int parse_backends(rt_tune_opts *o, rt_arglist *l)
 {
 	char names[256];
-	int rc = split_list(optarg, o->backends, RT_MAX_BACKENDS, &o->nbackends, "--backend");
+	int rc = split_names(optarg, "--backend", l, o->backends, RT_MAX_BACKENDS, &o->nbackends);
 	rt_backend_names(names, sizeof names);
 	for (int i = 0; rc < 0 && i < o->nbackends; i++)
 		if (!rt_backend_known(o->backends[i]))
@@ -132,7 +137,7 @@ static int check_cmd(const rt_tune_opts *o, const rt_tune_cmd *cmd)
 }
 
 static int parse_args(int argc, char **argv, rt_tune_opts *o, rt_tune_cmd *cmd,
-		      const char **output, int *no_wait)
+		      tune_lists *lists, const char **output, int *no_wait)
 {
 	static const struct option opts[] = {
 		{"workload", required_argument, NULL, 'w'}, {"backend", required_argument, NULL, 'b'},
@@ -158,10 +163,10 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, rt_tune_cmd *cmd,
 		case 'P': o->python = optarg; break;
 		case 'W': *no_wait = 1; break;
 		case 'w':
-			rc = split_list(optarg, o->workloads, RT_NWORKLOADS, &o->nworkloads,
-			                "--workload");
+			rc = split_names(optarg, "--workload", &lists->workloads, o->workloads,
+					 RT_NWORKLOADS, &o->nworkloads);
 			break;
-		case 'b': rc = parse_backends(o); break;
+		case 'b': rc = parse_backends(o, &lists->backends); break;
 		case 'B':
 			if (rt_parse_double(optarg, &o->budget_s) || o->budget_s < 1 || o->budget_s > 7 * 86400)
 				rc = rt_usage_error("tune", "--budget: expected seconds from 1 to 604800, got '%s'", optarg);
@@ -238,9 +243,10 @@ static int run_tune(int argc, char **argv)
 	rt_tune_opts o;
 	rt_tune_cmd cmd = {.warmup = 1};
 	rt_tune_opts_default(&o);
+	tune_lists lists;
 	const char *output = NULL;
 	int no_wait = 0;
-	int rc = parse_args(argc, argv, &o, &cmd, &output, &no_wait);
+	int rc = parse_args(argc, argv, &o, &cmd, &lists, &output, &no_wait);
 	if (rc >= 0)
 		return rc;
 	catch_signals();

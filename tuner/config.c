@@ -103,6 +103,18 @@ static int decode_recs(const rt_yr *r, const rt_ynode *root, rt_config *c)
 	return rc;
 }
 
+/* crossover.replay: where tune saved the sweep's observations, when it did. */
+static int decode_replay(const rt_yr *r, rt_config *c)
+{
+	const rt_ynode *n = c->crossover ? rt_yr_get(r, c->crossover, "replay") : NULL;
+	if (!n)
+		return RT_OK;
+	c->crossover_replay = rt_yr_scalar(n);
+	if (!c->crossover_replay || !c->crossover_replay[0])
+		return rt_yr_bad(r, n, "crossover.replay: expected the name of a CSV file");
+	return RT_OK;
+}
+
 static int decode_config(rt_config *c)
 {
 	const rt_yr *r = &c->yr;
@@ -124,7 +136,7 @@ static int decode_config(rt_config *c)
 	if (rt_yr_is_null(c->crossover))
 		c->crossover = NULL;
 	c->journal = rt_yr_scalar(rt_yr_at(r, root, "search.journal"));
-	return RT_OK;
+	return decode_replay(r, c);
 }
 
 int rt_config_load(const char *path, rt_config *c, char *err, size_t errlen)

@@ -57,6 +57,7 @@ typedef struct rt_config {
 	const char *hostname, *fingerprint;
 	const rt_ynode *machine;   /* the machine: mapping, as probe prints it */
 	const rt_ynode *crossover; /* NULL when not measured */
+	const char *crossover_replay; /* crossover.replay: its observations (a replay CSV); NULL */
 	const char *journal;       /* search.journal; NULL when absent */
 	int nrecs;
 	rt_config_rec recs[RT_CONFIG_MAX_RECS];
@@ -66,7 +67,8 @@ typedef struct rt_config {
  * Reads the document at path into c. RT_EIO when it cannot be read;
  * RT_EINVAL "PATH:LINE:COLUMN: problem" for malformed YAML, a document that
  * is not a rigtune configuration (no `rigtune:` schema key, or a journal),
- * another schema version, or a missing or mistyped field listed above.
+ * another schema version, or a missing or mistyped field listed above (and
+ * crossover.replay, where there is one, that is not a file name).
  * On failure c owns nothing.
  */
 int rt_config_load(const char *path, rt_config *c, char *err, size_t errlen);

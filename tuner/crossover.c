@@ -633,6 +633,8 @@ int rt_xo_analyze(rt_yw *w, const rt_xo_data *d, const rt_xo_shape *shape,
 	if (rc == RT_OK) {
 		rt_plot_mark marks[16];
 		rt_yw_map(w, 0);
+		if (d->replay[0])
+			rt_yw_kstr(w, "replay", d->replay);
 		if (shape->given) {
 			rt_yw_str(w, "shape");
 			rt_emit_shape(w, shape->w, &shape->sh);

@@ -53,6 +53,7 @@ typedef struct rt_xo_data {
 		char curve[48];
 		char impl[160];
 	} impl[RT_XO_MAX_IMPL];
+	char replay[1024]; /* the file square's observations are saved in; "" when not saved */
 } rt_xo_data;
 
 typedef struct rt_xo_sweep_opts {
@@ -93,7 +94,8 @@ int rt_xo_curve_point(const char *label, const char *precision, long n, rt_point
 		      rt_shape *sh, char *err, size_t errlen);
 
 /*
- * Fits and emits the `crossover:` mapping value into w. plot_svg, when not
+ * Fits and emits the `crossover:` mapping value into w, with `replay:`
+ * naming d->replay when the observations are saved there. plot_svg, when not
  * NULL, also draws the square curves and their crossovers; *plot_note gets
  * what to tell the user about the plot ("" if nothing). Returns 0, or an
  * error of the fit (RT_EINVAL for unusable data: nothing is emitted then)

@@ -238,13 +238,19 @@ static int trial_finish(rt_yw *y, rt_journal *j, char *err, size_t errlen)
 	return rc;
 }
 
-int rt_journal_append(rt_journal *j, const rt_workload *w, const rt_point *pt,
-		      const rt_shape *sh, const rt_measurement *m, char *err, size_t errlen)
+/* The role: values of a journal, by rt_trial_role; a search's trial is written without one. */
+static const char *const role_names[] = {[RT_TRIAL_SEARCH] = "search", [RT_TRIAL_NAIVE] = "naive"};
+
+int rt_journal_append(rt_journal *j, rt_trial_role role, const rt_workload *w,
+		      const rt_point *pt, const rt_shape *sh, const rt_measurement *m, char *err,
+		      size_t errlen)
 {
 	rt_yw y;
 	int rc = trial_start(&y, j, err, errlen);
 	if (rc)
 		return rc;
+	if (role != RT_TRIAL_SEARCH)
+		rt_yw_kstr(&y, "role", role_names[role]);
 	rt_emit_measurement_fields(&y, w, pt, sh, m, 1, 0);
 	return trial_finish(&y, j, err, errlen);
 }
@@ -454,9 +460,25 @@ static const char *const command_trial_keys[] = {
 	"seconds",     "throughput", "samples", "contention"};
 
 static const char *const trial_keys[] = {
-	"fingerprint", "workload", "point",  "shape",   "infeasible",   "cause",     "seconds",
-	"throughput",  "gflops",   "phases", "samples", "step_seconds", "contention", "gemm_impl",
-	"device_busy", "device_busy_sampled", "monitor"};
+	"fingerprint", "role",     "workload", "point",  "shape",   "infeasible",   "cause",
+	"seconds",     "throughput", "gflops", "phases", "samples", "step_seconds", "contention",
+	"gemm_impl",   "device_busy", "device_busy_sampled", "monitor"};
+
+/* role: of a trial; absent for a search's trial (and in journals written before roles). */
+static int decode_role(const reader *r, const rt_ynode *root, rt_trial_role *role)
+{
+	const rt_ynode *n = rt_yr_get(r, root, "role");
+	const char *name = n ? rt_yr_scalar(n) : NULL;
+	*role = RT_TRIAL_SEARCH;
+	if (!n)
+		return RT_OK;
+	for (size_t i = 0; name && i < RT_COUNT(role_names); i++)
+		if (!strcmp(name, role_names[i])) {
+			*role = (rt_trial_role)i;
+			return RT_OK;
+		}
+	return rt_yr_bad(r, n, "role: expected search or naive, got '%s'", name ? name : "?");
+}
 
 /*
  * The cause of an infeasible trial that a journal written before causes were
@@ -575,6 +597,8 @@ static int decode_trial(const reader *r, const rt_ynode *root, rt_journal_record
 		return decode_command_trial(r, root, rec);
 	if (rc == RT_OK)
 		rc = rt_yr_only_keys(r, root, "trial", trial_keys, RT_COUNT(trial_keys));
+	if (rc == RT_OK)
+		rc = decode_role(r, root, &rec->role);
 	const char *name = NULL;
 	if (rc == RT_OK)
 		rc = rt_yr_need_str(r, root, "workload", &name);

@@ -15,9 +15,10 @@
  *   machine: {...}            (the whole probe, rt_machine_emit; older
  *                              journals have none)
  *
- * each later one a trial: `fingerprint:` and the fields of
- * rt_emit_measurement_fields(), every number with 17 significant digits so
- * that samples read back bit for bit. A trial of the user's command (tune
+ * each later one a trial: `fingerprint:`, `role: naive` for the naive
+ * default measured beside the search (naive.h; a search's trial has no
+ * role), and the fields of rt_emit_measurement_fields(), every number with
+ * 17 significant digits so that samples read back bit for bit. A trial of the user's command (tune
  * --cmd) has instead `command: {hash, name}` (the hash of what makes its
  * figures comparable: rt_tune_cmd_hash) and `knobs: {name: value, ...}`,
  * then throughput, samples, contention and seconds; an infeasible trial has its reason and
@@ -66,13 +67,20 @@ int rt_journal_open(const char *path, const char *fingerprint, rt_journal **out,
 /* The file the journal writes to; valid until rt_journal_close(). */
 const char *rt_journal_path(const rt_journal *j);
 
+/* Why a trial of a workload was measured. */
+typedef enum rt_trial_role {
+	RT_TRIAL_SEARCH = 0, /* a point of the search: what tune ranks and recommends */
+	RT_TRIAL_NAIVE,      /* the naive default (naive.h), for comparison: never ranked */
+} rt_trial_role;
+
 /*
  * Appends one finished trial (feasible or not) and syncs it to disk. On a
  * failed write the file is cut back to where it was, so the journal stays
  * readable; RT_EIO then.
  */
-int rt_journal_append(rt_journal *j, const rt_workload *w, const rt_point *pt,
-		      const rt_shape *sh, const rt_measurement *m, char *err, size_t errlen);
+int rt_journal_append(rt_journal *j, rt_trial_role role, const rt_workload *w,
+		      const rt_point *pt, const rt_shape *sh, const rt_measurement *m, char *err,
+		      size_t errlen);
 
 /*
  * Appends one finished trial of the user's command: its hash and name, the
@@ -94,6 +102,7 @@ typedef struct rt_journal_record {
 	const rt_workload *workload; /* from the registry; NULL for a command's trial */
 	char command[17];            /* a command's trial: the command's hash */
 	char knobs[RT_JOURNAL_KNOBS];/* and its knobs (rt_journal_knobs_key) */
+	rt_trial_role role;          /* RT_TRIAL_SEARCH for a command's trial */
 	rt_point point;
 	rt_shape shape;              /* every key of the workload, in its order */
 	rt_measurement m;            /* as written; m.samples owned by the record */
@@ -164,6 +173,15 @@ const rt_journal_record *rt_journal_find_command(const rt_journal_record *record
 int rt_journal_list(const char *dir, const char *host, char ***paths, size_t *n, char *err,
 		    size_t errlen);
 void rt_journal_list_free(char **paths, size_t n); /* accepts NULL */
+
+/*
+ * Where the crossover sweep of the run that wrote journal is saved, beside
+ * it, in the replay format (replay.h): JOURNAL-crossover.csv for
+ * JOURNAL.yaml; JOURNAL-crossover-SEQ.csv for seq > 1, when the name before
+ * is taken (a resumed run sweeps again). RT_EINVAL when journal does not end
+ * in .yaml or the name does not fit in len.
+ */
+int rt_journal_sweep_path(const char *journal, int seq, char *buf, size_t len);
 
 /*
  * The newest journal of host in dir into path_out (for --resume).

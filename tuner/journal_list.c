@@ -1,7 +1,7 @@
 /*
  * journal_list.c: the journals of a host in a results directory, by name
- * (host-YYYYmmdd-HHMMSS[-N].yaml), oldest first, and the newest one
- * (journal.h).
+ * (host-YYYYmmdd-HHMMSS[-N].yaml), oldest first, the newest one, and the
+ * name of the crossover sweep saved beside one (journal.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -144,4 +144,14 @@ int rt_journal_latest(const char *dir, const char *host, char *path_out, size_t 
 		rc = rt_fail(err, errlen, RT_EINVAL, "journal path too long: %s", paths[n - 1]);
 	rt_journal_list_free(paths, n);
 	return rc;
+}
+
+int rt_journal_sweep_path(const char *journal, int seq, char *buf, size_t len)
+{
+	size_t n = strlen(journal);
+	if (n < 5 || strcmp(journal + n - 5, ".yaml"))
+		return RT_EINVAL;
+	int w = seq > 1 ? snprintf(buf, len, "%.*s-crossover-%d.csv", (int)(n - 5), journal, seq)
+			: snprintf(buf, len, "%.*s-crossover.csv", (int)(n - 5), journal);
+	return w < 0 || (size_t)w >= len ? RT_EINVAL : RT_OK;
 }

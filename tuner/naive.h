@@ -2,8 +2,10 @@
  * naive.h: the naive default, the run a user starts from before tuning:
  * the CPU, fp32, every usable core as compute threads, no worker threads, no
  * pinning, the workload's default batch (or number of environments), on the
- * user's model shape. `rigtune report` sets its phase split beside the
- * recommended point's, so that what tuning changed is visible.
+ * user's model shape. `rigtune tune` measures it once per workload
+ * (journaled with role: naive, never ranked) and `rigtune report` sets its
+ * phase split beside the recommended point's, so that what tuning changed is
+ * visible.
  */
 #ifndef RT_NAIVE_H
 #define RT_NAIVE_H

@@ -206,9 +206,25 @@ static void release_signals(const held_signals *h)
 	sigprocmask(SIG_SETMASK, &h->mask, NULL);
 }
 
-/* Replaces the regular file target (or creates it) atomically; path names it in messages. */
-static int write_atomic(const char *path, const char *target, mode_t mode, const char *data,
-			size_t len, char *err, size_t errlen)
+/*
+ * Gives the written temporary file tmp the name target: renamed over what is
+ * there, or, exclusive, linked (EEXIST when target exists) and its temporary
+ * name removed. 0 or errno.
+ */
+static int publish(const char *tmp, const char *target, int exclusive)
+{
+	int saved = (exclusive ? link(tmp, target) : rename(tmp, target)) ? errno : 0;
+	if (saved || exclusive)
+		unlink(tmp);
+	return saved;
+}
+
+/*
+ * Replaces the regular file target (or creates it) atomically, or, exclusive,
+ * only creates it (EEXIST, nothing written, when it exists). 0 or errno.
+ */
+static int write_atomic(const char *target, mode_t mode, int exclusive, const char *data,
+			size_t len)
 {
 	held_signals held;
 	hold_signals(&held);
@@ -216,15 +232,14 @@ static int write_atomic(const char *path, const char *target, mode_t mode, const
 	int fd = create_temp(target, tmp);
 	int saved = fd < 0 ? errno : fill_temp(fd, mode, data, len);
 	rt_drill("output-rename");
-	if (fd >= 0 && !saved && rename(tmp, target))
-		saved = errno;
 	if (fd >= 0 && saved)
 		unlink(tmp);
+	else if (fd >= 0)
+		saved = publish(tmp, target, exclusive);
 	release_signals(&held);
-	if (saved)
-		return rt_fail(err, errlen, RT_EIO, "cannot write %s: %s", path, strerror(saved));
-	sync_dir(target);
-	return RT_OK;
+	if (!saved)
+		sync_dir(target);
+	return saved;
 }
 
 int rt_write_file(const char *path, const char *data, size_t len, char *err, size_t errlen)
@@ -239,7 +254,23 @@ int rt_write_file(const char *path, const char *data, size_t len, char *err, siz
 	RT_TRY(choose(path, target, proc, &how, &mode, err, errlen));
 	if (how == WRITE_IN_PLACE)
 		return write_in_place(path, target, data, len, err, errlen);
-	return write_atomic(path, target, mode, data, len, err, errlen);
+	int saved = write_atomic(target, mode, 0, data, len);
+	if (saved)
+		return rt_fail(err, errlen, RT_EIO, "cannot write %s: %s", path, strerror(saved));
+	return RT_OK;
+}
+
+int rt_write_new_file(const char *path, const char *data, size_t len, int *taken, char *err,
+		      size_t errlen)
+{
+	*taken = 0;
+	if (!path[0])
+		return rt_fail(err, errlen, RT_EINVAL, "the output path is empty");
+	int saved = write_atomic(path, 0, 1, data, len);
+	*taken = saved == EEXIST;
+	if (saved && !*taken)
+		return rt_fail(err, errlen, RT_EIO, "cannot write %s: %s", path, strerror(saved));
+	return RT_OK;
 }
 
 int rt_output(const char *path, const char *data, size_t len, char *err, size_t errlen)

@@ -23,6 +23,15 @@
 
 /* Writes path as described above: RT_EIO "cannot write PATH: why", RT_EINVAL. */
 int rt_write_file(const char *path, const char *data, size_t len, char *err, size_t errlen);
+/*
+ * Creates path with data, never replacing anything: the data goes to a
+ * temporary file beside it (fsync'd) that link() then names path, which
+ * fails when anything is there (a file, a link, even a dangling one): then
+ * *taken is 1 and nothing is written (RT_OK). A reader never sees half a
+ * file. RT_EIO "cannot write PATH: why".
+ */
+int rt_write_new_file(const char *path, const char *data, size_t len, int *taken, char *err,
+		      size_t errlen);
 /* stdout for NULL or "-", else rt_write_file. */
 int rt_output(const char *path, const char *data, size_t len, char *err, size_t errlen);
 

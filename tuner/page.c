@@ -558,7 +558,7 @@ static void phase_words(page_ctx *c, const rt_pg_workload *wl)
 	if (!wl->naive_known)
 		out(c,
 		    "<p class=\"muted\">The naive default is unknown without the machine's usable "
-		    "cores (give the configuration).</p>\n");
+		    "cores (give the configuration) or a journal that marks its trial.</p>\n");
 	else if (!wl->naive_trial || !wl->naive_trial->m.feasible) {
 		char pt[256];
 		point_text(wl->w, &wl->naive_pt, &wl->naive_sh, pt, sizeof pt);
@@ -705,6 +705,15 @@ static void crossover_words(page_ctx *c, const rt_pg_crossover *xo)
 	out(c, ".</p>\n");
 	if (xo->obs_note[0])
 		elem(c, "p", "muted", xo->obs_note);
+	size_t nobs = 0;
+	for (int i = 0; i < xo->ncurves; i++)
+		nobs += xo->curves[i].obs ? xo->curves[i].obs->count : 0;
+	if (nobs) {
+		out(c, "<p class=\"observations\">The dots are the sweep's %zu observations, from ",
+		    nobs);
+		text(c, xo->obs_file);
+		out(c, ".</p>\n");
+	}
 	if (xo->npairs) {
 		out(c, "<h4>Where one backend takes over</h4>\n<ul>\n");
 		for (int i = 0; i < xo->npairs; i++) {

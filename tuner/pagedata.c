@@ -494,6 +494,21 @@ static void workloads_from_journals(rt_page *pg)
 		}
 }
 
+/*
+ * Without a configuration the usable cores, and so the naive point, are
+ * unknown: the trial a journal marks as the naive default (role: naive),
+ * the newest, stands for it.
+ */
+static void marked_naive(rt_pg_workload *wl)
+{
+	for (size_t i = wl->ntrials; i-- > 0 && !wl->naive_known;)
+		if (wl->trials[i]->role == RT_TRIAL_NAIVE) {
+			wl->naive_known = 1;
+			wl->naive_pt = wl->trials[i]->point;
+			wl->naive_sh = wl->trials[i]->shape;
+		}
+}
+
 static int assign_trials(rt_page *pg, char *err, size_t errlen)
 {
 	size_t other_machine = 0;
@@ -527,6 +542,8 @@ static int assign_trials(rt_page *pg, char *err, size_t errlen)
 		if (wl->w && wl->rec.set)
 			wl->rec_trial =
 			    find_trial(pg, pg->fingerprint, wl->w, &wl->rec.sh, &wl->rec.pt);
+		if (wl->w && !wl->naive_known)
+			marked_naive(wl);
 		if (wl->w && wl->naive_known)
 			wl->naive_trial =
 			    find_trial(pg, pg->fingerprint, wl->w, &wl->naive_sh, &wl->naive_pt);
@@ -709,6 +726,7 @@ static int fit_replay(rt_page *pg, const char *path, char *err, size_t errlen)
 		                   &pg->xo);
 	pg->xo_yr.err = NULL;
 	snprintf(pg->xo.source, sizeof pg->xo.source, "the observations in %s, fitted here", path);
+	snprintf(pg->xo.obs_file, sizeof pg->xo.obs_file, "%s", path);
 	return rc;
 }
 
@@ -724,7 +742,7 @@ static int config_crossover(rt_page *pg, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	snprintf(pg->xo.source, sizeof pg->xo.source, "the analysis in %s", c->path);
-	const char *csv = str_at(&r, c->crossover, "replay");
+	const char *csv = c->crossover_replay;
 	if (!csv) {
 		snprintf(pg->xo.obs_note, sizeof pg->xo.obs_note,
 		         "%s does not record the sweep's observations: the fitted curves alone",
@@ -738,6 +756,7 @@ static int config_crossover(rt_page *pg, char *err, size_t errlen)
 		    csv, strerror(errno));
 		return RT_OK;
 	}
+	snprintf(pg->xo.obs_file, sizeof pg->xo.obs_file, "%s", csv);
 	return rt_replay_read(csv, &pg->replay, err, errlen);
 }
 
@@ -809,7 +828,7 @@ static const rt_journal_record *fastest_trial(const rt_pg_workload *wl)
 {
 	const rt_journal_record *best = NULL;
 	for (size_t i = 0; i < wl->ntrials; i++)
-		if (wl->trials[i]->m.feasible &&
+		if (wl->trials[i]->m.feasible && wl->trials[i]->role == RT_TRIAL_SEARCH &&
 		    (!best || wl->trials[i]->m.median > best->m.median))
 			best = wl->trials[i];
 	return best;

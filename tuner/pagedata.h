@@ -78,7 +78,7 @@ typedef struct rt_pg_workload {
 	size_t ntrials;
 	size_t other_shape;                 /* trials of this machine at another shape */
 	const rt_journal_record *rec_trial; /* the trial at the recommended point, or NULL */
-	int naive_known;                    /* naive_pt/sh are set (the usable cores are known) */
+	int naive_known; /* naive_pt/sh are set (the usable cores are known, or a trial is marked) */
 	rt_point naive_pt;
 	rt_shape naive_sh;
 	const rt_journal_record *naive_trial;
@@ -112,6 +112,7 @@ typedef struct rt_pg_crossover {
 	int present;
 	char source[1100];   /* where the fits come from */
 	char obs_note[1200]; /* why there are no observations, "" when there are */
+	char obs_file[1024]; /* the CSV the observations come from, "" when none */
 	int ncurves, npairs, nthreads;
 	rt_pg_curve curves[RT_PG_MAX_CURVES];
 	rt_pg_pair pairs[RT_PG_MAX_PAIRS];
@@ -176,9 +177,10 @@ long rt_pg_x(const rt_pg_workload *wl, const rt_point *pt, const rt_shape *sh);
 
 /*
  * The bars of a workload's phase chart, top first: the trial at the
- * recommended point (without a configuration: the fastest trial) and the
- * naive default's, those that were measured and feasible. Returns how many
- * (0 to 2), with a label for each ("recommended", "naive default").
+ * recommended point (without a configuration: the fastest trial of the
+ * search, never the naive default's) and the naive default's, those that
+ * were measured and feasible. Returns how many (0 to 2), with a label for
+ * each ("recommended", "naive default").
  */
 int rt_pg_phase_rows(const rt_pg_workload *wl, const rt_journal_record *rows[2],
                      const char *labels[2]);

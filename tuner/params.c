@@ -30,6 +30,37 @@ int rt_parse_double(const char *s, double *out)
 	return RT_OK;
 }
 
+int rt_arglist_split(const char *list, const char *what, int max, rt_arglist *l, char *err,
+		     size_t errlen)
+{
+	size_t len = strlen(list);
+	l->n = 0;
+	if (max > RT_ARGLIST_MAX_ITEMS)
+		max = RT_ARGLIST_MAX_ITEMS;
+	if (len > RT_ARGLIST_MAX_CHARS)
+		return rt_fail(err, errlen, RT_EINVAL, "%s: longer than %d characters (%zu)", what,
+			       RT_ARGLIST_MAX_CHARS, len);
+	if (!len)
+		return rt_fail(err, errlen, RT_EINVAL, "%s: expected a comma-separated list, got "
+			       "nothing", what);
+	memcpy(l->buf, list, len + 1);
+	for (char *item = l->buf;;) {
+		char *comma = strchr(item, ',');
+		if (comma)
+			*comma = '\0';
+		if (!*item)
+			return rt_fail(err, errlen, RT_EINVAL, "%s: empty item %d in '%s'", what,
+				       l->n + 1, list);
+		if (l->n == max)
+			return rt_fail(err, errlen, RT_EINVAL, "%s: more than %d items in '%s'",
+				       what, max, list);
+		l->item[l->n++] = item;
+		if (!comma)
+			return RT_OK;
+		item = comma + 1;
+	}
+}
+
 /* Integer point keys: name, where it lives in rt_point, smallest value. */
 static const struct int_key {
 	const char *name;

@@ -236,27 +236,46 @@ static size_t distinct_n(const rt_replay_curve *c, double *scratch)
 	return d;
 }
 
+/* "PATH:LINE: " into buf, or "" without a path (observations not from a file). */
+static void place(char *buf, size_t len, const char *path, long line)
+{
+	if (path)
+		snprintf(buf, len, "%s:%ld: ", path, line);
+	else
+		buf[0] = '\0';
+}
+
 /* What a crossover fit needs: 2 curves or more, 3 distinct n in each. */
 static int check_curves(const rt_replay *r, const char *path, long last, char *err,
 			size_t errlen)
 {
+	char at[1100];
 	for (size_t i = 0; i < r->ncurves; i++) {
 		const rt_replay_curve *c = &r->curves[i];
 		double *scratch = malloc(c->count * sizeof *scratch);
 		if (!scratch)
-			return rt_fail(err, errlen, RT_ENOMEM, "out of memory checking %s", path);
+			return rt_fail(err, errlen, RT_ENOMEM, "out of memory checking %s",
+				       path ? path : "the observations");
 		size_t d = distinct_n(c, scratch);
 		free(scratch);
+		place(at, sizeof at, path, c->first_line);
 		if (d < 3)
 			return rt_fail(err, errlen, RT_EINVAL,
-				       "%s:%ld: curve %s/%s (first row here) has %zu distinct n, at least 3 are needed to fit c + a*n^b",
-				       path, c->first_line, c->backend, c->precision, d);
+				       "%scurve %s/%s%s has %zu distinct n, at least 3 are needed "
+				       "to fit c + a*n^b",
+				       at, c->backend, c->precision, path ? " (first row here)" : "", d);
 	}
+	place(at, sizeof at, path, last);
 	if (r->ncurves < 2)
 		return rt_fail(err, errlen, RT_EINVAL,
-			       "%s:%ld: %zu curve (backend,precision) in the file, a crossover needs at least 2",
-			       path, last, r->ncurves);
+			       "%s%zu curve (backend,precision)%s, a crossover needs at least 2",
+			       at, r->ncurves, path ? " in the file" : "");
 	return RT_OK;
+}
+
+int rt_replay_check(const rt_replay *r, char *err, size_t errlen)
+{
+	return check_curves(r, NULL, 0, err, errlen);
 }
 
 /* Reads every line of fp into r; *last gets the number of the last line. */
@@ -340,19 +359,31 @@ static int write_rows(FILE *fp, const rt_replay *r)
 	return 0;
 }
 
-int rt_replay_write(const char *path, const rt_replay *r, char *err, size_t errlen)
+int rt_replay_text(const rt_replay *r, char **text, size_t *len, char *err, size_t errlen)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&text, &len);
+	*text = NULL;
+	*len = 0;
+	FILE *fp = open_memstream(text, len);
 	if (!fp)
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory writing %s", path);
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 	int bad = write_rows(fp, r);
 	if (fclose(fp) || bad) {
-		free(text);
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory writing %s", path);
+		free(*text);
+		*text = NULL;
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 	}
-	int rc = rt_write_file(path, text, len, err, errlen);
+	return RT_OK;
+}
+
+int rt_replay_write(const char *path, const rt_replay *r, char *err, size_t errlen)
+{
+	char *text;
+	size_t len;
+	int rc = rt_replay_text(r, &text, &len, err, errlen);
+	if (rc == RT_OK)
+		rc = rt_write_file(path, text, len, err, errlen);
+	else
+		rt_fail(err, errlen, rc, "out of memory writing %s", path);
 	free(text);
 	return rc;
 }

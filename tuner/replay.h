@@ -69,4 +69,13 @@ int rt_replay_read(const char *path, rt_replay **out, char *err, size_t errlen);
  */
 int rt_replay_write(const char *path, const rt_replay *r, char *err, size_t errlen);
 
+/*
+ * Whether r reads back (rt_replay_read's checks of the curves): RT_EINVAL
+ * for a curve with fewer than 3 distinct n (named) or fewer than 2 curves.
+ */
+int rt_replay_check(const rt_replay *r, char *err, size_t errlen);
+
+/* The text rt_replay_write writes, into *text (malloc'd, *len bytes); RT_ENOMEM. */
+int rt_replay_text(const rt_replay *r, char **text, size_t *len, char *err, size_t errlen);
+
 #endif

@@ -8,6 +8,8 @@
 #include "backends.h"
 #include "crossover.h"
 #include "journal.h"
+#include "naive.h"
+#include "output.h"
 #include "params.h"
 #include "pin.h"
 #include "spaces.h"
@@ -45,6 +47,7 @@ static double workload_weight(const rt_tune_workload *twl)
 #define CONFIRM_ROUNDS 3
 #define CONFIRM_SHARE 0.25 /* of its budget kept for that */
 #define MIN_SEARCH_S 0.5 /* less than this cannot measure one point */
+#define MAX_SWEEP_NAMES 100 /* names tried for the crossover's observations */
 
 /* ---- the machine's backends ---- */
 
@@ -138,6 +141,23 @@ static int same_pus_as_earlier_pin(const tune_ctx *c, const rt_space *s, const i
  * offers its precision, threads + workers fit the usable cores, the workload
  * accepts it and its memory fits the device.
  */
+static int point_runs_here(const tune_ctx *c, const rt_point *pt, const rt_shape *sh)
+{
+	const rt_accel *a = find_accel(&c->run->machine, pt->backend);
+	if (!a || !a->available || !backend_wanted(c->o, pt->backend) || pt->device >= a->ndevices)
+		return 0;
+	if (!(a->dev[pt->device].precisions & RT_PREC_BIT(pt->precision)))
+		return 0;
+	if (pt->threads + pt->workers > c->run->usable_cores)
+		return 0;
+	if (c->twl->w->check(pt, sh, NULL, 0))
+		return 0;
+	uint64_t mem = !strcmp(pt->backend, "cpu") && c->run->machine.mem_available
+			       ? c->run->machine.mem_available
+			       : a->dev[pt->device].mem_total;
+	return c->twl->w->mem_bytes(pt, sh) <= mem;
+}
+
 static int workload_feasible(const tune_ctx *c, const int *idx, int *cpus)
 {
 	rt_point pt;
@@ -145,19 +165,7 @@ static int workload_feasible(const tune_ctx *c, const int *idx, int *cpus)
 	if (point_of(c->twl->space, idx, c->twl, &pt, &sh, NULL, 0))
 		return 0;
 	*cpus = pt.threads + pt.workers;
-	const rt_accel *a = find_accel(&c->run->machine, pt.backend);
-	if (!a || !a->available || !backend_wanted(c->o, pt.backend) || pt.device >= a->ndevices)
-		return 0;
-	if (!(a->dev[pt.device].precisions & RT_PREC_BIT(pt.precision)))
-		return 0;
-	if (pt.threads + pt.workers > c->run->usable_cores)
-		return 0;
-	if (c->twl->w->check(&pt, &sh, NULL, 0))
-		return 0;
-	uint64_t mem = !strcmp(pt.backend, "cpu") && c->run->machine.mem_available
-			       ? c->run->machine.mem_available
-			       : a->dev[pt.device].mem_total;
-	return c->twl->w->mem_bytes(&pt, &sh) <= mem;
+	return point_runs_here(c, &pt, &sh);
 }
 
 /* The target's verdict, and only the first of pin policies that bind the same PUs. */
@@ -249,7 +257,8 @@ static int workload_measure(const tune_ctx *c, const rt_tune_trial *t, double ca
 static int workload_append(const tune_ctx *c, const rt_tune_trial *t, const rt_measurement *m,
 			   char *err, size_t errlen)
 {
-	return rt_journal_append(c->journal, c->twl->w, &t->pt, &t->sh, m, err, errlen);
+	return rt_journal_append(c->journal, t->naive ? RT_TRIAL_NAIVE : RT_TRIAL_SEARCH,
+				 c->twl->w, &t->pt, &t->sh, m, err, errlen);
 }
 
 static const rt_tune_target target_workload = {
@@ -291,7 +300,6 @@ static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_
 		if (rt_journal_record_measurement(rec, &m))
 			return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 		t->reused = 1;
-		c->twl->reused++;
 	} else {
 		int rc = measure_fresh(c, t, cap, &m, err, errlen);
 		/* another process took the trial's CPUs: its figures are low; once more */
@@ -310,16 +318,22 @@ static int run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_
 	return RT_OK;
 }
 
+/* What a trial gave, for the progress: "812.4 samples/s (reused)", "infeasible: why". */
+static void trial_outcome(const tune_ctx *c, const rt_tune_trial *t, char *buf, size_t len)
+{
+	if (t->feasible)
+		snprintf(buf, len, "%.4g %s%s", t->median, c->twl->unit,
+			 t->reused ? " (reused)" : "");
+	else
+		snprintf(buf, len, "infeasible: %s", t->reason);
+}
+
 static void report_trial(tune_ctx *c, const rt_space *s, const rt_tune_trial *t)
 {
 	char what[256], outcome[300];
 	int n = snprintf(what, sizeof what, "%s ", c->twl->name);
 	rt_space_format(s, t->idx, what + n, sizeof what - (size_t)n);
-	if (t->feasible)
-		snprintf(outcome, sizeof outcome, "%.4g %s%s", t->median, c->twl->unit,
-			 t->reused ? " (reused)" : "");
-	else
-		snprintf(outcome, sizeof outcome, "infeasible: %s", t->reason);
+	trial_outcome(c, t, outcome, sizeof outcome);
 	if (t->feasible && t->score > c->best_score) {
 		c->best_score = t->score;
 		snprintf(c->best, sizeof c->best, "%.4g %s", t->median, c->twl->unit);
@@ -346,6 +360,7 @@ static int objective(const rt_space *s, const int *idx, double cap, void *user, 
 		snprintf(c->twl->note, sizeof c->twl->note, "%s", err);
 		return rc;
 	}
+	c->twl->reused += t->reused;
 	report_trial(c, s, t);
 	*value = t->score;
 	*cause = t->cause;
@@ -356,38 +371,28 @@ static int objective(const rt_space *s, const int *idx, double cap, void *user, 
 
 /* The --shape argument, split once into its KEY=VALUE items. */
 typedef struct shape_args {
-	char buf[512];
-	char *kv[32];
-	int n;
-	int used[32]; /* the item set a key of some workload */
+	rt_arglist kv;
+	int used[RT_ARGLIST_MAX_ITEMS]; /* the item set a key of some workload */
 } shape_args;
 
 static int split_shape(const char *shape, shape_args *a, char *err, size_t errlen)
 {
-	char *save = NULL;
-	memset(a, 0, sizeof *a);
-	if (!shape)
-		return RT_OK;
-	snprintf(a->buf, sizeof a->buf, "%s", shape);
-	for (char *kv = strtok_r(a->buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-		if (a->n == (int)RT_COUNT(a->kv))
-			return rt_fail(err, errlen, RT_EINVAL, "--shape: more than %d keys",
-				       (int)RT_COUNT(a->kv));
-		a->kv[a->n++] = kv;
-	}
-	return RT_OK;
+	memset(a->used, 0, sizeof a->used);
+	a->kv.n = 0;
+	return shape ? rt_arglist_split(shape, "--shape", RT_ARGLIST_MAX_ITEMS, &a->kv, err, errlen)
+		     : RT_OK;
 }
 
 /* The workload's default shape with the --shape items that name its keys. */
 static int apply_shape(shape_args *a, rt_tune_workload *twl, char *err, size_t errlen)
 {
 	rt_shape_default(twl->w, &twl->shape);
-	for (int i = 0; i < a->n; i++) {
+	for (int i = 0; i < a->kv.n; i++) {
 		char key[64];
-		snprintf(key, sizeof key, "%.*s", (int)strcspn(a->kv[i], "="), a->kv[i]);
+		snprintf(key, sizeof key, "%.*s", (int)strcspn(a->kv.item[i], "="), a->kv.item[i]);
 		if (rt_shape_index(twl->w, key) < 0)
 			continue;
-		int rc = rt_params_apply_shape(twl->w, a->kv[i], &twl->shape, err, errlen);
+		int rc = rt_params_apply_shape(twl->w, a->kv.item[i], &twl->shape, err, errlen);
 		if (rc)
 			return rc;
 		a->used[i] = 1;
@@ -625,13 +630,47 @@ static int confirm_best(tune_ctx *c, double deadline, char *err, size_t errlen)
 	return interrupted ? RT_OK : rc;
 }
 
+/* ---- the naive default ---- */
+
+/* A progress line of its own: the naive default is no trial of the search. */
+static void report_naive(tune_ctx *c, const rt_tune_trial *t)
+{
+	char outcome[300];
+	trial_outcome(c, t, outcome, sizeof outcome);
+	rt_progress_note(c->progress, "%s: the naive default (%s %s, %d threads, pin %s), for "
+				      "comparison: %s",
+			 c->twl->name, t->pt.backend, rt_precision_name(t->pt.precision),
+			 t->pt.threads, rt_pin_name(t->pt.pin), outcome);
+}
+
+/*
+ * Measures the naive default (naive.h) of a built-in workload as a trial
+ * like the search's (reused from the journals, or measured and journaled
+ * with its phases), so that `rigtune report` can set its phase split beside
+ * the recommendation's. Its time is the workload's budget, of which it takes
+ * a quarter at most (else it is left out); it is journaled with role: naive
+ * and never joins the search's trials, so nothing ranks or recommends it.
+ */
+static int measure_naive(tune_ctx *c, double budget, double cap, char *err, size_t errlen)
+{
+	rt_tune_trial t = {.naive = 1};
+	if (!c->twl->w || budget < 4 * cap)
+		return RT_OK;
+	rt_naive_point(c->twl->w, &c->twl->shape, c->run->usable_cores, &t.pt, &t.sh);
+	if (!point_runs_here(c, &t.pt, &t.sh))
+		return RT_OK;
+	int rc = run_trial(c, &t, cap, err, errlen);
+	if (rc == RT_OK)
+		report_naive(c, &t);
+	return rc;
+}
+
 static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 {
 	rt_tune_workload *twl = c->twl;
 	const rt_strategy *st = rt_strategy_find(c->run->strategy);
 	rt_search_opts so;
 	rt_search_opts_default(&so);
-	so.budget_s = budget * (twl->target->confirm ? 1 - CONFIRM_SHARE : 1);
 	so.trial_s = budget / 15 < 0.25 ? 0.25 : budget / 15 > 2.0 ? 2.0 : budget / 15;
 	so.seed = c->o->seed;
 	rt_space_set_feasible(twl->space, feasible, c);
@@ -639,7 +678,10 @@ static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 	snprintf(c->best, sizeof c->best, "-");
 	rt_progress_note(c->progress, "tuning %s (%.0f s, %s)", twl->name, budget, st->name);
 	double deadline = rt_now() + budget;
-	int rc = rt_search_run(st, twl->space, objective, c, &so, &twl->result, err, errlen);
+	int rc = measure_naive(c, budget, so.trial_s, err, errlen);
+	so.budget_s = (deadline - rt_now()) * (twl->target->confirm ? 1 - CONFIRM_SHARE : 1);
+	if (rc == RT_OK)
+		rc = rt_search_run(st, twl->space, objective, c, &so, &twl->result, err, errlen);
 	if (rc == RT_OK)
 		rc = confirm_best(c, deadline, err, errlen);
 	if (rc == RT_OK)
@@ -729,11 +771,11 @@ static int resolve_workloads(const rt_tune_opts *o, rt_tune_run *run, char *err,
 				       errlen)))
 			return rc;
 	}
-	for (int i = 0; i < shape.n; i++) /* every --shape key must belong to some workload */
+	for (int i = 0; i < shape.kv.n; i++) /* every --shape key must belong to some workload */
 		if (!shape.used[i])
 			return rt_fail(err, errlen, RT_EINVAL,
 				       "--shape: '%s' is not a shape key of the workloads tuned",
-				       shape.kv[i]);
+				       shape.kv.item[i]);
 	return RT_OK;
 }
 
@@ -777,8 +819,37 @@ static int resolve(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t er
 	return rt_tune_command_setup(o, run, twl, err, errlen);
 }
 
-/* A short square-GEMM crossover sweep; the config emits its analysis. */
+/*
+ * Saves the sweep's square observations beside the journal, under the first
+ * of its names (rt_journal_sweep_path) that nothing has: what `rigtune
+ * report` draws and `rigtune check` measures again. The configuration names
+ * the file (crossover.replay). A sweep that would not read back (one curve
+ * on a one-core machine, curves the deadline cut short) is not saved.
+ */
+static int save_sweep(rt_tune_run *run, char *err, size_t errlen)
+{
+	char *text = NULL, path[sizeof run->crossover.replay];
+	size_t len;
+	int taken = 1, rc = rt_replay_check(run->crossover.square, err, errlen);
+	if (rc == RT_OK)
+		rc = rt_replay_text(run->crossover.square, &text, &len, err, errlen);
+	for (int seq = 1; rc == RT_OK && taken && seq <= MAX_SWEEP_NAMES; seq++) {
+		if (rt_journal_sweep_path(run->journal_path, seq, path, sizeof path))
+			rc = rt_fail(err, errlen, RT_EINVAL, "no file name for it beside %s",
+				     run->journal_path);
+		else
+			rc = rt_write_new_file(path, text, len, &taken, err, errlen);
+	}
+	if (rc == RT_OK && taken)
+		rc = rt_fail(err, errlen, RT_EIO, "%d names beside %s are taken", MAX_SWEEP_NAMES,
+			     run->journal_path);
+	if (rc == RT_OK)
+		snprintf(run->crossover.replay, sizeof run->crossover.replay, "%s", path);
+	free(text);
+	return rc;
+}
 
+/* A short square-GEMM crossover sweep, saved; the config emits its analysis. */
 static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budget,
 			   rt_progress *progress)
 {
@@ -797,6 +868,8 @@ static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budge
 	rt_progress_note(progress, "measuring the CPU/GPU and thread crossovers (%.0f s)", budget);
 	if (rt_xo_sweep(&xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err))
 		rt_progress_note(progress, "crossover skipped: %s", err);
+	else if (save_sweep(run, err, sizeof err))
+		rt_progress_note(progress, "the crossover's observations are not saved: %s", err);
 }
 
 int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char *err,

@@ -11,6 +11,9 @@
  * and point) are reused unless fresh. The recommendation per workload is the
  * knee (smallest batch, then fewest threads and workers, within 5% of the
  * best: rt_knee_point) with the fastest point beside it.
+ * Before the search, the workload's naive default (naive.h) is measured the
+ * same way for the report, journaled with role: naive and never ranked. The
+ * crossover sweep at the end is saved beside the journal (crossover.replay).
  */
 #ifndef RT_TUNE_H
 #define RT_TUNE_H
@@ -62,6 +65,7 @@ typedef struct rt_tune_trial {
 	rt_shape sh;
 	int idx[RT_SPACE_MAX_PARAMS];
 	int feasible, reused;
+	int naive;               /* the naive default (naive.h): journaled as such, never ranked */
 	rt_cause cause;          /* why not, when !feasible */
 	double score;            /* what the search maximizes: median, 1/median when minimizing */
 	double median, ci_lo, ci_hi, cv, step_seconds;

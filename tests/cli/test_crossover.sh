@@ -41,6 +41,14 @@ expect_exit 2 "missing replay file" $R crossover --replay "$TMP/none.csv"
 expect_exit 2 "--shape with an unknown key" $R crossover --shape seq_len=60,heads=x
 expect_exit 2 "--precision unknown" $R crossover --precision fp7
 expect_exit 2 "--backend unknown" $R crossover --backend tpu
+# a list longer than rigtune takes is refused whole, never cut short (600 characters)
+long=$(printf 'seq_len=60,%.0s' $(seq 60) | head -c 600)
+expect_exit 2 "--shape of 600 characters" $R crossover --shape "$long"
+expect_grep "^rigtune crossover: --shape: longer than 512 characters \(600\)$" "$TMP/err" "the message names --shape and its limit"
+expect_exit 2 "an empty item of --backend" $R crossover --backend cpu,,cpu
+expect_grep "--backend: empty item 2 in 'cpu,,cpu'" "$TMP/err" "the message names --backend and the item"
+expect_exit 2 "an empty item of --precision" $R crossover --precision fp32,
+expect_grep "--precision: empty item 2" "$TMP/err" "the message names --precision"
 
 PATH=/usr/bin:/bin expect_exit 0 "plot" $R crossover --replay $D/replay_cross.csv --plot "$TMP/xo.svg" -o "$TMP/xo.yaml"
 if command -v gnuplot >/dev/null; then

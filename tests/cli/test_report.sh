@@ -125,9 +125,34 @@ bad "an unknown option" "unknown option '--colour'" --colour
 E=$TMP/e2e
 mkdir -p "$E"
 printf 'workload: gemm\nparams:\n  backend: [cpu]\n  precision: [fp32]\n  threads: {min: 1, max: auto}\n  pin: [compact]\n' >"$E/g.space"
-(cd "$E" && RIGTUNE_CONTENTION_LIMIT=1 $R tune --workload gemm --backend cpu --no-crossover \
-  --space g.space --budget 60 --quiet >/dev/null 2>"$E/tune.err")
+(cd "$E" && RIGTUNE_CONTENTION_LIMIT=1 $R tune --workload gemm --backend cpu \
+  --space g.space --budget 20 --quiet >/dev/null 2>"$E/tune.err")
 ntr=$(cd "$E" && cat results/*.yaml | grep -c '^workload: gemm')
+cfg="$E/configs/$(uname -n).yaml"
+journal=$(sed -n 's/^  journal: //p' "$cfg")
+csv=$(sed -n 's/^  replay: //p' "$cfg")
+[ -n "$csv" ] && [ "$csv" = "${journal%.yaml}-crossover.csv" ] && [ -f "$E/$csv" ] \
+  && ok "the configuration's crossover.replay names the sweep saved beside the journal ($csv)" \
+  || not_ok "crossover.replay beside the journal" "replay: '$csv', journal: '$journal'" "$(ls "$E/results")"
+# every row parses: four fields, a curve label, n and seconds > 0; and rigtune reads it back
+nrows=$($PY - "$E/$csv" <<'EOF'
+import sys
+lines = [l.rstrip("\n") for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
+assert lines[0] == "backend,precision,n,seconds", lines[0]
+for l in lines[1:]:
+    be, prec, n, sec = l.split(",")
+    assert be.startswith("cpu:") and prec == "fp32" and float(n) > 0 and float(sec) > 0, l
+print(len(lines) - 1)
+EOF
+)
+[ "${nrows:-0}" -ge 6 ] && ok "its $nrows observations parse" || not_ok "the sweep's rows parse" "$nrows"
+expect_exit 0 "and crossover --replay fits them" $R crossover --replay "$E/$csv"
+naive=$(cd "$E" && grep -A2 '^role: naive$' "$journal" | sed -n 's/^point: //p')
+cores=$(sed -n 's/^    usable_cores: //p' "$cfg")
+[ "$naive" = "{backend: cpu, precision: fp32, batch: 32, threads: $cores, workers: 0, pin: none}" ] \
+  && ok "the journal has the naive default's trial" || not_ok "the naive default's trial" "$naive"
+grep -q "pin: none" "$cfg" && not_ok "the naive default is not in the recommendation" "$(grep -n 'pin: none' "$cfg")" \
+  || ok "the naive default is not in the recommendation"
 (cd "$E" && $R report -o report.html >"$E/out" 2>"$E/err")
 rc=$?
 [ $rc -eq 0 ] && ok "after tune, 'report -o FILE' reads the default configuration" || not_ok "report after tune" "exit $rc" "$(head -c 300 "$E/err")"
@@ -135,6 +160,20 @@ well_formed "$E/report.html" "the tuned page"
 expect_grep "id=\"chart-gemm-throughput\"" "$E/report.html" "the tuned page draws gemm's chart"
 expect_grep "$ntr points? measured" "$E/report.html" "with every trial of the journal ($ntr)"
 expect_grep "report written to report.html" "$E/err" "and says where it wrote the page"
+expect_grep "<p class=\"observations\">The dots are the sweep's $nrows observations, from $csv\.</p>" \
+  "$E/report.html" "the crossover has the sweep's $nrows observations"
+# each observation is a dot of the chart (gnuplot's point type 7: the symbol gpPt6)
+ndots=$(sed -n '/id="chart-crossover"/,/<\/figure>/p' "$E/report.html" | grep -o "href='#c[0-9]*-gpPt6'" | wc -l)
+[ "$ndots" -eq "$nrows" ] && ok "and draws a dot for each ($ndots)" || not_ok "a dot per observation" "$ndots dots, $nrows rows"
+(cd "$E" && $R report --journal "$journal" -o journal.html >/dev/null 2>&1)
+phases=$(sed -n '/id="chart-gemm-phases"/,/<\/figure>/p' "$E/journal.html")
+grep -q ">naive default<" <<<"$phases" && grep -q ">fastest measured<" <<<"$phases" \
+  && ok "a journal alone: its trial marked role: naive is the naive default's bar" \
+  || not_ok "a journal alone: the marked naive trial" "$(grep -o 'The naive default[^<]*' "$E/journal.html")"
+phases=$(sed -n '/id="chart-gemm-phases"/,/<\/figure>/p' "$E/report.html")
+grep -q ">naive default<" <<<"$phases" && grep -q ">recommended<" <<<"$phases" \
+  && ok "the phase chart has the naive default's bar beside the recommended one" \
+  || not_ok "the naive default's bar" "$(head -c 300 <<<"$phases")"
 
 # the real check's YAML, as `check` writes it today, is what report reads
 (cd "$E" && $R check --baseline "configs/$(uname -n).yaml" --budget 4 --quiet -o check.yaml >/dev/null 2>&1)
@@ -148,10 +187,20 @@ expect_grep "<section class=\"card\" id=\"check\">" "$E/checked.html" "the page 
 expect_grep "class=\"verdict\" style=\"background:#[0-9a-f]{6}\">$result</span>" "$E/checked.html" "with the check's result ($result)"
 expect_grep "id=\"(no)?chart-check\"" "$E/checked.html" "and its chart, or why there is none"
 
+# a resumed run sweeps again: its observations get a new name, the first sweep's are kept
+sum=$(md5sum <"$E/$csv")
+(cd "$E" && RIGTUNE_CONTENTION_LIMIT=1 $R tune --workload gemm --backend cpu --space g.space \
+  --budget 8 --resume --quiet -o resumed.yaml >/dev/null 2>"$E/resume.err")
+csv2=$(sed -n 's/^  replay: //p' "$E/resumed.yaml")
+[ "$csv2" = "${journal%.yaml}-crossover-2.csv" ] && [ -f "$E/$csv2" ] && [ "$(md5sum <"$E/$csv")" = "$sum" ] \
+  && ok "a resumed tune saves its sweep as $csv2 and leaves $csv as it was" \
+  || not_ok "the resumed sweep under a new name" "replay: '$csv2'" "$(ls "$E/results")" "$(head -c 300 "$E/resume.err")"
+
 # ---- in a browser ----
 
 if ! command -v chromium >/dev/null; then
-  for what in "gpubox DOM" "gpubox screenshot" "tiny DOM" "tiny screenshot" "tuned DOM" "tuned screenshot"; do
+  for what in "gpubox DOM" "gpubox screenshot" "tiny DOM" "tiny screenshot" "tuned DOM" \
+              "tuned screenshot" "tuned observations and naive bar in the DOM"; do
     n=$((n + 1)); echo "ok $n # SKIP chromium is not installed ($what)"
   done
   exit 0
@@ -179,4 +228,7 @@ ids=""
 for c in $charts_gpubox; do ids="$ids chart-$c"; done
 in_browser gpubox "$G" 300 machine $ids
 in_browser tiny "$T" 0 machine nochart-transformer-throughput nochart-crossover
-in_browser tuned "$E/report.html" 0 machine chart-gemm-throughput chart-gemm-phases
+in_browser tuned "$E/report.html" 0 machine chart-gemm-throughput chart-gemm-phases chart-crossover
+grep -q "The dots are the sweep's $nrows observations" "$TMP/tuned.dom" && grep -q ">naive default<" "$TMP/tuned.dom" \
+  && ok "tuned: the browser's DOM has the crossover's observations and the naive default's bar" \
+  || not_ok "tuned: observations and the naive bar in the DOM" "$(grep -o 'The dots[^<]*' "$TMP/tuned.dom")"

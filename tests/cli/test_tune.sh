@@ -22,11 +22,26 @@ expect_grep "torch.set_num_threads" g.yaml "and a PyTorch hint"
 journal=$(ls results/*.yaml | head -1)
 [ -n "$journal" ] && ok "a journal was written" || not_ok "a journal was written"
 ntrials=$(($(grep -c '^\.\.\.$' "$journal") - 1))
-[ "$ntrials" -eq 2 ] && ok "the journal holds both trials" || not_ok "journal trials" "$ntrials trials"
+nnaive=$(grep -c '^role: naive$' "$journal")
+[ "$ntrials" -eq 3 ] && [ "$nnaive" -eq 1 ] && ok "the journal holds both trials and the naive default's" \
+  || not_ok "journal trials" "$ntrials trials, $nnaive naive"
+# the naive default: the CPU, fp32, every usable core, no workers, no pinning, the default batch
+cores=$(sed -n 's/^    usable_cores: //p' g.yaml)
+grep -A3 '^role: naive$' "$journal" >naive.trial
+expect_grep "^point: \{backend: cpu, precision: fp32, batch: 32, threads: $cores, workers: 0, pin: none\}$" \
+  naive.trial "the naive trial is the untuned run on all $cores usable cores"
+awk '/^role: naive$/ { on = 1 } on && /^phases: / { print; exit }' "$journal" >naive.phases
+expect_grep "^phases: \{gemm: [0-9.e-]+" naive.phases "and is journaled with its phases"
+expect_grep "^  trials: 2$" g.yaml "the configuration counts the search's trials alone"
+grep -q "pin: none" g.yaml && not_ok "the naive default is neither recommended, fastest nor a runner-up" "$(grep -n 'pin: none' g.yaml)" \
+  || ok "the naive default is neither recommended, fastest nor a runner-up"
 
 expect_exit 0 "a second tune reuses the trials" $R tune $T --quiet -o g2.yaml
 reused=$(sed -n 's/^    reused: //p' g2.yaml)
 [ "${reused:-0}" -eq 2 ] && ok "both trials were reused" || not_ok "trials were reused" "reused: $reused"
+[ "$(ls results | wc -l)" -eq 2 ] && [ "$(grep -c '^role: naive$' results/*.yaml | grep -c ':1$')" -eq 1 ] \
+  && ok "and so was the naive default's: measured once in the two journals" \
+  || not_ok "the naive default reused" "$(grep -c '^role: naive$' results/*.yaml)"
 expect_exit 0 "--fresh measures again" $R tune $T --quiet --fresh -o g3.yaml
 expect_grep "^    reused: 0$" g3.yaml "--fresh reuses nothing"
 
@@ -57,7 +72,8 @@ K="--workload transformer --backend cpu --no-crossover --space t3.space --strate
 start_logged kill.fifo $R tune $K -o k.yaml
 wait_trials 2 kill.log && ok "the run reported two trials" || not_ok "two trials reported" "$(cat kill.log)"
 kill -9 $PID; wait $PID 2>/dev/null; exec 3<&-
-before=$(($(grep -c '^\.\.\.$' results/*.yaml) - 1))
+# the search's trials (the naive default's, measured first, is reused too but not counted)
+before=$(($(grep -c '^\.\.\.$' results/*.yaml) - 1 - $(grep -c '^role: naive$' results/*.yaml)))
 [ "$before" -ge 2 ] && ok "the killed run journaled $before trials" || not_ok "killed run journaled trials" "$before"
 expect_exit 0 "--resume continues the killed run" $R tune $K --resume -o k.yaml
 reused=$(sed -n 's/^    reused: //p' k.yaml)
@@ -66,6 +82,20 @@ expect_grep "^    trials: 3$" k.yaml "and measured the rest of the grid"
 [ "$(ls results | wc -l)" -eq 1 ] && ok "resume appended to the same journal" || not_ok "same journal" "$(ls results)"
 dups=$(grep '^point:' results/*.yaml | sort | uniq -d | wc -l)
 [ "$dups" -eq 0 ] && ok "no point was measured twice" || not_ok "no point measured twice" "$dups duplicates"
+
+# The naive default is recommended only when the search measures it as a point of its own:
+# a space of that one point gives it twice in the journal, as the naive default and as the
+# search's trial, and the search's is the recommendation.
+printf 'workload: gemm\nparams:\n  backend: [cpu]\n  precision: [fp32]\n  threads: [%s]\n  pin: [none]\n' "$cores" >n1.space
+rm -rf results
+expect_exit 0 "a space whose one point is the naive default" $R tune --workload gemm --backend cpu \
+  --no-crossover --space n1.space --budget 60 --quiet -o n1.yaml
+expect_grep "^      point: \{backend: cpu, precision: fp32, threads: $cores, pin: none\}$" \
+  n1.yaml "the search's point is recommended"
+expect_grep "^    trials: 1$" n1.yaml "as the search's one trial"
+npin=$(grep -c 'pin: none}$' results/*.yaml); nnaive=$(grep -c '^role: naive$' results/*.yaml)
+[ "$npin" -eq 2 ] && [ "$nnaive" -eq 1 ] && ok "the journal has the point twice, once as the naive default" \
+  || not_ok "the point twice in the journal" "$npin times, $nnaive naive"
 
 # SIGINT: best so far, exit 130
 start_logged int.fifo $R tune --workload transformer --backend cpu --no-crossover --budget 60 --fresh -o i.yaml
@@ -93,6 +123,11 @@ expect_exit 2 "a workload given twice" $R tune --workload gemm,gemm -o keep.yaml
 expect_exit 2 "a --shape the workload rejects" $R tune --workload transformer --shape d_model=768,heads=5 -o keep.yaml
 expect_grep "not a multiple of heads" "$TMP/err" "with the workload's reason"
 expect_exit 2 "an unknown backend" $R tune --backend tpu -o keep.yaml
+long=$(printf 'd_model=768,%.0s' $(seq 50) | head -c 600)
+expect_exit 2 "a --shape of 600 characters" $R tune --shape "$long" -o keep.yaml
+expect_grep "^rigtune tune: --shape: longer than 512 characters \(600\)$" "$TMP/err" "is refused whole, naming --shape and its limit"
+expect_exit 2 "an empty item of --workload" $R tune --workload gemm,,ppo -o keep.yaml
+expect_grep "--workload: empty item 2 in 'gemm,,ppo'" "$TMP/err" "names --workload and the item"
 printf 'workload: ppo\nparams:\n  batch: [8, 16]\n' >bad4.yaml
 expect_exit 2 "a knob the workload does not read" $R tune --workload ppo --space bad4.yaml -o keep.yaml
 expect_grep "bad4.yaml:3:3: params: ppo does not read 'batch'" "$TMP/err" "names the place and the knob"
