@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -189,6 +190,54 @@ static void test_missing_file(void **state)
 	rt_config_free(&c);
 }
 
+/* Files a configuration names: as written, else beside it, else from its parent directory. */
+static void test_locate(void **state)
+{
+	(void)state;
+	char top[] = "/tmp/rt-locate-XXXXXX", f[200], out[300], want[300];
+	assert_non_null(mkdtemp(top));
+	snprintf(f, sizeof f, "%s/configs", top);
+	assert_int_equal(mkdir(f, 0700), 0);
+	snprintf(f, sizeof f, "%s/results", top);
+	assert_int_equal(mkdir(f, 0700), 0);
+	const char *files[] = {"results/j.yaml", "configs/near.csv"};
+	for (size_t i = 0; i < RT_COUNT(files); i++) {
+		snprintf(f, sizeof f, "%s/%s", top, files[i]);
+		FILE *fp = fopen(f, "w");
+		assert_non_null(fp);
+		fclose(fp);
+	}
+	rt_config c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.path, sizeof c.path, "%s/configs/host.yaml", top);
+
+	assert_int_equal(rt_config_locate(&c, "results/j.yaml", out, sizeof out), 1);
+	snprintf(want, sizeof want, "%s/configs/../results/j.yaml", top);
+	assert_string_equal(out, want);
+	assert_int_equal(rt_config_locate(&c, "near.csv", out, sizeof out), 1);
+	snprintf(want, sizeof want, "%s/configs/near.csv", top);
+	assert_string_equal(out, want);
+	snprintf(f, sizeof f, "%s/results/j.yaml", top);
+	assert_int_equal(rt_config_locate(&c, f, out, sizeof out), 1);
+	assert_string_equal(out, f);
+
+	assert_int_equal(rt_config_locate(&c, "absent.yaml", out, sizeof out), 0);
+	snprintf(want, sizeof want, "%s/configs/../absent.yaml", top);
+	assert_string_equal(out, want);
+	assert_int_equal(rt_config_locate(&c, "/nonexistent/j.yaml", out, sizeof out), 0);
+	assert_string_equal(out, "/nonexistent/j.yaml");
+
+	for (size_t i = 0; i < RT_COUNT(files); i++) {
+		snprintf(f, sizeof f, "%s/%s", top, files[i]);
+		unlink(f);
+	}
+	snprintf(f, sizeof f, "%s/configs", top);
+	rmdir(f);
+	snprintf(f, sizeof f, "%s/results", top);
+	rmdir(f);
+	rmdir(top);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -197,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_crossover_replay),
 		cmocka_unit_test(test_point_decode_names_the_place),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_locate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -174,26 +174,6 @@ static int add_curve_points(rt_baseline *b, const sweep_curve *c, size_t min_siz
 }
 
 /*
- * A file the configuration names (search.journal, crossover.replay) into
- * out: as written (relative to where tune ran, usually here), else, when
- * relative, from the configuration's parent directory
- * (configs/../results/...). 0 when it is at neither (out holds the last
- * place tried).
- */
-static int find_beside(const rt_baseline *b, const char *name, char *out, size_t len)
-{
-	snprintf(out, len, "%s", name);
-	if (access(name, F_OK) == 0)
-		return 1;
-	if (name[0] == '/')
-		return 0;
-	char copy[sizeof b->path];
-	snprintf(copy, sizeof copy, "%s", b->path);
-	snprintf(out, len, "%s/../%s", dirname(copy), name);
-	return access(out, F_OK) == 0;
-}
-
-/*
  * The saved sweep into b->sweep: the one a configuration names
  * (crossover.replay), else JOURNAL-crossover.csv for JOURNAL.yaml; 0 when
  * there is none.
@@ -201,7 +181,7 @@ static int find_beside(const rt_baseline *b, const char *name, char *out, size_t
 static int sweep_csv_path(rt_baseline *b)
 {
 	const char *named = b->cfg ? b->cfg->crossover_replay : NULL;
-	if (named && find_beside(b, named, b->sweep, sizeof b->sweep))
+	if (named && rt_config_locate(b->cfg, named, b->sweep, sizeof b->sweep))
 		return 1;
 	if (rt_journal_sweep_path(b->journal, 1, b->sweep, sizeof b->sweep) == RT_OK &&
 	    access(b->sweep, F_OK) == 0)
@@ -315,7 +295,7 @@ static int add_sweep(rt_baseline *b, const rt_journal_record *recs, size_t n, ch
 
 /* ---- a configuration ---- */
 
-/* The journal that search.journal names (find_beside). */
+/* The journal that search.journal names (rt_config_locate). */
 static int resolve_journal(rt_baseline *b, char *err, size_t errlen)
 {
 	const char *j = b->cfg->journal;
@@ -324,7 +304,7 @@ static int resolve_journal(rt_baseline *b, char *err, size_t errlen)
 			       "%s: no search.journal: a baseline needs the journal with the "
 			       "samples (a configuration written by `rigtune tune` names it)",
 			       b->path);
-	if (find_beside(b, j, b->journal, sizeof b->journal) || j[0] == '/')
+	if (rt_config_locate(b->cfg, j, b->journal, sizeof b->journal) || j[0] == '/')
 		return RT_OK;
 	return rt_fail(err, errlen, RT_EINVAL,
 		       "%s: its journal %s is not there (nor at %s): the samples to compare "

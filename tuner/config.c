@@ -161,6 +161,24 @@ void rt_config_free(rt_config *c)
 	c->nrecs = 0;
 }
 
+int rt_config_locate(const rt_config *c, const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "%s", name);
+	if (access(out, F_OK) == 0 || name[0] == '/')
+		return access(out, F_OK) == 0;
+	char dir[sizeof c->path];
+	snprintf(dir, sizeof dir, "%s", c->path);
+	char *slash = strrchr(dir, '/');
+	const char *cfgdir = slash ? (*slash = '\0', dir) : ".";
+	static const char *const up[] = {"", "/.."};
+	for (size_t i = 0; i < RT_COUNT(up); i++) {
+		snprintf(out, len, "%s%s/%s", cfgdir, up[i], name);
+		if (access(out, F_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 const rt_config_rec *rt_config_find(const rt_config *c, const char *name)
 {
 	for (int i = 0; i < c->nrecs; i++)

@@ -74,6 +74,14 @@ typedef struct rt_config {
 int rt_config_load(const char *path, rt_config *c, char *err, size_t errlen);
 void rt_config_free(rt_config *c); /* accepts a config that failed to load */
 
+/*
+ * Where a file that c names (search.journal, crossover.replay) is: as
+ * written (relative to where tune ran, usually here), else, when relative,
+ * from the configuration's directory or its parent (configs/../results/...).
+ * 1 with its path in out when found; 0 with the last place tried in out.
+ */
+int rt_config_locate(const rt_config *c, const char *name, char *out, size_t len);
+
 /* The entry called name, NULL if none. */
 const rt_config_rec *rt_config_find(const rt_config *c, const char *name);
 /* The value of key in kvs, NULL if absent. */

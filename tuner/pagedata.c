@@ -418,25 +418,28 @@ static int load_config_journals(rt_page *pg, char *err, size_t errlen)
 		return RT_OK;
 	}
 	const rt_ynode *jn = rt_yr_at(&c->yr, rt_yr_root(&c->yr), "search.journal");
-	if (access(c->journal, R_OK))
+	char journal[2200];
+	if (!rt_config_locate(c, c->journal, journal, sizeof journal))
+		snprintf(journal, sizeof journal, "%s", c->journal);
+	if (access(journal, R_OK))
 		return rt_fail(err, errlen, RT_EINVAL,
 		               "%s:%zu:%zu: search.journal: cannot read %s: %s (name the journal "
 		               "with --journal FILE)",
 		               c->path, jn->start_mark.line + 1, jn->start_mark.column + 1,
-		               c->journal, strerror(errno));
-	char *dup = strdup(c->journal), **paths = NULL;
+		               journal, strerror(errno));
+	char *dup = strdup(journal), **paths = NULL;
 	size_t n = 0, upto = 0;
 	if (!dup)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 	int rc = rt_journal_list(dirname(dup), c->hostname, &paths, &n, err, errlen);
-	while (rc == RT_OK && upto < n && strcmp(base_name(paths[upto]), base_name(c->journal)))
+	while (rc == RT_OK && upto < n && strcmp(base_name(paths[upto]), base_name(journal)))
 		upto++;
 	if (rc == RT_OK && upto < n) {
 		size_t from = upto + 1 > RT_PG_MAX_JOURNALS ? upto + 1 - RT_PG_MAX_JOURNALS : 0;
 		for (size_t i = from; i <= upto && rc == RT_OK; i++)
 			rc = load_journal(pg, paths[i], err, errlen);
 	} else if (rc == RT_OK) {
-		rc = load_journal(pg, c->journal, err, errlen);
+		rc = load_journal(pg, journal, err, errlen);
 	}
 	rt_journal_list_free(paths, n);
 	free(dup);
@@ -742,13 +745,15 @@ static int config_crossover(rt_page *pg, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	snprintf(pg->xo.source, sizeof pg->xo.source, "the analysis in %s", c->path);
-	const char *csv = c->crossover_replay;
-	if (!csv) {
+	char csv[sizeof pg->xo.obs_file];
+	if (!c->crossover_replay) {
 		snprintf(pg->xo.obs_note, sizeof pg->xo.obs_note,
 		         "%s does not record the sweep's observations: the fitted curves alone",
 		         c->path);
 		return RT_OK;
 	}
+	if (!rt_config_locate(c, c->crossover_replay, csv, sizeof csv))
+		snprintf(csv, sizeof csv, "%s", c->crossover_replay);
 	if (access(csv, R_OK)) {
 		snprintf(
 		    pg->xo.obs_note, sizeof pg->xo.obs_note,

@@ -156,33 +156,6 @@ static int cmp_long(const void *a, const void *b)
 	return (*x > *y) - (*x < *y);
 }
 
-/* The journal as written, or beside the configuration (configs/../results/...). */
-static int find_journal(const rt_config *c, char *path, size_t len)
-{
-	const char *j = c->journal;
-	if (!j)
-		return 0;
-	char dir[1024];
-	snprintf(dir, sizeof dir, "%s", c->path);
-	char *slash = strrchr(dir, '/');
-	const char *cfgdir = slash ? (*slash = 0, dir) : ".";
-	char up[1100];
-	snprintf(up, sizeof up, "%s/..", cfgdir);
-	const char *bases[] = {NULL, cfgdir, up};
-	for (size_t i = 0; i < RT_COUNT(bases); i++) {
-		if (i && j[0] == '/')
-			break;
-		if (bases[i])
-			snprintf(path, len, "%s/%s", bases[i], j);
-		else
-			snprintf(path, len, "%s", j);
-		if (access(path, R_OK) == 0)
-			return 1;
-	}
-	snprintf(path, len, "%s", j);
-	return 0;
-}
-
 static void read_journal(rt_sweep_plan *plan, evidence *e)
 {
 	char path[2200], why[RT_ERRLEN];
@@ -192,8 +165,9 @@ static void read_journal(rt_sweep_plan *plan, evidence *e)
 		note(plan, "The configuration names no journal: memory above the knee is estimated.");
 		return;
 	}
-	if (!find_journal(plan->cfg, path, sizeof path)) {
-		note(plan, "Its journal %s is not here: memory above the knee is estimated.", path);
+	if (!rt_config_locate(plan->cfg, plan->cfg->journal, path, sizeof path)) {
+		note(plan, "Its journal %s is not here: memory above the knee is estimated.",
+		     plan->cfg->journal);
 		return;
 	}
 	if (rt_journal_load(path, &recs, &n, NULL, NULL, why, sizeof why)) {
