@@ -16,8 +16,8 @@
 #include "hints.h"
 #include "params.h"
 #include "measure_yaml.h"
-#include "tune.h"
-#include "tune_target.h"
+#include "tune_run.h"
+#include "usercmd_knobs.h"
 
 /* A mapping of scalars into kvs (point: {...}, env: {...}). */
 static int decode_kvs(const rt_yr *r, const rt_ynode *map, const char *what, rt_config_kvs *kvs)

@@ -127,8 +127,8 @@ int rt_config_bad(const rt_config *c, const char *path, char *err, size_t errlen
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /*
- * The writer: the document of a tune run (tune.h; declared here by its struct
- * tags so that a reader of configurations does not include the tune loop) as
+ * The writer: the document of a tune run (tune_run.h; declared here by its
+ * struct tags so that a reader of configurations does not include the run) as
  * YAML text (*text malloc'd, *len bytes): per workload the recommended point
  * (the knee), the fastest, runner-ups, what to export and what to tell the
  * framework, and why, in one sentence; the crossover and the search.
