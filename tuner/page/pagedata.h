@@ -2,7 +2,7 @@
  * pagedata.h: what `rigtune report` shows, gathered from its inputs: the
  * configuration `tune` wrote (config.h), the journals of its trials
  * (journal.h), the crossover's observations (replay.h) and a check's result
- * (check/check.h). page.h draws it; nothing here knows HTML.
+ * (check/check_result.h). page.h draws it; nothing here knows HTML.
  *
  * Which trials a workload's chart shows: those of the configuration's
  * machine (same fingerprint) and model shape (every shape key but the one
@@ -13,7 +13,7 @@
 #define RT_PAGEDATA_H
 
 #include "../../search/fit.h"
-#include "../check/check.h"
+#include "../check/check_result.h"
 #include "../config.h"
 #include "../crossover.h"
 #include "../journal.h"
