@@ -330,7 +330,7 @@ static void test_machine_section(void **state)
 		"  memory_gib: {total: 15.5}\n"
 		"  blas: {library: OpenBLAS, precisions: [fp64, fp32]}\n"
 		"  accelerators:\n"
-		"  - {backend: cuda, available: true, devices: [{name: GPU, memory_gib: 24,"
+		"  - {backend: cuda, available: true, devices: [{index: 0, name: GPU, memory_gib: 24,"
 		" compute_units: 128, precisions: [fp32, bf16]}]}\n"
 		"  - {backend: hip, available: false, reason: no plugin}\n"));
 	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
@@ -357,6 +357,7 @@ static void test_machine_section(void **state)
 	assert_true(m.accel[0].dev[0].memory_gib == 24 && m.accel[0].dev[0].compute_units == 128);
 	assert_string_equal(m.accel[0].dev[0].precisions.name[1], "bf16");
 	assert_null(m.accel[0].dev[0].driver);
+	assert_true(m.accel[0].dev[0].index == 0);
 	assert_int_equal(m.accel[1].available, 0);
 	assert_string_equal(m.accel[1].reason, "no plugin");
 	assert_int_equal(m.accel[1].ndevices, 0);

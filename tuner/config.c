@@ -370,11 +370,12 @@ static void read_accel(const rt_yr *r, const rt_ynode *a, rt_config_accel *ac)
 	ac->backend = str_at(r, a, "backend");
 	ac->available = av && !strcmp(av, "true");
 	ac->reason = str_at(r, a, "reason");
-	for (int d = 0; ac->available && d < rt_yr_nitems(devs) && d < RT_MAX_DEVICES; d++) {
+	for (int d = 0; d < rt_yr_nitems(devs) && d < RT_MAX_DEVICES; d++) {
 		const rt_ynode *dv = rt_yr_item(r, devs, d);
 		rt_config_device *cd = &ac->dev[ac->ndevices++];
 		cd->name = str_at(r, dv, "name");
 		cd->driver = str_at(r, dv, "driver");
+		cd->index = num_at(r, dv, "index");
 		cd->memory_gib = num_at(r, dv, "memory_gib");
 		cd->compute_units = num_at(r, dv, "compute_units");
 		read_precisions(r, rt_yr_get(r, dv, "precisions"), &cd->precisions);

@@ -148,11 +148,11 @@ typedef struct rt_config_cpukind {
 /* One device of an accelerator (accelerators[].devices[]). */
 typedef struct rt_config_device {
 	const char *name, *driver;
-	double memory_gib, compute_units;
+	double index, memory_gib, compute_units;
 	rt_config_precisions precisions;
 } rt_config_device;
 
-/* One backend of accelerators[]: its devices when it is available, else why not. */
+/* One backend of accelerators[]: its devices, or why it is not available. */
 typedef struct rt_config_accel {
 	const char *backend, *reason;
 	int available; /* available: true */

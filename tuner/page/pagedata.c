@@ -179,7 +179,7 @@ static void machine_accels(const rt_config_machine *cm, rt_pg_machine *m)
 		pa->available = a->available;
 		snprintf(pa->detail, sizeof pa->detail, "%s",
 		         pa->available ? "" : a->reason ? a->reason : "");
-		for (int d = 0; d < a->ndevices; d++) {
+		for (int d = 0; pa->available && d < a->ndevices; d++) {
 			const rt_config_device *dv = &a->dev[d];
 			char prec[128];
 			join_precisions(&dv->precisions, " ", prec, sizeof prec);
