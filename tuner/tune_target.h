@@ -14,7 +14,6 @@
 
 #include <hwloc.h>
 
-#include "usercmd_knobs.h"
 #include "journal.h"
 #include "progress.h"
 #include "tune_run.h"
