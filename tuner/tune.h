@@ -71,6 +71,7 @@ typedef struct rt_tune_trial {
 	int feasible, reused;
 	int naive;               /* the naive default (naive.h): journaled as such, never ranked */
 	int skipped;             /* not run: predicted over its cap (reason says) */
+	int predicted;           /* the naive default not measured: median, step_seconds predicted */
 	rt_cause cause;          /* why not, when !feasible */
 	double score;            /* what the search maximizes: median, 1/median when minimizing */
 	double median, ci_lo, ci_hi, cv, step_seconds;
@@ -115,6 +116,8 @@ typedef struct rt_tune_run {
 	int interrupted;
 	const char *strategy;
 	rt_xo_data crossover;      /* the sweep's observations; square NULL when not measured */
+	int xo_fitted;             /* xo is the analysis of crossover (fitted within the budget) */
+	rt_xo_analysis xo;
 	rt_frameworks frameworks;  /* of the Python the hints are for */
 } rt_tune_run;
 
@@ -139,12 +142,20 @@ int rt_tune_top_trials(const rt_tune_workload *twl, const int *skip, int nskip, 
  * The recommendation of twl (status RT_OK, a feasible best): *fastest the
  * best trial; *rec the knee (rt_knee_point), unless the naive default
  * (twl->naive) is not beaten beyond its noise (the fastest's median within
- * its CI), where *rec is the trial of its nearest point of the space and
+ * its CI), where *rec is the naive default itself (&twl->naive; the trial
+ * of its nearest point of the space when it was not measured) and
  * *naive_kept is 1, or the knee falls below the naive default's median,
  * where *rec is the fastest. RT_EINVAL when twl has nothing to recommend.
  */
 int rt_tune_pick(const rt_tune_workload *twl, const rt_tune_trial **fastest,
 		 const rt_tune_trial **rec, int *naive_kept);
+
+/*
+ * How many times the naive default's throughput rec gives (its median over
+ * the naive default's, measured or predicted); 0 when there is no naive
+ * figure (a user's command, a backend not here).
+ */
+double rt_tune_naive_ratio(const rt_tune_workload *twl, const rt_tune_trial *rec);
 
 /* Whether any workload of the run got a recommendation. */
 int rt_tune_recommends(const rt_tune_run *run);
