@@ -521,7 +521,7 @@ static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *
 	rt_yw_end_map(w);
 }
 
-/* The crossover analysis of the sweep tune made (fitted there), or null (not measured, or unusable). */
+/* The analysis of tune's crossover sweep (fitted there), or null (not measured, or unusable). */
 static void emit_crossover(rt_yw *w, const rt_tune_run *run)
 {
 	rt_yw_str(w, "crossover");

@@ -47,6 +47,12 @@ void rt_measure_defaults(rt_measure_opts *o);
 /* A coefficient of variation above this flags a measurement as unstable. */
 #define RT_UNSTABLE_CV 0.05
 
+/*
+ * Why a trial was not run (rt_measurement.skipped): a step predicted over
+ * its cap, or the trial predicted to end past the budget.
+ */
+enum { RT_SKIP_CAP = 1, RT_SKIP_BUDGET = 2 };
+
 typedef struct rt_measurement {
 	int feasible;
 	rt_cause cause;        /* why not, when !feasible (never RT_CAUSE_NONE then) */
@@ -61,7 +67,7 @@ typedef struct rt_measurement {
 	double step_seconds;   /* median seconds per step */
 	double setup_seconds;  /* the trial's start until its warm-up (backend, workload setup) */
 	double seconds;        /* wall time of the whole trial */
-	int skipped;           /* not run: a step was predicted to overrun the cap (reason says) */
+	int skipped;           /* not run (RT_SKIP_CAP, RT_SKIP_BUDGET: the reason says), else 0 */
 	double contention;     /* share of its CPUs' time other processes took (contention.h) */
 	int contended;         /* contention above rt_contended_share(): the figures are low */
 	char gemm_impl[160];   /* what the GEMMs ran on, "" if the backend does not say */

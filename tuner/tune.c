@@ -256,6 +256,8 @@ int rt_tune_objective(const rt_space *s, const int *idx, double cap, void *user,
 		return rc;
 	}
 	c->twl->reused += t->reused;
+	/* a trial that did not fit less than a cap left: no other will (search_clock) */
+	c->spent |= t->skipped == RT_SKIP_BUDGET && c->deadline - rt_now() < cap;
 	report_trial(c, s, t);
 	*value = t->score;
 	*cause = t->cause;
@@ -528,6 +530,17 @@ static int result_of_prior(tune_ctx *c)
 	return r ? RT_OK : RT_ENOMEM;
 }
 
+/*
+ * The strategy's clock (rt_search_opts): the real one, run on to the end of
+ * its budget once a trial did not fit what was left of the budget, so that
+ * the strategy stops instead of proposing points that cannot run.
+ */
+static double search_clock(void *user)
+{
+	const tune_ctx *c = user;
+	return c->spent ? fmax(rt_now(), c->search_end) : rt_now();
+}
+
 /* The recommendation against the naive default, for the progress. */
 static void report_ratio(tune_ctx *c)
 {
@@ -565,6 +578,9 @@ static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 	so.nprior = c->nprior;
 	so.start = c->have_start ? c->start : NULL;
 	so.budget_s = (deadline - rt_now()) * (twl->target->confirm ? 1 - CONFIRM_SHARE : 1);
+	so.clock = search_clock;
+	so.clock_user = c;
+	c->search_end = rt_now() + so.budget_s;
 	if (rc == RT_OK)
 		rc = rt_search_run(st, twl->space, rt_tune_objective, c, &so, &twl->result, err, errlen);
 	if (rc == RT_OK)

@@ -217,11 +217,11 @@ static double predicted_step(const tune_ctx *c, const rt_tune_trial *t, double *
 	return cpu ? s * ref->pt.threads / t->pt.threads : s;
 }
 
-/* A trial not run, with the reason: a timeout foreseen. */
-static int skip(rt_measurement *m, const char *fmt, double a, double b)
+/* A trial not run (why: RT_SKIP_CAP, RT_SKIP_BUDGET), with the reason: a timeout foreseen. */
+static int skip(rt_measurement *m, int why, const char *fmt, double a, double b)
 {
 	memset(m, 0, sizeof *m);
-	m->skipped = 1;
+	m->skipped = why;
 	m->cause = RT_CAUSE_TIMEOUT;
 	snprintf(m->reason, sizeof m->reason, fmt, a, b);
 	return RT_OK;
@@ -240,9 +240,11 @@ static int workload_measure(const tune_ctx *c, const rt_tune_trial *t, double ca
 	double setup, step = predicted_step(c, t, &setup, &ref);
 	double trial = setup + (step >= cap / 4 ? 2 * step : cap), left = c->deadline - rt_now();
 	if (step > cap)
-		return skip(m, "predicted %.2g s a step, over the %.2g s trial cap", step, cap);
+		return skip(m, RT_SKIP_CAP, "predicted %.2g s a step, over the %.2g s trial cap", step,
+			    cap);
 	if (c->deadline > 0 && trial > left + cap / 2)
-		return skip(m, "predicted %.2g s with its setup, %.2g s left in the budget", trial,
+		return skip(m, RT_SKIP_BUDGET,
+			    "predicted %.2g s with its setup, %.2g s left in the budget", trial,
 			    left > 0 ? left : 0);
 	rt_measure_opts mo;
 	measure_opts(cap, &mo);
