@@ -36,7 +36,7 @@
 /* A screening point gets at least this cap, else it is left unscreened. */
 #define MIN_TRIAL_S 0.1
 /* The naive default's cap: this share of the workload's budget, or the trials' cap. */
-#define NAIVE_SHARE 0.2
+#define NAIVE_SHARE 0.1
 #define SETUP_S 20.0
 
 /* ---- the machine's backends ---- */
