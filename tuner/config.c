@@ -370,10 +370,8 @@ static void emit_command_run(rt_yw *w, const rt_tune_run *run, const rt_tune_wor
 static void emit_runner_ups(rt_yw *w, const rt_tune_workload *twl, const rt_tune_trial *best,
 			    const rt_tune_trial *knee)
 {
-	/* the knee may be the naive default (rt_tune_pick), which is no trial */
-	int skip[2] = {(int)(best - twl->trials), knee == &twl->naive ? -1 : (int)(knee - twl->trials)},
-	    top[RUNNER_UPS];
-	RT_BUG_ON(skip[0] < 0 || skip[0] >= twl->ntrials || skip[1] < -1 || skip[1] >= twl->ntrials);
+	int skip[2] = {(int)(best - twl->trials), (int)(knee - twl->trials)}, top[RUNNER_UPS];
+	RT_BUG_ON(skip[0] < 0 || skip[0] >= twl->ntrials || skip[1] < 0 || skip[1] >= twl->ntrials);
 	int n = rt_tune_top_trials(twl, skip, 2, top, RUNNER_UPS);
 	rt_yw_str(w, "runner_ups");
 	rt_yw_seq(w, 0);

@@ -403,9 +403,8 @@ int rt_tune_pick(const rt_tune_workload *twl, const rt_tune_trial **fastest,
 		naive = cand;
 	if (!naive)
 		return RT_OK;
-	if ((*fastest)->median <= naive->ci_hi) {
-		/* nothing beat it beyond its noise: keep it as an untuned run is (no pinning) */
-		*rec = naive;
+	if ((*fastest)->median <= naive->ci_hi && cand && cand->feasible) {
+		*rec = cand; /* nothing beat the naive default beyond its noise: keep it */
 		*naive_kept = 1;
 	} else if ((*rec)->median < naive->median) {
 		*rec = *fastest; /* the knee gave up more than tuning won */
@@ -516,6 +515,27 @@ static int confirm_best(tune_ctx *c, double deadline, char *err, size_t errlen)
 	return interrupted ? RT_OK : rc;
 }
 
+/*
+ * When nothing measured beat the naive default beyond its noise and its
+ * point of the space was not measured (the budget ran out), there is no
+ * point to recommend but the naive default itself: the configuration says
+ * so instead of recommending something slower.
+ */
+static void keep_naive_unbeaten(rt_tune_workload *twl)
+{
+	const rt_tune_trial *fastest, *rec;
+	int kept;
+	if (rt_tune_pick(twl, &fastest, &rec, &kept) || kept || !twl->naive.feasible ||
+	    fastest->median > twl->naive.ci_hi || trial_at(twl, twl->naive_idx))
+		return;
+	twl->status = RT_EINFEASIBLE;
+	snprintf(twl->note, sizeof twl->note,
+		 "nothing measured beat the naive default (%s %s, %d threads, no pinning: %.4g %s) "
+		 "beyond the noise: keep it",
+		 twl->naive.pt.backend, rt_precision_name(twl->naive.pt.precision),
+		 twl->naive.pt.threads, twl->naive.median, twl->unit);
+}
+
 /* The search's result of the trials measured before it alone (an interrupted run). */
 static int result_of_prior(tune_ctx *c)
 {
@@ -601,6 +621,8 @@ static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 		twl->status = RT_EINFEASIBLE;
 		snprintf(twl->note, sizeof twl->note, "every point measured was infeasible");
 	}
+	if (rc == RT_OK && twl->status == RT_OK)
+		keep_naive_unbeaten(twl);
 	if (rc == RT_OK && twl->status == RT_OK)
 		report_ratio(c);
 	return rc;

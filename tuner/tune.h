@@ -143,8 +143,7 @@ int rt_tune_top_trials(const rt_tune_workload *twl, const int *skip, int nskip, 
  * The recommendation of twl (status RT_OK, a feasible best): *fastest the
  * best trial; *rec the knee (rt_knee_point), unless the naive default
  * (twl->naive) is not beaten beyond its noise (the fastest's median within
- * its CI), where *rec is the naive default itself (&twl->naive; the trial
- * of its nearest point of the space when it was not measured) and
+ * its CI), where *rec is the trial of its nearest point of the space and
  * *naive_kept is 1, or the knee falls below the naive default's median,
  * where *rec is the fastest. RT_EINVAL when twl has nothing to recommend.
  */
