@@ -47,6 +47,15 @@ double rt_rng_normal(rt_rng *r)
 	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 
+double rt_rng_normal_approx(rt_rng *r)
+{
+	uint64_t x = rt_rng_next(r);
+	double sum = (double)(x & 0xffff) + (double)((x >> 16) & 0xffff) +
+		     (double)((x >> 32) & 0xffff) + (double)(x >> 48);
+	/* four uniforms on [0, 65535]: mean 2 * 65535, variance 4 * (65536^2 - 1) / 12 */
+	return (sum - 2.0 * 65535.0) / 37837.2272; /* the square root of that variance */
+}
+
 uint64_t rt_rng_below(rt_rng *r, uint64_t n)
 {
 	/* Rejection keeps it unbiased; the loop almost never repeats. */

@@ -80,7 +80,9 @@ int rt_search_implied(const rt_search *se, const int *idx)
 {
 	for (int t = 0; t < se->r->ntrials; t++) {
 		const rt_trial *tr = &se->r->trials[t];
-		if (tr->cause != RT_CAUSE_MEMORY)
+		/* a step that overran a whole trial's cap overruns it at larger batches too */
+		if (tr->cause != RT_CAUSE_MEMORY &&
+		    !(tr->cause == RT_CAUSE_TIMEOUT && tr->cap_s >= se->o.trial_s))
 			continue;
 		int p;
 		for (p = 0; p < se->np; p++) {

@@ -62,10 +62,11 @@ int rt_search_visit_at(rt_search *se, const int *x, int p, int vi, double cap,
 /* Trial index of point idx, -1 if it was not evaluated. */
 int rt_search_lookup(const rt_search *se, const int *idx);
 /*
- * Nonzero when a trial that ran out of memory differs from idx only by
- * values of saturating parameters that are no larger than idx's: the
- * monotone rule (a batch that ran out of memory makes every bigger batch of
- * the same settings infeasible). A crash or a timeout implies nothing.
+ * Nonzero when a trial that ran out of memory, or timed out within a whole
+ * trial's cap (opts.trial_s; a tune's step predicted over it), differs from
+ * idx only by values of saturating parameters that are no larger than idx's:
+ * the monotone rule (a batch that ran out of memory or time makes every
+ * bigger batch of the same settings infeasible). A crash implies nothing.
  */
 int rt_search_implied(const rt_search *se, const int *idx);
 /* Nonzero when idx may still be evaluated: feasible, unvisited, not implied infeasible. */

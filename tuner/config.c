@@ -688,6 +688,14 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 			  usable_cores, d, s, sizeof s);
 	if (s[0] && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "; %s", s);
+	double ratio = rt_tune_naive_ratio(twl, knee);
+	if (ratio > 0 && !naive_kept && n < len)
+		n += (size_t)snprintf(buf + n, len - n,
+				      "; %.*fx the naive default (%s %s, %d threads, no pinning: "
+				      "%.3g %s%s)",
+				      ratio < 10, ratio, twl->naive.pt.backend,
+				      rt_precision_name(twl->naive.pt.precision), twl->naive.pt.threads,
+				      twl->naive.median, unit, twl->naive.predicted ? ", predicted" : "");
 	if (twl->unscreened[0] && n < len) /* tune_workload.c's screening */
 		n += (size_t)snprintf(buf + n, len - n, "; not screened: %s", twl->unscreened);
 	/* measured once more when contended: still so means the machine stayed busy */
@@ -749,19 +757,16 @@ static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *
 	rt_yw_end_map(w);
 }
 
-/* The crossover analysis of the sweep tune made, or null (not measured, or unusable). */
-static void emit_crossover(rt_yw *w, const rt_xo_data *d)
+/* The analysis of tune's crossover sweep (fitted there), or null (not measured, or unusable). */
+static void emit_crossover(rt_yw *w, const rt_tune_run *run)
 {
-	rt_xo_shape shape = {0};
-	rt_xo_analysis a;
-	char err[RT_ERRLEN];
 	rt_yw_str(w, "crossover");
-	if (!d->square || rt_xo_fit(d, &shape, &a, err, sizeof err)) {
+	if (!run->xo_fitted) {
 		rt_yw_null(w);
 		return;
 	}
-	rt_xo_emit(w, &a, d, &shape);
-	rt_xo_analysis_free(&a);
+	rt_xo_shape shape = {0}; /* tune's sweep is of square GEMMs alone */
+	rt_xo_emit(w, &run->xo, &run->crossover, &shape);
 }
 
 int rt_config_emit(const rt_tune_run *run, const rt_tune_opts *o, char **text, size_t *len,
@@ -784,7 +789,7 @@ int rt_config_emit(const rt_tune_run *run, const rt_tune_opts *o, char **text, s
 	rt_yw_end_map(&w);
 	rt_yw_str(&w, "frameworks");
 	rt_frameworks_emit(&w, &run->frameworks);
-	emit_crossover(&w, &run->crossover);
+	emit_crossover(&w, run);
 	rt_yw_str(&w, "search");
 	rt_yw_map(&w, 0);
 	rt_yw_kstr(&w, "strategy", run->strategy);

@@ -132,24 +132,35 @@ static void probe_line(void *user, int is_err, const char *text)
 	}
 }
 
-/* One framework's probe in a child; RT_EINVAL when python cannot be run at all. */
-static int probe_one(const char *python, rt_fw_id id, double deadline_s, rt_frameworks *all,
+/* Less than this left of the probes' time: a framework is not probed. */
+#define MIN_PROBE_S 0.05
+
+/*
+ * One framework's probe in a child, until `until` (rt_now's clock); RT_EINVAL
+ * when python cannot be run at all.
+ */
+static int probe_one(const char *python, rt_fw_id id, double until, rt_frameworks *all,
 		     char *executable, size_t exlen, char *err, size_t errlen)
 {
 	rt_framework *f = &all->fw[id];
 	char *argv[] = {(char *)python, "-c", (char *)probes[id].script, NULL};
+	double deadline_s = until - rt_now();
 	probe_out o = {.f = f, .all = all};
 	rt_usercmd c = {.argv = argv, .timeout_s = deadline_s, .line = probe_line, .user = &o};
 	rt_usercmd_exit x;
 	memset(f, 0, sizeof *f);
 	f->name = probes[id].name;
+	if (deadline_s < MIN_PROBE_S) {
+		snprintf(f->note, sizeof f->note, "not probed: the probes' time was spent");
+		return RT_OK;
+	}
 	int rc = rt_usercmd_run(&c, &x, err, errlen);
 	if (rc)
 		return rc;
 	snprintf(executable, exlen, "%s", o.executable);
 	int ok = WIFEXITED(x.status) && WEXITSTATUS(x.status) == 0;
 	if (x.timed_out)
-		snprintf(f->note, sizeof f->note, "the probe timed out after %.0f s", deadline_s);
+		snprintf(f->note, sizeof f->note, "the probe timed out after %.1f s", deadline_s);
 	else if (ok && o.absent)
 		snprintf(f->note, sizeof f->note, "not installed");
 	else if (!ok)
@@ -162,14 +173,13 @@ static int probe_one(const char *python, rt_fw_id id, double deadline_s, rt_fram
 }
 
 /* Every framework of one python into out; RT_EINVAL when it cannot run. */
-static int probe_python(const char *python, double deadline_s, rt_frameworks *out,
+static int probe_python(const char *python, double until, rt_frameworks *out,
 			char *executable, size_t exlen, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
 	snprintf(out->python, sizeof out->python, "%s", python);
 	for (int id = 0; id < RT_NFW; id++) {
-		int rc = probe_one(python, (rt_fw_id)id, deadline_s, out, executable, exlen, err,
-				   errlen);
+		int rc = probe_one(python, (rt_fw_id)id, until, out, executable, exlen, err, errlen);
 		if (rc)
 			return rc;
 	}
@@ -181,9 +191,10 @@ int rt_frameworks_probe(const char *python, double deadline_s, rt_frameworks *ou
 			size_t errlen)
 {
 	char exe[256] = "", why[RT_ERRLEN];
+	double until = rt_now() + deadline_s;
 	if (python)
-		return probe_python(python, deadline_s, out, exe, sizeof exe, err, errlen);
-	int rc = probe_python(DEFAULT_PYTHON, deadline_s, out, exe, sizeof exe, why, sizeof why);
+		return probe_python(python, until, out, exe, sizeof exe, err, errlen);
+	int rc = probe_python(DEFAULT_PYTHON, until, out, exe, sizeof exe, why, sizeof why);
 	if (rc == RT_OK && out->fw[RT_FW_PYTORCH].installed)
 		return RT_OK;
 	/* PATH's python3 (a pyenv build, say) lacks what the system's may have */
@@ -191,7 +202,7 @@ int rt_frameworks_probe(const char *python, double deadline_s, rt_frameworks *ou
 	int other = real && strcmp(real, exe);
 	free(real);
 	static rt_frameworks sys; /* large: not on the stack */
-	if (other && probe_python(SYSTEM_PYTHON, deadline_s, &sys, sys_exe, sizeof sys_exe, NULL,
+	if (other && probe_python(SYSTEM_PYTHON, until, &sys, sys_exe, sizeof sys_exe, NULL,
 				  0) == RT_OK &&
 	    sys.fw[RT_FW_PYTORCH].installed) {
 		*out = sys;

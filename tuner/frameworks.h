@@ -27,7 +27,7 @@
 typedef enum rt_fw_id { RT_FW_PYTORCH, RT_FW_JAX, RT_FW_TENSORFLOW, RT_NFW } rt_fw_id;
 
 #define RT_FW_MAX_KV 20
-/* Seconds one framework's probe may take (importing TensorFlow is slow). */
+/* Seconds the probes may take together (importing TensorFlow is slow). */
 #define RT_FRAMEWORK_DEADLINE_S 60
 
 typedef struct rt_framework {
@@ -48,7 +48,8 @@ typedef struct rt_frameworks {
 } rt_frameworks;
 
 /*
- * Probes the interpreter python, each framework within deadline_s seconds.
+ * Probes the interpreter python, every framework within deadline_s seconds
+ * in all (one that cannot start in time is noted "not probed").
  * With python NULL: `python3` on PATH, and where that has no PyTorch,
  * /usr/bin/python3 (the system's, where a distribution's packages go) when
  * that is another interpreter and has it. A default Python that is not there

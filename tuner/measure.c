@@ -114,6 +114,7 @@ void rt_measure_defaults(rt_measure_opts *o)
 	o->max_samples = 200;
 	o->time_cap_s = 5.0;
 	o->timeout_s = 60.0;
+	o->one_step = 0;
 	o->mem_cap = 0;
 }
 
@@ -187,34 +188,55 @@ static double run_steps(const rt_workload *w, void *state, double seconds, long 
 /*
  * The warm-up: warmup_s and two steps, or one step when that one took a
  * quarter of the cap (a second would eat the cap: a step that long is warm).
- * Returns the seconds per step it saw, or a negative code.
+ * Returns the seconds per step it saw, or a negative code; *warm gets what
+ * its steps did and *seconds their time.
  */
 static double warm_up(const rt_workload *w, void *state, const rt_measure_opts *o,
-		      child_report *rep)
+		      child_report *rep, rt_step_result *warm, double *seconds)
 {
-	rt_step_result warm = {0};
 	long first, more = 0;
-	double t = run_steps(w, state, 0, 1, &first, &warm, rep->reason, sizeof rep->reason), t2 = 0;
-	if (t >= 0 && t < o->time_cap_s / 4)
-		t2 = run_steps(w, state, o->warmup_s - t, 1, &more, &warm, rep->reason,
+	double t = run_steps(w, state, 0, 1, &first, warm, rep->reason, sizeof rep->reason), t2 = 0;
+	if (t >= 0 && t < o->time_cap_s / 4 && !o->one_step)
+		t2 = run_steps(w, state, o->warmup_s - t, 1, &more, warm, rep->reason,
 			       sizeof rep->reason);
 	if (t < 0 || t2 < 0)
 		return t < 0 ? t : t2;
+	*seconds = t + t2;
 	return (t + t2) / (double)(first + more);
+}
+
+/* Adds a sample of `steps` steps that took dt seconds and did acc to rep and the totals. */
+static void add_sample(const rt_workload *w, const rt_step_result *acc, double dt, long steps,
+		       double *samples, double *step_times, int *n, rt_step_result *total,
+		       child_report *rep)
+{
+	samples[*n] = acc->items / dt;
+	step_times[(*n)++] = dt / (double)steps;
+	total->items += acc->items;
+	total->flops += acc->flops;
+	for (int p = 0; p < w->nphases; p++)
+		total->phase[p] += acc->phase[p];
+	rep->time_total += dt;
 }
 
 /*
  * The sampling loop of the child; fills rep and samples. A sample starts
  * only when it is expected to end within the cap (the first always does):
  * with a warm-up of one step for a long one, a trial ends within its cap
- * plus one step (plus warmup_s for short steps).
+ * plus one step (plus warmup_s for short steps). A first step that took the
+ * whole cap, or any first step when o->one_step, is the one sample (cold, so
+ * a little slow): the trial is that step, and the device's time is not taken.
  */
 static int child_sample(const rt_workload *w, void *state, const trial_device *dev,
 			const rt_measure_opts *o, child_report *rep, double *samples)
 {
 	long steps;
+	rt_step_result warm = {0}, total = {0};
+	double warm_s = 0;
+	int n = 0;
+	double step_times[CHILD_MAX_SAMPLES];
 	rep->setup_s = rt_now() - rep->setup_s; /* it held the child's start */
-	double step_s = warm_up(w, state, o, rep);
+	double step_s = warm_up(w, state, o, rep, &warm, &warm_s);
 	if (step_s < 0)
 		return (int)step_s;
 	long per_sample = (long)ceil(o->min_sample_s / step_s);
@@ -222,30 +244,26 @@ static int child_sample(const rt_workload *w, void *state, const trial_device *d
 		per_sample = 1;
 
 	int max = o->max_samples < CHILD_MAX_SAMPLES ? o->max_samples : CHILD_MAX_SAMPLES;
-	double step_times[CHILD_MAX_SAMPLES];
-	device_start(dev);
+	int one_step = o->one_step || step_s >= o->time_cap_s;
+	if (one_step)
+		add_sample(w, &warm, warm_s, 1, samples, step_times, &n, &total, rep);
+	else
+		device_start(dev);
 	double start = rt_now();
-	rt_step_result total = {0};
-	int n = 0;
-	while (n < max) {
+	while (!one_step && n < max) {
 		rt_step_result acc = {0};
 		double dt = run_steps(w, state, 0, per_sample, &steps, &acc, rep->reason,
 				      sizeof rep->reason);
 		if (dt < 0)
 			return (int)dt;
-		samples[n] = acc.items / dt;
-		step_times[n++] = dt / (double)steps;
-		total.items += acc.items;
-		total.flops += acc.flops;
-		for (int p = 0; p < w->nphases; p++)
-			total.phase[p] += acc.phase[p];
-		rep->time_total += dt;
+		add_sample(w, &acc, dt, steps, samples, step_times, &n, &total, rep);
 		if (n >= o->min_samples && rel_halfwidth(samples, n) <= o->rel_ci)
 			break;
 		if (rt_now() - start + dt > o->time_cap_s)
 			break;
 	}
-	device_finish(dev, rep->time_total, rep);
+	if (!one_step)
+		device_finish(dev, rep->time_total, rep);
 	rep->nsamples = n;
 	rep->flops_per_item = total.items > 0 ? total.flops / total.items : 0;
 	rep->step_seconds = rt_median(step_times, (size_t)n);

@@ -11,7 +11,8 @@
  * time_cap_s of sampling (one sample at least), or max_samples. A step that
  * takes a quarter of the cap is warmed up once, so that a trial's warm-up
  * and samples overrun its cap by one step at most (or warmup_s, for short
- * steps; setup aside).
+ * steps; setup aside); a first step that took the whole cap is the trial's
+ * one sample.
  * Around the samples, on a backend that offers them, the device's own busy
  * time (events around every kernel and copy) and its vendor monitor's
  * utilization samples are taken, and the GEMM implementation is noted.
@@ -28,6 +29,7 @@ typedef struct rt_measure_opts {
 	int min_samples, max_samples;
 	double time_cap_s;    /* sampling stops after this */
 	double timeout_s;     /* the child is killed after this (setup included) */
+	int one_step;         /* the first step is the one sample (a step too long for two) */
 	uint64_t mem_cap;     /* a CPU trial's address space in bytes; 0: the memory
 				 available when it starts, plus slack for reservations
 				 (none in an AddressSanitizer build) */
@@ -39,11 +41,17 @@ typedef struct rt_measure_opts {
  */
 uint64_t rt_measure_mem_cap(void);
 
-/* warm-up 0.2 s, samples of 10 ms, CI within 2%, 8..200 samples, 5 s cap, 60 s timeout. */
+/* warm-up 0.2 s, samples of 10 ms, CI within 2%, 8..200 samples, 5 s cap, 60 s timeout, warm. */
 void rt_measure_defaults(rt_measure_opts *o);
 
 /* A coefficient of variation above this flags a measurement as unstable. */
 #define RT_UNSTABLE_CV 0.05
+
+/*
+ * Why a trial was not run (rt_measurement.skipped): a step predicted over
+ * its cap, or the trial predicted to end past the budget.
+ */
+enum { RT_SKIP_CAP = 1, RT_SKIP_BUDGET = 2 };
 
 typedef struct rt_measurement {
 	int feasible;
@@ -59,7 +67,7 @@ typedef struct rt_measurement {
 	double step_seconds;   /* median seconds per step */
 	double setup_seconds;  /* the trial's start until its warm-up (backend, workload setup) */
 	double seconds;        /* wall time of the whole trial */
-	int skipped;           /* not run: a step was predicted to overrun the cap (reason says) */
+	int skipped;           /* not run (RT_SKIP_CAP, RT_SKIP_BUDGET: the reason says), else 0 */
 	double contention;     /* share of its CPUs' time other processes took (contention.h) */
 	int contended;         /* contention above rt_contended_share(): the figures are low */
 	char gemm_impl[160];   /* what the GEMMs ran on, "" if the backend does not say */

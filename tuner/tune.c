@@ -50,16 +50,16 @@ static double workload_weight(const rt_tune_workload *twl)
 	return twl->w && twl->w->budget_weight > 0 ? twl->w->budget_weight : 1.0;
 }
 #define CROSSOVER_SHARE 0.12
+/* Of the crossover's time, the share kept for fitting its observations (bootstrap CIs: seconds). */
+#define XO_FIT_SHARE 0.4
 /*
- * The frameworks' probe comes after the measuring (importing PyTorch takes
- * seconds of CPU that no trial should share): PROBE_SHARE of the budget is
- * kept for it, and each framework's probe may run until PROBE_OVER past the
- * budget (PROBE_MIN_S at least), so that a tune ends within its budget + 10%
- * where the imports take seconds.
+ * The frameworks' probe comes first (importing PyTorch takes seconds of CPU
+ * that no trial should share) and is charged to the budget: the measuring
+ * gets what it left. It may take PROBE_SHARE of the budget at most, so that a
+ * short budget still measures; a framework whose import takes longer is
+ * noted as timed out.
  */
-#define PROBE_SHARE 0.05
-#define PROBE_OVER 0.10
-#define PROBE_MIN_S 10.0
+#define PROBE_SHARE 0.25
 /* A user's command: its best points measured again, interleaved (confirm_best). */
 #define CONFIRM_TOP 3
 #define CONFIRM_ROUNDS 3
@@ -256,6 +256,8 @@ int rt_tune_objective(const rt_space *s, const int *idx, double cap, void *user,
 		return rc;
 	}
 	c->twl->reused += t->reused;
+	/* a trial that did not fit less than a cap left: no other will (search_clock) */
+	c->spent |= t->skipped == RT_SKIP_BUDGET && c->deadline - rt_now() < cap;
 	report_trial(c, s, t);
 	*value = t->score;
 	*cause = t->cause;
@@ -410,6 +412,14 @@ int rt_tune_pick(const rt_tune_workload *twl, const rt_tune_trial **fastest,
 	return RT_OK;
 }
 
+double rt_tune_naive_ratio(const rt_tune_workload *twl, const rt_tune_trial *rec)
+{
+	const rt_tune_trial *n = &twl->naive;
+	if (!rec || !(n->feasible || n->predicted) || n->median <= 0 || rec->median <= 0)
+		return 0;
+	return twl->minimize ? n->median / rec->median : rec->median / n->median;
+}
+
 /* A progress line for a point measured again. */
 static void report_again(tune_ctx *c, const rt_tune_trial *t, const rt_measurement *m)
 {
@@ -540,6 +550,31 @@ static int result_of_prior(tune_ctx *c)
 	return r ? RT_OK : RT_ENOMEM;
 }
 
+/*
+ * The strategy's clock (rt_search_opts): the real one, run on to the end of
+ * its budget once a trial did not fit what was left of the budget, so that
+ * the strategy stops instead of proposing points that cannot run.
+ */
+static double search_clock(void *user)
+{
+	const tune_ctx *c = user;
+	return c->spent ? fmax(rt_now(), c->search_end) : rt_now();
+}
+
+/* The recommendation against the naive default, for the progress. */
+static void report_ratio(tune_ctx *c)
+{
+	const rt_tune_trial *fastest, *rec;
+	int kept;
+	if (rt_tune_pick(c->twl, &fastest, &rec, &kept))
+		return;
+	double ratio = rt_tune_naive_ratio(c->twl, rec);
+	if (ratio > 0)
+		rt_progress_note(c->progress, "%s: recommended %.4g %s, %.*fx the naive default's %.4g%s",
+				 c->twl->name, rec->median, c->twl->unit, ratio < 10, ratio, c->twl->naive.median,
+				 c->twl->naive.predicted ? " (predicted)" : "");
+}
+
 static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 {
 	rt_tune_workload *twl = c->twl;
@@ -563,6 +598,9 @@ static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 	so.nprior = c->nprior;
 	so.start = c->have_start ? c->start : NULL;
 	so.budget_s = (deadline - rt_now()) * (twl->target->confirm ? 1 - CONFIRM_SHARE : 1);
+	so.clock = search_clock;
+	so.clock_user = c;
+	c->search_end = rt_now() + so.budget_s;
 	if (rc == RT_OK)
 		rc = rt_search_run(st, twl->space, rt_tune_objective, c, &so, &twl->result, err, errlen);
 	if (rc == RT_OK)
@@ -585,6 +623,8 @@ static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 	}
 	if (rc == RT_OK && twl->status == RT_OK)
 		keep_naive_unbeaten(twl);
+	if (rc == RT_OK && twl->status == RT_OK)
+		report_ratio(c);
 	return rc;
 }
 
@@ -619,7 +659,7 @@ static int open_journal(const rt_tune_opts *o, rt_tune_run *run, rt_journal **j,
 	return rc;
 }
 
-/* The machine; a Python named by --python must run (its frameworks are probed at the end). */
+/* The machine; a Python named by --python must run (its frameworks are probed next). */
 static int probe(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errlen)
 {
 	int rc = rt_machine_probe(NULL, &run->machine, err, errlen);
@@ -632,15 +672,14 @@ static int probe(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errl
 	return rc ? rt_fail(err, errlen, rc, "--python: %.400s", err) : RT_OK;
 }
 
-/* The frameworks the hints follow, each probed within `seconds`, once the measuring is done. */
+/* The frameworks the hints follow, all probed within `seconds`, before the measuring. */
 static void probe_frameworks(const rt_tune_opts *o, rt_tune_run *run, double seconds,
 			     rt_progress *progress)
 {
 	char err[RT_ERRLEN];
-	rt_progress_note(progress, "probing the ML frameworks of %s",
-			 o->python ? o->python : "python3");
-	if (rt_frameworks_probe(o->python, fmin(seconds, RT_FRAMEWORK_DEADLINE_S), &run->frameworks, err,
-				sizeof err))
+	rt_progress_note(progress, "probing the ML frameworks of %s (%.0f s at most)",
+			 o->python ? o->python : "python3", seconds);
+	if (rt_frameworks_probe(o->python, seconds, &run->frameworks, err, sizeof err))
 		snprintf(run->frameworks.note, sizeof run->frameworks.note, "%.280s", err);
 }
 
@@ -684,7 +723,7 @@ static int save_sweep(rt_tune_run *run, char *err, size_t errlen)
 	return rc;
 }
 
-/* A short square-GEMM crossover sweep, saved; the config emits its analysis. */
+/* A short square-GEMM crossover sweep, saved and fitted; the config emits the analysis. */
 static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budget,
 			   rt_progress *progress)
 {
@@ -695,16 +734,20 @@ static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budge
 			       .seconds_per_point = budget / 40 < 0.05 ? 0.05 : budget / 40,
 			       .max_n = 1024,
 			       .quiet = 1,
-			       .deadline = rt_now() + budget,
+			       .deadline = rt_now() + (1 - XO_FIT_SHARE) * budget,
 			       .stop = rt_tune_stop_requested,
 			       .machine = &run->machine};
 	rt_xo_shape shape = {0};
 	char skipped[1024], err[RT_ERRLEN];
 	rt_progress_note(progress, "measuring the CPU/GPU and thread crossovers (%.0f s)", budget);
-	if (rt_xo_sweep(&xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err))
+	if (rt_xo_sweep(&xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err)) {
 		rt_progress_note(progress, "crossover skipped: %s", err);
-	else if (save_sweep(run, err, sizeof err))
+		return;
+	}
+	if (save_sweep(run, err, sizeof err))
 		rt_progress_note(progress, "the crossover's observations are not saved: %s", err);
+	/* the analysis the configuration gives, fitted now: its time is the budget's */
+	run->xo_fitted = rt_xo_fit(&run->crossover, &shape, &run->xo, err, sizeof err) == RT_OK;
 }
 
 int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char *err,
@@ -726,8 +769,10 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		rc = open_journal(o, run, &journal, &reuse, &nreuse, err, errlen);
 	if (rc)
 		goto out;
-	/* the probe's and the crossover's shares are kept back; the workloads share the rest */
-	double measuring = (1 - PROBE_SHARE) * o->budget_s;
+	probe_frameworks(o, run, fmin(RT_FRAMEWORK_DEADLINE_S, PROBE_SHARE * o->budget_s), progress);
+	double probed = rt_now() - t0;
+	/* the crossover's share is kept back; the workloads share what the probes left */
+	double measuring = o->budget_s;
 	double xo_budget = o->crossover && !o->cmd ? CROSSOVER_SHARE * o->budget_s : 0;
 	double weights = 0;
 	for (int i = 0; i < run->nwl; i++)
@@ -758,18 +803,14 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	if (!rc && !interrupted && xo_budget > 0 && left >= MIN_SEARCH_S)
 		tune_crossover(o, run, left, progress);
 	run->interrupted = interrupted;
-	run->seconds = rt_now() - t0;
-	if (!rc)
-		probe_frameworks(o, run,
-				 fmin(RT_FRAMEWORK_DEADLINE_S,
-				      fmax(PROBE_MIN_S, (1 + PROBE_OVER) * o->budget_s - run->seconds)),
-				 progress);
+	rt_progress_note(progress, "%.1f s: %.1f s probing the machine and its frameworks, %.1f s "
+				   "measuring",
+			 rt_now() - t0, probed, rt_now() - t0 - probed);
 out:
 	rt_progress_done(progress);
 	rt_journal_close(journal);
 	rt_journal_records_free(reuse, nreuse);
-	if (rc)
-		run->seconds = rt_now() - t0;
+	run->seconds = rt_now() - t0;
 	return rc;
 }
 
@@ -790,5 +831,7 @@ void rt_tune_run_free(rt_tune_run *run)
 		rt_tune_command_free(run->wl[i].cmd);
 	}
 	rt_xo_data_free(&run->crossover);
+	if (run->xo_fitted)
+		rt_xo_analysis_free(&run->xo);
 	memset(run, 0, sizeof *run);
 }

@@ -17,7 +17,8 @@
  * as a candidate; the search starts from the best of them, and no
  * recommendation falls below the naive default beyond its noise
  * (rt_tune_pick). A trial predicted to overrun its cap is skipped. The
- * crossover sweep at the end is saved beside the journal (crossover.replay).
+ * frameworks are probed first and the crossover sweep at the end is saved
+ * beside the journal (crossover.replay) and fitted, all within the budget.
  */
 #ifndef RT_TUNE_H
 #define RT_TUNE_H

@@ -57,6 +57,7 @@ typedef struct rt_tune_trial {
 	int feasible, reused;
 	int naive;               /* the naive default (naive.h): journaled as such, never ranked */
 	int skipped;             /* not run: predicted over its cap (reason says) */
+	int predicted;           /* the naive default not measured: median, step_seconds predicted */
 	rt_cause cause;          /* why not, when !feasible */
 	double score;            /* what the search maximizes: median, 1/median when minimizing */
 	double median, ci_lo, ci_hi, cv, step_seconds;
@@ -101,6 +102,8 @@ typedef struct rt_tune_run {
 	int interrupted;
 	const char *strategy;
 	rt_xo_data crossover;      /* the sweep's observations; square NULL when not measured */
+	int xo_fitted;             /* xo is the analysis of crossover (fitted within the budget) */
+	rt_xo_analysis xo;
 	rt_frameworks frameworks;  /* of the Python the hints are for */
 } rt_tune_run;
 
@@ -120,6 +123,13 @@ int rt_tune_top_trials(const rt_tune_workload *twl, const int *skip, int nskip, 
  */
 int rt_tune_pick(const rt_tune_workload *twl, const rt_tune_trial **fastest,
 		 const rt_tune_trial **rec, int *naive_kept);
+
+/*
+ * How many times the naive default's throughput rec gives (its median over
+ * the naive default's, measured or predicted); 0 when there is no naive
+ * figure (a user's command, a backend not here).
+ */
+double rt_tune_naive_ratio(const rt_tune_workload *twl, const rt_tune_trial *rec);
 
 /* Whether any workload of the run got a recommendation. */
 int rt_tune_recommends(const rt_tune_run *run);

@@ -34,6 +34,8 @@ typedef struct tune_ctx {
 	char best[96];
 	double best_score;
 	double deadline;                /* rt_now() at which this search's budget ends */
+	double search_end;              /* rt_now() at which the strategy's budget ends */
+	int spent;                      /* a trial did not fit what was left: the search ends */
 	/* What the target measured before the search (before_search): */
 	rt_trial prior[RT_TUNE_MAX_PRIOR]; /* the search takes them as visited */
 	int nprior;

@@ -5,16 +5,18 @@
  * available, offers its precision and has the memory; the journal keys it
  * by the machine, workload, shape and point.
  *
- * Before the search (screen_and_naive): the naive default (naive.h), the
- * bar no recommendation falls below; then every backend x precision the
+ * Before the search (screen_and_naive): every backend x precision the
  * space allows, measured once at a cheap common point (the smallest values
  * of the saturating knobs, the naive default's threads), the accelerators
  * before the CPU, each point within its share of the screening's time, so
- * that the budget screens every backend; then the naive default's nearest
- * point of the space, a candidate like any other. The search starts from
- * the best of them. A trial whose step is predicted, from the trials
- * measured, to overrun its cap is skipped with the reason ("predicted 27 s
- * a step, over the 2 s trial cap"); a backend left unscreened is named with
+ * that the budget screens every backend; then the naive default (naive.h),
+ * the bar no recommendation falls below, within a larger cap, down to one
+ * step, or predicted from the CPU's screening trial when even one step
+ * would overrun that cap; then its nearest point of the space, a candidate
+ * like any other. The search starts from the best of them. A trial whose
+ * step is predicted, from the trials measured, to overrun its cap is
+ * skipped with the reason ("predicted 27 s a step, over the 2 s trial
+ * cap"); a backend left unscreened is named with
  * its reason.
  */
 #include <math.h>
@@ -189,7 +191,8 @@ static int same_kind(const rt_workload *w, const rt_tune_trial *u, const rt_tune
  * bound for fewer threads, where scaling is sublinear). 0 when nothing
  * measured predicts it.
  */
-static double predicted_step(const tune_ctx *c, const rt_tune_trial *t, double *setup_s)
+static double predicted_step(const tune_ctx *c, const rt_tune_trial *t, double *setup_s,
+			     const rt_tune_trial **from)
 {
 	const rt_workload *w = c->twl->w;
 	const rt_tune_trial *ref = NULL;
@@ -208,17 +211,18 @@ static double predicted_step(const tune_ctx *c, const rt_tune_trial *t, double *
 		}
 	}
 	*setup_s = ref ? ref->setup_seconds : 0;
+	*from = ref;
 	if (!ref)
 		return 0;
 	double s = ref->step_seconds * size / step_size(w, &ref->pt, &ref->sh);
 	return cpu ? s * ref->pt.threads / t->pt.threads : s;
 }
 
-/* A trial not run, with the reason: a timeout foreseen. */
-static int skip(rt_measurement *m, const char *fmt, double a, double b)
+/* A trial not run (why: RT_SKIP_CAP, RT_SKIP_BUDGET), with the reason: a timeout foreseen. */
+static int skip(rt_measurement *m, int why, const char *fmt, double a, double b)
 {
 	memset(m, 0, sizeof *m);
-	m->skipped = 1;
+	m->skipped = why;
 	m->cause = RT_CAUSE_TIMEOUT;
 	snprintf(m->reason, sizeof m->reason, fmt, a, b);
 	return RT_OK;
@@ -233,15 +237,19 @@ static int skip(rt_measurement *m, const char *fmt, double a, double b)
 static int workload_measure(const tune_ctx *c, const rt_tune_trial *t, double cap,
 			    rt_measurement *m, char *err, size_t errlen)
 {
-	double setup, step = predicted_step(c, t, &setup);
+	const rt_tune_trial *ref;
+	double setup, step = predicted_step(c, t, &setup, &ref);
 	double trial = setup + (step >= cap / 4 ? 2 * step : cap), left = c->deadline - rt_now();
 	if (step > cap)
-		return skip(m, "predicted %.2g s a step, over the %.2g s trial cap", step, cap);
+		return skip(m, RT_SKIP_CAP, "predicted %.2g s a step, over the %.2g s trial cap", step,
+			    cap);
 	if (c->deadline > 0 && trial > left + cap / 2)
-		return skip(m, "predicted %.2g s with its setup, %.2g s left in the budget", trial,
+		return skip(m, RT_SKIP_BUDGET,
+			    "predicted %.2g s with its setup, %.2g s left in the budget", trial,
 			    left > 0 ? left : 0);
 	rt_measure_opts mo;
 	measure_opts(cap, &mo);
+	mo.one_step = t->naive && 2 * step > cap; /* the naive default: one step, when two overrun */
 	mo.timeout_s += 2 * setup; /* a setup measured slow is given its time */
 	if (c->deadline > 0) /* the budget's end is its limit too */
 		mo.timeout_s = fmax(cap, fmin(mo.timeout_s, left + cap));
@@ -316,7 +324,11 @@ static int check_space(tune_ctx *c, char *err, size_t errlen)
 static void report_naive(tune_ctx *c, const rt_tune_trial *t)
 {
 	char outcome[300];
-	rt_tune_trial_outcome(c, t, outcome, sizeof outcome);
+	if (t->predicted)
+		snprintf(outcome, sizeof outcome, "%.4g %s predicted, not measured (%s)", t->median,
+			 c->twl->unit, t->reason);
+	else
+		rt_tune_trial_outcome(c, t, outcome, sizeof outcome);
 	rt_progress_note(c->progress, "%s: the naive default (%s %s, %d threads, pin %s), for "
 				      "comparison: %s",
 			 c->twl->name, t->pt.backend, rt_precision_name(t->pt.precision),
@@ -324,12 +336,33 @@ static void report_naive(tune_ctx *c, const rt_tune_trial *t)
 }
 
 /*
+ * A naive default not measured (one step predicted over its cap, or the
+ * trial timed out): its throughput predicted from the measured trial that
+ * predicts its step (predicted_step), marked so, when there is one.
+ */
+static void predict_naive(const tune_ctx *c, rt_tune_trial *t)
+{
+	const rt_tune_trial *ref;
+	double setup, step = predicted_step(c, t, &setup, &ref);
+	const rt_workload *w = c->twl->w;
+	if (!ref || step <= 0)
+		return;
+	double items = ref->median * ref->step_seconds * step_size(w, &t->pt, &t->sh) /
+		       step_size(w, &ref->pt, &ref->sh);
+	t->predicted = 1;
+	t->median = t->ci_lo = t->ci_hi = items / step;
+	t->step_seconds = step;
+}
+
+/*
  * Measures the naive default (naive.h) of a built-in workload as a trial
  * like the search's (reused from the journals, or measured and journaled
  * with its phases) into twl->naive: the bar no recommendation may fall
  * below (rt_tune_pick), and what `rigtune report` sets its phase split
- * beside, within its own cap (naive_cap); it is journaled with role: naive
- * and never joins the search's trials (its nearest point of the space does).
+ * beside, within its own cap (naive_cap): down to one step (measure.h), or
+ * predicted from the screening's trial of the CPU when even one step is
+ * predicted over that cap. It is journaled with role: naive and never joins
+ * the search's trials (its nearest point of the space does).
  */
 static int measure_naive(tune_ctx *c, double cap, char *err, size_t errlen)
 {
@@ -340,6 +373,8 @@ static int measure_naive(tune_ctx *c, double cap, char *err, size_t errlen)
 	if (!point_runs_here(c, &t->pt, &t->sh))
 		return RT_OK;
 	int rc = rt_tune_run_trial(c, t, cap, err, errlen);
+	if (rc == RT_OK && !t->feasible && t->cause == RT_CAUSE_TIMEOUT)
+		predict_naive(c, t);
 	if (rc == RT_OK)
 		report_naive(c, t);
 	return rc;
@@ -482,29 +517,32 @@ static int screen(tune_ctx *c, const int *naive, double cap, double until)
 	return rc;
 }
 
-/* The naive default's cap: a larger share than a trial's, as what every tuning is held to. */
+/*
+ * The naive default's cap: a larger share than a trial's, as what every
+ * tuning is held to (one step of a large model on the CPU takes seconds).
+ */
 static double naive_cap(double budget, double cap)
 {
 	return fmax(cap, NAIVE_SHARE * budget);
 }
 
 /*
- * Before the search: the naive default (the bar, measured first so that it
- * always is), the screening within SCREEN_SHARE of the budget, and the
- * naive default's nearest point of the space; the search starts from the
- * best of them.
+ * Before the search: the screening within SCREEN_SHARE of the budget, the
+ * naive default (the bar: after the screening, whose trial of the CPU
+ * predicts its step, so that a step predicted over its cap is not run but
+ * predicted), and the naive default's nearest point of the space within a
+ * trial's cap; the search starts from the best of them.
  */
 static int screen_and_naive(tune_ctx *c, double budget, double cap, char *err, size_t errlen)
 {
 	rt_tune_workload *twl = c->twl;
-	double ncap = naive_cap(budget, cap), until;
+	double until = rt_now() + SCREEN_SHARE * budget;
 	nearest_to_naive(c, twl->naive_idx);
-	int rc = measure_naive(c, ncap, err, errlen);
-	until = rt_now() + SCREEN_SHARE * budget;
-	if (rc == RT_OK)
-		rc = screen(c, twl->naive_idx, cap, until);
+	int rc = screen(c, twl->naive_idx, cap, until);
 	if (rc == RT_OK && !rt_tune_stop_requested())
-		rc = screen_point(c, twl->naive_idx, ncap, fmax(until, rt_now() + ncap));
+		rc = measure_naive(c, naive_cap(budget, cap), err, errlen);
+	if (rc == RT_OK && !rt_tune_stop_requested())
+		rc = screen_point(c, twl->naive_idx, cap, fmax(until, rt_now() + cap));
 	int best = -1;
 	for (int i = 0; i < c->nprior; i++)
 		if (!c->prior[i].cause && (best < 0 || c->prior[i].value > c->prior[best].value))

@@ -817,11 +817,11 @@ static int download_doubles(struct tf *s, double *dst, const void *src, size_t n
 	return rc;
 }
 
-/* Fills x[off .. off+n) with scale * N(0, 1) + shift. */
+/* Fills x[off .. off+n) with scale * N(0, 1) + shift (near-normal: cheap for 10^8 weights). */
 static void randn(rt_rng *r, double *x, size_t off, size_t n, double scale, double shift)
 {
 	for (size_t i = 0; i < n; i++)
-		x[off + i] = shift + scale * rt_rng_normal(r);
+		x[off + i] = shift + scale * rt_rng_normal_approx(r);
 }
 
 /*

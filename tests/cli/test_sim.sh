@@ -42,6 +42,35 @@ else
   not_ok "the device beats the naive default by 5x" "recommended $rec, naive $naive"
 fi
 
+# the naive default has its figure, and the reason says how many times faster the recommendation is
+expect_grep "the naive default \(cpu fp32, [0-9]+ threads, pin none\), for comparison: [0-9.e+]+ samples/s" \
+  h100.err "the naive default (no pinning, as an untuned run) is measured"
+ratio_check() { # CONFIG MIN: the reason's "NNx the naive default (..: N samples/s)" against the medians
+  local cfg=$1 min=$2 got
+  got=$(reason "$cfg" | sed -n 's/.*; \([0-9.]*\)x the naive default (cpu fp32, [0-9]* threads, no pinning: \([0-9.e+]*\) samples\/s.*/\1 \2/p')
+  set -- $got
+  local rec
+  rec=$(section "$cfg" recommended | median)
+  if [ -n "$2" ] && [ -n "$rec" ] && awk -v x="$1" -v n="$2" -v r="$rec" -v m="$min" \
+    'BEGIN {q = r / n; exit !(x >= m && x <= 1.06 * q && x >= 0.94 * q)}'; then
+    ok "$cfg: the reason says ${1}x the naive default's $2 samples/s ($rec recommended; at least ${min}x)"
+  else
+    not_ok "$cfg: the reason's ratio to the naive default, at least ${min}x" "ratio '$1' naive '$2' recommended '$rec'" "$(reason "$cfg")"
+  fi
+}
+ratio_check h100.yaml 5
+expect_grep "transformer: recommended [0-9.e+]+ samples/s, [0-9.]+x the naive default's [0-9.e+]+" h100.err \
+  "the progress gives the ratio too"
+# the frameworks are probed first, charged to the budget: nothing runs after the measuring
+first=$(grep -n -m1 "probing the ML frameworks" h100.err | cut -d: -f1)
+trial=$(grep -n -m1 ": trial 1 " h100.err | cut -d: -f1)
+[ -n "$first" ] && [ -n "$trial" ] && [ "$first" -lt "$trial" ] && ok "the frameworks are probed before the first trial" \
+  || not_ok "the frameworks probed before the trials" "probe line '$first', trial line '$trial'"
+secs=$(sed -n 's/^  seconds: //p' h100.yaml)
+# budget + 10% is the target; 50% is far from any noise (the probe alone once took 11 s past it)
+if [ -n "$secs" ] && awk -v s="$secs" 'BEGIN {exit !(s <= 30)}'; then ok "the 20 s tune took $secs s in all"; else
+  not_ok "the 20 s tune ends within 30 s" "seconds: '$secs'"; fi
+
 # the device's memory: batch 256 does not fit, so tune never ran it and sweep never proposes it
 expect_exit 3 "a batch over the device's memory is infeasible" \
   $R bench transformer backend=sim batch=256 d_model=256 d_ff=1024 layers=2 --seconds 0.2
@@ -59,6 +88,17 @@ if [ -n "$top" ] && [ "$top" -lt 256 ]; then ok "sweep proposes batches up to $t
 expect_exit 0 "the largest batch sweep proposes fits the device" \
   $R bench transformer backend=sim batch="$top" d_model=256 d_ff=1024 layers=2 --seconds 0.2
 unset RIGTUNE_SIM_MEM_GIB
+
+# ---- a model whose naive step takes seconds on the CPU: the device by far, the naive default in figures ----
+# (one step of it, or its figure predicted from the CPU's screening when one step is over its cap)
+expect_exit 0 "tune a larger transformer on cpu and a simulated H100" \
+  $R tune $TF --shape d_model=512,d_ff=2048,layers=4 --budget 20 -o big.yaml
+cp "$TMP/err" big.err
+section big.yaml recommended >rec
+expect_grep "point: \{backend: sim," rec "the device is recommended for the larger model"
+expect_grep "the naive default \(cpu fp32, [0-9]+ threads, pin none\), for comparison: [0-9.e+]+ samples/s" \
+  big.err "the naive default has its figure"
+ratio_check big.yaml 20
 
 # ---- PPO: a slow device is not picked; a fast one is launch-bound ----
 PPO="--workload ppo --no-crossover --shape num_envs=16,rollout=16,minibatch=32,epochs=1"
