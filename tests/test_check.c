@@ -203,6 +203,118 @@ static void a_slower_machine_is_its_canary(void **state)
 	assert_true(rt_check_canary_settled(&c, &b, RT_CANARY_USE));
 }
 
+/*
+ * A check's point and canary, synthetic: the baseline's point (20 samples,
+ * 1% noise) and canary (n_base samples, canary_noise), and now 4 trials of
+ * 8 samples whose point runs at point_speed (each trial off by up to 1%)
+ * and a canary of n_now samples at canary_speed. The point's verdict as the
+ * check takes it (rt_check_canary_judge) into judged, and as the canary's
+ * estimate alone would say (now / speed) into plain.
+ */
+typedef struct drift_case {
+	double point_speed, canary_speed, canary_noise;
+	size_t n_base, n_now;
+} drift_case;
+
+static double noise(rt_rng *r, double amount)
+{
+	return 1 + amount * ((double)(rt_rng_next(r) % 10000) / 10000 - 0.5) * 2;
+}
+
+static void judge_case(const drift_case *k, uint64_t seed, rt_check_canary *c,
+		       rt_comparison *judged, rt_comparison *plain)
+{
+	rt_rng r;
+	rt_rng_seed(&r, seed);
+	rt_baseline b = {0};
+	double base[20], now[32];
+	for (int i = 0; i < 20; i++)
+		base[i] = 100 * noise(&r, 0.01);
+	for (int t = 0; t < 4; t++) {
+		double trial = noise(&r, 0.01);
+		for (int i = 0; i < 8; i++)
+			now[8 * t + i] = 100 * k->point_speed * trial * noise(&r, 0.01);
+	}
+	b.ncanary = k->n_base;
+	b.canary = calloc(k->n_base, sizeof *b.canary);
+	memset(c, 0, sizeof *c);
+	c->n = c->cap = k->n_now;
+	c->v = calloc(k->n_now, sizeof *c->v);
+	for (size_t i = 0; i < k->n_base + k->n_now; i++) {
+		double speed = i < k->n_base ? 1 : k->canary_speed;
+		rt_canary_sample *s = i < k->n_base ? &b.canary[i] : &c->v[i - k->n_base];
+		*s = (rt_canary_sample){1.8e9, 4 * speed * noise(&r, k->canary_noise),
+					12 * speed * noise(&r, k->canary_noise)};
+	}
+	char err[256];
+	assert_int_equal(rt_check_canary_compare(c, &b, RT_CANARY_USE, 0.01, 0.05, seed, err,
+						 sizeof err),
+			 RT_OK);
+	rt_compare_opts co = {.alpha = 0.01, .threshold = 0.05, .reps = 2000, .seed = seed};
+	int explained;
+	double bound;
+	assert_int_equal(rt_check_canary_judge(c, base, 20, now, 32, &co, judged, &explained,
+					       &bound),
+			 RT_OK);
+	assert_true(!explained || judged->change == RT_CHANGE_UNDECIDED);
+	double v[32];
+	for (int i = 0; i < 32; i++)
+		v[i] = now[i] / c->speed;
+	assert_int_equal(rt_compare(base, 20, v, 32, &co, plain), RT_OK);
+	free(b.canary);
+}
+
+/*
+ * A host that drifts 3-7% slower, the canary and the point each by its own
+ * amount within that: "the machine is slower", or unknown, never a
+ * regression, though the canary's estimate alone raises some.
+ */
+static void a_drifting_machine_is_no_regression(void **state)
+{
+	(void)state;
+	int plain_alarms = 0, noticed = 0;
+	for (uint64_t seed = 1; seed <= 120; seed++) {
+		rt_rng r;
+		rt_rng_seed(&r, 1000 + seed);
+		/* the short tune's canary (12 samples), the check's first 8 or 16 */
+		drift_case k = {.point_speed = 0.93 + 0.04 * (double)(rt_rng_next(&r) % 101) / 100,
+				.canary_speed = 0.93 + 0.04 * (double)(rt_rng_next(&r) % 101) / 100,
+				.canary_noise = seed % 2 ? 0.03 : 0.06,
+				.n_base = 12,
+				.n_now = seed % 3 ? 16 : 8};
+		rt_check_canary c;
+		rt_comparison judged, plain;
+		judge_case(&k, seed, &c, &judged, &plain);
+		assert_int_not_equal(judged.change, RT_CHANGE_SLOWER);
+		plain_alarms += plain.change == RT_CHANGE_SLOWER;
+		noticed += c.speed < 1 && strstr(c.says, "% slower overall") != NULL;
+		rt_check_canary_free(&c);
+	}
+	assert_true(plain_alarms > 0); /* the case this guards against does arise */
+	assert_true(noticed >= 60);    /* and the machine's drift is said */
+}
+
+/*
+ * The component 10% slower on a steady machine (canary noise 3%), and 15%
+ * slower on a machine 5% slower: regressions, nearly always.
+ */
+static void a_slower_component_is_a_regression(void **state)
+{
+	(void)state;
+	const drift_case cases[] = {{0.90, 1.00, 0.03, 30, 16}, {0.85 * 0.95, 0.95, 0.03, 30, 16}};
+	for (size_t i = 0; i < RT_COUNT(cases); i++) {
+		int found = 0;
+		for (uint64_t seed = 1; seed <= 40; seed++) {
+			rt_check_canary c;
+			rt_comparison judged, plain;
+			judge_case(&cases[i], seed, &c, &judged, &plain);
+			found += judged.change == RT_CHANGE_SLOWER;
+			rt_check_canary_free(&c);
+		}
+		assert_true(found >= 38);
+	}
+}
+
 /* ---- the sides of an A/B check ---- */
 
 static void sides_from_specs(void **state)
@@ -356,6 +468,8 @@ int main(void)
 	    cmocka_unit_test(canary_file_errors_name_the_line),
 	    cmocka_unit_test(canary_measures_both_halves),
 	    cmocka_unit_test(a_slower_machine_is_its_canary),
+	    cmocka_unit_test(a_drifting_machine_is_no_regression),
+	    cmocka_unit_test(a_slower_component_is_a_regression),
 	    cmocka_unit_test(sides_from_specs),
 	    cmocka_unit_test(pairs_tell_a_difference_from_a_drift),
 	    cmocka_unit_test(result_reads_back_as_written),
