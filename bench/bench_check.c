@@ -19,7 +19,9 @@
  *              of its time, the rest of the trial and the canary (measured in
  *              the check's own process, no BLAS) as fast as they are; A/A and
  *              slowed go first in turns;
- *   A/B        in even rounds A/B same: check --a current --b current; in odd
+ *   A/B        gemm at its default shape (no baseline: one point, so that
+ *              the budget gives it the 8 pairs or more a decision takes);
+ *              in even rounds A/B same: check --a current --b current; in odd
  *              rounds A/B slow: --b env:LD_PRELOAD=libslowblas.so,
  *              SLOWBLAS_SLOWDOWN=F_ab (side B's bench processes);
  * the first two with check's default budget (the tune's time) and
@@ -32,7 +34,9 @@
  * are then the check's own, without the drift of a machine whose speed
  * changes over minutes. BENCH_CHECK_VERBOSE=1 shows each check's stderr.
  *
- * Rates come with their 95% Wilson score intervals. The load the run met
+ * Every check's YAML stays in the temporary directory (rNN-aa.yaml,
+ * rNN-slowed.yaml, rNN-ab-same.yaml, rNN-ab-slow.yaml), to read why a check
+ * raised an alarm or missed. Rates come with their 95% Wilson score intervals. The load the run met
  * (the 1-minute load average, min and max over the rounds) is printed, and
  * each round's seconds.
  *
@@ -125,7 +129,8 @@ static int read_result(const char *path, outcome *out, char *err, size_t errlen)
 	return rc;
 }
 
-static outcome check_once(const char *rigtune, const check_cmd *c)
+/* One check, its YAML kept as rNN-KIND.yaml in the run's directory. */
+static outcome check_once(const char *rigtune, const check_cmd *c, int round, const char *kind)
 {
 	outcome out = {.status = -1};
 	char *argv[MAX_ARGS + 6], err[RT_ERRLEN];
@@ -152,6 +157,9 @@ static outcome check_once(const char *rigtune, const check_cmd *c)
 		out.status = code;
 	else
 		fprintf(stderr, "bench_check: rigtune check failed: %s\n", err);
+	char keep[64];
+	snprintf(keep, sizeof keep, "r%02d-%s.yaml", round + 1, kind);
+	rename("result.yaml", keep);
 	return out;
 }
 
@@ -326,7 +334,9 @@ typedef struct checks {
 /*
  * A/A and slowed: check against the baseline at its defaults, the slowed one
  * with libslowblas preloaded into the check (its trials are its children).
- * A/B: --a current against --b current, or --b with libslowblas. Every
+ * A/B (gemm at its default shape, one point: the pairs the signed-rank test
+ * needs, 8 at least, fit in the budget; the baseline's 4 points would get 2
+ * or 3 each): --a current against --b current, or --b with libslowblas. Every
  * check takes its lock in a directory of this run's: this process holds the
  * machine's.
  */
@@ -345,12 +355,11 @@ static void make_checks(checks *c, const bench_opts *b, const char *lockdir)
 	c->slow = c->aa;
 	c->slow.env[1] = c->preload;
 	c->slow.env[2] = c->slowdown;
-	c->ab_same = (check_cmd){.args = {"--baseline", "baseline.yaml", "--a", "current", "--b",
-					  "current", "--budget", c->budget, "--threshold",
-					  c->threshold, NULL},
+	c->ab_same = (check_cmd){.args = {"--a", "current", "--b", "current", "--budget", c->budget,
+					  "--threshold", c->threshold, NULL},
 				 .env = {c->lock}};
 	c->ab_slow = c->ab_same;
-	c->ab_slow.args[5] = c->side_b;
+	c->ab_slow.args[3] = c->side_b;
 }
 
 int main(int argc, char **argv)
@@ -410,11 +419,11 @@ int main(int argc, char **argv)
 		/* which goes first alternates, so that a drift within the round falls on both */
 		outcome x, y;
 		if (r % 2 == 0) {
-			x = check_once(rigtune, &c->aa);
-			y = check_once(rigtune, &c->slow);
+			x = check_once(rigtune, &c->aa, r, "aa");
+			y = check_once(rigtune, &c->slow, r, "slowed");
 		} else {
-			y = check_once(rigtune, &c->slow);
-			x = check_once(rigtune, &c->aa);
+			y = check_once(rigtune, &c->slow, r, "slowed");
+			x = check_once(rigtune, &c->aa, r, "aa");
 		}
 		count(&aa, &x);
 		count(&slow, &y);
@@ -423,12 +432,12 @@ int main(int argc, char **argv)
 		       r + 1, (tr - t0) / 60, l, x.status == 1 ? "REGRESSION" : "pass", x.ratio,
 		       x.speed, y.status == 1 ? "regression" : "MISSED", y.ratio, y.speed);
 		if (b.ab && r % 2 == 0) {
-			outcome u = check_once(rigtune, &c->ab_same);
+			outcome u = check_once(rigtune, &c->ab_same, r, "ab-same");
 			count(&ab_same, &u);
 			printf(" | A/B same %-10s B/A %.3f", u.status == 1 ? "REGRESSION" : "pass",
 			       u.ratio);
 		} else if (b.ab) {
-			outcome v = check_once(rigtune, &c->ab_slow);
+			outcome v = check_once(rigtune, &c->ab_slow, r, "ab-slow");
 			count(&ab_slow, &v);
 			printf(" | A/B slow %-10s B/A %.3f", v.status == 1 ? "regression" : "MISSED",
 			       v.ratio);
@@ -437,8 +446,8 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	printf("bench_check: %d rounds in %.1f minutes; 1-minute load average %.1f to %.1f on "
-	       "%ld CPUs\n",
-	       aa.n, (rt_now() - t0) / 60, load_lo, load_hi, sysconf(_SC_NPROCESSORS_ONLN));
+	       "%ld CPUs; every check's YAML is in %s (rNN-KIND.yaml)\n",
+	       aa.n, (rt_now() - t0) / 60, load_lo, load_hi, sysconf(_SC_NPROCESSORS_ONLN), dir);
 	print_rate("false alarms (A/A):", &aa, "<= 5%");
 	print_rate("detection (BLAS slowed):", &slow, ">= 95%");
 	print_effect("slowed", b.slowdown, &slow, &aa);
