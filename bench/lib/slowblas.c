@@ -63,34 +63,29 @@ static void *real(const char *name)
 	return f;
 }
 
-/* The calls' types, as cblas.h and dnnl.h have them (enums passed as int). */
-typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *,
-			 int, float, float *, int);
-typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int,
-			 const double *, int, double, double *, int);
+/*
+ * cblas_sgemm and cblas_dgemm, one definition for both element types T (as
+ * cblas.h declares them, its enums passed as int).
+ */
+#define SLOW_GEMM(name, T)                                                                    \
+	typedef void (*name##_fn)(int, int, int, int, int, int, T, const T *, int, const T *, \
+				  int, T, T *, int);                                          \
+	void name(int order, int ta, int tb, int m, int n, int k, T alpha, const T *a, int lda, \
+		  const T *b, int ldb, T beta, T *c, int ldc)                                 \
+	{                                                                                     \
+		static name##_fn f;                                                           \
+		if (!f)                                                                       \
+			*(void **)&f = real(#name);                                           \
+		double t0 = now_s();                                                          \
+		f(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);               \
+		slow_down(t0);                                                                \
+	}
+
+SLOW_GEMM(cblas_sgemm, float)
+SLOW_GEMM(cblas_dgemm, double)
+
+/* As dnnl.h declares it: primitive, stream, the number of arguments and their array. */
 typedef int (*execute_fn)(const void *, void *, int, const void *);
-
-void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a,
-		 int lda, const float *b, int ldb, float beta, float *c, int ldc)
-{
-	static sgemm_fn f;
-	if (!f)
-		*(void **)&f = real("cblas_sgemm");
-	double t0 = now_s();
-	f(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-	slow_down(t0);
-}
-
-void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double *a,
-		 int lda, const double *b, int ldb, double beta, double *c, int ldc)
-{
-	static dgemm_fn f;
-	if (!f)
-		*(void **)&f = real("cblas_dgemm");
-	double t0 = now_s();
-	f(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-	slow_down(t0);
-}
 
 int dnnl_primitive_execute(const void *prim, void *stream, int nargs, const void *args)
 {
