@@ -134,7 +134,7 @@ static void test_upgrade_fields(void **state)
 	expect(&d, "cpu.numa_nodes[1].memory_gib", "96", "64");
 	expect(&d, "blas.precisions", "[fp64, fp32]", "[fp64, fp32, bf16]");
 	/* the bf16 note disappears once bf16 is there */
-	expect(&d, "blas.bf16", "unavailable: this OpenBLAS does not export cblas_sbgemm", NULL);
+	expect(&d, "blas.bf16", "none in this OpenBLAS (no cblas_sbgemm); the cpu backend's gemm_impl names what runs bf16", NULL);
 	assert_null(rt_mdiff_find(&d, "fingerprint")); /* a hash of the fields above */
 	assert_int_equal(d.n, 9);
 	for (size_t i = 0; i < d.n; i++)

@@ -323,7 +323,7 @@ static void emit_blas(rt_yw *w, const rt_machine *m)
 	rt_yw_kstr(w, "threading", m->blas_threading);
 	emit_precisions(w, "precisions", m->blas_precisions);
 	if (!(m->blas_precisions & RT_PREC_BIT(RT_BF16)))
-		rt_yw_kstr(w, "bf16", "unavailable: this OpenBLAS does not export cblas_sbgemm");
+		rt_yw_kstr(w, "bf16", "none in this OpenBLAS (no cblas_sbgemm); the cpu backend's gemm_impl names what runs bf16");
 	rt_yw_end_map(w);
 }
 
