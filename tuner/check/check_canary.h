@@ -6,7 +6,9 @@
  * The machine's factor is the ratio of the canary's score now / baseline
  * (rt_canary_score: compute and memory together) when the Mann-Whitney
  * test finds it changed (p < 0.05), else 1: a canary within its noise
- * explains nothing. The points are compared as now / factor (check_run.c).
+ * explains nothing. The points are compared as now / factor, and a slowdown
+ * or speedup stands only past what the canary's CI allows the machine
+ * (rt_check_canary_judge).
  */
 #ifndef RT_CHECK_CANARY_H
 #define RT_CHECK_CANARY_H
