@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../search/stats.h"
+#include "../tuner/measure.h"
 #include "../tuner/tune.h"
 
 #define ROUNDS 5

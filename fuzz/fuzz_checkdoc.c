@@ -1,5 +1,5 @@
 /* A check's result (report --check reads what `rigtune check -o FILE` wrote). */
-#include "../tuner/check/check.h"
+#include "../tuner/check/check_result.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,4 +1,5 @@
 /* Reading a recommendation document: the fields consumers rely on, and refusals with their place. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -309,6 +310,132 @@ static void test_consumers_read_through_the_reader(void **state)
 	unlink(path);
 }
 
+/* The machine: section as the page shows it: what is there, and NULL or NAN for what is not. */
+static void test_machine_section(void **state)
+{
+	(void)state;
+	rt_config c;
+	rt_config_machine m;
+	char err[RT_ERRLEN];
+	write_config(replaced(
+		"  cpu: {model: AMD EPYC, cores: 2}\n",
+		"  cpu:\n"
+		"    model: AMD EPYC\n"
+		"    cores: 2\n"
+		"    pus: 4\n"
+		"    numa_nodes: [{node: 0, memory_gib: 7.5}, {node: 1, memory_gib: 8}]\n"
+		"    kinds: [{role: performance, cores: 2, pus: 4, core_type: Zen4,"
+		" freq_max_mhz: 5000}]\n"
+		"    caches_kib: {l1d: 32, l3: 32768}\n"
+		"  memory_gib: {total: 15.5}\n"
+		"  blas: {library: OpenBLAS, precisions: [fp64, fp32]}\n"
+		"  accelerators:\n"
+		"  - {backend: cuda, available: true, devices: [{index: 0, name: GPU, memory_gib: 24,"
+		" compute_units: 128, precisions: [fp32, bf16]}]}\n"
+		"  - {backend: hip, available: false, reason: no plugin}\n"));
+	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
+	rt_config_read_machine(&c, &m);
+	assert_string_equal(m.model, "AMD EPYC");
+	assert_null(m.arch);
+	assert_true(m.cores == 2 && m.pus == 4 && isnan(m.packages) && isnan(m.usable_cores));
+	assert_int_equal(m.nnuma, 2);
+	assert_true(m.numa_gib[0] == 7.5 && m.numa_gib[1] == 8);
+	assert_int_equal(m.nkinds, 1);
+	assert_string_equal(m.kinds[0].role, "performance");
+	assert_string_equal(m.kinds[0].core_type, "Zen4");
+	assert_true(m.kinds[0].freq_max_mhz == 5000 && m.kinds[0].pus == 4);
+	assert_true(m.cache_kib[0] == 32 && isnan(m.cache_kib[1]) && m.cache_kib[2] == 32768);
+	assert_true(m.memory_gib == 15.5 && isnan(m.available_gib));
+	assert_int_equal(m.has_blas, 1);
+	assert_string_equal(m.blas_library, "OpenBLAS");
+	assert_null(m.blas_version);
+	assert_int_equal(m.blas_precisions.n, 2);
+	assert_string_equal(m.blas_precisions.name[1], "fp32");
+	assert_int_equal(m.naccel, 2);
+	assert_int_equal(m.accel[0].available, 1);
+	assert_int_equal(m.accel[0].ndevices, 1);
+	assert_true(m.accel[0].dev[0].memory_gib == 24 && m.accel[0].dev[0].compute_units == 128);
+	assert_string_equal(m.accel[0].dev[0].precisions.name[1], "bf16");
+	assert_null(m.accel[0].dev[0].driver);
+	assert_true(m.accel[0].dev[0].index == 0);
+	assert_int_equal(m.accel[1].available, 0);
+	assert_string_equal(m.accel[1].reason, "no plugin");
+	assert_int_equal(m.accel[1].ndevices, 0);
+	rt_config_free(&c);
+	unlink(path);
+
+	/* a machine: with little in it reads as little, not as an error */
+	write_config(config_text);
+	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
+	rt_config_read_machine(&c, &m);
+	assert_true(m.nnuma == 0 && m.nkinds == 0 && m.naccel == 0 && !m.has_blas);
+	assert_true(isnan(m.memory_gib) && isnan(m.freq_max_mhz));
+	assert_null(m.source);
+	rt_config_free(&c);
+	unlink(path);
+}
+
+static const char xo_text[] =
+	"crossover:\n"
+	"  curves:\n"
+	"  - {backend: cpu, precision: fp32, fit: {a: 1e-12, b: 3, c: 2e-6}, range: [32, 2048],"
+	" outliers: [[64, 0.5]]}\n"
+	"  pairs:\n"
+	"  - {between: [cpu/fp32, cuda/fp32], kind: in_range, n_star: 258.75, ci95: [256, 261],"
+	" summary: cuda/fp32 wins from 259}\n"
+	"  - {between: [cpu/fp32, hip/fp32], error: no overlap}\n"
+	"  threads:\n"
+	"  - {backend: cpu, precision: fp32, threads: 8, summary: 8 pay from 80, pays_from_n: 80,"
+	" best: [{threads: 1, from_n: 32, to_n: 80}, {threads: 8, from_n: 80, to_n: 2048}]}\n";
+
+/* The crossover: section (rt_xo_emit's analysis) as numbers; a malformed one refused at its place. */
+static void test_crossover_section(void **state)
+{
+	(void)state;
+	rt_config c;
+	rt_config_xo x;
+	char err[RT_ERRLEN];
+	write_config(replaced("crossover: null\n", xo_text));
+	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
+	assert_int_equal(rt_config_read_crossover(&c, &x, err, sizeof err), RT_OK);
+	assert_int_equal(x.ncurves, 1);
+	assert_string_equal(x.curves[0].backend, "cpu");
+	assert_true(x.curves[0].fit.b == 3 && x.curves[0].fit.n_min == 32 &&
+		    x.curves[0].fit.n_max == 2048);
+	assert_int_equal(x.curves[0].noutliers, 1);
+	assert_true(x.curves[0].outliers[0] == 64 && x.curves[0].outliers[1] == 0.5);
+	assert_int_equal(x.npairs, 2);
+	assert_string_equal(x.pairs[0].kind, "in_range");
+	assert_true(x.pairs[0].n_star == 258.75 && x.pairs[0].ci_lo == 256 &&
+		    x.pairs[0].ci_hi == 261);
+	assert_null(x.pairs[0].error);
+	assert_string_equal(x.pairs[1].error, "no overlap");
+	assert_true(isnan(x.pairs[1].n_star));
+	assert_int_equal(x.nthreads, 1);
+	assert_int_equal(x.threads[0].threads, 8);
+	assert_true(x.threads[0].pays_from == 80);
+	assert_int_equal(x.threads[0].nbest, 2);
+	assert_true(x.threads[0].best[1].threads == 8 && x.threads[0].best[1].n_hi == 2048);
+	rt_config_xo_free(&x);
+	rt_config_free(&c);
+	unlink(path);
+
+	/* an outlier without its seconds: line 29 is the curve's */
+	char text[4096];
+	snprintf(text, sizeof text, "%s", replaced("crossover: null\n", xo_text));
+	char *o = strstr(text, "[[64, 0.5]]");
+	memcpy(o, "[[64]]     ", 11);
+	write_config(text);
+	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
+	assert_int_equal(rt_config_read_crossover(&c, &x, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, ":29:"));
+	assert_non_null(strstr(err, "outliers: expected [n, seconds] pairs"));
+	rt_config_xo_free(&x);
+	rt_config_free(&c);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +446,8 @@ int main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_locate),
 		cmocka_unit_test(test_consumers_read_through_the_reader),
+		cmocka_unit_test(test_machine_section),
+		cmocka_unit_test(test_crossover_section),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /*
- * cli.h: the command-line surface. rt_cli_main dispatches on the command
- * name through one table; each command parses its own options and returns
- * the process exit status (0 ok, 2 bad usage or input,
- * 3 failure at run time).
+ * cli.h: the command-line surface. rt_cli_main (cmd/commands.h) dispatches
+ * on the command name through one table; each command parses its own
+ * options and returns the process exit status (0 ok, 2 bad usage or input,
+ * 3 failure at run time). Here: a command's type, and the help and error
+ * messages every command prints the same way.
  */
 #ifndef RT_CLI_H
 #define RT_CLI_H
@@ -24,8 +25,6 @@ typedef struct rt_command {
 	/* Optional: help built from the registries (workloads, strategies), after usage. */
 	void (*help)(FILE *f);
 } rt_command;
-
-int rt_cli_main(int argc, char **argv);
 
 /* For a command's help: every workload, what it reads and its shape keys with defaults. */
 void rt_help_workloads(FILE *f);

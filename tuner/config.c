@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,8 @@
 #include "hints.h"
 #include "params.h"
 #include "measure_yaml.h"
-#include "tune.h"
-#include "tune_target.h"
+#include "tune_run.h"
+#include "usercmd_knobs.h"
 
 /* A mapping of scalars into kvs (point: {...}, env: {...}). */
 static int decode_kvs(const rt_yr *r, const rt_ynode *map, const char *what, rt_config_kvs *kvs)
@@ -295,6 +296,243 @@ int rt_config_bad(const rt_config *c, const char *path, char *err, size_t errlen
 	if (!n)
 		return rt_fail(err, errlen, RT_EINVAL, "%s: %s: %s", c->path, path, msg);
 	return rt_yr_bad(&r, n, "%s: %s", path, msg);
+}
+
+/* ---- the machine: section ---- */
+
+static const char *str_at(const rt_yr *r, const rt_ynode *n, const char *path)
+{
+	return rt_yr_scalar(rt_yr_at(r, n, path));
+}
+
+/* The number at path, or NAN when it is absent or not a number. */
+static double num_at(const rt_yr *r, const rt_ynode *n, const char *path)
+{
+	const rt_ynode *v = rt_yr_at(r, n, path);
+	double x;
+	rt_yr view = rt_yr_with_err(r, NULL, 0);
+	return v && rt_yr_number(&view, v, path, &x) == RT_OK ? x : NAN;
+}
+
+static void read_precisions(const rt_yr *r, const rt_ynode *seq, rt_config_precisions *p)
+{
+	p->n = 0;
+	for (int i = 0; i < rt_yr_nitems(seq) && p->n < RT_CONFIG_MAX_PRECISIONS; i++) {
+		const char *s = rt_yr_scalar(rt_yr_item(r, seq, i));
+		if (s)
+			p->name[p->n++] = s;
+	}
+}
+
+static void read_cpu(const rt_yr *r, const rt_ynode *cpu, rt_config_machine *m)
+{
+	static const char *const levels[] = {"caches_kib.l1d", "caches_kib.l2", "caches_kib.l3"};
+	m->model = str_at(r, cpu, "model");
+	m->arch = str_at(r, cpu, "arch");
+	m->usable_cores = num_at(r, cpu, "usable_cores");
+	m->packages = num_at(r, cpu, "packages");
+	m->cores = num_at(r, cpu, "cores");
+	m->pus = num_at(r, cpu, "pus");
+	const rt_ynode *numa = rt_yr_get(r, cpu, "numa_nodes");
+	m->nnuma = rt_yr_nitems(numa);
+	for (int i = 0; i < m->nnuma && i < RT_MAX_NUMA; i++)
+		m->numa_gib[i] = num_at(r, rt_yr_item(r, numa, i), "memory_gib");
+	const rt_ynode *kinds = rt_yr_get(r, cpu, "kinds");
+	for (int i = 0; i < rt_yr_nitems(kinds) && m->nkinds < RT_MAX_KINDS; i++) {
+		const rt_ynode *k = rt_yr_item(r, kinds, i);
+		m->kinds[m->nkinds++] = (rt_config_cpukind){
+			str_at(r, k, "role"), str_at(r, k, "core_type"), num_at(r, k, "cores"),
+			num_at(r, k, "pus"), num_at(r, k, "freq_max_mhz")};
+	}
+	for (size_t i = 0; i < RT_COUNT(levels); i++)
+		m->cache_kib[i] = num_at(r, cpu, levels[i]);
+	m->governor = str_at(r, cpu, "governor");
+	m->freq_min_mhz = num_at(r, cpu, "freq_mhz.min");
+	m->freq_max_mhz = num_at(r, cpu, "freq_mhz.max");
+}
+
+static void read_blas(const rt_yr *r, const rt_ynode *blas, rt_config_machine *m)
+{
+	if (!(m->has_blas = blas != NULL))
+		return;
+	m->blas_library = str_at(r, blas, "library");
+	m->blas_version = str_at(r, blas, "version");
+	m->blas_core = str_at(r, blas, "core");
+	m->blas_threading = str_at(r, blas, "threading");
+	m->blas_bf16 = str_at(r, blas, "bf16");
+	read_precisions(r, rt_yr_get(r, blas, "precisions"), &m->blas_precisions);
+}
+
+static void read_accel(const rt_yr *r, const rt_ynode *a, rt_config_accel *ac)
+{
+	const char *av = str_at(r, a, "available");
+	const rt_ynode *devs = rt_yr_get(r, a, "devices");
+	ac->backend = str_at(r, a, "backend");
+	ac->available = av && !strcmp(av, "true");
+	ac->reason = str_at(r, a, "reason");
+	for (int d = 0; d < rt_yr_nitems(devs) && d < RT_MAX_DEVICES; d++) {
+		const rt_ynode *dv = rt_yr_item(r, devs, d);
+		rt_config_device *cd = &ac->dev[ac->ndevices++];
+		cd->name = str_at(r, dv, "name");
+		cd->driver = str_at(r, dv, "driver");
+		cd->index = num_at(r, dv, "index");
+		cd->memory_gib = num_at(r, dv, "memory_gib");
+		cd->compute_units = num_at(r, dv, "compute_units");
+		read_precisions(r, rt_yr_get(r, dv, "precisions"), &cd->precisions);
+	}
+}
+
+void rt_config_read_machine(const rt_config *c, rt_config_machine *m)
+{
+	const rt_yr *r = &c->yr;
+	const rt_ynode *mach = c->machine;
+	memset(m, 0, sizeof *m);
+	read_cpu(r, rt_yr_get(r, mach, "cpu"), m);
+	m->source = str_at(r, mach, "source");
+	m->os_name = str_at(r, mach, "os.name");
+	m->kernel = str_at(r, mach, "os.kernel");
+	m->memory_gib = num_at(r, mach, "memory_gib.total");
+	m->available_gib = num_at(r, mach, "memory_gib.available");
+	read_blas(r, rt_yr_get(r, mach, "blas"), m);
+	const rt_ynode *acc = rt_yr_get(r, mach, "accelerators");
+	for (int i = 0; i < rt_yr_nitems(acc) && m->naccel < RT_MAX_ACCEL; i++)
+		read_accel(r, rt_yr_item(r, acc, i), &m->accel[m->naccel++]);
+}
+
+/* ---- the crossover: section ---- */
+
+static int read_curve(const rt_yr *r, const rt_ynode *c, rt_config_xo_curve *xc)
+{
+	double range[2];
+	const rt_ynode *fit;
+	int rc = rt_yr_need_str(r, c, "backend", &xc->backend);
+	if (rc == RT_OK)
+		rc = rt_yr_need_str(r, c, "precision", &xc->precision);
+	if (rc == RT_OK)
+		rc = rt_yr_need(r, c, "fit", YAML_MAPPING_NODE, &fit);
+	if (rc == RT_OK)
+		rc = rt_yr_need_num(r, fit, "a", &xc->fit.a);
+	if (rc == RT_OK)
+		rc = rt_yr_need_num(r, fit, "b", &xc->fit.b);
+	if (rc == RT_OK)
+		rc = rt_yr_need_num(r, fit, "c", &xc->fit.c);
+	if (rc == RT_OK)
+		rc = rt_yr_need_pair(r, c, "range", range);
+	if (rc)
+		return rc;
+	xc->fit.n_min = range[0];
+	xc->fit.n_max = range[1];
+	const rt_ynode *out = rt_yr_get(r, c, "outliers");
+	int n = rt_yr_nitems(out);
+	if (n && !(xc->outliers = calloc(2 * (size_t)n, sizeof(double))))
+		return rt_fail(r->err, r->errlen, RT_ENOMEM, "out of memory");
+	for (int i = 0; i < n; i++) {
+		const rt_ynode *o = rt_yr_item(r, out, i);
+		if (rt_yr_nitems(o) != 2 ||
+		    rt_yr_number(r, rt_yr_item(r, o, 0), "outliers", &xc->outliers[2 * i]) ||
+		    rt_yr_number(r, rt_yr_item(r, o, 1), "outliers", &xc->outliers[2 * i + 1]))
+			return rt_yr_bad(r, o, "outliers: expected [n, seconds] pairs");
+		xc->noutliers++;
+	}
+	return RT_OK;
+}
+
+static int read_pair(const rt_yr *r, const rt_ynode *p, rt_config_xo_pair *xp)
+{
+	const rt_ynode *btw;
+	int rc = rt_yr_need(r, p, "between", YAML_SEQUENCE_NODE, &btw);
+	if (rc == RT_OK && (rt_yr_nitems(btw) != 2 || !rt_yr_scalar(rt_yr_item(r, btw, 0)) ||
+			    !rt_yr_scalar(rt_yr_item(r, btw, 1))))
+		rc = rt_yr_bad(r, btw, "between: expected two curve names");
+	if (rc)
+		return rc;
+	xp->a = rt_yr_scalar(rt_yr_item(r, btw, 0));
+	xp->b = rt_yr_scalar(rt_yr_item(r, btw, 1));
+	xp->n_star = xp->ci_lo = xp->ci_hi = NAN;
+	if ((xp->error = str_at(r, p, "error")))
+		return RT_OK;
+	rc = rt_yr_need_str(r, p, "kind", &xp->kind);
+	if (rc == RT_OK)
+		rc = rt_yr_need_str(r, p, "summary", &xp->summary);
+	if (rc == RT_OK && strcmp(xp->kind, "none"))
+		rc = rt_yr_need_num(r, p, "n_star", &xp->n_star);
+	double ci[2];
+	if (rc == RT_OK && rt_yr_get(r, p, "ci95") &&
+	    (rc = rt_yr_need_pair(r, p, "ci95", ci)) == RT_OK) {
+		xp->ci_lo = ci[0];
+		xp->ci_hi = ci[1];
+	}
+	return rc;
+}
+
+static int read_threads(const rt_yr *r, const rt_ynode *t, rt_config_xo_threads *xt)
+{
+	long threads = 0;
+	int rc = rt_yr_need_str(r, t, "backend", &xt->backend);
+	if (rc == RT_OK)
+		rc = rt_yr_need_str(r, t, "precision", &xt->precision);
+	if (rc == RT_OK)
+		rc = rt_yr_need_int(r, t, "threads", 1, 1 << 20, &threads);
+	xt->threads = (int)threads;
+	xt->pays_from = NAN;
+	if (rc || (xt->error = str_at(r, t, "error")))
+		return rc;
+	rc = rt_yr_need_str(r, t, "summary", &xt->summary);
+	if (rc == RT_OK && rt_yr_get(r, t, "pays_from_n"))
+		rc = rt_yr_need_num(r, t, "pays_from_n", &xt->pays_from);
+	const rt_ynode *best = rt_yr_get(r, t, "best");
+	for (int i = 0; rc == RT_OK && i < rt_yr_nitems(best) && i < RT_CONFIG_XO_MAX_RANGES;
+	     i++) {
+		const rt_ynode *b = rt_yr_item(r, best, i);
+		rt_thread_range *tr = &xt->best[xt->nbest++];
+		rc = rt_yr_need_int(r, b, "threads", 1, 1 << 20, &threads);
+		tr->threads = (int)threads;
+		if (rc == RT_OK)
+			rc = rt_yr_need_num(r, b, "from_n", &tr->n_lo);
+		if (rc == RT_OK)
+			rc = rt_yr_need_num(r, b, "to_n", &tr->n_hi);
+	}
+	return rc;
+}
+
+/* A list of the analysis (curves, pairs, threads): at most RT_CONFIG_XO_MAX items. */
+static int analysis_list(const rt_yr *r, const rt_ynode *xo, const char *key,
+			 const rt_ynode **seq, int *n)
+{
+	int rc = rt_yr_need(r, xo, key, YAML_SEQUENCE_NODE, seq);
+	*n = rc ? 0 : rt_yr_nitems(*seq);
+	if (rc == RT_OK && *n > RT_CONFIG_XO_MAX)
+		rc = rt_yr_bad(r, *seq, "%s: more than %d", key, RT_CONFIG_XO_MAX);
+	return rc;
+}
+
+int rt_config_read_crossover(const rt_config *c, rt_config_xo *x, char *err, size_t errlen)
+{
+	rt_yr view = rt_yr_with_err(&c->yr, err, errlen);
+	const rt_yr *r = &view;
+	const rt_ynode *xo = c->crossover, *seq;
+	memset(x, 0, sizeof *x);
+	int n, rc = rt_yr_expect(r, xo, YAML_MAPPING_NODE, "crossover");
+	if (rc == RT_OK)
+		rc = analysis_list(r, xo, "curves", &seq, &n);
+	for (int i = 0; rc == RT_OK && i < n; i++)
+		rc = read_curve(r, rt_yr_item(r, seq, i), &x->curves[x->ncurves++]);
+	if (rc == RT_OK)
+		rc = analysis_list(r, xo, "pairs", &seq, &n);
+	for (int i = 0; rc == RT_OK && i < n; i++)
+		rc = read_pair(r, rt_yr_item(r, seq, i), &x->pairs[x->npairs++]);
+	if (rc == RT_OK)
+		rc = analysis_list(r, xo, "threads", &seq, &n);
+	for (int i = 0; rc == RT_OK && i < n; i++)
+		rc = read_threads(r, rt_yr_item(r, seq, i), &x->threads[x->nthreads++]);
+	return rc;
+}
+
+void rt_config_xo_free(rt_config_xo *x)
+{
+	for (int i = 0; i < x->ncurves; i++)
+		free(x->curves[i].outliers);
+	x->ncurves = 0;
 }
 
 /* ---- the writer: what `rigtune tune` found, as the document the reader above reads ---- */

@@ -1,6 +1,6 @@
-/* rigtune: entry point. The command table lives in tuner/cli.c. */
+/* rigtune: entry point. The command table lives in tuner/cmd/commands.c. */
 #include "../workloads/cpu_backend.h"
-#include "cli.h"
+#include "cmd/commands.h"
 
 int main(int argc, char **argv)
 {

@@ -14,9 +14,9 @@
 
 #include <hwloc.h>
 
-#include "usercmd_knobs.h"
 #include "journal.h"
-#include "tune.h"
+#include "progress.h"
+#include "tune_run.h"
 
 /* Screening points (a backend x precision each) and the naive default's point. */
 #define RT_TUNE_MAX_PRIOR (RT_MAX_BACKENDS * RT_NPRECISION + 1)
@@ -113,15 +113,5 @@ extern const rt_tune_target rt_tune_target_command;
 int rt_tune_command_setup(const rt_tune_opts *o, const rt_tune_run *run,
 			  rt_tune_workload *twl, char *err, size_t errlen);
 void rt_tune_command_free(struct rt_tune_command *cmd); /* accepts NULL */
-
-/* What the recommendation says of a command (config.c): */
-/* the hash that keys its trials in the journal; */
-const char *rt_tune_command_hash(const struct rt_tune_command *cmd);
-/* the command line at point idx of space s, quoted for a shell; */
-int rt_tune_command_argv(const struct rt_tune_command *cmd, const rt_space *s, const int *idx,
-			 char *buf, size_t len);
-/* the environment it ran with at that point. */
-void rt_tune_command_env(const rt_space *s, const int *idx, const rt_machine *m,
-			 rt_cmd_env *env);
 
 #endif

@@ -13,6 +13,7 @@
 #include "usercmd_knobs.h"
 #include "pin.h"
 #include "spacefile.h"
+#include "tune.h"
 #include "tune_target.h"
 
 #define DEFAULT_NAME "command"

@@ -27,6 +27,7 @@
 #include "params.h"
 #include "pin.h"
 #include "spaces.h"
+#include "tune.h"
 #include "tune_target.h"
 
 /* The screening's share of the workload's budget at most. */

@@ -3,7 +3,7 @@
  * and help lists them. RT_WORKLOAD(NAME) stands for the table entry
  * rt_workload_NAME (its source file) and the default search space
  * configs/space-NAME.yaml (embedded by tuner/spaces.c). Included by
- * workloads/registry.c, workloads/workload.h and tuner/spaces.c with
+ * workloads/workload.c, workloads/workload.h and tuner/spaces.c with
  * RT_WORKLOAD defined; no include guard on purpose.
  */
 RT_WORKLOAD(gemm)

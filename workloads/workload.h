@@ -187,7 +187,7 @@ enum {
  */
 #define RT_GEMM_WORKLOAD "gemm"
 
-/* The registry of workloads (workloads/registry.c). NULL if unknown. */
+/* The registry of workloads (workload.c, from registry.h). NULL if unknown. */
 const rt_workload *rt_workload_find(const char *name);
 const rt_workload *const *rt_workload_list(int *count);
 /* "gemm, transformer, ppo": the names in registry order, cut to fit len. */

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The house's walls (docs/internals.md, "Layering"): no include circle among
-# rigtune's own headers; search/, workloads/ and common/ include no tuner/
-# header; a tuner/ family folder is entered only through its door header.
-# scripts/include-depth.py checks all three and prints the include tower.
+# rigtune's own files or modules; search/, workloads/ and common/ include no
+# tuner/ header; a tuner/ family folder is entered only through its doors; the
+# include tower no taller than its limits. scripts/include-depth.py checks
+# them all and prints the tower.
 . "$(dirname "$0")/lib.sh"
 
 python3 scripts/include-depth.py >"$TMP/out" 2>&1
 rc=$?
-if [ "$rc" -eq 0 ]; then ok "no include circle, no include past a wall ($(head -1 "$TMP/out"))"
-else not_ok "no include circle, no include past a wall" "$(grep -E '^(include circle \(files\)|layering)' "$TMP/out" | head -10)"; fi
+if [ "$rc" -eq 0 ]; then ok "no include circle, no include past a wall, the tower within its limits ($(sed -n 's/^longest include chain (\(.*\)): \(.*\)/\1 \2/p' "$TMP/out" | paste -sd, - | sed 's/,/, /'))"
+else not_ok "no include circle, no include past a wall, the tower within its limits" "$(grep -E '^(include circle|layering|tower)' "$TMP/out" | head -10)"; fi
 
 # The checker finds what it checks for: a copy of the tree with one wall
 # broken. caught DESC FILE LINE PATTERN: FILE gets LINE appended, and the
@@ -30,4 +31,23 @@ caught "a family entered past its door is caught" tuner/apply.c '#include "page/
   'tuner/apply.c includes tuner/page/pagedata.h: enter tuner/page/ through tuner/page/page.h'
 caught "an include circle is caught and named" tuner/replay.h '#include "crossover.h"' \
   '^include circle \(files\):.*tuner/replay.h'
+caught "check entered past its two doors is caught" tuner/apply.c '#include "check/check_run.h"' \
+  'tuner/apply.c includes tuner/check/check_run.h: enter tuner/check/ through tuner/check/check.h or tuner/check/check_result.h'
+caught "a module circle is caught and named" tuner/cli.c '#include "cmd/commands.h"' \
+  '^include circle \(modules\): tuner/cli <-> tuner/cmd/commands'
+caught "a taller tower is caught (the page entering check through the run's door)" \
+  tuner/page/pagedata.h '#include "../check/check.h"' \
+  '^tower: the longest include chain \(modules\) is [0-9]+, above its limit'
+
+# The limits are the options: the tree as it is, one floor under its own figures.
+files=$(sed -n 's/^longest include chain (files): //p' "$TMP/out")
+mods=$(sed -n 's/^longest include chain (modules): //p' "$TMP/out")
+(cd "$TMP" && python3 scripts/include-depth.py --max-files $((files - 1)) \
+  --max-modules $((mods - 1)) >"$TMP/wall" 2>&1)
+rc=$?
+if [ "$rc" -eq 1 ] &&
+  grep -q "^tower: the longest include chain (files) is $files, above its limit $((files - 1))$" "$TMP/wall" &&
+  grep -q "^tower: the longest include chain (modules) is $mods, above its limit $((mods - 1))$" "$TMP/wall"
+then ok "--max-files and --max-modules are the limits ($((files - 1)), $((mods - 1)): caught)"
+else not_ok "--max-files and --max-modules are the limits" "exit $rc: $(tail -3 "$TMP/wall")"; fi
 echo "1..$n"

@@ -32,7 +32,7 @@
  * (check_trial.h says what a side is), and B is compared with A by pairs of
  * trials (check_pairs.h). No canary and no machine diff: one machine.
  *
- * The YAML document (rt_check_emit, check_doc.h), schema `rigtune_check: 1`
+ * The YAML document (rt_check_emit; read back: check_result.h), schema `rigtune_check: 1`
  * (docs/formats/check-result.md):
  *
  *   rigtune_check: 1
@@ -73,8 +73,23 @@
 #ifndef RT_CHECK_H
 #define RT_CHECK_H
 
-#include "check_doc.h"   /* the result as a document: written and read back */
-#include "check_print.h" /* the result for people */
-#include "check_run.h"   /* a run: options, prepare, measure, verdicts */
+#include <stdio.h>
+
+#include "check_result.h" /* the result as a document, read back */
+#include "check_run.h"    /* a run: options, prepare, measure, verdicts */
+
+/* The YAML of a finished run (the schema above; malloc'd text): check_doc.c, beside its reader. */
+int rt_check_emit(const rt_check_run *run, const rt_check_opts *o, char **text, size_t *len,
+		  char *err, size_t errlen);
+
+/* What the check found, for people, on a terminal or a log (check_print.c): */
+/* the machine diff; */
+void rt_check_print_diff(FILE *f, const rt_check_run *run);
+/*
+ * the table of points (point, baseline, now, change with CI, p, verdict),
+ * the reason of every point that is not unchanged, the machine's speed,
+ * notes, suggestions and a summary line.
+ */
+void rt_check_print_table(FILE *f, const rt_check_run *run);
 
 #endif

@@ -37,7 +37,7 @@
 
 #include "../canary.h"
 #include "../config.h"
-#include "../usercmd.h"
+#include "../knob.h"
 #include "../yamlr.h"
 
 /* Why a point is checked (a bit mask: a point can be recommended and fastest). */

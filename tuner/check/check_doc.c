@@ -4,7 +4,7 @@
  * --check) in one place, so that the two cannot drift apart. The schema is
  * in check.h; the words of the verdicts are here.
  */
-#include "check_doc.h"
+#include "check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +13,6 @@
 
 #include "../../common/rt.h"
 #include "../measure_yaml.h"
-#include "check_run.h"
 
 static const char *const verdict_names[RT_NVERDICT] = {
 	[RT_VERDICT_UNCHANGED] = "unchanged",	  [RT_VERDICT_REGRESSION] = "regression",

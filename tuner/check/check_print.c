@@ -2,12 +2,11 @@
  * check_print.c: what `rigtune check` found, for people: the machine diff
  * and the table of points on stderr (the YAML is check_doc.c's).
  */
-#include "check_print.h"
+#include "check.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "check_run.h"
 
 /* ---- for people ---- */
 

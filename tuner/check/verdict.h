@@ -1,6 +1,6 @@
 /*
  * verdict.h: what `rigtune check` says of one point, shared by the check
- * (check.h) and the reader of its result (check_doc.h), which needs no more
+ * (check.h) and the reader of its result (check_result.h), which needs no more
  * of the check than these words.
  */
 #ifndef RT_VERDICT_H

@@ -1,4 +1,8 @@
-/* commands.h: one rt_command per file tuner/cmd_*.c, listed in RT_COMMAND_LIST. */
+/*
+ * commands.h: the cmd/ family's door: one rt_command (cli.h) per file
+ * tuner/cmd/cmd_*.c, listed in RT_COMMAND_LIST, and rt_cli_main, which
+ * dispatches on the command's name through that table (commands.c).
+ */
 #ifndef RT_COMMANDS_H
 #define RT_COMMANDS_H
 
@@ -30,5 +34,11 @@ extern const rt_command rt_cmd_sweep;
 extern const rt_command rt_cmd_report;
 extern const rt_command rt_cmd_fleet;
 extern const rt_command rt_cmd_store;
+
+/*
+ * Runs the command argv[1] with its options (its --help when asked), or
+ * prints the program's help or version; returns the exit status.
+ */
+int rt_cli_main(int argc, char **argv);
 
 #endif

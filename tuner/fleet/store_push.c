@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check/check.h"
+#include "../check/check_result.h"
 #include "../cli.h"
 #include "store_sql.h"
 

@@ -10,7 +10,7 @@
 #ifndef RT_PAGECHART_H
 #define RT_PAGECHART_H
 
-#include "../check/check.h"
+#include "../check/check_result.h"
 #include "pagedata.h"
 
 /* How a legend entry is drawn beside its label. */

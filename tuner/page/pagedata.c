@@ -48,20 +48,6 @@ static int readable(const char *path, const char *what, char *err, size_t errlen
 	               strerror(errno));
 }
 
-static const char *str_at(const rt_yr *r, const rt_ynode *n, const char *path)
-{
-	return rt_yr_scalar(rt_yr_at(r, n, path));
-}
-
-/* The number at path, or NAN when it is absent or not a number. */
-static double num_at(const rt_yr *r, const rt_ynode *n, const char *path)
-{
-	const rt_ynode *v = rt_yr_at(r, n, path);
-	double x;
-	rt_yr view = rt_yr_with_err(r, NULL, 0);
-	return v && rt_yr_number(&view, v, path, &x) == RT_OK ? x : NAN;
-}
-
 /* "48 KiB", "1 MiB", "32 MiB" */
 static void kib_text(double kib, char *buf, size_t len)
 {
@@ -73,15 +59,13 @@ static void kib_text(double kib, char *buf, size_t len)
 		snprintf(buf, len, "%.0f KiB", kib);
 }
 
-/* The items of a sequence of scalars joined by sep ("fp64, fp32"). */
-static void join_seq(const rt_yr *r, const rt_ynode *seq, const char *sep, char *buf, size_t len)
+/* The precisions joined by sep ("fp64, fp32"). */
+static void join_precisions(const rt_config_precisions *p, const char *sep, char *buf,
+                            size_t len)
 {
 	buf[0] = '\0';
-	for (int i = 0; i < rt_yr_nitems(seq); i++) {
-		const char *s = rt_yr_scalar(rt_yr_item(r, seq, i));
-		if (s)
-			cat(buf, len, "%s%s", i ? sep : "", s);
-	}
+	for (int i = 0; i < p->n; i++)
+		cat(buf, len, "%s%s", i ? sep : "", p->name[i]);
 }
 
 /* ---- the machine ---- */
@@ -96,35 +80,30 @@ static rt_pg_row *add_row(rt_pg_machine *m, const char *label)
 	return row;
 }
 
-static void machine_topology(const rt_yr *r, const rt_ynode *cpu, rt_pg_machine *m)
+static void machine_topology(const rt_config_machine *cm, rt_pg_machine *m)
 {
 	rt_pg_row *row = add_row(m, "Topology");
-	double pk = num_at(r, cpu, "packages"), co = num_at(r, cpu, "cores");
-	double pu = num_at(r, cpu, "pus");
-	const rt_ynode *numa = rt_yr_get(r, cpu, "numa_nodes");
-	int nn = rt_yr_nitems(numa);
+	double pk = cm->packages, co = cm->cores, pu = cm->pus;
+	int nn = cm->nnuma;
 	cat(row->value, sizeof row->value,
 	    "%.0f package%s, %.0f cores, %.0f PUs (%s), %d NUMA node%s", pk, pk == 1 ? "" : "s", co,
 	    pu, pu > co ? "SMT" : "no SMT", nn, nn == 1 ? "" : "s");
-	for (int i = 0; i < nn; i++) {
-		double gib = num_at(r, rt_yr_item(r, numa, i), "memory_gib");
-		cat(row->value, sizeof row->value, "%s%.1f GiB%s", i ? ", " : " (", gib,
+	for (int i = 0; i < nn && i < RT_MAX_NUMA; i++)
+		cat(row->value, sizeof row->value, "%s%.1f GiB%s", i ? ", " : " (", cm->numa_gib[i],
 		    i == nn - 1 ? ")" : "");
-	}
 }
 
-static void machine_kinds(const rt_yr *r, const rt_ynode *cpu, rt_pg_machine *m)
+static void machine_kinds(const rt_config_machine *cm, rt_pg_machine *m)
 {
-	const rt_ynode *kinds = rt_yr_get(r, cpu, "kinds");
 	rt_pg_row *row = add_row(m, "Core kinds");
-	for (int i = 0; i < rt_yr_nitems(kinds) && m->nkinds < RT_MAX_KINDS; i++) {
-		const rt_ynode *k = rt_yr_item(r, kinds, i);
+	for (int i = 0; i < cm->nkinds; i++) {
+		const rt_config_cpukind *k = &cm->kinds[i];
 		rt_pg_kind *kd = &m->kinds[m->nkinds++];
-		const char *role = str_at(r, k, "role"), *type = str_at(r, k, "core_type");
-		double freq = num_at(r, k, "freq_max_mhz");
-		snprintf(kd->role, sizeof kd->role, "%s", role ? role : "uniform");
-		kd->cores = (int)num_at(r, k, "cores");
-		kd->pus = (int)num_at(r, k, "pus");
+		const char *type = k->core_type;
+		double freq = k->freq_max_mhz;
+		snprintf(kd->role, sizeof kd->role, "%s", k->role ? k->role : "uniform");
+		kd->cores = (int)k->cores;
+		kd->pus = (int)k->pus;
 		snprintf(kd->label, sizeof kd->label, "%s%s", type ? type : "",
 		         type && freq > 0 ? ", " : "");
 		if (freq > 0)
@@ -138,24 +117,20 @@ static void machine_kinds(const rt_yr *r, const rt_ynode *cpu, rt_pg_machine *m)
 		cat(row->value, sizeof row->value, "; %d usable for compute", m->usable_cores);
 }
 
-static void machine_cpu(const rt_yr *r, const rt_ynode *mach, rt_pg_machine *m)
+static void machine_cpu(const rt_config_machine *cm, rt_pg_machine *m)
 {
-	const rt_ynode *cpu = rt_yr_get(r, mach, "cpu");
-	const char *model = str_at(r, cpu, "model"), *arch = str_at(r, cpu, "arch");
+	const char *model = cm->model, *arch = cm->arch;
 	rt_pg_row *row = add_row(m, "CPU");
 	snprintf(row->value, sizeof row->value, "%s%s%s%s", model ? model : "unknown",
 	         arch ? " (" : "", arch ? arch : "", arch ? ")" : "");
-	double usable = num_at(r, cpu, "usable_cores");
-	m->usable_cores = isnan(usable) ? 0 : (int)usable;
-	machine_topology(r, cpu, m);
-	machine_kinds(r, cpu, m);
-	static const char *const levels[] = {"l1d", "l2", "l3"}, *const names[] = {"L1d", "L2",
-	                                                                           "L3"};
+	m->usable_cores = isnan(cm->usable_cores) ? 0 : (int)cm->usable_cores;
+	machine_topology(cm, m);
+	machine_kinds(cm, m);
+	static const char *const names[] = {"L1d", "L2", "L3"};
 	row = add_row(m, "Caches");
-	for (size_t i = 0; row && i < RT_COUNT(levels); i++) {
-		char path[32], size[32];
-		snprintf(path, sizeof path, "caches_kib.%s", levels[i]);
-		double kib = num_at(r, cpu, path);
+	for (size_t i = 0; row && i < RT_COUNT(names); i++) {
+		char size[32];
+		double kib = cm->cache_kib[i];
 		if (kib > 0) {
 			kib_text(kib, size, sizeof size);
 			cat(row->value, sizeof row->value, "%s%s %s", row->value[0] ? ", " : "",
@@ -165,8 +140,8 @@ static void machine_cpu(const rt_yr *r, const rt_ynode *mach, rt_pg_machine *m)
 	if (row)
 		cat(row->value, sizeof row->value, "%s",
 		    row->value[0] ? " (each)" : "none reported");
-	const char *gov = str_at(r, cpu, "governor");
-	double fmin = num_at(r, cpu, "freq_mhz.min"), fmax = num_at(r, cpu, "freq_mhz.max");
+	const char *gov = cm->governor;
+	double fmin = cm->freq_min_mhz, fmax = cm->freq_max_mhz;
 	if ((row = add_row(m, "Frequency"))) {
 		cat(row->value, sizeof row->value, "governor %s", gov ? gov : "unknown");
 		if (fmax > 0)
@@ -174,17 +149,16 @@ static void machine_cpu(const rt_yr *r, const rt_ynode *mach, rt_pg_machine *m)
 	}
 }
 
-static void machine_blas(const rt_yr *r, const rt_ynode *mach, rt_pg_machine *m)
+static void machine_blas(const rt_config_machine *cm, rt_pg_machine *m)
 {
-	const rt_ynode *blas = rt_yr_get(r, mach, "blas");
-	rt_pg_row *row = blas ? add_row(m, "BLAS") : NULL;
+	rt_pg_row *row = cm->has_blas ? add_row(m, "BLAS") : NULL;
 	if (!row)
 		return;
-	const char *lib = str_at(r, blas, "library"), *ver = str_at(r, blas, "version");
-	const char *core = str_at(r, blas, "core"), *thr = str_at(r, blas, "threading");
-	const char *bf16 = str_at(r, blas, "bf16");
+	const char *lib = cm->blas_library, *ver = cm->blas_version;
+	const char *core = cm->blas_core, *thr = cm->blas_threading;
+	const char *bf16 = cm->blas_bf16;
 	char prec[128];
-	join_seq(r, rt_yr_get(r, blas, "precisions"), ", ", prec, sizeof prec);
+	join_precisions(&cm->blas_precisions, ", ", prec, sizeof prec);
 	cat(row->value, sizeof row->value, "%s %s", lib ? lib : "unknown", ver ? ver : "");
 	if (core)
 		cat(row->value, sizeof row->value, ", %s kernels", core);
@@ -196,53 +170,50 @@ static void machine_blas(const rt_yr *r, const rt_ynode *mach, rt_pg_machine *m)
 		cat(row->value, sizeof row->value, "; bf16 %s", bf16);
 }
 
-static void machine_accels(const rt_yr *r, const rt_ynode *mach, rt_pg_machine *m)
+static void machine_accels(const rt_config_machine *cm, rt_pg_machine *m)
 {
-	const rt_ynode *acc = rt_yr_get(r, mach, "accelerators");
-	for (int i = 0; i < rt_yr_nitems(acc) && m->naccel < RT_MAX_ACCEL; i++) {
-		const rt_ynode *a = rt_yr_item(r, acc, i), *devs = rt_yr_get(r, a, "devices");
-		const char *be = str_at(r, a, "backend"), *av = str_at(r, a, "available");
-		const char *why = str_at(r, a, "reason");
+	for (int i = 0; i < cm->naccel; i++) {
+		const rt_config_accel *a = &cm->accel[i];
 		rt_pg_accel *pa = &m->accel[m->naccel++];
-		snprintf(pa->backend, sizeof pa->backend, "%s", be ? be : "?");
-		pa->available = av && !strcmp(av, "true");
-		snprintf(pa->detail, sizeof pa->detail, "%s", pa->available ? "" : why ? why : "");
-		for (int d = 0; pa->available && d < rt_yr_nitems(devs); d++) {
-			const rt_ynode *dv = rt_yr_item(r, devs, d);
-			const char *name = str_at(r, dv, "name"), *drv = str_at(r, dv, "driver");
+		snprintf(pa->backend, sizeof pa->backend, "%s", a->backend ? a->backend : "?");
+		pa->available = a->available;
+		snprintf(pa->detail, sizeof pa->detail, "%s",
+		         pa->available ? "" : a->reason ? a->reason : "");
+		for (int d = 0; pa->available && d < a->ndevices; d++) {
+			const rt_config_device *dv = &a->dev[d];
 			char prec[128];
-			join_seq(r, rt_yr_get(r, dv, "precisions"), " ", prec, sizeof prec);
+			join_precisions(&dv->precisions, " ", prec, sizeof prec);
 			cat(pa->detail, sizeof pa->detail,
 			    "%s%s: %.1f GiB, %.0f compute units, %s%s%s", d ? "; " : "",
-			    name ? name : "device", num_at(r, dv, "memory_gib"),
-			    num_at(r, dv, "compute_units"), prec, drv ? "; " : "", drv ? drv : "");
+			    dv->name ? dv->name : "device", dv->memory_gib, dv->compute_units, prec,
+			    dv->driver ? "; " : "", dv->driver ? dv->driver : "");
 		}
 	}
 }
 
+/* The machine's rows, from the configuration's machine: section (config.c reads it). */
 static void read_machine(rt_page *pg)
 {
-	const rt_yr *r = &pg->config.yr;
-	const rt_ynode *mach = pg->config.machine;
+	rt_config_machine cm;
 	rt_pg_machine *m = &pg->machine;
+	rt_config_read_machine(&pg->config, &cm);
 	m->known = 1;
-	machine_cpu(r, mach, m);
-	const char *os = str_at(r, mach, "os.name"), *kernel = str_at(r, mach, "os.kernel");
+	machine_cpu(&cm, m);
+	const char *os = cm.os_name, *kernel = cm.kernel;
 	rt_pg_row *row = add_row(m, "OS");
 	if (row)
 		snprintf(row->value, sizeof row->value, "%s, kernel %s", os ? os : "unknown",
 		         kernel ? kernel : "unknown");
-	double total = num_at(r, mach, "memory_gib.total"),
-	       avail = num_at(r, mach, "memory_gib.available");
+	double total = cm.memory_gib, avail = cm.available_gib;
 	if ((row = add_row(m, "Memory"))) {
 		cat(row->value, sizeof row->value, "%.1f GiB", total);
 		if (!isnan(avail))
 			cat(row->value, sizeof row->value, ", %.1f GiB available when tuned",
 			    avail);
 	}
-	machine_blas(r, mach, m);
-	machine_accels(r, mach, m);
-	const char *src = str_at(r, mach, "source");
+	machine_blas(&cm, m);
+	machine_accels(&cm, m);
+	const char *src = cm.source;
 	if ((row = add_row(m, "Fingerprint")))
 		snprintf(row->value, sizeof row->value, "%s%s%s", pg->fingerprint,
 		         src && strcmp(src, "live") ? ", topology from " : "",
@@ -530,131 +501,26 @@ static int assign_trials(rt_page *pg, char *err, size_t errlen)
 
 /* ---- the crossover ---- */
 
-static int read_curve(const rt_yr *r, const rt_ynode *c, rt_pg_curve *pc)
+/*
+ * The configuration's analysis (config.c read it) into the page's: each
+ * curve labelled backend/precision, its outliers moved over.
+ */
+static void analysis_of(rt_config_xo *xo, rt_pg_crossover *x)
 {
-	const char *be, *prec;
-	double range[2];
-	const rt_ynode *fit;
-	int rc = rt_yr_need_str(r, c, "backend", &be);
-	if (rc == RT_OK)
-		rc = rt_yr_need_str(r, c, "precision", &prec);
-	if (rc == RT_OK)
-		rc = rt_yr_need(r, c, "fit", YAML_MAPPING_NODE, &fit);
-	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, fit, "a", &pc->fit.a);
-	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, fit, "b", &pc->fit.b);
-	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, fit, "c", &pc->fit.c);
-	if (rc == RT_OK)
-		rc = rt_yr_need_pair(r, c, "range", range);
-	if (rc)
-		return rc;
-	snprintf(pc->label, sizeof pc->label, "%s/%s", be, prec);
-	pc->fit.n_min = range[0];
-	pc->fit.n_max = range[1];
-	const rt_ynode *out = rt_yr_get(r, c, "outliers");
-	int n = rt_yr_nitems(out);
-	if (n && !(pc->outliers = calloc(2 * (size_t)n, sizeof(double))))
-		return rt_fail(r->err, r->errlen, RT_ENOMEM, "out of memory");
-	for (int i = 0; i < n; i++) {
-		const rt_ynode *o = rt_yr_item(r, out, i);
-		if (rt_yr_nitems(o) != 2 ||
-		    rt_yr_number(r, rt_yr_item(r, o, 0), "outliers", &pc->outliers[2 * i]) ||
-		    rt_yr_number(r, rt_yr_item(r, o, 1), "outliers", &pc->outliers[2 * i + 1]))
-			return rt_yr_bad(r, o, "outliers: expected [n, seconds] pairs");
-		pc->noutliers++;
+	for (int i = 0; i < xo->ncurves; i++) {
+		rt_config_xo_curve *c = &xo->curves[i];
+		rt_pg_curve *pc = &x->curves[x->ncurves++];
+		snprintf(pc->label, sizeof pc->label, "%s/%s", c->backend, c->precision);
+		pc->fit = c->fit;
+		pc->noutliers = c->noutliers;
+		pc->outliers = c->outliers;
+		c->outliers = NULL;
 	}
-	return RT_OK;
-}
-
-static int read_pair(const rt_yr *r, const rt_ynode *p, rt_pg_pair *pp)
-{
-	const rt_ynode *btw;
-	int rc = rt_yr_need(r, p, "between", YAML_SEQUENCE_NODE, &btw);
-	if (rc == RT_OK && (rt_yr_nitems(btw) != 2 || !rt_yr_scalar(rt_yr_item(r, btw, 0)) ||
-	                    !rt_yr_scalar(rt_yr_item(r, btw, 1))))
-		rc = rt_yr_bad(r, btw, "between: expected two curve names");
-	if (rc)
-		return rc;
-	pp->a = rt_yr_scalar(rt_yr_item(r, btw, 0));
-	pp->b = rt_yr_scalar(rt_yr_item(r, btw, 1));
-	pp->n_star = pp->ci_lo = pp->ci_hi = NAN;
-	if ((pp->error = str_at(r, p, "error")))
-		return RT_OK;
-	rc = rt_yr_need_str(r, p, "kind", &pp->kind);
-	if (rc == RT_OK)
-		rc = rt_yr_need_str(r, p, "summary", &pp->summary);
-	if (rc == RT_OK && strcmp(pp->kind, "none"))
-		rc = rt_yr_need_num(r, p, "n_star", &pp->n_star);
-	double ci[2];
-	if (rc == RT_OK && rt_yr_get(r, p, "ci95") &&
-	    (rc = rt_yr_need_pair(r, p, "ci95", ci)) == RT_OK) {
-		pp->ci_lo = ci[0];
-		pp->ci_hi = ci[1];
-	}
-	return rc;
-}
-
-static int read_threads(const rt_yr *r, const rt_ynode *t, rt_pg_threads *pt)
-{
-	long threads = 0;
-	int rc = rt_yr_need_str(r, t, "backend", &pt->backend);
-	if (rc == RT_OK)
-		rc = rt_yr_need_str(r, t, "precision", &pt->precision);
-	if (rc == RT_OK)
-		rc = rt_yr_need_int(r, t, "threads", 1, 1 << 20, &threads);
-	pt->threads = (int)threads;
-	pt->pays_from = NAN;
-	if (rc || (pt->error = str_at(r, t, "error")))
-		return rc;
-	rc = rt_yr_need_str(r, t, "summary", &pt->summary);
-	if (rc == RT_OK && rt_yr_get(r, t, "pays_from_n"))
-		rc = rt_yr_need_num(r, t, "pays_from_n", &pt->pays_from);
-	const rt_ynode *best = rt_yr_get(r, t, "best");
-	for (int i = 0; rc == RT_OK && i < rt_yr_nitems(best) && i < RT_PG_MAX_RANGES; i++) {
-		const rt_ynode *b = rt_yr_item(r, best, i);
-		rt_thread_range *tr = &pt->best[pt->nbest++];
-		rc = rt_yr_need_int(r, b, "threads", 1, 1 << 20, &threads);
-		tr->threads = (int)threads;
-		if (rc == RT_OK)
-			rc = rt_yr_need_num(r, b, "from_n", &tr->n_lo);
-		if (rc == RT_OK)
-			rc = rt_yr_need_num(r, b, "to_n", &tr->n_hi);
-	}
-	return rc;
-}
-
-/* A list of the analysis (curves, pairs, threads): at most cap items of it. */
-static int analysis_list(const rt_yr *r, const rt_ynode *xo, const char *key, int cap,
-                         const rt_ynode **seq, int *n)
-{
-	int rc = rt_yr_need(r, xo, key, YAML_SEQUENCE_NODE, seq);
-	*n = rc ? 0 : rt_yr_nitems(*seq);
-	if (rc == RT_OK && *n > cap)
-		rc = rt_yr_bad(r, *seq, "%s: more than %d", key, cap);
-	return rc;
-}
-
-/* A configuration's `crossover:` analysis (crossover.h's rt_xo_emit wrote it) into pg->xo. */
-static int read_analysis(const rt_yr *r, const rt_ynode *xo, rt_pg_crossover *x)
-{
-	const rt_ynode *seq;
-	int n, rc = rt_yr_expect(r, xo, YAML_MAPPING_NODE, "crossover");
-	if (rc == RT_OK)
-		rc = analysis_list(r, xo, "curves", RT_PG_MAX_CURVES, &seq, &n);
-	for (int i = 0; rc == RT_OK && i < n; i++)
-		rc = read_curve(r, rt_yr_item(r, seq, i), &x->curves[x->ncurves++]);
-	if (rc == RT_OK)
-		rc = analysis_list(r, xo, "pairs", RT_PG_MAX_PAIRS, &seq, &n);
-	for (int i = 0; rc == RT_OK && i < n; i++)
-		rc = read_pair(r, rt_yr_item(r, seq, i), &x->pairs[x->npairs++]);
-	if (rc == RT_OK)
-		rc = analysis_list(r, xo, "threads", RT_PG_MAX_PAIRS, &seq, &n);
-	for (int i = 0; rc == RT_OK && i < n; i++)
-		rc = read_threads(r, rt_yr_item(r, seq, i), &x->threads[x->nthreads++]);
-	x->present = rc == RT_OK;
-	return rc;
+	for (int i = 0; i < xo->npairs; i++)
+		x->pairs[x->npairs++] = xo->pairs[i];
+	for (int i = 0; i < xo->nthreads; i++)
+		x->threads[x->nthreads++] = xo->threads[i];
+	x->present = 1;
 }
 
 /* Gives each curve its observations from pg->replay. */
@@ -721,7 +587,8 @@ static void threads_of(const rt_xo_threads *t, rt_pg_threads *pt)
 	pt->summary = t->summary;
 	if (!isinf(t->pays_from))
 		pt->pays_from = t->pays_from;
-	for (size_t k = 0; t->has_best && k < t->nbest && pt->nbest < RT_PG_MAX_RANGES; k++)
+	for (size_t k = 0; t->has_best && k < t->nbest && pt->nbest < RT_CONFIG_XO_MAX_RANGES;
+	     k++)
 		pt->best[pt->nbest++] = t->best[k];
 }
 
@@ -766,8 +633,11 @@ static int fit_replay(rt_page *pg, const char *path, char *err, size_t errlen)
 static int config_crossover(rt_page *pg, char *err, size_t errlen)
 {
 	const rt_config *c = &pg->config;
-	rt_yr r = rt_yr_with_err(&c->yr, err, errlen);
-	int rc = read_analysis(&r, c->crossover, &pg->xo);
+	rt_config_xo xo;
+	int rc = rt_config_read_crossover(c, &xo, err, errlen);
+	if (rc == RT_OK)
+		analysis_of(&xo, &pg->xo);
+	rt_config_xo_free(&xo);
 	if (rc)
 		return rc;
 	snprintf(pg->xo.source, sizeof pg->xo.source, "the analysis in %s", c->path);

@@ -2,7 +2,7 @@
  * pagedata.h: what `rigtune report` shows, gathered from its inputs: the
  * configuration `tune` wrote (config.h), the journals of its trials
  * (journal.h), the crossover's observations (replay.h) and a check's result
- * (check/check.h). page.h draws it; nothing here knows HTML.
+ * (check/check_result.h). page.h draws it; nothing here knows HTML.
  *
  * Which trials a workload's chart shows: those of the configuration's
  * machine (same fingerprint) and model shape (every shape key but the one
@@ -13,7 +13,7 @@
 #define RT_PAGEDATA_H
 
 #include "../../search/fit.h"
-#include "../check/check.h"
+#include "../check/check_result.h"
 #include "../config.h"
 #include "../crossover.h"
 #include "../journal.h"
@@ -22,9 +22,8 @@
 
 #define RT_PG_MAX_ROWS 12
 #define RT_PG_MAX_HINTS 8
-#define RT_PG_MAX_CURVES 16
-#define RT_PG_MAX_PAIRS 16
-#define RT_PG_MAX_RANGES 8
+#define RT_PG_MAX_CURVES RT_CONFIG_XO_MAX /* as many as a configuration's analysis holds */
+#define RT_PG_MAX_PAIRS RT_CONFIG_XO_MAX
 #define RT_PG_MAX_NOTES 8
 #define RT_PG_MAX_JOURNALS 64
 
@@ -94,20 +93,9 @@ typedef struct rt_pg_curve {
 	double *outliers; /* n, seconds pairs */
 } rt_pg_curve;
 
-typedef struct rt_pg_pair {
-	const char *a, *b; /* the curves' labels */
-	const char *kind;  /* in_range, extrapolated, none; NULL with error */
-	const char *summary, *error;
-	double n_star, ci_lo, ci_hi; /* NAN when absent */
-} rt_pg_pair;
-
-typedef struct rt_pg_threads {
-	const char *backend, *precision, *summary, *error;
-	int threads;
-	double pays_from; /* NAN: never in the measured range */
-	int nbest;
-	rt_thread_range best[RT_PG_MAX_RANGES];
-} rt_pg_threads;
+/* A crossover of two curves, and the thread counts of a curve: as config.h reads them. */
+typedef rt_config_xo_pair rt_pg_pair;
+typedef rt_config_xo_threads rt_pg_threads;
 
 typedef struct rt_pg_crossover {
 	int present;

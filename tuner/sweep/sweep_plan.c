@@ -211,30 +211,20 @@ static void add_space_values(const rt_sweep_plan *plan, evidence *e)
 
 /* ---- memory ------------------------------------------------------------------ */
 
-/* The device's memory in GiB from the machine section; 0 when it does not say. */
+/* The device's memory in GiB from the machine section (config.c reads it); 0 if not said. */
 static double device_gib(const rt_sweep_plan *plan)
 {
-	rt_yr r = rt_yr_with_err(&plan->cfg->yr, NULL, 0);
-	double gib = 0;
-	if (!strcmp(plan->point.backend, "cpu")) {
-		const rt_ynode *n = rt_yr_at(&r, plan->cfg->machine, "memory_gib.available");
-		return n && rt_yr_number(&r, n, "available", &gib) == RT_OK ? gib : 0;
-	}
-	const rt_ynode *accs = rt_yr_get(&r, plan->cfg->machine, "accelerators");
-	for (int i = 0; i < rt_yr_nitems(accs); i++) {
-		const rt_ynode *a = rt_yr_item(&r, accs, i);
-		const char *name = rt_yr_scalar(rt_yr_get(&r, a, "backend"));
-		if (!name || strcmp(name, plan->point.backend))
+	rt_config_machine m;
+	rt_config_read_machine(plan->cfg, &m);
+	if (!strcmp(plan->point.backend, "cpu"))
+		return isnan(m.available_gib) ? 0 : m.available_gib;
+	for (int i = 0; i < m.naccel; i++) {
+		const rt_config_accel *a = &m.accel[i];
+		if (!a->backend || strcmp(a->backend, plan->point.backend))
 			continue;
-		const rt_ynode *devs = rt_yr_get(&r, a, "devices");
-		for (int d = 0; d < rt_yr_nitems(devs); d++) {
-			const rt_ynode *dev = rt_yr_item(&r, devs, d);
-			long idx;
-			const rt_ynode *m = rt_yr_get(&r, dev, "memory_gib");
-			if (rt_yr_need_int(&r, dev, "index", 0, 1 << 20, &idx) == RT_OK &&
-			    idx == plan->point.device && m && rt_yr_number(&r, m, "memory_gib", &gib) == RT_OK)
-				return gib;
-		}
+		for (int d = 0; d < a->ndevices; d++)
+			if (a->dev[d].index == plan->point.device && !isnan(a->dev[d].memory_gib))
+				return a->dev[d].memory_gib;
 	}
 	return 0;
 }

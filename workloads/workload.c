@@ -1,4 +1,7 @@
-/* The table of workloads, built from the one list in registry.h. */
+/*
+ * workload.c: what workload.h declares of every workload: the table,
+ * built from the one list in registry.h, and the shape helpers.
+ */
 #include <string.h>
 
 #include "workload.h"

@@ -1,7 +1,10 @@
 /*
- * check_doc.h: reading the result of `rigtune check` (the YAML that
+ * check_result.h: the result of `rigtune check` read back (the YAML that
  * rt_check_emit writes, schema `rigtune_check: 1`, documented in check.h;
- * both live in check_doc.c) for `rigtune report --check FILE`.
+ * the writer and this reader both live in check_doc.c), for `rigtune report
+ * --check FILE` and `check --store`. The family's second door: a reader of
+ * results includes this header, not check.h, and so not the run that
+ * writes them.
  *
  * What the page shows of it: the baseline, the settings, the machine diff,
  * the notes and suggestions, and per point its workload, roles (or sweep
@@ -9,8 +12,8 @@
  * its 95% CI and p, the verdict with its reason. Keys the page does not
  * show are not checked: a newer check may add some.
  */
-#ifndef RT_CHECK_DOC_H
-#define RT_CHECK_DOC_H
+#ifndef RT_CHECK_RESULT_H
+#define RT_CHECK_RESULT_H
 
 #include "verdict.h"
 #include "../yamlr.h"
@@ -41,13 +44,6 @@ typedef struct rt_checkdoc {
 	rt_checkdoc_point *points;
 	int counts[RT_NVERDICT];
 } rt_checkdoc;
-
-struct rt_check_run;
-struct rt_check_opts;
-
-/* The YAML of a finished run (the schema in check.h; malloc'd text). */
-int rt_check_emit(const struct rt_check_run *run, const struct rt_check_opts *o, char **text,
-		  size_t *len, char *err, size_t errlen);
 
 /*
  * Reads the check result at path. RT_EIO when it cannot be read, RT_EINVAL
