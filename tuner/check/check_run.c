@@ -423,8 +423,8 @@ static void explain_inconclusive(rt_check_point *p, const rt_check_opts *o, cons
 	if (p->machine_explains)
 		snprintf(p->reason, sizeof p->reason,
 			 "unknown: %s, but the machine's own change may explain it (the canary's "
-			 "95%% CI reaches %+.1f%%, and with that taken out it is not past the "
-			 "threshold); a longer --budget gives the canary more samples",
+			 "95%% CI reaches %+.1f%%, and with that taken out it is not clearly past "
+			 "the threshold); a longer --budget gives the canary more samples",
 			 change, 100 * (p->machine_bound - 1));
 	else if (c->change == RT_CHANGE_UNDECIDED && o->ab)
 		snprintf(p->reason, sizeof p->reason,
