@@ -55,6 +55,8 @@ TEST_PLUGINS := $(patsubst tests/plugins/%.c,$(BUILD)/tests/plugins/librigtune_%
 # Fake vendor libraries (rocBLAS, NVML) the GPU plugins' host code is tested against.
 TEST_FAKES := $(patsubst tests/fakes/%.c,$(BUILD)/tests/fakes/lib%_fake.so,$(wildcard tests/fakes/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+# Libraries the benchmarks and tests preload (bench/lib/NAME.c: libNAME.so), never run.
+BENCH_LIBS := $(patsubst bench/lib/%.c,$(BUILD)/bench/lib%.so,$(wildcard bench/lib/*.c))
 
 # GPU plugins: built only where their compiler exists; the binary never links them.
 CUDA_SRCS := $(wildcard workloads/cuda/*.cu)
@@ -119,6 +121,12 @@ $(BUILD)/tests/fakes/lib%_fake.so: tests/fakes/%.c
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/librigtune.a
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# Not sanitized: it is preloaded into processes that are not (an ASan runtime must load first).
+$(BUILD)/bench/lib%.so: bench/lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(OPT) -g -std=c11 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -fPIC -shared $< \
+		-o $@ -ldl
+
 # CUDA 13 builds sm_75 (Turing) and newer: machine code for Turing, Ampere
 # (sm_80, which also runs on sm_86/sm_89) and Hopper, plus compute_90 PTX that
 # the driver compiles for anything newer (Blackwell) on first load.
@@ -152,7 +160,8 @@ GPU_CHECK := $(BUILD)/tests/gpu_check
 
 test: test-deps
 	@$(MAKE) --no-print-directory build-test
-build-test: build-all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(GPU_CHECK)
+build-test: build-all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(BENCH_LIBS) \
+	$(GPU_CHECK)
 	@BUILD=$(BUILD) tests/run.sh
 
 # clang's UBSan also flags arithmetic on a NULL pointer, which gcc's does not.
@@ -179,7 +188,7 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/librigtune.a
 
 bench: deps
 	@$(MAKE) --no-print-directory build-bench
-build-bench: build-all $(BENCH_BINS)
+build-bench: build-all $(BENCH_BINS) $(BENCH_LIBS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 
 format:

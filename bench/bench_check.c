@@ -10,145 +10,62 @@
  *    20 s; A/B: 0.05, 2%, 30 s)
  *
  * It tunes WORKLOADS on the CPU for S seconds into a baseline (in a
- * temporary directory), then runs rounds of three checks, interleaved:
- *   A/A        check against the baseline, nothing changed;
- *   throttled  the same, every trial throttled to 1 - F of its speed;
- *   A/B        in even rounds A/B same: check --a current --b current, in
- *              one session; in odd rounds A/B slow: the same, side B's
- *              trials throttled to 1 - F_ab;
+ * temporary directory), then runs rounds of checks, each a `rigtune check`
+ * process (build/rigtune) whose YAML is read back:
+ *   A/A        check --baseline, nothing changed;
+ *   slowed     the same with build/bench/libslowblas.so preloaded into the
+ *              check and SLOWBLAS_SLOWDOWN=F: every GEMM of its trials (the
+ *              check's children) through OpenBLAS or oneDNN takes 1 / (1 - F)
+ *              of its time, the rest of the trial and the canary (measured in
+ *              the check's own process, no BLAS) as fast as they are; A/A and
+ *              slowed go first in turns;
+ *   A/B        gemm at its default shape (no baseline: one point, so that
+ *              the budget gives it the 8 pairs or more a decision takes);
+ *              in even rounds A/B same: check --a current --b current; in odd
+ *              rounds A/B slow: --b env:LD_PRELOAD=libslowblas.so,
+ *              SLOWBLAS_SLOWDOWN=F_ab (side B's bench processes);
  * the first two with check's default budget (the tune's time) and
  * threshold, the A/B ones with --budget S_ab and --threshold PCT (a
  * comparison in one session cancels the drift, so a smaller change can be
- * told). The throttle stops the trial processes with SIGSTOP for F of every
- * 5 ms (on average: it corrects its own overruns) and lets them go on with
- * SIGCONT: the component is slowed, while the canary (measured in the
- * check's own process) is not. A/B: only side B's processes (their
- * environment has BENCH_CHECK_SIDE=B), each with its process group (the
- * bench child and its trial). The slowdown the checks saw is printed beside
- * the one applied: on a virtual machine whose host is busy a vCPU that
- * idles while its trial is stopped is given more time after.
+ * told). The slowdown the checks saw (the median raw now/base against the
+ * A/A checks') is printed beside the one applied: the slowdown falls on the
+ * GEMMs only, so a workload with other work in its step sees less of it.
  * With --rebase every round tunes a new baseline first: the false alarms
  * are then the check's own, without the drift of a machine whose speed
- * changes over minutes.
+ * changes over minutes. BENCH_CHECK_VERBOSE=1 shows each check's stderr.
  *
- * Rates come with their 95% Wilson score intervals. The load the run met
- * (the 1-minute load average, min and max over the rounds) is printed.
+ * Every check's YAML stays in the temporary directory (rNN-aa.yaml,
+ * rNN-slowed.yaml, rNN-ab-same.yaml, rNN-ab-slow.yaml), to read why a check
+ * raised an alarm or missed. Rates come with their 95% Wilson score intervals. The load the run met
+ * (the 1-minute load average, min and max over the rounds) is printed, and
+ * each round's seconds.
  *
  * Targets (issue 24): A/A false alarms <= 5%, detection >= 95% of a 10%
  * slowdown, A/B detection >= 95% of a 5% difference.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../search/stats.h"
 #include "../tuner/check/check.h"
 #include "../tuner/config.h"
-#include "../tuner/contention.h"
 #include "../tuner/lock.h"
 #include "../tuner/output.h"
 #include "../tuner/tune.h"
+#include "../tuner/usercmd.h"
 
-#define PERIOD_S 0.005
-#define MAX_CHILDREN 16
 #define MAX_ROUNDS 1000
-#define SIDE_B_MARK "BENCH_CHECK_SIDE=B"
+#define MAX_ARGS 24
 
-/* ---- the throttle: SIGSTOP / SIGCONT on the trial processes ---- */
-
-typedef struct throttle {
-	pthread_t thread;
-	volatile int stop;
-	double frac;
-	pid_t parent_tid; /* the thread that forks the trials */
-	int side_b_only;  /* A/B: only the processes of side B, by their group */
-	double stopped_s, total_s;
-} throttle;
-
-static void sleep_s(double s)
-{
-	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/* Whether pid's environment holds SIDE_B_MARK. */
-static int is_side_b(pid_t pid)
-{
-	char path[64], buf[8192];
-	snprintf(path, sizeof path, "/proc/%d/environ", (int)pid);
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-	if (f)
-		fclose(f);
-	for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
-		buf[n] = '\0';
-		if (!strcmp(buf + i, SIDE_B_MARK))
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * What to signal: the children the forking thread has now (trials), or in
- * A/B side B's bench children as process groups (negative: the bench and
- * the trial it forked).
- */
-static int targets(const throttle *t, pid_t *out)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)t->parent_tid);
-	FILE *f = fopen(path, "r");
-	int n = 0, pid;
-	while (f && n < MAX_CHILDREN && fscanf(f, "%d", &pid) == 1)
-		if (!t->side_b_only || is_side_b(pid))
-			out[n++] = t->side_b_only ? -pid : pid;
-	if (f)
-		fclose(f);
-	return n;
-}
-
-/*
- * Each period stops the trials for what brings the stopped share of the
- * time so far to frac: the sleeps overrun by tens of microseconds on a
- * loaded machine, and the feedback takes that out.
- */
-static void *throttle_main(void *arg)
-{
-	throttle *t = arg;
-	while (!t->stop) {
-		pid_t pids[MAX_CHILDREN];
-		int n = targets(t, pids);
-		double want = t->frac * (t->total_s + PERIOD_S) - t->stopped_s;
-		want = want < 0 ? 0 : want > PERIOD_S ? PERIOD_S : want;
-		double t0 = rt_now();
-		for (int i = 0; i < n && want > 0; i++)
-			kill(pids[i], SIGSTOP);
-		if (want > 0)
-			sleep_s(want);
-		for (int i = 0; i < n && want > 0; i++)
-			kill(pids[i], SIGCONT);
-		double t1 = rt_now();
-		sleep_s(PERIOD_S - want);
-		if (n) { /* only the time a trial was there counts */
-			t->stopped_s += want > 0 ? t1 - t0 : 0;
-			t->total_s += rt_now() - t0;
-		}
-	}
-	return NULL;
-}
-
-/* ---- one check ---- */
+/* ---- one check: `rigtune check` as a process, its YAML read back ---- */
 
 typedef struct outcome {
 	int status; /* 0 pass, 1 regression, -1 failed */
@@ -157,60 +74,92 @@ typedef struct outcome {
 	double ratio;      /* the median over its points of now / baseline, as measured */
 	double speed;      /* the machine's speed that the canary saw */
 	double contention; /* the most other processes took of a trial's cores */
-	double applied;    /* the share of the trials' time the throttle stopped them */
 } outcome;
 
-/* The median raw ratio of the points that ran; 0 if none did. */
-static double median_ratio(const rt_check_run *run)
+/* What one kind of check runs: its arguments after `rigtune check`, and environment. */
+typedef struct check_cmd {
+	const char *args[MAX_ARGS]; /* NULL-terminated */
+	char *env[4];               /* "NAME=value", NULL-terminated */
+} check_cmd;
+
+/* The check's stderr, shown with BENCH_CHECK_VERBOSE (its progress and table). */
+static void show_line(void *user, int is_err, const char *line)
 {
-	double r[64];
-	int n = 0;
-	for (int i = 0; i < run->npoints && n < 64; i++)
-		if (run->points[i].nsamples > 0 && run->points[i].base->nsamples > 0)
-			r[n++] = run->points[i].raw_ratio;
-	return n ? rt_median(r, (size_t)n) : 0;
+	if (is_err && user)
+		fprintf(stderr, "    | %s\n", line);
 }
 
-static outcome check_once(const rt_check_opts *o)
+/* The median of the points' raw ratios (as measured), their worst contention. */
+static void read_points(const rt_yr *r, const rt_ynode *points, outcome *out)
+{
+	double v[64];
+	int n = 0;
+	for (int i = 0; i < rt_yr_nitems(points) && n < 64; i++) {
+		const rt_ynode *p = rt_yr_item(r, points, i);
+		double x;
+		if (rt_yr_number(r, rt_yr_get(r, p, "raw_ratio"), "raw_ratio", &x) == RT_OK &&
+		    x > 0)
+			v[n++] = x;
+		if (rt_yr_number(r, rt_yr_at(r, p, "contention.now"), "contention", &x) == RT_OK)
+			out->contention = fmax(out->contention, x);
+	}
+	out->ratio = n ? rt_median(v, (size_t)n) : 0;
+}
+
+static int read_result(const char *path, outcome *out, char *err, size_t errlen)
+{
+	rt_yr r;
+	int rc = rt_yr_load_file(&r, path, err, errlen);
+	if (rc)
+		return rc;
+	const rt_ynode *root = rt_yr_root(&r), *summary = rt_yr_get(&r, root, "summary");
+	for (int v = 0; v < RT_NVERDICT; v++) {
+		long k = 0;
+		if (rt_yr_get(&r, summary, rt_verdict_name((rt_verdict)v)))
+			rc = rc ? rc : rt_yr_need_int(&r, summary, rt_verdict_name((rt_verdict)v), 0,
+						      1000, &k);
+		out->counts[v] = (int)k;
+	}
+	out->speed = 1;
+	if (rt_yr_at(&r, root, "canary.speed"))
+		rc = rc ? rc : rt_yr_number(&r, rt_yr_at(&r, root, "canary.speed"), "canary.speed",
+					    &out->speed);
+	read_points(&r, rt_yr_get(&r, root, "points"), out);
+	rt_yr_free(&r);
+	return rc;
+}
+
+/* One check, its YAML kept as rNN-KIND.yaml in the run's directory. */
+static outcome check_once(const char *rigtune, const check_cmd *c, int round, const char *kind)
 {
 	outcome out = {.status = -1};
-	char err[RT_ERRLEN];
-	rt_check_run *run = calloc(1, sizeof *run);
-	if (!run)
-		return out;
-	double t0 = rt_now();
-	int rc = rt_check_prepare(o, run, err, sizeof err);
+	char *argv[MAX_ARGS + 6], err[RT_ERRLEN];
+	int n = 0;
+	argv[n++] = (char *)rigtune;
+	argv[n++] = "check";
+	for (int i = 0; c->args[i]; i++)
+		argv[n++] = (char *)c->args[i];
+	argv[n++] = "-o";
+	argv[n++] = "result.yaml";
+	argv[n] = NULL;
+	unlink("result.yaml");
+	rt_usercmd uc = {.argv = argv, .env = c->env, .pin = RT_PIN_NONE, .line = show_line,
+			 .user = getenv("BENCH_CHECK_VERBOSE")};
+	rt_usercmd_exit x;
+	int rc = rt_usercmd_run(&uc, &x, err, sizeof err);
+	out.seconds = x.seconds;
+	int code = rc == RT_OK && WIFEXITED(x.status) ? WEXITSTATUS(x.status) : -1;
+	if (code == 0 || code == 1)
+		rc = read_result("result.yaml", &out, err, sizeof err);
+	else if (rc == RT_OK)
+		rc = rt_fail(err, sizeof err, RT_ERUNTIME, "exit %d: %s", code, x.last_err);
 	if (rc == RT_OK)
-		rc = rt_check_measure(o, run, err, sizeof err);
-	out.seconds = rt_now() - t0;
-	if (rc == RT_OK) {
-		out.status = rt_check_regressed(run);
-		out.ratio = median_ratio(run);
-		out.speed = run->canary.speed;
-		for (int i = 0; i < run->npoints; i++)
-			if (run->points[i].contention > out.contention)
-				out.contention = run->points[i].contention;
-		memcpy(out.counts, run->counts, sizeof out.counts);
-	} else {
-		fprintf(stderr, "bench_check: check failed: %s\n", err);
-	}
-	rt_check_run_free(run);
-	free(run);
-	return out;
-}
-
-static outcome check_throttled(const rt_check_opts *o, double frac, int side_b_only)
-{
-	throttle t = {.frac = frac, .parent_tid = (pid_t)syscall(SYS_gettid),
-		      .side_b_only = side_b_only};
-	if (pthread_create(&t.thread, NULL, throttle_main, &t)) {
-		fprintf(stderr, "bench_check: cannot start the throttle\n");
-		return (outcome){.status = -1};
-	}
-	outcome out = check_once(o);
-	t.stop = 1;
-	pthread_join(t.thread, NULL);
-	out.applied = t.total_s > 0 ? t.stopped_s / t.total_s : 0;
+		out.status = code;
+	else
+		fprintf(stderr, "bench_check: rigtune check failed: %s\n", err);
+	char keep[64];
+	snprintf(keep, sizeof keep, "r%02d-%s.yaml", round + 1, kind);
+	rename("result.yaml", keep);
 	return out;
 }
 
@@ -267,7 +216,7 @@ typedef struct tally {
 	const char *name;
 	int alarms, failed, n;
 	int counts[RT_NVERDICT];
-	double ratio[MAX_ROUNDS], applied_sum, worst_s, sum_s;
+	double ratio[MAX_ROUNDS], worst_s, sum_s;
 } tally;
 
 static void count(tally *t, const outcome *o)
@@ -277,7 +226,6 @@ static void count(tally *t, const outcome *o)
 	for (int v = 0; v < RT_NVERDICT; v++)
 		t->counts[v] += o->counts[v];
 	t->ratio[t->n % MAX_ROUNDS] = o->ratio;
-	t->applied_sum += o->applied;
 	t->worst_s = fmax(t->worst_s, o->seconds);
 	t->sum_s += o->seconds;
 	t->n++;
@@ -299,17 +247,17 @@ static void print_rate(const char *what, const tally *t, const char *target)
 	printf("\n");
 }
 
-/* How much slower the throttled checks saw their points than the unthrottled ones. */
-static void print_effect(const char *what, const tally *slow, const tally *same)
+/* How much slower the slowed checks saw their points than the unslowed ones. */
+static void print_effect(const char *what, double applied, const tally *slow, const tally *same)
 {
 	size_t n = (size_t)(slow->n < MAX_ROUNDS ? slow->n : MAX_ROUNDS);
 	size_t m = (size_t)(same->n < MAX_ROUNDS ? same->n : MAX_ROUNDS);
 	if (!n || !m)
 		return;
 	double effect = 1 - rt_median(slow->ratio, n) / rt_median(same->ratio, m);
-	printf("  %s: the trials were stopped %.1f%% of their time, which made them %.1f%% slower "
-	       "(median now/base over the unthrottled checks')\n",
-	       what, 100 * slow->applied_sum / slow->n, 100 * effect);
+	printf("  %s: the BLAS was slowed %.1f%% (libslowblas), the checks saw their points "
+	       "%.1f%% slower (median now/base against the unslowed checks')\n",
+	       what, 100 * applied, 100 * effect);
 }
 
 static double load1(void)
@@ -367,13 +315,51 @@ static int parse(int argc, char **argv, bench_opts *b)
 	return ok ? 0 : -1;
 }
 
-/* build/rigtune beside build/bench/bench_check: what the A/B sides run. */
-static void rigtune_path(char *buf, size_t len)
+/* NAME beside build/bench/bench_check, in build/ (UP "..") or build/bench/ (UP "."). */
+static void beside_self(const char *up, const char *name, char *buf, size_t len)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	self[n > 0 ? n : 0] = '\0';
-	snprintf(buf, len, "%s/../rigtune", dirname(self));
+	snprintf(buf, len, "%s/%s/%s", dirname(self), up, name);
+}
+
+/* The checks of a round, as `rigtune check` runs them. */
+typedef struct checks {
+	check_cmd aa, slow, ab_same, ab_slow;
+	char lock[PATH_MAX + 32], preload[PATH_MAX + 32], slowdown[64];
+	char side_b[2 * PATH_MAX], budget[32], threshold[32];
+} checks;
+
+/*
+ * A/A and slowed: check against the baseline at its defaults, the slowed one
+ * with libslowblas preloaded into the check (its trials are its children).
+ * A/B (gemm at its default shape, one point: the pairs the signed-rank test
+ * needs, 8 at least, fit in the budget; the baseline's 4 points would get 2
+ * or 3 each): --a current against --b current, or --b with libslowblas. Every
+ * check takes its lock in a directory of this run's: this process holds the
+ * machine's.
+ */
+static void make_checks(checks *c, const bench_opts *b, const char *lockdir)
+{
+	char lib[PATH_MAX];
+	beside_self(".", "libslowblas.so", lib, sizeof lib);
+	snprintf(c->lock, sizeof c->lock, "RIGTUNE_LOCK_DIR=%s", lockdir);
+	snprintf(c->preload, sizeof c->preload, "LD_PRELOAD=%s", lib);
+	snprintf(c->slowdown, sizeof c->slowdown, "SLOWBLAS_SLOWDOWN=%g", b->slowdown);
+	snprintf(c->side_b, sizeof c->side_b, "env:LD_PRELOAD=%s,SLOWBLAS_SLOWDOWN=%g", lib,
+		 b->ab_slowdown);
+	snprintf(c->budget, sizeof c->budget, "%g", b->ab_budget);
+	snprintf(c->threshold, sizeof c->threshold, "%g", b->ab_threshold);
+	c->aa = (check_cmd){.args = {"--baseline", "baseline.yaml", NULL}, .env = {c->lock}};
+	c->slow = c->aa;
+	c->slow.env[1] = c->preload;
+	c->slow.env[2] = c->slowdown;
+	c->ab_same = (check_cmd){.args = {"--a", "current", "--b", "current", "--budget", c->budget,
+					  "--threshold", c->threshold, NULL},
+				 .env = {c->lock}};
+	c->ab_slow = c->ab_same;
+	c->ab_slow.args[3] = c->side_b;
 }
 
 int main(int argc, char **argv)
@@ -390,14 +376,19 @@ int main(int argc, char **argv)
 	/* the machine's measuring lock for the whole run: no other rigtune measures meanwhile */
 	rt_lock lock;
 	char err[RT_ERRLEN], rigtune[PATH_MAX + 16];
-	rigtune_path(rigtune, sizeof rigtune);
+	beside_self("..", "rigtune", rigtune, sizeof rigtune);
 	if (rt_lock_for_command(&lock, "bench_check", 0, 0, err, sizeof err)) {
 		fprintf(stderr, "bench_check: %s\n", err);
 		return 3;
 	}
-	char dir[] = "/tmp/rigtune-bench-check-XXXXXX";
+	char dir[] = "/tmp/rigtune-bench-check-XXXXXX", lockdir[PATH_MAX];
 	if (!mkdtemp(dir) || chdir(dir)) {
 		perror("bench_check: temporary directory");
+		return 3;
+	}
+	snprintf(lockdir, sizeof lockdir, "%s/locks", dir);
+	if (mkdir(lockdir, 0700)) {
+		perror("bench_check: lock directory");
 		return 3;
 	}
 	printf("bench_check: baseline: tune --workload %s --backend cpu --budget %g (in %s)%s\n",
@@ -405,26 +396,16 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (make_baseline(b.workloads, b.tune_s, "baseline.yaml"))
 		return 3;
-	rt_check_opts o, ab;
-	rt_check_opts_default(&o);
-	o.baseline = "baseline.yaml"; /* budget 0: the check's default, the tune's time */
-	o.quiet = getenv("BENCH_CHECK_VERBOSE") == NULL;
-	ab = o;
-	ab.ab = 1;
-	ab.budget_s = b.ab_budget;
-	ab.threshold = b.ab_threshold / 100;
-	ab.rigtune = rigtune;
-	if (rt_check_side_add(&ab.side[0], "env:BENCH_CHECK_SIDE=A", err, sizeof err) ||
-	    rt_check_side_add(&ab.side[1], "env:" SIDE_B_MARK, err, sizeof err)) {
-		fprintf(stderr, "bench_check: %s\n", err);
+	checks *c = calloc(1, sizeof *c);
+	if (!c)
 		return 3;
-	}
-	printf("bench_check: rounds of A/A, %.0f%% throttled (default budget and threshold)%s, "
-	       "until %d rounds and %.0f minutes\n",
-	       100 * b.slowdown, b.ab ? ", A/B same and A/B with B throttled" : "", b.rounds,
+	make_checks(c, &b, lockdir);
+	printf("bench_check: rounds of A/A and BLAS %.0f%% slower (libslowblas; default budget and "
+	       "threshold)%s, until %d rounds and %.0f minutes\n",
+	       100 * b.slowdown, b.ab ? ", A/B same and A/B with B's BLAS slower" : "", b.rounds,
 	       b.minutes);
 	if (b.ab)
-		printf("bench_check: A/B: B %.0f%% throttled, --budget %g --threshold %g\n",
+		printf("bench_check: A/B: B's BLAS %.0f%% slower, --budget %g --threshold %g\n",
 		       100 * b.ab_slowdown, b.ab_budget, b.ab_threshold);
 	fflush(stdout);
 	tally aa = {0}, slow = {0}, ab_same = {0}, ab_slow = {0};
@@ -432,42 +413,50 @@ int main(int argc, char **argv)
 	for (int r = 0; r < MAX_ROUNDS && (r < b.rounds || rt_now() - t0 < 60 * b.minutes); r++) {
 		if (b.rebase && r > 0 && make_baseline(b.workloads, b.tune_s, "baseline.yaml"))
 			return 3;
-		double l = load1();
+		double l = load1(), tr = rt_now();
 		load_lo = fmin(load_lo, l);
 		load_hi = fmax(load_hi, l);
-		outcome x = check_once(&o), y = check_throttled(&o, b.slowdown, 0);
+		/* which goes first alternates, so that a drift within the round falls on both */
+		outcome x, y;
+		if (r % 2 == 0) {
+			x = check_once(rigtune, &c->aa, r, "aa");
+			y = check_once(rigtune, &c->slow, r, "slowed");
+		} else {
+			y = check_once(rigtune, &c->slow, r, "slowed");
+			x = check_once(rigtune, &c->aa, r, "aa");
+		}
 		count(&aa, &x);
 		count(&slow, &y);
 		printf("  round %2d (%4.1f min, load %.1f): A/A %-10s now/base %.3f machine %.3f | "
-		       "throttled %-10s %.3f machine %.3f",
-		       r + 1, (rt_now() - t0) / 60, l, x.status == 1 ? "REGRESSION" : "pass",
-		       x.ratio, x.speed, y.status == 1 ? "regression" : "MISSED", y.ratio,
-		       y.speed);
+		       "slowed %-10s %.3f machine %.3f",
+		       r + 1, (tr - t0) / 60, l, x.status == 1 ? "REGRESSION" : "pass", x.ratio,
+		       x.speed, y.status == 1 ? "regression" : "MISSED", y.ratio, y.speed);
 		if (b.ab && r % 2 == 0) {
-			outcome u = check_once(&ab);
+			outcome u = check_once(rigtune, &c->ab_same, r, "ab-same");
 			count(&ab_same, &u);
 			printf(" | A/B same %-10s B/A %.3f", u.status == 1 ? "REGRESSION" : "pass",
 			       u.ratio);
 		} else if (b.ab) {
-			outcome v = check_throttled(&ab, b.ab_slowdown, 1);
+			outcome v = check_once(rigtune, &c->ab_slow, r, "ab-slow");
 			count(&ab_slow, &v);
 			printf(" | A/B slow %-10s B/A %.3f", v.status == 1 ? "regression" : "MISSED",
 			       v.ratio);
 		}
-		printf("\n");
+		printf(" (%.0f s)\n", rt_now() - tr);
 		fflush(stdout);
 	}
 	printf("bench_check: %d rounds in %.1f minutes; 1-minute load average %.1f to %.1f on "
-	       "%ld CPUs\n",
-	       aa.n, (rt_now() - t0) / 60, load_lo, load_hi, sysconf(_SC_NPROCESSORS_ONLN));
+	       "%ld CPUs; every check's YAML is in %s (rNN-KIND.yaml)\n",
+	       aa.n, (rt_now() - t0) / 60, load_lo, load_hi, sysconf(_SC_NPROCESSORS_ONLN), dir);
 	print_rate("false alarms (A/A):", &aa, "<= 5%");
-	print_rate("detection (throttled):", &slow, ">= 95%");
-	print_effect("throttled", &slow, &aa);
+	print_rate("detection (BLAS slowed):", &slow, ">= 95%");
+	print_effect("slowed", b.slowdown, &slow, &aa);
 	if (b.ab) {
 		print_rate("A/B false alarms (same):", &ab_same, "<= 5%");
 		print_rate("A/B detection (B slower):", &ab_slow, ">= 95%");
-		print_effect("A/B slow", &ab_slow, &ab_same);
+		print_effect("A/B slow", b.ab_slowdown, &ab_slow, &ab_same);
 	}
+	free(c);
 	rt_lock_release(&lock);
 	return 0;
 }

@@ -203,6 +203,118 @@ static void a_slower_machine_is_its_canary(void **state)
 	assert_true(rt_check_canary_settled(&c, &b, RT_CANARY_USE));
 }
 
+/*
+ * A check's point and canary, synthetic: the baseline's point (20 samples,
+ * 1% noise) and canary (n_base samples, canary_noise), and now 4 trials of
+ * 8 samples whose point runs at point_speed (each trial off by up to 1%)
+ * and a canary of n_now samples at canary_speed. The point's verdict as the
+ * check takes it (rt_check_canary_judge) into judged, and as the canary's
+ * estimate alone would say (now / speed) into plain.
+ */
+typedef struct drift_case {
+	double point_speed, canary_speed, canary_noise;
+	size_t n_base, n_now;
+} drift_case;
+
+static double noise(rt_rng *r, double amount)
+{
+	return 1 + amount * ((double)(rt_rng_next(r) % 10000) / 10000 - 0.5) * 2;
+}
+
+static void judge_case(const drift_case *k, uint64_t seed, rt_check_canary *c,
+		       rt_comparison *judged, rt_comparison *plain)
+{
+	rt_rng r;
+	rt_rng_seed(&r, seed);
+	rt_baseline b = {0};
+	double base[20], now[32];
+	for (int i = 0; i < 20; i++)
+		base[i] = 100 * noise(&r, 0.01);
+	for (int t = 0; t < 4; t++) {
+		double trial = noise(&r, 0.01);
+		for (int i = 0; i < 8; i++)
+			now[8 * t + i] = 100 * k->point_speed * trial * noise(&r, 0.01);
+	}
+	b.ncanary = k->n_base;
+	b.canary = calloc(k->n_base, sizeof *b.canary);
+	memset(c, 0, sizeof *c);
+	c->n = c->cap = k->n_now;
+	c->v = calloc(k->n_now, sizeof *c->v);
+	for (size_t i = 0; i < k->n_base + k->n_now; i++) {
+		double speed = i < k->n_base ? 1 : k->canary_speed;
+		rt_canary_sample *s = i < k->n_base ? &b.canary[i] : &c->v[i - k->n_base];
+		*s = (rt_canary_sample){1.8e9, 4 * speed * noise(&r, k->canary_noise),
+					12 * speed * noise(&r, k->canary_noise)};
+	}
+	char err[256];
+	assert_int_equal(rt_check_canary_compare(c, &b, RT_CANARY_USE, 0.01, 0.05, seed, err,
+						 sizeof err),
+			 RT_OK);
+	rt_compare_opts co = {.alpha = 0.01, .threshold = 0.05, .reps = 2000, .seed = seed};
+	int explained;
+	double bound;
+	assert_int_equal(rt_check_canary_judge(c, base, 20, now, 32, &co, judged, &explained,
+					       &bound),
+			 RT_OK);
+	assert_true(!explained || judged->change == RT_CHANGE_UNDECIDED);
+	double v[32];
+	for (int i = 0; i < 32; i++)
+		v[i] = now[i] / c->speed;
+	assert_int_equal(rt_compare(base, 20, v, 32, &co, plain), RT_OK);
+	free(b.canary);
+}
+
+/*
+ * A host that drifts 3-7% slower, the canary and the point each by its own
+ * amount within that: "the machine is slower", or unknown, never a
+ * regression, though the canary's estimate alone raises some.
+ */
+static void a_drifting_machine_is_no_regression(void **state)
+{
+	(void)state;
+	int plain_alarms = 0, noticed = 0;
+	for (uint64_t seed = 1; seed <= 120; seed++) {
+		rt_rng r;
+		rt_rng_seed(&r, 1000 + seed);
+		/* the short tune's canary (12 samples), the check's first 8 or 16 */
+		drift_case k = {.point_speed = 0.93 + 0.04 * (double)(rt_rng_next(&r) % 101) / 100,
+				.canary_speed = 0.93 + 0.04 * (double)(rt_rng_next(&r) % 101) / 100,
+				.canary_noise = seed % 2 ? 0.03 : 0.06,
+				.n_base = 12,
+				.n_now = seed % 3 ? 16 : 8};
+		rt_check_canary c;
+		rt_comparison judged, plain;
+		judge_case(&k, seed, &c, &judged, &plain);
+		assert_int_not_equal(judged.change, RT_CHANGE_SLOWER);
+		plain_alarms += plain.change == RT_CHANGE_SLOWER;
+		noticed += c.speed < 1 && strstr(c.says, "% slower overall") != NULL;
+		rt_check_canary_free(&c);
+	}
+	assert_true(plain_alarms > 0); /* the case this guards against does arise */
+	assert_true(noticed >= 60);    /* and the machine's drift is said */
+}
+
+/*
+ * The component 10% slower on a steady machine (canary noise 3%), and 15%
+ * slower on a machine 5% slower: regressions, nearly always.
+ */
+static void a_slower_component_is_a_regression(void **state)
+{
+	(void)state;
+	const drift_case cases[] = {{0.90, 1.00, 0.03, 30, 16}, {0.85 * 0.95, 0.95, 0.03, 30, 16}};
+	for (size_t i = 0; i < RT_COUNT(cases); i++) {
+		int found = 0;
+		for (uint64_t seed = 1; seed <= 40; seed++) {
+			rt_check_canary c;
+			rt_comparison judged, plain;
+			judge_case(&cases[i], seed, &c, &judged, &plain);
+			found += judged.change == RT_CHANGE_SLOWER;
+			rt_check_canary_free(&c);
+		}
+		assert_true(found >= 38);
+	}
+}
+
 /* ---- the sides of an A/B check ---- */
 
 static void sides_from_specs(void **state)
@@ -253,15 +365,21 @@ static void pairs_tell_a_difference_from_a_drift(void **state)
 	rt_mwu significant = {.p = 1e-4}, not_significant = {.p = 0.3};
 	rt_comparison c;
 	/* B 20% slower in every pair */
-	double slower[5] = {log(0.8), log(0.79), log(0.81), log(0.8), log(0.82)};
-	rt_compare_pairs(slower, 5, &significant, &o, &c);
+	double slower[8] = {log(0.8), log(0.79), log(0.81), log(0.8),
+			    log(0.82), log(0.8), log(0.79), log(0.81)};
+	rt_compare_pairs(slower, 8, &significant, &o, &c);
 	assert_int_equal(c.change, RT_CHANGE_SLOWER);
 	assert_float_equal(c.ratio, 0.8, 1e-9);
 	assert_true(c.ci_hi < 0.95 && c.ci_lo >= 0.79 - 1e-9);
-	assert_int_equal(c.now_n, 5);
+	assert_int_equal(c.now_n, 8);
+	assert_float_equal(c.test.p, 2.0 / 256, 1e-12); /* the signed-rank test's smallest at 8 */
 	/* the pooled samples alone do not make it: their test must agree */
-	rt_compare_pairs(slower, 5, &not_significant, &o, &c);
+	rt_compare_pairs(slower, 8, &not_significant, &o, &c);
 	assert_int_equal(c.change, RT_CHANGE_UNDECIDED);
+	/* nor do 5 pairs, however pooled samples say: the pairs' own test cannot reach 0.01 */
+	rt_compare_pairs(slower, 5, &significant, &o, &c);
+	assert_int_equal(c.change, RT_CHANGE_UNDECIDED);
+	assert_float_equal(c.test.p, 2.0 / 32, 1e-12);
 	/* a machine that drifts between rounds: the pairs disagree, nothing is called */
 	double drift[6] = {0.15, -0.12, 0.1, -0.2, 0.12, -0.1};
 	rt_compare_pairs(drift, 6, &significant, &o, &c);
@@ -272,10 +390,63 @@ static void pairs_tell_a_difference_from_a_drift(void **state)
 	double same[6] = {0.005, -0.004, 0.002, -0.006, 0.003, 0.001};
 	rt_compare_pairs(same, 6, &not_significant, &o, &c);
 	assert_int_equal(c.change, RT_CHANGE_SAME);
-	/* two pairs decide nothing */
+	/* two pairs decide nothing: 20% slower needs 6 more, for the signed-rank test */
 	rt_compare_pairs(slower, 2, &significant, &o, &c);
 	assert_int_equal(c.change, RT_CHANGE_UNDECIDED);
-	assert_int_equal(c.more_samples, 1);
+	assert_int_equal(c.more_samples, 6);
+}
+
+/*
+ * An A/B check as the check runs one (check_run.c): rounds of a trial per
+ * side (8 samples each, the order alternating), the machine drifting up to
+ * +-drift between rounds and each trial off by up to 3%, side B at b_speed;
+ * after each round the pairs are compared with the pooled samples' test and
+ * the check stops at the first decision, or after `rounds`. The decision.
+ */
+static rt_change ab_session(double b_speed, double drift, int rounds, uint64_t seed)
+{
+	rt_rng r;
+	rt_rng_seed(&r, seed);
+	rt_compare_opts o = {.alpha = 0.01, .threshold = 0.02, .reps = 1000, .seed = seed};
+	double a[8 * 16], b[8 * 16], pairs[16], machine = 1;
+	rt_comparison c = {.change = RT_CHANGE_UNDECIDED};
+	for (int n = 0; n < rounds && c.change == RT_CHANGE_UNDECIDED; n++) {
+		machine *= noise(&r, drift);
+		double ta = machine * noise(&r, 0.03), tb = machine * b_speed * noise(&r, 0.03);
+		for (int i = 0; i < 8; i++) {
+			a[8 * n + i] = 100 * ta * noise(&r, 0.01);
+			b[8 * n + i] = 100 * tb * noise(&r, 0.01);
+		}
+		pairs[n] = log(rt_median(b + 8 * n, 8) / rt_median(a + 8 * n, 8));
+		rt_mwu pooled;
+		assert_int_equal(rt_mann_whitney(b, 8 * (size_t)(n + 1), a, 8 * (size_t)(n + 1),
+						 &pooled),
+				 RT_OK);
+		rt_compare_pairs(pairs, (size_t)n + 1, &pooled, &o, &c);
+	}
+	return c.change;
+}
+
+/*
+ * A/B at --threshold 2 over the 12 pairs 30 s gives on a busy machine: B 5%
+ * slower is found nearly always though the machine drifts 3% between rounds
+ * (it falls on both sides of a pair); B the same is called slower or faster
+ * rarely (the pooled samples' test alone, stopping at the first pair that
+ * looks changed, did so 31 times in 200).
+ */
+static void pairs_find_five_percent_and_rarely_cry_wolf(void **state)
+{
+	(void)state;
+	int found = 0, alarms = 0;
+	for (uint64_t seed = 1; seed <= 200; seed++) {
+		found += ab_session(0.95, 0.03, 12, seed) == RT_CHANGE_SLOWER;
+		rt_change same = ab_session(1.0, 0.03, 12, 1000 + seed);
+		alarms += same == RT_CHANGE_SLOWER || same == RT_CHANGE_FASTER;
+	}
+	print_message("# A/B: 5%% slower found %d of 200, the same called changed %d of 200\n",
+		      found, alarms);
+	assert_true(found >= 190);
+	assert_true(alarms <= 10);
 }
 
 /* ---- the result, written and read back ---- */
@@ -356,8 +527,11 @@ int main(void)
 	    cmocka_unit_test(canary_file_errors_name_the_line),
 	    cmocka_unit_test(canary_measures_both_halves),
 	    cmocka_unit_test(a_slower_machine_is_its_canary),
+	    cmocka_unit_test(a_drifting_machine_is_no_regression),
+	    cmocka_unit_test(a_slower_component_is_a_regression),
 	    cmocka_unit_test(sides_from_specs),
 	    cmocka_unit_test(pairs_tell_a_difference_from_a_drift),
+	    cmocka_unit_test(pairs_find_five_percent_and_rarely_cry_wolf),
 	    cmocka_unit_test(result_reads_back_as_written),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -26,37 +26,60 @@
 #define MEMORY_BYTES ((size_t)32 << 20)
 #define HEADER "unix_time,compute,memory"
 
+/*
+ * Each half runs in PHASES steps with a barrier between them, as a
+ * multi-threaded GEMM meets its threads at every panel: a thread that other
+ * work slows holds the others up at each step, so the canary loses to a busy
+ * core what such a point loses, not only its own thread's share.
+ */
+#define PHASES 16
+
+/* Where a half's threads wait until all of them have started (or one could not). */
+typedef struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t opened;
+	int state; /* 0 closed, 1 go, -1 a thread did not start: none runs */
+} gate;
+
 typedef struct worker {
 	pthread_t thread;
-	const uint64_t *buf; /* this thread's share of the memory buffer */
-	double sink;         /* keeps the compiler from dropping the work */
-	int memory;          /* which of the two it measures */
+	gate *start;
+	pthread_barrier_t *step; /* shared by the half's threads */
+	const uint64_t *buf;     /* this thread's share of the memory buffer */
+	double sink;             /* keeps the compiler from dropping the work */
+	int memory;              /* which of the two it measures */
 } worker;
 
 /* A dependent chain of integer and floating-point steps: nothing a vector unit can take. */
-static double compute_loop(void)
+static double compute_loop(pthread_barrier_t *step)
 {
 	uint64_t x = 88172645463325252ull;
 	double f = 1.0;
-	for (long i = 0; i < COMPUTE_ITERS; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		f = f * 0.999999 + (double)(x & 1023) * 1e-9;
+	for (int phase = 0; phase < PHASES; phase++) {
+		for (long i = 0; i < COMPUTE_ITERS / PHASES; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			f = f * 0.999999 + (double)(x & 1023) * 1e-9;
+		}
+		pthread_barrier_wait(step);
 	}
 	return f + (double)(x & 1);
 }
 
-static double memory_read(const uint64_t *buf)
+static double memory_read(const uint64_t *buf, pthread_barrier_t *step)
 {
 	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-	size_t n = MEMORY_BYTES / sizeof *buf;
+	size_t n = MEMORY_BYTES / sizeof *buf, part = n / PHASES;
 	for (int pass = 0; pass < MEMORY_PASSES; pass++)
-		for (size_t i = 0; i < n; i += 4) {
-			s0 += buf[i];
-			s1 += buf[i + 1] ^ (uint64_t)pass;
-			s2 += buf[i + 2];
-			s3 += buf[i + 3];
+		for (int phase = 0; phase < PHASES; phase++) {
+			for (size_t i = (size_t)phase * part; i < (size_t)(phase + 1) * part; i += 4) {
+				s0 += buf[i];
+				s1 += buf[i + 1] ^ (uint64_t)pass;
+				s2 += buf[i + 2];
+				s3 += buf[i + 3];
+			}
+			pthread_barrier_wait(step);
 		}
 	return (double)(s0 ^ s1 ^ s2 ^ s3);
 }
@@ -64,7 +87,14 @@ static double memory_read(const uint64_t *buf)
 static void *worker_main(void *arg)
 {
 	worker *w = arg;
-	w->sink = w->memory ? memory_read(w->buf) : compute_loop();
+	pthread_mutex_lock(&w->start->lock);
+	while (!w->start->state)
+		pthread_cond_wait(&w->start->opened, &w->start->lock);
+	int go = w->start->state > 0;
+	pthread_mutex_unlock(&w->start->lock);
+	if (!go)
+		return NULL;
+	w->sink = w->memory ? memory_read(w->buf, w->step) : compute_loop(w->step);
 	return NULL;
 }
 
@@ -94,17 +124,38 @@ static const uint64_t *memory_buffer(int threads)
 	return buf;
 }
 
-/* Seconds for every thread to do its share of one half; negative when a thread cannot start. */
+static void open_gate(gate *g, int state)
+{
+	pthread_mutex_lock(&g->lock);
+	g->state = state;
+	pthread_cond_broadcast(&g->opened);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/*
+ * Seconds for every thread to do its share of one half, timed from when all
+ * have started; negative when a thread cannot start (then none runs).
+ */
 static double timed(worker *w, int threads)
 {
-	double t0 = rt_now();
+	gate start = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+	pthread_barrier_t step;
+	if (pthread_barrier_init(&step, NULL, (unsigned)threads))
+		return -1;
 	int started = 0;
-	while (started < threads && !pthread_create(&w[started].thread, NULL, worker_main,
-						   &w[started]))
-		started++;
+	for (; started < threads; started++) {
+		w[started].start = &start;
+		w[started].step = &step;
+		if (pthread_create(&w[started].thread, NULL, worker_main, &w[started]))
+			break;
+	}
+	double t0 = rt_now();
+	open_gate(&start, started == threads ? 1 : -1);
 	for (int i = 0; i < started; i++)
 		pthread_join(w[i].thread, NULL);
-	return started == threads ? rt_now() - t0 : -1;
+	double t = rt_now() - t0;
+	pthread_barrier_destroy(&step);
+	return started == threads ? t : -1;
 }
 
 int rt_canary_measure(rt_canary_sample *s)

@@ -7,9 +7,12 @@
  * integer and floating-point operations, no BLAS, no vector library) and
  * the bandwidth of reading a buffer larger than the caches. Each runs on as
  * many threads as the machine has PUs (up to RT_CANARY_MAX_THREADS), a fixed
- * amount of work per thread, so that other processes taking cores, a host
- * that steals a VM's time, a lower clock or a busier memory bus slow it the
- * way they slow a trial. One sample takes about 30 ms on a quiet machine.
+ * amount of work per thread in 16 steps with a barrier between them (as a
+ * multi-threaded GEMM's threads meet at every panel, so that a thread slowed
+ * by other work holds up the others), so that other processes taking cores,
+ * a host that steals a VM's time, a lower clock or a busier memory bus slow
+ * it the way they slow a trial. One sample takes about 30 ms on a quiet
+ * machine.
  *
  * `rigtune tune` takes RT_CANARY_PER_TICK after every trial it measures and
  * appends them to JOURNAL-canary.csv beside its journal (JOURNAL.yaml);

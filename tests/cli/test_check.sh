@@ -62,37 +62,39 @@ expect_grep "^  now: \{compute: [0-9.e+-]+, memory: [0-9.e+-]+, n: [1-9][0-9]*\}
 expect_grep "^machine: the machine (itself is as fast as in the baseline|is [0-9.]+% (slower|faster) overall)" \
   "$TMP/err" "A/A: the table says what the machine's speed did"
 
-# A slower machine: the baseline is made twice as fast as measured, its
-# samples and its canary both (a machine that has lost half its speed since,
-# whatever load the test meets now): the check says so, and judges the point
-# with that share taken out. What is left is an A/A check's (a point may
-# still differ from the machine on a loaded host: the exit status is not
-# asserted, but a regression must say both figures).
-mkdir twice && cp -r base.yaml results twice/ && cd twice || exit 1
-twice_py='import re, sys
+# A slower machine: the baseline is made four times as fast as measured, its
+# samples and its canary both (a machine that has lost three quarters of its
+# speed since, whatever load the test meets now: a tune that ran at half
+# speed and a check on an idle machine still leave it half as fast): the
+# check says so, and judges the point with that share taken out. What is
+# left is an A/A check's (a point may still differ from the machine on a
+# loaded host: the exit status is not asserted, but a regression must say
+# both figures).
+mkdir slower && cp -r base.yaml results slower/ && cd slower || exit 1
+times4_py='import re, sys
 p = sys.argv[1]
 s = open(p).read()
-dbl = lambda m: re.sub(r"[0-9.]+(e[-+]?[0-9]+)?", lambda n: repr(2 * float(n.group(0))), m.group(0))
+x4 = lambda m: re.sub(r"[0-9.]+(e[-+]?[0-9]+)?", lambda n: repr(4 * float(n.group(0))), m.group(0))
 if p.endswith(".csv"):
-    s = re.sub(r"(?m)^([0-9]+),(.*)$", lambda m: m.group(1) + "," + dbl(re.match(r".*", m.group(2))), s)
+    s = re.sub(r"(?m)^([0-9]+),(.*)$", lambda m: m.group(1) + "," + x4(re.match(r".*", m.group(2))), s)
 else:
-    s = re.sub(r"samples: \[[^\]]*\]", dbl, s)
+    s = re.sub(r"samples: \[[^\]]*\]", x4, s)
 open(p, "w").write(s)'
-for f in results/*; do python3 -c "$twice_py" "$f"; done
-$R check --baseline base.yaml --budget 15 -o twice.yaml >"$TMP/out" 2>twice.err
-cp twice.err "$TMP/err"
-expect_grep "^machine: the machine is [0-9.]+% slower overall \(canary: compute -" twice.err \
-  "a machine half as fast: the table says the machine is slower overall"
-awk '/^  speed: / { exit !($2 < 0.75) } END { if (NR == 0) exit 1 }' twice.yaml \
-  && ok "a machine half as fast: the canary's speed is below 0.75" \
-  || not_ok "a machine half as fast: the canary's speed is below 0.75" "$(grep -A9 '^canary:' twice.yaml)"
-raw=$(awk '/^  raw_ratio: / { print $2 }' twice.yaml)
-ratio=$(awk '/^  ratio: / { r = $2 } END { print r }' twice.yaml)
+for f in results/*; do python3 -c "$times4_py" "$f"; done
+$R check --baseline base.yaml --budget 15 -o slower.yaml >"$TMP/out" 2>slower.err
+cp slower.err "$TMP/err"
+expect_grep "^machine: the machine is [0-9.]+% slower overall \(canary: compute -" slower.err \
+  "a machine a quarter as fast: the table says the machine is slower overall"
+awk '/^  speed: / { exit !($2 < 0.75) } END { if (NR == 0) exit 1 }' slower.yaml \
+  && ok "a machine a quarter as fast: the canary's speed is below 0.75" \
+  || not_ok "a machine a quarter as fast: the canary's speed is below 0.75" "$(grep -A9 '^canary:' slower.yaml)"
+raw=$(awk '/^  raw_ratio: / { print $2 }' slower.yaml)
+ratio=$(awk '/^  ratio: / { r = $2 } END { print r }' slower.yaml)
 awk -v r="$ratio" -v raw="$raw" 'BEGIN { exit !(raw + 0 < 0.75 && raw + 0 < r + 0) }' \
   && ok "the point is compared with the machine's share taken out ($raw -> $ratio)" \
   || not_ok "the point is compared with the machine's share taken out" "raw $raw, ratio $ratio"
-if grep -q "^  verdict: regression$" twice.yaml; then
-  expect_grep "^regression: .*after the machine's own -[0-9.]+%: as measured" twice.err \
+if grep -q "^  verdict: regression$" slower.yaml; then
+  expect_grep "^regression: .*after the machine's own -[0-9.]+%: as measured" slower.err \
     "a regression left after the machine's share says both"
 else
   ok "no regression once the machine's share is taken out"
@@ -109,6 +111,21 @@ expect_grep "^regression: gemm cpu " "$TMP/err" "the table names the slowed poin
 expect_grep "^  reason: '?[0-9.]+% slower" slow.yaml "the reason gives the slowdown"
 expect_grep "^suggestion: OpenBLAS kernel core changed \(blas\.core\) [A-Za-z0-9]+ -> Prescott" "$TMP/err" \
   "the machine diff explains it"
+
+# A slower BLAS through bench's interposer (libslowblas: every GEMM spun to
+# 1 / (1 - 0.6) of its time), preloaded into the check: its trials are its
+# children, so the point is 60% slower while the canary (no BLAS) is not; a
+# slowdown no load can pass for, even against a 4 s tune's few canary
+# samples (whose CI can reach 15% on a loaded machine), so the verdict is
+# asserted.
+SLOWBLAS=$BUILD_DIR/bench/libslowblas.so
+LD_PRELOAD=$SLOWBLAS SLOWBLAS_SLOWDOWN=0.6 $R check --baseline base.yaml --budget 40 \
+  -o slowblas.yaml >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "^  verdict: regression$" slowblas.yaml \
+  && ok "a BLAS 60% slower (preloaded into the check): a regression (exit 1)" \
+  || not_ok "a BLAS 60% slower (preloaded into the check): a regression (exit 1)" \
+    "exit $rc: $(grep -E '^(regression|inconclusive|machine):' "$TMP/err")"
 
 # A baseline without a canary (an older rigtune's) still checks, and says so
 mv "$canary" "$TMP/canary.csv"
@@ -142,6 +159,16 @@ $R check --baseline base.yaml --a env:OPENBLAS_CORETYPE=Prescott --b current --b
 rc=$?
 [ "$rc" -eq 0 ] && grep -q "^  verdict: improvement$" ba.yaml && ok "A/B: the other way round, an improvement (exit 0)" \
   || not_ok "A/B: the other way round, an improvement (exit 0)" "exit $rc: $(tail -5 "$TMP/err")"
+
+# A/B with side B's BLAS 40% slower through the interposer (env: LD_PRELOAD
+# reaches B's bench processes, not A's): a regression, on any load.
+$R check --baseline base.yaml --a current --b "env:LD_PRELOAD=$SLOWBLAS,SLOWBLAS_SLOWDOWN=0.4" \
+  --budget 40 -o abslow.yaml >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -q "^  verdict: regression$" abslow.yaml \
+  && ok "A/B: B's BLAS 40% slower (preloaded into B only): a regression (exit 1)" \
+  || not_ok "A/B: B's BLAS 40% slower (preloaded into B only): a regression (exit 1)" \
+    "exit $rc: $(grep -E '^(regression|inconclusive):' "$TMP/err")"
 
 # A/B with two OpenBLAS builds Debian ships, side by side: pthreads and
 # serial, gemm at its default shape on 2 threads (no baseline). The serial

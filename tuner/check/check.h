@@ -12,7 +12,9 @@
  *    canary samples (check_canary.h: the machine's own speed, as tune took
  *    it beside its journal). After every trial a point is compared with the
  *    baseline's samples, now divided by the machine's change when the canary
- *    moved (rt_compare in search/stats.h). A slowdown (or speedup) counts only
+ *    moved (rt_compare in search/stats.h); a change that the machine's, as
+ *    far as the canary's CI reaches, could explain stays undecided
+ *    (rt_check_canary_judge). A slowdown (or speedup) counts only
  *    when it holds in most trials now, and in two at least, and once the
  *    canary has enough samples to be believed: a burst of load during one
  *    trial is not a regression, and trials that disagree make the point

@@ -136,6 +136,45 @@ int rt_check_canary_compare(rt_check_canary *c, const rt_baseline *b, rt_canary_
 	return RT_OK;
 }
 
+/* now / machine against base into out. */
+static int compare_at(const double *base, size_t nb, const double *now, size_t nn,
+		      double machine, const rt_compare_opts *co, rt_comparison *out)
+{
+	double *v = malloc(sizeof(double) * nn);
+	if (!v)
+		return RT_ENOMEM;
+	for (size_t i = 0; i < nn; i++)
+		v[i] = now[i] / machine;
+	int rc = rt_compare(base, nb, v, nn, co, out);
+	free(v);
+	return rc;
+}
+
+int rt_check_canary_judge(const rt_check_canary *c, const double *base, size_t nb,
+			  const double *now, size_t nn, const rt_compare_opts *co,
+			  rt_comparison *out, int *explained, double *bound)
+{
+	*explained = 0;
+	*bound = c->speed;
+	int rc = compare_at(base, nb, now, nn, c->speed, co, out);
+	if (rc || !c->compared ||
+	    (out->change != RT_CHANGE_SLOWER && out->change != RT_CHANGE_FASTER))
+		return rc;
+	/* the bound of the machine's change that explains most of the point's */
+	double m = out->change == RT_CHANGE_SLOWER ? fmin(1, c->cmp.ci_lo) : fmax(1, c->cmp.ci_hi);
+	if (out->change == RT_CHANGE_SLOWER ? m >= c->speed : m <= c->speed)
+		return RT_OK;
+	rt_comparison worst;
+	rc = compare_at(base, nb, now, nn, m, co, &worst);
+	if (rc == RT_OK && worst.change != out->change) {
+		out->change = RT_CHANGE_UNDECIDED;
+		out->more_samples = worst.more_samples;
+		*explained = 1;
+		*bound = m;
+	}
+	return rc;
+}
+
 void rt_check_canary_free(rt_check_canary *c)
 {
 	free(c->v);

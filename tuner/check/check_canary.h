@@ -6,7 +6,9 @@
  * The machine's factor is the ratio of the canary's score now / baseline
  * (rt_canary_score: compute and memory together) when the Mann-Whitney
  * test finds it changed (p < 0.05), else 1: a canary within its noise
- * explains nothing. The points are compared as now / factor (check_run.c).
+ * explains nothing. The points are compared as now / factor, and a slowdown
+ * or speedup stands only past what the canary's CI allows the machine
+ * (rt_check_canary_judge).
  */
 #ifndef RT_CHECK_CANARY_H
 #define RT_CHECK_CANARY_H
@@ -63,6 +65,20 @@ int rt_check_canary_settled(const rt_check_canary *c, const rt_baseline *b, rt_c
 int rt_check_canary_compare(rt_check_canary *c, const rt_baseline *b, rt_canary_use use,
 			    double alpha, double threshold, uint64_t seed, char *err,
 			    size_t errlen);
+
+/*
+ * A point's samples now against the baseline's, the machine's change taken
+ * out: compared as now / c->speed (the canary's estimate) into out. A
+ * slowdown stands only if it also holds with the machine as slow as the
+ * canary's 95% CI allows (its lower bound, when below 1), a speedup only
+ * with the machine as fast as its upper bound: a canary too noisy to pin the
+ * machine's drift leaves the point undecided, never a regression. Then
+ * out->change is RT_CHANGE_UNDECIDED, *explained is set and *bound is that
+ * bound (else *explained is 0). RT_EINVAL for a baseline median of 0, RT_ENOMEM.
+ */
+int rt_check_canary_judge(const rt_check_canary *c, const double *base, size_t nb,
+			  const double *now, size_t nn, const rt_compare_opts *co,
+			  rt_comparison *out, int *explained, double *bound);
 
 void rt_check_canary_free(rt_check_canary *c); /* accepts a zeroed one */
 

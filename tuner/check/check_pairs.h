@@ -11,8 +11,12 @@
  *   ratio   exp(median of the log ratios), with the bootstrap 95% CI of
  *           that median: a drift between rounds widens it, a drift that
  *           falls on both trials of a pair cancels in it;
- *   p       the Mann-Whitney test of the pooled samples (as a check against
- *           a baseline), which gives the power the few pairs lack;
+ *   p       the larger of two: Wilcoxon's signed-rank test of the pairs' log
+ *           ratios (exact: the pairs are what is independent, and a check
+ *           that looks again after every pair must not stop on a few that
+ *           happen to agree; at alpha 0.01 it takes 8 pairs at least) and
+ *           the Mann-Whitney test of the pooled samples (as a check against
+ *           a baseline);
  *   change  SLOWER / FASTER when p < alpha, the pairs' CI on one side of 1
  *           and the ratio past the threshold; SAME when the whole CI is
  *           within +-threshold; UNDECIDED else, with about how many more

@@ -247,23 +247,20 @@ static int held_in_trials(const rt_check_point *p)
 }
 
 /*
- * now / machine against the baseline: the point's own change, with the
- * machine's (the canary's) taken out.
+ * now against the baseline, the machine's own change (the canary's) taken
+ * out, and a change that the machine's may explain left undecided
+ * (rt_check_canary_judge).
  */
-static int compare_point(rt_check_point *p, const rt_check_opts *o, double machine)
+static int compare_point(rt_check_point *p, const rt_check_opts *o,
+			 const rt_check_canary *canary)
 {
-	double *now = malloc(sizeof(double) * (size_t)p->nsamples);
-	if (!now)
-		return RT_ENOMEM;
-	for (int i = 0; i < p->nsamples; i++)
-		now[i] = p->samples[i] / machine;
 	rt_compare_opts co = {.alpha = o->alpha, .threshold = o->threshold,
 			      .reps = BOOTSTRAP_REPS, .seed = o->seed};
-	int rc = rt_compare(p->base->samples, (size_t)p->base->nsamples, now, (size_t)p->nsamples,
-			    &co, &p->cmp);
-	free(now);
-	p->raw_ratio = p->cmp.ratio * machine;
-	count_trials(p, machine, o->threshold);
+	int rc = rt_check_canary_judge(canary, p->base->samples, (size_t)p->base->nsamples,
+				       p->samples, (size_t)p->nsamples, &co, &p->cmp,
+				       &p->machine_explains, &p->machine_bound);
+	p->raw_ratio = p->cmp.ratio * canary->speed;
+	count_trials(p, canary->speed, o->threshold);
 	return rc;
 }
 
@@ -282,8 +279,8 @@ static int compare_pairs(rt_check_point *p, const rt_check_opts *o)
 }
 
 /* After each trial: the comparison so far, and whether the point needs no more. */
-static int judge(rt_check_point *p, const rt_check_opts *o, double machine, int settled,
-		 char *err, size_t errlen)
+static int judge(rt_check_point *p, const rt_check_opts *o, const rt_check_canary *canary,
+		 int settled, char *err, size_t errlen)
 {
 	if (p->infeasible[0]) {
 		/* as tune's reuse: a crash or a timeout may be the machine's mood */
@@ -297,7 +294,7 @@ static int judge(rt_check_point *p, const rt_check_opts *o, double machine, int 
 		p->done = p->a_failures >= CONFIRM_TRIALS;
 		return RT_OK;
 	}
-	int rc = o->ab ? compare_pairs(p, o) : compare_point(p, o, machine);
+	int rc = o->ab ? compare_pairs(p, o) : compare_point(p, o, canary);
 	if (rc == RT_EINVAL) {
 		char what[256];
 		rt_base_point_label(p->base, what, sizeof what);
@@ -322,7 +319,9 @@ static int judge(rt_check_point *p, const rt_check_opts *o, double machine, int 
 	default:
 		/* A/B: side A gains samples too, so more trials can always decide */
 		p->verdict = RT_VERDICT_INCONCLUSIVE;
-		p->done = !o->ab && p->trials >= CONFIRM_TRIALS && p->cmp.more_samples == 0;
+		/* a change the machine's may explain: more canary samples can decide it */
+		p->done = !o->ab && !p->machine_explains && p->trials >= CONFIRM_TRIALS &&
+			  p->cmp.more_samples == 0;
 	}
 	return RT_OK;
 }
@@ -369,8 +368,8 @@ static int measure_once(rt_check_run *run, rt_check_point *p, int round, const r
 		rc = run_trial(run, p, o->ab ? !(round % 2) : 0, o, progress, err, errlen);
 	if (rc == RT_OK && o->ab)
 		rc = keep_pair(p, err, errlen);
-	return rc == RT_OK ? judge(p, o, run->canary.speed, rt_check_canary_settled(&run->canary, &run->base, canary_use(o)), err, errlen)
-			   : rc;
+	int settled = rt_check_canary_settled(&run->canary, &run->base, canary_use(o));
+	return rc == RT_OK ? judge(p, o, &run->canary, settled, err, errlen) : rc;
 }
 
 /*
@@ -421,7 +420,13 @@ static void explain_inconclusive(rt_check_point *p, const rt_check_opts *o, cons
 {
 	const rt_comparison *c = &p->cmp;
 	const char *unit = p->base->unit;
-	if (c->change == RT_CHANGE_UNDECIDED && o->ab)
+	if (p->machine_explains)
+		snprintf(p->reason, sizeof p->reason,
+			 "unknown: %s, but the machine's own change may explain it (the canary's "
+			 "95%% CI reaches %+.1f%%, and with that taken out it is not clearly past "
+			 "the threshold); a longer --budget gives the canary more samples",
+			 change, 100 * (p->machine_bound - 1));
+	else if (c->change == RT_CHANGE_UNDECIDED && o->ab)
 		snprintf(p->reason, sizeof p->reason,
 			 "unknown, needs about %ld more pairs of trials (a longer --budget; %d so "
 			 "far): %s",
@@ -626,7 +631,7 @@ static int conclude(rt_check_run *run, const rt_check_opts *o, char *err, size_t
 	for (int i = 0; rc == RT_OK && i < run->npoints; i++) {
 		rt_check_point *p = &run->points[i];
 		if (p->trials)
-			rc = judge(p, o, run->canary.speed, 1, err, errlen);
+			rc = judge(p, o, &run->canary, 1, err, errlen);
 		explain(p, o, run->canary.speed);
 		run->counts[p->verdict]++;
 	}
