@@ -772,7 +772,6 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	probe_frameworks(o, run, fmin(RT_FRAMEWORK_DEADLINE_S, PROBE_SHARE * o->budget_s), progress);
 	double probed = rt_now() - t0;
 	/* the crossover's share is kept back; the workloads share what the probes left */
-	double measuring = o->budget_s;
 	double xo_budget = o->crossover && !o->cmd ? CROSSOVER_SHARE * o->budget_s : 0;
 	double weights = 0;
 	for (int i = 0; i < run->nwl; i++)
@@ -785,7 +784,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	for (int i = 0; i < run->nwl && !rc && !interrupted; i++) {
 		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o, .progress = progress,
 			      .journal = journal, .reuse = reuse, .nreuse = nreuse, .topo = topo};
-		double left = measuring - xo_budget - (rt_now() - t0);
+		double left = o->budget_s - xo_budget - (rt_now() - t0);
 		double budget = left * workload_weight(c.twl) / weights;
 		weights -= workload_weight(c.twl);
 		rc = c.twl->target->check_space ? c.twl->target->check_space(&c, err, errlen)
@@ -799,7 +798,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	}
 	if (topo)
 		hwloc_topology_destroy(topo);
-	double left = measuring - (rt_now() - t0);
+	double left = o->budget_s - (rt_now() - t0);
 	if (!rc && !interrupted && xo_budget > 0 && left >= MIN_SEARCH_S)
 		tune_crossover(o, run, left, progress);
 	run->interrupted = interrupted;
