@@ -136,9 +136,11 @@ int rt_search_visit(rt_search *se, const int *idx, double cap, double *value)
 		}
 		cap = fmin(cap, left);
 	}
-	double v = 0.0;
+	double v = 0.0, start = search_clock(se);
 	rt_cause cause = RT_CAUSE_NONE;
 	int rc = se->obj(se->s, idx, cap, se->user, &v, &cause);
+	se->timed_s += (search_clock(se) - start) * se->o.trial_s / cap;
+	se->ntimed++;
 	if (rc == 0 && !(isfinite(v) && v >= 0))
 		rc = RT_ERUNTIME;
 	if (rc && rc != RT_EINFEASIBLE) {
@@ -213,6 +215,63 @@ int rt_search_shuffled(rt_search *se, uint64_t **out, size_t *n)
 
 /* ---- the driver ---------------------------------------------------------- */
 
+/*
+ * Nonzero when some point is still fresh and every such point fits what is
+ * left of the budgets: no more of them than trials are left and, at the
+ * time a trial took so far (the mean of this run's, each scaled to a whole
+ * trial's cap), no more seconds than are left. A search without a budget,
+ * or a seconds budget with no trial timed yet, has nothing that says the
+ * rest fits: zero.
+ */
+static int rest_fits(const rt_search *se)
+{
+	int idx[RT_SPACE_MAX_PARAMS], more = 1;
+	long most = -1, fresh = 0;
+	if (se->o.budget_s > 0) {
+		double left = se->o.budget_s - (search_clock(se) - se->t0);
+		double per_trial = se->ntimed ? se->timed_s / se->ntimed : 0;
+		if (!(per_trial > 0))
+			return 0;
+		most = (long)fmax(0, fmin(left / per_trial, 1e9));
+	}
+	if (se->o.max_trials > 0 && (most < 0 || se->o.max_trials - se->r->ntrials < most))
+		most = se->o.max_trials - se->r->ntrials;
+	for (rt_space_first(se->s, idx); more && fresh <= most; more = rt_space_next(se->s, idx))
+		fresh += rt_search_fresh(se, idx);
+	return fresh > 0 && fresh <= most;
+}
+
+/*
+ * A space small enough to measure whole is measured whole: when the
+ * strategy stopped on its own rule while every point it left fresh fits
+ * what is left of the budgets (rest_fits), those points are measured too,
+ * in grid order at a whole trial's cap, the fit checked again before each
+ * (a trial that took longer than the ones before may end it). Why: on a few
+ * points a fit or a convergence rule can miss an interaction (one corner
+ * fast) that a few more trials would have found, and the time it saved
+ * would go to measuring the best points again. A space that does not fit
+ * keeps the strategy's stop.
+ */
+static void measure_rest(rt_search *se)
+{
+	int idx[RT_SPACE_MAX_PARAMS], more = 1;
+	double v;
+	if (se->abort_rc || !rest_fits(se))
+		return;
+	se->stop = NULL;
+	for (rt_space_first(se->s, idx); more; more = rt_space_next(se->s, idx)) {
+		if (!rt_search_fresh(se, idx))
+			continue;
+		if (!rest_fits(se)) {
+			se->stop = "the rest of the space stopped fitting the budget";
+			return;
+		}
+		if (rt_search_visit(se, idx, se->o.trial_s, &v) == SEARCH_STOPPED)
+			return;
+	}
+	se->stop = "the space fits the budget: every feasible point measured";
+}
+
 int rt_search_run(const rt_strategy *st, const rt_space *s, rt_objective_fn obj, void *user,
 		  const rt_search_opts *opts, rt_search_result **out, char *err, size_t errlen)
 {
@@ -249,6 +308,8 @@ int rt_search_run(const rt_strategy *st, const rt_space *s, rt_objective_fn obj,
 	}
 	se.t0 = search_clock(&se);
 	rc = st->run(&se);
+	if (rc == 0)
+		measure_rest(&se);
 	se.r->seconds = search_clock(&se) - se.t0;
 	se.r->stop = se.stop ? se.stop : "done";
 	if (rc == 0 && se.abort_rc)

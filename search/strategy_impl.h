@@ -46,6 +46,9 @@ struct rt_search {
 	size_t hcap;     /* a power of two */
 	int abort_rc;
 	const char *stop; /* why the search ended (static), NULL while it goes on */
+	/* the objective's calls in this run: seconds, each scaled to a whole trial's cap */
+	double timed_s;
+	int ntimed;
 };
 
 /*

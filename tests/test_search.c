@@ -579,6 +579,176 @@ static void test_no_feasible_point(void **state)
 	rt_space_destroy(s);
 }
 
+/* ---- a space small enough to measure whole -------------------------------- */
+
+/*
+ * The space of issue 22's `tune --cmd` of a PyTorch script: precision x
+ * threads x blas_threads, 8 points, and its shape: the one fast point is a
+ * corner (bf16, 2 threads, 1 BLAS thread: 1.8x the rest), where 2 + 2 threads
+ * oversubscribe the cores. At bf16 the 1-thread line is flat in BLAS threads
+ * (2 a hair ahead), so the model's peak search settles at 1 thread x 2 BLAS
+ * threads and never measures the corner. Each trial takes trial_s seconds on
+ * the fake clock whatever its cap (a process's start-up: the cap bounds only
+ * its measuring).
+ */
+enum { Q_PRECISION, Q_THREADS, Q_BLAS };
+
+typedef struct corner {
+	double clock;
+	double trial_s;  /* what one trial takes ... */
+	int slow_after;  /* ... and, after this many trials (0: never), slow_s */
+	double slow_s;
+	int calls;
+	unsigned char seen[8];
+	int dups;
+} corner;
+
+static double corner_true(const int *idx)
+{
+	static const double v[2][2][2] = { { { 175.0, 178.7 }, { 170.0, 120.0 } },
+					   { { 218.8, 220.0 }, { 399.0, 150.0 } } };
+	return v[idx[Q_PRECISION]][idx[Q_THREADS]][idx[Q_BLAS]];
+}
+
+static int corner_objective(const rt_space *s, const int *idx, double cap, void *user,
+			    double *value, rt_cause *cause)
+{
+	corner *k = user;
+	(void)cap;
+	(void)cause;
+	k->calls++;
+	k->clock += k->slow_after && k->calls > k->slow_after ? k->slow_s : k->trial_s;
+	k->dups += k->seen[rt_space_rank(s, idx)]++ > 0;
+	*value = corner_true(idx);
+	return 0;
+}
+
+static double corner_clock(void *user)
+{
+	return ((corner *)user)->clock;
+}
+
+static rt_space *corner_space(void)
+{
+	static const char *const precisions[] = { "fp32", "bf16" };
+	rt_space *s = rt_space_create();
+	assert_non_null(s);
+	assert_int_equal(rt_space_add_categorical(s, "precision", precisions, 2, NULL, 0),
+			 Q_PRECISION);
+	assert_int_equal(rt_space_add_range(s, "threads", 1, 2, 1, NULL, 0), Q_THREADS);
+	assert_int_equal(rt_space_add_range(s, "blas_threads", 1, 2, 1, NULL, 0), Q_BLAS);
+	rt_space_set_role(s, Q_THREADS, RT_ROLE_PEAKED);
+	rt_space_set_role(s, Q_BLAS, RT_ROLE_PEAKED);
+	return s;
+}
+
+/*
+ * Runs strategy name on the corner space: each trial takes trial_s s (2 s
+ * caps; k->slow_after and k->slow_s, kept, make the later ones slower),
+ * budget_s s of budget (<= 0: none). Returns the result (the caller
+ * destroys it); *k gets the objective's record.
+ */
+static rt_search_result *run_corner(const char *name, double trial_s, double budget_s, corner *k)
+{
+	rt_space *s = corner_space();
+	rt_search_opts o;
+	rt_search_result *r = NULL;
+	int slow_after = k->slow_after;
+	double slow_s = k->slow_s;
+	memset(k, 0, sizeof *k);
+	k->trial_s = trial_s;
+	k->slow_after = slow_after;
+	k->slow_s = slow_s;
+	rt_search_opts_default(&o);
+	o.trial_s = 2.0;
+	o.budget_s = budget_s;
+	o.clock = corner_clock;
+	o.clock_user = k;
+	assert_int_equal(rt_search_run(rt_strategy_find(name), s, corner_objective, k, &o, &r,
+				       NULL, 0),
+			 0);
+	assert_int_equal(k->dups, 0);
+	assert_int_equal(k->calls, r->ntrials);
+	char buf[128];
+	rt_space_format(s, r->trials[r->best].idx, buf, sizeof buf);
+	printf("# corner, %s, %.0f s a trial, budget %.0f s: %d trials in %.0f s, best %s, "
+	       "stop: %s\n",
+	       name, trial_s, budget_s, r->ntrials, r->seconds, buf, r->stop);
+	rt_space_destroy(s);
+	return r;
+}
+
+/* Nonzero when r holds a trial at the corner (bf16, 2 threads, 1 BLAS thread). */
+static int measured_corner(const rt_search_result *r)
+{
+	for (int i = 0; i < r->ntrials; i++)
+		if (r->trials[i].idx[Q_PRECISION] == 1 && r->trials[i].idx[Q_THREADS] == 1 &&
+		    r->trials[i].idx[Q_BLAS] == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * 8 points of 3 s fit a 40 s budget: every strategy measures each point
+ * once before it may stop, so the corner is measured and found.
+ */
+static void test_small_space_measured_whole(void **state)
+{
+	(void)state;
+	int n;
+	const rt_strategy *const *list = rt_strategy_list(&n);
+	for (int i = 0; i < n; i++) {
+		corner k;
+		rt_search_result *r = run_corner(list[i]->name, 3.0, 40.0, &k);
+		assert_int_equal(r->ntrials, 8);
+		assert_true(measured_corner(r));
+		assert_float_equal(r->trials[r->best].value, 399.0, 0);
+		assert_true(r->seconds <= 40.0);
+		rt_search_result_destroy(r);
+	}
+}
+
+/*
+ * Where the space does not fit, the strategy's own rule stands: with no
+ * budget, or 5 s trials in 36 s (the model's 6 trials took 30 s, the 2 left
+ * would take 10), the model measures what it measures today and misses the
+ * corner. The estimate is what the trials took: 2 s caps would fit in the
+ * 6 s left, the 5 s trials do not.
+ */
+static void test_small_space_that_does_not_fit(void **state)
+{
+	(void)state;
+	corner k = {0}, k0 = {0};
+	rt_search_result *free_run = run_corner("model", 5.0, 0, &k0);
+	rt_search_result *r = run_corner("model", 5.0, 36.0, &k);
+	assert_false(measured_corner(free_run));
+	assert_int_equal(free_run->ntrials, 6);
+	assert_int_equal(r->ntrials, free_run->ntrials);
+	for (int i = 0; i < r->ntrials; i++)
+		assert_memory_equal(r->trials[i].idx, free_run->trials[i].idx, 3 * sizeof(int));
+	assert_string_equal(r->stop, free_run->stop);
+	assert_float_equal(r->trials[r->best].value, 220.0, 0);
+	rt_search_result_destroy(r);
+	/* 3 s trials in the same 36 s: the 2 left take 6 s of the 18 s left */
+	r = run_corner("model", 3.0, 36.0, &k);
+	assert_int_equal(r->ntrials, 8);
+	assert_float_equal(r->trials[r->best].value, 399.0, 0);
+	rt_search_result_destroy(r);
+	/*
+	 * 1 s trials, then 9 s ones, in 16 s: after the model's 6 s the 2 left
+	 * fit; the first takes 9 s, the mean is now 15 / 7 s and 1 s is left,
+	 * so the last is not started: the strategy's choice stands.
+	 */
+	k = (corner){.slow_after = 6, .slow_s = 9.0};
+	r = run_corner("model", 1.0, 16.0, &k);
+	assert_int_equal(r->ntrials, 7);
+	for (int i = 0; i < 6; i++)
+		assert_memory_equal(r->trials[i].idx, free_run->trials[i].idx, 3 * sizeof(int));
+	assert_string_equal(r->stop, "the rest of the space stopped fitting the budget");
+	rt_search_result_destroy(r);
+	rt_search_result_destroy(free_run);
+}
+
 /* ---- the knee ----------------------------------------------------------- */
 
 static void test_knee(void **state)
@@ -707,6 +877,8 @@ int main(void)
 		cmocka_unit_test(test_prior_and_start),
 		cmocka_unit_test(test_no_feasible_point),
 		cmocka_unit_test(test_crash_marks_only_its_point),
+		cmocka_unit_test(test_small_space_measured_whole),
+		cmocka_unit_test(test_small_space_that_does_not_fit),
 		cmocka_unit_test(test_knee),
 		cmocka_unit_test(test_knee_point),
 	};
