@@ -28,7 +28,12 @@
  *    and its cap is cut to what is left, so the search ends within the
  *    budget plus the objective's overrun of a cap;
  *  - stops early when more trials stop paying (each strategy states its rule
- *    at its definition in strategy_NAME.c; result->stop names the reason);
+ *    at its definition in strategy_NAME.c; result->stop names the reason),
+ *    except on a space small enough to measure whole: while every point not
+ *    yet measured fits what is left of the budgets (at the mean time the
+ *    run's trials took), the driver measures them all before the search
+ *    ends (strategy_impl.c, measure_rest); with neither budget set, the
+ *    strategy's rule alone decides;
  *  - an objective code other than 0 and RT_EINFEASIBLE aborts the search:
  *    rt_search_run returns that code and *out still holds the trials so far
  *    (so a caller interrupted by SIGINT can report the best so far).

@@ -1,7 +1,8 @@
 /*
  * strategy_impl.c: what every strategy shares (strategy_impl.h): the visited
  * set, the one place that calls the objective under the budgets and the
- * monotone rule; and the driver that runs a strategy (rt_search_run).
+ * monotone rule; and the driver that runs a strategy (rt_search_run) and
+ * then measures the rest of a space small enough to measure whole.
  */
 #include "strategy_impl.h"
 

@@ -9,7 +9,9 @@
  * rejects, the monotone rule for memory, the budgets). A strategy only
  * decides which point to visit next and when more trials stop paying; it
  * returns 0 (setting se->stop to its reason, or leaving it to the budget
- * that stopped it) or RT_ENOMEM.
+ * that stopped it) or RT_ENOMEM. Its stop is the driver's to overrule: a
+ * space whose unmeasured points fit the budgets is measured whole
+ * (rt_search_run), whichever strategy ran.
  */
 #ifndef RT_STRATEGY_IMPL_H
 #define RT_STRATEGY_IMPL_H

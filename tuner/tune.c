@@ -474,7 +474,10 @@ static void take_pooled(rt_tune_workload *twl, rt_tune_trial *t, pooled *p)
  * A run of a user's command is one sample of the machine's mood: the best
  * few points are measured again in interleaved rounds (A B C A B C ...), as
  * often as the budget allows, and ranked by what those rounds gave, so that
- * a point that was lucky once does not win.
+ * a point that was lucky once does not win. It comes after the search,
+ * which measured whole a space that fits the search's budget
+ * (rt_search_run): those rounds never take the place of a point not yet
+ * measured there.
  */
 static int confirm_best(tune_ctx *c, double deadline, char *err, size_t errlen)
 {
