@@ -68,7 +68,7 @@ nrunner=$(grep -c '^  roles: \[runner_up\]$' same.yaml)
 # on an idle machine, somewhat more on a busy one (the spin follows the GEMM's
 # wall-clock time); the canary (no BLAS) does not move. Asserted: a regression
 # of the recommended point, 15% slower at least (a check that sees nothing
-# fails) and 70% at most. Undecidable only where the check measured the
+# fails) and 80% at most (a sanity bound: load stretches the spin). Undecidable only where the check measured the
 # slowdown but the machine's drift left the verdict unknown: skipped, said.
 SLOWBLAS=$BUILD_DIR/bench/libslowblas.so
 LD_PRELOAD=$SLOWBLAS SLOWBLAS_SLOWDOWN=0.5 $R check --baseline t.yaml --budget 40 -o slow.yaml \
@@ -78,12 +78,12 @@ verdict=$(rec_block slow.yaml | sed -n 's/^  verdict: //p')
 raw=$(rec_block slow.yaml | sed -n 's/^  raw_ratio: //p')
 slower=$(sed -nE 's/^regression: command [^(]*\(rec[^)]*\): ([0-9.]+)% slower.*/\1/p' "$TMP/err")
 if [ "$rc" -eq 1 ] && [ "$verdict" = regression ] &&
-  awk -v s="$slower" 'BEGIN {exit !(s >= 15 && s <= 70)}'; then
+  awk -v s="$slower" 'BEGIN {exit !(s >= 15 && s <= 80)}'; then
   ok "the BLAS 50% slower: the training is $slower% slower, a regression (exit 1; load $(cut -d' ' -f1 /proc/loadavg))"
 elif [ "$verdict" = inconclusive ] && awk -v r="$raw" 'BEGIN {exit !(r != "" && r <= 0.85)}'; then
-  n=$((n + 1)); echo "ok $n # SKIP the BLAS 50% slower: measured at $raw of the baseline, but the machine's drift left it unknown: $(grep -m1 '^inconclusive: command' "$TMP/err" | cut -c1-200)"
+  n=$((n + 1)); echo "ok $n # SKIP the BLAS 50% slower: measured at $raw of the baseline, but the machine's drift left it unknown: $(grep -m1 '^inconclusive: command [^(]*(rec' "$TMP/err" | cut -c1-200)"
 else
-  not_ok "the BLAS 50% slower: the recommended point a regression, 15-70% slower" \
+  not_ok "the BLAS 50% slower: the recommended point a regression, 15-80% slower" \
     "exit $rc, verdict '$verdict', '$slower%' slower, raw ratio '$raw'" \
     "$(grep -E '^(regression|inconclusive|machine):' "$TMP/err")"
 fi
