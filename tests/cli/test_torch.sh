@@ -68,8 +68,9 @@ nrunner=$(grep -c '^  roles: \[runner_up\]$' same.yaml)
 # on an idle machine, somewhat more on a busy one (the spin follows the GEMM's
 # wall-clock time); the canary (no BLAS) does not move. Asserted: a regression
 # of the recommended point, 15% slower at least (a check that sees nothing
-# fails) and 80% at most (a sanity bound: load stretches the spin). Undecidable only where the check measured the
-# slowdown but the machine's drift left the verdict unknown: skipped, said.
+# fails) and 80% at most (a sanity bound: load stretches the spin). Undecidable
+# only where the check measured the slowdown but the machine's drift left the
+# verdict unknown: skipped, said.
 SLOWBLAS=$BUILD_DIR/bench/libslowblas.so
 LD_PRELOAD=$SLOWBLAS SLOWBLAS_SLOWDOWN=0.5 $R check --baseline t.yaml --budget 40 -o slow.yaml \
   >"$TMP/out" 2>"$TMP/err"
