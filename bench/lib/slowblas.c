@@ -18,6 +18,8 @@
  * the component, whatever the machine's load, and no idle time is left for
  * a hypervisor to give back. The variable is read at every call, so a
  * process can change it between calls (a forked trial keeps its parent's).
+ * With $SLOWBLAS_UNTIL (a Unix time in seconds) the calls from then on run
+ * at full speed: a slowdown that passes, as a host's busy spell does.
  *
  * OpenBLAS's cblas_ and Fortran entries each call its kernels directly, never
  * one another, so no GEMM is slowed twice.
@@ -39,12 +41,22 @@ static double now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The extra time per second of a call: S / (1 - S); 0 when unset or out of range. */
+/* Whether $SLOWBLAS_UNTIL is set and past. */
+static int slowdown_over(void)
+{
+	const char *v = getenv("SLOWBLAS_UNTIL");
+	struct timespec ts;
+	if (!v || clock_gettime(CLOCK_REALTIME, &ts))
+		return 0;
+	return (double)ts.tv_sec >= strtod(v, NULL);
+}
+
+/* The extra time per second of a call: S / (1 - S); 0 when unset, out of range or over. */
 static double extra_per_s(void)
 {
 	const char *v = getenv("SLOWBLAS_SLOWDOWN");
 	double s = v ? strtod(v, NULL) : 0;
-	return s > 0 && s < 0.95 ? s / (1 - s) : 0;
+	return s > 0 && s < 0.95 && !slowdown_over() ? s / (1 - s) : 0;
 }
 
 /* After a call that began at t0: spin until it has taken its share more. */

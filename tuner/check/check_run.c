@@ -19,13 +19,17 @@
 #include "../progress.h"
 #include "check_pairs.h"
 
-/* A slowdown or speedup holds over this many trials before it is called. */
-#define CONFIRM_TRIALS 2
 /* What a trial costs when neither the baseline nor this run has timed one. */
 #define UNKNOWN_TRIAL_S 1.0
 #define BOOTSTRAP_REPS 2000
 /* The budget for a baseline that does not say how long its tune took. */
 #define DEFAULT_BUDGET_S 60.0
+/*
+ * The least default budget: a tune of a few seconds would leave a check no
+ * time to see a slowdown hold (rt_check_confirm_s). An unchanged machine's
+ * check ends long before; only a point that looks changed takes it.
+ */
+#define MIN_DEFAULT_BUDGET_S 40.0
 
 void rt_check_opts_default(rt_check_opts *o)
 {
@@ -142,17 +146,22 @@ static int keep_samples(rt_check_point *p, const rt_measurement *m)
 
 /*
  * The trials' medians against the baseline's, the machine's own change
- * taken out: how many were past the threshold, each way, and their range.
+ * taken out: how many were past the threshold, each way (in all, and among
+ * the last RT_CHECK_CONFIRM_TRIALS), and their range.
  */
 static void count_trials(rt_check_point *p, double machine, double threshold)
 {
 	double base = rt_median(p->base->samples, (size_t)p->base->nsamples) * machine;
 	int ran = p->trials - p->failures;
-	p->slow_trials = p->fast_trials = 0;
+	p->slow_trials = p->fast_trials = p->slow_last = p->fast_last = 0;
 	for (int i = 0; i < ran; i++) {
 		double m = p->medians[i];
-		p->slow_trials += m <= base * (1 - threshold);
-		p->fast_trials += m >= base * (1 + threshold);
+		int slow = m <= base * (1 - threshold), fast = m >= base * (1 + threshold);
+		int last = i >= ran - RT_CHECK_CONFIRM_TRIALS;
+		p->slow_trials += slow;
+		p->fast_trials += fast;
+		p->slow_last += slow && last;
+		p->fast_last += fast && last;
 		p->trial_lo = i ? fmin(p->trial_lo, m) : m;
 		p->trial_hi = i ? fmax(p->trial_hi, m) : m;
 	}
@@ -179,11 +188,14 @@ static int keep_side_a(rt_check_run *run, rt_check_point *p, const rt_measuremen
 	return RT_OK;
 }
 
-/* This side's trial: samples now, or why it did not run. */
-static int keep_now(rt_check_point *p, const rt_measurement *m)
+/* This side's trial, begun at t0: samples now, or why it did not run. */
+static int keep_now(rt_check_point *p, const rt_measurement *m, double t0)
 {
 	int rc = RT_OK;
 	p->b_last = m->feasible ? m->median : NAN;
+	if (!p->trials)
+		p->first_s = t0;
+	p->last_s = rt_now();
 	p->trials++;
 	p->trial_s = fmax(p->trial_s, m->seconds);
 	p->contention = fmax(p->contention, m->contention);
@@ -221,11 +233,12 @@ static int run_trial(rt_check_run *run, rt_check_point *p, int side, const rt_ch
 		     rt_progress *progress, char *err, size_t errlen)
 {
 	rt_measurement m;
+	double t0 = rt_now();
 	int rc = rt_check_trial(p->base, o->ab ? &o->side[side] : NULL, o->rigtune, run->lockdir,
 				&run->machine, &m, err, errlen);
 	if (rc)
 		return rc;
-	rc = o->ab && side == 0 ? keep_side_a(run, p, &m) : keep_now(p, &m);
+	rc = o->ab && side == 0 ? keep_side_a(run, p, &m) : keep_now(p, &m, t0);
 	if (!o->quiet)
 		note_trial(p, o, side, &m, progress);
 	progress->trials++;
@@ -233,6 +246,11 @@ static int run_trial(rt_check_run *run, rt_check_point *p, int side, const rt_ch
 	if (rc == RT_ENOMEM)
 		rt_fail(err, errlen, rc, "out of memory");
 	return rc;
+}
+
+double rt_check_confirm_s(double budget_s)
+{
+	return fmin(RT_CHECK_CONFIRM_MAX_S, RT_CHECK_CONFIRM_SHARE * budget_s);
 }
 
 /*
@@ -243,7 +261,26 @@ static int run_trial(rt_check_run *run, rt_check_point *p, int side, const rt_ch
 static int held_in_trials(const rt_check_point *p)
 {
 	int past = p->cmp.change == RT_CHANGE_SLOWER ? p->slow_trials : p->fast_trials;
-	return past >= CONFIRM_TRIALS && 2 * past > p->trials;
+	return past >= RT_CHECK_CONFIRM_TRIALS && 2 * past > p->trials;
+}
+
+/* Whether it held in the last trials too: still there when measured again later. */
+static int held_at_last(const rt_check_point *p)
+{
+	int last = p->cmp.change == RT_CHANGE_SLOWER ? p->slow_last : p->fast_last;
+	return last == RT_CHECK_CONFIRM_TRIALS;
+}
+
+/* Whether the trials now span confirm_s (rt_check_confirm_s). */
+static int spanned(const rt_check_point *p, double confirm_s)
+{
+	return p->last_s - p->first_s >= confirm_s;
+}
+
+/* A change called: held in most trials, in the last ones, over confirm_s. */
+static int confirmed(const rt_check_point *p, double confirm_s)
+{
+	return held_in_trials(p) && held_at_last(p) && spanned(p, confirm_s);
 }
 
 /*
@@ -279,22 +316,22 @@ static int compare_pairs(rt_check_point *p, const rt_check_opts *o)
 }
 
 /* After each trial: the comparison so far, and whether the point needs no more. */
-static int judge(rt_check_point *p, const rt_check_opts *o, const rt_check_canary *canary,
+static int judge(const rt_check_run *run, rt_check_point *p, const rt_check_opts *o,
 		 int settled, char *err, size_t errlen)
 {
 	if (p->infeasible[0]) {
 		/* as tune's reuse: a crash or a timeout may be the machine's mood */
 		int transient = p->cause == RT_CAUSE_CRASH || p->cause == RT_CAUSE_TIMEOUT;
 		p->verdict = RT_VERDICT_INFEASIBLE;
-		p->done = !transient || p->failures >= CONFIRM_TRIALS;
+		p->done = !transient || p->failures >= RT_CHECK_CONFIRM_TRIALS;
 		return RT_OK;
 	}
 	if (p->base->nsamples == 0) { /* A/B: side A did not run */
 		p->verdict = RT_VERDICT_INCONCLUSIVE;
-		p->done = p->a_failures >= CONFIRM_TRIALS;
+		p->done = p->a_failures >= RT_CHECK_CONFIRM_TRIALS;
 		return RT_OK;
 	}
-	int rc = o->ab ? compare_pairs(p, o) : compare_point(p, o, canary);
+	int rc = o->ab ? compare_pairs(p, o) : compare_point(p, o, &run->canary);
 	if (rc == RT_EINVAL) {
 		char what[256];
 		rt_base_point_label(p->base, what, sizeof what);
@@ -309,18 +346,20 @@ static int judge(rt_check_point *p, const rt_check_opts *o, const rt_check_canar
 		p->done = 1;
 		break;
 	case RT_CHANGE_SLOWER:
-	case RT_CHANGE_FASTER:
-		/* A/B: the pairs are the trials; each one already counts */
-		p->done = o->ab || (held_in_trials(p) && settled);
-		p->verdict = !o->ab && !held_in_trials(p)				  ? RT_VERDICT_INCONCLUSIVE
+	case RT_CHANGE_FASTER: {
+		/* A/B: the pairs are the trials, interleaved; each one already counts */
+		int called = o->ab || confirmed(p, run->confirm_s);
+		p->done = called && (o->ab || settled);
+		p->verdict = !called				     ? RT_VERDICT_INCONCLUSIVE
 			     : p->cmp.change == RT_CHANGE_SLOWER ? RT_VERDICT_REGRESSION
 								  : RT_VERDICT_IMPROVEMENT;
 		break;
+	}
 	default:
 		/* A/B: side A gains samples too, so more trials can always decide */
 		p->verdict = RT_VERDICT_INCONCLUSIVE;
 		/* a change the machine's may explain: more canary samples can decide it */
-		p->done = !o->ab && !p->machine_explains && p->trials >= CONFIRM_TRIALS &&
+		p->done = !o->ab && !p->machine_explains && p->trials >= RT_CHECK_CONFIRM_TRIALS &&
 			  p->cmp.more_samples == 0;
 	}
 	return RT_OK;
@@ -369,7 +408,7 @@ static int measure_once(rt_check_run *run, rt_check_point *p, int round, const r
 	if (rc == RT_OK && o->ab)
 		rc = keep_pair(p, err, errlen);
 	int settled = rt_check_canary_settled(&run->canary, &run->base, canary_use(o));
-	return rc == RT_OK ? judge(p, o, &run->canary, settled, err, errlen) : rc;
+	return rc == RT_OK ? judge(run, p, o, settled, err, errlen) : rc;
 }
 
 /*
@@ -415,8 +454,33 @@ static void say_change(const rt_check_point *p, double machine, char *buf, size_
 			 100 * (machine - 1), fabs(raw), raw < 0 ? "slower" : "faster");
 }
 
+/* A change the samples show that did not hold as confirmed() asks: why not. */
+static void explain_unconfirmed(rt_check_point *p, const char *change, double confirm_s)
+{
+	int past = p->cmp.change == RT_CHANGE_SLOWER ? p->slow_trials : p->fast_trials;
+	char trials[160];
+	snprintf(trials, sizeof trials, "%d of %d trials now past the threshold (trial medians "
+		 "%.4g to %.4g %s)", past, p->trials, p->trial_lo, p->trial_hi, p->base->unit);
+	if (!held_in_trials(p))
+		snprintf(p->reason, sizeof p->reason,
+			 "%s, but %s: it must hold in most trials, and two at least; the machine "
+			 "is busy or this point is unstable: check again when it is quiet",
+			 change, trials);
+	else if (!held_at_last(p))
+		snprintf(p->reason, sizeof p->reason,
+			 "%s, but not in its last trials (%s): a slowdown that passed is the "
+			 "machine's (a host can slow a VM's cores for seconds), not the component's",
+			 change, trials);
+	else
+		snprintf(p->reason, sizeof p->reason,
+			 "%s, %s, but over %.1f s only: a change is called when it still holds "
+			 "%.0f s after the point's first trial (a host can slow a VM's cores for "
+			 "seconds); a longer --budget gives it that time",
+			 change, trials, p->last_s - p->first_s, confirm_s);
+}
+
 static void explain_inconclusive(rt_check_point *p, const rt_check_opts *o, const char *change,
-				 double t)
+				 double t, double confirm_s)
 {
 	const rt_comparison *c = &p->cmp;
 	const char *unit = p->base->unit;
@@ -432,12 +496,7 @@ static void explain_inconclusive(rt_check_point *p, const rt_check_opts *o, cons
 			 "far): %s",
 			 c->more_samples, p->npairs, change);
 	else if (c->change != RT_CHANGE_UNDECIDED)
-		snprintf(p->reason, sizeof p->reason,
-			 "%s, but %d of %d trials now were past the threshold (trial medians "
-			 "%.4g to %.4g %s): it must hold in most trials, and two at least; the "
-			 "machine is busy or this point is unstable: check again when it is quiet",
-			 change, c->change == RT_CHANGE_SLOWER ? p->slow_trials : p->fast_trials,
-			 p->trials, p->trial_lo, p->trial_hi, unit);
+		explain_unconfirmed(p, change, confirm_s);
 	else if (c->more_samples > 0)
 		snprintf(p->reason, sizeof p->reason,
 			 "unknown, needs about %ld more samples (a longer --budget): %s",
@@ -451,7 +510,7 @@ static void explain_inconclusive(rt_check_point *p, const rt_check_opts *o, cons
 			 100 * c->base_halfwidth, c->base_n, t, change);
 }
 
-static void explain(rt_check_point *p, const rt_check_opts *o, double machine)
+static void explain(rt_check_point *p, const rt_check_opts *o, double machine, double confirm_s)
 {
 	char change[224];
 	double t = 100 * o->threshold;
@@ -479,8 +538,9 @@ static void explain(rt_check_point *p, const rt_check_opts *o, double machine)
 		int n = o->ab ? snprintf(p->reason, sizeof p->reason,
 					 "%s, over %d pairs of trials (A B, B A, ...)", change,
 					 p->npairs)
-			      : snprintf(p->reason, sizeof p->reason, "%s, in %d of %d trials",
-					 change, past, p->trials);
+			      : snprintf(p->reason, sizeof p->reason,
+					 "%s, in %d of %d trials over %.0f s, the last ones too", change,
+					 past, p->trials, p->last_s - p->first_s);
 		if (p->contended_trials && n > 0 && (size_t)n < sizeof p->reason)
 			snprintf(p->reason + n, sizeof p->reason - (size_t)n,
 				 "; other processes took up to %.0f%% of its cores in %d of them",
@@ -488,7 +548,7 @@ static void explain(rt_check_point *p, const rt_check_opts *o, double machine)
 		break;
 	}
 	default:
-		explain_inconclusive(p, o, change, t);
+		explain_inconclusive(p, o, change, t, confirm_s);
 	}
 }
 
@@ -631,8 +691,8 @@ static int conclude(rt_check_run *run, const rt_check_opts *o, char *err, size_t
 	for (int i = 0; rc == RT_OK && i < run->npoints; i++) {
 		rt_check_point *p = &run->points[i];
 		if (p->trials)
-			rc = judge(p, o, &run->canary, 1, err, errlen);
-		explain(p, o, run->canary.speed);
+			rc = judge(run, p, o, 1, err, errlen);
+		explain(p, o, run->canary.speed, run->confirm_s);
 		run->counts[p->verdict]++;
 	}
 	if (rc)
@@ -646,12 +706,15 @@ static int conclude(rt_check_run *run, const rt_check_opts *o, char *err, size_t
 	return RT_OK;
 }
 
-/* The budget given, else the time the baseline's tune took, else DEFAULT_BUDGET_S. */
+/*
+ * The budget given, else the time the baseline's tune took (MIN_DEFAULT_BUDGET_S
+ * at least), else DEFAULT_BUDGET_S.
+ */
 static double budget_of(const rt_check_opts *o, const rt_baseline *b)
 {
 	if (o->budget_s > 0)
 		return o->budget_s;
-	return b->tune_s > 0 ? b->tune_s : DEFAULT_BUDGET_S;
+	return b->tune_s > 0 ? fmax(b->tune_s, MIN_DEFAULT_BUDGET_S) : DEFAULT_BUDGET_S;
 }
 
 /*
@@ -714,6 +777,7 @@ int rt_check_measure(const rt_check_opts *o, rt_check_run *run, char *err, size_
 	int rc = init_points(run);
 	if (rc)
 		return rt_fail(err, errlen, rc, "out of memory");
+	run->confirm_s = rt_check_confirm_s(run->budget_s);
 	if (o->ab)
 		rc = make_lockdir(run, err, errlen);
 	if (rc == RT_OK)
