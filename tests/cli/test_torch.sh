@@ -64,11 +64,12 @@ nrunner=$(grep -c '^  roles: \[.*runner_up\]$' same.yaml) want=$(grep -c '^    -
 # A real slowdown after an "upgrade": bench's libslowblas preloaded into the
 # check (its trials are its children) spins every GEMM PyTorch calls (sgemm_
 # in fp32, oneDNN's primitives in bf16) to 1 / (1 - 0.5) of its time. GEMMs
-# are about 90% of this model's step, so the training runs about 45% slower
-# on an idle machine, somewhat more on a busy one (the spin follows the GEMM's
-# wall-clock time); the canary (no BLAS) does not move. Asserted: a regression
-# of the recommended point, 15% slower at least (a check that sees nothing
-# fails) and 80% at most (a sanity bound: load stretches the spin). Undecidable
+# are about 90% of this model's step, so at one BLAS thread the training runs
+# about 45% slower on an idle machine, more on a busy one (the spin follows
+# the GEMM's wall-clock time) and at two BLAS threads (73% seen at load 2.4);
+# the canary (no BLAS) does not move. Asserted: a regression of the
+# recommended point, 15% slower at least (a check that sees nothing fails)
+# and 90% at most (a sanity bound: 1 / (1 - 0.5) is 50%). Undecidable
 # only where the check measured the slowdown but the machine's drift left the
 # verdict unknown: skipped, said.
 SLOWBLAS=$BUILD_DIR/bench/libslowblas.so
@@ -79,12 +80,12 @@ verdict=$(rec_block slow.yaml | sed -n 's/^  verdict: //p')
 raw=$(rec_block slow.yaml | sed -n 's/^  raw_ratio: //p')
 slower=$(sed -nE 's/^regression: command [^(]*\(rec[^)]*\): ([0-9.]+)% slower.*/\1/p' "$TMP/err")
 if [ "$rc" -eq 1 ] && [ "$verdict" = regression ] &&
-  awk -v s="$slower" 'BEGIN {exit !(s >= 15 && s <= 80)}'; then
+  awk -v s="$slower" 'BEGIN {exit !(s >= 15 && s <= 90)}'; then
   ok "the BLAS 50% slower: the training is $slower% slower, a regression (exit 1; load $(cut -d' ' -f1 /proc/loadavg))"
 elif [ "$verdict" = inconclusive ] && awk -v r="$raw" 'BEGIN {exit !(r != "" && r <= 0.85)}'; then
   n=$((n + 1)); echo "ok $n # SKIP the BLAS 50% slower: measured at $raw of the baseline, but the machine's drift left it unknown: $(grep -m1 '^inconclusive: command [^(]*(rec' "$TMP/err" | cut -c1-200)"
 else
-  not_ok "the BLAS 50% slower: the recommended point a regression, 15-80% slower" \
+  not_ok "the BLAS 50% slower: the recommended point a regression, 15-90% slower" \
     "exit $rc, verdict '$verdict', '$slower%' slower, raw ratio '$raw'" \
     "$(grep -E '^(regression|inconclusive|machine):' "$TMP/err")"
 fi
