@@ -69,7 +69,7 @@ nrunner=$(grep -c '^  roles: \[.*runner_up\]$' same.yaml) want=$(grep -c '^    -
 # the GEMM's wall-clock time) and at two BLAS threads (73% seen at load 2.4);
 # the canary (no BLAS) does not move. Asserted: a regression of the
 # recommended point, 15% slower at least (a check that sees nothing fails)
-# and 90% at most (a sanity bound: 1 / (1 - 0.5) is 50%). Undecidable
+# and 90% at most (a sanity bound). Undecidable
 # only where the check measured the slowdown but the machine's drift left the
 # verdict unknown: skipped, said.
 SLOWBLAS=$BUILD_DIR/bench/libslowblas.so
