@@ -4,8 +4,11 @@
  * stands before the GEMM entry points the CPU backend calls:
  *
  *   cblas_sgemm, cblas_dgemm   OpenBLAS, fp32 and fp64 (cpu_backend.c)
+ *   sgemm_, dgemm_             the Fortran BLAS interface, fp32 and fp64:
+ *                              what Debian's PyTorch calls (libtorch_cpu)
  *   dnnl_primitive_execute     oneDNN, the bf16 GEMMs where OpenBLAS has
- *                              no cblas_sbgemm (cpu_dnnl.c)
+ *                              no cblas_sbgemm (cpu_dnnl.c, PyTorch's
+ *                              autocast)
  *
  * Each call goes to the real function (dlsym RTLD_NEXT) and then spins on
  * the calling thread until the call has taken 1 / (1 - S) of its time, S
@@ -18,11 +21,15 @@
  * With $SLOWBLAS_UNTIL (a Unix time in seconds) the calls from then on run
  * at full speed: a slowdown that passes, as a host's busy spell does.
  *
+ * OpenBLAS's cblas_ and Fortran entries each call its kernels directly, never
+ * one another, so no GEMM is slowed twice.
+ *
  * cblas_sbgemm is left alone on purpose: the backend asks dlsym whether the
  * library has one, and an interposer that exported it would change the answer.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -64,48 +71,90 @@ static void slow_down(double t0)
 		spins++;
 }
 
-/* The real function under name; a missing one is a broken setup, said and ended. */
-static void *real(const char *name)
+struct lookup {
+	const char *name;
+	void *self; /* this library's own entry: never the real one */
+	void *found;
+};
+
+/* One loaded object of dl_iterate_phdr: does it define lookup's name? */
+static int find_in_object(struct dl_phdr_info *info, size_t size, void *data)
 {
-	void *f = dlsym(RTLD_NEXT, name);
-	if (!f) {
-		fprintf(stderr, "libslowblas: no %s after this library: %s\n", name, dlerror());
-		abort();
-	}
-	return f;
+	(void)size;
+	struct lookup *l = data;
+	void *h = dlopen(info->dlpi_name[0] ? info->dlpi_name : NULL, RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		return 0;
+	void *f = dlsym(h, l->name);
+	dlclose(h);
+	if (f && f != l->self)
+		l->found = f;
+	return l->found != NULL;
 }
 
 /*
- * cblas_sgemm and cblas_dgemm, one definition for both element types T (as
- * cblas.h declares them, its enums passed as int).
+ * The real function under name. RTLD_NEXT sees only the global scope, where a
+ * library dlopened RTLD_LOCAL (Python's extension modules: PyTorch's BLAS and
+ * oneDNN) is not, so those are then looked for object by object. A missing
+ * one is a broken setup, said and ended.
  */
-#define SLOW_GEMM(name, T)                                                                    \
-	typedef void (*name##_fn)(int, int, int, int, int, int, T, const T *, int, const T *, \
-				  int, T, T *, int);                                          \
-	void name(int order, int ta, int tb, int m, int n, int k, T alpha, const T *a, int lda, \
-		  const T *b, int ldb, T beta, T *c, int ldc)                                 \
-	{                                                                                     \
-		static name##_fn f;                                                           \
-		if (!f)                                                                       \
-			*(void **)&f = real(#name);                                           \
-		double t0 = now_s();                                                          \
-		f(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);               \
-		slow_down(t0);                                                                \
+static void *real(const char *name, void *self)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+	if (f)
+		return f;
+	struct lookup l = {name, self, NULL};
+	dl_iterate_phdr(find_in_object, &l);
+	if (!l.found) {
+		fprintf(stderr, "libslowblas: no %s after this library\n", name);
+		abort();
+	}
+	return l.found;
+}
+
+/*
+ * One wrapper: call, the real name(params) timed and slowed (t0, f). Every
+ * entry slowed is one line of the table below.
+ */
+#define SLOWED(ret, name, params, call)                                                            \
+	typedef ret(*name##_fn) params;                                                            \
+	ret name params                                                                            \
+	{                                                                                          \
+		static name##_fn f;                                                                \
+		if (!f)                                                                            \
+			*(void **)&f = real(#name, (void *)name);                                  \
+		double t0 = now_s();                                                               \
+		call;                                                                              \
 	}
 
-SLOW_GEMM(cblas_sgemm, float)
-SLOW_GEMM(cblas_dgemm, double)
+/* A void call, then the spin; a call with a result, the spin, then the result. */
+#define VOID_CALL(args) (f args, slow_down(t0))
+#define INT_CALL(args)                                                                             \
+	int rc = f args;                                                                           \
+	slow_down(t0);                                                                             \
+	return rc
 
+/* cblas.h's GEMM, its enums passed as int. */
+#define CBLAS_GEMM(T)                                                                              \
+	(int order, int ta, int tb, int m, int n, int k, T alpha, const T *a, int lda, const T *b, \
+	 int ldb, T beta, T *c, int ldc)
+#define CBLAS_GEMM_ARGS (order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+/*
+ * The Fortran ABI: every argument by pointer. gfortran's hidden lengths of
+ * the two character arguments are not forwarded: OpenBLAS's entries are C
+ * and never read them, and callers from C (PyTorch) do not pass them.
+ */
+#define F77_GEMM(T)                                                                                \
+	(const char *ta, const char *tb, const int *m, const int *n, const int *k, const T *alpha, \
+	 const T *a, const int *lda, const T *b, const int *ldb, const T *beta, T *c,              \
+	 const int *ldc)
+#define F77_GEMM_ARGS (ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 /* As dnnl.h declares it: primitive, stream, the number of arguments and their array. */
-typedef int (*execute_fn)(const void *, void *, int, const void *);
+#define DNNL_EXECUTE (const void *prim, void *stream, int nargs, const void *args)
+#define DNNL_EXECUTE_ARGS (prim, stream, nargs, args)
 
-int dnnl_primitive_execute(const void *prim, void *stream, int nargs, const void *args)
-{
-	static execute_fn f;
-	if (!f)
-		*(void **)&f = real("dnnl_primitive_execute");
-	double t0 = now_s();
-	int rc = f(prim, stream, nargs, args);
-	slow_down(t0);
-	return rc;
-}
+SLOWED(void, cblas_sgemm, CBLAS_GEMM(float), VOID_CALL(CBLAS_GEMM_ARGS))
+SLOWED(void, cblas_dgemm, CBLAS_GEMM(double), VOID_CALL(CBLAS_GEMM_ARGS))
+SLOWED(void, sgemm_, F77_GEMM(float), VOID_CALL(F77_GEMM_ARGS))
+SLOWED(void, dgemm_, F77_GEMM(double), VOID_CALL(F77_GEMM_ARGS))
+SLOWED(int, dnnl_primitive_execute, DNNL_EXECUTE, INT_CALL(DNNL_EXECUTE_ARGS))

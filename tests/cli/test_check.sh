@@ -151,6 +151,24 @@ if grep -q "^  verdict: inconclusive$" passing.yaml; then
     "an undecided passing slowdown says why it is not decided"
 fi
 
+# Its Fortran entries (sgemm_, dgemm_: what Debian's PyTorch calls), from a
+# BLAS loaded RTLD_LOCAL as Python loads PyTorch's: the product is right, and
+# blocks of calls at SLOWBLAS_SLOWDOWN=0.75 take about 4 times as long as the
+# blocks without, interleaved in one process (>= 2: a load that could halve a
+# block's speed falls on both alike; the interposer missing, 1).
+OPENBLAS_NUM_THREADS=1 LD_PRELOAD=$SLOWBLAS /usr/bin/python3 "$SRC/tests/slowblas_gemm.py" \
+  >"$TMP/out" 2>"$TMP/err"
+rc=$?
+for entry in sgemm_ dgemm_; do
+  line=$(grep "^$entry " "$TMP/out")
+  if [ "$rc" -eq 0 ] && awk '$3 == 1 && $5 >= 2 {found = 1} END {exit !found}' <<<"$line"; then
+    ok "libslowblas slows the Fortran $entry and keeps its product ($line)"
+  else
+    not_ok "libslowblas slows the Fortran $entry and keeps its product" "exit $rc: ${line:-no line}" \
+      "$(head -c 400 "$TMP/err")"
+  fi
+done
+
 # A baseline without a canary (an older rigtune's) still checks, and says so
 mv "$canary" "$TMP/canary.csv"
 $R check --baseline base.yaml --budget 5 -o nocanary.yaml >"$TMP/out" 2>"$TMP/err"
