@@ -13,6 +13,20 @@
  */
 #define CANARY_ALPHA 0.05
 
+/*
+ * Whether the canary's CI is too wide to say anything at the threshold's
+ * scale: wider than +-threshold (in log terms) and not clear of the band of
+ * no change either. A VM's canary can spread so (a vCPU slowed for part of
+ * the samples, a memory read that varies by a fifth); taking its share out,
+ * or letting its CI bound explain a point's change, would then hide any
+ * regression smaller than its noise.
+ */
+static int too_noisy(const rt_comparison *k, double threshold)
+{
+	int clear = k->ci_hi < 1 - threshold || k->ci_lo > 1 + threshold;
+	return !clear && 0.5 * log(k->ci_hi / k->ci_lo) > log1p(threshold);
+}
+
 int rt_check_canary_wanted(const rt_baseline *b, rt_canary_use use)
 {
 	return use == RT_CANARY_USE && b->ncanary > 0;
@@ -73,7 +87,12 @@ static void say(rt_check_canary *c, double threshold)
 		 "%+.1f], p = %.2g",
 		 100 * (c->compute_ratio - 1), 100 * (c->memory_ratio - 1), 100 * (k->ratio - 1),
 		 100 * (k->ci_lo - 1), 100 * (k->ci_hi - 1), k->test.p);
-	if (c->speed == 1)
+	if (c->noisy)
+		snprintf(c->says, sizeof c->says,
+			 "the canary is too noisy to tell the machine's change at the threshold "
+			 "(%s): the points are compared as measured",
+			 halves);
+	else if (c->speed == 1)
 		snprintf(c->says, sizeof c->says,
 			 "the machine itself is as fast as in the baseline (%s): the points are "
 			 "compared as measured",
@@ -109,7 +128,7 @@ int rt_check_canary_compare(rt_check_canary *c, const rt_baseline *b, rt_canary_
 			    size_t errlen)
 {
 	c->speed = 1;
-	c->compared = 0;
+	c->compared = c->noisy = 0;
 	if (use != RT_CANARY_USE || !b->ncanary || !c->n) {
 		say_uncompared(c, b, use);
 		return RT_OK;
@@ -130,7 +149,8 @@ int rt_check_canary_compare(rt_check_canary *c, const rt_baseline *b, rt_canary_
 		return rt_fail(err, errlen, rc, "%s", rc == RT_ENOMEM ? "out of memory"
 								     : "the canary's samples are zero");
 	c->compared = 1;
-	if (c->cmp.test.p < CANARY_ALPHA)
+	c->noisy = too_noisy(&c->cmp, threshold);
+	if (c->cmp.test.p < CANARY_ALPHA && !c->noisy)
 		c->speed = c->cmp.ratio;
 	say(c, threshold);
 	return RT_OK;
@@ -157,7 +177,7 @@ int rt_check_canary_judge(const rt_check_canary *c, const double *base, size_t n
 	*explained = 0;
 	*bound = c->speed;
 	int rc = compare_at(base, nb, now, nn, c->speed, co, out);
-	if (rc || !c->compared ||
+	if (rc || !c->compared || c->noisy ||
 	    (out->change != RT_CHANGE_SLOWER && out->change != RT_CHANGE_FASTER))
 		return rc;
 	/* the bound of the machine's change that explains most of the point's */

@@ -8,7 +8,9 @@
  * test finds it changed (p < 0.05), else 1: a canary within its noise
  * explains nothing. The points are compared as now / factor, and a slowdown
  * or speedup stands only past what the canary's CI allows the machine
- * (rt_check_canary_judge).
+ * (rt_check_canary_judge). A canary whose CI is wider than +-threshold and
+ * not clear of the band of no change is too noisy to do either (noisy): the
+ * points are then compared as measured, and the sentence says so.
  */
 #ifndef RT_CHECK_CANARY_H
 #define RT_CHECK_CANARY_H
@@ -23,6 +25,7 @@ typedef struct rt_check_canary {
 	rt_canary_sample *v; /* now, RT_CANARY_PER_TICK before every trial */
 	size_t n, cap;
 	int compared;        /* both sides have samples: cmp is set */
+	int noisy;           /* its CI too wide to tell a change at the threshold: unused */
 	rt_comparison cmp;   /* its score now against the baseline's */
 	double compute_ratio, memory_ratio; /* each half's median now / baseline */
 	double speed;        /* the machine's speed now / then that the points are divided

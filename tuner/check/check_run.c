@@ -458,32 +458,32 @@ static void say_change(const rt_check_point *p, double machine, char *buf, size_
 static void explain_unconfirmed(rt_check_point *p, const char *change, double confirm_s)
 {
 	int past = p->cmp.change == RT_CHANGE_SLOWER ? p->slow_trials : p->fast_trials;
-	char trials[160];
-	snprintf(trials, sizeof trials, "%d of %d trials now past the threshold (trial medians "
-		 "%.4g to %.4g %s)", past, p->trials, p->trial_lo, p->trial_hi, p->base->unit);
+	size_t len = sizeof p->reason;
+	int n = snprintf(p->reason, len,
+			 "%s; %d of %d trials now past the threshold (trial medians %.4g to %.4g "
+			 "%s)",
+			 change, past, p->trials, p->trial_lo, p->trial_hi, p->base->unit);
+	if (n < 0 || (size_t)n >= len)
+		return;
+	char *tail = p->reason + n;
+	len -= (size_t)n;
 	if (!held_in_trials(p))
-		snprintf(p->reason, sizeof p->reason,
-			 "%s, but %s: it must hold in most trials, and two at least; the machine "
-			 "is busy or this point is unstable: check again when it is quiet",
-			 change, trials);
+		snprintf(tail, len, ": it must hold in most trials, and two at least; the machine "
+			 "is busy or this point is unstable: check again when it is quiet");
 	else if (!held_at_last(p))
-		snprintf(p->reason, sizeof p->reason,
-			 "%s, but not in its last trials (%s): a slowdown that passed is the "
-			 "machine's (a host can slow a VM's cores for seconds), not the component's",
-			 change, trials);
+		snprintf(tail, len, ", but not the last two: a slowdown that passed is the "
+			 "machine's (a host can slow a VM's cores for seconds), not the component's");
 	else
-		snprintf(p->reason, sizeof p->reason,
-			 "%s, %s, but over %.1f s only: a change is called when it still holds "
+		snprintf(tail, len, ", over %.1f s only: a change is called when it still holds "
 			 "%.0f s after the point's first trial (a host can slow a VM's cores for "
 			 "seconds); a longer --budget gives it that time",
-			 change, trials, p->last_s - p->first_s, confirm_s);
+			 p->last_s - p->first_s, confirm_s);
 }
 
 static void explain_inconclusive(rt_check_point *p, const rt_check_opts *o, const char *change,
 				 double t, double confirm_s)
 {
 	const rt_comparison *c = &p->cmp;
-	const char *unit = p->base->unit;
 	if (p->machine_explains)
 		snprintf(p->reason, sizeof p->reason,
 			 "unknown: %s, but the machine's own change may explain it (the canary's "
