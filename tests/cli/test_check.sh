@@ -140,10 +140,18 @@ LD_PRELOAD=$SLOWBLAS SLOWBLAS_SLOWDOWN=0.6 SLOWBLAS_UNTIL=$(($(date +%s) + 4)) \
   $R check --baseline base.yaml --budget 20 -o passing.yaml >"$TMP/out" 2>"$TMP/err"
 rc=$?
 ntrials=$(sed -n 's/^  now: {.*trials: \([0-9]*\)}$/\1/p' passing.yaml)
-[ "$rc" -eq 0 ] && grep -qE "^  verdict: (unchanged|inconclusive)$" passing.yaml \
-  && ok "a BLAS slowed for the first 4 s only: no regression (exit 0), $ntrials trials" \
-  || not_ok "a BLAS slowed for the first 4 s only: no regression" \
+# other processes' share of the point's cores, at most, over its trials now:
+# a machine that busy slows the point for longer than the 4 s (a regression
+# that the check rightly blames on that load), so it is not judged then
+busy=$(sed -n 's/^  contention: {baseline: [0-9.e-]*, now: \([0-9.e-]*\)}$/\1/p' passing.yaml)
+if [ "$rc" -eq 0 ] && grep -qE "^  verdict: (unchanged|inconclusive)$" passing.yaml; then
+  ok "a BLAS slowed for the first 4 s only: no regression (exit 0), $ntrials trials"
+elif awk -v b="${busy:-0}" 'BEGIN {exit !(b > 0.25)}'; then
+  n=$((n + 1)); echo "ok $n # SKIP a BLAS slowed for the first 4 s only: other processes took up to $busy of the point's cores (exit $rc)"
+else
+  not_ok "a BLAS slowed for the first 4 s only: no regression" \
     "exit $rc: $(grep -E '^(regression|inconclusive|unchanged|machine):' "$TMP/err")"
+fi
 [ "${ntrials:-0}" -ge 3 ] && ok "the point that looked slower was measured again ($ntrials trials)" \
   || not_ok "the point that looked slower was measured again" "$ntrials trials"
 if grep -q "^  verdict: inconclusive$" passing.yaml; then
