@@ -19,6 +19,16 @@
 #include "../progress.h"
 #include "check_pairs.h"
 
+/*
+ * A slowdown or speedup holds in most trials now and in two at least, and
+ * in the last CONFIRM_TRIALS trials, which end confirm_s or more after the
+ * first began: a host can slow a VM's cores for seconds (a neighbour, a
+ * migration), and a check that lasted less would call that a regression.
+ * confirm_s is CONFIRM_SHARE of the budget, at most CONFIRM_MAX_S.
+ */
+#define CONFIRM_TRIALS 2
+#define CONFIRM_SHARE 0.5
+#define CONFIRM_MAX_S 20.0
 /* What a trial costs when neither the baseline nor this run has timed one. */
 #define UNKNOWN_TRIAL_S 1.0
 #define BOOTSTRAP_REPS 2000
@@ -26,7 +36,7 @@
 #define DEFAULT_BUDGET_S 60.0
 /*
  * The least default budget: a tune of a few seconds would leave a check no
- * time to see a slowdown hold (rt_check_confirm_s). An unchanged machine's
+ * time to see a slowdown hold (confirm_s_of). An unchanged machine's
  * check ends long before; only a point that looks changed takes it.
  */
 #define MIN_DEFAULT_BUDGET_S 40.0
@@ -147,7 +157,7 @@ static int keep_samples(rt_check_point *p, const rt_measurement *m)
 /*
  * The trials' medians against the baseline's, the machine's own change
  * taken out: how many were past the threshold, each way (in all, and among
- * the last RT_CHECK_CONFIRM_TRIALS), and their range.
+ * the last CONFIRM_TRIALS), and their range.
  */
 static void count_trials(rt_check_point *p, double machine, double threshold)
 {
@@ -157,7 +167,7 @@ static void count_trials(rt_check_point *p, double machine, double threshold)
 	for (int i = 0; i < ran; i++) {
 		double m = p->medians[i];
 		int slow = m <= base * (1 - threshold), fast = m >= base * (1 + threshold);
-		int last = i >= ran - RT_CHECK_CONFIRM_TRIALS;
+		int last = i >= ran - CONFIRM_TRIALS;
 		p->slow_trials += slow;
 		p->fast_trials += fast;
 		p->slow_last += slow && last;
@@ -248,9 +258,9 @@ static int run_trial(rt_check_run *run, rt_check_point *p, int side, const rt_ch
 	return rc;
 }
 
-double rt_check_confirm_s(double budget_s)
+static double confirm_s_of(double budget_s)
 {
-	return fmin(RT_CHECK_CONFIRM_MAX_S, RT_CHECK_CONFIRM_SHARE * budget_s);
+	return fmin(CONFIRM_MAX_S, CONFIRM_SHARE * budget_s);
 }
 
 /*
@@ -261,17 +271,17 @@ double rt_check_confirm_s(double budget_s)
 static int held_in_trials(const rt_check_point *p)
 {
 	int past = p->cmp.change == RT_CHANGE_SLOWER ? p->slow_trials : p->fast_trials;
-	return past >= RT_CHECK_CONFIRM_TRIALS && 2 * past > p->trials;
+	return past >= CONFIRM_TRIALS && 2 * past > p->trials;
 }
 
 /* Whether it held in the last trials too: still there when measured again later. */
 static int held_at_last(const rt_check_point *p)
 {
 	int last = p->cmp.change == RT_CHANGE_SLOWER ? p->slow_last : p->fast_last;
-	return last == RT_CHECK_CONFIRM_TRIALS;
+	return last == CONFIRM_TRIALS;
 }
 
-/* Whether the trials now span confirm_s (rt_check_confirm_s). */
+/* Whether the trials now span confirm_s (confirm_s_of). */
 static int spanned(const rt_check_point *p, double confirm_s)
 {
 	return p->last_s - p->first_s >= confirm_s;
@@ -323,12 +333,12 @@ static int judge(const rt_check_run *run, rt_check_point *p, const rt_check_opts
 		/* as tune's reuse: a crash or a timeout may be the machine's mood */
 		int transient = p->cause == RT_CAUSE_CRASH || p->cause == RT_CAUSE_TIMEOUT;
 		p->verdict = RT_VERDICT_INFEASIBLE;
-		p->done = !transient || p->failures >= RT_CHECK_CONFIRM_TRIALS;
+		p->done = !transient || p->failures >= CONFIRM_TRIALS;
 		return RT_OK;
 	}
 	if (p->base->nsamples == 0) { /* A/B: side A did not run */
 		p->verdict = RT_VERDICT_INCONCLUSIVE;
-		p->done = p->a_failures >= RT_CHECK_CONFIRM_TRIALS;
+		p->done = p->a_failures >= CONFIRM_TRIALS;
 		return RT_OK;
 	}
 	int rc = o->ab ? compare_pairs(p, o) : compare_point(p, o, &run->canary);
@@ -359,7 +369,7 @@ static int judge(const rt_check_run *run, rt_check_point *p, const rt_check_opts
 		/* A/B: side A gains samples too, so more trials can always decide */
 		p->verdict = RT_VERDICT_INCONCLUSIVE;
 		/* a change the machine's may explain: more canary samples can decide it */
-		p->done = !o->ab && !p->machine_explains && p->trials >= RT_CHECK_CONFIRM_TRIALS &&
+		p->done = !o->ab && !p->machine_explains && p->trials >= CONFIRM_TRIALS &&
 			  p->cmp.more_samples == 0;
 	}
 	return RT_OK;
@@ -777,7 +787,7 @@ int rt_check_measure(const rt_check_opts *o, rt_check_run *run, char *err, size_
 	int rc = init_points(run);
 	if (rc)
 		return rt_fail(err, errlen, rc, "out of memory");
-	run->confirm_s = rt_check_confirm_s(run->budget_s);
+	run->confirm_s = confirm_s_of(run->budget_s);
 	if (o->ab)
 		rc = make_lockdir(run, err, errlen);
 	if (rc == RT_OK)

@@ -40,7 +40,7 @@ typedef struct rt_check_point {
 	double *medians; /* the median of each trial now that ran; owned */
 	int trials;
 	int slow_trials, fast_trials; /* trials whose median is past the threshold */
-	int slow_last, fast_last;     /* of them, among the last RT_CHECK_CONFIRM_TRIALS */
+	int slow_last, fast_last;     /* of them, among the last two */
 	double first_s, last_s;       /* rt_now() at the start of its first trial now, the
 					 end of its last */
 	int contended_trials;         /* trials other processes contended (contention.h) */
@@ -78,7 +78,7 @@ typedef struct rt_check_run {
 	int ab;                   /* an A/B check: baseline is side A, now side B */
 	char lockdir[64];         /* A/B: where a side's bench takes its lock; "" else */
 	double budget_s; /* the budget in force */
-	double confirm_s; /* how long a change must hold (rt_check_confirm_s) */
+	double confirm_s; /* how long a change must hold (check_run.c: confirmed) */
 	double seconds;
 	int counts[RT_NVERDICT];
 	int nnotes, nsuggestions;
@@ -99,19 +99,6 @@ typedef struct rt_check_run {
 int rt_check_prepare(const rt_check_opts *o, rt_check_run *run, char *err, size_t errlen);
 int rt_check_measure(const rt_check_opts *o, rt_check_run *run, char *err, size_t errlen);
 void rt_check_run_free(rt_check_run *run);
-
-/*
- * A slowdown or speedup holds in most trials now and in two at least, and
- * in the last RT_CHECK_CONFIRM_TRIALS trials, which end confirm_s or more
- * after the first began: a host can slow a VM's cores for seconds (a
- * neighbour, a migration), and a check that lasted less would call that a
- * regression. confirm_s is RT_CHECK_CONFIRM_SHARE of the budget, at most
- * RT_CHECK_CONFIRM_MAX_S.
- */
-#define RT_CHECK_CONFIRM_TRIALS 2
-#define RT_CHECK_CONFIRM_SHARE 0.5
-#define RT_CHECK_CONFIRM_MAX_S 20.0
-double rt_check_confirm_s(double budget_s);
 
 /* Whether the check found a regression (exit status 1). */
 int rt_check_regressed(const rt_check_run *run);
