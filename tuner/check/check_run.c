@@ -35,11 +35,12 @@
 /* The budget for a baseline that does not say how long its tune took. */
 #define DEFAULT_BUDGET_S 60.0
 /*
- * The least default budget: a tune of a few seconds would leave a check no
- * time to see a slowdown hold (confirm_s_of). An unchanged machine's
- * check ends long before; only a point that looks changed takes it.
+ * The least default budget: the one whose share is the whole CONFIRM_MAX_S,
+ * since a tune of a few seconds would leave a check no time to see a
+ * slowdown hold. An unchanged machine's check ends long before; only a
+ * point that looks changed takes it.
  */
-#define MIN_DEFAULT_BUDGET_S 40.0
+#define MIN_DEFAULT_BUDGET_S (CONFIRM_MAX_S / CONFIRM_SHARE)
 
 void rt_check_opts_default(rt_check_opts *o)
 {
