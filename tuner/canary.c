@@ -179,11 +179,6 @@ int rt_canary_measure(rt_canary_sample *s)
 	return RT_OK;
 }
 
-double rt_canary_score(const rt_canary_sample *s)
-{
-	return sqrt(s->compute * s->memory);
-}
-
 int rt_canary_path(const char *journal, char *buf, size_t len)
 {
 	size_t n = strlen(journal);

@@ -16,9 +16,10 @@
  *
  * `rigtune tune` takes RT_CANARY_PER_TICK after every trial it measures and
  * appends them to JOURNAL-canary.csv beside its journal (JOURNAL.yaml);
- * `rigtune check` takes as many before every trial and compares the two series: a canary that
- * moved says "the machine is X% slower overall", and the points are
- * compared after that share is taken out (check.h).
+ * `rigtune check` takes as many after every trial and compares the two
+ * series' compute halves: a canary that moved past its own spread says "the
+ * machine is X% slower overall", and the points are compared after that
+ * share is taken out (check_canary.h says why the memory half is not used).
  *
  * The file: a header line `unix_time,compute,memory` (compute in G
  * operations/s, memory in GB/s), then one sample per line, appended with
@@ -42,9 +43,6 @@ typedef struct rt_canary_sample {
 
 /* One sample now, in this process. RT_ENOMEM, RT_ERUNTIME (a thread cannot start). */
 int rt_canary_measure(rt_canary_sample *s);
-
-/* The sample as one number, higher is faster: the geometric mean of its two rates. */
-double rt_canary_score(const rt_canary_sample *s);
 
 /* JOURNAL-canary.csv for JOURNAL.yaml; RT_EINVAL when it is no .yaml or does not fit. */
 int rt_canary_path(const char *journal, char *buf, size_t len);

@@ -8,14 +8,15 @@
  *    diffed field by field (machdiff.h). A baseline from other hardware (CPU
  *    model, architecture, packages, cores, PUs) is refused unless forced.
  * 2. The baseline's points are measured again, interleaved (p1 p2 p3 p1 p2
- *    p3 ...), each trial as tune measures one (check_trial.h), each after
- *    canary samples (check_canary.h: the machine's own speed, as tune took
+ *    p3 ...), each trial as tune measures one (check_trial.h), each followed
+ *    by canary samples (check_canary.h: the machine's own speed, as tune took
  *    it beside its journal). After every trial a point is compared with the
- *    baseline's samples, now divided by the machine's change when the canary
- *    moved (rt_compare in search/stats.h); a change that the machine's, as
- *    far as the canary's CI reaches, could explain stays undecided
- *    (rt_check_canary_judge). A slowdown (or speedup) counts only
- *    when it holds in most trials now, and in two at least, and once the
+ *    baseline's samples, now divided by the machine's change when the
+ *    canary's compute half moved past its own spread (rt_compare in
+ *    search/stats.h); a change that the machine's, as far as the canary's CI
+ *    reaches, could explain stays undecided (rt_check_canary_judge). A
+ *    slowdown (or speedup) counts only when it holds in most trials now, and
+ *    in two at least, and once the
  *    canary has enough samples to be believed: a burst of load during one
  *    trial is not a regression, and trials that disagree make the point
  *    inconclusive. A point is done once it is unchanged, decided so, or no

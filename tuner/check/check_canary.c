@@ -12,6 +12,8 @@
  * leaving in one that is real costs a false verdict.
  */
 #define CANARY_ALPHA 0.05
+/* Samples each half of a series needs for its drift to count (own_spread). */
+#define DRIFT_MIN_HALF 4
 
 /*
  * Whether the canary's CI is too wide to say anything at the threshold's
@@ -63,30 +65,57 @@ int rt_check_canary_settled(const rt_check_canary *c, const rt_baseline *b, rt_c
 	return !rt_check_canary_wanted(b, use) || c->n >= RT_CHECK_CANARY_MIN;
 }
 
-/* Which half of a sample, or its score (-1). */
+/* Which half of a sample: 0 compute, 1 memory. */
 static double field(const rt_canary_sample *s, int which)
 {
-	return which == 0 ? s->compute : which == 1 ? s->memory : rt_canary_score(s);
+	return which ? s->memory : s->compute;
 }
 
-/* The median of one half (or the score) of n samples; v is scratch of n. */
-static double median_of(const rt_canary_sample *s, size_t n, int which, double *v)
+/* One half of n samples into v (n). */
+static void half_of(const rt_canary_sample *s, size_t n, int which, double *v)
 {
 	for (size_t i = 0; i < n; i++)
 		v[i] = field(&s[i], which);
+}
+
+/* The median of one half of n samples; v is scratch of n. */
+static double median_of(const rt_canary_sample *s, size_t n, int which, double *v)
+{
+	half_of(s, n, which, v);
 	return rt_median(v, n);
+}
+
+/*
+ * How far the compute half of one series (in the order it was taken) moves
+ * from its first half to its second, as a ratio's distance from 1: what the
+ * canary does on its own over a tune or a check. 0 with too few samples; v is
+ * scratch of n.
+ */
+static double drift_within(const rt_canary_sample *s, size_t n, double *v)
+{
+	size_t h = n / 2;
+	if (h < DRIFT_MIN_HALF)
+		return 0;
+	double first = median_of(s, h, 0, v), second = median_of(s + h, n - h, 0, v);
+	return exp(fabs(log(second / first))) - 1;
+}
+
+/* Whether the comparison's CI lies wholly beyond +-spread: the canary moved. */
+static int moved(const rt_comparison *k, double spread)
+{
+	return k->ci_hi < 1 - spread || k->ci_lo > 1 + spread;
 }
 
 static void say(rt_check_canary *c, double threshold)
 {
 	const rt_comparison *k = &c->cmp;
 	double pct = 100 * (c->speed - 1);
-	char halves[160];
+	char halves[224];
 	snprintf(halves, sizeof halves,
-		 "canary: compute %+.1f%%, memory %+.1f%%, together %+.1f%% [95%% CI %+.1f, "
-		 "%+.1f], p = %.2g",
-		 100 * (c->compute_ratio - 1), 100 * (c->memory_ratio - 1), 100 * (k->ratio - 1),
-		 100 * (k->ci_lo - 1), 100 * (k->ci_hi - 1), k->test.p);
+		 "canary: compute %+.1f%% [95%% CI %+.1f, %+.1f], p = %.2g; memory %+.1f%%, "
+		 "shown only: it moves by a fifth between runs of an unchanged VM",
+		 100 * (k->ratio - 1), 100 * (k->ci_lo - 1), 100 * (k->ci_hi - 1), k->test.p,
+		 100 * (c->memory_ratio - 1));
 	if (c->noisy)
 		snprintf(c->says, sizeof c->says,
 			 "the canary is too noisy to tell the machine's change at the threshold "
@@ -94,9 +123,9 @@ static void say(rt_check_canary *c, double threshold)
 			 halves);
 	else if (c->speed == 1)
 		snprintf(c->says, sizeof c->says,
-			 "the machine itself is as fast as in the baseline (%s): the points are "
-			 "compared as measured",
-			 halves);
+			 "the machine itself is as fast as in the baseline, within the canary's "
+			 "own spread of +-%.1f%% (%s): the points are compared as measured",
+			 100 * c->own_spread, halves);
 	else
 		snprintf(c->says, sizeof c->says,
 			 "the machine is %.1f%% %s overall%s (%s): the points are compared with "
@@ -137,10 +166,11 @@ int rt_check_canary_compare(rt_check_canary *c, const rt_baseline *b, rt_canary_
 	double *x = malloc(sizeof(double) * (nb + nn)), *y = x ? x + nb : NULL;
 	if (!x)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-	c->compute_ratio = median_of(c->v, nn, 0, y) / median_of(b->canary, nb, 0, x);
 	c->memory_ratio = median_of(c->v, nn, 1, y) / median_of(b->canary, nb, 1, x);
-	median_of(b->canary, nb, -1, x);
-	median_of(c->v, nn, -1, y);
+	c->own_spread = fmax(RT_CANARY_OWN_SPREAD,
+			     fmax(drift_within(b->canary, nb, x), drift_within(c->v, nn, y)));
+	half_of(b->canary, nb, 0, x);
+	half_of(c->v, nn, 0, y);
 	rt_compare_opts co = {.alpha = alpha, .threshold = threshold, .reps = BOOTSTRAP_REPS,
 			      .seed = seed};
 	int rc = rt_compare(x, nb, y, nn, &co, &c->cmp);
@@ -149,8 +179,9 @@ int rt_check_canary_compare(rt_check_canary *c, const rt_baseline *b, rt_canary_
 		return rt_fail(err, errlen, rc, "%s", rc == RT_ENOMEM ? "out of memory"
 								     : "the canary's samples are zero");
 	c->compared = 1;
+	c->compute_ratio = c->cmp.ratio;
 	c->noisy = too_noisy(&c->cmp, threshold);
-	if (c->cmp.test.p < CANARY_ALPHA && !c->noisy)
+	if (c->cmp.test.p < CANARY_ALPHA && !c->noisy && moved(&c->cmp, c->own_spread))
 		c->speed = c->cmp.ratio;
 	say(c, threshold);
 	return RT_OK;
@@ -177,7 +208,8 @@ int rt_check_canary_judge(const rt_check_canary *c, const double *base, size_t n
 	*explained = 0;
 	*bound = c->speed;
 	int rc = compare_at(base, nb, now, nn, c->speed, co, out);
-	if (rc || !c->compared || c->noisy ||
+	/* a canary that did not move past its own spread excuses nothing */
+	if (rc || c->speed == 1 ||
 	    (out->change != RT_CHANGE_SLOWER && out->change != RT_CHANGE_FASTER))
 		return rc;
 	/* the bound of the machine's change that explains most of the point's */

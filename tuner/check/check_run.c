@@ -397,27 +397,28 @@ static int keep_pair(rt_check_point *p, char *err, size_t errlen)
 }
 
 /*
- * One trial of p, after a canary sample when the baseline has a canary to
- * compare with (so that the two series interleave as the trials do), and
- * the point judged on what is known so far. A/B: a trial on each side, A
- * first in even rounds and B first in odd ones, so that a drift of the
- * machine falls on both alike.
+ * One trial of p, then canary samples when the baseline has a canary to
+ * compare with (after the trial, as the tune took its own: the same place
+ * between trials, so that the two series are measured alike), and the point
+ * judged on what is known so far. A/B: a trial on each side, A first in even
+ * rounds and B first in odd ones, so that a drift of the machine falls on
+ * both alike.
  */
 static int measure_once(rt_check_run *run, rt_check_point *p, int round, const rt_check_opts *o,
 			rt_progress *progress, char *err, size_t errlen)
 {
 	int rc = RT_OK;
-	if (rt_check_canary_wanted(&run->base, canary_use(o))) {
-		rc = rt_check_canary_tick(&run->canary, err, errlen);
-		if (rc == RT_OK)
-			rc = compare_canary(run, o, err, errlen);
-	}
-	if (rc == RT_OK && o->ab)
+	if (o->ab)
 		rc = run_trial(run, p, round % 2, o, progress, err, errlen);
 	if (rc == RT_OK)
 		rc = run_trial(run, p, o->ab ? !(round % 2) : 0, o, progress, err, errlen);
 	if (rc == RT_OK && o->ab)
 		rc = keep_pair(p, err, errlen);
+	if (rc == RT_OK && rt_check_canary_wanted(&run->base, canary_use(o))) {
+		rc = rt_check_canary_tick(&run->canary, err, errlen);
+		if (rc == RT_OK)
+			rc = compare_canary(run, o, err, errlen);
+	}
 	int settled = rt_check_canary_settled(&run->canary, &run->base, canary_use(o));
 	return rc == RT_OK ? judge(run, p, o, settled, err, errlen) : rc;
 }
