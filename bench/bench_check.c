@@ -41,7 +41,10 @@
  * each round's seconds.
  *
  * Targets (issue 24): A/A false alarms <= 5%, detection >= 95% of a 10%
- * slowdown, A/B detection >= 95% of a 5% difference.
+ * slowdown, A/B detection >= 95% of a 5% difference; issue 33: >= 90% of an
+ * A/A check's verdicts unchanged. One baseline per workload (issue 33's
+ * calibration): run it once per workload, --workloads gemm, then
+ * transformer, then ppo.
  */
 #include <getopt.h>
 #include <libgen.h>
@@ -241,10 +244,14 @@ static void print_rate(const char *what, const tally *t, const char *target)
 	       "%.1f s on average, %.1f s at most%s\n",
 	       what, t->alarms, t->n, 100.0 * t->alarms / t->n, 100 * lo, 100 * hi, target,
 	       t->sum_s / t->n, t->worst_s, t->failed ? " (some checks failed)" : "");
+	int all = 0;
 	printf("  verdicts:");
-	for (int v = 0; v < RT_NVERDICT; v++)
+	for (int v = 0; v < RT_NVERDICT; v++) {
 		printf(" %s %d", rt_verdict_name((rt_verdict)v), t->counts[v]);
-	printf("\n");
+		all += t->counts[v];
+	}
+	/* on an unchanged machine the common answer must be unchanged, not inconclusive */
+	printf(" (unchanged %.0f%%)\n", all ? 100.0 * t->counts[RT_VERDICT_UNCHANGED] / all : 0);
 }
 
 /* How much slower the slowed checks saw their points than the unslowed ones. */
