@@ -31,7 +31,7 @@ static const char check_usage[] =
 	"are run again through the same command and metric.\n\n"
 	"A canary (a scalar compute loop and a memory read, taken after every trial\n"
 	"here as in the tune) tells a slower machine from a slower component: when\n"
-	"its compute half moved past its own spread (3% at least), the points are\n"
+	"its compute half moved past its own spread (5% at least), the points are\n"
 	"compared with the machine's own change taken out, and the table says \"the\n"
 	"machine is X% slower overall\"; its memory half is shown, never used.\n"
 	"Each point is a regression or improvement (significant and past the\n"
