@@ -204,4 +204,4 @@ clean:
 
 # Files embedded with .incbin (RT_EMBED): rebuild when they change.
 $(BUILD)/tuner/spaces.o: $(wildcard configs/space-*.yaml)
-$(BUILD)/tuner/sweep/sweep_optuna.o: tuner/sweep/optuna_body.py
+$(BUILD)/tuner/sweep/sweep_script.o: $(wildcard tuner/sweep/*_body.py)

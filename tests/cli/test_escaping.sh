@@ -5,7 +5,6 @@
 # and a configuration sets only the environment rigtune's knobs own (issue 23).
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
-PY=/usr/bin/python3
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 D=$HERE/data
 cd "$TMP" || exit 1
@@ -19,9 +18,10 @@ run_checks() { # the checks' TAP lines, renumbered into this script's
       "not ok "*) not_ok "${line#not ok * - }" ;;
       *) echo "$line" ;;
     esac
-  done < <($PY "$HERE/escape_check.py" "$@" 2>&1 || echo "not ok 0 - escape_check.py $1 failed")
+  done < <(/usr/bin/python3 "$HERE/escape_check.py" "$@" 2>&1 || echo "not ok 0 - escape_check.py $1 failed")
 }
-run_checks sweep "$R" "$D"
+need_test_python # the Ray Tune script's --help runs in it
+run_checks sweep "$R" "$D" "$PY"
 run_checks env "$R" "$D"
 run_checks page "$R" "$D"
 
