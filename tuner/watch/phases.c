@@ -1,9 +1,10 @@
 /*
  * phases.c: what binds each tick, and the run cut into phases. A tick is
- * classified from its own figures (rt_watch_classify); then any stretch
- * shorter than MIN_PHASE_S is given to its neighbour (hysteresis: a burst
- * of noise, a tick that straddles two phases, never makes a phase of its
- * own), and the phases are the stretches left.
+ * classified from its own figures (rt_watch_classify), and the shares of
+ * wall time add up the ticks by their own class. For the phases, any
+ * stretch shorter than MIN_PHASE_S is then given to its neighbour
+ * (hysteresis: a burst of noise, a tick that straddles two phases, never
+ * makes a phase of its own), and the phases are the stretches left.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -13,11 +14,11 @@
 #include "watch.h"
 
 #define DEVICE_BUSY 0.5      /* the device's share of a tick that makes it device-bound */
-#define WAIT_CORES 0.3       /* below this many cores wanted the tree is waiting */
+#define WAIT_CORES 0.5       /* below this many cores wanted the tree waits (a tick half in: by its larger half) */
 #define ONE_THREAD_SHARE 0.6 /* the busiest thread's least share of what the tree ran */
 #define ONE_THREAD_REST 0.5  /* the most the other threads may run beside it, in cores */
-#define MIN_PHASE_S 0.5      /* the shortest phase */
-#define MIN_PHASE_TICKS 3
+#define MIN_PHASE_S 0.2      /* the shortest phase (a 0.3 s burst is one) */
+#define MIN_PHASE_TICKS 2
 #define NVML_DEFAULT_WINDOW (1.0 / 6) /* a sample's window when NVML's stamps do not say */
 #define MONITOR_PERIOD_S 1.0 /* how often a sampled monitor (nvidia-smi -l 1) reads */
 
@@ -136,7 +137,7 @@ static void process_share(rt_watch_run *r)
 static int run_end(const rt_watch_run *r, int i)
 {
 	int j = i + 1;
-	while (j < r->nticks && r->ticks[j].cls == r->ticks[i].cls)
+	while (j < r->nticks && r->ticks[j].phase == r->ticks[i].phase)
 		j++;
 	return j;
 }
@@ -170,13 +171,13 @@ static int merge_shortest(rt_watch_run *r)
 	if (bi < 0)
 		return 0;
 	double before = 0, after = 0;
-	for (int k = bi - 1; k >= 0 && r->ticks[k].cls == r->ticks[bi - 1].cls; k--)
+	for (int k = bi - 1; k >= 0 && r->ticks[k].phase == r->ticks[bi - 1].phase; k--)
 		before += r->ticks[k].dt;
 	if (bj < r->nticks)
 		after = span_s(r, bj, run_end(r, bj));
-	int cls = bi > 0 && before >= after ? r->ticks[bi - 1].cls : r->ticks[bj < r->nticks ? bj : bi - 1].cls;
+	int cls = bi > 0 && before >= after ? r->ticks[bi - 1].phase : r->ticks[bj < r->nticks ? bj : bi - 1].phase;
 	for (int k = bi; k < bj; k++)
-		r->ticks[k].cls = cls;
+		r->ticks[k].phase = cls;
 	return 1;
 }
 
@@ -203,7 +204,7 @@ static int phase_thread(const rt_watch_run *r, int i, int j)
 
 static rt_watch_phase make_phase(const rt_watch_run *r, int i, int j)
 {
-	rt_watch_phase p = {.cls = r->ticks[i].cls, .t0 = r->ticks[i].t - r->ticks[i].dt,
+	rt_watch_phase p = {.cls = r->ticks[i].phase, .t0 = r->ticks[i].t - r->ticks[i].dt,
 			    .t1 = r->ticks[j - 1].t, .device = -1};
 	double len = span_s(r, i, j), dev = 0, devlen = 0;
 	for (int k = i; k < j; k++) {
@@ -271,12 +272,12 @@ int rt_watch_analyze(rt_watch_run *r)
 		rt_watch_tick *t = &r->ticks[k];
 		if (r->ndevices)
 			t->device = device_over(r, t->t - t->dt, t->t, cursor);
-		t->cls = rt_watch_classify(t, r->ncpus);
+		t->cls = t->phase = rt_watch_classify(t, r->ncpus);
 	}
 	free(cursor);
+	shares(r);
 	while (merge_shortest(r))
 		;
-	shares(r);
 	monitor_readings(r);
 	process_share(r);
 	return cut_phases(r);

@@ -45,7 +45,8 @@ typedef struct rt_watch_tick {
 	int io_threads;    /* of them, those seen waiting for I/O (state D) */
 	double rss;        /* bytes, the tree's processes together */
 	double device;     /* the accelerator's busy share, -1 without one */
-	int cls;           /* rt_watch_class */
+	int cls;           /* rt_watch_class: its own */
+	int phase;         /* the class of the phase it is in (short stretches absorbed) */
 } rt_watch_tick;
 
 /* A thread of the tree, over the whole run. */

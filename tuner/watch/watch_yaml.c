@@ -107,6 +107,19 @@ static void column(rt_yw *w, const rt_watch_run *r, const char *key, size_t off,
 	free(v);
 }
 
+/* A column of class indexes: the int field at offset `off` of every tick. */
+static void classes(rt_yw *w, const rt_watch_run *r, const char *key, size_t off)
+{
+	rt_yw_str(w, key);
+	rt_yw_seq(w, 1);
+	for (int i = 0; i < r->nticks; i++) {
+		int v;
+		memcpy(&v, (const char *)&r->ticks[i] + off, sizeof v);
+		rt_yw_int(w, v);
+	}
+	rt_yw_end_seq(w);
+}
+
 static void timeline_block(rt_yw *w, const rt_watch_run *r)
 {
 	rt_yw_str(w, "timeline");
@@ -118,11 +131,13 @@ static void timeline_block(rt_yw *w, const rt_watch_run *r)
 	column(w, r, "other", offsetof(rt_watch_tick, other), 3);
 	if (r->ndevices)
 		column(w, r, "device", offsetof(rt_watch_tick, device), 3);
-	rt_yw_str(w, "class");
+	rt_yw_str(w, "classes"); /* the legend of class and phase: their index in it */
 	rt_yw_seq(w, 1);
-	for (int i = 0; i < r->nticks; i++)
-		rt_yw_int(w, r->ticks[i].cls);
+	for (int c = 0; c < RT_WC_N; c++)
+		rt_yw_str(w, rt_watch_class_name(c));
 	rt_yw_end_seq(w);
+	classes(w, r, "class", offsetof(rt_watch_tick, cls));
+	classes(w, r, "phase", offsetof(rt_watch_tick, phase));
 	rt_yw_end_map(w);
 }
 
