@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,6 +87,10 @@ static void *sample_loop(void *arg)
 	}
 	rt_proc_snap_free(&a);
 	rt_proc_snap_free(&b);
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) == 0)
+		sp->r->sampler_cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+				       (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
 	return NULL;
 }
 

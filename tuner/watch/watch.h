@@ -93,6 +93,7 @@ typedef struct rt_watch_run {
 	rt_dev_sample *dev;
 	int ndev, dcap;
 	double peak_rss;
+	double sampler_cpu_s; /* the sampler thread's own CPU time: what watching cost */
 	/* the analysis (phases.c, verdict.c) */
 	rt_watch_phase *phases;
 	int nphases;

@@ -177,6 +177,7 @@ int rt_watch_yaml(const rt_watch_run *r, char **text, size_t *len, char *err, si
 	rt_yw_knum(&w, "rate_hz", r->rate_hz, 4);
 	rt_yw_knum(&w, "wall_s", r->wall_s, 5);
 	rt_yw_kint(&w, "peak_rss_bytes", (long long)r->peak_rss);
+	rt_yw_knum(&w, "sampler_cpu_s", r->sampler_cpu_s, 3);
 	rt_yw_kstr(&w, "binding", rt_watch_class_name(r->binding));
 	rt_yw_kstr(&w, "verdict", r->verdict);
 	rt_yw_kstr(&w, "step", r->step);
