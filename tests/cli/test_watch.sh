@@ -103,6 +103,25 @@ else
   expect_grep '^  devices: 0$' nogpu.yaml "no device, and why"
 fi
 
+# ---- the report page: the time line, phases shaded, every string escaped ----
+if [ -f alt.yaml ]; then
+  expect_exit 0 "report --watch draws a page of the watch alone" $R report --watch alt.yaml -o alt.html
+  expect_grep '<figure id="chart-watch" data-chart="watch">' alt.html "the page has the time line"
+  expect_grep '<rect class="phase" data-class="one_thread"' alt.html "a one-thread phase is shaded"
+  expect_grep '<rect class="phase" data-class="threads"' alt.html "a several-threads phase is shaded"
+  expect_grep '>rate \(--metric\)<' alt.html "the rate has its lane"
+fi
+expect_exit 0 "watch a command whose words hold markup" $R watch --quiet -o mark.yaml -- \
+  sh -c 'true "<b>&x</b>"'
+expect_exit 0 "report --watch of it" $R report --watch mark.yaml -o mark.html
+expect_grep '&lt;b&gt;&amp;x&lt;/b&gt;' mark.html "the command is escaped on the page"
+grep -q '<b>' mark.html && not_ok "no markup of the inputs on the page" "$(grep -o '.\{40\}<b>.\{20\}' mark.html)" ||
+  ok "no markup of the inputs on the page"
+sed 's/^  class: \[/  class: [9, /' mark.yaml >bad.yaml
+expect_exit 2 "report --watch of a malformed result: usage error" $R report --watch bad.yaml -o bad.html
+expect_grep 'bad\.yaml:[0-9]+:[0-9]+: ' "$TMP/err" "the message names the file, line and column"
+[ ! -e bad.html ] && ok "no page written" || not_ok "no page written" "$(ls -l bad.html)"
+
 # ---- --pid: a process not its own, followed until it exits ----
 sleep 2 &
 spid=$!

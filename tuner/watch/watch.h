@@ -151,5 +151,11 @@ void rt_watch_verdict(rt_watch_run *r);
 /* ---- watch_yaml.c ---- */
 
 int rt_watch_yaml(const rt_watch_run *r, char **text, size_t *len, char *err, size_t errlen);
+/*
+ * Reads back what rt_watch_yaml wrote, as much as a page draws (the time
+ * line, the shares, the verdict; not the phases' list, the threads or the
+ * device's raw samples). RT_EINVAL "FILE:LINE:COLUMN: why", RT_EIO, RT_ENOMEM.
+ */
+int rt_watch_load(const char *path, rt_watch_run *r, char *err, size_t errlen);
 
 #endif

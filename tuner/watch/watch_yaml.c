@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "../../common/rt.h"
+#include "../yamlr.h"
 #include "../yamlw.h"
 #include "watch.h"
 
@@ -128,6 +129,7 @@ static void timeline_block(rt_yw *w, const rt_watch_run *r)
 	column(w, r, "cores", offsetof(rt_watch_tick, cores), 3);
 	column(w, r, "wanted", offsetof(rt_watch_tick, want), 3);
 	column(w, r, "top", offsetof(rt_watch_tick, top), 3);
+	column(w, r, "top_wanted", offsetof(rt_watch_tick, top_want), 3);
 	column(w, r, "other", offsetof(rt_watch_tick, other), 3);
 	if (r->ndevices)
 		column(w, r, "device", offsetof(rt_watch_tick, device), 3);
@@ -190,4 +192,173 @@ int rt_watch_yaml(const rt_watch_run *r, char **text, size_t *len, char *err, si
 	timeline_block(&w, r);
 	rt_yw_end_map(&w);
 	return rt_yw_finish(&w, text, len, err, errlen);
+}
+
+/* ---- reading it back (report --watch) ---- */
+
+/* A column of the time line with exactly one value per tick; absent: each value -1. */
+static int read_column(const rt_yr *y, const rt_ynode *line, const char *key, rt_watch_run *r,
+		       size_t off, int need)
+{
+	double *v = NULL;
+	int n = 0;
+	if (!need && !rt_yr_get(y, line, key)) {
+		for (int i = 0; i < r->nticks; i++)
+			memcpy((char *)&r->ticks[i] + off, &(double){-1}, sizeof(double));
+		return RT_OK;
+	}
+	RT_TRY(rt_yr_need_nums(y, line, key, &v, &n));
+	int rc = n == r->nticks ? RT_OK
+				: rt_yr_bad(y, rt_yr_get(y, line, key),
+					    "timeline.%s has %d values, timeline.t %d", key, n,
+					    r->nticks);
+	for (int i = 0; rc == RT_OK && i < n; i++)
+		memcpy((char *)&r->ticks[i] + off, &v[i], sizeof v[i]);
+	free(v);
+	return rc;
+}
+
+/* A column of class indexes (class, phase), each within the legend. */
+static int read_classes(const rt_yr *y, const rt_ynode *line, const char *key, rt_watch_run *r,
+			size_t off)
+{
+	const rt_ynode *seq;
+	RT_TRY(rt_yr_need(y, line, key, YAML_SEQUENCE_NODE, &seq));
+	if (rt_yr_nitems(seq) != r->nticks)
+		return rt_yr_bad(y, seq, "timeline.%s has %d values, timeline.t %d", key,
+				 rt_yr_nitems(seq), r->nticks);
+	for (int i = 0; i < r->nticks; i++) {
+		long c;
+		RT_TRY(rt_yr_integer(y, rt_yr_item(y, seq, i), key, 0, RT_WC_N - 1, &c));
+		int v = (int)c;
+		memcpy((char *)&r->ticks[i] + off, &v, sizeof v);
+	}
+	return RT_OK;
+}
+
+static int read_timeline(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
+{
+	const rt_ynode *line;
+	double *t = NULL;
+	RT_TRY(rt_yr_need(y, root, "timeline", YAML_MAPPING_NODE, &line));
+	RT_TRY(rt_yr_need_nums(y, line, "t", &t, &r->nticks));
+	r->ticks = calloc((size_t)(r->nticks ? r->nticks : 1), sizeof *r->ticks);
+	if (!r->ticks) {
+		free(t);
+		return RT_ENOMEM;
+	}
+	r->tcap = r->nticks;
+	for (int i = 0; i < r->nticks; i++) {
+		r->ticks[i].t = t[i];
+		r->ticks[i].dt = t[i] - (i ? t[i - 1] : 0);
+		if (i && r->ticks[i].dt < 0) {
+			free(t);
+			return rt_yr_bad(y, rt_yr_get(y, line, "t"), "timeline.t goes back in time");
+		}
+	}
+	free(t);
+	RT_TRY(read_column(y, line, "cores", r, offsetof(rt_watch_tick, cores), 1));
+	RT_TRY(read_column(y, line, "wanted", r, offsetof(rt_watch_tick, want), 1));
+	RT_TRY(read_column(y, line, "top", r, offsetof(rt_watch_tick, top), 1));
+	RT_TRY(read_column(y, line, "top_wanted", r, offsetof(rt_watch_tick, top_want), 1));
+	RT_TRY(read_column(y, line, "other", r, offsetof(rt_watch_tick, other), 1));
+	RT_TRY(read_column(y, line, "device", r, offsetof(rt_watch_tick, device), 0));
+	RT_TRY(read_classes(y, line, "class", r, offsetof(rt_watch_tick, cls)));
+	return read_classes(y, line, "phase", r, offsetof(rt_watch_tick, phase));
+}
+
+static int read_metric(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
+{
+	const rt_ynode *m = rt_yr_get(y, root, "metric");
+	double *t = NULL, *v = NULL;
+	int nt = 0, nv = 0, rc;
+	if (!m)
+		return RT_OK;
+	const char *re;
+	RT_TRY(rt_yr_need_str(y, m, "regex", &re));
+	snprintf(r->metric_regex, sizeof r->metric_regex, "%s", re);
+	rc = rt_yr_need_nums(y, m, "t", &t, &nt);
+	if (rc == RT_OK)
+		rc = rt_yr_need_nums(y, m, "value", &v, &nv);
+	if (rc == RT_OK && nt != nv)
+		rc = rt_yr_bad(y, m, "metric.t has %d values, metric.value %d", nt, nv);
+	if (rc == RT_OK && nt && !(r->metric = malloc(sizeof *r->metric * (size_t)nt)))
+		rc = RT_ENOMEM;
+	for (int i = 0; rc == RT_OK && i < nt; i++)
+		r->metric[i] = (rt_watch_point){t[i], v[i]};
+	r->nmetric = rc == RT_OK ? nt : 0;
+	free(t);
+	free(v);
+	return rc;
+}
+
+static int read_shares(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
+{
+	const rt_ynode *s;
+	const char *binding;
+	RT_TRY(rt_yr_need(y, root, "shares", YAML_MAPPING_NODE, &s));
+	for (int c = 0; c < RT_WC_N; c++)
+		RT_TRY(rt_yr_need_num(y, s, rt_watch_class_name(c), &r->share[c]));
+	RT_TRY(rt_yr_need_str(y, root, "binding", &binding));
+	r->binding = rt_watch_class_parse(binding);
+	return r->binding >= 0 ? RT_OK
+			       : rt_yr_bad(y, rt_yr_get(y, root, "binding"),
+					   "binding '%s' is no class of watch", binding);
+}
+
+static int read_device(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
+{
+	const rt_ynode *d;
+	long n;
+	RT_TRY(rt_yr_need(y, root, "device", YAML_MAPPING_NODE, &d));
+	RT_TRY(rt_yr_need_int(y, d, "devices", 0, 64, &n));
+	r->ndevices = (int)n;
+	r->device_busy = r->monitor_zero = -1;
+	if (!n)
+		return RT_OK;
+	RT_TRY(rt_yr_need_num(y, d, "busy_share", &r->device_busy));
+	if (rt_yr_get(y, d, "monitor_zero_share"))
+		RT_TRY(rt_yr_need_num(y, d, "monitor_zero_share", &r->monitor_zero));
+	return RT_OK;
+}
+
+static int read_text(const rt_yr *y, const rt_ynode *root, const char *key, char *buf,
+		     size_t len)
+{
+	const char *s;
+	RT_TRY(rt_yr_need_str(y, root, key, &s));
+	snprintf(buf, len, "%s", s);
+	return RT_OK;
+}
+
+static int read_doc(const rt_yr *y, rt_watch_run *r)
+{
+	const rt_ynode *root = rt_yr_root(y);
+	long cpus;
+	RT_TRY(rt_yr_need_schema(y, root, "watch", YAML_VERSION, "a watch result",
+				  "rigtune watch -o FILE"));
+	RT_TRY(read_text(y, root, "command", r->command, sizeof r->command));
+	RT_TRY(read_text(y, root, "verdict", r->verdict, sizeof r->verdict));
+	RT_TRY(read_text(y, root, "step", r->step, sizeof r->step));
+	RT_TRY(rt_yr_need_int(y, root, "cpus", 1, 1 << 20, &cpus));
+	r->ncpus = (int)cpus;
+	RT_TRY(rt_yr_need_num(y, root, "wall_s", &r->wall_s));
+	RT_TRY(read_shares(y, root, r));
+	RT_TRY(read_device(y, root, r));
+	RT_TRY(read_metric(y, root, r));
+	return read_timeline(y, root, r);
+}
+
+int rt_watch_load(const char *path, rt_watch_run *r, char *err, size_t errlen)
+{
+	rt_yr y;
+	memset(r, 0, sizeof *r);
+	RT_TRY(rt_yr_load_file(&y, path, err, errlen));
+	int rc = read_doc(&y, r);
+	if (rc == RT_ENOMEM)
+		rt_fail(err, errlen, rc, "out of memory reading %s", path);
+	rt_yr_free(&y);
+	if (rc)
+		rt_watch_free(r);
+	return rc;
 }
