@@ -86,14 +86,8 @@ const char *rt_devmon_source(const rt_devmon *m)
 
 static int push(rt_dev_sample **s, int *n, int *cap, rt_dev_sample x)
 {
-	if (*n == *cap) {
-		int c = *cap ? 2 * *cap : 256;
-		rt_dev_sample *p = realloc(*s, sizeof *p * (size_t)c);
-		if (!p)
-			return RT_ENOMEM;
-		*s = p;
-		*cap = c;
-	}
+	if (rt_grow(s, cap, *n, sizeof **s, 256))
+		return RT_ENOMEM;
 	(*s)[(*n)++] = x;
 	return RT_OK;
 }

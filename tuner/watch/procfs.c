@@ -97,14 +97,8 @@ static struct rt_proc_known *find_known(rt_proc_tree *t, int upto, pid_t pid)
 /* A pid first seen now: its parent, and whether it is in the tree if that is known yet. */
 static int add_known(rt_proc_tree *t, pid_t pid)
 {
-	if (t->nknown == t->cap) {
-		int cap = t->cap ? 2 * t->cap : 512;
-		struct rt_proc_known *k = realloc(t->known, sizeof *k * (size_t)cap);
-		if (!k)
-			return RT_ENOMEM;
-		t->known = k;
-		t->cap = cap;
-	}
+	if (rt_grow(&t->known, &t->cap, t->nknown, sizeof *t->known, 512))
+		return RT_ENOMEM;
 	char path[64], line[512], comm[16];
 	int ppid = 0;
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -176,14 +170,8 @@ static int update_tree(rt_proc_tree *t)
 
 static int add_thread(rt_proc_snap *s, const rt_proc_thread *th)
 {
-	if (s->n == s->cap) {
-		int cap = s->cap ? 2 * s->cap : 64;
-		rt_proc_thread *p = realloc(s->threads, sizeof *p * (size_t)cap);
-		if (!p)
-			return RT_ENOMEM;
-		s->threads = p;
-		s->cap = cap;
-	}
+	if (rt_grow(&s->threads, &s->cap, s->n, sizeof *s->threads, 64))
+		return RT_ENOMEM;
 	s->threads[s->n++] = *th;
 	return RT_OK;
 }

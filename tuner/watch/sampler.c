@@ -20,14 +20,8 @@ int rt_watch_thread_index(rt_watch_run *r, const rt_proc_thread *th)
 	for (int i = r->nthreads - 1; i >= 0; i--)
 		if (r->threads[i].tid == th->tid && r->threads[i].pid == th->pid)
 			return i;
-	if (r->nthreads == r->thcap) {
-		int cap = r->thcap ? 2 * r->thcap : 64;
-		rt_watch_thread *p = realloc(r->threads, sizeof *p * (size_t)cap);
-		if (!p)
-			return -1;
-		r->threads = p;
-		r->thcap = cap;
-	}
+	if (rt_grow(&r->threads, &r->thcap, r->nthreads, sizeof *r->threads, 64))
+		return -1;
 	rt_watch_thread *t = &r->threads[r->nthreads];
 	memset(t, 0, sizeof *t);
 	t->pid = th->pid;
@@ -37,14 +31,8 @@ int rt_watch_thread_index(rt_watch_run *r, const rt_proc_thread *th)
 
 static int push_tick(rt_watch_run *r, const rt_watch_tick *k)
 {
-	if (r->nticks == r->tcap) {
-		int cap = r->tcap ? 2 * r->tcap : 1024;
-		rt_watch_tick *p = realloc(r->ticks, sizeof *p * (size_t)cap);
-		if (!p)
-			return RT_ENOMEM;
-		r->ticks = p;
-		r->tcap = cap;
-	}
+	if (rt_grow(&r->ticks, &r->tcap, r->nticks, sizeof *r->ticks, 1024))
+		return RT_ENOMEM;
 	r->ticks[r->nticks++] = *k;
 	return RT_OK;
 }

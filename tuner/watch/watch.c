@@ -115,14 +115,8 @@ static void on_line(void *user, int is_err, const char *text)
 	rt_watch_run *r = rd->r;
 	double t = rt_now() - rd->t0;
 	for (int i = before; i < rd->m->nsamples; i++) {
-		if (r->nmetric == r->mcap) {
-			int cap = r->mcap ? 2 * r->mcap : 256;
-			rt_watch_point *p = realloc(r->metric, sizeof *p * (size_t)cap);
-			if (!p)
-				return; /* a lost sample, not a wrong one */
-			r->metric = p;
-			r->mcap = cap;
-		}
+		if (rt_grow(&r->metric, &r->mcap, r->nmetric, sizeof *r->metric, 256))
+			return; /* a lost sample, not a wrong one */
 		r->metric[r->nmetric++] = (rt_watch_point){t, rd->m->samples[i]};
 	}
 }
