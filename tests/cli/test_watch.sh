@@ -13,7 +13,10 @@
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 SRC=$PWD
-PY=${RIGTUNE_TEST_PYTHON:-/usr/bin/python3}
+# PyTorch: the PyPI venv's (tests/run.sh) where it is there, else Debian's python3-torch
+PY=/usr/bin/python3
+[ -n "${RIGTUNE_TEST_PYTHON:-}" ] && "$RIGTUNE_TEST_PYTHON" -c 'import torch, yaml' 2>/dev/null &&
+  PY=$RIGTUNE_TEST_PYTHON
 FAKE=$BUILD_DIR/tests/fakes/libnvml_bursts_fake.so
 TOL=0.10
 # within KNOWN MEASURED: |known - measured| <= TOL
@@ -78,6 +81,23 @@ else
   expect_grep '^binding: wait_sleep$' loader.yaml "the binding resource is waiting"
   expect_grep "bound by waiting" loader.err "the verdict says the run waits"
   expect_grep "loader workers" loader.err "the step names the loader's workers"
+fi
+
+# ---- an SB3 PPO run: rollouts in one thread, updates through torch's pool ----
+if ! $PY -c 'import stable_baselines3, yaml' 2>/dev/null; then
+  echo "ok $((n += 1)) # SKIP $PY has no stable-baselines3 (scripts/venv.sh makes the venv that has)"
+else
+  expect_exit 0 "watch an SB3 PPO run" $R watch --metric 'mark ([0-9])' -o ppo.yaml -- \
+    $PY "$SRC/tests/watch_ppo.py"
+  cp "$TMP/err" ppo.err
+  $PY "$SRC/tests/watch_split.py" ppo.yaml >ppo.split
+  known=$(field rollout ppo.err) one=$(field one_thread ppo.split)
+  echo "# ppo: known rollout=$known update=$(field update ppo.err); measured one_thread=$one threads=$(field threads ppo.split)"
+  within "$known" "$one" && ok "the rollouts' single-thread share within 10 points ($known known, $one measured)" ||
+    not_ok "the rollouts' single-thread share within 10 points" "known $known, measured $one" "$(cat ppo.split)"
+  known=$(field update ppo.err) many=$(field threads ppo.split)
+  within "$known" "$many" && ok "the updates' multi-thread share within 10 points ($known known, $many measured)" ||
+    not_ok "the updates' multi-thread share within 10 points" "known $known, measured $many"
 fi
 
 # ---- the GPU side: a stand-in NVML, busy 0.25 s in every second ----
