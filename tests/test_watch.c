@@ -87,6 +87,7 @@ static void test_phases_and_shares(void **state)
 	assert_non_null(strstr(r.verdict, "one thread, `env<step>`, ran at 9"));
 	assert_non_null(strstr(r.verdict, "for 57% of wall time"));
 	assert_non_null(strstr(r.verdict, "bound by one CPU thread"));
+	assert_non_null(strstr(r.verdict, "; besides: several threads busy 43% of wall time"));
 	assert_non_null(strstr(r.step, "tune --workload ppo"));
 	rt_watch_free(&r);
 }

@@ -38,6 +38,18 @@ expect_exit 2 "--pid of no process: usage error" $R watch --pid 4000000
 $R watch --help >help.txt && head -1 help.txt | grep -q '^usage: rigtune watch' &&
   ok "--help prints the usage" || not_ok "--help prints the usage" "$(head -3 help.txt)"
 
+expect_exit 0 "a --help after -- is the command's, not watch's" $R watch --quiet -o h.yaml -- \
+  sh -c 'true' --help
+expect_grep '^watch: 1$' h.yaml "and the command was watched"
+
+# ---- a thread whose name is not UTF-8 (cut by the kernel inside a character) ----
+expect_exit 0 "watch a thread named with bytes that are not UTF-8" $R watch --quiet -o comm.yaml -- \
+  /usr/bin/python3 -c 'import time
+open("/proc/self/comm", "wb").write(b"\xe6\x95\xb0\xe6\x8d\xae\xff-loader")
+t = time.monotonic()
+while time.monotonic() - t < 1: pass'
+expect_grep "comm: '数据\?-loader'" comm.yaml "the name is kept, ? for the byte that is not UTF-8"
+
 # ---- the processes it starts end with it ----
 expect_exit 0 "watch a command that leaves a process behind" $R watch --quiet -o left.yaml -- \
   sh -c 'sleep 300 & echo $! >left.pid; sleep 0.5'
@@ -45,6 +57,24 @@ left=$(cat left.pid)
 if kill -0 "$left" 2>/dev/null; then not_ok "the process left behind ended with the command" \
   "pid $left still runs"; kill "$left"; else ok "the process left behind ended with the command"; fi
 expect_grep '^exit_status: 0$' left.yaml "the YAML has the command's exit status"
+
+# ---- Ctrl-C: the command ends, what was watched is written ----
+start_logged "$TMP/fifo" $R watch -o int.yaml -- sh -c 'echo started >&2; exec sleep 30'
+while IFS= read -r line <&3; do
+  printf '%s\n' "$line" >>int.err
+  case $line in started) break ;; esac
+done
+kill -INT "$PID"
+drain int.err
+wait "$PID"
+rc=$?
+wait "$DRAIN"
+[ "$rc" = 130 ] && ok "SIGINT: watch ends with exit 130" || not_ok "SIGINT: watch ends with exit 130" "exit $rc" "$(cat int.err)"
+expect_grep '^interrupted: true$' int.yaml "the YAML says it was interrupted"
+expect_grep '^killed_by_signal: 9$' int.yaml "the command was ended, and the YAML says so"
+cpid=$(sed -n 's/^pid: //p' int.yaml)
+[ -n "$cpid" ] && ! kill -0 "$cpid" 2>/dev/null && ok "the command's process is gone" ||
+  not_ok "the command's process is gone" "pid '$cpid'"
 
 # ---- the alternating PyTorch run: one thread, then torch's pool ----
 if ! $PY -c 'import torch, yaml' 2>/dev/null; then
@@ -78,8 +108,13 @@ else
   echo "# loader: known load=$known step=$(field step loader.err); measured wait_sleep=$wait one_thread=$(field one_thread loader.split)"
   within "$known" "$wait" && ok "the waiting share within 10 points ($known known, $wait measured)" ||
     not_ok "the waiting share within 10 points" "known $known, measured $wait" "$(cat loader.split)"
-  expect_grep '^binding: wait_sleep$' loader.yaml "the binding resource is waiting"
-  expect_grep "bound by waiting" loader.err "the verdict says the run waits"
+  # over the whole run the import of torch (seconds of one thread on a loaded machine) may
+  # outweigh the steps: the verdict names waiting as the binding class or beside it
+  largest=$(head -1 loader.split | tr ' ' '\n' | sort -t= -k2 -g | tail -1 | cut -d= -f1)
+  [ "$largest" = wait_sleep ] && ok "waiting is the largest class of the steps' time" ||
+    not_ok "waiting is the largest class of the steps' time" "$(cat loader.split)"
+  expect_grep "bound by waiting|besides: waiting \(sleep\) [0-9]+% of wall time" loader.err \
+    "the verdict names the waiting"
   expect_grep "loader workers" loader.err "the step names the loader's workers"
 fi
 

@@ -22,8 +22,9 @@ static const char watch_usage[] =
 	"one_thread, threads, wait_io, wait_sleep); their shares of wall time, a verdict in\n"
 	"words with its figures, what a monitor reading once a second would have shown, and\n"
 	"the rigtune step that addresses it go to stderr at the end and into the YAML.\n"
-	"COMMAND's own output goes to stderr; its processes end with it (and on Ctrl-C).\n"
-	"The exit status is 0 when watching worked, whatever COMMAND's (the YAML has it).\n\n"
+	"COMMAND's own output goes to stderr; its processes end with it, and on Ctrl-C.\n"
+	"Exit status: 0 when watching worked, whatever COMMAND's (the YAML has it); 130\n"
+	"after Ctrl-C or SIGTERM, with what was watched written.\n\n"
 	"  --metric REGEX  a rate COMMAND prints (POSIX ERE, one capture group around the\n"
 	"                  number, as tune --cmd reads it), kept on the same clock\n"
 	"  --rate HZ       samples per second (default 10, at most 50)\n"
@@ -141,6 +142,8 @@ static int run_watch(int argc, char **argv)
 	} else if (a.output && !a.o.quiet) {
 		fprintf(stderr, "rigtune: watch written to %s\n", a.output);
 	}
+	if (rc == RT_EXIT_OK && r->interrupted)
+		rc = RT_EXIT_INTERRUPTED;
 	free(yaml);
 	rt_watch_free(r);
 	free(r);

@@ -51,15 +51,20 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
 /*
  * The fields of a stat line after the name: "PID (COMM) S PPID ...". The
  * name may hold spaces and parentheses: it ends at the last ')'. Returns
- * the text after it, the name into comm; NULL when malformed.
+ * the text after it, the name into comm, printable (a name is any bytes the
+ * program set, cut at 15 by the kernel, maybe inside a UTF-8 character:
+ * what is not UTF-8 becomes '?', as YAML and a terminal need); NULL when
+ * malformed.
  */
 static const char *stat_fields(const char *line, char comm[16])
 {
 	const char *open = strchr(line, '('), *close = strrchr(line, ')');
 	if (!open || !close || close < open || close[1] != ' ')
 		return NULL;
+	char raw[16];
 	int len = (int)(close - open - 1);
-	snprintf(comm, 16, "%.*s", len > 15 ? 15 : len, open + 1);
+	snprintf(raw, sizeof raw, "%.*s", len > 15 ? 15 : len, open + 1);
+	rt_printable(comm, 16, raw);
 	return close + 2;
 }
 

@@ -12,6 +12,14 @@
 #include "watch.h"
 
 #define BURST_BUSY 0.5 /* a tick in which the device was at least this busy is in a burst */
+#define BESIDES_SHARE 0.15 /* another class this large is named after the binding one */
+
+/* A class in words, for the list of the others. */
+static const char *const words[RT_WC_N] = {
+	[RT_WC_DEVICE] = "the device busy", [RT_WC_ONE_THREAD] = "one thread busy",
+	[RT_WC_THREADS] = "several threads busy", [RT_WC_WAIT_IO] = "waiting for I/O",
+	[RT_WC_WAIT_SLEEP] = "waiting (sleep)",
+};
 
 /* The steps, one per class: what rigtune offers against that bottleneck. */
 static const char *const steps[RT_WC_N] = {
@@ -168,6 +176,25 @@ static void class_words(const rt_watch_run *r, char *v, size_t len)
 	}
 }
 
+/* The other classes that took a large share, largest first: "; besides: waiting (sleep) 40%". */
+static void besides(const rt_watch_run *r, char *v, size_t len)
+{
+	int done[RT_WC_N] = {0}, any = 0;
+	done[r->binding] = 1;
+	for (;;) {
+		int best = -1;
+		for (int c = 0; c < RT_WC_N; c++)
+			if (!done[c] && r->share[c] >= BESIDES_SHARE &&
+			    (best < 0 || r->share[c] > r->share[best]))
+				best = c;
+		if (best < 0)
+			return;
+		done[best] = 1;
+		add(v, len, "%s %s %.0f%% of wall time", any++ ? "," : "; besides:", words[best],
+		    100 * r->share[best]);
+	}
+}
+
 void rt_watch_verdict(rt_watch_run *r)
 {
 	r->verdict[0] = r->step[0] = '\0';
@@ -178,5 +205,6 @@ void rt_watch_verdict(rt_watch_run *r)
 	}
 	device_words(r, r->verdict, sizeof r->verdict);
 	class_words(r, r->verdict, sizeof r->verdict);
+	besides(r, r->verdict, sizeof r->verdict);
 	snprintf(r->step, sizeof r->step, "%s", steps[r->binding]);
 }

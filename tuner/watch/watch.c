@@ -187,10 +187,13 @@ static int watch_pid(const rt_watch_opts *o, sampler *sp, char *err, size_t errl
 /* The command as one line, for the YAML. */
 static void describe(const rt_watch_opts *o, rt_watch_run *r)
 {
-	if (o->argv)
-		rt_argv_format(o->argv, r->command, sizeof r->command);
-	else
+	char text[sizeof r->command];
+	if (o->argv) {
+		rt_argv_format(o->argv, text, sizeof text);
+		rt_printable(r->command, sizeof r->command, text); /* YAML is UTF-8; argv is bytes */
+	} else {
 		snprintf(r->command, sizeof r->command, "--pid %d", (int)o->pid);
+	}
 }
 
 int rt_watch(const rt_watch_opts *o, rt_watch_run *r, char *err, size_t errlen)
@@ -214,6 +217,7 @@ int rt_watch(const rt_watch_opts *o, rt_watch_run *r, char *err, size_t errlen)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	int rc = o->argv ? watch_command(o, &sp, err, errlen) : watch_pid(o, &sp, err, errlen);
+	r->interrupted = interrupted;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	r->realtime0 = offset + sp.t0;

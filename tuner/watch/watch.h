@@ -79,6 +79,7 @@ typedef struct rt_watch_run {
 	double rate_hz;
 	double wall_s;
 	int exited, status; /* a command's wait status (not for --pid) */
+	int interrupted;    /* ended by SIGINT or SIGTERM (what was watched is all there) */
 	/* the samples */
 	rt_watch_tick *ticks;
 	int nticks, tcap;

@@ -175,6 +175,8 @@ int rt_watch_yaml(const rt_watch_run *r, char **text, size_t *len, char *err, si
 		rt_yw_kint(&w, "exit_status", WEXITSTATUS(r->status));
 	else if (r->exited && WIFSIGNALED(r->status))
 		rt_yw_kint(&w, "killed_by_signal", WTERMSIG(r->status));
+	if (r->interrupted)
+		rt_yw_kbool(&w, "interrupted", 1);
 	rt_yw_kint(&w, "cpus", r->ncpus);
 	rt_yw_knum(&w, "rate_hz", r->rate_hz, 4);
 	rt_yw_knum(&w, "wall_s", r->wall_s, 5);
