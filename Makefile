@@ -16,7 +16,7 @@
 # `make` or `make test`).
 #
 # Sources are found by wildcard: a new .c file in common/ search/ workloads/
-# tuner/ or a tuner/ family folder (cmd/ sweep/ page/ check/ fleet/) joins the program,
+# tuner/ or a tuner/ family folder (cmd/ sweep/ page/ check/ fleet/ watch/) joins the program,
 # a new tests/test_*.c becomes a cmocka binary.
 
 SAN ?=

@@ -270,3 +270,17 @@ _Noreturn void rt_bug(const char *file, int line, const char *cond)
 		file, line, cond);
 	abort();
 }
+
+int rt_grow(void *array, int *cap, int n, size_t elem, int first)
+{
+	if (n < *cap)
+		return RT_OK;
+	void *old, *p;
+	memcpy(&old, array, sizeof old); /* array is a T **: its pointer, whatever T */
+	int c = *cap ? 2 * *cap : first;
+	if (!(p = realloc(old, elem * (size_t)c)))
+		return RT_ENOMEM;
+	memcpy(array, &p, sizeof p);
+	*cap = c;
+	return RT_OK;
+}

@@ -119,6 +119,13 @@ void rt_drill(const char *point);
 /* Monotonic wall clock in seconds. */
 double rt_now(void);
 
+/*
+ * Room for element n of the array *array (a T **, its elements elem bytes,
+ * *cap of them allocated): doubled when full, `first` elements at first.
+ * RT_OK, or RT_ENOMEM with the array as it was.
+ */
+int rt_grow(void *array, int *cap, int n, size_t elem, int first);
+
 /* Returns the status from the enclosing function when call fails. */
 #define RT_TRY(call)                   \
 	do {                           \

@@ -757,6 +757,17 @@ int rt_page_load(rt_page *pg, const rt_page_inputs *in, char *err, size_t errlen
 {
 	memset(pg, 0, sizeof *pg);
 	int rc = RT_OK;
+	if (in->watch) {
+		rc = readable(in->watch, "the watch result", err, errlen);
+		if (rc == RT_OK)
+			rc = rt_watch_load(in->watch, &pg->watchrun, err, errlen);
+		if (rc)
+			return rc;
+		pg->has_watch = 1;
+		pg->watch = &pg->watchrun;
+		if (!in->config && !in->njournals)
+			return RT_OK; /* a page of the watch alone */
+	}
 	if (!in->config && !in->njournals)
 		return rt_fail(err, errlen, RT_EINVAL,
 		               "no configuration and no journal to report on");
@@ -795,6 +806,8 @@ void rt_page_free(rt_page *pg)
 		rt_config_free(&pg->config);
 	if (pg->has_check)
 		rt_checkdoc_free(&pg->checkdoc);
+	if (pg->has_watch)
+		rt_watch_free(&pg->watchrun);
 	rt_xo_analysis_free(&pg->xo_fit);
 	rt_replay_free(pg->replay);
 	memset(pg, 0, sizeof *pg);
