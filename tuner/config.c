@@ -651,6 +651,31 @@ static void describe_knee(const rt_space *s, const int *knee, const int *best, k
 }
 
 /*
+ * What telling a command's leaders apart did (tune.c), for the reason:
+ * "; its 3 leaders measured again in 4 interleaved rounds (10 runs): told
+ * apart". Returns the length written (snprintf's).
+ */
+static size_t leaders_words(const rt_tune_leaders *l, char *buf, size_t len)
+{
+	if (!l->done)
+		return 0;
+	if (!l->rounds && l->separated)
+		return (size_t)snprintf(buf, len, "; %s after one run each",
+					l->first < 2 ? "the fastest stood apart"
+						     : "its leaders were told apart");
+	if (!l->rounds)
+		return (size_t)snprintf(buf, len, "; its %d leaders' CIs overlap and the budget had "
+						  "no time to measure them again",
+					l->first);
+	return (size_t)snprintf(buf, len, "; its %d leaders measured again in %d interleaved "
+					  "round%s (%d runs): %s",
+				l->first, l->rounds, l->rounds == 1 ? "" : "s", l->runs,
+				l->separated ? "told apart"
+					     : "not told apart when the budget ran out (within "
+					       "each other's noise)");
+}
+
+/*
  * The reason in one sentence: which point, why it rather than the fastest,
  * and what the machine showed (the workload's bottleneck and the device's
  * verdict: a rollout-bound PPO says so, a launch-bound GPU step too).
@@ -696,6 +721,7 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 				      ratio < 10, ratio, twl->naive.pt.backend,
 				      rt_precision_name(twl->naive.pt.precision), twl->naive.pt.threads,
 				      twl->naive.median, unit, twl->naive.predicted ? ", predicted" : "");
+	n += leaders_words(&twl->leaders, buf + (n < len ? n : len), n < len ? len - n : 0);
 	if (twl->unscreened[0] && n < len) /* tune_workload.c's screening */
 		n += (size_t)snprintf(buf + n, len - n, "; not screened: %s", twl->unscreened);
 	/* measured once more when contended: still so means the machine stayed busy */
@@ -705,6 +731,19 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 			 "; measured on a busy machine (other processes took %.0f%% of the trial's "
 			 "CPUs): the figures are low, run tune again on a quiet machine",
 			 100 * busy);
+}
+
+/* How a command's leaders were told apart (tune.c): leaders: {first: 3, rounds: 4, ...}. */
+static void emit_leaders(rt_yw *w, const rt_tune_leaders *l)
+{
+	rt_yw_str(w, "leaders");
+	rt_yw_map(w, 1);
+	rt_yw_kint(w, "first", l->first);
+	rt_yw_kint(w, "rounds", l->rounds);
+	rt_yw_kint(w, "runs", l->runs);
+	rt_yw_kbool(w, "separated", l->separated);
+	rt_yw_kint(w, "last", l->last);
+	rt_yw_end_map(w);
 }
 
 /* What a command's entry says of the command: how it ran and how it was read. */
@@ -750,6 +789,8 @@ static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *
 			emit_hints(w, run, twl, knee);
 		else
 			emit_command_run(w, run, twl, knee);
+		if (twl->leaders.done)
+			emit_leaders(w, &twl->leaders);
 		emit_runner_ups(w, twl, best, knee);
 	}
 	rt_yw_kint(w, "trials", twl->ntrials);
