@@ -3,6 +3,7 @@
 
     fake_train.py --batch B --opt O --lr L [--fail KIND] [--time] [--steps N]
                   [--workers W --scaling flat|linear] [--noise F --runs FILE]
+                  [--startup S]
 
 Prints `step N rate R` (or with --time `step N time T ms`, T = 1000 / R) every
 step, R = 1000 * B / (B + 2) * {sgd 0.8, adam 1, rmsprop 0.9}[O] *
@@ -16,7 +17,9 @@ then 1 + 0.003 (W - 2) from W = 2 (more is faster, each within 5% of 16's).
 by 1 + F * (another), from random.Random seeded with the run's number in
 FILE (a counter this run increments), so a run's figures differ from the
 last one's and the sequence is the same for the same order of runs.
-RIGTUNE_OPT, when set, must equal --opt. FAKE_TRAIN_SPEED, when set, scales R
+--startup S sleeps S seconds before the first step (an import of PyTorch:
+a run's fixed cost, which the rate leaves out). RIGTUNE_OPT, when set, must
+equal --opt. FAKE_TRAIN_SPEED, when set, scales R
 (0.88: "after the upgrade, the training is 12% slower").
 """
 import argparse
@@ -54,6 +57,7 @@ def main(argv):
     p.add_argument("--scaling", choices=["flat", "linear"], default="flat")
     p.add_argument("--noise", type=float, default=0.0)
     p.add_argument("--runs", default=None)
+    p.add_argument("--startup", type=float, default=0.0)
     a = p.parse_args(argv)
     if os.environ.get("RIGTUNE_OPT", a.opt) != a.opt:
         print("RIGTUNE_OPT differs from --opt", file=sys.stderr)
@@ -72,6 +76,7 @@ def main(argv):
         print("step 1 rate 1", flush=True)
         print("RuntimeError: the fake crashed", file=sys.stderr)
         return 1
+    time.sleep(a.startup)
     if a.fail == "hang":
         time.sleep(600)
     if a.fail == "oom":

@@ -101,6 +101,28 @@ static int decode_rec(const rt_yr *r, const rt_ynode *name, const rt_ynode *map,
 	return rc;
 }
 
+/*
+ * tuned: {at, fingerprint, journal} of an entry, each a string where
+ * present; the document's own where the entry has no tuned:.
+ */
+static int decode_tuned(const rt_yr *r, const rt_config *c, rt_config_rec *rec)
+{
+	const rt_ynode *t = rt_yr_get(r, rec->node, "tuned");
+	rec->tuned_at = rt_config_scalar(c, "generated");
+	rec->fingerprint = c->fingerprint;
+	rec->journal = c->journal;
+	if (!t)
+		return RT_OK;
+	int rc = rt_yr_expect(r, t, YAML_MAPPING_NODE, "tuned");
+	if (rc == RT_OK)
+		rc = rt_yr_need_str(r, t, "at", &rec->tuned_at);
+	if (rc == RT_OK)
+		rc = rt_yr_need_str(r, t, "fingerprint", &rec->fingerprint);
+	if (rc == RT_OK)
+		rc = rt_yr_need_str(r, t, "journal", &rec->journal);
+	return rc;
+}
+
 static int decode_recs(const rt_yr *r, const rt_ynode *root, rt_config *c)
 {
 	const rt_ynode *recs;
@@ -113,6 +135,14 @@ static int decode_recs(const rt_yr *r, const rt_ynode *root, rt_config *c)
 					 RT_CONFIG_MAX_RECS);
 		rc = decode_rec(r, k, v, &c->recs[c->nrecs++]);
 	}
+	return rc;
+}
+
+static int decode_all_tuned(const rt_yr *r, rt_config *c)
+{
+	int rc = RT_OK;
+	for (int i = 0; rc == RT_OK && i < c->nrecs; i++)
+		rc = decode_tuned(r, c, &c->recs[i]);
 	return rc;
 }
 
@@ -149,7 +179,8 @@ static int decode_config(rt_config *c)
 	if (rt_yr_is_null(c->crossover))
 		c->crossover = NULL;
 	c->journal = rt_yr_scalar(rt_yr_at(r, root, "search.journal"));
-	return decode_replay(r, c);
+	rc = decode_all_tuned(r, c);
+	return rc ? rc : decode_replay(r, c);
 }
 
 int rt_config_load(const char *path, rt_config *c, char *err, size_t errlen)
@@ -762,11 +793,23 @@ static void emit_command_head(rt_yw *w, const rt_tune_opts *o, const rt_tune_wor
 	rt_yw_kstr(w, "hash", rt_tune_command_hash(twl->cmd));
 }
 
+/* tuned: the tune that wrote an entry: when, on which machine, its journal. */
+static void emit_tuned(rt_yw *w, const char *at, const char *fingerprint, const char *journal)
+{
+	rt_yw_str(w, "tuned");
+	rt_yw_map(w, 1);
+	rt_yw_kstr(w, "at", at);
+	rt_yw_kstr(w, "fingerprint", fingerprint);
+	rt_yw_kstr(w, "journal", journal);
+	rt_yw_end_map(w);
+}
+
 static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *o,
-			  const rt_tune_workload *twl)
+			  const rt_tune_workload *twl, const char *now)
 {
 	rt_yw_str(w, twl->name);
 	rt_yw_map(w, 0);
+	emit_tuned(w, now, run->fingerprint, run->journal_path);
 	if (twl->w) {
 		rt_yw_str(w, "shape");
 		rt_emit_shape(w, twl->w, &twl->shape);
@@ -810,27 +853,97 @@ static void emit_crossover(rt_yw *w, const rt_tune_run *run)
 	rt_xo_emit(w, &run->xo, &run->crossover, &shape);
 }
 
+/* A kept entry as it was read, with its tuned: (the document's when it had none). */
+static void emit_kept(rt_yw *w, const rt_config *kept, const rt_config_rec *rec)
+{
+	const rt_yr *r = &kept->yr;
+	rt_yw_str(w, rec->name);
+	rt_yw_map(w, 0);
+	if (!rt_yr_get(r, rec->node, "tuned"))
+		emit_tuned(w, rec->tuned_at ? rec->tuned_at : "", rec->fingerprint,
+			   rec->journal ? rec->journal : "");
+	for (int i = 0; i < rt_yr_npairs(rec->node); i++) {
+		const rt_ynode *k, *v;
+		rt_yr_pair(r, rec->node, i, &k, &v);
+		rt_yw_node(w, r->doc, k);
+		rt_yw_node(w, r->doc, v);
+	}
+	rt_yw_end_map(w);
+}
+
+/* This run's search called name, NULL if none. */
+static const rt_tune_workload *tuned_here(const rt_tune_run *run, const char *name)
+{
+	for (int i = 0; i < run->nwl; i++)
+		if (!strcmp(run->wl[i].name, name))
+			return &run->wl[i];
+	return NULL;
+}
+
+/* The entries: kept's in their order, this run's in place of the same name, then this run's others. */
+static void emit_recommendations(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *o,
+				 const rt_config *kept, const char *now)
+{
+	rt_yw_str(w, "recommendations");
+	rt_yw_map(w, 0);
+	for (int i = 0; kept && i < kept->nrecs; i++) {
+		const rt_tune_workload *twl = tuned_here(run, kept->recs[i].name);
+		if (twl)
+			emit_workload(w, run, o, twl, now);
+		else
+			emit_kept(w, kept, &kept->recs[i]);
+	}
+	for (int i = 0; i < run->nwl; i++)
+		if (!kept || !rt_config_find(kept, run->wl[i].name))
+			emit_workload(w, run, o, &run->wl[i], now);
+	rt_yw_end_map(w);
+}
+
+/* How many entries the document will hold. */
+static int entries_over(const rt_tune_run *run, const rt_config *kept)
+{
+	int n = kept ? kept->nrecs : 0;
+	for (int i = 0; i < run->nwl; i++)
+		n += !kept || !rt_config_find(kept, run->wl[i].name);
+	return n;
+}
+
 int rt_config_emit(const rt_tune_run *run, const rt_tune_opts *o, char **text, size_t *len,
 		   char *err, size_t errlen)
 {
+	return rt_config_emit_over(run, o, NULL, text, len, err, errlen);
+}
+
+int rt_config_emit_over(const rt_tune_run *run, const rt_tune_opts *o, const rt_config *kept,
+			char **text, size_t *len, char *err, size_t errlen)
+{
 	rt_yw w;
+	char now[32];
+	int entries = entries_over(run, kept);
+	if (entries > RT_CONFIG_MAX_RECS)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "%s would hold %d recommendations, more than %d: write this tune "
+			       "elsewhere (-o FILE) or alone (--replace)",
+			       kept->path, entries, RT_CONFIG_MAX_RECS);
 	int rc = rt_yw_start_doc(&w, "rigtune", RT_CONFIG_SCHEMA, err, errlen);
 	if (rc)
 		return rc;
+	rt_yw_utc_now(now, sizeof now);
 	if (run->interrupted)
 		rt_yw_kstr(&w, "partial", "interrupted: the best found before the signal");
 	rt_yw_str(&w, "machine");
 	rt_machine_emit(&w, &run->machine);
 	if (run->unavailable[0])
 		rt_yw_kstr(&w, "unavailable", run->unavailable);
-	rt_yw_str(&w, "recommendations");
-	rt_yw_map(&w, 0);
-	for (int i = 0; i < run->nwl; i++)
-		emit_workload(&w, run, o, &run->wl[i]);
-	rt_yw_end_map(&w);
+	emit_recommendations(&w, run, o, kept, now);
 	rt_yw_str(&w, "frameworks");
 	rt_frameworks_emit(&w, &run->frameworks);
-	emit_crossover(&w, run);
+	if (!run->xo_fitted && kept && kept->crossover) {
+		rt_yw_str(&w, "crossover"); /* the last tune that fitted one */
+		rt_yw_node(&w, kept->yr.doc, kept->crossover);
+	} else {
+		emit_crossover(&w, run);
+	}
 	rt_yw_str(&w, "search");
 	rt_yw_map(&w, 0);
 	rt_yw_kstr(&w, "strategy", run->strategy);
