@@ -869,6 +869,18 @@ static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budge
 	run->xo_fitted = rt_xo_fit(&run->crossover, &shape, &run->xo, err, sizeof err) == RT_OK;
 }
 
+/* Every search's space against what its target takes, before anything is measured. */
+static int check_spaces(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errlen)
+{
+	int rc = RT_OK;
+	for (int i = 0; i < run->nwl && !rc; i++) {
+		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o};
+		if (c.twl->target->check_space)
+			rc = c.twl->target->check_space(&c, err, errlen);
+	}
+	return rc;
+}
+
 int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char *err,
 	    size_t errlen)
 {
@@ -884,6 +896,10 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	int rc = probe(o, run, err, errlen);
 	if (!rc)
 		rc = resolve(o, run, err, errlen);
+	if (!rc)
+		rc = check_spaces(o, run, err, errlen);
+	if (!rc && o->ready)
+		rc = o->ready(o->ready_user, err, errlen);
 	if (!rc)
 		rc = open_journal(o, run, &journal, &reuse, &nreuse, err, errlen);
 	if (rc)
@@ -906,12 +922,10 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		double left = o->budget_s - xo_budget - (rt_now() - t0);
 		double budget = left * workload_weight(c.twl) / weights;
 		weights -= workload_weight(c.twl);
-		rc = c.twl->target->check_space ? c.twl->target->check_space(&c, err, errlen)
-						: RT_OK;
-		if (!rc && budget < MIN_SEARCH_S) {
+		if (budget < MIN_SEARCH_S) {
 			c.twl->status = RT_EINFEASIBLE;
 			snprintf(c.twl->note, sizeof c.twl->note, "no time left in the budget");
-		} else if (!rc) {
+		} else {
 			rc = search_workload(&c, budget, err, errlen);
 		}
 	}

@@ -47,6 +47,14 @@ typedef struct rt_tune_opts {
 	uint64_t seed;
 	const rt_tune_cmd *cmd;  /* NULL: the workloads */
 	const char *python;      /* whose frameworks the hints follow; NULL: frameworks.h's default */
+	/*
+	 * Called once the run's input is checked (the spaces, the command, the
+	 * backends), before anything is journaled or measured: a nonzero code
+	 * stops the tune with it and err (cmd_tune.c: the file at the output
+	 * path cannot take this tune's recommendations). NULL: none.
+	 */
+	int (*ready)(void *user, char *err, size_t errlen);
+	void *ready_user;
 } rt_tune_opts;
 
 /* What one trial of a workload measured, kept for the recommendation. */

@@ -263,40 +263,52 @@ static void catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* Where the configuration goes and what it keeps there (load_kept). */
+typedef struct tune_output {
+	const char *path;
+	int replace;
+	rt_config *kept; /* NULL: nothing to keep */
+} tune_output;
+
 /*
- * The configuration at path that this tune adds to (rt_config_emit_over),
- * loaded before the tune so that a file that cannot be merged stops it
- * before any measuring: *kept NULL for stdout, --replace or no file there.
- * RT_EINVAL "PATH:LINE:COLUMN: problem" for a file that is not a
- * configuration rigtune can read, or one of another host.
+ * The configuration at out->path that this tune adds to
+ * (rt_config_emit_over), read once the tune's input is checked and before
+ * anything is measured (rt_tune_opts.ready), so that a file that cannot
+ * take it stops the tune early: out->kept stays NULL for stdout, --replace
+ * or no file there. RT_EINVAL "PATH:LINE:COLUMN: problem" for a file that
+ * is not a configuration rigtune can read, or one of another host.
  */
-static int load_kept(const char *path, int replace, rt_config **kept, char *err, size_t errlen)
+static int load_kept(void *user, char *err, size_t errlen)
 {
+	tune_output *out = user;
 	char host[256] = "";
-	*kept = NULL;
-	if (replace || !strcmp(path, "-") || access(path, F_OK))
+	if (out->replace || !strcmp(out->path, "-") || access(out->path, F_OK))
 		return RT_OK;
-	if (!(*kept = calloc(1, sizeof **kept)))
+	rt_config *c = calloc(1, sizeof *c);
+	if (!c)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-	int rc = rt_config_load(path, *kept, err, errlen);
+	int rc = rt_config_load(out->path, c, err, errlen);
 	gethostname(host, sizeof host - 1);
-	if (rc == RT_OK && strcmp((*kept)->hostname, host))
+	if (rc == RT_OK && strcmp(c->hostname, host)) {
 		rc = rt_fail(err, errlen, RT_EINVAL, "%s is the configuration of host %s, not of "
-						     "this one (%s)", path, (*kept)->hostname, host);
+						     "this one (%s)", out->path, c->hostname, host);
+		rt_config_free(c);
+	}
 	if (rc) {
-		free(*kept);
-		*kept = NULL;
+		free(c);
 		size_t n = strlen(err);
 		snprintf(err + n, errlen - n, " (a tune adds its recommendations to the file -o "
 					      "names; --replace writes over it)");
 		return rc == RT_EIO ? RT_EINVAL : rc;
 	}
+	out->kept = c;
 	return RT_OK;
 }
 
 /* The tune, its configuration written to path over kept; an exit code. */
-static int tune_and_write(rt_tune_opts *o, tune_args *a, const char *path, const rt_config *kept)
+static int tune_and_write(rt_tune_opts *o, tune_args *a, tune_output *out)
 {
+	const char *path = out->path;
 	char err[RT_ERRLEN], host[64];
 	rt_progress progress;
 	rt_progress_init(&progress, o->budget_s, o->quiet);
@@ -322,7 +334,7 @@ static int tune_and_write(rt_tune_opts *o, tune_args *a, const char *path, const
 	char *text = NULL;
 	size_t len = 0;
 	if (rc == RT_OK)
-		rc = rt_config_emit_over(run, o, kept, &text, &len, err, sizeof err);
+		rc = rt_config_emit_over(run, o, out->kept, &text, &len, err, sizeof err);
 	if (rc == RT_OK && !a->output)
 		mkdir("configs", 0755);
 	if (rc == RT_OK)
@@ -332,7 +344,7 @@ static int tune_and_write(rt_tune_opts *o, tune_args *a, const char *path, const
 	} else if (!o->quiet && strcmp(path, "-")) {
 		fprintf(stderr, "rigtune: %s configuration written to %s (%.0f s, journal %s)%s\n",
 			run->interrupted ? "best-so-far" : "recommended", path, run->seconds,
-			run->journal_path, kept ? "; its other recommendations kept" : "");
+			run->journal_path, out->kept ? "; its other recommendations kept" : "");
 	}
 	int interrupted = run->interrupted;
 	free(text);
@@ -356,22 +368,21 @@ static int run_tune(int argc, char **argv)
 	char err[RT_ERRLEN], host_path[1024];
 	if (!a.output && rt_config_default_path(host_path, sizeof host_path))
 		return rt_usage_error("tune", "the host name does not fit a file name: give -o FILE");
-	const char *path = a.output ? a.output : host_path;
-	rt_config *kept = NULL;
-	if ((rc = load_kept(path, a.replace, &kept, err, sizeof err)))
-		return rc == RT_EINVAL ? rt_usage_error("tune", "%s", err) : rt_exit_code(rc);
+	tune_output out = {.path = a.output ? a.output : host_path, .replace = a.replace};
+	o.ready = load_kept;
+	o.ready_user = &out;
 	catch_signals();
 	rt_lock lock;
 	if ((rc = rt_lock_for_command(&lock, "rigtune tune", a.no_wait, o.quiet, err, sizeof err))) {
 		rt_errorf("tune: %s", err);
 		rc = rt_exit_code(rc);
 	} else {
-		rc = tune_and_write(&o, &a, path, kept);
+		rc = tune_and_write(&o, &a, &out);
 		rt_lock_release(&lock);
 	}
-	if (kept)
-		rt_config_free(kept);
-	free(kept);
+	if (out.kept)
+		rt_config_free(out.kept);
+	free(out.kept);
 	return rc;
 }
 
