@@ -15,6 +15,7 @@
 
 #include "contention.h"
 #include "hints.h"
+#include "settings.h"
 #include "params.h"
 #include "measure_yaml.h"
 #include "tune_run.h"
@@ -938,6 +939,7 @@ int rt_config_emit_over(const rt_tune_run *run, const rt_tune_opts *o, const rt_
 	emit_recommendations(&w, run, o, kept, now);
 	rt_yw_str(&w, "frameworks");
 	rt_frameworks_emit(&w, &run->frameworks);
+	rt_settings_emit(&w, &run->frameworks, environ);
 	if (!run->xo_fitted && kept && kept->crossover) {
 		rt_yw_str(&w, "crossover"); /* the last tune that fitted one */
 		rt_yw_node(&w, kept->yr.doc, kept->crossover);
