@@ -39,7 +39,7 @@ typedef struct rt_leader {
 typedef struct rt_leaders_opts {
 	double within;   /* the knee's band (RT_KNEE_WITHIN); 0: the fastest alone */
 	double deadline; /* on clock(): a round starts only when its predicted cost fits */
-	int min_rounds;  /* rounds run once re-measuring starts, budget permitting (2) */
+	int min_rounds;  /* rounds run whatever the CIs say, budget permitting (2) */
 	int max_rounds;  /* 0: until separated or the budget is spent */
 	double (*clock)(void *user);
 	/* predicted seconds of one run of candidate i (its last run's, say) */
@@ -76,11 +76,14 @@ int rt_leaders_of(const rt_leader *c, int n, double within, int *out, int *separ
 /*
  * Measures the leaders of c[0..n) again in interleaved rounds while they
  * are not separated, a round's cost (the sum of its candidates' cost())
- * fits before o->deadline and o->max_rounds allows; at least o->min_rounds
- * once a round ran, where the budget allows. A round runs the fastest and
- * every leader not yet clearly within the band, in an order rotated by one
- * each round. Each candidate's figures are recomputed from its pooled
- * samples after every run.
+ * fits before o->deadline and o->max_rounds allows. A round runs the
+ * fastest and every leader not yet clearly within the band, in an order
+ * rotated by one each round. The first o->min_rounds rounds run whatever
+ * the CIs say, where the budget allows: the fastest and every leader, or
+ * the fastest and the next point when it has no other leader (a run's CI
+ * covers its steps, not its luck: one lucky run on a machine that other
+ * work left alone stands apart). Each candidate's figures are recomputed
+ * from its pooled samples after every run.
  */
 int rt_leaders_separate(rt_leader *c, int n, const rt_leaders_opts *o, rt_leaders_result *res);
 

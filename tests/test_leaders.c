@@ -187,7 +187,11 @@ static void test_budget_holds(void **state)
 	rt_leaders_free(c, 2);
 }
 
-/* Leaders already apart after one run each: nothing is measured. */
+/*
+ * Leaders already apart after one run each: the fastest and the next are
+ * still measured again in the least rounds (a run's CI is not its luck),
+ * and nothing else.
+ */
 static void test_already_apart(void **state)
 {
 	(void)state;
@@ -200,11 +204,40 @@ static void test_already_apart(void **state)
 	rt_leaders_opts o = opts_for(&f, 0.05, 600);
 	rt_leaders_result res;
 	assert_int_equal(rt_leaders_separate(c, 3, &o, &res), RT_OK);
-	assert_int_equal(res.runs, 0);
+	assert_int_equal(res.rounds, 2);
+	assert_int_equal(res.runs, 4);
+	assert_int_equal(c[0].again, 2);
+	assert_int_equal(c[2].again, 2); /* the next, 70 */
+	assert_int_equal(c[1].again, 0);
 	assert_int_equal(res.best, 0);
 	assert_true(res.separated);
 	assert_int_equal(res.first_leaders, 1);
+	assert_interleaved(&f);
 	rt_leaders_free(c, 3);
+}
+
+/*
+ * One lucky run (30% above its rate, its steps steady) sets a slower point
+ * apart as the fastest; measured again beside the next, it falls back and
+ * the true fastest wins.
+ */
+static void test_lucky_run_apart(void **state)
+{
+	(void)state;
+	static const double rate[] = {90, 100};
+	fake f = {.rate = rate, .luck = 0.01, .step = 0.01};
+	rt_leader c[2];
+	rt_rng_seed(&f.rng, 13);
+	first_run(&f, c, 0, 1.3);
+	first_run(&f, c, 1, 1.0);
+	assert_true(c[0].lo > c[1].hi); /* apart, the wrong way */
+	rt_leaders_opts o = opts_for(&f, 0.05, 600);
+	rt_leaders_result res;
+	assert_int_equal(rt_leaders_separate(c, 2, &o, &res), RT_OK);
+	assert_int_equal(res.best, 1);
+	assert_true(res.separated);
+	assert_interleaved(&f);
+	rt_leaders_free(c, 2);
 }
 
 /* A run that fails keeps the candidate's samples; an abort code comes back. */
@@ -244,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_knee_band),
 		cmocka_unit_test(test_budget_holds),
 		cmocka_unit_test(test_already_apart),
+		cmocka_unit_test(test_lucky_run_apart),
 		cmocka_unit_test(test_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -689,19 +689,21 @@ static void describe_knee(const rt_space *s, const int *knee, const int *best, k
  */
 static size_t leaders_words(const rt_tune_leaders *l, char *buf, size_t len)
 {
+	char who[48];
 	if (!l->done)
 		return 0;
-	if (!l->rounds && l->separated)
-		return (size_t)snprintf(buf, len, "; %s after one run each",
-					l->first < 2 ? "the fastest stood apart"
-						     : "its leaders were told apart");
 	if (!l->rounds)
-		return (size_t)snprintf(buf, len, "; its %d leaders' CIs overlap and the budget had "
-						  "no time to measure them again",
-					l->first);
-	return (size_t)snprintf(buf, len, "; its %d leaders measured again in %d interleaved "
-					  "round%s (%d runs): %s",
-				l->first, l->rounds, l->rounds == 1 ? "" : "s", l->runs,
+		return (size_t)(l->separated ? snprintf(buf, len, "; the fastest stood apart after one "
+								    "run each (no time to measure it again)")
+					     : snprintf(buf, len, "; its %d leaders' CIs overlap and the "
+								    "budget had no time to measure them again",
+							l->first));
+	if (l->first >= 2)
+		snprintf(who, sizeof who, "its %d leaders", l->first);
+	else
+		snprintf(who, sizeof who, "the fastest and the next");
+	return (size_t)snprintf(buf, len, "; %s measured again in %d interleaved round%s (%d runs): %s",
+				who, l->rounds, l->rounds == 1 ? "" : "s", l->runs,
 				l->separated ? "told apart"
 					     : "not told apart when the budget ran out (within "
 					       "each other's noise)");
