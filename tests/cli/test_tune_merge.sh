@@ -97,4 +97,5 @@ sed 's/^  hostname: .*/  hostname: another-host/' good.yaml >"$CFG"
 expect_exit 2 "the configuration of another host" $R $GEMM
 expect_grep "is the configuration of host another-host" "$TMP/err" "says whose it is"
 
+expect_exit 0 "a tune to -o /dev/null: no configuration there to add to" $R $GEMM -o /dev/null
 echo "1..$n"

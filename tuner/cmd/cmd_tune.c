@@ -275,14 +275,16 @@ typedef struct tune_output {
  * (rt_config_emit_over), read once the tune's input is checked and before
  * anything is measured (rt_tune_opts.ready), so that a file that cannot
  * take it stops the tune early: out->kept stays NULL for stdout, --replace
- * or no file there. RT_EINVAL "PATH:LINE:COLUMN: problem" for a file that
+ * or no regular file there. RT_EINVAL "PATH:LINE:COLUMN: problem" for a file that
  * is not a configuration rigtune can read, or one of another host.
  */
 static int load_kept(void *user, char *err, size_t errlen)
 {
 	tune_output *out = user;
 	char host[256] = "";
-	if (out->replace || !strcmp(out->path, "-") || access(out->path, F_OK))
+	struct stat st;
+	/* a device (-o /dev/null), a pipe, or nothing there: nothing to keep */
+	if (out->replace || !strcmp(out->path, "-") || stat(out->path, &st) || !S_ISREG(st.st_mode))
 		return RT_OK;
 	rt_config *c = calloc(1, sizeof *c);
 	if (!c)
