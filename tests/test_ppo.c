@@ -193,7 +193,8 @@ static void test_summary(void **state)
 
 /*
  * The RL libraries' lines: gymnasium's vector env and SB3's make_vec_env of
- * num_envs, synchronous without workers, one process per env with them; SB3's
+ * num_envs, synchronous without workers or below a millisecond an env-step,
+ * one process per env with both; SB3's
  * PPO with the rollout, minibatch and epochs; nothing for PyTorch itself.
  */
 static void test_hints(void **state)
@@ -215,7 +216,11 @@ static void test_hints(void **state)
 			    "env = make_vec_env(make_env, n_envs=128, vec_env_cls=DummyVecEnv)");
 	assert_string_equal(lines[1], "model = PPO('MlpPolicy', env, n_steps=128, batch_size=256, "
 				      "n_epochs=4, device='cpu')");
-	pt.workers = 3;
+	pt.workers = 3; /* a 15 us env: its own process per env does not pay */
+	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, lines, 4), 2);
+	assert_string_equal(lines[0],
+			    "env = make_vec_env(make_env, n_envs=128, vec_env_cls=DummyVecEnv)");
+	sh.v[rt_shape_index(w, "env_us")] = 1000; /* a millisecond's env: it does */
 	assert_int_equal(w->hints(RT_HINT_GYMNASIUM, &pt, &sh, lines, 4), 1);
 	assert_string_equal(lines[0], "envs = gymnasium.vector.AsyncVectorEnv([make_env] * 128)  # "
 				      "one process per env");

@@ -728,18 +728,27 @@ static int ppo_derive(const rt_point *pt, const rt_shape *sh, double items_per_s
 
 /* How gymnasium's vector environments step num_envs envs like the point's workers do. */
 /*
+ * An env-step cost (env_us) from which a process of its own per env pays: an
+ * asynchronous vector env (gymnasium's AsyncVectorEnv, SB3's SubprocVecEnv)
+ * runs one process per env and crosses a pipe twice a step, and neither can
+ * group envs into fewer processes, as rigtune's workers do. Measured on 2
+ * cores with a 46 us trading env (bench/bench_advice.py, SB3 2.9): one
+ * process per env ran 0.80x of DummyVecEnv at 16 envs and 0.29x at 4, so
+ * below a millisecond a step the synchronous class is the advice whatever
+ * the point's workers.
+ */
+#define ASYNC_ENV_US 1000
+
+/*
  * The point's environments as gymnasium's vector classes and Stable-Baselines3
- * take them. Both run one process per environment when asynchronous (there
- * is no grouping of envs into fewer processes), so a point with workers
- * steps its num_envs envs in as many processes; without workers they are
- * stepped on the learner's thread. The rollout, minibatch and epochs are
- * SB3's n_steps, batch_size and n_epochs.
+ * take them (ASYNC_ENV_US), and the rollout, minibatch and epochs as SB3's
+ * n_steps, batch_size and n_epochs.
  */
 static int ppo_hints(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
 		     char (*lines)[RT_HINT_LEN], int max)
 {
 	long envs = sh->v[KEY_ENVS];
-	int async = pt->workers > 0;
+	int async = pt->workers > 0 && sh->v[KEY_ENV_US] >= ASYNC_ENV_US;
 	if (lib == RT_HINT_GYMNASIUM && max >= 1) {
 		snprintf(lines[0], RT_HINT_LEN, "envs = gymnasium.vector.%sVectorEnv([make_env] * %ld)%s",
 			 async ? "Async" : "Sync", envs,
