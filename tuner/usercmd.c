@@ -416,6 +416,8 @@ void rt_metric_line(rt_metric *m, const char *text)
 		snprintf(num, sizeof num, "%.*s", len < 0 ? 0 : len, text + g[1].rm_so);
 		double v = strtod(num, &end);
 		int ok = g[1].rm_so >= 0 && end != num && !*end && isfinite(v);
+		if (ok && !m->matches)
+			m->first_at = rt_now();
 		if (!ok)
 			snprintf(m->bad, sizeof m->bad, "'%s'", num);
 		else if (m->matches >= m->warmup)
@@ -432,6 +434,7 @@ void rt_metric_reset(rt_metric *m)
 {
 	m->matches = 0;
 	m->nsamples = 0;
+	m->first_at = 0;
 	m->bad[0] = '\0';
 }
 
@@ -511,6 +514,7 @@ int rt_usercmd_measure(rt_usercmd *c, rt_metric *m, rt_measurement *out, char *e
 	if (rc)
 		return rc;
 	out->seconds = x.seconds;
+	out->setup_seconds = m->first_at > 0 ? m->first_at - c->t0 : 0;
 	if (have_times && rt_cpu_times_read(&after) == 0)
 		out->contention = rt_contention(&before, &after, &c->cpus, x.seconds, x.cpu_s);
 	out->contended = out->contention > rt_contended_share();

@@ -145,6 +145,7 @@ typedef struct rt_metric {
 	int matches;            /* seen so far */
 	double *samples;        /* after the warm-up, as printed */
 	int nsamples, cap;
+	double first_at;        /* rt_now() at the first match, warm-up or not; 0: none yet */
 	char bad[128];          /* a match that was not a number, for the reason */
 } rt_metric;
 
@@ -166,7 +167,10 @@ void rt_metric_free(rt_metric *m); /* accepts a zeroed metric */
  * with a stderr line that says it ran out of memory (MemoryError, "out of
  * memory", "cannot allocate memory", bad_alloc) -> memory; another non-zero
  * exit or a signal -> crash; exit 0 without a sample -> bad_output. The
- * reason is the last non-empty line of stderr (or how it ended). Returns 0,
+ * reason is the last non-empty line of stderr (or how it ended).
+ * out->setup_seconds is the time from the start to the first match (an
+ * import, the model's construction: a run's fixed cost, which the rate it
+ * prints leaves out), out->seconds the whole run's. Returns 0,
  * or RT_EINVAL when the command cannot be started (exec failed), RT_ERUNTIME.
  */
 int rt_usercmd_measure(rt_usercmd *c, rt_metric *m, rt_measurement *out, char *err,
