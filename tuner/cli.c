@@ -2,14 +2,46 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../workloads/workload.h"
 
+void rt_vtprintf(FILE *f, const char *fmt, va_list ap)
+{
+	char *text;
+	if (vasprintf(&text, fmt, ap) < 0)
+		return;
+	/* each line cleaned alone: the newlines are rigtune's, the rest may be anyone's */
+	size_t cap = strlen(text) + 1; /* cleaning never lengthens a text */
+	char *clean = malloc(cap);
+	for (char *line = text; clean;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		rt_printable(clean, cap, line);
+		fputs(clean, f);
+		if (!nl)
+			break;
+		fputc('\n', f);
+		line = nl + 1;
+	}
+	free(clean);
+	free(text);
+}
+
+void rt_tprintf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rt_vtprintf(f, fmt, ap);
+	va_end(ap);
+}
+
 void rt_verrorf(const char *fmt, va_list ap)
 {
 	fputs("rigtune: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	rt_vtprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
 
@@ -26,7 +58,7 @@ int rt_usage_error(const char *cmd, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "rigtune %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
+	rt_vtprintf(stderr, fmt, ap);
 	fprintf(stderr, "\nTry 'rigtune %s --help'.\n", cmd);
 	va_end(ap);
 	return RT_EXIT_USAGE;

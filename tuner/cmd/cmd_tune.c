@@ -306,7 +306,7 @@ static int run_tune(int argc, char **argv)
 	if (rc) {
 		rt_errorf("tune: %s", err);
 	} else if (!o.quiet && strcmp(output, "-")) {
-		fprintf(stderr, "rigtune: %s configuration written to %s (%.0f s, journal %s)\n",
+		rt_tprintf(stderr, "rigtune: %s configuration written to %s (%.0f s, journal %s)\n",
 			run->interrupted ? "best-so-far" : "recommended", output, run->seconds,
 			run->journal_path);
 	}
