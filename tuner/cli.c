@@ -12,19 +12,17 @@ void rt_vtprintf(FILE *f, const char *fmt, va_list ap)
 	char *text;
 	if (vasprintf(&text, fmt, ap) < 0)
 		return;
-	/* each line cleaned alone: the newlines are rigtune's, the rest may be anyone's */
-	size_t cap = strlen(text) + 1; /* cleaning never lengthens a text */
-	char *clean = malloc(cap);
-	for (char *line = text; clean;) {
-		char *nl = strchr(line, '\n');
-		if (nl)
-			*nl = '\0';
-		rt_printable(clean, cap, line);
+	/* a newline inside could forge a line of rigtune's: only the last one is rigtune's */
+	size_t len = strlen(text);
+	int newline = len && text[len - 1] == '\n';
+	if (newline)
+		text[len - 1] = '\0';
+	char *clean = malloc(len + 1); /* cleaning never lengthens a text */
+	if (clean) {
+		rt_printable(clean, len + 1, text);
 		fputs(clean, f);
-		if (!nl)
-			break;
-		fputc('\n', f);
-		line = nl + 1;
+		if (newline)
+			fputc('\n', f);
 	}
 	free(clean);
 	free(text);

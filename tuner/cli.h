@@ -32,11 +32,12 @@ void rt_help_workloads(FILE *f);
 void rt_help_item(FILE *f, const char *name, const char *text);
 
 /*
- * Prints to a stream people read (a terminal, a shared log): every line of
- * the formatted text through rt_printable, so that a string from a file, the
- * store or another process cannot move the cursor, retitle the terminal or
- * clear it (rigtune's own newlines stay). Every message with such a string
- * goes through it: rt_errorf, rt_usage_error, the progress, fleet's answers.
+ * Prints to a stream people read (a terminal, a shared log): the formatted
+ * text through rt_printable, so that a string from a file, the store or
+ * another process cannot move the cursor, retitle or clear the terminal, or
+ * start a line of its own ("all nodes pass"): only a newline that ends the
+ * text stays. Every message with such a string goes through it: rt_errorf,
+ * rt_usage_error, the progress, check's table, fleet's answers.
  */
 void rt_tprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rt_vtprintf(FILE *f, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
