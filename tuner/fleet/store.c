@@ -82,9 +82,11 @@ static void redact_values(char *msg, size_t len, const char *text, const char *k
 			  const char *stop)
 {
 	for (const char *p = text; (p = strstr(p, key)); p++) {
+		const char *v = p + strlen(key);
+		char quote[2] = {*v == '\'' || *v == '"' ? *v : '\0', '\0'};
+		v += quote[0] != '\0'; /* a quoted value ends at its quote: 'a b' */
 		char value[RT_ERRLEN]; /* a copy: text may be msg itself */
-		snprintf(value, sizeof value, "%.*s", (int)strcspn(p + strlen(key), stop),
-			 p + strlen(key));
+		snprintf(value, sizeof value, "%.*s", (int)strcspn(v, quote[0] ? quote : stop), v);
 		if (strcmp(value, "***"))
 			redact_secret(msg, len, value, strlen(value));
 	}
