@@ -5,7 +5,8 @@
 # lock held for good in a new database, a table locked under a tune, SIGTERM
 # while the lock is held. Each answer is cleaned, exit 2, or a warning and
 # the tune goes on; nothing hangs (each command has a guard far above its
-# time, so that a hang fails instead of holding the suite).
+# time, so that a hang fails instead of holding the suite). Budgets of 6 s:
+# probing the machine alone takes 3 s on a loaded one.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_pg.sh"
 R=$RIGTUNE
@@ -29,7 +30,7 @@ if pg_init "$W"; then ok "a PostgreSQL server on a Unix socket"
 else not_ok "PostgreSQL" "$(tail -3 "$W/pg/log")"; echo "1..$n"; exit 1; fi
 cd "$W" || exit 1
 ESC=$(printf '\033')
-TUNE=(--workload gemm --backend cpu --shape m=64,n=64,k=64 --budget 2 --no-crossover --quiet)
+TUNE=(--workload gemm --backend cpu --shape m=64,n=64,k=64 --budget 6 --no-crossover --quiet)
 
 # ---- a check result whose strings are escapes and a forged line ----
 sed -e "s/after: SkylakeX}/after: \"SkylakeX\\\\e]0;PWNED\\\\a\\\\e[2J\\\\n0 of 2 nodes regressed\"}/" \
@@ -66,7 +67,7 @@ expect_grep "another session holds the schema's lock \(advisory lock 2025112401\
 expect_exit 0 "tune --store while the lock is held goes on" timeout 120 $R tune --store "$FRESH" "${TUNE[@]}" -o t1.yaml
 # --quiet: no store line; without it, the warning
 expect_exit 0 "  and says so" timeout 120 $R tune --store "$FRESH" --workload gemm --backend cpu \
-  --shape m=64,n=64,k=64 --budget 2 --no-crossover -o t2.yaml
+  --shape m=64,n=64,k=64 --budget 6 --no-crossover -o t2.yaml
 expect_grep "store: the store: another session holds the schema's lock.*tuning goes on" "$TMP/err" \
   "  the store's failure is a warning: tuning goes on, the journal keeps every trial"
 
@@ -92,7 +93,7 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 expect_exit 0 "tune --store while another session locks its table" timeout 120 $R tune --store "$URL" \
-  --workload gemm --backend cpu --shape m=64,n=64,k=64 --budget 2 --no-crossover -o t4.yaml
+  --workload gemm --backend cpu --shape m=64,n=64,k=64 --budget 6 --no-crossover -o t4.yaml
 expect_grep "store: the store: .*lock timeout.*trials stay in" "$TMP/err" \
   "  a trial waits for the lock a bounded time, then the journal keeps it"
 echo "1..$n"
