@@ -55,7 +55,7 @@ expect_grep "curves.csv:258: a new curve b256/fp32: a replay has at most 256 cur
 printf 'workload: command\nparams:\n  threads: [1]\n' >space.yaml
 echo 'i=0; while [ $i -lt 20000 ]; do echo "rate $i"; i=$((i+1)); done' >many.sh
 expect_exit 0 "tune --cmd of a command printing 20,000 metric lines" \
-  $R tune --cmd "sh $TMP/many.sh" --metric 'rate ([0-9.]+)' --space space.yaml --budget 3 --quiet -o many.yaml
+  $R tune --cmd "sh $TMP/many.sh" --metric 'rate ([0-9.]+)' --space space.yaml --budget 8 --quiet -o many.yaml
 journal=$(ls results/*-[0-9]*[0-9].yaml | head -1)
 most=$(python3 -c "import re, sys
 print(max(len(m.split(',')) for m in re.findall(r'^samples: \[([^]]*)', open(sys.argv[1]).read(), re.M)))" "$journal")
@@ -66,7 +66,7 @@ expect_grep "^samples: \[1, 9, 17, 25," "$journal" "  every 8th from the first a
 big=${journal%.yaml}-9.yaml
 cp "$journal" "$big" && truncate -s 65M "$big"
 expect_exit 0 "a tune with a 65 MiB journal of this host beside the others" \
-  $R tune --cmd "sh $TMP/many.sh" --metric 'rate ([0-9.]+)' --space space.yaml --budget 3 -o many2.yaml
+  $R tune --cmd "sh $TMP/many.sh" --metric 'rate ([0-9.]+)' --space space.yaml --budget 8 -o many2.yaml
 expect_grep "warning: cannot read $big: [0-9]+ bytes; rigtune reads files of at most 64 MiB; its trials are not reused" \
   "$TMP/err" "  goes on, with a warning naming that journal"
 echo "1..$n"
