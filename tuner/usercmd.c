@@ -393,8 +393,25 @@ int rt_metric_init(rt_metric *m, const char *regex, int warmup, char *err, size_
 	return rc;
 }
 
+/* Keeps every other sample and halves how often the next ones are kept. */
+static void thin(rt_metric *m)
+{
+	for (int i = 0; 2 * i < m->nsamples; i++)
+		m->samples[i] = m->samples[2 * i];
+	m->nsamples = (m->nsamples + 1) / 2;
+	m->stride *= 2;
+}
+
+/* One sample after the warm-up: kept when it falls on the stride (RT_CMD_MAX_SAMPLES). */
 static void add_sample(rt_metric *m, double v)
 {
+	long k = m->seen++;
+	if (m->stride < 1)
+		m->stride = 1;
+	if (m->nsamples == RT_CMD_MAX_SAMPLES && k % m->stride == 0)
+		thin(m);
+	if (k % m->stride)
+		return;
 	if (m->nsamples == m->cap) {
 		int cap = m->cap ? 2 * m->cap : 64;
 		double *s = realloc(m->samples, sizeof *s * (size_t)cap);
@@ -435,6 +452,8 @@ void rt_metric_reset(rt_metric *m)
 	m->matches = 0;
 	m->nsamples = 0;
 	m->first_at = 0;
+	m->seen = 0;
+	m->stride = 1;
 	m->bad[0] = '\0';
 }
 

@@ -143,11 +143,22 @@ typedef struct rt_metric {
 	int compiled;
 	int warmup;             /* matches to skip */
 	int matches;            /* seen so far */
-	double *samples;        /* after the warm-up, as printed */
+	double *samples;        /* after the warm-up, as printed (thinned: see below) */
 	int nsamples, cap;
 	double first_at;        /* rt_now() at the first match, warm-up or not; 0: none yet */
+	long seen;              /* samples after the warm-up, kept or not */
+	long stride;            /* the samples kept: every stride-th seen (1, 2, 4, ...) */
 	char bad[128];          /* a match that was not a number, for the reason */
 } rt_metric;
+
+/*
+ * The samples a run keeps: a command that prints millions of matches must
+ * not make a journal that rigtune cannot read back (RT_READ_MAX_BYTES) or a
+ * document past RT_YR_MAX_NODES. Past it the samples are thinned: every
+ * other one is dropped and from then on every second one is kept, then
+ * every fourth, ..., so that those kept stay spread evenly over the run.
+ */
+#define RT_CMD_MAX_SAMPLES 4096
 
 /*
  * Compiles regex (POSIX ERE) into m. RT_EINVAL when it does not compile or

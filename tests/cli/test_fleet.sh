@@ -14,8 +14,8 @@
 # quoting, and a database outage during a tune (stopped mid-tune, restarted,
 # store push): nothing lost, nothing doubled. Tiny budgets: gemm 128^3.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_pg.sh"
 R=$RIGTUNE
-PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 skip() { ok "# SKIP $1"; echo "1..$n"; exit 0; }
 [ "$(id -u)" -eq 0 ] || skip "not root: the Slurm daemons and PostgreSQL's user need it"
 for c in munged slurmctld slurmd sbatch scontrol psql; do
@@ -33,7 +33,7 @@ cleanup() {
   pids=$(pgrep -f -- "-f $W/slurm.conf")
   [ -n "$pids" ] && kill $pids 2>/dev/null
   [ -f "$W/munge/pid" ] && kill "$(cat "$W/munge/pid")" 2>/dev/null
-  [ -d "$W/pg/data" ] && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$W/pg/data" -m immediate stop >/dev/null 2>&1
+  pg_cleanup
   sleep 0.3
   [ -n "${KEEP:-}" ] || rm -rf "$W" "$TMP"
 }
@@ -41,15 +41,9 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM # through the EXIT trap
 
 # ---- PostgreSQL on a private Unix socket ----
-mkdir -p "$W/pg" && chown postgres "$W/pg"
-pg() { runuser -u postgres -- "$PGBIN/pg_ctl" -D "$W/pg/data" -w -l "$W/pg/log" \
-  -o "-k $W/pg -c listen_addresses='' -p 5432 -c fsync=off" "$@" >/dev/null 2>&1; }
-if (cd "$W/pg" && runuser -u postgres -- "$PGBIN/initdb" -D "$W/pg/data" -U postgres --auth=trust --no-sync >/dev/null 2>&1) &&
-  pg start && runuser -u postgres -- "$PGBIN/createdb" -h "$W/pg" -U postgres rt; then
+if pg_init "$W"; then
   ok "a PostgreSQL server on a Unix socket"
 else not_ok "PostgreSQL" "$(tail -3 "$W/pg/log")"; echo "1..$n"; exit 1; fi
-URL="postgresql://postgres@/rt?host=$W/pg"
-sql() { psql -X -A -t -h "$W/pg" -U postgres rt -c "$1"; }
 
 # ---- munge and a Slurm cluster of two nodes ----
 mkdir -p "$W/munge" "$W/state" "$W/spool/n1" "$W/spool/n2" "$W/log" && chmod 700 "$W/munge"

@@ -583,12 +583,8 @@ static int is_journal(const char *path)
 {
 	static const char start[] = "---\nrigtune_journal:";
 	char head[sizeof start] = "";
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(head, 1, sizeof start - 1, f);
-	fclose(f);
-	return n == sizeof start - 1 && !memcmp(head, start, n);
+	/* what cannot be read is not a journal: reading it as a configuration says why */
+	return !rt_read_head(path, head, sizeof head, NULL, 0) && !strcmp(head, start);
 }
 
 /*

@@ -166,7 +166,7 @@ static int fleet_report(const fleet_args *a)
 		return rt_exit_code(rc);
 	}
 	if (!a->quiet)
-		fprintf(stderr, "rigtune: fleet: page written to %s (%d outlier%s)\n", a->output,
+		rt_tprintf(stderr, "rigtune: fleet: page written to %s (%d outlier%s)\n", a->output,
 			outliers, outliers == 1 ? "" : "s");
 	return RT_EXIT_OK;
 }

@@ -135,11 +135,11 @@ static int run_report(int argc, char **argv)
 	if (rc == RT_OK)
 		rc = rt_output(a.output, html, len, err, sizeof err);
 	for (int i = 0; rc == RT_OK && i < pg->nnotes; i++)
-		fprintf(stderr, "rigtune: report: %s\n", pg->notes[i]);
+		rt_tprintf(stderr, "rigtune: report: %s\n", pg->notes[i]);
 	if (rc)
 		rt_errorf("report: %s", err);
 	else if (a.output)
-		fprintf(stderr, "rigtune: report written to %s\n", a.output);
+		rt_tprintf(stderr, "rigtune: report written to %s\n", a.output);
 	free(html);
 	rt_page_free(pg);
 	free(pg);

@@ -58,7 +58,7 @@ static int run_store(int argc, char **argv)
 		rt_store_counts n = {0};
 		rc = rt_store_push(s, node, argv[i], &n, err, sizeof err);
 		if (rc == RT_OK)
-			printf("%s: %ld added, %ld already in the store\n", argv[i], n.added,
+			rt_tprintf(stdout, "%s: %ld added, %ld already in the store\n", argv[i], n.added,
 			       n.present);
 	}
 	rt_store_close(s);

@@ -344,7 +344,7 @@ static int tune_and_write(rt_tune_opts *o, tune_args *a, tune_output *out)
 	if (rc) {
 		rt_errorf("tune: %s", err);
 	} else if (!o->quiet && strcmp(path, "-")) {
-		fprintf(stderr, "rigtune: %s configuration written to %s (%.0f s, journal %s)%s\n",
+		rt_tprintf(stderr, "rigtune: %s configuration written to %s (%.0f s, journal %s)%s\n",
 			run->interrupted ? "best-so-far" : "recommended", path, run->seconds,
 			run->journal_path, out->kept ? "; its other recommendations kept" : "");
 	}

@@ -43,6 +43,13 @@ typedef struct rt_store rt_store;
  */
 int rt_store_open(const char *url, rt_store **out, char *err, size_t errlen);
 void rt_store_close(rt_store *s); /* accepts NULL */
+/*
+ * msg (a buffer of len bytes) without the credentials in url or in msg
+ * itself: the user's password in "scheme://user:PASSWORD@host", the value
+ * of each "password=", each as spelled, become "***". Every message of the
+ * store goes through it (Slurm logs are shared).
+ */
+void rt_store_redact(char *msg, size_t len, const char *url);
 
 /* The node's machine (its kind and the fields outliers are explained by). */
 int rt_store_put_machine(rt_store *s, const char *node, const rt_machine *m,
@@ -69,6 +76,11 @@ typedef struct rt_store_counts {
  */
 int rt_store_push(rt_store *s, const char *node, const char *path, rt_store_counts *c,
 		  char *err, size_t errlen);
+/*
+ * What a file is from its first bytes (comment and "---" lines skipped, up
+ * to the first key): 'j' for a journal, 'c' for a check result, 0 for neither.
+ */
+int rt_store_sniff(const char *head);
 
 /*
  * tune --store: the live upload. rt_store_live_start connects (a failure is

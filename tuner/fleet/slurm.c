@@ -430,7 +430,7 @@ int rt_fleet_submit_wait(const rt_fleet_job *job, const char *script, int quiet,
 	snprintf(jobid, sizeof jobid, "%.*s", (int)strcspn(out, ";\n"), out);
 	free(out);
 	if (!quiet)
-		fprintf(stderr, "rigtune: fleet: job %s, %d task%s\n", jobid, job->count,
+		rt_tprintf(stderr, "rigtune: fleet: job %s, %d task%s\n", jobid, job->count,
 			job->count == 1 ? "" : "s");
 	char *seen = calloc((size_t)job->count, 1), ran[8192];
 	tally t = {0}, last = {-1, -1, -1, -1};
@@ -444,7 +444,7 @@ int rt_fleet_submit_wait(const rt_fleet_job *job, const char *script, int quiet,
 		count_tasks(out, &t, seen, job->count, ran, sizeof ran, quiet);
 		free(out);
 		if (memcmp(&t, &last, sizeof t) && !quiet)
-			fprintf(stderr, "rigtune: fleet: %d done, %d running, %d pending, %d failed\n",
+			rt_tprintf(stderr, "rigtune: fleet: %d done, %d running, %d pending, %d failed\n",
 				t.done, t.running, t.pending, t.failed);
 		last = t;
 		if (t.done + t.failed >= job->count && !t.running && !t.pending)

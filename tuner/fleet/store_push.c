@@ -96,7 +96,7 @@ static int push_check(rt_store *s, const char *node, const char *path, rt_store_
 			   w >= 0 ? wpoint : NULL};
 	PGresult *r = NULL;
 	if (rt_store_reconnect(s))
-		rc = rt_fail(err, errlen, RT_EIO, "the store: %s", PQerrorMessage(rt_store_conn(s)));
+		rc = rt_store_error(s, err, errlen);
 	if (!rc)
 		rc = rt_store_exec(s, "BEGIN", 0, NULL, NULL, err, errlen);
 	if (!rc)
@@ -116,27 +116,33 @@ static int push_check(rt_store *s, const char *node, const char *path, rt_store_
 	return rc;
 }
 
-/* What kind of file path is, from its first key: 'j'ournal, 'c'heck, or 0. */
+/* What kind of file path is, from its first key (rt_store_sniff). */
 static int sniff(const char *path, char *err, size_t errlen, int *kind)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return rt_fail(err, errlen, RT_EINVAL, "cannot read %s: %s", path, strerror(errno));
-	char line[256];
-	*kind = 0;
-	while (!*kind && fgets(line, sizeof line, f)) {
-		if (!strncmp(line, "rigtune_journal:", 16))
-			*kind = 'j';
-		else if (!strncmp(line, "rigtune_check:", 14))
-			*kind = 'c';
-		else if (strcmp(line, "---\n") && line[0] != '#')
-			break;
-	}
-	fclose(f);
+	char head[1024];
+	int rc = rt_read_head(path, head, sizeof head, err, errlen);
+	if (rc)
+		return rc == RT_EIO ? RT_EINVAL : rc;
+	*kind = rt_store_sniff(head);
 	return *kind ? RT_OK
 		     : rt_fail(err, errlen, RT_EINVAL,
 			       "%s: neither a journal (rigtune_journal:) nor a check result "
 			       "(rigtune_check:)", path);
+}
+
+int rt_store_sniff(const char *head)
+{
+	for (const char *line = head; *line;) {
+		size_t len = strcspn(line, "\n");
+		if (!strncmp(line, "rigtune_journal:", 16))
+			return 'j';
+		if (!strncmp(line, "rigtune_check:", 14))
+			return 'c';
+		if ((len != 3 || strncmp(line, "---", 3)) && line[0] != '#')
+			return 0;
+		line += len + (line[len] == '\n');
+	}
+	return 0;
 }
 
 int rt_store_push(rt_store *s, const char *node, const char *path, rt_store_counts *c,
@@ -214,7 +220,7 @@ void rt_store_live_finish(rt_store_live *l, const rt_machine *m, const char *fin
 			  l->uploaded, l->uploaded == 1 ? "" : "s", l->missed, rc ? "; " : "",
 			  rc ? err : "", l->node, journal);
 	else if (!l->quiet)
-		fprintf(stderr, "rigtune: store: %ld trial%s uploaded as node %s\n", l->uploaded,
+		rt_tprintf(stderr, "rigtune: store: %ld trial%s uploaded as node %s\n", l->uploaded,
 			l->uploaded == 1 ? "" : "s", l->node);
 	rt_store_close(l->store);
 	l->store = NULL;
