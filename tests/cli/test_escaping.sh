@@ -58,6 +58,21 @@ cfg_with_env RIGTUNE_BACKEND_PATH /tmp/evil
 expect_exit 2 "env refuses RIGTUNE_BACKEND_PATH (the next rigtune would load its plugins)" \
   $R env --config env.yaml --workload transformer
 expect_grep "env: RIGTUNE_BACKEND_PATH is not a variable" "$TMP/err" "  naming it"
+cfg_with_env RIGTUNE_CPU_MASK 0
+expect_exit 2 "env refuses RIGTUNE_CPU_MASK (it masks the CPU features the next rigtune sees)" \
+  $R env --config env.yaml --workload transformer
+expect_grep "env: RIGTUNE_CPU_MASK is not a variable" "$TMP/err" "  naming it"
+expect_exit 2 "exec refuses it too" $R exec --config env.yaml --workload transformer -- true
+# every RIGTUNE_ variable the sources read is a setting of rigtune's, refused the same way
+settings=$(cd "$HERE/.." && grep -rhoE '"RIGTUNE_[A-Z0-9_]+"' common tuner workloads search |
+  tr -d '"' | sort -u)
+[ "$(echo "$settings" | wc -l)" -ge 10 ] && ok "the sources read 10 settings or more" ||
+  not_ok "the sources read 10 settings or more" "$settings"
+for name in $settings; do
+  cfg_with_env "$name" /tmp/evil
+  expect_exit 2 "env refuses $name, a setting the sources read" \
+    $R env --config env.yaml --workload transformer
+done
 cfg_with_env RIGTUNE_NOTE hello
 expect_exit 0 "RIGTUNE_* is rigtune's own" $R exec --config env.yaml --workload transformer -- \
   sh -c 'test "$RIGTUNE_NOTE" = hello'

@@ -462,8 +462,12 @@ static int decode_knobs(const rt_baseline *b, const rt_ynode *map, rt_base_point
 		const rt_ynode *k, *v;
 		rt_yr_pair(r, map, i, &k, &v);
 		p->knobs[i] = (rt_knob_value){rt_yr_scalar(k), rt_yr_scalar(v)};
+		const char *bad = p->knobs[i].name ? rt_cmd_knob_name_bad(p->knobs[i].name) : NULL;
 		if (!p->knobs[i].name || !p->knobs[i].value)
 			rc = rt_yr_bad(r, v, "point: expected knob: value");
+		else if (bad)
+			rc = rt_yr_bad(r, k, "point: %s cannot name a knob: %s", p->knobs[i].name,
+				       bad);
 	}
 	return rc;
 }
