@@ -218,6 +218,34 @@ check=$(ls results/n2-check-*.yaml | head -1)
 expect_exit 0 "store push of a check result already there" $R store push --store "$URL" --node n2 "$check"
 expect_grep ": 0 added, 1 already in the store" "$TMP/out" "adds nothing either"
 expect_exit 2 "store push of a file that is neither" $R store push --store "$URL" fleet.html
+# what a file says is checked before it is filed (issue 32): a start time to come would rank
+# its trials above every later one of the node for good; another host's trials, another node's
+sed 's/^started: .*/started: 9999-12-31T00:00:00Z/' "$journal" >future.yaml
+expect_exit 2 "store push of a journal started in 9999 is exit 2" \
+  $R store push --store "$URL" --node solo future.yaml
+expect_grep "future.yaml: started: 9999-12-31T00:00:00Z is in the future" "$TMP/err" "  saying why"
+sed "s/^started: .*/started: $(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)/" "$journal" >tomorrow.yaml
+expect_exit 2 "one started tomorrow too (past a clock's skew)" \
+  $R store push --store "$URL" --node solo tomorrow.yaml
+sed 's/^host: .*/host: gpu07/' "$journal" >gpu07.yaml
+expect_exit 2 "a journal of host gpu07 filed under node solo is exit 2" \
+  $R store push --store "$URL" --node solo gpu07.yaml
+expect_grep "gpu07.yaml: measured on host gpu07, which is neither the node it would be filed under \(solo\)" \
+  "$TMP/err" "  saying why"
+[ "$(sql "SELECT count(*) FROM rigtune_trials WHERE node = 'solo'")" = "$total" ] &&
+  [ "$(sql "SELECT count(*) FROM rigtune_trials WHERE started > now() + interval '10 minutes'")" = 0 ] &&
+  ok "  none of their trials is in the store" || not_ok "  none of their trials is in the store" \
+  "$(sql "SELECT node, host, started FROM rigtune_trials WHERE node = 'solo' OR started > now() GROUP BY 1, 2, 3")"
+sed "s/^started: .*/started: $(date -u -d '+2 minutes' +%Y-%m-%dT%H:%M:%SZ)/" "$journal" >skew.yaml
+expect_exit 0 "two minutes ahead is a clock's skew: filed (this machine's, as node skewed)" \
+  $R store push --store "$URL" --node skewed skew.yaml
+expect_exit 0 "under its own node it is filed" $R store push --store "$URL" --node gpu07 gpu07.yaml
+[ "$(sql "SELECT count(*) FROM rigtune_trials WHERE node = 'gpu07' AND host = 'gpu07'")" = "$total" ] &&
+  ok "  every trial, as gpu07's" || not_ok "  every trial, as gpu07's" "$(sql "SELECT count(*) FROM rigtune_trials WHERE node = 'gpu07'")"
+sed 's/^generated: .*/generated: 9999-12-31T00:00:00Z/' "$check" >future-check.yaml
+expect_exit 2 "a check result generated in 9999 is exit 2" \
+  $R store push --store "$URL" --node n2 future-check.yaml
+expect_grep "generated: 9999-12-31T00:00:00Z is in the future" "$TMP/err" "  saying why"
 expect_exit 3 "store push to a store that is not there is exit 3" \
   $R store push --store "postgresql://postgres@/rt?host=$W/nowhere" "$journal"
 expect_grep "cannot reach the store" "$TMP/err" "  and says so"
