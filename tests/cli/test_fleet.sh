@@ -246,6 +246,25 @@ sed 's/^generated: .*/generated: 9999-12-31T00:00:00Z/' "$check" >future-check.y
 expect_exit 2 "a check result generated in 9999 is exit 2" \
   $R store push --store "$URL" --node n2 future-check.yaml
 expect_grep "generated: 9999-12-31T00:00:00Z is in the future" "$TMP/err" "  saying why"
+# a password is never on a command line, which anyone can read in ps (issue 32): libpq reads
+# it from PGPASSWORD or the file PGPASSFILE names
+expect_exit 2 "--store URL with a password is exit 2" \
+  $R store push --store "postgresql://postgres:hunter2@/rt?host=$W/pg" --node solo "$journal"
+expect_grep "holds a password.*PGPASSFILE" "$TMP/err" "  saying where it goes"
+grep -q hunter2 "$TMP/err" && not_ok "  without showing it" "$(cat "$TMP/err")" || ok "  without showing it"
+expect_exit 2 "tune refuses it too" $R tune --store "postgresql://postgres:hunter2@/rt?host=$W/pg" -o keep.yaml
+sql "CREATE ROLE pw LOGIN SUPERUSER PASSWORD 'hunter2'" >/dev/null
+sed -i "1i local all pw scram-sha-256" "$W/pg/data/pg_hba.conf" && pg reload
+PWURL="postgresql://pw@/rt?host=$W/pg"
+expect_exit 3 "a store that asks for a password, given none, is exit 3" \
+  env -u PGPASSWORD PGPASSFILE=/nonexistent $R store push --store "$PWURL" --node solo "$journal"
+expect_grep "password" "$TMP/err" "  libpq says a password is wanted"
+expect_exit 0 "PGPASSWORD gives it" \
+  env PGPASSWORD=hunter2 $R store push --store "$PWURL" --node solo "$journal"
+printf '*:*:rt:pw:hunter2\n' >"$TMP/pgpass" && chmod 600 "$TMP/pgpass"
+expect_exit 0 "PGPASSFILE gives it" \
+  env -u PGPASSWORD PGPASSFILE="$TMP/pgpass" $R store push --store "$PWURL" --node solo "$journal"
+expect_grep ": 0 added, $total already in the store" "$TMP/out" "  the same store"
 expect_exit 3 "store push to a store that is not there is exit 3" \
   $R store push --store "postgresql://postgres@/rt?host=$W/nowhere" "$journal"
 expect_grep "cannot reach the store" "$TMP/err" "  and says so"

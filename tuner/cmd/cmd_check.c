@@ -165,6 +165,8 @@ static int parse_args(int argc, char **argv, rt_check_opts *o, const char **outp
 					     "push` uploads when the store is down");
 	if (rc < 0 && o->shell && !o->command && !o->side[0].command && !o->side[1].command)
 		rc = rt_usage_error("check", "--shell says how --cmd COMMAND runs: give --cmd");
+	if (rc < 0 && store->url)
+		rc = rt_store_url_usage("check", store->url);
 	if (rc < 0 && store->node && !store->url)
 		rc = rt_usage_error("check", "--node names the node in the store: give --store URL");
 	return rc;

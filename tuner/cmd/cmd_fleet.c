@@ -95,6 +95,9 @@ static int parse_args(int argc, char **argv, fleet_args *a)
 	a->job.nargs = argc - optind;
 	if (!a->job.store)
 		return rt_usage_error("fleet", "--store URL is required (the results store)");
+	int bad_url = rt_store_url_usage("fleet", a->job.store);
+	if (bad_url >= 0)
+		return bad_url;
 	if (a->job.nodes && (a->job.partition || a->job.constraint))
 		return rt_usage_error("fleet", "--nodes names the nodes: not with --partition or "
 					       "--constraint");

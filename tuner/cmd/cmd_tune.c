@@ -196,6 +196,8 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, rt_tune_cmd *cmd,
 	}
 	if (rc < 0 && optind < argc)
 		rc = rt_usage_error("tune", "unexpected argument '%s'", argv[optind]);
+	if (rc < 0 && store->url)
+		rc = rt_store_url_usage("tune", store->url);
 	if (rc < 0 && store->node && !store->url)
 		rc = rt_usage_error("tune", "--node names the node in the store: give --store URL");
 	if (rc < 0 && o->resume && o->fresh)

@@ -42,6 +42,16 @@ typedef struct rt_store rt_store;
  * RT_EIO when the server cannot be reached or refuses (libpq's message).
  */
 int rt_store_open(const char *url, rt_store **out, char *err, size_t errlen);
+
+/*
+ * For cmd's option parsing: -1 when the --store URL holds no password, else
+ * the usage error's exit code (the password itself never printed). A
+ * command line is anyone's to read on the machine (ps, /proc/PID/cmdline)
+ * and fleet writes it into the sbatch script; the password goes in
+ * ~/.pgpass, PGPASSFILE or PGPASSWORD, where libpq reads it. A URL libpq
+ * cannot parse is left to rt_store_open to report.
+ */
+int rt_store_url_usage(const char *cmd, const char *url);
 void rt_store_close(rt_store *s); /* accepts NULL */
 
 /* The node's machine (its kind and the fields outliers are explained by). */
