@@ -146,7 +146,9 @@ int rt_fleet_count_nodes(rt_fleet_job *job, char **exclude, char *err, size_t er
  * on stderr whenever the counts change (done, running, pending, failed; a
  * failed task with its node and reason). *failed gets the tasks that did
  * not succeed; missing (may be NULL, of len bytes) the nodes of job->nodes
- * no task ran on. RT_EUNAVAIL when sbatch or scontrol fail.
+ * no task ran on. RT_EUNAVAIL when sbatch or scontrol fail. SIGHUP, SIGINT,
+ * SIGQUIT or SIGTERM while it waits cancel the job (scancel: its tasks, each
+ * a rigtune, get SIGTERM): RT_ERUNTIME saying so.
  */
 int rt_fleet_submit_wait(const rt_fleet_job *job, const char *script, int quiet, int *failed,
 			 char *missing, size_t len, char *err, size_t errlen);
