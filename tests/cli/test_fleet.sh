@@ -156,31 +156,6 @@ jf=$(grep -l "node n1" results/fleet/rigtune-tune-*_*.log 2>/dev/null | head -1)
 [ -f configs/n1.yaml ] && [ -f configs/n2.yaml ] && ok "each node wrote configs/<node>.yaml" ||
   not_ok "configs" "$(ls configs)"
 
-# ---- a signal to fleet cancels its job: what it started ends with it (issue 32) ----
-fifo=$TMP/cancel.fifo
-start_logged "$fifo" $R fleet tune --nodes n1 --store "$URL" --time 3:00 -- "${TUNE[@]}" --fresh --budget 300
-running=
-while IFS= read -r line <&3; do
-  printf '%s\n' "$line" >>"$TMP/cancel.log"
-  case $line in *" 1 running, "*) running=1; break ;; esac
-done
-jobid=$(sed -n 's/^rigtune: fleet: job \([0-9]*\),.*/\1/p' "$TMP/cancel.log")
-kill -TERM "$PID"
-drain "$TMP/cancel.log"
-wait "$PID"; rc=$?; wait "$DRAIN"
-[ -n "$running" ] && [ "$rc" -eq 3 ] && ok "SIGTERM to fleet tune while its task runs: exit 3" ||
-  not_ok "SIGTERM to fleet tune while its task runs: exit 3" "exit $rc" "$(tail -5 "$TMP/cancel.log")"
-expect_grep "stopped by Terminated: job $jobid cancelled \(scancel\)" "$TMP/cancel.log" "  saying so"
-state=
-for _ in $(seq 300); do # the task's rigtune stops its trial and writes what it found
-  state=$(scontrol -o show job "$jobid" 2>/dev/null | sed -n 's/.*JobState=\([A-Z]*\).*/\1/p')
-  [ "$state" = CANCELLED ] && ! pgrep -f -- "--node n1 .*--budget 300" >/dev/null && break
-  sleep 0.2
-done
-[ "$state" = CANCELLED ] && ok "  the job is cancelled" || not_ok "  the job is cancelled" "JobState=$state"
-pgrep -f -- "--node n1 .*--budget 300" >/dev/null && not_ok "  and its task's rigtune has ended" \
-  "$(pgrep -af -- "--node n1 .*--budget 300")" || ok "  and its task's rigtune has ended"
-
 # ---- fleet check after n2's GEMM library is throttled ----
 touch slow-n2
 expect_exit 1 "fleet check: a regression (exit 1)" fleet check --nodes 'n[1-2]' --store "$URL" --time 3:00 -- \
@@ -293,5 +268,32 @@ expect_grep ": 0 added, $total already in the store" "$TMP/out" "  the same stor
 expect_exit 3 "store push to a store that is not there is exit 3" \
   $R store push --store "postgresql://postgres@/rt?host=$W/nowhere" "$journal"
 expect_grep "cannot reach the store" "$TMP/err" "  and says so"
+cd "$W" || exit 1
+# ---- a signal to fleet cancels its job: what it started ends with it (issue 32); last, as
+# its task leaves a partial configs/n1.yaml behind
+fifo=$TMP/cancel.fifo
+start_logged "$fifo" $R fleet tune --nodes n1 --store "$URL" --time 3:00 -- "${TUNE[@]}" --fresh --budget 300
+running=
+while IFS= read -r line <&3; do
+  printf '%s\n' "$line" >>"$TMP/cancel.log"
+  case $line in *" 1 running, "*) running=1; break ;; esac
+done
+jobid=$(sed -n 's/^rigtune: fleet: job \([0-9]*\),.*/\1/p' "$TMP/cancel.log")
+kill -TERM "$PID"
+drain "$TMP/cancel.log"
+wait "$PID"; rc=$?; wait "$DRAIN"
+[ -n "$running" ] && [ "$rc" -eq 3 ] && ok "SIGTERM to fleet tune while its task runs: exit 3" ||
+  not_ok "SIGTERM to fleet tune while its task runs: exit 3" "exit $rc" "$(tail -5 "$TMP/cancel.log")"
+expect_grep "stopped by Terminated: job $jobid cancelled \(scancel\)" "$TMP/cancel.log" "  saying so"
+state=
+for _ in $(seq 300); do # the task's rigtune stops its trial and writes what it found
+  state=$(scontrol -o show job "$jobid" 2>/dev/null | sed -n 's/.*JobState=\([A-Z]*\).*/\1/p')
+  [ "$state" = CANCELLED ] && ! pgrep -f -- "--node n1 .*--budget 300" >/dev/null && break
+  sleep 0.2
+done
+[ "$state" = CANCELLED ] && ok "  the job is cancelled" || not_ok "  the job is cancelled" "JobState=$state"
+pgrep -f -- "--node n1 .*--budget 300" >/dev/null && not_ok "  and its task's rigtune has ended" \
+  "$(pgrep -af -- "--node n1 .*--budget 300")" || ok "  and its task's rigtune has ended"
+
 echo "# the fleet test took $(($(date +%s) - start)) s"
 echo "1..$n"
