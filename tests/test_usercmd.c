@@ -525,9 +525,14 @@ static void test_point_env(void **state)
 	assert_int_equal(rt_cmd_device_check("hip:0"), 0);
 	assert_int_equal(rt_cmd_device_check("cuda:"), -1);
 	assert_int_equal(rt_cmd_device_check("gpu"), -1);
-	assert_true(rt_cmd_knob_name_ok("blas_threads"));
-	assert_false(rt_cmd_knob_name_ok("2x"));
-	assert_false(rt_cmd_knob_name_ok("a-b"));
+	assert_null(rt_cmd_knob_name_bad("blas_threads"));
+	assert_non_null(rt_cmd_knob_name_bad("2x"));
+	assert_non_null(rt_cmd_knob_name_bad("a-b"));
+	/* a knob's variable may not be one of rigtune's own settings, whatever its case */
+	assert_non_null(rt_cmd_knob_name_bad("backend_path"));
+	assert_non_null(rt_cmd_knob_name_bad("Lock_Dir"));
+	assert_non_null(rt_cmd_knob_name_bad("cpu_mask"));
+	assert_null(rt_cmd_knob_name_bad("backend"));
 }
 
 

@@ -187,21 +187,6 @@ const rt_tune_target rt_tune_target_command = {
 
 /* ---- setting up ---- */
 
-/*
- * What makes two runs' figures comparable besides the machine and the knobs:
- * the command's words, whether a shell runs it, and how the metric is read.
- */
-static void command_hash(const struct rt_tune_command *cmd, const rt_tune_cmd *o, char out[17])
-{
-	char buf[8192];
-	size_t n = (size_t)snprintf(buf, sizeof buf, "shell=%d\nmetric=%s\nwarmup=%d\nminimize=%d\n",
-				    o->shell, o->metric, o->warmup, o->minimize);
-	for (int i = 0; i < cmd->tpl.nwords && n < sizeof buf; i++)
-		n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%c", cmd->tpl.words[i], 0);
-	snprintf(out, 17, "%016llx",
-		 (unsigned long long)rt_fnv1a(buf, n < sizeof buf ? n : sizeof buf));
-}
-
 static int word_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '/' || c == '_' || c == '-' || c == '%';
@@ -301,7 +286,7 @@ int rt_tune_command_setup(const rt_tune_opts *o, const rt_tune_run *run,
 		rc = check_placeholders(o, twl, err, errlen);
 	if (rc)
 		return rc;
-	command_hash(cmd, co, cmd->hash);
+	rt_cmd_template_hash(&cmd->tpl, co->metric, co->warmup, co->minimize, cmd->hash);
 	if (co->unit)
 		snprintf(cmd->unit, sizeof cmd->unit, "%s", co->unit);
 	else

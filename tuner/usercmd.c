@@ -100,11 +100,16 @@ static int pin_set(int policy, int n, cpu_set_t *set, char *err, size_t errlen)
 	return rc ? rt_fail(err, errlen, rc, "cannot pick the %s PUs", rt_pin_name(policy)) : RT_OK;
 }
 
-/* In the child, between fork and exec: only async-signal-safe calls. */
-static void child_exec(const rt_usercmd *c, char **env, int out, int err, int report)
+/*
+ * In the child, between fork and exec: only async-signal-safe calls. The
+ * child becomes the guard of the command's tree (child.h rt_child_guard): the
+ * command and all it starts end with rigtune, whatever ends rigtune.
+ */
+static void child_exec(const rt_usercmd *c, char **env, int out, int err, int report,
+		       pid_t rigtune)
 {
 	exec_failure f = {0, 0};
-	rt_child_reset_signals();
+	rt_child_begin(rigtune);
 	setpgid(0, 0);
 	int devnull = open("/dev/null", O_RDONLY);
 	if (devnull >= 0)
@@ -114,6 +119,9 @@ static void child_exec(const rt_usercmd *c, char **env, int out, int err, int re
 	if (c->pin != RT_PIN_NONE && sched_setaffinity(0, sizeof c->cpus, &c->cpus)) {
 		f = (exec_failure){1, errno};
 	} else {
+		/* the guard holds none of the command's streams: they end when it does */
+		const int streams[] = {0, 1, 2, out, err, report, devnull};
+		rt_child_guard(streams, devnull >= 0 ? 7 : 6);
 		if (c->mem_cap) {
 			struct rlimit rl = {.rlim_cur = c->mem_cap, .rlim_max = c->mem_cap};
 			setrlimit(RLIMIT_AS, &rl);
@@ -196,13 +204,14 @@ int rt_usercmd_start(rt_usercmd *c, char *err, size_t errlen)
 	rt_child_adopt_orphans(1);
 	fflush(NULL);
 	c->t0 = rt_now();
+	pid_t self = getpid();
 	c->pid = fork();
 	if (c->pid < 0) {
 		rc = rt_fail(err, errlen, RT_ERUNTIME, "fork: %s", strerror(errno));
 		goto out;
 	}
 	if (c->pid == 0)
-		child_exec(c, env, out[1], errp[1], rep[1]);
+		child_exec(c, env, out[1], errp[1], rep[1], self);
 	setpgid(c->pid, c->pid); /* either side may get there first */
 	close(rep[1]);
 	rep[1] = -1;

@@ -61,6 +61,15 @@ int rt_cmd_template_parse(const char *text, int shell, rt_cmd_template *t, char 
 void rt_cmd_template_free(rt_cmd_template *t); /* accepts a zeroed template */
 
 /*
+ * What makes two runs' figures comparable besides the machine and the knobs:
+ * t's words, whether a shell runs it (t->shell), and how the metric is read;
+ * 16 hex digits into out. tune writes it as a configuration's hash:, and
+ * check runs a command again only when the one it is given has the same.
+ */
+void rt_cmd_template_hash(const rt_cmd_template *t, const char *metric, int warmup, int minimize,
+			  char out[17]);
+
+/*
  * The placeholder names of t, each once, in order of appearance, into names
  * (up to max); returns how many there are (may be more than max).
  */

@@ -11,6 +11,7 @@
 #include "../crossover.h"
 #include "../journal.h"
 #include "../replay.h"
+#include "../usercmd.h"
 #include "../usercmd_knobs.h"
 
 _Static_assert(RT_BASE_MAX_KNOBS >= RT_CMD_MAX_KNOBS, "a command's point fits");
@@ -455,6 +456,36 @@ static int decode_command(const rt_baseline *b, const rt_config_rec *rec, rt_bas
 	return rc;
 }
 
+int rt_baseline_accept_command(rt_baseline *b, const char *text, int shell, char *err,
+			       size_t errlen)
+{
+	rt_cmd_template tpl;
+	char hash[17], theirs[512] = "";
+	int matched = 0;
+	int rc = rt_cmd_template_parse(text, shell, &tpl, err, errlen);
+	for (int i = 0; rc == RT_OK && i < b->ncmds; i++) {
+		rt_base_command *c = &b->cmds[i];
+		rt_cmd_template_hash(&tpl, c->regex, c->warmup, c->minimize, hash);
+		rt_list_append(theirs, sizeof theirs, ", ", c->hash);
+		if (strcmp(hash, c->hash))
+			continue;
+		c->run = text;
+		c->run_shell = shell;
+		matched++;
+	}
+	rt_cmd_template_free(&tpl);
+	if (rc == RT_OK && !b->ncmds)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "--cmd: %s has no configuration of a command (tune --cmd) to run it for",
+			       b->path);
+	if (rc == RT_OK && !matched)
+		rc = rt_fail(err, errlen, RT_EINVAL,
+			     "--cmd is not the command %s was tuned with (its hash %s, the file's %s): "
+			     "give tune's --cmd word for word, and --shell if tune had it",
+			     b->path, hash, theirs);
+	return rc;
+}
+
 /* The knobs of a point: {knob: value, ...} (a runner-up's too). */
 static int decode_knobs(const rt_baseline *b, const rt_ynode *map, rt_base_point *p)
 {
@@ -467,8 +498,12 @@ static int decode_knobs(const rt_baseline *b, const rt_ynode *map, rt_base_point
 		const rt_ynode *k, *v;
 		rt_yr_pair(r, map, i, &k, &v);
 		p->knobs[i] = (rt_knob_value){rt_yr_scalar(k), rt_yr_scalar(v)};
+		const char *bad = p->knobs[i].name ? rt_cmd_knob_name_bad(p->knobs[i].name) : NULL;
 		if (!p->knobs[i].name || !p->knobs[i].value)
 			rc = rt_yr_bad(r, v, "point: expected knob: value");
+		else if (bad)
+			rc = rt_yr_bad(r, k, "point: %s cannot name a knob: %s", p->knobs[i].name,
+				       bad);
 	}
 	return rc;
 }

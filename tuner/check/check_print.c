@@ -72,9 +72,12 @@ void rt_check_print_table(FILE *f, const rt_check_run *run)
 	for (int i = 0; i < run->nsuggestions; i++)
 		rt_tprintf(f, "suggestion: %s\n", run->suggestions[i]);
 	rt_tprintf(f, "check: %d point%s in %.0f s: %d unchanged, %d regression, %d improvement, "
-		   "%d infeasible, %d inconclusive\n",
+		   "%d infeasible, %d inconclusive",
 		run->npoints, run->npoints == 1 ? "" : "s", run->seconds,
 		run->counts[RT_VERDICT_UNCHANGED], run->counts[RT_VERDICT_REGRESSION],
 		run->counts[RT_VERDICT_IMPROVEMENT], run->counts[RT_VERDICT_INFEASIBLE],
 		run->counts[RT_VERDICT_INCONCLUSIVE]);
+	if (run->counts[RT_VERDICT_NOT_RUN])
+		fprintf(f, ", %d not run (no --cmd)", run->counts[RT_VERDICT_NOT_RUN]);
+	fputc('\n', f);
 }

@@ -71,8 +71,10 @@ static const char tune_usage[] =
 	"  --shell             run COMMAND with /bin/sh -c, each {knob} quoted for sh\n"
 	"  --unit NAME         the metric's unit (default: the word before the group)\n\n"
 	"Every trial is appended to results/<host>-<time>.yaml as it finishes; trials of\n"
-	"this machine (same fingerprint) already there are reused. SIGINT or SIGTERM\n"
-	"stop after the current trial and write the best found so far (exit 130).\n";
+	"this machine (same fingerprint) already there are reused. SIGINT, SIGTERM,\n"
+	"SIGHUP or SIGQUIT stop after the current trial and write the best found so\n"
+	"far (exit 130); whatever ends rigtune, SIGKILL too, ends every process its\n"
+	"trials started.\n";
 
 /* The lists of --workload and --backend: o->workloads and o->backends point into them. */
 typedef struct tune_lists {
@@ -208,6 +210,8 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, rt_tune_cmd *cmd,
 	}
 	if (rc < 0 && optind < argc)
 		rc = rt_usage_error("tune", "unexpected argument '%s'", argv[optind]);
+	if (rc < 0 && a->store.url)
+		rc = rt_store_url_usage("tune", a->store.url);
 	if (rc < 0 && a->store.node && !a->store.url)
 		rc = rt_usage_error("tune", "--node names the node in the store: give --store URL");
 	if (rc < 0 && o->resume && o->fresh)
@@ -259,8 +263,10 @@ static void catch_signals(void)
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends rigtune at once */
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* a closed terminal or ssh (HUP), Ctrl-backslash (QUIT), Slurm's time limit (TERM) */
+	static const int ending[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	for (size_t i = 0; i < RT_COUNT(ending); i++)
+		sigaction(ending[i], &sa, NULL);
 }
 
 /* Where the configuration goes and what it keeps there (load_kept). */

@@ -42,6 +42,16 @@ typedef struct rt_store rt_store;
  * RT_EIO when the server cannot be reached or refuses (libpq's message).
  */
 int rt_store_open(const char *url, rt_store **out, char *err, size_t errlen);
+
+/*
+ * For cmd's option parsing: -1 when the --store URL holds no password, else
+ * the usage error's exit code (the password itself never printed). A
+ * command line is anyone's to read on the machine (ps, /proc/PID/cmdline)
+ * and fleet writes it into the sbatch script; the password goes in
+ * ~/.pgpass, PGPASSFILE or PGPASSWORD, where libpq reads it. A URL libpq
+ * cannot parse is left to rt_store_open to report.
+ */
+int rt_store_url_usage(const char *cmd, const char *url);
 void rt_store_close(rt_store *s); /* accepts NULL */
 /*
  * msg (a buffer of len bytes) without the credentials in url or in msg
@@ -148,7 +158,9 @@ int rt_fleet_count_nodes(rt_fleet_job *job, char **exclude, char *err, size_t er
  * on stderr whenever the counts change (done, running, pending, failed; a
  * failed task with its node and reason). *failed gets the tasks that did
  * not succeed; missing (may be NULL, of len bytes) the nodes of job->nodes
- * no task ran on. RT_EUNAVAIL when sbatch or scontrol fail.
+ * no task ran on. RT_EUNAVAIL when sbatch or scontrol fail. SIGHUP, SIGINT,
+ * SIGQUIT or SIGTERM while it waits cancel the job (scancel: its tasks, each
+ * a rigtune, get SIGTERM): RT_ERUNTIME saying so.
  */
 int rt_fleet_submit_wait(const rt_fleet_job *job, const char *script, int quiet, int *failed,
 			 char *missing, size_t len, char *err, size_t errlen);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fleet.h"
+#include "../cli.h"
 #include "store_sql.h"
 #include "../../workloads/backend.h"
 
@@ -255,6 +256,25 @@ static void quiet_notice(void *arg, const char *message)
 {
 	(void)arg;
 	(void)message;
+}
+
+int rt_store_url_usage(const char *cmd, const char *url)
+{
+	char *why = NULL;
+	PQconninfoOption *opts = PQconninfoParse(url, &why);
+	int has_password = 0;
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+		has_password |= !strcmp(o->keyword, "password") && o->val && o->val[0];
+	PQconninfoFree(opts);
+	PQfreemem(why);
+	if (!has_password)
+		return -1;
+	return rt_usage_error(cmd,
+			      "--store URL holds a password, which every user of this machine can "
+			      "read in its command line (ps, /proc/PID/cmdline) and fleet would "
+			      "write into the sbatch script: leave it out of the URL and put it in "
+			      "~/.pgpass or the file PGPASSFILE names (host:port:db:user:password, "
+			      "mode 0600), or in PGPASSWORD");
 }
 
 int rt_store_open(const char *url, rt_store **out, char *err, size_t errlen)

@@ -415,9 +415,10 @@ static int same_model(const rt_pg_workload *wl, const rt_shape *sh)
 	return sh->n == wl->shape.n;
 }
 
+/* The card of built-in workload w; NULL for a command's trial (no workload: no chart). */
 static rt_pg_workload *workload_of(rt_page *pg, const rt_workload *w)
 {
-	for (int i = 0; i < pg->nwl; i++)
+	for (int i = 0; w && i < pg->nwl; i++)
 		if (pg->wl[i].w == w)
 			return &pg->wl[i];
 	return NULL;
@@ -432,7 +433,9 @@ static void workloads_from_journals(rt_page *pg)
 			if (!pg->fingerprint[0])
 				snprintf(pg->fingerprint, sizeof pg->fingerprint, "%s",
 				         r->fingerprint);
-			if (workload_of(pg, r->workload) || pg->nwl == RT_CONFIG_MAX_RECS)
+			/* a command's trial (tune --cmd) has no workload to chart */
+			if (!r->workload || workload_of(pg, r->workload) ||
+			    pg->nwl == RT_CONFIG_MAX_RECS)
 				continue;
 			rt_pg_workload *wl = &pg->wl[pg->nwl++];
 			wl->name = r->workload->name;
