@@ -2,7 +2,8 @@
 #
 #   make            build build/rigtune, the GPU plugins that this machine can compile
 #   make run        set up what is missing, build, run the default tuning, draw its report
-#   make test       set up what is missing (test clients too), build, run every test
+#   make test       set up what is missing (test clients, the frameworks' venv), build, run
+#                   every test
 #   make asan       the same suite under AddressSanitizer + UBSan (clang where present)
 #   make bench      the benchmarks in bench/ (they print figures)
 #   make fuzz       every libFuzzer harness in fuzz/ for SECONDS (default 60) each
@@ -84,8 +85,10 @@ build-all: $(BUILD)/rigtune $(PLUGINS)
 HIP_GROUP := $(if $(filter 1,$(HIP))$(wildcard /dev/kfd),hip)
 deps:
 	@scripts/install-deps.sh --if-missing build $(HIP_GROUP)
+# test-deps also makes the virtual environment of PyPI frameworks the tests apply hints in.
 test-deps:
 	@scripts/install-deps.sh --if-missing build test $(HIP_GROUP)
+	@scripts/venv.sh
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

@@ -5,8 +5,9 @@
 #                                                                        (make, make run)
 #   test   cmocka, clang's sanitizer and fuzzer runtimes, and the real clients the
 #          tests drive: PyTorch, Optuna (+ omegaconf, psycopg2), PostgreSQL,
-#          Slurm and munge (the fleet's cluster), headless Chromium, and OpenBLAS's
-#          serial build beside the pthreads one (check's A/B)            (make test)
+#          Slurm and munge (the fleet's cluster), headless Chromium, OpenBLAS's
+#          serial build beside the pthreads one (check's A/B), and python3-venv for
+#          scripts/venv.sh (PyPI's frameworks)                            (make test)
 #   hip    Debian's hipcc, to build the HIP plugin (where /dev/kfd shows an AMD GPU,
 #          with `make HIP=1`, and always in CI)
 #
@@ -25,7 +26,7 @@ packages() {
     build) echo build-essential pkg-config libopenblas-dev libdnnl-dev libhwloc-dev hwloc libnlopt-dev libyaml-dev \
                libpq-dev gnuplot-nox ;;
     test) echo libcmocka-dev clang libclang-rt-14-dev python3-torch python3-optuna python3-omegaconf \
-               python3-psycopg2 python3-yaml postgresql slurm-wlm munge chromium fonts-dejavu-core \
+               python3-psycopg2 python3-yaml python3-venv postgresql slurm-wlm munge chromium fonts-dejavu-core \
                libopenblas0-serial ;;
     hip) echo hipcc ;;
     *) echo "install-deps.sh: unknown group '$1' (build, test, hip)" >&2; exit 2 ;;
@@ -46,7 +47,7 @@ present() {
     build) have_commands cc make pkg-config gnuplot && have_modules hwloc nlopt yaml-0.1 openblas libpq &&
            [ -e /usr/include/oneapi/dnnl/dnnl.h ] ;;
     test) have_modules cmocka && have_commands clang chromium slurmctld slurmd munged sbatch &&
-          have_python torch optuna omegaconf psycopg2 yaml &&
+          have_python torch optuna omegaconf psycopg2 yaml ensurepip &&
           compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null &&
           compgen -G '/usr/lib/*/openblas-serial/libopenblas.so.0' >/dev/null &&
           compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a' >/dev/null ;;

@@ -5,6 +5,9 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 export RIGTUNE="$PWD/$BUILD/rigtune" BUILD_DIR="$PWD/$BUILD"
+# The interpreter of PyPI's frameworks (scripts/venv.sh, made by make test's set-up):
+# tests that need it fail, not skip, when it is missing.
+export RIGTUNE_TEST_PYTHON=${RIGTUNE_TEST_PYTHON:-$(scripts/venv.sh --path)/bin/python}
 export CMOCKA_MESSAGE_OUTPUT=TAP
 # The measuring lock of this run: suites running at once in two checkouts do
 # not wait for each other (tests assert no timings), while inside a run the

@@ -15,6 +15,7 @@
 
 #include "contention.h"
 #include "hints.h"
+#include "settings.h"
 #include "params.h"
 #include "measure_yaml.h"
 #include "tune_run.h"
@@ -789,6 +790,7 @@ int rt_config_emit(const rt_tune_run *run, const rt_tune_opts *o, char **text, s
 	rt_yw_end_map(&w);
 	rt_yw_str(&w, "frameworks");
 	rt_frameworks_emit(&w, &run->frameworks);
+	rt_settings_emit(&w, &run->frameworks, environ);
 	emit_crossover(&w, run);
 	rt_yw_str(&w, "search");
 	rt_yw_map(&w, 0);

@@ -76,11 +76,18 @@ static const char probe_pytorch[] =
 	"out('hip', str(gpu and torch.version.hip is not None).lower())\n"
 	"out('gpus', torch.cuda.device_count() if gpu else 0)\n";
 
-static const char probe_jax[] = "MODULE = 'jax'\n" PROBE_PRELUDE
-				"import jax\n"
-				"out('version', jax.__version__)\n"
-				"out('platform', jax.default_backend())\n"
-				"out('devices', len(jax.devices()))\n";
+/* JAX: the CPU client's Eigen pool is named tf_XLAEigen; it starts with the first computation. */
+static const char probe_jax[] =
+	"MODULE = 'jax'\n" PROBE_PRELUDE
+	"import jax, jaxlib, jax.numpy as jnp\n"
+	"out('version', jax.__version__)\n"
+	"out('jaxlib', jaxlib.__version__)\n"
+	"out('platform', jax.default_backend())\n"
+	"out('devices', len(jax.devices()))\n"
+	"x = jnp.ones((256, 256))\n"
+	"jax.jit(lambda a: a @ a)(x).block_until_ready()\n"
+	"comm = [open(f'/proc/self/task/{t}/comm').read().strip() for t in os.listdir('/proc/self/task')]\n"
+	"out('cpu_pool_threads', comm.count('tf_XLAEigen'))\n";
 
 static const char probe_tensorflow[] =
 	"MODULE = 'tensorflow'\n" PROBE_PRELUDE
@@ -91,6 +98,17 @@ static const char probe_tensorflow[] =
 	"out('interop_threads', tf.config.threading.get_inter_op_parallelism_threads())\n"
 	"out('gpus', len(tf.config.list_physical_devices('GPU')))\n";
 
+/*
+ * gymnasium and SB3: their versions from the installed metadata, without
+ * importing them (SB3 imports torch: seconds that PyTorch's own probe spends
+ * already); tests/framework_hints.py runs their lines for real.
+ */
+#define PROBE_METADATA(module, dist)                                                      \
+	"MODULE = '" module "'\n" PROBE_PRELUDE "import importlib.metadata\n"               \
+	"out('version', importlib.metadata.version('" dist "'))\n"
+static const char probe_gymnasium[] = PROBE_METADATA("gymnasium", "gymnasium");
+static const char probe_sb3[] = PROBE_METADATA("stable_baselines3", "stable_baselines3");
+
 static const struct {
 	const char *name;
 	const char *script;
@@ -98,91 +116,150 @@ static const struct {
 	[RT_FW_PYTORCH] = {"pytorch", probe_pytorch},
 	[RT_FW_JAX] = {"jax", probe_jax},
 	[RT_FW_TENSORFLOW] = {"tensorflow", probe_tensorflow},
+	[RT_FW_GYMNASIUM] = {"gymnasium", probe_gymnasium},
+	[RT_FW_SB3] = {"stable_baselines3", probe_sb3},
 };
 
 #define DEFAULT_PYTHON "python3"
 #define SYSTEM_PYTHON "/usr/bin/python3"
 
-/* What one probe's lines are collected into. */
+/*
+ * Runs every probe at once, each in its own interpreter (an import that
+ * crashes or hangs costs only its own framework), and prints their lines as
+ * NAME:LINE, then NAME:status=ok|timeout|exit N and NAME:error=the last line
+ * of its stderr. Each import costs seconds (PyPI's torch 3-5 s on a busy
+ * 2-core machine): one after another they would not fit a short tune's share.
+ * argv: the seconds left, then NAME SCRIPT pairs. Output goes to files, so
+ * that no probe blocks on a full pipe while another is read.
+ */
+static const char probe_driver[] =
+	"import subprocess, sys, tempfile, time\n"
+	"until = time.monotonic() + float(sys.argv[1])\n"
+	"runs = []\n"
+	"for name, script in zip(sys.argv[2::2], sys.argv[3::2]):\n"
+	"    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()\n"
+	"    p = subprocess.Popen([sys.executable, '-c', script], stdin=subprocess.DEVNULL,\n"
+	"                         stdout=out, stderr=err)\n"
+	"    runs.append((name, p, out, err))\n"
+	"for name, p, out, err in runs:\n"
+	"    try:\n"
+	"        p.wait(timeout=max(0.0, until - time.monotonic()))\n"
+	"        status = 'ok' if p.returncode == 0 else f'exit {p.returncode}'\n"
+	"    except subprocess.TimeoutExpired:\n"
+	"        p.kill()\n"
+	"        p.wait()\n"
+	"        status = 'timeout'\n"
+	"    for f, key in ((out, None), (err, 'error')):\n"
+	"        f.seek(0)\n"
+	"        lines = [l for l in f.read().decode(errors='replace').splitlines() if l.strip()]\n"
+	"        for line in (lines if key is None else lines[-1:]):\n"
+	"            print(f'{name}:{line}' if key is None else f'{name}:{key}={line.strip()}')\n"
+	"    print(f'{name}:status={status}', flush=True)\n";
+
+/* What the probes' lines are collected into. */
 typedef struct probe_out {
-	rt_framework *f;
 	rt_frameworks *all;
 	char executable[256];
-	int absent; /* said installed=false */
+	char status[RT_NFW][32];   /* ok, timeout, exit N; "" when it said nothing */
+	char error[RT_NFW][200];   /* the last line of its stderr */
+	int absent[RT_NFW];        /* said installed=false */
 } probe_out;
 
+/* A driver line, NAME:KEY=VALUE, into its framework's entry. */
 static void probe_line(void *user, int is_err, const char *text)
 {
 	probe_out *o = user;
-	size_t k = strcspn(text, "=");
-	if (is_err || !text[k] || k == 0 || k >= sizeof o->f->key[0])
+	size_t colon = strcspn(text, ":");
+	int id = 0;
+	while (id < RT_NFW && (strlen(probes[id].name) != colon ||
+			       strncmp(text, probes[id].name, colon)))
+		id++;
+	if (is_err || id == RT_NFW)
 		return;
-	const char *v = text + k + 1;
-	if (!strncmp(text, "python_version", k))
+	rt_framework *f = &o->all->fw[id];
+	const char *kv = text + colon + 1;
+	size_t k = strcspn(kv, "=");
+	if (!kv[k] || k == 0 || k >= sizeof f->key[0])
+		return;
+	const char *v = kv + k + 1;
+#define IS(key) (k == strlen(key) && !strncmp(kv, key, k))
+	if (IS("python_version"))
 		snprintf(o->all->python_version, sizeof o->all->python_version, "%s", v);
-	else if (!strncmp(text, "executable", k))
+	else if (IS("executable"))
 		snprintf(o->executable, sizeof o->executable, "%s", v);
-	else if (!strncmp(text, "installed", k))
-		o->absent = !strcmp(v, "false");
-	else if (o->f->n < RT_FW_MAX_KV) {
-		snprintf(o->f->key[o->f->n], sizeof o->f->key[0], "%.*s", (int)k, text);
-		snprintf(o->f->value[o->f->n], sizeof o->f->value[0], "%.*s",
-			 (int)sizeof o->f->value[0] - 1, v);
-		o->f->n++;
+	else if (IS("installed"))
+		o->absent[id] = !strcmp(v, "false");
+	else if (IS("status"))
+		snprintf(o->status[id], sizeof o->status[id], "%s", v);
+	else if (IS("error"))
+		snprintf(o->error[id], sizeof o->error[id], "%s", v);
+	else if (f->n < RT_FW_MAX_KV) {
+		snprintf(f->key[f->n], sizeof f->key[0], "%.*s", (int)k, kv);
+		snprintf(f->value[f->n], sizeof f->value[0], "%.*s", (int)sizeof f->value[0] - 1, v);
+		f->n++;
 	}
+#undef IS
 }
 
-/* Less than this left of the probes' time: a framework is not probed. */
+/* Less than this left of the probes' time: nothing is probed. */
 #define MIN_PROBE_S 0.05
+/* The driver's own start and end, beyond the probes' time. */
+#define DRIVER_GRACE_S 2.0
 
-/*
- * One framework's probe in a child, until `until` (rt_now's clock); RT_EINVAL
- * when python cannot be run at all.
- */
-static int probe_one(const char *python, rt_fw_id id, double until, rt_frameworks *all,
-		     char *executable, size_t exlen, char *err, size_t errlen)
+/* What one framework's probe came to, from the driver's status line. */
+static void settle(rt_framework *f, const probe_out *o, int id, double seconds)
 {
-	rt_framework *f = &all->fw[id];
-	char *argv[] = {(char *)python, "-c", (char *)probes[id].script, NULL};
-	double deadline_s = until - rt_now();
-	probe_out o = {.f = f, .all = all};
-	rt_usercmd c = {.argv = argv, .timeout_s = deadline_s, .line = probe_line, .user = &o};
-	rt_usercmd_exit x;
-	memset(f, 0, sizeof *f);
-	f->name = probes[id].name;
-	if (deadline_s < MIN_PROBE_S) {
-		snprintf(f->note, sizeof f->note, "not probed: the probes' time was spent");
-		return RT_OK;
-	}
-	int rc = rt_usercmd_run(&c, &x, err, errlen);
-	if (rc)
-		return rc;
-	snprintf(executable, exlen, "%s", o.executable);
-	int ok = WIFEXITED(x.status) && WEXITSTATUS(x.status) == 0;
-	if (x.timed_out)
-		snprintf(f->note, sizeof f->note, "the probe timed out after %.1f s", deadline_s);
-	else if (ok && o.absent)
+	const char *status = o->status[id];
+	if (!strcmp(status, "timeout"))
+		snprintf(f->note, sizeof f->note, "the probe timed out after %.1f s", seconds);
+	else if (!strcmp(status, "ok") && o->absent[id])
 		snprintf(f->note, sizeof f->note, "not installed");
-	else if (!ok)
+	else if (strcmp(status, "ok"))
 		snprintf(f->note, sizeof f->note, "import failed: %.180s",
-			 x.last_err[0] ? x.last_err : "no message");
-	f->installed = ok && !o.absent && !x.timed_out;
+			 o->error[id][0] ? o->error[id] : status[0] ? status : "no message");
+	f->installed = !strcmp(status, "ok") && !o->absent[id];
 	if (!f->installed)
 		f->n = 0;
-	return RT_OK;
 }
 
-/* Every framework of one python into out; RT_EINVAL when it cannot run. */
+/*
+ * Every framework of one python into out, to end by `until` (rt_now's
+ * clock); RT_EINVAL when python cannot be run at all.
+ */
 static int probe_python(const char *python, double until, rt_frameworks *out,
 			char *executable, size_t exlen, char *err, size_t errlen)
 {
+	static probe_out o; /* large: not on the stack */
+	char seconds[32], *argv[4 + 2 * RT_NFW] = {(char *)python, "-c", (char *)probe_driver,
+						   seconds};
+	double left = until - rt_now();
 	memset(out, 0, sizeof *out);
+	memset(&o, 0, sizeof o);
+	o.all = out;
 	snprintf(out->python, sizeof out->python, "%s", python);
 	for (int id = 0; id < RT_NFW; id++) {
-		int rc = probe_one(python, (rt_fw_id)id, until, out, executable, exlen, err, errlen);
-		if (rc)
-			return rc;
+		out->fw[id].name = probes[id].name;
+		snprintf(out->fw[id].note, sizeof out->fw[id].note,
+			 "not probed: the probes' time was spent");
+		argv[4 + 2 * id] = (char *)probes[id].name;
+		argv[5 + 2 * id] = (char *)probes[id].script;
 	}
+	if (left < MIN_PROBE_S)
+		return RT_OK;
+	snprintf(seconds, sizeof seconds, "%.3f", left);
+	rt_usercmd c = {.argv = argv, .timeout_s = left + DRIVER_GRACE_S, .line = probe_line,
+			.user = &o};
+	rt_usercmd_exit x;
+	int rc = rt_usercmd_run(&c, &x, err, errlen);
+	if (rc)
+		return rc;
+	for (int id = 0; id < RT_NFW; id++)
+		if (o.status[id][0])
+			settle(&out->fw[id], &o, id, left);
+		else if (!x.timed_out) /* the driver itself failed (a Python 2, say) */
+			snprintf(out->fw[id].note, sizeof out->fw[id].note,
+				 "the probes did not run: %.170s", x.last_err[0] ? x.last_err : "no message");
+	snprintf(executable, exlen, "%s", o.executable);
 	out->probed = 1;
 	return RT_OK;
 }
@@ -274,4 +351,41 @@ void rt_frameworks_emit(rt_yw *w, const rt_frameworks *f)
 		rt_yw_end_map(w);
 	}
 	rt_yw_end_map(w);
+}
+
+/* One framework's mapping (or the note of one that is not installed) into fw. */
+static void read_framework(const rt_yr *r, const rt_ynode *n, rt_framework *fw)
+{
+	if (n->type != YAML_MAPPING_NODE) {
+		snprintf(fw->note, sizeof fw->note, "%s", rt_yr_scalar(n) ? rt_yr_scalar(n) : "");
+		return;
+	}
+	fw->installed = 1;
+	for (int i = 0; i < rt_yr_npairs(n) && fw->n < RT_FW_MAX_KV; i++) {
+		const rt_ynode *k, *v;
+		rt_yr_pair(r, n, i, &k, &v);
+		if (!rt_yr_scalar(k) || !rt_yr_scalar(v))
+			continue;
+		snprintf(fw->key[fw->n], sizeof fw->key[0], "%s", rt_yr_scalar(k));
+		snprintf(fw->value[fw->n], sizeof fw->value[0], "%s", rt_yr_scalar(v));
+		fw->n++;
+	}
+}
+
+void rt_frameworks_read(const rt_yr *r, const rt_ynode *map, rt_frameworks *out)
+{
+	memset(out, 0, sizeof *out);
+	for (int id = 0; id < RT_NFW; id++)
+		out->fw[id].name = probes[id].name;
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return;
+	const char *python = rt_yr_scalar(rt_yr_get(r, map, "python"));
+	snprintf(out->python, sizeof out->python, "%s", python ? python : "");
+	for (int id = 0; id < RT_NFW; id++) {
+		const rt_ynode *n = rt_yr_get(r, map, probes[id].name);
+		if (n) {
+			out->probed = 1;
+			read_framework(r, n, &out->fw[id]);
+		}
+	}
 }

@@ -13,8 +13,12 @@
  *               parallel_backend (OpenMP, native thread pool), openmp,
  *               intra_op_threads, interop_threads (its defaults in that
  *               environment), mkldnn, cuda, hip (true/false), gpus
- *   jax         version, platform (cpu, gpu, tpu), devices
+ *   jax         version, jaxlib, platform (cpu, gpu, tpu), devices,
+ *               cpu_pool_threads (the threads of the CPU client's Eigen
+ *               pool, counted after a jitted matmul)
  *   tensorflow  version, intra_op_threads, interop_threads, gpus
+ *   gymnasium, stable_baselines3  version (from the installed metadata: no
+ *               import)
  *
  * A framework that is not there is "not installed"; one that fails to
  * import says how in its note.
@@ -22,9 +26,17 @@
 #ifndef RT_FRAMEWORKS_H
 #define RT_FRAMEWORKS_H
 
+#include "yamlr.h"
 #include "yamlw.h"
 
-typedef enum rt_fw_id { RT_FW_PYTORCH, RT_FW_JAX, RT_FW_TENSORFLOW, RT_NFW } rt_fw_id;
+typedef enum rt_fw_id {
+	RT_FW_PYTORCH,
+	RT_FW_JAX,
+	RT_FW_TENSORFLOW,
+	RT_FW_GYMNASIUM,
+	RT_FW_SB3,
+	RT_NFW
+} rt_fw_id;
 
 #define RT_FW_MAX_KV 20
 /* Seconds the probes may take together (importing TensorFlow is slow). */
@@ -67,5 +79,13 @@ const char *rt_framework_get(const rt_framework *f, const char *key);
 
 /* The frameworks as a YAML mapping (the value of a `frameworks:` key). */
 void rt_frameworks_emit(rt_yw *w, const rt_frameworks *f);
+
+/*
+ * The frameworks back from that mapping (a configuration's), into out:
+ * what each said, a text value for a framework that is not installed; a
+ * map that is NULL or not a mapping leaves out->probed 0. Values longer
+ * than the probe's are cut, keys past RT_FW_MAX_KV left out.
+ */
+void rt_frameworks_read(const rt_yr *r, const rt_ynode *map, rt_frameworks *out);
 
 #endif

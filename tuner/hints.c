@@ -25,26 +25,29 @@ typedef struct pool_rule {
 	int cpu_bf16;          /* 1: only for a CPU bf16 point */
 	int intra_all, blas_all;
 	int blas_own_pool;     /* the BLAS sizes a pool of its own from OPENBLAS_NUM_THREADS */
+	int proven;            /* a build the tests install threads so (tests/framework_hints.py) */
 	const char *why;
 } pool_rule;
 
 static const pool_rule pool_rules[] = {
-	{"pthreads", 1, 1, 0, 1,
+	{"pthreads", 1, 1, 0, 1, 1,
 	 "bf16 matmuls run in oneDNN under autocast, in PyTorch's intra-op pool: that pool gets "
 	 "the threads, the BLAS's own pthread pool 1 (both at the core count fight over the "
 	 "cores)"},
-	{"pthreads", 0, 0, 1, 1,
+	{"pthreads", 0, 0, 1, 1, 1,
 	 "its BLAS runs a pthread pool of its own: the BLAS pool gets the threads, the "
 	 "intra-op pool 1 (both at the core count fight over the cores)"},
-	{"openmp", 0, 1, 1, 0, "its BLAS runs in PyTorch's OpenMP pool: set_num_threads sizes both"},
-	{"tbb", 0, 1, 1, 0, "its BLAS (MKL on TBB) follows the intra-op setting"},
-	{"serial", 0, 1, 0, 0,
-	 "its BLAS is single-threaded: only the intra-op pool runs in parallel"},
-	{NULL, 0, 1, 1, 0,
-	 "PyTorch not found for this Python (tune --python PATH probes another): lines for a "
-	 "build whose BLAS shares PyTorch's OpenMP pool (pip and conda: MKL); one whose BLAS "
-	 "has a pthread pool of its own (Debian's python3-torch) wants torch.set_num_threads(1) "
-	 "with OPENBLAS_NUM_THREADS at the threads"},
+	{"openmp", 0, 1, 1, 0, 1, "its BLAS runs in PyTorch's OpenMP pool: set_num_threads sizes both"},
+	{"tbb", 0, 1, 1, 0, 0,
+	 "its BLAS (MKL on TBB) follows the intra-op setting; no build the tests install threads "
+	 "so"},
+	{"serial", 0, 1, 0, 0, 0,
+	 "its BLAS is single-threaded: only the intra-op pool runs in parallel; no build the "
+	 "tests install threads so"},
+	{NULL, 0, 1, 1, 0, 0,
+	 "lines for a build whose BLAS shares PyTorch's OpenMP pool (pip and conda: MKL); one "
+	 "whose BLAS has a pthread pool of its own (Debian's python3-torch) wants "
+	 "torch.set_num_threads(1) with OPENBLAS_NUM_THREADS at the threads"},
 };
 
 static const pool_rule *rule_for(const rt_frameworks *f, const rt_point *point)
@@ -72,20 +75,21 @@ static void add_line(rt_hint_block *b, const char *fmt, ...)
 }
 
 /*
- * Lines that need what the machines the tests run on lack, by the text they
- * begin with: tests/torch_hints.py can only skip them, so they are marked
- * untested and name the documented setting alone.
+ * Lines that need what the machines the tests run on lack (a GPU), by a
+ * text they contain: tests/framework_hints.py can only skip them, so they are
+ * marked untested and name the documented setting alone.
  */
 static const char *const untestable[] = {
-	"with torch.autocast('cuda'", /* a GPU */
-	"gymnasium.",                 /* gymnasium: Debian 12 has no package of it */
+	"torch.autocast('cuda'", /* PyTorch's GPU autocast */
+	"device='cuda'",         /* SB3 on a GPU */
+	"to jnp.float16",        /* JAX's fp16, an accelerator's precision */
 };
 
 static void mark_untestable(rt_hint_block *b)
 {
 	for (int i = 0; i < b->n; i++)
 		for (size_t k = 0; k < RT_COUNT(untestable); k++)
-			if (!strncmp(b->line[i], untestable[k], strlen(untestable[k])))
+			if (strstr(b->line[i], untestable[k]))
 				b->line_untested[i] = 1;
 }
 
@@ -113,11 +117,38 @@ static void thread_env(rt_hints *h, int intra, int blas, int threads)
 	add_env(h, "NUMEXPR_NUM_THREADS", threads);
 }
 
+/* What the workload says lib must be told (its data loading, its environments). */
+static void workload_lines(rt_hint_block *b, rt_hint_lib lib, const rt_workload *w,
+			   const rt_point *pt, const rt_shape *sh)
+{
+	char own[WORKLOAD_LINES][RT_HINT_LEN];
+	int n = w->hints ? w->hints(lib, pt, sh, own, WORKLOAD_LINES) : 0;
+	for (int i = 0; i < n && i < WORKLOAD_LINES; i++)
+		add_line(b, "%s", own[i]);
+}
+
+/* The probed framework id of f, NULL where it was not probed or is not installed. */
+static const rt_framework *installed(const rt_frameworks *f, rt_fw_id id)
+{
+	return f && f->probed && f->fw[id].installed ? &f->fw[id] : NULL;
+}
+
+/* Why framework id has no probe's answer here, with how to get one. */
+static const char *not_found(const rt_frameworks *f, rt_fw_id id)
+{
+	static char why[200];
+	const char *note = f && f->probed && f->fw[id].note[0] ? f->fw[id].note : "not probed";
+	snprintf(why, sizeof why, "%.120s for this Python (tune --python PATH probes another)",
+		 note);
+	return why;
+}
+
 static void pytorch_about(rt_hint_block *b, const rt_frameworks *f, const pool_rule *r)
 {
 	const rt_framework *pt = &f->fw[RT_FW_PYTORCH];
 	if (!r->threading) {
-		snprintf(b->about, sizeof b->about, "%s", r->why);
+		snprintf(b->about, sizeof b->about, "PyTorch: %s: %s", not_found(f, RT_FW_PYTORCH),
+			 r->why);
 		return;
 	}
 	const char *v = rt_framework_get(pt, "version"), *blas = rt_framework_get(pt, "blas");
@@ -153,38 +184,38 @@ static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_r
 			  const rt_workload *w, const rt_point *pt, const rt_shape *sh)
 {
 	b->framework = "pytorch";
-	b->untested = r->threading == NULL;
+	b->untested = !r->proven;
 	pytorch_about(b, f, r);
 	if (r->blas_own_pool)
 		add_line(b, "os.environ['OPENBLAS_NUM_THREADS'] = '%d'  # before importing torch",
 			 r->blas_all ? pt->threads : 1);
 	add_line(b, "torch.set_num_threads(%d)", r->intra_all ? pt->threads : 1);
-	char own[WORKLOAD_LINES][RT_HINT_LEN];
-	int n = w->hints ? w->hints(pt, sh, own, WORKLOAD_LINES) : 0;
-	for (int i = 0; i < n && i < WORKLOAD_LINES; i++)
-		add_line(b, "%s", own[i]);
+	workload_lines(b, RT_HINT_PYTORCH, w, pt, sh);
 	pytorch_precision(b, pt);
 	mark_untestable(b);
 }
 
 /*
- * JAX on the CPU: XLA's levers, each read in XLA's source (openxla/xla), as
- * the lines cite. XLA_FLAGS is split by ParseArgvFromString
+ * JAX on the CPU: XLA's levers, each read in XLA's source (openxla/xla) and
+ * measured on jaxlib 0.10.2 (tests/framework_hints.py applies each line and
+ * counts the threads that ran). XLA_FLAGS is split by ParseArgvFromString
  * (xla/parse_flags_from_env.cc), which stops at the first word that does not
  * begin with '-': only --flags count, and there is no intra-op thread flag.
- * The CPU client sizes its Eigen intra-op pool (and its client pool) with
+ * The CPU client sizes its Eigen intra-op pool (tf_XLAEigen threads) with
  * DefaultThreadPoolSize() (xla/pjrt/cpu/cpu_client.cc), which is PJRT_NPROC,
  * else NPROC, else tsl::port::MaxParallelism(): the CPUs of the process's
  * affinity mask (xla/pjrt/utils.cc). So the thread count is the affinity
- * mask (rigtune exec binds to the point's CPUs) or NPROC, and one thread is
- * also --xla_cpu_multi_thread_eigen=false (xla/debug_options_flags.cc; its
- * default is true). bf16 on the CPU is the lever that certainly acts, a dot
- * of bf16 operands with an fp32 result (autocast's semantics), rather than
- * the matmul-precision setting that accelerators' dot algorithms follow.
+ * mask (rigtune exec binds to the point's CPUs) or NPROC. The older lever
+ * --xla_cpu_multi_thread_eigen=false is not given: on jaxlib 0.10.2 a
+ * jitted matmul still ran on both of the pool's threads with it. bf16 on
+ * the CPU is the lever that certainly acts, a dot of bf16 operands with an
+ * fp32 result (autocast's semantics), rather than the matmul-precision
+ * setting that accelerators' dot algorithms follow.
  */
-static void jax_lines(rt_hint_block *b, const rt_point *pt)
+static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *pt)
 {
 	int cpu = !strcmp(pt->backend, "cpu");
+	const rt_framework *jax = installed(f, RT_FW_JAX);
 	static const char *const prec[RT_NPRECISION] = {
 		[RT_FP64] = "jax.config.update('jax_enable_x64', True)",
 		[RT_FP32] = "jax.config.update('jax_default_matmul_precision', 'highest')",
@@ -193,31 +224,64 @@ static void jax_lines(rt_hint_block *b, const rt_point *pt)
 		[RT_FP16] = "cast params and inputs to jnp.float16",
 	};
 	b->framework = "jax";
-	b->untested = 1;
-	snprintf(b->about, sizeof b->about,
-		 "levers read in XLA's source (openxla/xla), cited per line; not run here (Debian 12 "
-		 "packages no JAX). XLA_FLAGS holds only --flags (xla/parse_flags_from_env.cc) and "
-		 "has no thread-count flag");
+	b->untested = jax == NULL;
+	if (jax) {
+		const char *v = rt_framework_get(jax, "version");
+		const char *pool = rt_framework_get(jax, "cpu_pool_threads");
+		snprintf(b->about, sizeof b->about,
+			 "JAX %s (jaxlib %s; its CPU client ran %s Eigen threads here): XLA's "
+			 "CPU pools take the affinity mask's size or NPROC; XLA_FLAGS has no "
+			 "thread-count flag",
+			 v ? v : "?", rt_framework_get(jax, "jaxlib") ? rt_framework_get(jax, "jaxlib") : "?",
+			 pool ? pool : "?");
+	} else {
+		snprintf(b->about, sizeof b->about,
+			 "JAX: %s: XLA's levers as jaxlib 0.10.2 reads them (the affinity mask or "
+			 "NPROC; XLA_FLAGS has no thread-count flag)",
+			 not_found(f, RT_FW_JAX));
+	}
 	if (pt->pin != RT_PIN_NONE)
-		add_line(b, "rigtune exec -- python3 train.py  # binds to the point's CPUs: XLA's "
-			    "CPU pools take the affinity mask's size (DefaultThreadPoolSize, "
-			    "xla/pjrt/utils.cc)");
+		add_line(b, "rigtune exec -- python3 train.py  # binds to the point's %d CPUs: "
+			    "XLA's CPU pools take the affinity mask's size",
+			 pt->threads + pt->workers);
 	else
 		add_line(b, "taskset -c 0-%d python3 train.py  # XLA's CPU pools take the affinity "
-			    "mask's size (DefaultThreadPoolSize, xla/pjrt/utils.cc)",
+			    "mask's size",
 			 pt->threads - 1);
-	add_line(b,
-		 "NPROC=%d  # or this: DefaultThreadPoolSize() reads PJRT_NPROC, then NPROC, for "
-		 "xla/pjrt/cpu/cpu_client.cc's Eigen pool",
+	add_line(b, "NPROC=%d  # or this: XLA's CPU client sizes its Eigen pool from PJRT_NPROC, "
+		    "then NPROC",
 		 pt->threads);
-	if (pt->threads == 1)
-		add_line(b, "XLA_FLAGS=--xla_cpu_multi_thread_eigen=false  # single-threaded Eigen "
-			    "calls (xla/debug_options_flags.cc; default true)");
 	if (cpu && pt->precision == RT_BF16)
 		add_line(b, "jnp.dot(x.astype(jnp.bfloat16), w.astype(jnp.bfloat16), "
 			    "preferred_element_type=jnp.float32)  # bf16 inputs, fp32 result");
 	else if (!cpu || pt->precision == RT_FP64)
 		add_line(b, "%s", prec[pt->precision]);
+	mark_untestable(b);
+}
+
+/*
+ * The RL libraries' lines come from the workload (its environments); a
+ * workload without environments gives none, and the block is left out.
+ */
+static void rl_lines(rt_hint_block *b, const rt_frameworks *f, rt_fw_id id, rt_hint_lib lib,
+		     const rt_workload *w, const rt_point *pt, const rt_shape *sh)
+{
+	static const char *const names[] = {[RT_FW_GYMNASIUM] = "gymnasium",
+					    [RT_FW_SB3] = "stable_baselines3"};
+	const rt_framework *fw = installed(f, id);
+	const char *v = fw ? rt_framework_get(fw, "version") : NULL;
+	b->framework = names[id];
+	b->untested = fw == NULL;
+	workload_lines(b, lib, w, pt, sh);
+	if (fw)
+		snprintf(b->about, sizeof b->about, "%s %s: the point's environments, workers and "
+			 "update as its classes take them", names[id], v ? v : "?");
+	else
+		snprintf(b->about, sizeof b->about, "%s: %s: lines as %s", names[id],
+			 not_found(f, id),
+			 id == RT_FW_SB3 ? "stable-baselines3 2.9 takes them" :
+					   "gymnasium 1.4 takes them");
+	mark_untestable(b);
 }
 
 static void tensorflow_lines(rt_hint_block *b, const rt_point *pt)
@@ -230,7 +294,9 @@ static void tensorflow_lines(rt_hint_block *b, const rt_point *pt)
 	};
 	b->framework = "tensorflow";
 	b->untested = 1;
-	snprintf(b->about, sizeof b->about, "TensorFlow's documented settings; not run here");
+	snprintf(b->about, sizeof b->about,
+		 "TensorFlow's documented settings; not run here (the test environment has no "
+		 "TensorFlow)");
 	add_line(b, "tf.config.threading.set_intra_op_parallelism_threads(%d)", pt->threads);
 	if (prec[pt->precision])
 		add_line(b, "%s", prec[pt->precision]);
@@ -244,8 +310,10 @@ void rt_hints_for(const rt_frameworks *f, const rt_workload *w, const rt_point *
 	thread_env(out, r->intra_all ? pt->threads : 1, r->blas_all ? pt->threads : 1,
 		   pt->threads);
 	pytorch_lines(&out->fw[RT_FW_PYTORCH], f, r, w, pt, sh);
-	jax_lines(&out->fw[RT_FW_JAX], pt);
+	jax_lines(&out->fw[RT_FW_JAX], f, pt);
 	tensorflow_lines(&out->fw[RT_FW_TENSORFLOW], pt);
+	rl_lines(&out->fw[RT_FW_GYMNASIUM], f, RT_FW_GYMNASIUM, RT_HINT_GYMNASIUM, w, pt, sh);
+	rl_lines(&out->fw[RT_FW_SB3], f, RT_FW_SB3, RT_HINT_SB3, w, pt, sh);
 }
 
 /* untested_lines: the block's lines the tests cannot run, where the block is tested. */
@@ -275,6 +343,8 @@ void rt_hints_emit(rt_yw *w, const rt_hints *h)
 	rt_yw_map(w, 0);
 	for (int i = 0; i < RT_NFW; i++) {
 		const rt_hint_block *b = &h->fw[i];
+		if (!b->n)
+			continue; /* a library the workload does not use */
 		rt_yw_str(w, b->framework);
 		rt_yw_map(w, 0);
 		if (b->untested)

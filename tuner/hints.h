@@ -17,11 +17,14 @@
  *   workers inherit it (bind the process instead: rigtune exec).
  *
  * The env variables follow PyTorch's model (the framework probed, or the
- * shared-pool model when none was); every PyTorch line is one a test applies
- * in a real torch process, but for those that need what the test machines
- * lack (a GPU for torch.autocast('cuda'), gymnasium, which Debian 12 does
- * not package): these are marked untested one by one. JAX and TensorFlow
- * lines name their documented settings and are marked untested.
+ * shared-pool model when none was). Every line of every block is one that
+ * tests/framework_hints.py applies in a real process of the build it was
+ * written for (Debian's python3-torch; PyPI's torch, jax, gymnasium and
+ * stable-baselines3 in make test's environment), but for those that need a
+ * GPU (torch.autocast('cuda'), SB3's device='cuda', JAX's fp16): these are
+ * marked untested one by one. A block whose framework was not probed for
+ * the Python (or is TensorFlow, which the tests do not install) is untested
+ * as a whole and says so.
  */
 #ifndef RT_HINTS_H
 #define RT_HINTS_H
@@ -34,9 +37,9 @@
 #define RT_HINTS_MAX_ENV 8
 
 typedef struct rt_hint_block {
-	const char *framework; /* "pytorch", "jax", "tensorflow" */
+	const char *framework; /* "pytorch", "jax", "tensorflow", "gymnasium", "stable_baselines3" */
 	int untested;          /* the documented setting, not checked on this build */
-	char about[300];       /* the build the lines follow, and why */
+	char about[420];       /* the build the lines follow, and why */
 	int n;
 	char line[RT_HINTS_MAX_LINES][RT_HINT_LEN];
 	char line_untested[RT_HINTS_MAX_LINES]; /* 1: the tests cannot run that line here */
@@ -59,7 +62,8 @@ void rt_hints_for(const rt_frameworks *f, const rt_workload *w, const rt_point *
 
 /*
  * env: {NAME: value, ...} and hints: {pytorch: {...}, jax: {...}, tensorflow:
- * {...}}, each with untested: true when none of its lines is tested, and
+ * {...}, and gymnasium and stable_baselines3 for a workload with environments},
+ * each with untested: true when none of its lines is tested, and
  * untested_lines: [...] naming those of its lines that are not.
  */
 void rt_hints_emit(rt_yw *w, const rt_hints *h);

@@ -55,11 +55,14 @@ static double workload_weight(const rt_tune_workload *twl)
 /*
  * The frameworks' probe comes first (importing PyTorch takes seconds of CPU
  * that no trial should share) and is charged to the budget: the measuring
- * gets what it left. It may take PROBE_SHARE of the budget at most, so that a
- * short budget still measures; a framework whose import takes longer is
- * noted as timed out.
+ * gets what it left. It may take PROBE_SHARE of the budget, at least
+ * PROBE_MIN_S (the probes run at once, but PyPI's torch and jax imports
+ * took 6-17 s together on a busy 2-core machine) and half the budget at
+ * most, so that a short budget still measures; a framework whose import
+ * takes longer is noted as timed out.
  */
 #define PROBE_SHARE 0.25
+#define PROBE_MIN_S 15.0
 /* A user's command: its best points measured again, interleaved (confirm_best). */
 #define CONFIRM_TOP 3
 #define CONFIRM_ROUNDS 3
@@ -675,6 +678,13 @@ static int probe(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errl
 	return rc ? rt_fail(err, errlen, rc, "--python: %.400s", err) : RT_OK;
 }
 
+/* The frameworks' probe's share of a budget (PROBE_SHARE). */
+static double probe_seconds(double budget_s)
+{
+	double share = fmax(PROBE_SHARE * budget_s, fmin(PROBE_MIN_S, budget_s / 2));
+	return fmin(RT_FRAMEWORK_DEADLINE_S, share);
+}
+
 /* The frameworks the hints follow, all probed within `seconds`, before the measuring. */
 static void probe_frameworks(const rt_tune_opts *o, rt_tune_run *run, double seconds,
 			     rt_progress *progress)
@@ -772,7 +782,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		rc = open_journal(o, run, &journal, &reuse, &nreuse, err, errlen);
 	if (rc)
 		goto out;
-	probe_frameworks(o, run, fmin(RT_FRAMEWORK_DEADLINE_S, PROBE_SHARE * o->budget_s), progress);
+	probe_frameworks(o, run, probe_seconds(o->budget_s), progress);
 	double probed = rt_now() - t0;
 	/* the crossover's share is kept back; the workloads share what the probes left */
 	double xo_budget = o->crossover && !o->cmd ? CROSSOVER_SHARE * o->budget_s : 0;

@@ -727,20 +727,37 @@ static int ppo_derive(const rt_point *pt, const rt_shape *sh, double items_per_s
 }
 
 /* How gymnasium's vector environments step num_envs envs like the point's workers do. */
-static int ppo_hints(const rt_point *pt, const rt_shape *sh, char (*lines)[RT_HINT_LEN], int max)
+/*
+ * The point's environments as gymnasium's vector classes and Stable-Baselines3
+ * take them. Both run one process per environment when asynchronous (there
+ * is no grouping of envs into fewer processes), so a point with workers
+ * steps its num_envs envs in as many processes; without workers they are
+ * stepped on the learner's thread. The rollout, minibatch and epochs are
+ * SB3's n_steps, batch_size and n_epochs.
+ */
+static int ppo_hints(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
+		     char (*lines)[RT_HINT_LEN], int max)
 {
 	long envs = sh->v[KEY_ENVS];
-	if (max < 1)
-		return 0;
-	if (pt->workers)
+	int async = pt->workers > 0;
+	if (lib == RT_HINT_GYMNASIUM && max >= 1) {
+		snprintf(lines[0], RT_HINT_LEN, "envs = gymnasium.vector.%sVectorEnv([make_env] * %ld)%s",
+			 async ? "Async" : "Sync", envs,
+			 async ? "  # one process per env" : "  # stepped on the learner's thread");
+		return 1;
+	}
+	if (lib == RT_HINT_SB3 && max >= 2) {
 		snprintf(lines[0], RT_HINT_LEN,
-			 "gymnasium.vector.AsyncVectorEnv: %ld envs in %d worker process%s", envs,
-			 pt->workers, pt->workers == 1 ? "" : "es");
-	else
-		snprintf(lines[0], RT_HINT_LEN,
-			 "gymnasium.vector.SyncVectorEnv: %ld envs stepped on the learner's thread",
-			 envs);
-	return 1;
+			 "env = make_vec_env(make_env, n_envs=%ld, vec_env_cls=%s)", envs,
+			 async ? "SubprocVecEnv" : "DummyVecEnv");
+		snprintf(lines[1], RT_HINT_LEN,
+			 "model = PPO('MlpPolicy', env, n_steps=%ld, batch_size=%ld, n_epochs=%ld, "
+			 "device='%s')",
+			 sh->v[KEY_ROLLOUT], sh->v[KEY_MB], sh->v[KEY_EPOCHS],
+			 strcmp(pt->backend, "cpu") ? "cuda" : "cpu");
+		return 2;
+	}
+	return 0;
 }
 
 const rt_workload rt_workload_ppo = {

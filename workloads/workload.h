@@ -93,6 +93,9 @@ typedef struct rt_gemm_dims {
 /* Longest line of a framework hint, with its terminating NUL. */
 #define RT_HINT_LEN 160
 
+/* The libraries whose lines a workload's hints give (its data loading, its environments). */
+typedef enum rt_hint_lib { RT_HINT_PYTORCH, RT_HINT_GYMNASIUM, RT_HINT_SB3 } rt_hint_lib;
+
 /* The point knobs a workload reads (backend, precision, threads, pin always). */
 enum { RT_KNOB_BATCH = 1u << 0, RT_KNOB_WORKERS = 1u << 1 };
 
@@ -157,13 +160,13 @@ typedef struct rt_workload {
 		      const double *phase_seconds, int usable_cores, rt_derived *out,
 		      char *sentence, size_t len);
 	/*
-	 * Optional: what a PyTorch script must be told to train like pt and sh,
-	 * beyond the threads and the precision that every workload shares (its
-	 * data loading, its environments): up to max lines into lines; returns
-	 * how many.
+	 * Optional: what a script using lib must be told to train like pt and
+	 * sh, beyond the threads and the precision that every workload shares
+	 * (its data loading, its environments): up to max lines into lines;
+	 * returns how many (0: lib has nothing to do with this workload).
 	 */
-	int (*hints)(const rt_point *pt, const rt_shape *sh, char (*lines)[RT_HINT_LEN],
-		     int max);
+	int (*hints)(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
+		     char (*lines)[RT_HINT_LEN], int max);
 	/*
 	 * Optional: the GEMMs of one step whose rows grow with the batch, m =
 	 * batch x *rows_per_sample, for the crossover's question "from which

@@ -2,10 +2,12 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../apply.h"
 #include "commands.h"
 #include "../pin.h"
+#include "../settings.h"
 #include "../usercmd.h"
 
 static const char env_usage[] =
@@ -13,7 +15,9 @@ static const char env_usage[] =
 	"Prints the environment of a recommendation as `export NAME=value` lines for a\n"
 	"POSIX shell (eval \"$(rigtune env)\"), every value quoted for the shell, and, as\n"
 	"a comment, the CPUs its pin policy binds (rigtune exec binds them; taskset -c\n"
-	"LIST does too). A configuration sets only the variables rigtune's knobs own\n"
+	"LIST does too), and which of the thread and precision variables set in your\n"
+	"environment the configuration's frameworks read or ignore. A configuration\n"
+	"sets only the variables rigtune's knobs own\n"
 	"(thread counts, visible devices, OMP_PROC_BIND, OMP_PLACES, RIGTUNE_<KNOB>):\n"
 	"any other is refused (exit 2) unless --allow-env names it.\n\n"
 	"  --config FILE     the configuration (default configs/<host>.yaml)\n"
@@ -34,6 +38,17 @@ static int print_exports(const rt_config_kvs *env)
 	return RT_OK;
 }
 
+/* What the frameworks the configuration was tuned for do with the variables set here. */
+static void your_settings(const rt_config *c)
+{
+	rt_frameworks *f = malloc(sizeof *f);
+	if (!f)
+		return;
+	rt_frameworks_read(&c->yr, rt_yr_get(&c->yr, rt_yr_root(&c->yr), "frameworks"), f);
+	rt_settings_comment(stdout, f, environ);
+	free(f);
+}
+
 static int run_env(int argc, char **argv)
 {
 	rt_apply_opts o;
@@ -50,6 +65,8 @@ static int run_env(int argc, char **argv)
 	if (rc == RT_OK && cpus[0])
 		printf("# pin %s: bind to CPUs %s (rigtune exec does; so does taskset -c %s)\n",
 		       rt_pin_name((rt_pin)a.pin), cpus, cpus);
+	if (rc == RT_OK)
+		your_settings(&a.cfg);
 	if (rc == RT_OK && (rc = print_exports(&a.rec->env)))
 		rt_fail(err, sizeof err, rc, "out of memory");
 	rt_apply_free(&a);

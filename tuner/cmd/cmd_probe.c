@@ -2,12 +2,14 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../backends.h"
 #include "commands.h"
 #include "../frameworks.h"
 #include "../machine.h"
 #include "../output.h"
+#include "../settings.h"
 
 static const char probe_usage[] =
 	"usage: rigtune probe [--topology FILE.xml] [--python PATH] [-o FILE]\n\n"
@@ -18,8 +20,10 @@ static const char probe_usage[] =
 	"  --topology FILE.xml  read an hwloc XML export instead of this machine\n"
 	"                       (make one with: lstopo --of xml FILE.xml)\n"
 	"  --python PATH        also the ML frameworks that Python has (PyTorch: version,\n"
-	"                       BLAS and its threading, OpenMP, thread pools, GPUs; JAX,\n"
-	"                       TensorFlow), each probed in a child with a deadline\n"
+	"                       BLAS and its threading, OpenMP, thread pools, GPUs; JAX\n"
+	"                       and its CPU client; TensorFlow, gymnasium, SB3), each\n"
+	"                       probed in a child with a deadline, and which of your\n"
+	"                       thread and precision variables each reads or ignores\n"
 	"  -o, --output FILE    write to FILE (atomically) instead of stdout\n";
 
 static int run_probe(int argc, char **argv)
@@ -74,6 +78,7 @@ static int run_probe(int argc, char **argv)
 			if (python) {
 				rt_yw_str(&w, "frameworks");
 				rt_frameworks_emit(&w, fw);
+				rt_settings_emit(&w, fw, environ);
 			}
 			rt_yw_end_map(&w);
 			rc = rt_yw_finish(&w, &text, &len, err, sizeof err);

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The test environment of real frameworks: a virtual environment of PyPI's torch 2.x, jax,
+# gymnasium, stable-baselines3, Hydra with its Optuna sweeper, Ray Tune and threadpoolctl,
+# pinned by tests/requirements.txt, that `make test` makes on its first run and reuses after.
+#
+#   scripts/venv.sh          make it where it is missing or was left unfinished
+#   scripts/venv.sh --path   print its folder (made or not)
+#
+# It lives outside the checkout, in ${XDG_CACHE_HOME:-~/.cache}/rigtune/venv-HASH (HASH:
+# of the requirements and the base interpreter), so every clone and CI run of the same
+# pins shares one; RIGTUNE_VENV names another folder. pip's own cache keeps the wheels
+# (torch's brings CUDA libraries: ~3 GB on disk the first time, about two minutes).
+# The base interpreter is Debian's /usr/bin/python3 (python3-venv), not a pyenv one on PATH:
+# RIGTUNE_VENV_PYTHON names another. make run never makes it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+REQ=tests/requirements.txt
+BASE=${RIGTUNE_VENV_PYTHON:-/usr/bin/python3}
+hash=$({ cat "$REQ"; "$BASE" -c 'import sys; print(sys.version)'; } | sha256sum | cut -c1-12)
+dir=${RIGTUNE_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/rigtune/venv-$hash}
+if [ "${1:-}" = --path ]; then echo "$dir"; exit 0; fi
+[ $# = 0 ] || { echo "usage: scripts/venv.sh [--path]" >&2; exit 2; }
+
+# .complete is written last: a folder without it was interrupted and is made again.
+stamp=$dir/.complete
+[ -f "$stamp" ] && exit 0
+mkdir -p "$(dirname "$dir")"
+exec 9>"$dir.lock"
+flock 9 # two test runs at once make it once
+[ -f "$stamp" ] && exit 0
+rm -rf "$dir"
+echo "rigtune: making the test environment $dir (pinned by $REQ; the first time takes minutes)" >&2
+"$BASE" -m venv "$dir"
+"$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$REQ"
+"$dir/bin/python" -c 'import torch, jax, gymnasium, stable_baselines3, hydra, optuna, ray.tune'
+touch "$stamp"
+echo "rigtune: test environment ready: $dir" >&2

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The frameworks users install, for real (issue 31): Debian's python3-torch and
+# PyPI's torch, jax, gymnasium and stable-baselines3 in make test's environment
+# ($RIGTUNE_TEST_PYTHON, scripts/venv.sh). Each verdict rigtune gives on the
+# user's thread and precision variables is proven on both installs
+# (tests/framework_env.py); a tune with --python names each framework's build,
+# its hints are tested blocks (tests/framework_hints.py, run by test_hints,
+# applies every line), and `env` says which of the user's variables the
+# frameworks ignore.
+. "$(dirname "$0")/lib.sh"
+export RIGTUNE_CONTENTION_LIMIT=1 # a shared machine: the budget holds
+R=$RIGTUNE
+SRC=$PWD
+VENV=${RIGTUNE_TEST_PYTHON:-}
+if [ -z "$VENV" ] || [ ! -x "$VENV" ]; then
+  not_ok "the frameworks' environment" "RIGTUNE_TEST_PYTHON='$VENV' is not an interpreter:" \
+    "run through tests/run.sh (make test), which makes it with scripts/venv.sh"
+  echo "1..$n"; exit 1
+fi
+
+# ---- what your settings do, proven on each install ----
+for py in ${ONLY_PY:-/usr/bin/python3 "$VENV"}; do
+  "$py" "$SRC/tests/framework_env.py" "$R" >"$TMP/env.tap" 2>"$TMP/env.err"
+  rc=$?
+  while IFS= read -r line; do
+    case $line in
+      "ok "*) ok "$py: ${line#ok * - }" ;;
+      "not ok "*) not_ok "$py: ${line#not ok * - }" ;;
+      "#"*|"Bail out!"*) echo "$line" ;;
+    esac
+  done <"$TMP/env.tap"
+  [ "$rc" -eq 0 ] && ok "$py: every verdict holds" ||
+    not_ok "$py: every verdict holds" "exit $rc" "$(tail -c 400 "$TMP/env.err")"
+done
+
+cd "$TMP" || exit 1
+# ---- a tune with PyPI's frameworks: their builds named, their blocks tested ----
+# XLA_CPU_MULTI_THREAD_EIGEN and MKL_NUM_THREADS as seed 001 set them (16 there);
+# neither changes rigtune's own trials.
+printf 'workload: ppo\nparams:\n  backend: [cpu]\n  precision: [fp32]\n  num_envs: [16]\n  threads: [1]\n  workers: [0, 1]\n  pin: [compact]\n' >ppo.yaml
+XLA_CPU_MULTI_THREAD_EIGEN=true MKL_NUM_THREADS=1 expect_exit 0 "tune --python the venv (ppo, 80 s)" \
+  $R tune --python "$VENV" --workload ppo --space ppo.yaml --budget 80 --no-crossover \
+  --quiet -o t.yaml
+# block NAME: the hints block NAME of the first recommendation, as text
+block() { awk -v b="      $1:" '$0 == b {on = 1; next} on && /^      [a-z_]+:$/ {exit} on && /^    [a-z_]+:/ {exit} on' t.yaml; }
+for fw in pytorch jax gymnasium stable_baselines3; do
+  block $fw >"$fw.block"
+  if [ ! -s "$fw.block" ]; then not_ok "a $fw block" "$(sed -n '/hints:/,/runner/p' t.yaml)"
+  elif grep -q 'untested: true' "$fw.block"; then not_ok "the $fw block is tested" "$(cat "$fw.block")"
+  else ok "the $fw block is tested"; fi
+done
+expect_grep "for: PyTorch 2\.[0-9.]+.* with mkl .*\(openmp\)" pytorch.block "PyTorch's block names the MKL build"
+expect_grep "for: JAX 0\.[0-9.]+ \(jaxlib" jax.block "JAX's block names jaxlib"
+expect_grep "make_vec_env\(make_env, n_envs=16, vec_env_cls=(DummyVecEnv|SubprocVecEnv)\)" \
+  stable_baselines3.block "SB3's vector env at the recommended envs"
+expect_grep "untested: true" <(block tensorflow) "TensorFlow, not installed, stays untested"
+sed -n '/^your_settings:/,/^[a-z]/p' t.yaml >settings
+expect_grep "XLA_CPU_MULTI_THREAD_EIGEN:" settings "your_settings lists the variable set"
+expect_grep "jax: 'ignored: JAX does not read it" settings "and JAX ignores it"
+expect_grep "pytorch: 'read: sizes PyTorch''s intra-op pool" settings "MKL_NUM_THREADS: PyTorch reads it"
+
+# ---- env: the user's variables, judged for the configuration's frameworks ----
+OPENBLAS_NUM_THREADS=16 expect_exit 0 "env with OPENBLAS_NUM_THREADS set" $R env --config t.yaml
+expect_grep "^# your OPENBLAS_NUM_THREADS: pytorch 2\.[0-9.+a-z]* ignores it \(this PyTorch's BLAS is not OpenBLAS\)" \
+  "$TMP/out" "env says the MKL PyTorch ignores OPENBLAS_NUM_THREADS"
+sh -n "$TMP/out" && ok "env's output is still a shell script" || not_ok "env's output parses" "$(cat "$TMP/out")"
+echo "1..$n"
