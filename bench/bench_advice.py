@@ -198,15 +198,24 @@ def jax_settings(a, python, rec, config):
 
 def ppo_advice(rec):
     """
-    rigtune's ppo point as SB3 arguments. workers 0: the learner steps every
-    env (DummyVecEnv, gymnasium's SyncVectorEnv); workers N: N processes step
-    num_envs/N envs each (examples/sb3_ppo.py's ChunkedVecEnv).
+    The ppo recommendation as examples/sb3_ppo.py's arguments: the
+    stable_baselines3 block's make_vec_env line (n_envs, DummyVecEnv or
+    SubprocVecEnv) and the pytorch block's torch.set_num_threads; a
+    configuration without the SB3 block maps the point itself (workers 0:
+    DummyVecEnv; workers N: N processes stepping num_envs/N envs each).
     """
     point, shape = rec["recommended"]["point"], rec["recommended"]["shape"]
-    args = ["--num-envs", str(shape["num_envs"]), "--threads", str(point["threads"])]
+    hints = rec.get("hints") or {}
+    threads = str(point["threads"])
+    for line in (hints.get("pytorch") or {}).get("lines", []):
+        if m := re.match(r"torch\.set_num_threads\((\d+)\)", line):
+            threads = m.group(1)
+    for line in (hints.get("stable_baselines3") or {}).get("lines", []):
+        if m := re.search(r"n_envs=(\d+), vec_env_cls=(\w+)VecEnv", line):
+            return ["--num-envs", m.group(1), "--vec", m.group(2).lower(), "--threads", threads]
     workers = int(point.get("workers", 0))
-    return args + (["--vec", "chunked", "--workers", str(workers)] if workers
-                   else ["--vec", "dummy"])
+    vec = ["--vec", "chunked", "--workers", str(workers)] if workers else ["--vec", "dummy"]
+    return ["--num-envs", str(shape["num_envs"]), "--threads", threads] + vec
 
 
 def ppo_run(python, args):
@@ -358,7 +367,10 @@ def main(argv):
         n = len(settings)
         for i in range(n):
             k = n - 1 - i if r % 2 else i
-            settings[(k + r // 2 * 7) % n].run(r)
+            s = settings[(k + r // 2 * 7) % n]
+            print(f"bench_advice: round {r + 1}/{a.rounds}, {i + 1}/{n}: {s.build} {s.name}",
+                  file=sys.stderr, flush=True)
+            s.run(r)
     report(settings, a.rounds, a.verbose)
     print(f"bench_advice: measured in {time.monotonic() - start:.0f} s")
     return 0
