@@ -270,7 +270,7 @@ CHECKS = [
     (r"torch\.set_float32_matmul_precision\('(high)'\)  # TF32 matmuls", check_matmul_precision),
     (r"torch\.set_default_dtype\(torch\.float64\)", check_default_dtype),
     (r"taskset -c 0-(\d+) python3 train\.py  # .*", check_jax_taskset),
-    (r"rigtune exec -- python3 train\.py  # binds to the point's (\d+) CPUs.*", check_jax_exec),
+    (r"rigtune exec -- python3 train\.py  # binds to the point's (\d+) CPUs?: .*", check_jax_exec),
     (r"NPROC=(\d+)  # .*", check_jax_nproc),
     (r"jnp\.dot\(x\.astype\(jnp\.bfloat16\), w\.astype\(jnp\.bfloat16\), "
      r"preferred_element_type=jnp\.float32\)  # .*", check_jax_bf16_dot),

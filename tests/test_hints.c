@@ -291,7 +291,8 @@ static void test_jax_levers(void **state)
 						 threads - 1);
 				else
 					snprintf(want, sizeof want, "rigtune exec -- python3 train.py  # "
-						 "binds to the point's %d CPUs", threads);
+						 "binds to the point's %d CPU%s", threads,
+						 threads == 1 ? "" : "s");
 				assert_true(!strncmp(b->line[0], want, strlen(want)));
 				assert_int_equal(has_line(b, "jnp.dot(x.astype(jnp.bfloat16), "
 							     "w.astype(jnp.bfloat16), "

@@ -191,7 +191,11 @@ static void test_summary(void **state)
 	assert_float_equal(busy, -1, 0);
 }
 
-/* The PyTorch hint: gymnasium's vector env of num_envs, sync inline, async with workers. */
+/*
+ * The RL libraries' lines: gymnasium's vector env and SB3's make_vec_env of
+ * num_envs, synchronous without workers, one process per env with them; SB3's
+ * PPO with the rollout, minibatch and epochs; nothing for PyTorch itself.
+ */
 static void test_hints(void **state)
 {
 	(void)state;
@@ -202,13 +206,22 @@ static void test_hints(void **state)
 	rt_point_default(&pt);
 	rt_shape_default(w, &sh);
 	sh.v[rt_shape_index(w, "num_envs")] = 128;
-	assert_int_equal(w->hints(&pt, &sh, lines, 4), 1);
-	assert_string_equal(
-	    lines[0], "gymnasium.vector.SyncVectorEnv: 128 envs stepped on the learner's thread");
-	pt.workers = 3;
-	assert_int_equal(w->hints(&pt, &sh, lines, 4), 1);
+	assert_int_equal(w->hints(RT_HINT_PYTORCH, &pt, &sh, lines, 4), 0);
+	assert_int_equal(w->hints(RT_HINT_GYMNASIUM, &pt, &sh, lines, 4), 1);
+	assert_string_equal(lines[0], "envs = gymnasium.vector.SyncVectorEnv([make_env] * 128)  # "
+				      "stepped on the learner's thread");
+	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, lines, 4), 2);
 	assert_string_equal(lines[0],
-	                    "gymnasium.vector.AsyncVectorEnv: 128 envs in 3 worker processes");
+			    "env = make_vec_env(make_env, n_envs=128, vec_env_cls=DummyVecEnv)");
+	assert_string_equal(lines[1], "model = PPO('MlpPolicy', env, n_steps=128, batch_size=256, "
+				      "n_epochs=4, device='cpu')");
+	pt.workers = 3;
+	assert_int_equal(w->hints(RT_HINT_GYMNASIUM, &pt, &sh, lines, 4), 1);
+	assert_string_equal(lines[0], "envs = gymnasium.vector.AsyncVectorEnv([make_env] * 128)  # "
+				      "one process per env");
+	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, lines, 4), 2);
+	assert_string_equal(lines[0],
+			    "env = make_vec_env(make_env, n_envs=128, vec_env_cls=SubprocVecEnv)");
 	assert_string_equal(w->knee, "num_envs");
 	assert_true(w->budget_weight > rt_workload_find(RT_GEMM_WORKLOAD)->budget_weight);
 }

@@ -241,9 +241,9 @@ static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *
 			 not_found(f, RT_FW_JAX));
 	}
 	if (pt->pin != RT_PIN_NONE)
-		add_line(b, "rigtune exec -- python3 train.py  # binds to the point's %d CPUs: "
+		add_line(b, "rigtune exec -- python3 train.py  # binds to the point's %d CPU%s: "
 			    "XLA's CPU pools take the affinity mask's size",
-			 pt->threads + pt->workers);
+			 pt->threads + pt->workers, pt->threads + pt->workers == 1 ? "" : "s");
 	else
 		add_line(b, "taskset -c 0-%d python3 train.py  # XLA's CPU pools take the affinity "
 			    "mask's size",
