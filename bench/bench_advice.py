@@ -29,10 +29,11 @@ rounds and the spread, lowest-highest):
 Targets: >= 0.95 for the transformers, >= 0.90 for PPO. The advice comes
 from `rigtune tune --workload W --python PY` run here (--budget seconds each),
 or from --config FILE (a configuration holding both recommendations, made
-with the venv's Python). A build whose Python lacks the framework is skipped
-with a line that says so. Prints figures; asserts nothing.
+with the venv's Python) and --debian-config FILE (made with Debian's). A
+build whose Python lacks the framework is skipped with a line that says so.
+Prints figures; asserts nothing.
 
-    python3 bench/bench_advice.py [--rounds N] [--budget S] [--config FILE]
+    python3 bench/bench_advice.py [--rounds N] [--budget S] [--config FILE] [--debian-config FILE]
         [--venv-python PATH] [--only pip,debian,jax,ppo] [--rigtune PATH]
 
 --venv-python defaults to $(scripts/venv.sh --path)/bin/python where the
@@ -101,8 +102,8 @@ def has_module(python, module):
 
 
 def recommendation(a, workload, python, label):
-    """The configuration's entry for workload: from --config, else a tune made now."""
-    path = a.config
+    """The configuration's entry for workload: from --config/--debian-config, else a tune now."""
+    path = a.config if label == "venv" else a.debian_config
     if not path:
         path = os.path.join(a.tmp, f"{workload}-{label}.yaml")
         run_checked([a.rigtune, "tune", "--workload", workload, "--backend", "cpu",
@@ -319,8 +320,9 @@ def report(settings, rounds, verbose):
         target = 0.90 if build == "SB3 PPO" else 0.95
         print(f"{build:<15} {describe(advice):<58} {best.name:<24} "
               f"{statistics.median(r):6.3f} {min(r):6.3f}-{max(r):.3f} >= {target:.2f}")
+        unit = advice.metric.pattern.split()[0]  # samples/s, env-steps/s
         print(f"{'':<15} {statistics.median(advice.rounds.values()):<58.1f} "
-              f"{statistics.median(best.rounds.values()):<24.1f} {advice.metric.pattern.split()[0]}")
+              f"{statistics.median(best.rounds.values()):<24.1f} {unit}")
         if verbose:
             for s in mine:
                 if s.rounds:
@@ -340,7 +342,10 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--budget", type=int, default=40, help="seconds of each tune made here")
-    p.add_argument("--config", help="a configuration to take the advice from instead")
+    p.add_argument("--config", help="take the venv builds' advice from this configuration "
+                   "(made with --python the venv's Python) instead of tuning")
+    p.add_argument("--debian-config", help="take Debian PyTorch's advice from this one "
+                   "(made with --python /usr/bin/python3)")
     p.add_argument("--venv-python", default=None)
     p.add_argument("--only", default="pip,debian,jax,ppo")
     p.add_argument("--rigtune", default="build/rigtune")
