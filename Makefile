@@ -193,6 +193,7 @@ bench: deps
 	@$(MAKE) --no-print-directory build-bench
 build-bench: build-all $(BENCH_BINS) $(BENCH_LIBS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+	@echo "== bench/bench_advice.py"; /usr/bin/python3 bench/bench_advice.py
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.hip')
