@@ -16,7 +16,7 @@
 # `make` or `make test`).
 #
 # Sources are found by wildcard: a new .c file in common/ search/ workloads/
-# tuner/ or a tuner/ family folder (cmd/ sweep/ page/ check/ fleet/) joins the program,
+# tuner/ or a tuner/ family folder (cmd/ sweep/ page/ check/ fleet/ watch/) joins the program,
 # a new tests/test_*.c becomes a cmocka binary.
 
 SAN ?=
@@ -193,6 +193,7 @@ bench: deps
 	@$(MAKE) --no-print-directory build-bench
 build-bench: build-all $(BENCH_BINS) $(BENCH_LIBS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+	@echo "== bench/bench_advice.py"; /usr/bin/python3 bench/bench_advice.py
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.hip')
@@ -204,4 +205,4 @@ clean:
 
 # Files embedded with .incbin (RT_EMBED): rebuild when they change.
 $(BUILD)/tuner/spaces.o: $(wildcard configs/space-*.yaml)
-$(BUILD)/tuner/sweep/sweep_optuna.o: tuner/sweep/optuna_body.py
+$(BUILD)/tuner/sweep/sweep_script.o: $(wildcard tuner/sweep/*_body.py)

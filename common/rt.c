@@ -163,32 +163,42 @@ static ssize_t read_upto(int fd, char *buf, size_t cap)
 	return (ssize_t)n;
 }
 
-int rt_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
+int rt_open_read(const char *path, int *fd, off_t *size, char *err, size_t errlen)
 {
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st)) {
+	if (f < 0 || fstat(f, &st)) {
 		int rc = rt_fail(err, errlen, RT_EIO, "cannot read %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		if (f >= 0)
+			close(f);
 		return rc;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		close(fd);
-		return rt_fail(err, errlen, RT_EIO, "cannot read %s: it is a directory", path);
+	int rc = RT_OK;
+	if (S_ISDIR(st.st_mode))
+		rc = rt_fail(err, errlen, RT_EIO, "cannot read %s: it is a directory", path);
+	else if (!S_ISREG(st.st_mode))
+		rc = rt_fail(err, errlen, RT_EINVAL, "cannot read %s: not a regular file", path);
+	else if (st.st_size > RT_READ_MAX_BYTES)
+		rc = rt_fail(err, errlen, RT_EINVAL,
+			     "cannot read %s: %lld bytes; rigtune reads files of at most %d MiB",
+			     path, (long long)st.st_size, RT_READ_MAX_BYTES >> 20);
+	if (rc) {
+		close(f);
+		return rc;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size > RT_READ_MAX_BYTES) {
-		close(fd);
-		if (!S_ISREG(st.st_mode))
-			return rt_fail(err, errlen, RT_EINVAL,
-				       "cannot read %s: not a regular file", path);
-		return rt_fail(err, errlen, RT_EINVAL,
-			       "cannot read %s: %lld bytes; rigtune reads files of at most %d MiB",
-			       path, (long long)st.st_size, RT_READ_MAX_BYTES >> 20);
-	}
+	*fd = f;
+	*size = st.st_size;
+	return RT_OK;
+}
+
+int rt_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
+{
+	int fd;
+	off_t size;
+	RT_TRY(rt_open_read(path, &fd, &size, err, errlen));
 	/* the size now: bytes a writer appends later are not this reading's */
-	size_t cap = (size_t)st.st_size + 1;
+	size_t cap = (size_t)size + 1;
 	char *buf = malloc(cap);
 	if (!buf) {
 		close(fd);
@@ -204,6 +214,20 @@ int rt_read_file(const char *path, char **text, size_t *len, char *err, size_t e
 	buf[n] = '\0';
 	*text = buf;
 	*len = (size_t)n;
+	return RT_OK;
+}
+
+int rt_read_head(const char *path, char *buf, size_t cap, char *err, size_t errlen)
+{
+	int fd;
+	off_t size;
+	RT_TRY(rt_open_read(path, &fd, &size, err, errlen));
+	ssize_t n = read_upto(fd, buf, cap);
+	int saved = errno;
+	close(fd);
+	if (n < 0)
+		return rt_fail(err, errlen, RT_EIO, "cannot read %s: %s", path, strerror(saved));
+	buf[n] = '\0';
 	return RT_OK;
 }
 
@@ -269,4 +293,18 @@ _Noreturn void rt_bug(const char *file, int line, const char *cond)
 		"rigtune: this is a defect of rigtune, not of the input: please report it\n",
 		file, line, cond);
 	abort();
+}
+
+int rt_grow(void *array, int *cap, int n, size_t elem, int first)
+{
+	if (n < *cap)
+		return RT_OK;
+	void *old, *p;
+	memcpy(&old, array, sizeof old); /* array is a T **: its pointer, whatever T */
+	int c = *cap ? 2 * *cap : first;
+	if (!(p = realloc(old, elem * (size_t)c)))
+		return RT_ENOMEM;
+	memcpy(array, &p, sizeof p);
+	*cap = c;
+	return RT_OK;
 }

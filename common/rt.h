@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum rt_status {
 	RT_OK = 0,
@@ -100,6 +101,15 @@ int rt_meminfo_bytes(const char *key, uint64_t *bytes);
  */
 #define RT_READ_MAX_BYTES (64 << 20)
 int rt_read_file(const char *path, char **text, size_t *len, char *err, size_t errlen);
+/*
+ * The one door every reader of a named file goes through: opens path for
+ * reading without waiting (a FIFO does not block), and checks that it is a
+ * regular file of at most RT_READ_MAX_BYTES, with rt_read_file's errors.
+ * *fd (close-on-exec) and its *size on success.
+ */
+int rt_open_read(const char *path, int *fd, off_t *size, char *err, size_t errlen);
+/* The first cap - 1 bytes at most of the file at path (rt_open_read) into buf, NUL-terminated. */
+int rt_read_head(const char *path, char *buf, size_t cap, char *err, size_t errlen);
 
 /* 64-bit FNV-1a of n bytes: the hash of a canonical text (fingerprints, a command's key). */
 uint64_t rt_fnv1a(const void *data, size_t n);
@@ -118,6 +128,13 @@ void rt_drill(const char *point);
 
 /* Monotonic wall clock in seconds. */
 double rt_now(void);
+
+/*
+ * Room for element n of the array *array (a T **, its elements elem bytes,
+ * *cap of them allocated): doubled when full, `first` elements at first.
+ * RT_OK, or RT_ENOMEM with the array as it was.
+ */
+int rt_grow(void *array, int *cap, int n, size_t elem, int first);
 
 /* Returns the status from the enclosing function when call fails. */
 #define RT_TRY(call)                   \

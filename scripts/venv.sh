@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test environment of real frameworks: a virtual environment of PyPI's torch 2.x, jax,
-# gymnasium, stable-baselines3, Hydra with its Optuna sweeper, Ray Tune and threadpoolctl,
+# gymnasium, stable-baselines3, Hydra with its Optuna sweeper, Ray Tune, W&B's sweep engine
+# (sweeps) and threadpoolctl,
 # pinned by tests/requirements.txt, that `make test` makes on its first run and reuses after.
 #
 #   scripts/venv.sh          make it where it is missing or was left unfinished
@@ -31,7 +32,13 @@ flock 9 # two test runs at once make it once
 rm -rf "$dir"
 echo "rigtune: making the test environment $dir (pinned by $REQ; the first time takes minutes)" >&2
 "$BASE" -m venv "$dir"
-"$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input -r "$REQ"
-"$dir/bin/python" -c 'import torch, jax, gymnasium, stable_baselines3, hydra, optuna, ray.tune'
+# --no-deps: the file pins every package, and one (sweeps) declares a numpy below the one
+# torch and jax need, which pip's resolver would refuse although it runs on it
+"$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --no-deps -r "$REQ"
+# so the pins must be whole: pip check names what they miss (sweeps' numpy aside)
+missing=$("$dir/bin/python" -m pip check --disable-pip-version-check |
+  grep -v -e '^sweeps .* has requirement numpy' -e '^No broken requirements' || true)
+[ -z "$missing" ] || { echo "rigtune: $REQ lacks what these need: $missing" >&2; exit 1; }
+"$dir/bin/python" -c 'import torch, jax, gymnasium, stable_baselines3, hydra, optuna, ray.tune, sweeps'
 touch "$stamp"
 echo "rigtune: test environment ready: $dir" >&2

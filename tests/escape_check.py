@@ -3,8 +3,11 @@
 every string of the inputs, however hostile, comes back equal from what rigtune
 wrote, or rigtune refuses it with exit 2; nothing runs.
 
-  escape_check.py sweep RIGTUNE FIXTURES   the Optuna script (ast, the interpreter),
-                                            the W&B and Hydra YAML (PyYAML), JSON Lines
+  escape_check.py sweep RIGTUNE FIXTURES PYTHON
+                                            the Optuna and Ray Tune scripts (ast; the
+                                            interpreter: Debian's python3 with Optuna, PYTHON
+                                            with Ray), the W&B and Hydra YAML (PyYAML), JSON
+                                            Lines
   escape_check.py env RIGTUNE FIXTURES      `rigtune env` lines: sh -n, then eval in sh
   escape_check.py shell RIGTUNE FAKE        `tune --shell --cmd` with hostile knob values
   escape_check.py page RIGTUNE FIXTURES     the report page (html.parser): no script, the
@@ -114,7 +117,13 @@ def sweep_one(rigtune, d, fmt, value, extra=()):
     return r, text
 
 
-def sweep(rigtune, fixtures):
+def script_cmd(s):
+    """--cmd, --objective and --metric with s in the command's words and the metric's name."""
+    return ["--cmd", "python3 train.py --lr {lr} --tag " + s, "--objective", "loss ([0-9.]+)",
+            "--metric", "m" + s]
+
+
+def sweep(rigtune, fixtures, python):
     d = tempfile.mkdtemp()
     shutil.copy(os.path.join(fixtures, "sweep", "journal.yaml"), d)
     wandb_cmd = ["--cmd", "python3 train.py --lr {lr} --opt {opt}", "--objective",
@@ -135,12 +144,13 @@ def sweep(rigtune, fixtures):
         # a file name: every byte but letters, digits, . _ - as -
         study = re.sub(rb"[^A-Za-z0-9._-]", b"-",
                        ("rigtune-%s-transformer" % host).encode()).decode()
-        for fmt, extra in (("optuna", []), ("wandb", wandb_cmd + ["--metric", "m" + s]),
+        for fmt, extra in (("optuna", script_cmd(s)), ("ray", script_cmd(s)),
+                           ("wandb", wandb_cmd + ["--metric", "m" + s]),
                            ("hydra", []), ("grid", [])):
             r, text = sweep_one(rigtune, d, fmt, s, extra)
             if r.returncode == 2 and i > 0:
                 counts["refused"] += 1
-                if fmt != "hydra" or "${" not in s:
+                if not refusal_expected(fmt, s, r.stderr):
                     bad.append((fmt, s, "refused: " + r.stderr.decode(errors="replace")))
                 continue
             if r.returncode != 0:
@@ -152,18 +162,19 @@ def sweep(rigtune, fixtures):
             else:
                 counts["equal"] += 1
     check(not bad, "sweep: %d outputs read back equal by ast/PyYAML/json, %d refused with "
-          "exit 2 (Hydra's ${)" % (counts["equal"], counts["refused"]),
+          "exit 2 (Hydra's ${, a lone brace in --cmd)" % (counts["equal"], counts["refused"]),
           "\n".join("%s %r: %s" % b for b in bad[:6]))
     # the interpreter itself on a few of them: --help runs the data block and the body
     ran = []
     for s in ("\n" + 'import os; os.system("touch %s")' % CANARY, "\u2028\r'''\"\"\"\\"):
         with open(os.path.join(d, "cfg.yaml"), "w", encoding="utf-8") as f:
             f.write(sweep_config(fixtures, "h" + s, s, "u" + s))
-        r, text = sweep_one(rigtune, d, "optuna", s)
-        p = run(["/usr/bin/python3", "out", "--help"], cwd=d)
-        ran.append(p.returncode == 0 and b"usage:" in p.stdout)
-    check(all(ran) and no_canary(d), "sweep: python3 SCRIPT --help runs, and nothing the "
-          "inputs said ran (no %s file)" % CANARY)
+        for fmt, interpreter in (("optuna", "/usr/bin/python3"), ("ray", python)):
+            r, text = sweep_one(rigtune, d, fmt, s, script_cmd(s))
+            p = run([interpreter, "out", "--help"], cwd=d)
+            ran.append(p.returncode == 0 and b"usage:" in p.stdout)
+    check(all(ran) and no_canary(d), "sweep: the Optuna and Ray Tune scripts' --help runs, "
+          "and nothing the inputs said ran (no %s file)" % CANARY)
     bad_utf8 = run([rigtune, "sweep", "--from", "cfg.yaml", "--workload", "transformer",
                     "--format", "wandb", "--params", "params.yaml", "--metric", b"m\xff",
                     "--cmd", "python3 t.py --lr {lr}"], cwd=d)
@@ -173,9 +184,17 @@ def sweep(rigtune, fixtures):
     shutil.rmtree(d)
 
 
+def refusal_expected(fmt, s, stderr):
+    """Hydra refuses ${ (OmegaConf would resolve it); a script, a lone brace in --cmd."""
+    if fmt == "hydra":
+        return "${" in s
+    lone = s.replace("{{", "").replace("}}", "")
+    return fmt in ("optuna", "ray") and ("{" in lone or "}" in lone) and b"--cmd: a lone" in stderr
+
+
 def check_sweep_text(fmt, text, s, study, reference):
     """'' when the output reads back equal, else why not."""
-    if fmt == "optuna":
+    if fmt in ("optuna", "ray"):
         tree = ast.parse(text)
         if reference.setdefault(fmt, shape_of(tree)) != shape_of(tree):
             return "the script's statements differ from the plain one's"
@@ -185,6 +204,8 @@ def check_sweep_text(fmt, text, s, study, reference):
             return "STUDY: %r" % literal(tree, "STUDY")
         if literal(tree, "PARAMS")[1][2] != ["adam", s]:
             return "PARAMS: %r" % literal(tree, "PARAMS")
+        if literal(tree, "COMMAND") != script_cmd(s)[1] or literal(tree, "METRIC") != "m" + s:
+            return "COMMAND, METRIC: %r %r" % (literal(tree, "COMMAND"), literal(tree, "METRIC"))
         return ""
     if fmt == "grid":
         for line in text.splitlines():
@@ -346,7 +367,7 @@ def browser_blocks_scripts(d):
 def main():
     what = sys.argv[1]
     if what == "sweep":
-        sweep(sys.argv[2], sys.argv[3])
+        sweep(sys.argv[2], sys.argv[3], sys.argv[4])
     elif what == "page":
         page(sys.argv[2], sys.argv[3])
     elif what == "env":

@@ -9,7 +9,8 @@ its your_settings (for each variable and each framework PYTHON has: "read: ..." 
 framework with the variable set, against one with none of them set, and the variable
 is read where anything it shows differs: the pools it sized (PyTorch's intra-op pool,
 OpenBLAS's own, the Eigen pool of XLA's CPU client), whether a matmul ran on more than
-one thread, the main thread's affinity, the default dtypes, JAX's matmul precision.
+one thread, whether a pool thread spun on a core while the main thread slept after an op,
+the main thread's affinity, the default dtypes, JAX's matmul precision.
 A verdict the process contradicts is a failure; so is a variable rigtune left out.
 """
 import json
@@ -25,6 +26,7 @@ VALUES = {
     "OMP_NUM_THREADS": ["1", "2"], "MKL_NUM_THREADS": ["1", "2"],
     "OPENBLAS_NUM_THREADS": ["1", "2"], "VECLIB_MAXIMUM_THREADS": ["1"],
     "NUMEXPR_NUM_THREADS": ["1"], "OMP_PROC_BIND": ["true"], "OMP_PLACES": ["cores"],
+    "OMP_WAIT_POLICY": ["ACTIVE"],
     "NPROC": ["1"], "PJRT_NPROC": ["1"], "XLA_FLAGS": ["--xla_cpu_multi_thread_eigen=false"],
     "XLA_CPU_MULTI_THREAD_EIGEN": ["false"], "TF_NUM_INTRAOP_THREADS": ["1"],
     "TF_NUM_INTEROP_THREADS": ["1"], "JAX_ENABLE_X64": ["1"],
@@ -32,7 +34,7 @@ VALUES = {
 }
 
 OBSERVE = r'''
-import ctypes, json, os, sys
+import ctypes, json, os, sys, threading, time
 def cpu_by_thread():
     d = {}
     for t in os.listdir('/proc/self/task'):
@@ -48,6 +50,13 @@ def parallel(run):
     a = cpu_by_thread(); run(); b = cpu_by_thread()
     delta = sorted((b[t] - a.get(t, 0) for t in b), reverse=True)
     return len(delta) > 1 and delta[0] > 0 and delta[1] >= delta[0] / 4
+def spins(op):
+    """Whether a thread other than this one burnt CPU while this one slept after op (0.5 s).
+    Only op's pool: a BLAS's own threads (OpenBLAS spins a while after a matmul) settle first."""
+    me = str(threading.get_native_id())
+    time.sleep(0.6)
+    op(); a = cpu_by_thread(); time.sleep(0.5); b = cpu_by_thread()
+    return max((b[t] - a.get(t, 0) for t in b if t != me), default=0) >= 3  # 30 ms of ticks
 if sys.argv[1] == 'pytorch':
     import torch
     x = torch.randn(1024, 1024)
@@ -62,6 +71,8 @@ if sys.argv[1] == 'pytorch':
                parallel=parallel(lambda: [x @ x for _ in range(12)]),
                affinity=len(os.sched_getaffinity(0)), dtype=str(torch.get_default_dtype()),
                matmul_precision=torch.get_float32_matmul_precision())
+    torch.set_num_threads(os.cpu_count())  # a pool to wait in (Debian's starts at 1)
+    obs['spins'] = spins(lambda: torch.ones(1 << 22).mul_(2))
 else:
     import jax, jax.numpy as jnp
     x = jnp.ones((1024, 1024), jnp.float32)

@@ -9,12 +9,28 @@
                                             N complete trials, trial 0 at the knee, the
                                             values the objective's formula gives, WORKERS ids,
                                             at most ENQUEUED trials enqueued (the knee)
+  sweep_check.py wandb-engine FILE CONFIG PARAMS BATCHES
+                                            W&B's own validation (its sweep engine, the
+                                            sweeps package of wandb[sweeps]) finds nothing
+                                            wrong, and does find a broken copy; its bayes
+                                            search proposes runs in the space, with CONFIG's
+                                            knobs
+  sweep_check.py hydra-run LOG RESULTS CONFIG PARAMS BATCHES N
+                                            N trials of tests/sweep_hydra_app.py in LOG, each
+                                            in the sweep's space with CONFIG's knobs and
+                                            environment; RESULTS (optimization_results.yaml)
+                                            names the least of them
+  sweep_check.py ray-run DIR LOG PARAMS BATCHES N
+                                            N trials in Ray Tune's DIR, the first at the knee,
+                                            each in the space with the formula's value; LOG's
+                                            best is the least of them
 
 BATCHES is a comma-separated list: what fits, knee first. Exit 1 with the
 reason on the first failed check.
 """
 import json
 import math
+import os
 import re
 import sys
 
@@ -285,6 +301,111 @@ def check_study(url, name, n, knee, workers, enqueued):
     print("ok: %d complete trials, trial 0 at %s=%d, %d workers" % (n, batch_key, knee, workers))
 
 
+# ---- runs by the engines: what the trials got and gave ----
+
+BATCH_KEY = "batch"
+
+
+def space_error(values, spec, batches):
+    """Why one trial's values lie outside the sweep's space ('' when inside): the batch
+    among BATCHES, every parameter of the --params file SPEC among its values or in its
+    range (an int one a whole number)."""
+    if set(values) != {BATCH_KEY} | set(spec):
+        return "keys %s, expected %s and %s" % (sorted(values), BATCH_KEY, sorted(spec))
+    if values[BATCH_KEY] not in batches:
+        return "%s=%r not among %r" % (BATCH_KEY, values[BATCH_KEY], batches)
+    for name, s in spec.items():
+        v = values[name]
+        if "values" in s:
+            if v not in s["values"]:
+                return "%s=%r not among %r" % (name, v, s["values"])
+            continue
+        if s.get("type") == "int" and not is_int(v):
+            return "%s=%r is not a whole number" % (name, v)
+        if not (is_num(v) and float(s["low"]) <= v <= float(s["high"])):
+            return "%s=%r outside [%s, %s]" % (name, v, s["low"], s["high"])
+    return ""
+
+
+def check_trial(what, values, value, spec, batches):
+    err = space_error(values, spec, batches)
+    if err:
+        fail("%s: %s" % (what, err))
+    if abs(value - val_loss(values)) > 1e-9:
+        fail("%s: value %r, the objective gives %r" % (what, value, val_loss(values)))
+
+
+def check_wandb_engine(path, config, params, batches):
+    import sweeps
+    cfg, spec = load_yaml(path), load_yaml(params)
+    violations = sweeps.schema_violations_from_proposed_config(cfg)
+    if violations:
+        fail("%s: W&B's validation: %s" % (path, "; ".join(violations)))
+    # the validator is live: a bound written as YAML 1.1 reads "1e-05" (a string) is refused
+    broken = dict(cfg, parameters=dict(cfg["parameters"], lr=dict(cfg["parameters"]["lr"],
+                                                                     min="1e-05")))
+    if not sweeps.schema_violations_from_proposed_config(broken):
+        fail("W&B's validation accepts a bound that is a string")
+    point = load_yaml(config)["recommendations"]["transformer"]["recommended"]["point"]
+    knobs = {k: v for k, v in point.items() if k != BATCH_KEY}
+    runs = sweeps.next_runs(sweeps.SweepConfig(cfg), [], validate=True, n=3)
+    for i, run in enumerate(runs):
+        got = {k: v["value"].item() if hasattr(v["value"], "item") else v["value"]
+               for k, v in run.config.items()}
+        err = space_error({k: v for k, v in got.items() if k not in knobs}, spec, batches)
+        if err or {k: got[k] for k in knobs} != knobs:
+            fail("W&B's run %d: %r: %s" % (i, got, err or "knobs differ from %r" % knobs))
+    print("ok: W&B's validation passes %s; its search proposes %d runs in the space" % (
+        path, len(runs)))
+
+
+def check_hydra_run(log, results, config, params, batches, n):
+    spec, rec = load_yaml(params), load_yaml(config)["recommendations"]["transformer"]
+    knobs = {k: v for k, v in rec["recommended"]["point"].items() if k != BATCH_KEY}
+    with open(log) as f:
+        trials = [json.loads(line.split(" ", 1)[1]) for line in f
+                  if line.startswith("rigtune-hydra-trial ")]
+    if len(trials) != n:
+        fail("%d trials in %s, expected %d" % (len(trials), log, n))
+    for i, t in enumerate(trials):
+        check_trial("trial %d" % i, t["params"], t["value"], spec, batches)
+        if t["fixed"] != knobs:
+            fail("trial %d: knobs %r, the recommendation's are %r" % (i, t["fixed"], knobs))
+        if t["env"] != rec["env"]:
+            fail("trial %d: environment %r, the recommendation's is %r" % (i, t["env"], rec["env"]))
+    best = min(trials, key=lambda t: t["value"])
+    got = load_yaml(results)
+    if got.get("best_value") != best["value"] or got.get("best_params") != best["params"]:
+        fail("%s: %r, the least trial is %r" % (results, got, best))
+    print("ok: %d trials in the space, with the knobs and environment; best %r" % (
+        n, best["value"]))
+
+
+def check_ray_run(where, log, params, batches, n):
+    import glob
+    spec = load_yaml(params)
+    trials = {}
+    for path in glob.glob(os.path.join(where, "*", "result.json")):
+        with open(path) as f:
+            r = json.loads(f.readline())
+        trials[r["trial_id"]] = r
+    if len(trials) != n:
+        fail("%d trials in %s, expected %d" % (len(trials), where, n))
+    for tid, r in sorted(trials.items()):
+        check_trial("trial %s" % tid, r["config"], r["val_loss"], spec, batches)
+    first = trials[min(trials)]
+    if first["config"][BATCH_KEY] != batches[0]:
+        fail("the first trial %s has %s=%r, the knee is %r" % (
+            first["trial_id"], BATCH_KEY, first["config"][BATCH_KEY], batches[0]))
+    least = min(r["val_loss"] for r in trials.values())
+    with open(log) as f:
+        m = re.search(r"best of (\d+) complete trials: val_loss = (\S+) at", f.read())
+    if not m or int(m.group(1)) != n or float(m.group(2)) != least:
+        fail("%s: best %r, the least of the %d trials is %r" % (
+            log, m and m.group(0), n, least))
+    print("ok: %d Ray Tune trials in the space, the knee first; best %r" % (n, least))
+
+
 def main(argv):
     cmd = argv[1] if len(argv) > 1 else ""
     if cmd == "wandb":
@@ -297,6 +418,14 @@ def main(argv):
         check_grid(argv[2], int(argv[3]), [int(x) for x in argv[4].split(",")])
     elif cmd == "study":
         check_study(argv[2], argv[3], int(argv[4]), int(argv[5]), int(argv[6]), int(argv[7]))
+    elif cmd == "wandb-engine":
+        check_wandb_engine(argv[2], argv[3], argv[4], [int(x) for x in argv[5].split(",")])
+    elif cmd == "hydra-run":
+        check_hydra_run(argv[2], argv[3], argv[4], argv[5],
+                        [int(x) for x in argv[6].split(",")], int(argv[7]))
+    elif cmd == "ray-run":
+        check_ray_run(argv[2], argv[3], argv[4], [int(x) for x in argv[5].split(",")],
+                      int(argv[6]))
     else:
         fail("usage: see the docstring")
 

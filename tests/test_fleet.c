@@ -195,10 +195,43 @@ static void observer_sees_every_trial_in_place(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* msg redacted against url must equal want. */
+static void redacts(const char *url, const char *msg, size_t len, const char *want)
+{
+	char buf[256];
+	assert_true(len <= sizeof buf);
+	snprintf(buf, len, "%s", msg);
+	rt_store_redact(buf, len, url);
+	assert_string_equal(buf, want);
+}
+
+/*
+ * The store's messages go to shared Slurm logs: libpq quotes a badly
+ * percent-encoded password whole, and a conninfo's password= may come back.
+ */
+static void store_messages_carry_no_password(void **state)
+{
+	(void)state;
+	redacts("postgresql://rt:Hunter2%zzSecret@db/rt",
+		"invalid percent-encoded token: \"Hunter2%zzSecret\"", 256,
+		"invalid percent-encoded token: \"***\"");
+	redacts("postgres://u:p@ss@db/rt?sslmode=require", "bad p@ss and p@ss again", 256,
+		"bad *** and *** again");
+	redacts("postgresql:///rt?host=/s&password=Hunter2&user=u", "no password=Hunter2 here", 256,
+		"no password=*** here");
+	redacts("host=/s password=xy dbname=rt", "said password=xy", 256, "said password=***");
+	/* a password in the message that the URL does not spell (a conninfo echoed) */
+	redacts(NULL, "invalid: password='abc def'", 256, "invalid: password='***'");
+	/* one character grows to three: cut at the buffer's end, never past it */
+	redacts("postgresql://u:x@db/rt", "axbxcx", 8, "a***b");
+	redacts("postgresql://u@db/rt", "no secret: u@db", 256, "no secret: u@db");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(directives),
+		cmocka_unit_test(store_messages_carry_no_password),
 		cmocka_unit_test(script_quotes_every_string),
 		cmocka_unit_test(check_script_succeeds_on_a_regression),
 		cmocka_unit_test(observer_sees_every_trial_in_place),

@@ -770,6 +770,29 @@ static void test_load_host(void **state)
 }
 
 /*
+ * A journal of the host that does not read (a command printed millions of
+ * samples into it before they were bounded: over RT_READ_MAX_BYTES) is
+ * skipped, not fatal: every later tune of the host read it and exited 2.
+ */
+static void test_load_host_skips_unreadable(void **state)
+{
+	(void)state;
+	char p1[256], p2[256], dir[128], err[RT_ERRLEN] = "";
+	write_journal(2, p1, sizeof p1);
+	write_journal(1, p2, sizeof p2);
+	assert_int_equal(truncate(p2, (off_t)RT_READ_MAX_BYTES + 1), 0);
+	snprintf(dir, sizeof dir, "%s/results", tmp);
+	rt_journal_record *recs;
+	size_t n;
+	if (rt_journal_load_host(dir, HOST, &recs, &n, NULL, err, sizeof err))
+		fail_msg("load_host: %s", err);
+	assert_int_equal(n, 2); /* the first journal's two trials */
+	assert_trial(&recs[0], 0);
+	assert_trial(&recs[1], 1);
+	rt_journal_records_free(recs, n);
+}
+
+/*
  * A child appending trials as fast as it can, killed once it has reported
  * `after` appends (a byte each on a pipe it never waits on): the kill lands
  * wherever the child is then, mid-append or between appends, however slow
@@ -969,6 +992,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sweep_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_command_trials, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_host_skips_unreadable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigkill, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_latest_by_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_header_machine, setup, teardown),

@@ -199,6 +199,40 @@ static void bad_inline_files(void **state)
 	assert_int_equal(rt_replay_read(tmpfile_with("absent.csv", NULL), &r, NULL, 0), RT_EINVAL); /* missing input is bad input */
 }
 
+/*
+ * Each row's curve is found by a scan of the curves: the count of curves is
+ * bounded, so that a file of many distinct ones is refused at the first one
+ * too many (named, with its line) instead of being read in quadratic time.
+ */
+static void curves_are_bounded(void **state)
+{
+	(void)state;
+	size_t cap = 64 * (RT_REPLAY_MAX_CURVES + 2), len = 0;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	len += (size_t)snprintf(text, cap, "backend,precision,n,seconds\n");
+	for (int i = 0; i <= RT_REPLAY_MAX_CURVES; i++)
+		len += (size_t)snprintf(text + len, cap - len, "b%d,fp32,64,1e-3\n", i);
+	char want[128];
+	snprintf(want, sizeof want, "a new curve b%d/fp32: a replay has at most %d curves",
+		 RT_REPLAY_MAX_CURVES, RT_REPLAY_MAX_CURVES);
+	expect_error(tmpfile_with("many.csv", text), RT_REPLAY_MAX_CURVES + 2, want);
+	free(text);
+
+	rt_replay *r = rt_replay_new();
+	char err[RT_ERRLEN];
+	for (int i = 0; i < RT_REPLAY_MAX_CURVES; i++) {
+		char b[16];
+		snprintf(b, sizeof b, "b%d", i);
+		assert_int_equal(rt_replay_add(r, b, "fp32", 64, 1e-3, err, sizeof err), RT_OK);
+	}
+	assert_int_equal(rt_replay_add(r, "b0", "fp32", 128, 1e-3, err, sizeof err), RT_OK);
+	assert_int_equal(rt_replay_add(r, "new", "fp32", 64, 1e-3, err, sizeof err), RT_EINVAL);
+	assert_int_equal(r->ncurves, RT_REPLAY_MAX_CURVES);
+	assert_int_equal(r->curves[0].count, 2);
+	rt_replay_free(r);
+}
+
 
 /*
  * A config may name any file as crossover.replay: the error of one that is
@@ -501,6 +535,7 @@ int main(void)
 		cmocka_unit_test(bad_inline_files),
 		cmocka_unit_test(not_a_replay_is_not_quoted),
 		cmocka_unit_test(hex_nul_and_bytes_refused),
+		cmocka_unit_test(curves_are_bounded),
 		cmocka_unit_test(write_reads_back_exactly),
 		cmocka_unit_test(check_without_a_file),
 		cmocka_unit_test(plot_writes_script_without_gnuplot),

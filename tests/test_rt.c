@@ -80,6 +80,23 @@ static void test_printable(void **state)
 	assert_string_equal(out, "a"); /* the 2-byte character does not fit whole */
 }
 
+/* rt_grow keeps what the array held as it doubles, from `first`. */
+static void test_grow(void **state)
+{
+	(void)state;
+	int *v = NULL, cap = 0;
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(rt_grow(&v, &cap, i, sizeof *v, 4), RT_OK);
+		v[i] = i * i;
+	}
+	assert_int_equal(cap, 1024);
+	for (int i = 0; i < 1000; i++)
+		assert_int_equal(v[i], i * i);
+	assert_int_equal(rt_grow(&v, &cap, 10, sizeof *v, 4), RT_OK); /* room already */
+	assert_int_equal(cap, 1024);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -87,6 +104,7 @@ int main(void)
 		cmocka_unit_test(test_bug_on_broken),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_printable),
+		cmocka_unit_test(test_grow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -326,6 +326,11 @@ static void test_command_space(void **state)
 	command_bad("workload: command\nknee: nope\nparams:\n  batch: [1]\n",
 		    "knee: 'nope' is not a knob");
 	command_bad("params:\n  2fast: [1]\n", "c.yaml:2:3: params: 2fast cannot name a knob");
+	/* RIGTUNE_BACKEND_PATH, RIGTUNE_CPU_MASK in the command's environment: rigtune's own */
+	command_bad("params:\n  lr: [1]\n  backend_path: [/tmp/evil]\n",
+		    "c.yaml:3:3: params: backend_path cannot name a knob: its variable "
+		    "RIGTUNE_<KNOB> is one of rigtune's own settings");
+	command_bad("params:\n  CPU_mask: [ff]\n", "c.yaml:2:3: params: CPU_mask cannot name");
 	command_bad("params:\n  device: [gpu]\n",
 		    "c.yaml:2:12: device: expected a list of devices (cpu, cuda:N, hip:N)");
 	command_bad("params:\n  lr: [0.1, 0.1]\n", "lr: value 0.1 given twice");

@@ -368,6 +368,38 @@ static void test_metric(void **state)
 	rt_metric_free(&m);
 }
 
+/*
+ * A command that prints millions of matches: the samples kept stay at most
+ * RT_CMD_MAX_SAMPLES, thinned evenly (every stride-th of those seen, from the
+ * first), so that the journal rigtune writes is one it can read back.
+ */
+static void test_metric_samples_bounded(void **state)
+{
+	(void)state;
+	rt_metric m;
+	char err[RT_ERRLEN] = "";
+	assert_int_equal(rt_metric_init(&m, "v=([0-9]+)", 0, err, sizeof err), RT_OK);
+	long lines = 10L * RT_CMD_MAX_SAMPLES + 3;
+	for (long i = 0; i < lines; i++) {
+		char line[32];
+		snprintf(line, sizeof line, "v=%ld", i);
+		rt_metric_line(&m, line);
+	}
+	/* 4096 kept at stride 16 would be 65536 seen: 40963 seen at stride 16 keep 2561 */
+	long stride = 16;
+	assert_int_equal(m.seen, lines);
+	assert_int_equal(m.stride, stride);
+	assert_int_equal(m.nsamples, (lines + stride - 1) / stride);
+	assert_true(m.nsamples <= RT_CMD_MAX_SAMPLES);
+	for (int i = 0; i < m.nsamples; i++)
+		if (m.samples[i] != (double)(i * stride))
+			fail_msg("sample %d is %g, expected %ld", i, m.samples[i], i * stride);
+	rt_metric_reset(&m);
+	rt_metric_line(&m, "v=7");
+	assert_true(m.nsamples == 1 && m.samples[0] == 7 && m.stride == 1);
+	rt_metric_free(&m);
+}
+
 /* One measurement: the outcome and its cause. */
 static rt_cause measure_sh(const char *script, uint64_t mem_cap, double timeout,
 			   rt_measurement *out)
@@ -493,9 +525,14 @@ static void test_point_env(void **state)
 	assert_int_equal(rt_cmd_device_check("hip:0"), 0);
 	assert_int_equal(rt_cmd_device_check("cuda:"), -1);
 	assert_int_equal(rt_cmd_device_check("gpu"), -1);
-	assert_true(rt_cmd_knob_name_ok("blas_threads"));
-	assert_false(rt_cmd_knob_name_ok("2x"));
-	assert_false(rt_cmd_knob_name_ok("a-b"));
+	assert_null(rt_cmd_knob_name_bad("blas_threads"));
+	assert_non_null(rt_cmd_knob_name_bad("2x"));
+	assert_non_null(rt_cmd_knob_name_bad("a-b"));
+	/* a knob's variable may not be one of rigtune's own settings, whatever its case */
+	assert_non_null(rt_cmd_knob_name_bad("backend_path"));
+	assert_non_null(rt_cmd_knob_name_bad("Lock_Dir"));
+	assert_non_null(rt_cmd_knob_name_bad("cpu_mask"));
+	assert_null(rt_cmd_knob_name_bad("backend"));
 }
 
 
@@ -575,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_large_output),
 		cmocka_unit_test(test_pin),
 		cmocka_unit_test(test_metric),
+		cmocka_unit_test(test_metric_samples_bounded),
 		cmocka_unit_test(test_outcomes),
 		cmocka_unit_test(test_memory_cap),
 		cmocka_unit_test(test_point_env),

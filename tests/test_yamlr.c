@@ -218,6 +218,38 @@ static void test_depth_limit(void **state)
 	free(text);
 }
 
+/*
+ * A loaded node costs libyaml ~200 bytes whatever its text: an 8 MiB flow
+ * sequence of 1s took 695 MB. The screen counts the values of a document;
+ * the limit is read, one more is refused at its place, in each document.
+ */
+static void test_node_limit(void **state)
+{
+	(void)state;
+	size_t items = RT_YR_MAX_NODES; /* with the sequence itself: one more than the limit */
+	char *text = malloc(2 * items + 2);
+	assert_non_null(text);
+	text[0] = '[';
+	for (size_t i = 0; i < items; i++)
+		memcpy(text + 1 + 2 * i, i + 1 < items ? "1," : "1]", 2);
+	text[2 * items + 1] = '\0';
+	char want[128];
+	snprintf(want, sizeof want,
+		 "t.yaml:1:%zu: more than %d values in one document; rigtune's files never have "
+		 "as many", 2 * items, RT_YR_MAX_NODES);
+	refused(text, strlen(text), want);
+	/* one value fewer: exactly the limit, read */
+	memcpy(text + 2 * items - 3, "1]", 3);
+	rt_yr r;
+	char err[RT_ERRLEN];
+	assert_int_equal(rt_yr_load(&r, "t.yaml", text, strlen(text), err, sizeof err), RT_OK);
+	assert_int_equal(rt_yr_root(&r)->data.sequence.items.top -
+				 rt_yr_root(&r)->data.sequence.items.start,
+			 items - 1);
+	rt_yr_free(&r);
+	free(text);
+}
+
 static void test_size_limit(void **state)
 {
 	(void)state;
@@ -258,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_file_not_regular),
 		cmocka_unit_test(test_aliases_refused),
 		cmocka_unit_test(test_depth_limit),
+		cmocka_unit_test(test_node_limit),
 		cmocka_unit_test(test_size_limit),
 		cmocka_unit_test(test_reader_errors_have_a_place),
 	};

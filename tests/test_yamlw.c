@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "../common/rt.h"
+#include "../tuner/yamlr.h"
 #include "../tuner/yamlw.h"
 #include "yaml_lookup.h"
 
@@ -72,10 +73,36 @@ static void test_not_utf8_refused(void **state)
 	assert_null(text);
 }
 
+/*
+ * A parsed document written again node by node (rt_yw_node) reads back with
+ * the same types: a quoted '2' stays a string, a plain 64 a number, flow
+ * and block styles as they were.
+ */
+static void test_node_copy(void **state)
+{
+	(void)state;
+	static const char in[] = "a:\n  point: {batch: 64, env: '2', ok: true}\n"
+				 "  list:\n  - x\n  - 'on'\n  ci: [1.5, 2]\n";
+	rt_yr r;
+	rt_yw w;
+	char err[256], *text;
+	size_t len;
+	assert_int_equal(rt_yr_load(&r, "in", in, strlen(in), err, sizeof err), RT_OK);
+	assert_int_equal(rt_yw_init(&w), RT_OK);
+	rt_yw_node(&w, r.doc, rt_yr_root(&r));
+	assert_int_equal(rt_yw_finish(&w, &text, &len, err, sizeof err), RT_OK);
+	assert_non_null(strstr(text, "point: {batch: 64, env: '2', ok: true}\n"));
+	assert_non_null(strstr(text, "  - x\n  - 'on'\n"));
+	assert_non_null(strstr(text, "ci: [1.5, 2]\n"));
+	free(text);
+	rt_yr_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quoting),
+		cmocka_unit_test(test_node_copy),
 		cmocka_unit_test(test_not_utf8_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

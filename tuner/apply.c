@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "envnames.h"
 #include "usercmd_knobs.h"
 #include "machine.h"
 #include "params.h"
@@ -71,46 +72,6 @@ static int workload_binding(rt_applied *a, const rt_workload *w, char *err, size
 	return rc;
 }
 
-/*
- * The variables rigtune's knobs set (hints.c, usercmd_knobs.c) and the
- * binding the OpenMP runtimes read: one table, a new knob's variable is
- * one line.
- */
-static const char *const owned_env[] = {
-	"OMP_NUM_THREADS",     "MKL_NUM_THREADS",      "OPENBLAS_NUM_THREADS",
-	"VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS", "BLIS_NUM_THREADS",
-	"OMP_PROC_BIND",       "OMP_PLACES",           "CUDA_VISIBLE_DEVICES",
-	"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
-};
-
-/*
- * The RIGTUNE_ variables rigtune reads as its own settings: several name a
- * library it loads (a plugin directory, NVML, rocm_smi, rocBLAS), so a
- * configuration exporting one would run code in the next rigtune. The other
- * RIGTUNE_<KNOB> variables are the knobs' values (usercmd_knobs.c).
- */
-static const char *const settings_env[] = {
-	"RIGTUNE_BACKEND_PATH", "RIGTUNE_NVML",  "RIGTUNE_ROCM_SMI",        "RIGTUNE_ROCBLAS",
-	"RIGTUNE_GEMM",         "RIGTUNE_DRILL", "RIGTUNE_CONTENTION_LIMIT", "RIGTUNE_LOCK_DIR",
-	"RIGTUNE_BLAS_REEXEC",
-};
-
-static int listed(const char *name, const char *const *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(name, list[i]))
-			return 1;
-	return 0;
-}
-
-int rt_env_owned(const char *name)
-{
-	if (listed(name, owned_env, RT_COUNT(owned_env)))
-		return 1;
-	return !strncmp(name, "RIGTUNE_", 8) && name[8] &&
-	       !listed(name, settings_env, RT_COUNT(settings_env));
-}
-
 static int is_env_name(const char *k)
 {
 	size_t n = strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -120,7 +81,10 @@ static int is_env_name(const char *k)
 
 static int allowed(const char *k, const char *const *allow, int nallow)
 {
-	return listed(k, allow, (size_t)nallow) || rt_env_owned(k);
+	for (int i = 0; i < nallow; i++)
+		if (!strcmp(k, allow[i]))
+			return 1;
+	return rt_env_owned(k);
 }
 
 int rt_env_check(const rt_config *c, const rt_config_kvs *env, const char *const *allow,

@@ -33,20 +33,8 @@ typedef struct rt_applied {
 } rt_applied;
 
 /*
- * Whether name is a variable rigtune's knobs own, the only ones a
- * configuration may set without the user's leave: the thread counts
- * (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS, MKL_NUM_THREADS, ...), the
- * visible-device variables, the OpenMP binding (OMP_PROC_BIND, OMP_PLACES)
- * and RIGTUNE_<KNOB>, but not the RIGTUNE_ settings rigtune reads itself
- * (RIGTUNE_BACKEND_PATH, RIGTUNE_NVML, ...: libraries it loads). A
- * configuration is data from anyone: PATH, LD_PRELOAD or PROMPT_COMMAND in
- * it would run code.
- */
-int rt_env_owned(const char *name);
-
-/*
  * Checks the env: of an entry of configuration c: every name can be
- * exported by a shell and is owned by rigtune (rt_env_owned) or one of
+ * exported by a shell and is owned by rigtune (envnames.h rt_env_owned) or one of
  * allow[0..nallow). RT_EINVAL "FILE:LINE:COLUMN: env: NAME ..." naming the
  * first that is not, and how to allow it.
  */

@@ -96,10 +96,11 @@ static void probe_in_child(const char *name, rt_accel *a)
 		return;
 	}
 	fflush(NULL);
+	pid_t self = getpid();
 	pid_t pid = fork();
 	if (pid == 0) {
+		rt_child_begin(self);
 		close(fds[0]);
-		rt_child_reset_signals();
 		static rt_accel acc;
 		probe_one(name, &acc);
 		_exit(rt_write_all(fds[1], &acc, sizeof acc) ? 1 : 0);

@@ -10,17 +10,88 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../common/rt.h"
 
-void rt_child_reset_signals(void)
+static void reset_signals(void)
 {
-	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
-				   SIGINT, SIGTERM, SIGPIPE};
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT,
+				   SIGTERM, SIGPIPE, SIGHUP, SIGQUIT};
 	for (size_t i = 0; i < RT_COUNT(sigs); i++)
 		signal(sigs[i], SIG_DFL);
+}
+
+void rt_child_begin(pid_t parent)
+{
+	reset_signals();
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent) /* it died between fork and prctl */
+		_exit(127);
+}
+
+/* The guard's end as its program's: the same exit status, or the same signal. */
+static void exit_as(int status)
+{
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	int sig = WTERMSIG(status);
+	struct rlimit none = {0, 0};
+	setrlimit(RLIMIT_CORE, &none); /* the program dumped its own core */
+	signal(sig, SIG_DFL);
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	sigprocmask(SIG_UNBLOCK, &s, NULL);
+	raise(sig);
+	_exit(128 + sig); /* a signal whose default is to go on (SIGCHLD, SIGWINCH) */
+}
+
+/*
+ * The guard's life, SIGTERM and SIGCHLD blocked (waited for, so that none
+ * is lost between a look and a wait): reap what ends until the program
+ * does, or end the whole tree at rigtune's end.
+ */
+static void guard(pid_t program, const sigset_t *waited)
+{
+	for (;;) {
+		int status;
+		pid_t r;
+		while ((r = waitpid(-1, &status, WNOHANG)) > 0)
+			if (r == program)
+				exit_as(status);
+		if (sigwaitinfo(waited, NULL) == SIGTERM)
+			break;
+	}
+	rt_child_end_descendants();
+	_exit(128 + SIGTERM);
+}
+
+void rt_child_guard(const int *fds, int n)
+{
+	pid_t self = getpid();
+	sigset_t waited;
+	sigemptyset(&waited);
+	sigaddset(&waited, SIGTERM);
+	sigaddset(&waited, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &waited, NULL);
+	/* the orphans of the program's tree come to the guard, to be ended with it */
+	rt_child_adopt_orphans(1);
+	/* rigtune's end, from here on a SIGTERM to wait for (before: rt_child_begin's SIGKILL) */
+	prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+	pid_t program = fork();
+	if (program == 0) {
+		sigprocmask(SIG_UNBLOCK, &waited, NULL);
+		rt_child_begin(self);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	if (program < 0)
+		_exit(127);
+	guard(program, &waited);
 }
 
 /* Waits for fd to be readable; 1 ready, 0 timeout, -1 error. */

@@ -10,11 +10,29 @@
 #include <sys/types.h>
 
 /*
- * In the child, first thing: default dispositions for the signals whose
- * parent handlers must not run there (the tuner's SIGINT, a test framework's
- * SIGSEGV), so that a crash or a Ctrl-C ends the child the usual way.
+ * In a child of parent, first thing after fork: default dispositions for the
+ * signals whose parent handlers must not run there (the tuner's SIGINT, a
+ * test framework's SIGSEGV), so that a crash or a Ctrl-C ends the child the
+ * usual way; and the child gets SIGKILL when parent ends, however it ends (its SIGKILL too:
+ * PR_SET_PDEATHSIG). A parent already gone before the request took effect
+ * ends the child at once. The signal comes when the thread that forked
+ * ends: fork from the main thread.
  */
-void rt_child_reset_signals(void);
+void rt_child_begin(pid_t parent);
+
+/*
+ * For a child whose program may start processes of its own (a user's
+ * command): called in the child after rt_child_begin and setpgid(0, 0),
+ * it forks once more and returns in the new process, which goes on to exec
+ * the program and dies with this one. This one stays as the guard of the
+ * tree: rigtune's parent-death signal reaches the guard as SIGTERM, and it
+ * then kills every process below it, the ones that left the group as well
+ * (it is their subreaper), before it ends; when the program exits first,
+ * the guard exits as it did (status, or the same signal), so that rigtune
+ * reaps the guard for the program. fds (n of them) are closed in the guard:
+ * the program's pipes must end when it does.
+ */
+void rt_child_guard(const int *fds, int n);
 
 /*
  * Reads exactly n bytes from fd before the monotonic deadline (rt_now()).

@@ -2,14 +2,44 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../workloads/workload.h"
 
+void rt_vtprintf(FILE *f, const char *fmt, va_list ap)
+{
+	char *text;
+	if (vasprintf(&text, fmt, ap) < 0)
+		return;
+	/* a newline inside could forge a line of rigtune's: only the last one is rigtune's */
+	size_t len = strlen(text);
+	int newline = len && text[len - 1] == '\n';
+	if (newline)
+		text[len - 1] = '\0';
+	char *clean = malloc(len + 1); /* cleaning never lengthens a text */
+	if (clean) {
+		rt_printable(clean, len + 1, text);
+		fputs(clean, f);
+		if (newline)
+			fputc('\n', f);
+	}
+	free(clean);
+	free(text);
+}
+
+void rt_tprintf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	rt_vtprintf(f, fmt, ap);
+	va_end(ap);
+}
+
 void rt_verrorf(const char *fmt, va_list ap)
 {
 	fputs("rigtune: ", stderr);
-	vfprintf(stderr, fmt, ap);
+	rt_vtprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
 
@@ -26,7 +56,7 @@ int rt_usage_error(const char *cmd, const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	fprintf(stderr, "rigtune %s: ", cmd);
-	vfprintf(stderr, fmt, ap);
+	rt_vtprintf(stderr, fmt, ap);
 	fprintf(stderr, "\nTry 'rigtune %s --help'.\n", cmd);
 	va_end(ap);
 	return RT_EXIT_USAGE;

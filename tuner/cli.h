@@ -31,7 +31,18 @@ void rt_help_workloads(FILE *f);
 /* One entry of a help list: "  name       text", text wrapped under itself. */
 void rt_help_item(FILE *f, const char *name, const char *text);
 
-/* Prints "rigtune: <msg>" to stderr; used for every user-facing error. */
+/*
+ * Prints to a stream people read (a terminal, a shared log): the formatted
+ * text through rt_printable, so that a string from a file, the store or
+ * another process cannot move the cursor, retitle or clear the terminal, or
+ * start a line of its own ("all nodes pass"): only a newline that ends the
+ * text stays. Every message with such a string goes through it: rt_errorf,
+ * rt_usage_error, the progress, check's table, fleet's answers.
+ */
+void rt_tprintf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rt_vtprintf(FILE *f, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+/* Prints "rigtune: <msg>" to stderr (rt_tprintf); used for every user-facing error. */
 void rt_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same with the arguments as a va_list (rt_progress_note). */
 void rt_verrorf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));

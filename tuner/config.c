@@ -102,6 +102,28 @@ static int decode_rec(const rt_yr *r, const rt_ynode *name, const rt_ynode *map,
 	return rc;
 }
 
+/*
+ * tuned: {at, fingerprint, journal} of an entry, each a string where
+ * present; the document's own where the entry has no tuned:.
+ */
+static int decode_tuned(const rt_yr *r, const rt_config *c, rt_config_rec *rec)
+{
+	const rt_ynode *t = rt_yr_get(r, rec->node, "tuned");
+	rec->tuned_at = rt_config_scalar(c, "generated");
+	rec->fingerprint = c->fingerprint;
+	rec->journal = c->journal;
+	if (!t)
+		return RT_OK;
+	int rc = rt_yr_expect(r, t, YAML_MAPPING_NODE, "tuned");
+	if (rc == RT_OK)
+		rc = rt_yr_need_str(r, t, "at", &rec->tuned_at);
+	if (rc == RT_OK)
+		rc = rt_yr_need_str(r, t, "fingerprint", &rec->fingerprint);
+	if (rc == RT_OK)
+		rc = rt_yr_need_str(r, t, "journal", &rec->journal);
+	return rc;
+}
+
 static int decode_recs(const rt_yr *r, const rt_ynode *root, rt_config *c)
 {
 	const rt_ynode *recs;
@@ -114,6 +136,14 @@ static int decode_recs(const rt_yr *r, const rt_ynode *root, rt_config *c)
 					 RT_CONFIG_MAX_RECS);
 		rc = decode_rec(r, k, v, &c->recs[c->nrecs++]);
 	}
+	return rc;
+}
+
+static int decode_all_tuned(const rt_yr *r, rt_config *c)
+{
+	int rc = RT_OK;
+	for (int i = 0; rc == RT_OK && i < c->nrecs; i++)
+		rc = decode_tuned(r, c, &c->recs[i]);
 	return rc;
 }
 
@@ -150,7 +180,8 @@ static int decode_config(rt_config *c)
 	if (rt_yr_is_null(c->crossover))
 		c->crossover = NULL;
 	c->journal = rt_yr_scalar(rt_yr_at(r, root, "search.journal"));
-	return decode_replay(r, c);
+	rc = decode_all_tuned(r, c);
+	return rc ? rc : decode_replay(r, c);
 }
 
 int rt_config_load(const char *path, rt_config *c, char *err, size_t errlen)
@@ -652,6 +683,33 @@ static void describe_knee(const rt_space *s, const int *knee, const int *best, k
 }
 
 /*
+ * What telling a command's leaders apart did (tune.c), for the reason:
+ * "; its 3 leaders measured again in 4 interleaved rounds (10 runs): told
+ * apart". Returns the length written (snprintf's).
+ */
+static size_t leaders_words(const rt_tune_leaders *l, char *buf, size_t len)
+{
+	char who[48];
+	if (!l->done)
+		return 0;
+	if (!l->rounds)
+		return (size_t)(l->separated ? snprintf(buf, len, "; the fastest stood apart after one "
+								    "run each (no time to measure it again)")
+					     : snprintf(buf, len, "; its %d leaders' CIs overlap and the "
+								    "budget had no time to measure them again",
+							l->first));
+	if (l->first >= 2)
+		snprintf(who, sizeof who, "its %d leaders", l->first);
+	else
+		snprintf(who, sizeof who, "the fastest and the next");
+	return (size_t)snprintf(buf, len, "; %s measured again in %d interleaved round%s (%d runs): %s",
+				who, l->rounds, l->rounds == 1 ? "" : "s", l->runs,
+				l->separated ? "told apart"
+					     : "not told apart when the budget ran out (within "
+					       "each other's noise)");
+}
+
+/*
  * The reason in one sentence: which point, why it rather than the fastest,
  * and what the machine showed (the workload's bottleneck and the device's
  * verdict: a rollout-bound PPO says so, a launch-bound GPU step too).
@@ -697,6 +755,7 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 				      ratio < 10, ratio, twl->naive.pt.backend,
 				      rt_precision_name(twl->naive.pt.precision), twl->naive.pt.threads,
 				      twl->naive.median, unit, twl->naive.predicted ? ", predicted" : "");
+	n += leaders_words(&twl->leaders, buf + (n < len ? n : len), n < len ? len - n : 0);
 	if (twl->unscreened[0] && n < len) /* tune_workload.c's screening */
 		n += (size_t)snprintf(buf + n, len - n, "; not screened: %s", twl->unscreened);
 	/* measured once more when contended: still so means the machine stayed busy */
@@ -706,6 +765,19 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 			 "; measured on a busy machine (other processes took %.0f%% of the trial's "
 			 "CPUs): the figures are low, run tune again on a quiet machine",
 			 100 * busy);
+}
+
+/* How a command's leaders were told apart (tune.c): leaders: {first: 3, rounds: 4, ...}. */
+static void emit_leaders(rt_yw *w, const rt_tune_leaders *l)
+{
+	rt_yw_str(w, "leaders");
+	rt_yw_map(w, 1);
+	rt_yw_kint(w, "first", l->first);
+	rt_yw_kint(w, "rounds", l->rounds);
+	rt_yw_kint(w, "runs", l->runs);
+	rt_yw_kbool(w, "separated", l->separated);
+	rt_yw_kint(w, "last", l->last);
+	rt_yw_end_map(w);
 }
 
 /* What a command's entry says of the command: how it ran and how it was read. */
@@ -724,11 +796,23 @@ static void emit_command_head(rt_yw *w, const rt_tune_opts *o, const rt_tune_wor
 	rt_yw_kstr(w, "hash", rt_tune_command_hash(twl->cmd));
 }
 
+/* tuned: the tune that wrote an entry: when, on which machine, its journal. */
+static void emit_tuned(rt_yw *w, const char *at, const char *fingerprint, const char *journal)
+{
+	rt_yw_str(w, "tuned");
+	rt_yw_map(w, 1);
+	rt_yw_kstr(w, "at", at);
+	rt_yw_kstr(w, "fingerprint", fingerprint);
+	rt_yw_kstr(w, "journal", journal);
+	rt_yw_end_map(w);
+}
+
 static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *o,
-			  const rt_tune_workload *twl)
+			  const rt_tune_workload *twl, const char *now)
 {
 	rt_yw_str(w, twl->name);
 	rt_yw_map(w, 0);
+	emit_tuned(w, now, run->fingerprint, run->journal_path);
 	if (twl->w) {
 		rt_yw_str(w, "shape");
 		rt_emit_shape(w, twl->w, &twl->shape);
@@ -751,6 +835,8 @@ static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *
 			emit_hints(w, run, twl, knee);
 		else
 			emit_command_run(w, run, twl, knee);
+		if (twl->leaders.done)
+			emit_leaders(w, &twl->leaders);
 		emit_runner_ups(w, twl, best, knee);
 	}
 	rt_yw_kint(w, "trials", twl->ntrials);
@@ -770,28 +856,98 @@ static void emit_crossover(rt_yw *w, const rt_tune_run *run)
 	rt_xo_emit(w, &run->xo, &run->crossover, &shape);
 }
 
+/* A kept entry as it was read, with its tuned: (the document's when it had none). */
+static void emit_kept(rt_yw *w, const rt_config *kept, const rt_config_rec *rec)
+{
+	const rt_yr *r = &kept->yr;
+	rt_yw_str(w, rec->name);
+	rt_yw_map(w, 0);
+	if (!rt_yr_get(r, rec->node, "tuned"))
+		emit_tuned(w, rec->tuned_at ? rec->tuned_at : "", rec->fingerprint,
+			   rec->journal ? rec->journal : "");
+	for (int i = 0; i < rt_yr_npairs(rec->node); i++) {
+		const rt_ynode *k, *v;
+		rt_yr_pair(r, rec->node, i, &k, &v);
+		rt_yw_node(w, r->doc, k);
+		rt_yw_node(w, r->doc, v);
+	}
+	rt_yw_end_map(w);
+}
+
+/* This run's search called name, NULL if none. */
+static const rt_tune_workload *tuned_here(const rt_tune_run *run, const char *name)
+{
+	for (int i = 0; i < run->nwl; i++)
+		if (!strcmp(run->wl[i].name, name))
+			return &run->wl[i];
+	return NULL;
+}
+
+/* The entries: kept's in their order, this run's in place of the same name, then this run's others. */
+static void emit_recommendations(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *o,
+				 const rt_config *kept, const char *now)
+{
+	rt_yw_str(w, "recommendations");
+	rt_yw_map(w, 0);
+	for (int i = 0; kept && i < kept->nrecs; i++) {
+		const rt_tune_workload *twl = tuned_here(run, kept->recs[i].name);
+		if (twl)
+			emit_workload(w, run, o, twl, now);
+		else
+			emit_kept(w, kept, &kept->recs[i]);
+	}
+	for (int i = 0; i < run->nwl; i++)
+		if (!kept || !rt_config_find(kept, run->wl[i].name))
+			emit_workload(w, run, o, &run->wl[i], now);
+	rt_yw_end_map(w);
+}
+
+/* How many entries the document will hold. */
+static int entries_over(const rt_tune_run *run, const rt_config *kept)
+{
+	int n = kept ? kept->nrecs : 0;
+	for (int i = 0; i < run->nwl; i++)
+		n += !kept || !rt_config_find(kept, run->wl[i].name);
+	return n;
+}
+
 int rt_config_emit(const rt_tune_run *run, const rt_tune_opts *o, char **text, size_t *len,
 		   char *err, size_t errlen)
 {
+	return rt_config_emit_over(run, o, NULL, text, len, err, errlen);
+}
+
+int rt_config_emit_over(const rt_tune_run *run, const rt_tune_opts *o, const rt_config *kept,
+			char **text, size_t *len, char *err, size_t errlen)
+{
 	rt_yw w;
+	char now[32];
+	int entries = entries_over(run, kept);
+	if (entries > RT_CONFIG_MAX_RECS)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "%s would hold %d recommendations, more than %d: write this tune "
+			       "elsewhere (-o FILE) or alone (--replace)",
+			       kept->path, entries, RT_CONFIG_MAX_RECS);
 	int rc = rt_yw_start_doc(&w, "rigtune", RT_CONFIG_SCHEMA, err, errlen);
 	if (rc)
 		return rc;
+	rt_yw_utc_now(now, sizeof now);
 	if (run->interrupted)
 		rt_yw_kstr(&w, "partial", "interrupted: the best found before the signal");
 	rt_yw_str(&w, "machine");
 	rt_machine_emit(&w, &run->machine);
 	if (run->unavailable[0])
 		rt_yw_kstr(&w, "unavailable", run->unavailable);
-	rt_yw_str(&w, "recommendations");
-	rt_yw_map(&w, 0);
-	for (int i = 0; i < run->nwl; i++)
-		emit_workload(&w, run, o, &run->wl[i]);
-	rt_yw_end_map(&w);
+	emit_recommendations(&w, run, o, kept, now);
 	rt_yw_str(&w, "frameworks");
 	rt_frameworks_emit(&w, &run->frameworks);
 	rt_settings_emit(&w, &run->frameworks, environ);
-	emit_crossover(&w, run);
+	if (!run->xo_fitted && kept && kept->crossover) {
+		rt_yw_str(&w, "crossover"); /* the last tune that fitted one */
+		rt_yw_node(&w, kept->yr.doc, kept->crossover);
+	} else {
+		emit_crossover(&w, run);
+	}
 	rt_yw_str(&w, "search");
 	rt_yw_map(&w, 0);
 	rt_yw_kstr(&w, "strategy", run->strategy);

@@ -51,6 +51,13 @@ typedef struct rt_config_rec {
 	rt_config_point recommended, fastest;
 	const char *reason;
 	rt_config_kvs env;    /* the variables to export, in order */
+	/*
+	 * tuned: the tune that wrote the entry (a configuration keeps the
+	 * entries of earlier tunes): its time, the machine's fingerprint then
+	 * and its journal; the document's generated, machine.fingerprint and
+	 * search.journal where the entry has no tuned: (one tune wrote it all).
+	 */
+	const char *tuned_at, *fingerprint, *journal;
 	const rt_ynode *node; /* the whole entry: hints, runner_ups, ... */
 } rt_config_rec;
 
@@ -243,5 +250,16 @@ struct rt_tune_run;
 struct rt_tune_opts;
 int rt_config_emit(const struct rt_tune_run *run, const struct rt_tune_opts *o, char **text,
 		   size_t *len, char *err, size_t errlen);
+/*
+ * The same document, keeping what `kept` (the configuration at the output
+ * path, loaded with rt_config_load; NULL: none) holds that this run did not
+ * tune: every entry of another name, as it was, with its own tuned: (time,
+ * fingerprint, journal: the document's where it had none); an entry of the
+ * same name is replaced in its place. The crossover: is kept's when this
+ * run fitted none. RT_EINVAL when the entries together would be more than
+ * RT_CONFIG_MAX_RECS (the reader would refuse the document).
+ */
+int rt_config_emit_over(const struct rt_tune_run *run, const struct rt_tune_opts *o,
+			const rt_config *kept, char **text, size_t *len, char *err, size_t errlen);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backends.h"
+#include "cli.h"
 #include "../workloads/loader.h"
 #include "machine.h"
 #include "measure.h"
@@ -144,7 +145,7 @@ static int measure_curve(const curve_job *job, const rt_xo_sweep_opts *o,
 		if (rc)
 			return rc;
 		if (!o->quiet)
-			fprintf(stderr, "rigtune: crossover %s/%s %ldx%ldx%ld: %s\n", job->label, prec,
+			rt_tprintf(stderr, "rigtune: crossover %s/%s %ldx%ldx%ld: %s\n", job->label, prec,
 				m, n, k, meas.feasible ? "ok" : meas.reason);
 		if (meas.feasible)
 			note_impl(d, job->label, prec, meas.gemm_impl);

@@ -129,12 +129,14 @@ static const struct {
  * NAME:LINE, then NAME:status=ok|timeout|exit N and NAME:error=the last line
  * of its stderr. Each import costs seconds (PyPI's torch 3-5 s on a busy
  * 2-core machine): one after another they would not fit a short tune's share.
- * argv: the seconds left, then NAME SCRIPT pairs. Output goes to files, so
- * that no probe blocks on a full pipe while another is read.
+ * argv: the deadline on CLOCK_MONOTONIC (rt_now's clock, and Python's
+ * time.monotonic on Linux: the interpreter's own start is charged to it),
+ * then NAME SCRIPT pairs. Output goes to files, so that no probe blocks on
+ * a full pipe while another is read.
  */
 static const char probe_driver[] =
 	"import subprocess, sys, tempfile, time\n"
-	"until = time.monotonic() + float(sys.argv[1])\n"
+	"until = float(sys.argv[1])\n"
 	"runs = []\n"
 	"for name, script in zip(sys.argv[2::2], sys.argv[3::2]):\n"
 	"    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()\n"
@@ -203,8 +205,8 @@ static void probe_line(void *user, int is_err, const char *text)
 
 /* Less than this left of the probes' time: nothing is probed. */
 #define MIN_PROBE_S 0.05
-/* The driver's own start and end, beyond the probes' time. */
-#define DRIVER_GRACE_S 2.0
+/* The driver's end (killing and reporting a probe that ran out of time), beyond the deadline. */
+#define DRIVER_GRACE_S 0.5
 
 /* What one framework's probe came to, from the driver's status line. */
 static void settle(rt_framework *f, const probe_out *o, int id, double seconds)
@@ -230,8 +232,8 @@ static int probe_python(const char *python, double until, rt_frameworks *out,
 			char *executable, size_t exlen, char *err, size_t errlen)
 {
 	static probe_out o; /* large: not on the stack */
-	char seconds[32], *argv[4 + 2 * RT_NFW] = {(char *)python, "-c", (char *)probe_driver,
-						   seconds};
+	char deadline[32], *argv[4 + 2 * RT_NFW] = {(char *)python, "-c", (char *)probe_driver,
+						    deadline};
 	double left = until - rt_now();
 	memset(out, 0, sizeof *out);
 	memset(&o, 0, sizeof o);
@@ -246,7 +248,7 @@ static int probe_python(const char *python, double until, rt_frameworks *out,
 	}
 	if (left < MIN_PROBE_S)
 		return RT_OK;
-	snprintf(seconds, sizeof seconds, "%.3f", left);
+	snprintf(deadline, sizeof deadline, "%.3f", until);
 	rt_usercmd c = {.argv = argv, .timeout_s = left + DRIVER_GRACE_S, .line = probe_line,
 			.user = &o};
 	rt_usercmd_exit x;

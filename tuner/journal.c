@@ -17,6 +17,7 @@
 #include "params.h"
 #include "measure_yaml.h"
 #include "yamlr.h"
+#include "cli.h"
 
 #define JOURNAL_VERSION "1"
 
@@ -913,6 +914,16 @@ int rt_journal_load_host(const char *dir, const char *host, rt_journal_record **
 		rc = load_into(paths[i], &rv, NULL, &res, err, errlen);
 		if (dropped)
 			*dropped += res.dropped;
+		/*
+		 * One journal that does not read (too large, torn in its middle,
+		 * edited) must not stop every later tune of the host: its trials
+		 * are not reused, and the user is told which it is.
+		 */
+		if (rc && rc != RT_ENOMEM) {
+			rt_errorf("warning: %s; its trials are not reused (move it out of %s to "
+				  "silence this)", err, dir);
+			rc = RT_OK;
+		}
 	}
 	rt_journal_list_free(paths, npaths);
 	if (rc) {

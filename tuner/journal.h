@@ -149,7 +149,9 @@ int rt_journal_load(const char *path, rt_journal_record **records, size_t *n, in
  * rt_journal_load() for every journal of host in dir (rt_journal_list), the
  * records of all of them in one array, oldest journal first; *dropped counts
  * the half-written documents of all of them. A dir that does not exist has
- * no journals. The first bad journal fails the whole load, with its name.
+ * no journals. A journal that does not read (over RT_READ_MAX_BYTES,
+ * malformed) is skipped with a warning on stderr naming it and why: the
+ * others load, and the tune goes on.
  */
 int rt_journal_load_host(const char *dir, const char *host, rt_journal_record **records,
 			 size_t *n, int *dropped, char *err, size_t errlen);

@@ -301,7 +301,6 @@ static void child_main(int fd, const rt_workload *w, const rt_point *pt, const r
 	char *why = rep.reason;
 	size_t whylen = sizeof rep.reason;
 	rep.setup_s = rt_now();
-	rt_child_reset_signals();
 
 	int rc = rt_pin_self(pt->pin, pt->threads + pt->workers, why, whylen);
 	if (rc == RT_OK)
@@ -358,6 +357,7 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	int have_times = rt_cpu_times_read(&before) == 0;
 	fflush(NULL);
 	double t0 = rt_now();
+	pid_t self = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
@@ -365,6 +365,7 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 		return rt_fail(err, errlen, RT_ERUNTIME, "fork: %s", strerror(errno));
 	}
 	if (pid == 0) {
+		rt_child_begin(self);
 		close(fds[0]);
 		child_main(fds[1], w, pt, sh, &co);
 	}

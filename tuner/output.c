@@ -71,6 +71,25 @@ static int foreign_in_sticky_dir(const char *path, const struct stat *st, char *
 	return st->st_uid != d.st_uid && st->st_uid != geteuid();
 }
 
+/*
+ * Whether the link at path (st: its lstat) must not be followed: it is
+ * another user's in a directory others can write to (group or world). In a
+ * sticky one (/tmp) the directory's owner's links are followed too, as the
+ * kernel's protected_symlinks has it; in one without the sticky bit (a
+ * group's configs/, 2775) anyone who can write there can put a link in place
+ * of any name, so only the caller's own are: a group member's link to
+ * /etc/passwd would otherwise have root's fleet task replace that file. dir
+ * gets the directory (PATH_MAX bytes).
+ */
+static int foreign_link(const char *path, const struct stat *st, char *dir)
+{
+	struct stat d;
+	dir_of(path, dir);
+	if (stat(dir, &d) || !(d.st_mode & (S_IWGRP | S_IWOTH)) || st->st_uid == geteuid())
+		return 0;
+	return !(d.st_mode & S_ISVTX) || st->st_uid != d.st_uid;
+}
+
 static int refuse_foreign(const char *path, const char *what, const struct stat *st,
 			  const char *dir, char *err, size_t errlen)
 {
@@ -99,7 +118,7 @@ static int resolve_links(const char *path, char *out, int *proc, char *err, size
 			*proc = 1;
 			return RT_OK;
 		}
-		if (foreign_in_sticky_dir(out, &st, dir))
+		if (foreign_link(out, &st, dir))
 			return refuse_foreign(path, "a symbolic link", &st, dir, err, errlen);
 		ssize_t n = readlink(out, target, sizeof target - 1);
 		if (n < 0)

@@ -30,8 +30,8 @@ void rt_progress_trial(rt_progress *p, const char *what, const char *outcome,
 	double used = rt_now() - p->start;
 	double left = p->budget_s - used > 0 ? p->budget_s - used : 0;
 	if (!p->tty) {
-		fprintf(stderr, "rigtune: trial %d (%.0f s left): %s: %s\n", p->trials, left, what,
-			outcome);
+		rt_tprintf(stderr, "rigtune: trial %d (%.0f s left): %s: %s\n", p->trials, left, what,
+			   outcome);
 		return;
 	}
 	enum { WIDTH = 24 };
@@ -40,8 +40,8 @@ void rt_progress_trial(rt_progress *p, const char *what, const char *outcome,
 	for (int i = 0; i < WIDTH; i++)
 		bar[i] = i < filled ? '#' : '.';
 	bar[WIDTH] = '\0';
-	fprintf(stderr, "\r\033[K[%s] %d trials, %3.0f s left, best %s", bar, p->trials, left,
-		best);
+	fputs("\r\033[K", stderr); /* rigtune's own escape: the line redrawn */
+	rt_tprintf(stderr, "[%s] %d trials, %3.0f s left, best %s", bar, p->trials, left, best);
 	fflush(stderr);
 	p->drawn = 1;
 }

@@ -135,6 +135,10 @@ int rt_replay_add(rt_replay *r, const char *backend, const char *precision, doub
 		return rt_fail(err, errlen, RT_EINVAL,
 			       "n=%g, seconds=%g: both must be > 0 and finite", n, seconds);
 	long i = rt_replay_find(r, backend, precision);
+	if (i < 0 && r->ncurves == RT_REPLAY_MAX_CURVES)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "a new curve %s/%s: a replay has at most %d curves (backend,precision)",
+			       backend, precision, RT_REPLAY_MAX_CURVES);
 	rt_replay_curve *c = i >= 0 ? &r->curves[i] : new_curve(r, backend, precision);
 	if (!c || push(c, n, seconds))
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory storing observations");
@@ -256,6 +260,11 @@ static int parse_row(rt_replay *r, char *line, const char *path, long ln, const 
 		return rc;
 	size_t before = r->ncurves;
 	rc = rt_replay_add(r, backend, precision, n, seconds, err, errlen);
+	if (rc == RT_EINVAL && err) { /* the curve limit: said where the file passes it */
+		char why[RT_ERRLEN];
+		snprintf(why, sizeof why, "%s", err);
+		return rt_fail(err, errlen, rc, "%s:%ld: %s", path, ln, why);
+	}
 	if (rc)
 		return rc;
 	if (r->ncurves > before)

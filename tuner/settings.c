@@ -42,6 +42,10 @@ static const setting_rule rules[] = {
 	{"OMP_PLACES", RT_FW_PYTORCH, NULL, 1,
 	 "binds PyTorch's OpenMP threads, the main thread with them to one CPU: bind the "
 	 "process instead (rigtune exec)"},
+	{"OMP_WAIT_POLICY", RT_FW_PYTORCH, NULL, 1,
+	 "how PyTorch's OpenMP threads wait between ops: ACTIVE spins on the cores (on a "
+	 "machine busy with other work 2 spinning threads ran 0.02-0.14x of PASSIVE, "
+	 "bench/bench_advice.py)"},
 	{"NPROC", RT_FW_JAX, NULL, 1,
 	 "sizes the Eigen pool of XLA's CPU client where PJRT_NPROC is unset"},
 	{"PJRT_NPROC", RT_FW_JAX, NULL, 1, "sizes the Eigen pool of XLA's CPU client"},
@@ -57,7 +61,7 @@ static const setting_rule rules[] = {
 /* Every variable a row names or that users set to no effect (XLA_CPU_MULTI_THREAD_EIGEN: none reads it). */
 static const char *const known[] = {
 	"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
-	"NUMEXPR_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "NPROC", "PJRT_NPROC", "XLA_FLAGS",
+	"NUMEXPR_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_WAIT_POLICY", "NPROC", "PJRT_NPROC", "XLA_FLAGS",
 	"XLA_CPU_MULTI_THREAD_EIGEN", "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS",
 	"JAX_ENABLE_X64", "JAX_DEFAULT_MATMUL_PRECISION", NULL,
 };

@@ -342,11 +342,9 @@ static const key_rule *user_rule(parser *p, const rt_ynode *kn, int *rc)
 {
 	rules *rs = &p->rules;
 	const char *name = rt_yr_scalar(kn);
-	if (!name || !rt_cmd_knob_name_ok(name)) {
-		*rc = rt_yr_bad(&p->y, kn,
-				"params: %s cannot name a knob (letters, digits and _, not starting "
-				"with a digit, under %d characters)",
-				shown(kn), RT_KNOB_NAMELEN);
+	const char *bad = name ? rt_cmd_knob_name_bad(name) : "not a scalar";
+	if (bad) {
+		*rc = rt_yr_bad(&p->y, kn, "params: %s cannot name a knob: %s", shown(kn), bad);
 		return NULL;
 	}
 	if (rs->n == MAX_RULES) {

@@ -2,7 +2,7 @@
  * tune.c: the loop of `rigtune tune` (tune.h), whatever its target
  * (tune_target.h): the budget's shares, trials (journal reuse, a contended
  * trial measured again), the strategy's search from what the target
- * measured before it, the confirmation of a command's best points, the
+ * measured before it, a command's leaders told apart (search/leaders.h), the
  * walk to the knee, the pick that never falls below the naive default, the
  * crossover sweep at the end.
  */
@@ -18,6 +18,8 @@
 #include "crossover.h"
 #include "canary.h"
 #include "journal.h"
+#include "../search/leaders.h"
+#include "../search/stats.h"
 #include "output.h"
 #include "pin.h"
 #include "spaces.h"
@@ -62,10 +64,8 @@ static double workload_weight(const rt_tune_workload *twl)
  * as timed out.
  */
 #define PROBE_SHARE 0.25
-/* A user's command: its best points measured again, interleaved (confirm_best). */
-#define CONFIRM_TOP 3
-#define CONFIRM_ROUNDS 3
-#define CONFIRM_SHARE 0.25 /* of its budget kept for that */
+/* A user's command: of its budget, the share kept for telling its leaders apart. */
+#define CONFIRM_SHARE 0.25
 #define MIN_SEARCH_S 0.5 /* less than this cannot measure one point */
 #define MAX_SWEEP_NAMES 100 /* names tried for the crossover's observations */
 
@@ -136,6 +136,19 @@ static void keep_measurement(const rt_tune_workload *twl, rt_tune_trial *t,
 	t->device_timed = m->device_timed;
 	t->device_busy = m->device_busy;
 	t->skipped = m->skipped;
+}
+
+/* A command's samples, kept for pooling its later runs with (separate_leaders). RT_ENOMEM. */
+static int keep_samples(const rt_tune_workload *twl, rt_tune_trial *t, const rt_measurement *m)
+{
+	if (!twl->target->confirm || !m->feasible || !m->nsamples)
+		return RT_OK;
+	t->samples = malloc(sizeof *t->samples * (size_t)m->nsamples);
+	if (!t->samples)
+		return RT_ENOMEM;
+	memcpy(t->samples, m->samples, sizeof *t->samples * (size_t)m->nsamples);
+	t->nsamples = m->nsamples;
+	return RT_OK;
 }
 
 /*
@@ -211,8 +224,9 @@ int rt_tune_run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size
 			return rc;
 	}
 	keep_measurement(c->twl, t, &m);
+	int rc = keep_samples(c->twl, t, &m);
 	rt_measurement_free(&m);
-	return RT_OK;
+	return rc ? rt_fail(err, errlen, rc, "out of memory") : RT_OK;
 }
 
 /* What a trial gave, for the progress: "812.4 samples/s (reused)", "infeasible: why". */
@@ -258,8 +272,11 @@ int rt_tune_objective(const rt_space *s, const int *idx, double cap, void *user,
 		return rc;
 	}
 	c->twl->reused += t->reused;
-	/* a trial that did not fit less than a cap left: no other will (search_clock) */
-	c->spent |= t->skipped == RT_SKIP_BUDGET && c->deadline - rt_now() < cap;
+	/*
+	 * a trial that did not fit less than a cap (or its predicted run) left:
+	 * no other will (search_clock)
+	 */
+	c->spent |= t->skipped == RT_SKIP_BUDGET && c->deadline - rt_now() < fmax(cap, t->seconds);
 	report_trial(c, s, t);
 	*value = t->score;
 	*cause = t->cause;
@@ -435,27 +452,77 @@ static void report_again(tune_ctx *c, const rt_tune_trial *t, const rt_measureme
 	rt_progress_trial(c->progress, what, outcome, c->best);
 }
 
-/* A candidate's confirming samples. */
-typedef struct pooled {
-	double *v;
-	int n;
-} pooled;
-
-static int pool_add(pooled *p, const rt_measurement *m)
+/* Adds a run's samples to t's pooled ones. RT_ENOMEM. */
+static int pool_samples(rt_tune_trial *t, const double *v, int n)
 {
-	double *v = realloc(p->v, sizeof *v * (size_t)(p->n + m->nsamples));
-	if (!v)
+	double *all = realloc(t->samples, sizeof *all * (size_t)(t->nsamples + n));
+	if (!all)
 		return RT_ENOMEM;
-	memcpy(v + p->n, m->samples, sizeof *v * (size_t)m->nsamples);
-	p->v = v;
-	p->n += m->nsamples;
+	memcpy(all + t->nsamples, v, sizeof *all * (size_t)n);
+	t->samples = all;
+	t->nsamples += n;
 	return RT_OK;
 }
 
-/* Takes the pooled figures for t, and its new score for the search's best. */
-static void take_pooled(rt_tune_workload *twl, rt_tune_trial *t, pooled *p)
+/* A command's leaders, as search/leaders.h sees them: candidate i is trial cand[i]. */
+typedef struct leaders_ctx {
+	tune_ctx *c;
+	int *cand;
+	double *cost; /* each candidate's last run, in seconds */
+	char *err;
+	size_t errlen;
+} leaders_ctx;
+
+static double leaders_clock(void *user)
 {
-	rt_measurement m = {.samples = p->v, .nsamples = p->n};
+	(void)user;
+	return rt_now();
+}
+
+static double leaders_cost(void *user, int i)
+{
+	const leaders_ctx *l = user;
+	return l->cost[i];
+}
+
+/* Samples as the search ranks them: higher is better. NULL: out of memory. */
+static double *as_scores(const rt_tune_workload *twl, const double *v, int n)
+{
+	double *s = malloc(sizeof *s * (size_t)(n > 0 ? n : 1));
+	for (int i = 0; s && i < n; i++)
+		s[i] = !twl->minimize ? v[i] : v[i] > 0 ? 1 / v[i] : 0;
+	return s;
+}
+
+/* One more run of candidate i: its samples join the trial's pool and come back as scores. */
+static int leaders_measure(void *user, int i, int round, double **v, size_t *n)
+{
+	leaders_ctx *l = user;
+	rt_tune_trial *t = &l->c->twl->trials[l->cand[i]];
+	rt_measurement m;
+	(void)round;
+	if (interrupted)
+		return RT_ERUNTIME;
+	int rc = measure_fresh(l->c, t, 0, &m, l->err, l->errlen);
+	if (rc)
+		return rc;
+	report_again(l->c, t, &m);
+	l->cost[i] = m.seconds;
+	if (!m.feasible) {
+		rt_measurement_free(&m);
+		return RT_EINFEASIBLE;
+	}
+	rc = pool_samples(t, m.samples, m.nsamples);
+	*v = rc ? NULL : as_scores(l->c->twl, m.samples, m.nsamples);
+	*n = (size_t)m.nsamples;
+	rt_measurement_free(&m);
+	return rc ? rc : *v ? RT_OK : RT_ENOMEM;
+}
+
+/* Takes t's pooled figures, and its new score for the search's best. */
+static void take_pooled(rt_tune_workload *twl, rt_tune_trial *t)
+{
+	rt_measurement m = {.samples = t->samples, .nsamples = t->nsamples};
 	rt_search_result *r = twl->result;
 	rt_measurement_summarize(&m);
 	t->median = m.median;
@@ -472,51 +539,100 @@ static void take_pooled(rt_tune_workload *twl, rt_tune_trial *t, pooled *p)
 			r->best = i;
 }
 
+/* The median of the candidates' known costs (a reused trial may have none), 0 if none. */
+static double typical_cost(const double *cost, int n)
+{
+	double *k = malloc(sizeof *k * (size_t)(n > 0 ? n : 1));
+	int nk = 0;
+	for (int i = 0; k && i < n; i++)
+		if (cost[i] > 0)
+			k[nk++] = cost[i];
+	double med = nk ? rt_median(k, (size_t)nk) : 0;
+	free(k);
+	return med;
+}
+
+/* The feasible trials with samples as candidates (cand, cost, their pooled scores). */
+static int leaders_gather(rt_tune_workload *twl, int *cand, double *cost, rt_leader *ld, int *n)
+{
+	*n = 0;
+	for (int i = 0; i < twl->ntrials; i++) {
+		const rt_tune_trial *t = &twl->trials[i];
+		if (!t->feasible || !t->nsamples)
+			continue;
+		cand[*n] = i;
+		cost[*n] = t->seconds;
+		ld[*n] = (rt_leader){.v = as_scores(twl, t->samples, t->nsamples),
+				     .n = (size_t)t->nsamples};
+		if (!ld[*n].v)
+			return RT_ENOMEM;
+		rt_leader_summarize(&ld[(*n)++]);
+	}
+	double typical = typical_cost(cost, *n);
+	for (int i = 0; i < *n; i++)
+		cost[i] = cost[i] > 0 ? cost[i] : typical;
+	return RT_OK;
+}
+
 /*
- * A run of a user's command is one sample of the machine's mood: the best
- * few points are measured again in interleaved rounds (A B C A B C ...), as
- * often as the budget allows, and ranked by what those rounds gave, so that
- * a point that was lucky once does not win. It comes after the search,
- * which measured whole a space that fits the search's budget
- * (rt_search_run): those rounds never take the place of a point not yet
- * measured there.
+ * Time kept for the walk to the knee: two runs, unless the search measured
+ * every feasible point (the walk then measures nothing).
  */
-static int confirm_best(tune_ctx *c, double deadline, char *err, size_t errlen)
+static double knee_reserve(const rt_tune_workload *twl, double typical)
+{
+	uint64_t feasible = rt_space_count_feasible(twl->space);
+	return twl->result && (uint64_t)twl->result->ntrials >= feasible ? 0 : 2 * typical;
+}
+
+/*
+ * A run of a user's command is one sample of the machine's mood: two points
+ * whose CIs overlap after one run each are not told apart, and picking
+ * between them is a coin toss. The leaders (the fastest, every point that
+ * may tie with it or be the knee within 5% of it: search/leaders.h) are
+ * measured again in interleaved rounds (A B C, C A B, ...), each run's
+ * samples pooled with the point's earlier ones, until they are separated or
+ * the budget is spent; then ranked by the pooled figures. It comes after
+ * the search, which measured whole a space that fits the search's budget
+ * (rt_search_run): those rounds never take the place of a point not yet
+ * measured there. twl->leaders says what it did, for the reason.
+ */
+static int separate_leaders(tune_ctx *c, double deadline, char *err, size_t errlen)
 {
 	rt_tune_workload *twl = c->twl;
-	rt_tune_trial *cand[CONFIRM_TOP];
-	pooled pool[CONFIRM_TOP] = {{0}};
-	int top[CONFIRM_TOP], rounds = 0, rc = 0;
-	int n = twl->target->confirm ? rt_tune_top_trials(twl, NULL, 0, top, CONFIRM_TOP) : 0;
-	for (int k = 0; k < n; k++)
-		cand[k] = &twl->trials[top[k]];
-	double round_s = 0;
-	for (int k = 0; k < n; k++)
-		round_s += cand[k]->seconds;
-	if (n < 2)
+	if (!twl->target->confirm || !twl->result || twl->ntrials < 2)
 		return RT_OK;
-	rt_progress_note(c->progress, "%s: measuring the %d best points again, interleaved", twl->name,
-			 n);
-	/* rounds while time is left for them and for two trials of the walk to the knee */
-	for (; rounds < CONFIRM_ROUNDS && !rc && !interrupted &&
-	       rt_now() + round_s * (1 + 2.0 / n) < deadline;
-	     rounds++)
-		for (int k = 0; k < n && !rc; k++) {
-			int i = (k + rounds) % n;
-			rt_measurement m;
-			rc = measure_fresh(c, cand[i], 0, &m, err, errlen);
-			if (rc == RT_OK && m.feasible)
-				rc = pool_add(&pool[i], &m);
-			if (rc == RT_OK)
-				report_again(c, cand[i], &m);
-			if (rc == RT_OK)
-				rt_measurement_free(&m);
-		}
-	for (int k = 0; k < n; k++) {
-		if (!rc && pool[k].n)
-			take_pooled(twl, cand[k], &pool[k]);
-		free(pool[k].v);
+	int n = 0, rc = RT_ENOMEM;
+	int *cand = malloc(sizeof *cand * (size_t)twl->ntrials);
+	double *cost = malloc(sizeof *cost * (size_t)twl->ntrials);
+	rt_leader *ld = calloc((size_t)twl->ntrials, sizeof *ld);
+	if (cand && cost && ld)
+		rc = leaders_gather(twl, cand, cost, ld, &n);
+	leaders_ctx l = {.c = c, .cand = cand, .cost = cost, .err = err, .errlen = errlen};
+	rt_leaders_opts lo = {.within = RT_KNEE_WITHIN,
+			      .min_rounds = 2,
+			      .clock = leaders_clock,
+			      .cost = leaders_cost,
+			      .measure = leaders_measure,
+			      .user = &l};
+	rt_leaders_result res = {0};
+	if (rc == RT_OK && n >= 2) {
+		lo.deadline = deadline - knee_reserve(twl, typical_cost(cost, n));
+		rt_progress_note(c->progress, "%s: measuring its leaders again, interleaved, until "
+					      "they are told apart",
+				 twl->name);
+		rc = rt_leaders_separate(ld, n, &lo, &res);
+		twl->leaders = (rt_tune_leaders){.done = 1, .first = res.first_leaders,
+						 .rounds = res.rounds, .runs = res.runs,
+						 .separated = res.separated, .last = res.nleaders};
 	}
+	for (int i = 0; rc == RT_OK && i < n; i++)
+		if (ld[i].again)
+			take_pooled(twl, &twl->trials[cand[i]]);
+	if (n)
+		rt_leaders_free(ld, n);
+	free(ld);
+	free(cost);
+	free(cand);
 	return interrupted ? RT_OK : rc;
 }
 
@@ -609,7 +725,7 @@ static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 	if (rc == RT_OK)
 		rc = rt_search_run(st, twl->space, rt_tune_objective, c, &so, &twl->result, err, errlen);
 	if (rc == RT_OK)
-		rc = confirm_best(c, deadline, err, errlen);
+		rc = separate_leaders(c, deadline, err, errlen);
 	if (rc == RT_OK)
 		rc = walk_to_knee(c, deadline, so.trial_s);
 	if (rc == RT_EINFEASIBLE) {
@@ -755,6 +871,18 @@ static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budge
 	run->xo_fitted = rt_xo_fit(&run->crossover, &shape, &run->xo, err, sizeof err) == RT_OK;
 }
 
+/* Every search's space against what its target takes, before anything is measured. */
+static int check_spaces(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errlen)
+{
+	int rc = RT_OK;
+	for (int i = 0; i < run->nwl && !rc; i++) {
+		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o};
+		if (c.twl->target->check_space)
+			rc = c.twl->target->check_space(&c, err, errlen);
+	}
+	return rc;
+}
+
 int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char *err,
 	    size_t errlen)
 {
@@ -770,6 +898,10 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	int rc = probe(o, run, err, errlen);
 	if (!rc)
 		rc = resolve(o, run, err, errlen);
+	if (!rc)
+		rc = check_spaces(o, run, err, errlen);
+	if (!rc && o->ready)
+		rc = o->ready(o->ready_user, err, errlen);
 	if (!rc)
 		rc = open_journal(o, run, &journal, &reuse, &nreuse, err, errlen);
 	if (rc)
@@ -792,12 +924,10 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		double left = o->budget_s - xo_budget - (rt_now() - t0);
 		double budget = left * workload_weight(c.twl) / weights;
 		weights -= workload_weight(c.twl);
-		rc = c.twl->target->check_space ? c.twl->target->check_space(&c, err, errlen)
-						: RT_OK;
-		if (!rc && budget < MIN_SEARCH_S) {
+		if (budget < MIN_SEARCH_S) {
 			c.twl->status = RT_EINFEASIBLE;
 			snprintf(c.twl->note, sizeof c.twl->note, "no time left in the budget");
-		} else if (!rc) {
+		} else {
 			rc = search_workload(&c, budget, err, errlen);
 		}
 	}
@@ -831,6 +961,8 @@ void rt_tune_run_free(rt_tune_run *run)
 	for (int i = 0; i < run->nwl; i++) {
 		rt_space_destroy(run->wl[i].space);
 		rt_search_result_destroy(run->wl[i].result);
+		for (int t = 0; t < run->wl[i].ntrials; t++)
+			free(run->wl[i].trials[t].samples);
 		free(run->wl[i].trials);
 		rt_tune_command_free(run->wl[i].cmd);
 	}

@@ -47,6 +47,14 @@ typedef struct rt_tune_opts {
 	uint64_t seed;
 	const rt_tune_cmd *cmd;  /* NULL: the workloads */
 	const char *python;      /* whose frameworks the hints follow; NULL: frameworks.h's default */
+	/*
+	 * Called once the run's input is checked (the spaces, the command, the
+	 * backends), before anything is journaled or measured: a nonzero code
+	 * stops the tune with it and err (cmd_tune.c: the file at the output
+	 * path cannot take this tune's recommendations). NULL: none.
+	 */
+	int (*ready)(void *user, char *err, size_t errlen);
+	void *ready_user;
 } rt_tune_opts;
 
 /* What one trial of a workload measured, kept for the recommendation. */
@@ -67,8 +75,20 @@ typedef struct rt_tune_trial {
 	double phase_frac[RT_MAX_PHASES];
 	int device_timed;        /* device_busy was measured (measure.h) */
 	double device_busy;
+	double *samples;         /* a command's every run, pooled (tune_target.h: confirm); owned */
+	int nsamples;
 	char reason[256];
 } rt_tune_trial;
+
+/* A command's leaders measured again before the pick (tune.c, search/leaders.h). */
+typedef struct rt_tune_leaders {
+	int done;       /* the leaders were looked at (a command with two feasible points or more) */
+	int first;      /* leaders after the search, the fastest among them */
+	int rounds;     /* interleaved rounds run */
+	int runs;       /* runs in them */
+	int separated;  /* told apart (or one leader) at the end; 0: the budget ran out first */
+	int last;       /* leaders at the end */
+} rt_tune_leaders;
 
 /* The search of one workload, or of the user's command. */
 typedef struct rt_tune_workload {
@@ -85,6 +105,7 @@ typedef struct rt_tune_workload {
 	int reused;
 	rt_tune_trial naive;  /* the naive default as measured; naive.feasible 0: none */
 	int naive_idx[RT_SPACE_MAX_PARAMS]; /* its nearest point of the space, a candidate */
+	rt_tune_leaders leaders; /* a command's: its best points told apart */
 	char unscreened[512]; /* backend x precision points not screened, with why */
 	int status;           /* RT_OK, or why it has no recommendation */
 	char note[RT_ERRLEN];

@@ -80,7 +80,9 @@ typedef struct rt_tune_target {
 	int (*before_search)(tune_ctx *c, double budget, double cap, char *err, size_t errlen);
 	/*
 	 * A trial is one run with no repetition of its own (a user's command):
-	 * the best points are measured again, interleaved, before the pick.
+	 * its samples are kept (rt_tune_trial.samples) and the leaders are
+	 * measured again, interleaved, until told apart, before the pick
+	 * (tune.c, search/leaders.h).
 	 */
 	int confirm;
 } rt_tune_target;

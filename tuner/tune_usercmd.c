@@ -15,6 +15,7 @@
 #include "spacefile.h"
 #include "tune.h"
 #include "tune_target.h"
+#include "../search/stats.h"
 
 #define DEFAULT_NAME "command"
 /* The space of a command without --space: both thread pools, 1 to the usable cores. */
@@ -96,6 +97,44 @@ static uint64_t mem_cap(const struct rt_tune_command *cmd, const cmd_point *p)
 	return cpu_only ? rt_measure_mem_cap() : 0;
 }
 
+/*
+ * Seconds a run of t's point is predicted to take, from this tune's runs so
+ * far (0: none yet): its own last run when it ran, else a run's fixed cost
+ * (from its start to the first match: the interpreter, an import of PyTorch
+ * that takes seconds, the model's construction) plus its time after that,
+ * each the median of the runs so far. The rate the command prints leaves
+ * the fixed cost out; the budget cannot.
+ */
+static double predicted_run(const tune_ctx *c, const rt_tune_trial *t)
+{
+	const rt_tune_workload *twl = c->twl;
+	double fixed[64], after[64];
+	int n = 0;
+	size_t np = sizeof(int) * (size_t)rt_space_nparams(twl->space);
+	for (int i = twl->ntrials - 1; i >= 0 && n < (int)RT_COUNT(fixed); i--) {
+		const rt_tune_trial *u = &twl->trials[i];
+		if (u == t || u->reused || u->skipped || !(u->seconds > 0))
+			continue;
+		if (!memcmp(u->idx, t->idx, np))
+			return u->seconds;
+		fixed[n] = u->setup_seconds;
+		after[n++] = u->seconds - u->setup_seconds;
+	}
+	return n ? rt_median(fixed, (size_t)n) + rt_median(after, (size_t)n) : 0;
+}
+
+/* A run not started: predicted to end past the budget (RT_SKIP_BUDGET, a timeout foreseen). */
+static int skip_run(rt_measurement *m, double predicted, double left)
+{
+	memset(m, 0, sizeof *m);
+	m->skipped = RT_SKIP_BUDGET;
+	m->cause = RT_CAUSE_TIMEOUT;
+	m->seconds = predicted;
+	snprintf(m->reason, sizeof m->reason, "predicted %.2g s a run, %.2g s left in the budget",
+		 predicted, left > 0 ? left : 0);
+	return RT_OK;
+}
+
 static int cmd_measure(const tune_ctx *c, const rt_tune_trial *t, double cap, rt_measurement *m,
 		       char *err, size_t errlen)
 {
@@ -104,7 +143,10 @@ static int cmd_measure(const tune_ctx *c, const rt_tune_trial *t, double cap, rt
 	rt_knob_value shown[RT_CMD_MAX_KNOBS];
 	rt_cmd_env env;
 	char **argv;
-	(void)cap; /* the command decides how long it runs; the timeout bounds it */
+	(void)cap; /* the command decides how long it runs; the budget and the timeout bound it */
+	double predicted = predicted_run(c, t), left = c->deadline - rt_now();
+	if (c->deadline > 0 && predicted > left)
+		return skip_run(m, predicted, left);
 	point_at(c->twl->space, t->idx, &p);
 	rt_cmd_point_placeholders(p.kv, p.n, shown);
 	rt_cmd_point_env(p.kv, p.n, &c->run->machine, &env);
@@ -144,21 +186,6 @@ const rt_tune_target rt_tune_target_command = {
 };
 
 /* ---- setting up ---- */
-
-/*
- * What makes two runs' figures comparable besides the machine and the knobs:
- * the command's words, whether a shell runs it, and how the metric is read.
- */
-static void command_hash(const struct rt_tune_command *cmd, const rt_tune_cmd *o, char out[17])
-{
-	char buf[8192];
-	size_t n = (size_t)snprintf(buf, sizeof buf, "shell=%d\nmetric=%s\nwarmup=%d\nminimize=%d\n",
-				    o->shell, o->metric, o->warmup, o->minimize);
-	for (int i = 0; i < cmd->tpl.nwords && n < sizeof buf; i++)
-		n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%c", cmd->tpl.words[i], 0);
-	snprintf(out, 17, "%016llx",
-		 (unsigned long long)rt_fnv1a(buf, n < sizeof buf ? n : sizeof buf));
-}
 
 static int word_char(char c)
 {
@@ -259,7 +286,7 @@ int rt_tune_command_setup(const rt_tune_opts *o, const rt_tune_run *run,
 		rc = check_placeholders(o, twl, err, errlen);
 	if (rc)
 		return rc;
-	command_hash(cmd, co, cmd->hash);
+	rt_cmd_template_hash(&cmd->tpl, co->metric, co->warmup, co->minimize, cmd->hash);
 	if (co->unit)
 		snprintf(cmd->unit, sizeof cmd->unit, "%s", co->unit);
 	else

@@ -100,11 +100,16 @@ static int pin_set(int policy, int n, cpu_set_t *set, char *err, size_t errlen)
 	return rc ? rt_fail(err, errlen, rc, "cannot pick the %s PUs", rt_pin_name(policy)) : RT_OK;
 }
 
-/* In the child, between fork and exec: only async-signal-safe calls. */
-static void child_exec(const rt_usercmd *c, char **env, int out, int err, int report)
+/*
+ * In the child, between fork and exec: only async-signal-safe calls. The
+ * child becomes the guard of the command's tree (child.h rt_child_guard): the
+ * command and all it starts end with rigtune, whatever ends rigtune.
+ */
+static void child_exec(const rt_usercmd *c, char **env, int out, int err, int report,
+		       pid_t rigtune)
 {
 	exec_failure f = {0, 0};
-	rt_child_reset_signals();
+	rt_child_begin(rigtune);
 	setpgid(0, 0);
 	int devnull = open("/dev/null", O_RDONLY);
 	if (devnull >= 0)
@@ -114,6 +119,9 @@ static void child_exec(const rt_usercmd *c, char **env, int out, int err, int re
 	if (c->pin != RT_PIN_NONE && sched_setaffinity(0, sizeof c->cpus, &c->cpus)) {
 		f = (exec_failure){1, errno};
 	} else {
+		/* the guard holds none of the command's streams: they end when it does */
+		const int streams[] = {0, 1, 2, out, err, report, devnull};
+		rt_child_guard(streams, devnull >= 0 ? 7 : 6);
 		if (c->mem_cap) {
 			struct rlimit rl = {.rlim_cur = c->mem_cap, .rlim_max = c->mem_cap};
 			setrlimit(RLIMIT_AS, &rl);
@@ -196,13 +204,14 @@ int rt_usercmd_start(rt_usercmd *c, char *err, size_t errlen)
 	rt_child_adopt_orphans(1);
 	fflush(NULL);
 	c->t0 = rt_now();
+	pid_t self = getpid();
 	c->pid = fork();
 	if (c->pid < 0) {
 		rc = rt_fail(err, errlen, RT_ERUNTIME, "fork: %s", strerror(errno));
 		goto out;
 	}
 	if (c->pid == 0)
-		child_exec(c, env, out[1], errp[1], rep[1]);
+		child_exec(c, env, out[1], errp[1], rep[1], self);
 	setpgid(c->pid, c->pid); /* either side may get there first */
 	close(rep[1]);
 	rep[1] = -1;
@@ -393,8 +402,25 @@ int rt_metric_init(rt_metric *m, const char *regex, int warmup, char *err, size_
 	return rc;
 }
 
+/* Keeps every other sample and halves how often the next ones are kept. */
+static void thin(rt_metric *m)
+{
+	for (int i = 0; 2 * i < m->nsamples; i++)
+		m->samples[i] = m->samples[2 * i];
+	m->nsamples = (m->nsamples + 1) / 2;
+	m->stride *= 2;
+}
+
+/* One sample after the warm-up: kept when it falls on the stride (RT_CMD_MAX_SAMPLES). */
 static void add_sample(rt_metric *m, double v)
 {
+	long k = m->seen++;
+	if (m->stride < 1)
+		m->stride = 1;
+	if (m->nsamples == RT_CMD_MAX_SAMPLES && k % m->stride == 0)
+		thin(m);
+	if (k % m->stride)
+		return;
 	if (m->nsamples == m->cap) {
 		int cap = m->cap ? 2 * m->cap : 64;
 		double *s = realloc(m->samples, sizeof *s * (size_t)cap);
@@ -416,6 +442,8 @@ void rt_metric_line(rt_metric *m, const char *text)
 		snprintf(num, sizeof num, "%.*s", len < 0 ? 0 : len, text + g[1].rm_so);
 		double v = strtod(num, &end);
 		int ok = g[1].rm_so >= 0 && end != num && !*end && isfinite(v);
+		if (ok && !m->matches)
+			m->first_at = rt_now();
 		if (!ok)
 			snprintf(m->bad, sizeof m->bad, "'%s'", num);
 		else if (m->matches >= m->warmup)
@@ -432,6 +460,9 @@ void rt_metric_reset(rt_metric *m)
 {
 	m->matches = 0;
 	m->nsamples = 0;
+	m->first_at = 0;
+	m->seen = 0;
+	m->stride = 1;
 	m->bad[0] = '\0';
 }
 
@@ -511,6 +542,7 @@ int rt_usercmd_measure(rt_usercmd *c, rt_metric *m, rt_measurement *out, char *e
 	if (rc)
 		return rc;
 	out->seconds = x.seconds;
+	out->setup_seconds = m->first_at > 0 ? m->first_at - c->t0 : 0;
 	if (have_times && rt_cpu_times_read(&after) == 0)
 		out->contention = rt_contention(&before, &after, &c->cpus, x.seconds, x.cpu_s);
 	out->contended = out->contention > rt_contended_share();

@@ -61,6 +61,15 @@ int rt_cmd_template_parse(const char *text, int shell, rt_cmd_template *t, char 
 void rt_cmd_template_free(rt_cmd_template *t); /* accepts a zeroed template */
 
 /*
+ * What makes two runs' figures comparable besides the machine and the knobs:
+ * t's words, whether a shell runs it (t->shell), and how the metric is read;
+ * 16 hex digits into out. tune writes it as a configuration's hash:, and
+ * check runs a command again only when the one it is given has the same.
+ */
+void rt_cmd_template_hash(const rt_cmd_template *t, const char *metric, int warmup, int minimize,
+			  char out[17]);
+
+/*
  * The placeholder names of t, each once, in order of appearance, into names
  * (up to max); returns how many there are (may be more than max).
  */
@@ -143,10 +152,22 @@ typedef struct rt_metric {
 	int compiled;
 	int warmup;             /* matches to skip */
 	int matches;            /* seen so far */
-	double *samples;        /* after the warm-up, as printed */
+	double *samples;        /* after the warm-up, as printed (thinned: see below) */
 	int nsamples, cap;
+	double first_at;        /* rt_now() at the first match, warm-up or not; 0: none yet */
+	long seen;              /* samples after the warm-up, kept or not */
+	long stride;            /* the samples kept: every stride-th seen (1, 2, 4, ...) */
 	char bad[128];          /* a match that was not a number, for the reason */
 } rt_metric;
+
+/*
+ * The samples a run keeps: a command that prints millions of matches must
+ * not make a journal that rigtune cannot read back (RT_READ_MAX_BYTES) or a
+ * document past RT_YR_MAX_NODES. Past it the samples are thinned: every
+ * other one is dropped and from then on every second one is kept, then
+ * every fourth, ..., so that those kept stay spread evenly over the run.
+ */
+#define RT_CMD_MAX_SAMPLES 4096
 
 /*
  * Compiles regex (POSIX ERE) into m. RT_EINVAL when it does not compile or
@@ -166,7 +187,10 @@ void rt_metric_free(rt_metric *m); /* accepts a zeroed metric */
  * with a stderr line that says it ran out of memory (MemoryError, "out of
  * memory", "cannot allocate memory", bad_alloc) -> memory; another non-zero
  * exit or a signal -> crash; exit 0 without a sample -> bad_output. The
- * reason is the last non-empty line of stderr (or how it ended). Returns 0,
+ * reason is the last non-empty line of stderr (or how it ended).
+ * out->setup_seconds is the time from the start to the first match (an
+ * import, the model's construction: a run's fixed cost, which the rate it
+ * prints leaves out), out->seconds the whole run's. Returns 0,
  * or RT_EINVAL when the command cannot be started (exec failed), RT_ERUNTIME.
  */
 int rt_usercmd_measure(rt_usercmd *c, rt_metric *m, rt_measurement *out, char *err,

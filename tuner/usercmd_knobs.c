@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "envnames.h"
 #include "params.h"
 #include "../workloads/loader.h"
 
@@ -36,15 +37,19 @@ int rt_cmd_device_check(const char *value)
 		   : -1;
 }
 
-int rt_cmd_knob_name_ok(const char *name)
+const char *rt_cmd_knob_name_bad(const char *name)
 {
+	_Static_assert(RT_KNOB_NAMELEN == 32, "the message says 32");
+	static const char syntax[] = "letters, digits and _, not starting with a digit, under "
+				     "32 characters";
 	size_t n = strlen(name);
 	if (n == 0 || n >= RT_KNOB_NAMELEN || isdigit((unsigned char)name[0]))
-		return 0;
+		return syntax;
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
-			return 0;
-	return 1;
+			return syntax;
+	return rt_env_knob_ok(name) ? NULL
+				    : "its variable RIGTUNE_<KNOB> is one of rigtune's own settings";
 }
 
 const char *rt_cmd_knob(const rt_knob_value *kv, int n, const char *name)
@@ -105,9 +110,10 @@ void rt_cmd_point_env(const rt_knob_value *kv, int n, const rt_machine *m, rt_cm
 		device_env(env, m, device);
 	rt_cmd_point_placeholders(kv, n, shown);
 	for (int i = 0; i < n && i < RT_CMD_MAX_KNOBS; i++) {
-		char name[RT_KNOB_NAMELEN + 8] = "RIGTUNE_";
-		for (size_t k = 0; shown[i].name[k] && k < RT_KNOB_NAMELEN; k++)
-			name[8 + k] = (char)toupper((unsigned char)shown[i].name[k]);
+		char name[RT_KNOB_NAMELEN + 8];
+		rt_env_knob_var(shown[i].name, name, sizeof name);
+		/* every knob name read from a file was checked (rt_cmd_knob_name_bad) */
+		RT_BUG_ON(!rt_env_knob_ok(shown[i].name));
 		setenv_at(env, name, shown[i].value);
 	}
 }

@@ -47,8 +47,14 @@
  */
 int rt_cmd_device_check(const char *value);
 
-/* Whether name can be a knob: [A-Za-z_][A-Za-z0-9_]*, shorter than RT_KNOB_NAMELEN. */
-int rt_cmd_knob_name_ok(const char *name);
+/*
+ * Why name cannot be a knob of a user's command, or NULL when it can: it
+ * must be [A-Za-z_][A-Za-z0-9_]*, shorter than RT_KNOB_NAMELEN, and its
+ * variable RIGTUNE_<KNOB> not one of rigtune's own settings (envnames.h):
+ * a knob called backend_path would point the command's rigtune at another
+ * plugin directory. Every knob name read from a file passes here.
+ */
+const char *rt_cmd_knob_name_bad(const char *name);
 
 /* The environment of a point: "NAME=value" strings. */
 typedef struct rt_cmd_env {

@@ -213,6 +213,18 @@ int rt_cmd_template_parse(const char *text, int shell, rt_cmd_template *t, char 
 	return rc;
 }
 
+void rt_cmd_template_hash(const rt_cmd_template *t, const char *metric, int warmup, int minimize,
+			  char out[17])
+{
+	char buf[8192];
+	size_t n = (size_t)snprintf(buf, sizeof buf, "shell=%d\nmetric=%s\nwarmup=%d\nminimize=%d\n",
+				    t->shell, metric, warmup, minimize);
+	for (int i = 0; i < t->nwords && n < sizeof buf; i++)
+		n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%c", t->words[i], 0);
+	snprintf(out, 17, "%016llx",
+		 (unsigned long long)rt_fnv1a(buf, n < sizeof buf ? n : sizeof buf));
+}
+
 void rt_cmd_template_free(rt_cmd_template *t)
 {
 	for (int i = 0; i < t->nwords; i++)

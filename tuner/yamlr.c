@@ -55,10 +55,22 @@ int rt_yr_parse_error(const rt_yr *r, const yaml_parser_t *p)
 			      p->problem ? p->problem : "syntax error");
 }
 
-/* What one event does to the screen: an alias is refused, a collection nests. */
-static int screen_event(const rt_yr *r, const yaml_event_t *e, int *depth)
+/* What the screen has seen of the document it is in. */
+typedef struct screen_state {
+	int depth;    /* collections open */
+	long nodes;   /* scalars and collections so far */
+} screen_state;
+
+/*
+ * What one event does to the screen: an alias is refused, a collection
+ * nests, a node counts against the document's RT_YR_MAX_NODES.
+ */
+static int screen_event(const rt_yr *r, const yaml_event_t *e, screen_state *s)
 {
 	switch (e->type) {
+	case YAML_DOCUMENT_START_EVENT:
+		s->nodes = 0;
+		return RT_OK;
 	case YAML_ALIAS_EVENT:
 		return rt_yr_bad_mark(r, e->start_mark,
 				      "an alias (*%s): rigtune's files never use anchors and "
@@ -66,19 +78,27 @@ static int screen_event(const rt_yr *r, const yaml_event_t *e, int *depth)
 				      (const char *)e->data.alias.anchor);
 	case YAML_SEQUENCE_START_EVENT:
 	case YAML_MAPPING_START_EVENT:
-		if (++*depth > RT_YR_MAX_DEPTH)
+		if (++s->depth > RT_YR_MAX_DEPTH)
 			return rt_yr_bad_mark(r, e->start_mark,
 					      "nested deeper than %d levels; rigtune's files "
 					      "never are",
 					      RT_YR_MAX_DEPTH);
-		return RT_OK;
+		break;
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
-		--*depth;
+		--s->depth;
 		return RT_OK;
+	case YAML_SCALAR_EVENT:
+		break;
 	default:
 		return RT_OK;
 	}
+	if (++s->nodes > RT_YR_MAX_NODES)
+		return rt_yr_bad_mark(r, e->start_mark,
+				      "more than %d values in one document; rigtune's files never "
+				      "have as many",
+				      RT_YR_MAX_NODES);
+	return RT_OK;
 }
 
 int rt_yr_screen(const char *name, const char *text, size_t len, char *err, size_t errlen)
@@ -93,12 +113,13 @@ int rt_yr_screen(const char *name, const char *text, size_t len, char *err, size
 	if (!yaml_parser_initialize(&p))
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-	int rc = RT_OK, depth = 0, end = 0;
+	screen_state s = {0};
+	int rc = RT_OK, end = 0;
 	while (rc == RT_OK && !end) {
 		yaml_event_t e;
 		if (!yaml_parser_parse(&p, &e))
 			break; /* the loader says why, in its own words */
-		rc = screen_event(&r, &e, &depth);
+		rc = screen_event(&r, &e, &s);
 		end = e.type == YAML_STREAM_END_EVENT;
 		yaml_event_delete(&e);
 	}

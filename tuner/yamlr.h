@@ -42,12 +42,21 @@ typedef struct rt_yr {
  */
 #define RT_YR_MAX_BYTES RT_READ_MAX_BYTES
 #define RT_YR_MAX_DEPTH 64
+/*
+ * Values (scalars and collections) in one document. A loaded node costs
+ * libyaml about 200 bytes however short its text: an 8 MiB flow sequence
+ * `[1,1,1,...` took 695 MB. This many cost about 50 MB; a journal's trial
+ * holds at most RT_CMD_MAX_SAMPLES samples, a configuration a few thousand
+ * values.
+ */
+#define RT_YR_MAX_NODES (1 << 18)
 
 /*
  * Screens text before it is loaded: RT_EINVAL "NAME: N bytes..." over
  * RT_YR_MAX_BYTES, "NAME:L:C: an alias (*x)..." (no format of rigtune's
  * uses anchors and aliases; a cyclic one would hang a walk, nested ones
- * explode it), "NAME:L:C: nested deeper than..." past RT_YR_MAX_DEPTH. Stops
+ * explode it), "NAME:L:C: nested deeper than..." past RT_YR_MAX_DEPTH, "NAME:L:C:
+ * more than N values..." past RT_YR_MAX_NODES in a document. Stops
  * at the first problem without a full parse; malformed YAML passes here,
  * for the loader to report as it does (the journal keeps a torn last
  * document). rt_yr_load calls it; a caller that loads a stream itself calls

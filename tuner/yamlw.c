@@ -55,14 +55,19 @@ int rt_yw_init(rt_yw *w)
 	return w->failed ? RT_ERUNTIME : RT_OK;
 }
 
+void rt_yw_utc_now(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+}
+
 int rt_yw_start_doc(rt_yw *w, const char *key, int version, char *err, size_t errlen)
 {
 	int rc = rt_yw_init(w);
 	if (rc)
 		return rt_fail(err, errlen, rc, "cannot start the YAML emitter");
 	char when[32];
-	time_t now = time(NULL);
-	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	rt_yw_utc_now(when, sizeof when);
 	rt_yw_map(w, 0);
 	rt_yw_kint(w, key, version);
 	rt_yw_kstr(w, "generated", when);
@@ -169,6 +174,32 @@ void rt_yw_bool(rt_yw *w, int v)
 void rt_yw_null(rt_yw *w)
 {
 	scalar(w, "null", 1);
+}
+
+void rt_yw_node(rt_yw *w, yaml_document_t *doc, const yaml_node_t *n)
+{
+	if (!n) {
+		rt_yw_null(w);
+		return;
+	}
+	if (n->type == YAML_SCALAR_NODE) {
+		scalar(w, (const char *)n->data.scalar.value,
+		       n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE);
+	} else if (n->type == YAML_SEQUENCE_NODE) {
+		rt_yw_seq(w, n->data.sequence.style == YAML_FLOW_SEQUENCE_STYLE);
+		for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++)
+			rt_yw_node(w, doc, yaml_document_get_node(doc, *i));
+		rt_yw_end_seq(w);
+	} else if (n->type == YAML_MAPPING_NODE) {
+		rt_yw_map(w, n->data.mapping.style == YAML_FLOW_MAPPING_STYLE);
+		for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+			rt_yw_node(w, doc, yaml_document_get_node(doc, p->key));
+			rt_yw_node(w, doc, yaml_document_get_node(doc, p->value));
+		}
+		rt_yw_end_map(w);
+	} else {
+		rt_yw_null(w);
+	}
 }
 
 void rt_yw_kstr(rt_yw *w, const char *k, const char *s)

@@ -29,6 +29,8 @@ int rt_yw_init(rt_yw *w); /* starts the stream and the document */
  * the error with its sentence in err.
  */
 int rt_yw_start_doc(rt_yw *w, const char *key, int version, char *err, size_t errlen);
+/* The UTC time now as "generated:" writes it (2026-11-26T14:01:00Z); len >= 21. */
+void rt_yw_utc_now(char *buf, size_t len);
 void rt_yw_map(rt_yw *w, int flow);
 void rt_yw_end_map(rt_yw *w);
 void rt_yw_seq(rt_yw *w, int flow);
@@ -46,6 +48,16 @@ void rt_yw_knum(rt_yw *w, const char *k, double v, int digits);
 void rt_yw_kbool(rt_yw *w, const char *k, int v);
 /* Sequence of numbers, in flow style: key: [1.5, 2.5] */
 void rt_yw_knums(rt_yw *w, const char *k, const double *v, size_t n, int digits);
+
+/*
+ * Node n of a parsed document (yamlr.h's reader) written again as it was
+ * read: mappings and sequences in their style, each scalar plain where it
+ * was plain (a number stays a number) and quoted where it was quoted (a '2'
+ * stays a string). For carrying a part of a document rigtune wrote before
+ * into a new one as data, never as text. The reader's limits (depth, no
+ * aliases) bound the walk.
+ */
+void rt_yw_node(rt_yw *w, yaml_document_t *doc, const yaml_node_t *n);
 
 /*
  * Ends the document and the stream. On success *text (malloc'd, caller frees,

@@ -41,3 +41,34 @@ wait_trials() {
   [ "$seen" -ge "$want" ]
 }
 drain() { cat <&3 >>"$1" & DRAIN=$!; exec 3<&-; }
+
+# need_test_python: PY is the interpreter of the test environment of PyPI's frameworks
+# ($RIGTUNE_TEST_PYTHON, which tests/run.sh sets), or the script fails here (a test that
+# needs it does not skip: `make test` makes the environment).
+need_test_python() {
+  PY=${RIGTUNE_TEST_PYTHON:-}
+  if [ -n "$PY" ] && [ -x "$PY" ]; then return 0; fi
+  not_ok "the test environment's Python" "RIGTUNE_TEST_PYTHON is '$PY', not an interpreter:" \
+    "tests/run.sh sets it (scripts/venv.sh makes the environment); to run this script alone:" \
+    "RIGTUNE_TEST_PYTHON=\$(scripts/venv.sh --path)/bin/python bash $0"
+  echo "1..$n"
+  exit 1
+}
+
+# sweep_fixture PYTHON: the sweep tests' set-up, in $TMP (where it cds): cfg.yaml, the
+# fixture configuration with this host's name (so that the sweep computes the CPU binding
+# here), and its journal. Sets HERE (tests/), D (tests/data/sweep), FITS (the batch values
+# that fit: transformer knee 32; 64 interpolated; 128 ran; 256 out of memory), S (the
+# sweep's --from, --workload, --params), OBJ and CMD (tests/sweep_objective.py run by PYTHON
+# as the trial's command, with its --objective).
+sweep_fixture() {
+  HERE=$(cd "$(dirname "$0")/.." && pwd)
+  D=$HERE/data/sweep
+  FITS=32,64,128
+  cd "$TMP" || exit 1
+  sed "s/hostname: fixture-host/hostname: $(hostname)/" "$D/config.yaml" >cfg.yaml
+  cp "$D/journal.yaml" .
+  S="--from cfg.yaml --workload transformer --params $D/params.yaml"
+  OBJ='val_loss ([0-9.eE+-]+)'
+  CMD="$1 $HERE/sweep_objective.py --lr {lr} --batch {batch} --layers {layers} --optimizer {optimizer} --threads {threads}"
+}

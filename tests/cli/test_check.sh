@@ -376,18 +376,50 @@ expect_exit 2 "no --baseline" $R check
 expect_exit 2 "a threshold of 0" $R check --baseline base.yaml --threshold 0
 expect_grep "^keep me$" keep.yaml "the output file was never touched"
 
-# A configuration of the user's own command (tune --cmd): its recommended
-# point and runner-ups run again through the same command and metric.
+# A configuration of the user's own command (tune --cmd): given the command
+# again (--cmd), its recommended point and runner-ups run again through it
+# and the same metric; the command in the file is never run (issue 32).
 mkdir cmd && cd cmd || exit 1
 FAKE="/usr/bin/python3 $SRC/tests/fake_train.py"
 printf 'workload: command\nparams:\n  batch: [8, 16, 32]\n  opt: [sgd, adam]\n' >space.yaml
+CMD="$FAKE --batch {batch} --opt {opt} --steps 6"
 expect_exit 0 "a tune of the user's command makes the baseline" \
-  $R tune --budget 20 --cmd "$FAKE --batch {batch} --opt {opt} --steps 6" --metric 'rate ([0-9.]+)' \
+  $R tune --budget 20 --cmd "$CMD" --metric 'rate ([0-9.]+)' \
   --space space.yaml --name fake --quiet -o cfg.yaml
+# a colleague's edit: another command in the file, told to run in a shell
+sed "s#^    command: .*#    command: touch $PWD/PWNED; $CMD#; /^    hash: /i\\    shell: true" \
+  cfg.yaml >evil.yaml
+grep -q "^    command: touch" evil.yaml && ok "the edited configuration names another command" ||
+  not_ok "the edited configuration names another command" "$(grep command: evil.yaml)"
+expect_exit 0 "check without --cmd: the command's points are not run (exit 0)" \
+  $R check --baseline evil.yaml --no-canary --budget 10 -o notrun.yaml
+[ ! -e PWNED ] && ok "  and the file's command never ran" || not_ok "  and the file's command never ran"
+nnot=$(grep -c "^  verdict: not_run$" notrun.yaml)
+[ "$nnot" -ge 2 ] && [ "$nnot" -eq "$(grep -c '^  verdict: ' notrun.yaml)" ] &&
+  ok "  every point is not_run ($nnot)" || not_ok "  every point is not_run" "$(grep verdict: notrun.yaml)"
+expect_grep "not run \(no --cmd\)" "$TMP/err" "  the table says why"
+expect_exit 0 "given the command, its points run: the user's, not the file's" \
+  $R check --baseline evil.yaml --cmd "$CMD" --no-canary --budget 10 -o given.yaml
+[ ! -e PWNED ] && ok "  the file's command still never ran" || not_ok "  the file's command still never ran"
+expect_grep "^  verdict: unchanged$" given.yaml "  its points are compared"
+expect_exit 2 "another command than tune's (its hash differs) is exit 2" \
+  $R check --baseline cfg.yaml --cmd "$CMD --lr 4" --no-canary --budget 10 -o keep.yaml
+expect_grep "--cmd is not the command cfg.yaml was tuned with" "$TMP/err" "  saying so"
+[ ! -e keep.yaml ] && ok "  and writes nothing" || not_ok "  and writes nothing"
+expect_exit 2 "tune's command in a shell is another command" \
+  $R check --baseline cfg.yaml --cmd "$CMD" --shell --no-canary --budget 10 -o keep.yaml
+[ ! -e PWNED ] && ok "no check ran the file's command" || not_ok "no check ran the file's command"
+# a point's knob becomes RIGTUNE_<KNOB> in the command's environment: not one of rigtune's settings
+sed 's/point: {batch: /point: {backend_path: /' cfg.yaml >knob.yaml
+kline=$(grep -n "point: {backend_path: " knob.yaml | head -1 | cut -d: -f1)
+expect_exit 2 "a point whose knob would set RIGTUNE_BACKEND_PATH is exit 2" \
+  $R check --baseline knob.yaml --cmd "$CMD" --no-canary --budget 10 -o keep.yaml
+expect_grep "knob.yaml:$kline:[0-9]+: point: backend_path cannot name a knob" "$TMP/err" \
+  "  naming the file, the line and the knob"
 # fake_train's rate is computed, not timed: the canary's view of the machine
 # does not apply to it, so these compare as measured
 expect_exit 0 "the command's configuration, unchanged: no regression" \
-  $R check --baseline cfg.yaml --no-canary --budget 10 -o same.yaml
+  $R check --baseline cfg.yaml --cmd "$CMD" --no-canary --budget 10 -o same.yaml
 expect_grep "^- workload: fake$" same.yaml "its points are the command's"
 expect_grep "^  roles: \[recommended, fastest\]$" same.yaml "the recommended point"
 expect_grep "^  roles: \[runner_up\]$" same.yaml "and the runner-ups"
@@ -395,7 +427,7 @@ expect_grep "^  point: \{batch: '?32'?, opt: adam\}$" same.yaml "with its knobs 
 nsame=$(grep -c "^  verdict: unchanged$" same.yaml)
 [ "$nsame" -ge 2 ] && ok "every point unchanged ($nsame)" || not_ok "every point unchanged" "$nsame"
 expect_grep "^machine: no canary \(--no-canary\)" "$TMP/err" "--no-canary is said"
-FAKE_TRAIN_SPEED=0.88 $R check --baseline cfg.yaml --no-canary --budget 10 -o slower.yaml \
+FAKE_TRAIN_SPEED=0.88 $R check --baseline cfg.yaml --cmd "$CMD" --no-canary --budget 10 -o slower.yaml \
   >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 1 ] && ok "after the upgrade, the training is 12% slower: a regression (exit 1)" \
@@ -403,12 +435,12 @@ rc=$?
 expect_grep "^regression: fake batch=32 opt=adam \(rec\+fast\): 12\.0% slower" "$TMP/err" \
   "the table says by how much"
 # A/B of two commands (another learning rate: 10% slower) and two environments
-$R check --baseline cfg.yaml --a current --b "cmd:$FAKE --batch {batch} --opt {opt} --steps 6 --lr 4" \
+$R check --baseline cfg.yaml --cmd "$CMD" --a current --b "cmd:$FAKE --batch {batch} --opt {opt} --steps 6 --lr 4" \
   --budget 10 -o abcmd.yaml >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "^  ratio: 0\.9$" abcmd.yaml && ok "A/B of two commands: B is 10% slower (exit 1)" \
   || not_ok "A/B of two commands: B is 10% slower (exit 1)" "exit $rc: $(grep ratio abcmd.yaml)"
-$R check --baseline cfg.yaml --a env:FAKE_TRAIN_SPEED=1.06 --b current --budget 10 -o abenv.yaml \
+$R check --baseline cfg.yaml --cmd "$CMD" --a env:FAKE_TRAIN_SPEED=1.06 --b current --budget 10 -o abenv.yaml \
   >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 1 ] && grep -q "^  verdict: regression$" abenv.yaml \

@@ -124,11 +124,12 @@ else
   n=$((n + 1)); echo "ok $n # SKIP one usable core: no 2-thread points"
 fi
 
-# bad input: exit 2 with the reason, nothing written
+# bad input: exit 2 with the reason, nothing written (--replace: keep.yaml is no
+# configuration a tune could add to, which would be the reason otherwise)
 echo "keep me" >keep.yaml
 bad() { # description, expected message, arguments...
   local desc=$1 want=$2; shift 2
-  expect_exit 2 "$desc: exit 2" $R tune "$@" --budget 30 --quiet -o keep.yaml
+  expect_exit 2 "$desc: exit 2" $R tune "$@" --budget 30 --quiet --replace -o keep.yaml
   expect_grep "$want" "$TMP/err" "$desc: says why"
 }
 bad "a command that does not exist" "cannot run '/nonexistent/train': No such file" \

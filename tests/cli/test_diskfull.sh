@@ -45,7 +45,7 @@ umount "$TMP/probe" && mounted=()
 
 printf 'workload: gemm\nparams:\n  backend: [cpu]\n  precision: [fp32, fp64]\n  threads: [1, 2]\n  pin: [compact]\n' >g4.space
 TUNE=("$RIGTUNE" tune --workload gemm --backend cpu --no-crossover --space g4.space --budget 120
-      --strategy grid --quiet)
+      --strategy grid --quiet --replace) # keep.yaml is no configuration to add to
 echo "old: configuration" >keep.yaml
 
 # 1. The journal's directory is full when the tune starts.

@@ -9,7 +9,8 @@
 # of its last trial is test_torn_last_entry in tests/test_journal.c.)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # a trial measured twice for contention is not a duplicate
-TUNE=("$RIGTUNE" tune --workload gemm --budget 30 --no-crossover --quiet -o cfg.yaml)
+# --replace: the drill is of the write and its rename; the placeholder is no configuration to add to
+TUNE=("$RIGTUNE" tune --workload gemm --budget 30 --no-crossover --quiet --replace -o cfg.yaml)
 
 # The points of a journal's complete trial documents: "backend precision threads pin m n k".
 finished_points() {

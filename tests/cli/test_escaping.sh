@@ -5,7 +5,6 @@
 # and a configuration sets only the environment rigtune's knobs own (issue 23).
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
-PY=/usr/bin/python3
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 D=$HERE/data
 cd "$TMP" || exit 1
@@ -19,9 +18,10 @@ run_checks() { # the checks' TAP lines, renumbered into this script's
       "not ok "*) not_ok "${line#not ok * - }" ;;
       *) echo "$line" ;;
     esac
-  done < <($PY "$HERE/escape_check.py" "$@" 2>&1 || echo "not ok 0 - escape_check.py $1 failed")
+  done < <(/usr/bin/python3 "$HERE/escape_check.py" "$@" 2>&1 || echo "not ok 0 - escape_check.py $1 failed")
 }
-run_checks sweep "$R" "$D"
+need_test_python # the Ray Tune script's --help runs in it
+run_checks sweep "$R" "$D" "$PY"
 run_checks env "$R" "$D"
 run_checks page "$R" "$D"
 
@@ -58,6 +58,29 @@ cfg_with_env RIGTUNE_BACKEND_PATH /tmp/evil
 expect_exit 2 "env refuses RIGTUNE_BACKEND_PATH (the next rigtune would load its plugins)" \
   $R env --config env.yaml --workload transformer
 expect_grep "env: RIGTUNE_BACKEND_PATH is not a variable" "$TMP/err" "  naming it"
+cfg_with_env RIGTUNE_CPU_MASK 0
+expect_exit 2 "env refuses RIGTUNE_CPU_MASK (it masks the CPU features the next rigtune sees)" \
+  $R env --config env.yaml --workload transformer
+expect_grep "env: RIGTUNE_CPU_MASK is not a variable" "$TMP/err" "  naming it"
+expect_exit 2 "exec refuses it too" $R exec --config env.yaml --workload transformer -- true
+# every RIGTUNE_ variable the sources read is a setting of rigtune's, refused the same way
+settings=$(cd "$HERE/.." && grep -rhoE '"RIGTUNE_[A-Z0-9_]+"' common tuner workloads search |
+  tr -d '"' | sort -u)
+[ "$(echo "$settings" | wc -l)" -ge 10 ] && ok "the sources read 10 settings or more" ||
+  not_ok "the sources read 10 settings or more" "$settings"
+for name in $settings; do
+  cfg_with_env "$name" /tmp/evil
+  expect_exit 2 "env refuses $name, a setting the sources read" \
+    $R env --config env.yaml --workload transformer
+done
+# a space file's knob becomes RIGTUNE_<KNOB> in the tuned command's environment: not a setting
+printf 'workload: command\nparams:\n  batch: [1]\n  backend_path: [%s/evil]\n' "$TMP" >knobs.yaml
+expect_exit 2 "tune --cmd refuses a knob whose variable is RIGTUNE_BACKEND_PATH" \
+  $R tune --cmd "sh -c 'touch $TMP/ran; echo rate 1; echo rate 1'" --metric 'rate ([0-9]+)' \
+  --space knobs.yaml --budget 5 --quiet -o knobs-out.yaml
+expect_grep "knobs.yaml:4:3: params: backend_path cannot name a knob: its variable RIGTUNE_<KNOB> is one of rigtune's own settings" \
+  "$TMP/err" "  naming the file, the line and the knob"
+[ ! -e ran ] && ok "  and runs nothing" || not_ok "  and runs nothing" "the command ran"
 cfg_with_env RIGTUNE_NOTE hello
 expect_exit 0 "RIGTUNE_* is rigtune's own" $R exec --config env.yaml --workload transformer -- \
   sh -c 'test "$RIGTUNE_NOTE" = hello'

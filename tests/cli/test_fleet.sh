@@ -14,8 +14,8 @@
 # quoting, and a database outage during a tune (stopped mid-tune, restarted,
 # store push): nothing lost, nothing doubled. Tiny budgets: gemm 128^3.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_pg.sh"
 R=$RIGTUNE
-PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 skip() { ok "# SKIP $1"; echo "1..$n"; exit 0; }
 [ "$(id -u)" -eq 0 ] || skip "not root: the Slurm daemons and PostgreSQL's user need it"
 for c in munged slurmctld slurmd sbatch scontrol psql; do
@@ -33,7 +33,7 @@ cleanup() {
   pids=$(pgrep -f -- "-f $W/slurm.conf")
   [ -n "$pids" ] && kill $pids 2>/dev/null
   [ -f "$W/munge/pid" ] && kill "$(cat "$W/munge/pid")" 2>/dev/null
-  [ -d "$W/pg/data" ] && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$W/pg/data" -m immediate stop >/dev/null 2>&1
+  pg_cleanup
   sleep 0.3
   [ -n "${KEEP:-}" ] || rm -rf "$W" "$TMP"
 }
@@ -41,15 +41,9 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM # through the EXIT trap
 
 # ---- PostgreSQL on a private Unix socket ----
-mkdir -p "$W/pg" && chown postgres "$W/pg"
-pg() { runuser -u postgres -- "$PGBIN/pg_ctl" -D "$W/pg/data" -w -l "$W/pg/log" \
-  -o "-k $W/pg -c listen_addresses='' -p 5432 -c fsync=off" "$@" >/dev/null 2>&1; }
-if (cd "$W/pg" && runuser -u postgres -- "$PGBIN/initdb" -D "$W/pg/data" -U postgres --auth=trust --no-sync >/dev/null 2>&1) &&
-  pg start && runuser -u postgres -- "$PGBIN/createdb" -h "$W/pg" -U postgres rt; then
+if pg_init "$W"; then
   ok "a PostgreSQL server on a Unix socket"
 else not_ok "PostgreSQL" "$(tail -3 "$W/pg/log")"; echo "1..$n"; exit 1; fi
-URL="postgresql://postgres@/rt?host=$W/pg"
-sql() { psql -X -A -t -h "$W/pg" -U postgres rt -c "$1"; }
 
 # ---- munge and a Slurm cluster of two nodes ----
 mkdir -p "$W/munge" "$W/state" "$W/spool/n1" "$W/spool/n2" "$W/log" && chmod 700 "$W/munge"
@@ -218,8 +212,82 @@ check=$(ls results/n2-check-*.yaml | head -1)
 expect_exit 0 "store push of a check result already there" $R store push --store "$URL" --node n2 "$check"
 expect_grep ": 0 added, 1 already in the store" "$TMP/out" "adds nothing either"
 expect_exit 2 "store push of a file that is neither" $R store push --store "$URL" fleet.html
+# what a file says is checked before it is filed (issue 32): a start time to come would rank
+# its trials above every later one of the node for good; another host's trials, another node's
+sed 's/^started: .*/started: 9999-12-31T00:00:00Z/' "$journal" >future.yaml
+expect_exit 2 "store push of a journal started in 9999 is exit 2" \
+  $R store push --store "$URL" --node solo future.yaml
+expect_grep "future.yaml: started: 9999-12-31T00:00:00Z is in the future" "$TMP/err" "  saying why"
+sed "s/^started: .*/started: $(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)/" "$journal" >tomorrow.yaml
+expect_exit 2 "one started tomorrow too (past a clock's skew)" \
+  $R store push --store "$URL" --node solo tomorrow.yaml
+sed 's/^host: .*/host: gpu07/' "$journal" >gpu07.yaml
+expect_exit 2 "a journal of host gpu07 filed under node solo is exit 2" \
+  $R store push --store "$URL" --node solo gpu07.yaml
+expect_grep "gpu07.yaml: measured on host gpu07, which is neither the node it would be filed under \(solo\)" \
+  "$TMP/err" "  saying why"
+[ "$(sql "SELECT count(*) FROM rigtune_trials WHERE node = 'solo'")" = "$total" ] &&
+  [ "$(sql "SELECT count(*) FROM rigtune_trials WHERE started > now() + interval '10 minutes'")" = 0 ] &&
+  ok "  none of their trials is in the store" || not_ok "  none of their trials is in the store" \
+  "$(sql "SELECT node, host, started FROM rigtune_trials WHERE node = 'solo' OR started > now() GROUP BY 1, 2, 3")"
+sed "s/^started: .*/started: $(date -u -d '+2 minutes' +%Y-%m-%dT%H:%M:%SZ)/" "$journal" >skew.yaml
+expect_exit 0 "two minutes ahead is a clock's skew: filed (this machine's, as node skewed)" \
+  $R store push --store "$URL" --node skewed skew.yaml
+expect_exit 0 "under its own node it is filed" $R store push --store "$URL" --node gpu07 gpu07.yaml
+[ "$(sql "SELECT count(*) FROM rigtune_trials WHERE node = 'gpu07' AND host = 'gpu07'")" = "$total" ] &&
+  ok "  every trial, as gpu07's" || not_ok "  every trial, as gpu07's" "$(sql "SELECT count(*) FROM rigtune_trials WHERE node = 'gpu07'")"
+sed 's/^generated: .*/generated: 9999-12-31T00:00:00Z/' "$check" >future-check.yaml
+expect_exit 2 "a check result generated in 9999 is exit 2" \
+  $R store push --store "$URL" --node n2 future-check.yaml
+expect_grep "generated: 9999-12-31T00:00:00Z is in the future" "$TMP/err" "  saying why"
+# a password is never on a command line, which anyone can read in ps (issue 32): libpq reads
+# it from PGPASSWORD or the file PGPASSFILE names
+expect_exit 2 "--store URL with a password is exit 2" \
+  $R store push --store "postgresql://postgres:hunter2@/rt?host=$W/pg" --node solo "$journal"
+expect_grep "holds a password.*PGPASSFILE" "$TMP/err" "  saying where it goes"
+grep -q hunter2 "$TMP/err" && not_ok "  without showing it" "$(cat "$TMP/err")" || ok "  without showing it"
+expect_exit 2 "tune refuses it too" $R tune --store "postgresql://postgres:hunter2@/rt?host=$W/pg" -o keep.yaml
+sql "CREATE ROLE pw LOGIN SUPERUSER PASSWORD 'hunter2'" >/dev/null
+sed -i "1i local all pw scram-sha-256" "$W/pg/data/pg_hba.conf" && pg reload
+PWURL="postgresql://pw@/rt?host=$W/pg"
+expect_exit 3 "a store that asks for a password, given none, is exit 3" \
+  env -u PGPASSWORD PGPASSFILE=/nonexistent $R store push --store "$PWURL" --node solo "$journal"
+expect_grep "password" "$TMP/err" "  libpq says a password is wanted"
+expect_exit 0 "PGPASSWORD gives it" \
+  env PGPASSWORD=hunter2 $R store push --store "$PWURL" --node solo "$journal"
+printf '*:*:rt:pw:hunter2\n' >"$TMP/pgpass" && chmod 600 "$TMP/pgpass"
+expect_exit 0 "PGPASSFILE gives it" \
+  env -u PGPASSWORD PGPASSFILE="$TMP/pgpass" $R store push --store "$PWURL" --node solo "$journal"
+expect_grep ": 0 added, $total already in the store" "$TMP/out" "  the same store"
 expect_exit 3 "store push to a store that is not there is exit 3" \
   $R store push --store "postgresql://postgres@/rt?host=$W/nowhere" "$journal"
 expect_grep "cannot reach the store" "$TMP/err" "  and says so"
+cd "$W" || exit 1
+# ---- a signal to fleet cancels its job: what it started ends with it (issue 32); last, as
+# its task leaves a partial configs/n1.yaml behind
+fifo=$TMP/cancel.fifo
+start_logged "$fifo" $R fleet tune --nodes n1 --store "$URL" --time 3:00 -- "${TUNE[@]}" --fresh --budget 300
+running=
+while IFS= read -r line <&3; do
+  printf '%s\n' "$line" >>"$TMP/cancel.log"
+  case $line in *" 1 running, "*) running=1; break ;; esac
+done
+jobid=$(sed -n 's/^rigtune: fleet: job \([0-9]*\),.*/\1/p' "$TMP/cancel.log")
+kill -TERM "$PID"
+drain "$TMP/cancel.log"
+wait "$PID"; rc=$?; wait "$DRAIN"
+[ -n "$running" ] && [ "$rc" -eq 3 ] && ok "SIGTERM to fleet tune while its task runs: exit 3" ||
+  not_ok "SIGTERM to fleet tune while its task runs: exit 3" "exit $rc" "$(tail -5 "$TMP/cancel.log")"
+expect_grep "stopped by Terminated: job $jobid cancelled \(scancel\)" "$TMP/cancel.log" "  saying so"
+state=
+for _ in $(seq 300); do # the task's rigtune stops its trial and writes what it found
+  state=$(scontrol -o show job "$jobid" 2>/dev/null | sed -n 's/.*JobState=\([A-Z]*\).*/\1/p')
+  [ "$state" = CANCELLED ] && ! pgrep -f -- "--node n1 .*--budget 300" >/dev/null && break
+  sleep 0.2
+done
+[ "$state" = CANCELLED ] && ok "  the job is cancelled" || not_ok "  the job is cancelled" "JobState=$state"
+pgrep -f -- "--node n1 .*--budget 300" >/dev/null && not_ok "  and its task's rigtune has ended" \
+  "$(pgrep -af -- "--node n1 .*--budget 300")" || ok "  and its task's rigtune has ended"
+
 echo "# the fleet test took $(($(date +%s) - start)) s"
 echo "1..$n"

@@ -71,8 +71,8 @@ if [ "$rc1" = 0 ] && [ "$rc2" = 0 ]; then ok "both tunes finished"; else
 journals=$(ls results/*.yaml | wc -l) # beside each, its canary (JOURNAL-canary.csv)
 if [ "$journals" = 2 ]; then ok "two tunes wrote two journals"; else
   not_ok "two tunes wrote two journals" "$(ls results)"; fi
-if [ "$(grep -h 'journal:' cfg1.yaml cfg2.yaml | sort -u | wc -l)" = 2 ]; then
+if [ "$(grep -h '^  journal:' cfg1.yaml cfg2.yaml | sort -u | wc -l)" = 2 ]; then
   ok "each configuration names its own journal"
 else
-  not_ok "each configuration names its own journal" "$(grep -h journal: cfg1.yaml cfg2.yaml)"
+  not_ok "each configuration names its own journal" "$(grep -h "^  journal:" cfg1.yaml cfg2.yaml)"
 fi

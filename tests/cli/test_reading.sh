@@ -107,6 +107,23 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null && command -v setpriv >/d
     ln -s "$TMP/root-file" "$S/mine.yaml"
     expect_exit 0 "-o at our own symlink in the sticky directory is followed" $R probe -o "$S/mine.yaml"
     expect_grep "^machine:" "$TMP/root-file" "our link's target holds the YAML"
+    # a group's directory (2775, no sticky bit: a fleet's configs/) and a world-writable one
+    # without it: any member can put a link in place of any name, so another's is never followed
+    echo "root's own" >"$TMP/root-file"
+    for mode in 2775 0777; do
+      G=$TMP/group-$mode; mkdir "$G" && chgrp "$(id -g "$OTHER")" "$G" && chmod "$mode" "$G"
+      as_other ln -s "$TMP/root-file" "$G/node07.yaml"
+      expect_exit 2 "-o at another user's symlink in a $mode directory is exit 2" \
+        $R probe -o "$G/node07.yaml"
+      expect_grep "it is a symbolic link of another user \(uid $OUID\) in the shared directory $G" \
+        "$TMP/err" "  naming the link's owner and the directory"
+      if [ "$(cat "$TMP/root-file")" = "root's own" ] && [ -L "$G/node07.yaml" ]; then
+        ok "  the link and its target are untouched"
+      else not_ok "  the link and its target are untouched" "$(ls -l "$G")" "$(head -c 100 "$TMP/root-file")"; fi
+      ln -s "$TMP/root-file" "$G/mine.yaml"
+      expect_exit 0 "  our own symlink there is followed" $R probe -o "$G/mine.yaml"
+      echo "root's own" >"$TMP/root-file"
+    done
     userdel "$OTHER" 2>/dev/null
   else
     echo "ok $((n += 1)) # SKIP sticky-directory rules: useradd failed: $(head -c 200 "$TMP/useradd.err")"

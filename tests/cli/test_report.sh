@@ -196,6 +196,22 @@ csv2=$(sed -n 's/^  replay: //p' "$E/resumed.yaml")
   && ok "a resumed tune saves its sweep as $csv2 and leaves $csv as it was" \
   || not_ok "the resumed sweep under a new name" "replay: '$csv2'" "$(ls "$E/results")" "$(head -c 300 "$E/resume.err")"
 
+# ---- a tune of the user's command (tune --cmd): its card, no chart (issue 32: it crashed) ----
+C=$TMP/cmd SRC=$PWD
+mkdir -p "$C"
+printf 'workload: command\nparams:\n  batch: [8, 16]\n' >"$C/space.yaml"
+(cd "$C" && $R tune --cmd "$PY $SRC/tests/fake_train.py --batch {batch} --steps 4" \
+  --metric 'rate ([0-9.]+)' --space space.yaml --name fake --budget 10 --quiet -o cfg.yaml \
+  >/dev/null 2>"$C/tune.err")
+cjournal=$(ls "$C"/results/*.yaml 2>/dev/null | head -1)
+[ -f "$C/cfg.yaml" ] && [ -n "$cjournal" ] && ok "tune --cmd wrote a configuration and a journal" ||
+  not_ok "tune --cmd wrote a configuration and a journal" "$(head -c 300 "$C/tune.err")"
+expect_exit 0 "report of a tune --cmd configuration" $R report --config "$C/cfg.yaml" -o "$C/cfg.html"
+expect_grep "fake is a command of yours, not a built-in workload" "$C/cfg.html" "  its card says what it is"
+expect_grep "444\.4" "$C/cfg.html" "  with its recommendation's rate (batch 16: 444.4)"
+expect_exit 0 "report of a tune --cmd journal alone" $R report --journal "$cjournal" -o "$C/journal.html"
+expect_grep "No configuration was given" "$C/journal.html" "  a page without a configuration"
+
 # ---- in a browser ----
 
 if ! command -v chromium >/dev/null; then

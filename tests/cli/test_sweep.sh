@@ -8,19 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 PY=/usr/bin/python3
-HERE=$(cd "$(dirname "$0")/.." && pwd)
-D=$HERE/data/sweep
+sweep_fixture $PY
 CHECK="$PY $HERE/sweep_check.py"
-cd "$TMP" || exit 1
-
-# The fixture: transformer knee 32; 64 interpolated; 128 ran; 256 out of memory.
-FITS=32,64,128
-# This host's name, so that the sweep computes the CPU binding here.
-sed "s/hostname: fixture-host/hostname: $(hostname)/" "$D/config.yaml" >cfg.yaml
-cp "$D/journal.yaml" .
-OBJ='val_loss ([0-9.eE+-]+)'
-CMD="$PY $HERE/sweep_objective.py --lr {lr} --batch {batch} --layers {layers} --optimizer {optimizer} --threads {threads}"
-S="--from cfg.yaml --workload transformer --params $D/params.yaml"
 
 # ---- bad input: exit 2, naming the file, line and column ----
 expect_exit 2 "a missing --from file is exit 2" $R sweep --from nope.yaml --workload transformer --format grid
@@ -55,7 +44,9 @@ expect_grep "\{learning_rate\} names no parameter" "$TMP/err" "  naming it"
 expect_exit 2 "an objective with two groups is exit 2" $R sweep $S --format optuna --cmd "$CMD" --objective '(a)(b)'
 expect_exit 2 "wandb without --metric or a named --objective is exit 2" $R sweep $S --format wandb --cmd "$CMD"
 expect_exit 0 "sweep --help" $R sweep --help
-expect_grep "optuna\|wandb\|hydra\|grid" "$TMP/out" "--help names the formats"
+listed=$(sed -n '/^Formats:$/,/^$/p' "$TMP/out" | awk '/^  [a-z]/ { print $1 }' | tr '\n' ' ')
+[ "$listed" = "optuna ray wandb hydra grid " ] && ok "--help lists the formats from their table: $listed" ||
+  not_ok "--help lists the formats" "got '$listed'"
 expect_grep "^  ppo +sweeps num_envs from the knee" "$TMP/out" "--help lists the workloads with a knee, from the registry"
 
 # ---- every format: batch never past what fits (256 ran out of memory) ----
@@ -86,6 +77,10 @@ expect_exit 0 "a script without an objective is written" $R sweep $S --format op
 expect_exit 2 "it refuses to run without one" $PY later.py --n-trials 1 --storage memory
 expect_grep "give the objective: --cmd" "$TMP/err" "  and says what to give"
 expect_exit 2 "it checks a --cmd given at run time" $PY later.py --cmd "x {nosuch}" --objective "$OBJ"
+expect_exit 1 "a command that is not there stops it before the study starts" \
+  $PY later.py --cmd "nosuch-program {lr}" --objective "$OBJ" --storage "sqlite:///$TMP/none.db"
+[ ! -e none.db ] && [ ! -e "$TMP/none.db" ] && expect_grep "cannot run nosuch-program: not found" "$TMP/err" \
+  "  saying so, with no study made" || not_ok "  no study made" "$(ls)"
 if $PY later.py --n-trials 1 --storage "sqlite:///$TMP/s.db" --cmd "$CMD" --objective "$OBJ" >opt2.log 2>&1 &&
   $CHECK study "sqlite:///$TMP/s.db" "rigtune-$(hostname)-transformer" 4 32 2 1 >chk.log 2>&1; then
   ok "a second run (--cmd given to the script) continues the study, the knee not enqueued again"

@@ -22,8 +22,9 @@ TOLERANCE=0.8 # the recommendation may not fall below this share of the defaults
 # slowest): the thread settings at the first batch are measured first, however
 # busy the machine and slow the runs.
 printf 'workload: command\nparams:\n  batch: [16, 32]\n  threads: [1, 2]\n  blas_threads: [1, 2]\n' >space.yaml
+CMD="$EX --batch {batch} --steps 100 --seconds 2"
 expect_exit 0 "tune --cmd the PyTorch example (60 s)" $R tune \
-  --cmd "$EX --batch {batch} --steps 100 --seconds 2" --metric 'samples/s ([0-9.]+)' \
+  --cmd "$CMD" --metric 'samples/s ([0-9.]+)' \
   --space space.yaml --strategy grid --budget 60 --quiet -o t.yaml
 grep -A2 '^    recommended:' t.yaml >rec
 batch=$(sed -n 's/.*point: {batch: \([0-9]*\),.*/\1/p' rec)
@@ -31,8 +32,8 @@ batch=$(sed -n 's/.*point: {batch: \([0-9]*\),.*/\1/p' rec)
   not_ok "a recommendation" "$(cat t.yaml)"
 expect_grep "^  pytorch:$" t.yaml "the config records the frameworks"
 
-# rigtune check of that configuration: its points run again through the same
-# command and metric. A/A first: nothing changed, so no regression (exit 0;
+# rigtune check of that configuration, given the command again (--cmd): its
+# points run again through the same command and metric. A/A first: nothing changed, so no regression (exit 0;
 # on a busy machine a point may stay unknown, and the check said why), and
 # the points are the configuration's (recommended, fastest where it is
 # another, the runner-ups): the recommended one with its knobs. --budget is
@@ -42,7 +43,7 @@ rec_knobs=$(sed -n '/^    recommended:/{n;p;}' t.yaml | knobs)
 npoints=$(grep -E '^ {4}(  |- )point: ' t.yaml | knobs | sort -u | wc -l)
 # the block of the point with the recommended role in a check's YAML
 rec_block() { awk '/^- workload:/ {rec = 0} /^  roles: \[recommended/ {rec = 1} rec' "$1"; }
-$R check --baseline t.yaml --budget 30 -o same.yaml >"$TMP/out" 2>"$TMP/err"
+$R check --baseline t.yaml --cmd "$CMD" --budget 30 -o same.yaml >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if [ "$rc" -eq 1 ] && grep -q "^suggestion: other processes took up to" "$TMP/err"; then
   n=$((n + 1)); echo "ok $n # SKIP A/A check of the PyTorch configuration: a regression, but $(grep -m1 '^suggestion: other processes' "$TMP/err" | cut -c13-90)..."
@@ -73,7 +74,7 @@ nrunner=$(grep -c '^  roles: \[.*runner_up\]$' same.yaml) want=$(grep -c '^    -
 # only where the check measured the slowdown but the machine's drift left the
 # verdict unknown: skipped, said.
 SLOWBLAS=$BUILD_DIR/bench/libslowblas.so
-LD_PRELOAD=$SLOWBLAS SLOWBLAS_SLOWDOWN=0.5 $R check --baseline t.yaml --budget 40 -o slow.yaml \
+LD_PRELOAD=$SLOWBLAS SLOWBLAS_SLOWDOWN=0.5 $R check --baseline t.yaml --cmd "$CMD" --budget 40 -o slow.yaml \
   >"$TMP/out" 2>"$TMP/err"
 rc=$?
 verdict=$(rec_block slow.yaml | sed -n 's/^  verdict: //p')

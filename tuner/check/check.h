@@ -61,14 +61,14 @@
  *     p: 0.41                           # Mann-Whitney two-sided, or null
  *     test: exact|normal                # how p was computed, or null
  *     contention: {baseline: 0.01, now: 0.48}
- *     verdict: unchanged|regression|improvement|infeasible|inconclusive
+ *     verdict: unchanged|regression|improvement|infeasible|inconclusive|not_run
  *     cause: memory                     # infeasible only: rt_cause_name()
  *     more_samples: 40                  # inconclusive only: about how many more
  *     reason: one sentence
  *   notes: [sentences]                  # what could not be compared, and why
  *   suggestions: [sentences]            # what in the diff may explain a change
  *   summary: {unchanged: 3, regression: 0, improvement: 0, infeasible: 0,
- *             inconclusive: 0}
+ *             inconclusive: 0, not_run: 0}
  *   result: pass|regression             # regression: exit status 1
  */
 #ifndef RT_CHECK_H

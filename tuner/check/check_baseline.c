@@ -11,6 +11,7 @@
 #include "../crossover.h"
 #include "../journal.h"
 #include "../replay.h"
+#include "../usercmd.h"
 #include "../usercmd_knobs.h"
 
 _Static_assert(RT_BASE_MAX_KNOBS >= RT_CMD_MAX_KNOBS, "a command's point fits");
@@ -354,8 +355,13 @@ typedef struct trial_source {
 	int host_loaded, dropped;
 } trial_source;
 
-/* Which trial a point is: a workload's point and shape, or a command's knobs. */
+/*
+ * Which trial a point is: a workload's point and shape, or a command's
+ * knobs, measured on the machine of fingerprint (its entry's: a
+ * configuration keeps the entries of earlier tunes, config.h).
+ */
 typedef struct trial_key {
+	const char *fingerprint;
 	const rt_workload *w;
 	const rt_point *pt;
 	const rt_shape *sh;
@@ -365,16 +371,16 @@ typedef struct trial_key {
 } trial_key;
 
 static const rt_journal_record *find_in(const rt_journal_record *recs, size_t n,
-					const char *fingerprint, const trial_key *k)
+					const trial_key *k)
 {
-	return k->w ? rt_journal_find(recs, n, fingerprint, k->w, k->sh, k->pt)
-		    : rt_journal_find_command(recs, n, fingerprint, k->hash, k->kv, k->nkv);
+	return k->w ? rt_journal_find(recs, n, k->fingerprint, k->w, k->sh, k->pt)
+		    : rt_journal_find_command(recs, n, k->fingerprint, k->hash, k->kv, k->nkv);
 }
 
 static int find_trial(rt_baseline *b, trial_source *src, const trial_key *k,
 		      const rt_journal_record **out, char *err, size_t errlen)
 {
-	*out = find_in(src->recs, src->n, b->fingerprint, k);
+	*out = find_in(src->recs, src->n, k);
 	if (*out)
 		return RT_OK;
 	if (!src->host_loaded) {
@@ -386,7 +392,7 @@ static int find_trial(rt_baseline *b, trial_source *src, const trial_key *k,
 			return as_input(rc);
 		src->host_loaded = 1;
 	}
-	*out = find_in(src->host_recs, src->host_n, b->fingerprint, k);
+	*out = find_in(src->host_recs, src->host_n, k);
 	return RT_OK;
 }
 
@@ -409,7 +415,7 @@ static int add_config_point(rt_baseline *b, trial_source *src, const rt_config_r
 	const char *role = fastest ? "fastest" : "recommended";
 	int rc = rt_config_point_decode(b->cfg, cp, w, &pt, &sh, err, errlen);
 	const rt_journal_record *r = NULL;
-	trial_key k = {.w = w, .pt = &pt, .sh = &sh};
+	trial_key k = {.fingerprint = rec->fingerprint, .w = w, .pt = &pt, .sh = &sh};
 	if (rc == RT_OK)
 		rc = find_trial(b, src, &k, &r, err, errlen);
 	if (rc == RT_OK && !r)
@@ -450,6 +456,36 @@ static int decode_command(const rt_baseline *b, const rt_config_rec *rec, rt_bas
 	return rc;
 }
 
+int rt_baseline_accept_command(rt_baseline *b, const char *text, int shell, char *err,
+			       size_t errlen)
+{
+	rt_cmd_template tpl;
+	char hash[17], theirs[512] = "";
+	int matched = 0;
+	int rc = rt_cmd_template_parse(text, shell, &tpl, err, errlen);
+	for (int i = 0; rc == RT_OK && i < b->ncmds; i++) {
+		rt_base_command *c = &b->cmds[i];
+		rt_cmd_template_hash(&tpl, c->regex, c->warmup, c->minimize, hash);
+		rt_list_append(theirs, sizeof theirs, ", ", c->hash);
+		if (strcmp(hash, c->hash))
+			continue;
+		c->run = text;
+		c->run_shell = shell;
+		matched++;
+	}
+	rt_cmd_template_free(&tpl);
+	if (rc == RT_OK && !b->ncmds)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "--cmd: %s has no configuration of a command (tune --cmd) to run it for",
+			       b->path);
+	if (rc == RT_OK && !matched)
+		rc = rt_fail(err, errlen, RT_EINVAL,
+			     "--cmd is not the command %s was tuned with (its hash %s, the file's %s): "
+			     "give tune's --cmd word for word, and --shell if tune had it",
+			     b->path, hash, theirs);
+	return rc;
+}
+
 /* The knobs of a point: {knob: value, ...} (a runner-up's too). */
 static int decode_knobs(const rt_baseline *b, const rt_ynode *map, rt_base_point *p)
 {
@@ -462,8 +498,12 @@ static int decode_knobs(const rt_baseline *b, const rt_ynode *map, rt_base_point
 		const rt_ynode *k, *v;
 		rt_yr_pair(r, map, i, &k, &v);
 		p->knobs[i] = (rt_knob_value){rt_yr_scalar(k), rt_yr_scalar(v)};
+		const char *bad = p->knobs[i].name ? rt_cmd_knob_name_bad(p->knobs[i].name) : NULL;
 		if (!p->knobs[i].name || !p->knobs[i].value)
 			rc = rt_yr_bad(r, v, "point: expected knob: value");
+		else if (bad)
+			rc = rt_yr_bad(r, k, "point: %s cannot name a knob: %s", p->knobs[i].name,
+				       bad);
 	}
 	return rc;
 }
@@ -476,14 +516,15 @@ static void invert(double *v, int n)
 }
 
 /* The point of the command at map (a point: mapping), with the samples of its trial. */
-static int add_command_point(rt_baseline *b, trial_source *src, const rt_base_command *c,
-			     const rt_ynode *map, unsigned role, const char *what, char *err,
-			     size_t errlen)
+static int add_command_point(rt_baseline *b, trial_source *src, const rt_config_rec *rec,
+			     const rt_base_command *c, const rt_ynode *map, unsigned role,
+			     const char *what, char *err, size_t errlen)
 {
 	rt_base_point p = {.name = c->name, .unit = c->unit, .cmd = c, .roles = role};
 	const rt_journal_record *r = NULL;
 	int rc = decode_knobs(b, map, &p);
-	trial_key k = {.hash = c->hash, .kv = p.knobs, .nkv = p.nknobs};
+	trial_key k = {.fingerprint = rec->fingerprint, .hash = c->hash, .kv = p.knobs,
+		       .nkv = p.nknobs};
 	if (rc == RT_OK)
 		rc = find_trial(b, src, &k, &r, err, errlen);
 	if (rc == RT_OK && !r)
@@ -512,17 +553,17 @@ static int add_command(rt_baseline *b, trial_source *src, const rt_config_rec *r
 	if (rc == RT_OK)
 		b->ncmds++;
 	if (rc == RT_OK)
-		rc = add_command_point(b, src, c, rt_yr_get(r, rec->recommended.node, "point"),
+		rc = add_command_point(b, src, rec, c, rt_yr_get(r, rec->recommended.node, "point"),
 				       RT_BASE_RECOMMENDED,
 				       "recommended", err, errlen);
 	if (rc == RT_OK)
-		rc = add_command_point(b, src, c, rt_yr_get(r, rec->fastest.node, "point"),
+		rc = add_command_point(b, src, rec, c, rt_yr_get(r, rec->fastest.node, "point"),
 				       RT_BASE_FASTEST,
 				       "fastest", err, errlen);
 	const rt_ynode *ups = rt_yr_get(r, rec->node, "runner_ups");
 	for (int i = 0; rc == RT_OK && ups && i < rt_yr_nitems(ups); i++) {
 		const rt_ynode *point = rt_yr_get(r, rt_yr_item(r, ups, i), "point");
-		rc = point ? add_command_point(b, src, c, point, RT_BASE_RUNNER_UP, "runner-up",
+		rc = point ? add_command_point(b, src, rec, c, point, RT_BASE_RUNNER_UP, "runner-up",
 					       err, errlen)
 			   : rt_yr_bad(r, rt_yr_item(r, ups, i), "runner_ups: no point");
 	}
@@ -577,12 +618,8 @@ static int is_journal(const char *path)
 {
 	static const char start[] = "---\nrigtune_journal:";
 	char head[sizeof start] = "";
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(head, 1, sizeof start - 1, f);
-	fclose(f);
-	return n == sizeof start - 1 && !memcmp(head, start, n);
+	/* what cannot be read is not a journal: reading it as a configuration says why */
+	return !rt_read_head(path, head, sizeof head, NULL, 0) && !strcmp(head, start);
 }
 
 /*

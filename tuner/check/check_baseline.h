@@ -47,13 +47,19 @@ enum { RT_BASE_RECOMMENDED = 1, RT_BASE_FASTEST = 2, RT_BASE_SWEEP = 4, RT_BASE_
 #define RT_BASE_MAX_KNOBS 16
 
 /*
- * A user's command (tune --cmd) as its configuration keeps it: how to run
- * it again and how to read its metric. Strings point into the configuration.
+ * A user's command (tune --cmd) as its configuration keeps it: how it ran
+ * and how to read its metric. Strings point into the configuration. The
+ * file's text is reported, never run: a configuration is data from anyone.
+ * What runs is the command check was given on its own command line, when its
+ * hash is the configuration's (rt_baseline_accept_command); without one the
+ * command's points are not run again.
  */
 typedef struct rt_base_command {
 	const char *name, *text, *regex, *hash;
 	char unit[72]; /* the metric's; "1/UNIT" for a minimized one (samples inverted) */
 	int shell, minimize, warmup;
+	const char *run; /* check --cmd, its hash this one's; NULL: not run again */
+	int run_shell;   /* check --shell */
 } rt_base_command;
 
 typedef struct rt_base_point {
@@ -98,6 +104,15 @@ typedef struct rt_baseline {
 /* Reads the baseline at path into b; free with rt_baseline_free, also on failure. */
 int rt_baseline_load(const char *path, rt_baseline *b, char *err, size_t errlen);
 void rt_baseline_free(rt_baseline *b);
+
+/*
+ * The user's command (check --cmd TEXT, shell: --shell) for the commands of
+ * b whose hash it has (rt_cmd_template_hash with each one's metric): their
+ * points run it. RT_EINVAL naming the hashes when it is none of b's
+ * commands, or TEXT is no command.
+ */
+int rt_baseline_accept_command(rt_baseline *b, const char *text, int shell, char *err,
+			       size_t errlen);
 
 /*
  * The points of an A/B check (check.h): those of the baseline at path, its

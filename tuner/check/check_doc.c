@@ -17,7 +17,7 @@
 static const char *const verdict_names[RT_NVERDICT] = {
 	[RT_VERDICT_UNCHANGED] = "unchanged",	  [RT_VERDICT_REGRESSION] = "regression",
 	[RT_VERDICT_IMPROVEMENT] = "improvement", [RT_VERDICT_INFEASIBLE] = "infeasible",
-	[RT_VERDICT_INCONCLUSIVE] = "inconclusive",
+	[RT_VERDICT_INCONCLUSIVE] = "inconclusive", [RT_VERDICT_NOT_RUN] = "not_run",
 };
 
 const char *rt_verdict_name(rt_verdict v)
@@ -266,7 +266,7 @@ static int decode_verdict(const rt_yr *r, const rt_ynode *map, rt_verdict *v)
 	return rc ? rc
 	          : rt_yr_bad(r, rt_yr_get(r, map, "verdict"),
 	                      "verdict: '%s' is none of unchanged, regression, improvement, "
-	                      "infeasible, inconclusive",
+	                      "infeasible, inconclusive, not_run",
 	                      s);
 }
 

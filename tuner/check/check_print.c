@@ -3,6 +3,7 @@
  * and the table of points on stderr (the YAML is check_doc.c's).
  */
 #include "check.h"
+#include "../cli.h"
 
 #include <math.h>
 #include <string.h>
@@ -16,12 +17,12 @@ void rt_check_print_diff(FILE *f, const rt_check_run *run)
 	if (!b->machine)
 		return;
 	if (!run->diff.n) {
-		fprintf(f, "machine: nothing changed since the baseline (fingerprint %s)\n",
+		rt_tprintf(f, "machine: nothing changed since the baseline (fingerprint %s)\n",
 			run->fingerprint);
 		return;
 	}
 	const char *same = strcmp(b->fingerprint, run->fingerprint) ? "" : ", same fingerprint";
-	fprintf(f, "machine: %zu field%s changed since the baseline (fingerprint %s -> %s%s):\n",
+	rt_tprintf(f, "machine: %zu field%s changed since the baseline (fingerprint %s -> %s%s):\n",
 		run->diff.n, run->diff.n == 1 ? "" : "s", b->fingerprint, run->fingerprint, same);
 	int width = 0;
 	for (size_t i = 0; i < run->diff.n; i++)
@@ -29,7 +30,7 @@ void rt_check_print_diff(FILE *f, const rt_check_run *run)
 			width = (int)strlen(run->diff.v[i].field);
 	for (size_t i = 0; i < run->diff.n; i++) {
 		const rt_mdiff_entry *e = &run->diff.v[i];
-		fprintf(f, "  %-*s  %s -> %s%s\n", width, e->field,
+		rt_tprintf(f, "  %-*s  %s -> %s%s\n", width, e->field,
 			e->before ? e->before : "(absent)", e->after ? e->after : "(absent)",
 			rt_mdiff_is_hardware(e) ? "  [hardware]" : "");
 	}
@@ -46,13 +47,13 @@ static void print_row(FILE *f, const rt_check_point *p)
 		snprintf(pval, sizeof pval, "%.2g", p->cmp.test.p);
 		snprintf(now, sizeof now, "%.4g", rt_median(p->samples, (size_t)p->nsamples));
 	}
-	fprintf(f, "%-44s %10.4g %10s %-26s %8s  %s\n", label, rt_base_point_median(b), now,
+	rt_tprintf(f, "%-44s %10.4g %10s %-26s %8s  %s\n", label, rt_base_point_median(b), now,
 		change, pval, rt_verdict_name(p->verdict));
 }
 
 void rt_check_print_table(FILE *f, const rt_check_run *run)
 {
-	fprintf(f, "%-44s %10s %10s %-26s %8s  %s\n", "point", run->ab ? "A" : "baseline",
+	rt_tprintf(f, "%-44s %10s %10s %-26s %8s  %s\n", "point", run->ab ? "A" : "baseline",
 		run->ab ? "B" : "now", run->ab ? "B/A [95% CI]" : "change [95% CI]", "p",
 		"verdict");
 	for (int i = 0; i < run->npoints; i++)
@@ -62,18 +63,21 @@ void rt_check_print_table(FILE *f, const rt_check_run *run)
 		if (p->verdict != RT_VERDICT_UNCHANGED) {
 			char label[160];
 			rt_base_point_label(p->base, label, sizeof label);
-			fprintf(f, "%s: %s: %s\n", rt_verdict_name(p->verdict), label, p->reason);
+			rt_tprintf(f, "%s: %s: %s\n", rt_verdict_name(p->verdict), label, p->reason);
 		}
 	}
-	fprintf(f, "machine: %s\n", run->canary.says);
+	rt_tprintf(f, "machine: %s\n", run->canary.says);
 	for (int i = 0; i < run->nnotes; i++)
-		fprintf(f, "note: %s\n", run->notes[i]);
+		rt_tprintf(f, "note: %s\n", run->notes[i]);
 	for (int i = 0; i < run->nsuggestions; i++)
-		fprintf(f, "suggestion: %s\n", run->suggestions[i]);
-	fprintf(f, "check: %d point%s in %.0f s: %d unchanged, %d regression, %d improvement, "
-		   "%d infeasible, %d inconclusive\n",
+		rt_tprintf(f, "suggestion: %s\n", run->suggestions[i]);
+	rt_tprintf(f, "check: %d point%s in %.0f s: %d unchanged, %d regression, %d improvement, "
+		   "%d infeasible, %d inconclusive",
 		run->npoints, run->npoints == 1 ? "" : "s", run->seconds,
 		run->counts[RT_VERDICT_UNCHANGED], run->counts[RT_VERDICT_REGRESSION],
 		run->counts[RT_VERDICT_IMPROVEMENT], run->counts[RT_VERDICT_INFEASIBLE],
 		run->counts[RT_VERDICT_INCONCLUSIVE]);
+	if (run->counts[RT_VERDICT_NOT_RUN])
+		fprintf(f, ", %d not run (no --cmd)", run->counts[RT_VERDICT_NOT_RUN]);
+	fputc('\n', f);
 }

@@ -526,6 +526,12 @@ static void explain(rt_check_point *p, const rt_check_opts *o, double machine, d
 {
 	char change[224];
 	double t = 100 * o->threshold;
+	if (p->verdict == RT_VERDICT_NOT_RUN) {
+		snprintf(p->reason, sizeof p->reason,
+			 "not run: check runs a configuration's command only when given it "
+			 "(--cmd, as tune had it), never the text of the file");
+		return;
+	}
 	if (p->verdict != RT_VERDICT_INFEASIBLE)
 		say_change(p, machine, change, sizeof change);
 	if (p->base->nsamples == 0 && p->verdict != RT_VERDICT_INFEASIBLE) {
@@ -658,14 +664,32 @@ static void suggest(rt_check_run *run)
 
 /* ---- the run ---- */
 
-static int init_points(rt_check_run *run)
+/*
+ * Whether p can run on every side: a command's point runs only the command
+ * check was given (--cmd, a side's cmd:), never its configuration's text.
+ */
+static int runnable(const rt_check_point *p, const rt_check_opts *o)
+{
+	const rt_base_command *c = p->base->cmd;
+	if (!c || c->run)
+		return 1;
+	return o->ab && o->side[0].command && o->side[1].command;
+}
+
+static int init_points(rt_check_run *run, const rt_check_opts *o)
 {
 	run->npoints = run->base.npoints;
 	run->points = calloc((size_t)run->npoints, sizeof *run->points);
 	if (!run->points)
 		return RT_ENOMEM;
-	for (int i = 0; i < run->npoints; i++)
-		run->points[i].base = &run->base.points[i];
+	for (int i = 0; i < run->npoints; i++) {
+		rt_check_point *p = &run->points[i];
+		p->base = &run->base.points[i];
+		if (!runnable(p, o)) {
+			p->verdict = RT_VERDICT_NOT_RUN;
+			p->done = 1;
+		}
+	}
 	return RT_OK;
 }
 
@@ -677,7 +701,7 @@ static void note_contended_baseline(rt_check_run *run)
 	double most = 0;
 	for (int i = 0; i < run->npoints; i++) {
 		const rt_base_point *b = run->points[i].base;
-		if (b->contention > rt_contended_share()) {
+		if (run->points[i].verdict != RT_VERDICT_NOT_RUN && b->contention > rt_contended_share()) {
 			char what[256];
 			rt_base_point_label(b, what, sizeof what);
 			rt_list_append(which, sizeof which, "; ", what);
@@ -739,6 +763,8 @@ static int prepare_ab(const rt_check_opts *o, rt_check_run *run, char *err, size
 	if (rc == RT_OK)
 		rc = rt_baseline_load_points(o->baseline, rt_machine_pcores(&run->machine), &run->base, err,
 					     errlen);
+	if (rc == RT_OK && o->command)
+		rc = rt_baseline_accept_command(&run->base, o->command, o->shell, err, errlen);
 	run->budget_s = o->budget_s > 0 ? o->budget_s : DEFAULT_BUDGET_S;
 	return rc;
 }
@@ -752,6 +778,8 @@ int rt_check_prepare(const rt_check_opts *o, rt_check_run *run, char *err, size_
 		return prepare_ab(o, run, err, errlen);
 	int rc = rt_baseline_load(o->baseline, &run->base, err, errlen);
 	run->budget_s = budget_of(o, &run->base);
+	if (rc == RT_OK && o->command)
+		rc = rt_baseline_accept_command(&run->base, o->command, o->shell, err, errlen);
 	if (rc == RT_OK)
 		rc = probe_now(run, err, errlen);
 	if (rc == RT_OK)
@@ -786,7 +814,7 @@ static void remove_lockdir(rt_check_run *run)
 
 int rt_check_measure(const rt_check_opts *o, rt_check_run *run, char *err, size_t errlen)
 {
-	int rc = init_points(run);
+	int rc = init_points(run, o);
 	if (rc)
 		return rt_fail(err, errlen, rc, "out of memory");
 	run->confirm_s = confirm_s_of(run->budget_s);

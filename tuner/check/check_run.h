@@ -28,6 +28,8 @@ typedef struct rt_check_opts {
 	int force;        /* compare with a baseline from other hardware */
 	int no_canary;    /* compare the points as measured, the machine's change in them */
 	int quiet;        /* no progress on stderr */
+	const char *command; /* --cmd: a configuration's command, run when its hash matches */
+	int shell;           /* --shell: sh -c runs it (and a side's cmd:) */
 	uint64_t seed;    /* of the bootstrap */
 } rt_check_opts;
 

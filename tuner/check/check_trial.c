@@ -273,8 +273,11 @@ static int command_trial(const rt_base_point *b, const rt_check_side *s,
 	rt_cmd_env point_env;
 	child_env env;
 	char **argv = NULL;
-	const char *text = s && s->command ? s->command : c->text;
-	int rc = rt_cmd_template_parse(text, c->shell, &tpl, err, errlen);
+	int side_cmd = s && s->command;
+	const char *text = side_cmd ? s->command : c->run;
+	/* a point whose command check was not given is not run (check_run.c init_points) */
+	RT_BUG_ON(!text);
+	int rc = rt_cmd_template_parse(text, side_cmd ? s->shell : c->run_shell, &tpl, err, errlen);
 	if (rc == RT_OK)
 		rc = rt_metric_init(&metric, c->regex, c->warmup, err, errlen);
 	rt_cmd_point_placeholders(b->knobs, b->nknobs, shown);

@@ -9,9 +9,10 @@
  *     with the side's environment, so that a library path takes effect
  *     (the BLAS is loaded when a process starts), its YAML read back; it
  *     measures under this check's lock (a lock directory of its own);
- *   - a user's command (tune --cmd): the command of the configuration (or
- *     the side's), with the point's placeholders, environment and binding
- *     and the side's environment, read by the configuration's metric.
+ *   - a user's command (tune --cmd): the command check was given (--cmd,
+ *     or the side's cmd:; never the configuration's text), with the point's
+ *     placeholders, environment and binding and the side's environment,
+ *     read by the configuration's metric.
  *
  * A side is what its trials run with, from one or more SPECs:
  *   lib:DIR       DIR first in LD_LIBRARY_PATH (another BLAS, cuBLAS, ...);
@@ -36,6 +37,7 @@ typedef struct rt_check_side {
 	int nenv;
 	char env[RT_SIDE_MAX_ENV][1100]; /* "NAME=value" */
 	const char *command; /* cmd: the user's command instead of the configuration's */
+	int shell;           /* check --shell: sh -c runs command */
 } rt_check_side;
 
 /*

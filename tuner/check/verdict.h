@@ -15,6 +15,7 @@ typedef enum rt_verdict {
 	RT_VERDICT_IMPROVEMENT,
 	RT_VERDICT_INFEASIBLE,	/* ran in the baseline, not now: a regression */
 	RT_VERDICT_INCONCLUSIVE, /* unknown: needs about N more samples */
+	RT_VERDICT_NOT_RUN,	/* a command's point, check not given the command (--cmd) */
 	RT_NVERDICT
 } rt_verdict;
 

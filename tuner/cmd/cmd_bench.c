@@ -157,9 +157,9 @@ static int run_bench(int argc, char **argv)
 
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	if (pt.threads + pt.workers > cores)
-		fprintf(stderr, "rigtune: warning: %d threads + %d workers oversubscribe the %ld "
+		rt_tprintf(stderr, "rigtune: warning: %d threads + %d workers oversubscribe the %ld "
 				"CPUs of this machine\n", pt.threads, pt.workers, cores);
-	fprintf(stderr, "rigtune: measuring %s on %s (%s, %d thread%s)...\n", w->name, pt.backend,
+	rt_tprintf(stderr, "rigtune: measuring %s on %s (%s, %d thread%s)...\n", w->name, pt.backend,
 		rt_precision_name(pt.precision), pt.threads, pt.threads == 1 ? "" : "s");
 	rt_lock lock;
 	rc = rt_lock_for_command(&lock, "rigtune bench", a.no_wait, 0, err, sizeof err);

@@ -12,9 +12,9 @@
 #include "../fleet/fleet.h"
 
 static const char check_usage[] =
-	"usage: rigtune check --baseline FILE [--budget SECONDS] [--threshold PCT]\n"
-	"                     [--alpha A] [--force] [--no-canary] [--quiet] [--no-wait]\n"
-	"                     [-o FILE] [--store URL [--node NAME]]\n"
+	"usage: rigtune check --baseline FILE [--cmd COMMAND [--shell]] [--budget SECONDS]\n"
+	"                     [--threshold PCT] [--alpha A] [--force] [--no-canary]\n"
+	"                     [--quiet] [--no-wait] [-o FILE] [--store URL [--node NAME]]\n"
 	"       rigtune check --a SPEC --b SPEC [--baseline FILE] [options as above]\n\n"
 	"Is this machine still as fast as when FILE was measured, and if not, what\n"
 	"changed? FILE is a configuration written by `rigtune tune` (its journal has\n"
@@ -27,8 +27,10 @@ static const char check_usage[] =
 	"regression is significant (Mann-Whitney U, p < A) and slower than the\n"
 	"threshold (the bootstrap 95% CI of the ratio of medians); a point that ran\n"
 	"in the baseline and does not now is a regression too. The same for a\n"
-	"configuration of `rigtune tune --cmd`: its recommended point and runner-ups\n"
-	"are run again through the same command and metric.\n\n"
+	"configuration of `rigtune tune --cmd`, given the command again with --cmd:\n"
+	"its recommended point and runner-ups are run again through it and the same\n"
+	"metric. The command in a file is never run: without --cmd (or with another\n"
+	"command than tune's, by its hash) the command's points are not run.\n\n"
 	"A canary (a scalar compute loop and a memory read, taken after every trial\n"
 	"here as in the tune) tells a slower machine from a slower component: when\n"
 	"its compute half moved past its own spread (5% at least), the points are\n"
@@ -50,6 +52,9 @@ static const char check_usage[] =
 	"DIR too), plugins:DIR (RIGTUNE_BACKEND_PATH), env:NAME=VALUE,..., cmd:COMMAND\n"
 	"(a `tune --cmd` configuration's command, replaced), current (as it is).\n\n"
 	"  --baseline FILE     configs/<host>.yaml or results/<host>-<time>.yaml\n"
+	"  --cmd COMMAND       the command of FILE's `tune --cmd` entry, word for word as\n"
+	"                      tune had it (its hash must be FILE's): run it again\n"
+	"  --shell             sh -c runs --cmd (and a side's cmd:), as with tune --shell\n"
 	"  --a SPEC, --b SPEC  an A/B check: what each side runs with (above)\n"
 	"  --budget SECONDS    time for the repeats (default: as long as the baseline's\n"
 	"                      tune took, 40 at least, or 60; 60 for A/B); every point\n"
@@ -68,7 +73,8 @@ static const char check_usage[] =
 	"                      the results store (PostgreSQL: docs/fleet.md); needs -o,\n"
 	"                      the copy `rigtune store push` uploads if the store is down\n"
 	"  --node NAME         the node the store records it under (default: the host)\n\n"
-	"Exit status: 0 no regression, 1 regression (the table names the points),\n"
+	"Exit status: 0 no regression (points not run, verdict not_run, are none),\n"
+	"1 regression (the table names the points),\n"
 	"2 bad usage or baseline (nothing is written), 3 failure at run time.\n";
 
 static int parse_number(const char *opt, const char *arg, double lo, double hi, double *v)
@@ -112,6 +118,8 @@ static int parse_args(int argc, char **argv, rt_check_opts *o, const char **outp
 		{"output", required_argument, NULL, 'o'},
 		{"store", required_argument, NULL, 'D'},
 		{"node", required_argument, NULL, 'n'},
+		{"cmd", required_argument, NULL, 'c'},
+		{"shell", no_argument, NULL, 's'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, rc = -1;
@@ -138,6 +146,8 @@ static int parse_args(int argc, char **argv, rt_check_opts *o, const char **outp
 		case 'o': *output = optarg; break;
 		case 'D': store->url = optarg; break;
 		case 'n': store->node = optarg; break;
+		case 'c': o->command = optarg; break;
+		case 's': o->shell = o->side[0].shell = o->side[1].shell = 1; break;
 		case ':':
 			rc = rt_usage_error("check", "option '%s' needs a value", argv[optind - 1]);
 			break;
@@ -154,6 +164,10 @@ static int parse_args(int argc, char **argv, rt_check_opts *o, const char **outp
 	if (rc < 0 && store->url && (!*output || !strcmp(*output, "-")))
 		rc = rt_usage_error("check", "--store needs -o FILE: the copy that `rigtune store "
 					     "push` uploads when the store is down");
+	if (rc < 0 && o->shell && !o->command && !o->side[0].command && !o->side[1].command)
+		rc = rt_usage_error("check", "--shell says how --cmd COMMAND runs: give --cmd");
+	if (rc < 0 && store->url)
+		rc = rt_store_url_usage("check", store->url);
 	if (rc < 0 && store->node && !store->url)
 		rc = rt_usage_error("check", "--node names the node in the store: give --store URL");
 	return rc;

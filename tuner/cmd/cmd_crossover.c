@@ -232,7 +232,7 @@ static int run_crossover(int argc, char **argv)
 	else if (rc)
 		rt_errorf("crossover: %s", err);
 	else if (a.plot)
-		fprintf(stderr, "rigtune: %s\n", note);
+		rt_tprintf(stderr, "rigtune: %s\n", note);
 	free(text);
 	rt_xo_analysis_free(&an);
 	rt_xo_data_free(&d);

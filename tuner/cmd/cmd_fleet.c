@@ -43,8 +43,10 @@ static const char fleet_usage[] =
 	"  --quiet             no progress on stderr\n"
 	"  --threshold PCT     how far below its peers a node is an outlier (default 10)\n"
 	"  -o, --output FILE   where report writes the page\n\n"
+	"SIGHUP, SIGINT, SIGQUIT or SIGTERM while tune or check waits cancel the job.\n"
 	"Exit status: 0 done (check: no node regressed), 1 check: a node regressed, 2 bad\n"
-	"usage, 3 a task failed, a node was not reached, or Slurm or the store failed.\n";
+	"usage, 3 a task failed, a node was not reached, Slurm or the store failed, or\n"
+	"a signal cancelled the job.\n";
 
 typedef struct fleet_args {
 	rt_fleet_job job;
@@ -95,6 +97,9 @@ static int parse_args(int argc, char **argv, fleet_args *a)
 	a->job.nargs = argc - optind;
 	if (!a->job.store)
 		return rt_usage_error("fleet", "--store URL is required (the results store)");
+	int bad_url = rt_store_url_usage("fleet", a->job.store);
+	if (bad_url >= 0)
+		return bad_url;
 	if (a->job.nodes && (a->job.partition || a->job.constraint))
 		return rt_usage_error("fleet", "--nodes names the nodes: not with --partition or "
 					       "--constraint");
@@ -166,7 +171,7 @@ static int fleet_report(const fleet_args *a)
 		return rt_exit_code(rc);
 	}
 	if (!a->quiet)
-		fprintf(stderr, "rigtune: fleet: page written to %s (%d outlier%s)\n", a->output,
+		rt_tprintf(stderr, "rigtune: fleet: page written to %s (%d outlier%s)\n", a->output,
 			outliers, outliers == 1 ? "" : "s");
 	return RT_EXIT_OK;
 }

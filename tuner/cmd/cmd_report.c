@@ -11,13 +11,14 @@
 
 static const char report_usage[] =
     "usage: rigtune report [--config FILE] [--journal FILE ...] [--crossover FILE.csv]\n"
-    "                      [--check FILE] [-o FILE.html]\n\n"
+    "                      [--check FILE] [--watch FILE] [-o FILE.html]\n\n"
     "Draws one self-contained HTML page (inline CSS and SVG charts, no script, nothing\n"
     "fetched) from a tuning: the machine; per workload throughput against batch (or\n"
     "num_envs) for every setting measured, with 95% CIs, the knee and the fastest point\n"
     "beside the recommendation; the phase split of the recommended point and of the\n"
     "naive default with the share a GPU utilization monitor reads busy; the crossover;\n"
-    "and a check's result. Charts are drawn by gnuplot, which must be installed.\n\n"
+    "and a check's result; a watch's time line. Charts are drawn by gnuplot, which\n"
+    "must be installed (a page of a watch alone needs none).\n\n"
     "  --config FILE        the configuration `tune` wrote (default: configs/<host>.yaml,\n"
     "                       unless --journal is given)\n"
     "  --journal FILE       a results journal; repeat for more (default: the one the\n"
@@ -26,6 +27,9 @@ static const char report_usage[] =
     "  --crossover FILE.csv crossover observations to fit and draw (`rigtune crossover\n"
     "                       --save FILE.csv`); default: the configuration's analysis\n"
     "  --check FILE         the result of `rigtune check -o FILE`, shown at the end\n"
+    "  --watch FILE         the result of `rigtune watch -o FILE`: its verdict and its\n"
+    "                       time line (threads, cores, device, rate, phases shaded);\n"
+    "                       alone, without --config or --journal, the page shows only it\n"
     "  -o, --output FILE    write the page to FILE (atomically) instead of stdout\n\n"
     "Example: rigtune report -o results/report.html\n";
 
@@ -42,7 +46,8 @@ static int parse_args(int argc, char **argv, report_args *a)
 	static const struct option opts[] = {
 	    {"config", required_argument, NULL, 'c'},    {"journal", required_argument, NULL, 'j'},
 	    {"crossover", required_argument, NULL, 'x'}, {"check", required_argument, NULL, 'k'},
-	    {"output", required_argument, NULL, 'o'},    {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},    {"watch", required_argument, NULL, 'w'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 	optind = 1;
@@ -58,6 +63,9 @@ static int parse_args(int argc, char **argv, report_args *a)
 			break;
 		case 'k':
 			a->in.check = optarg;
+			break;
+		case 'w':
+			a->in.watch = optarg;
 			break;
 		case 'o':
 			a->output = optarg;
@@ -95,7 +103,7 @@ static int run_report(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	char err[RT_ERRLEN], config[1024], gnuplot[4096], command[1024];
-	if (!a.in.config && !a.in.njournals) {
+	if (!a.in.config && !a.in.njournals && !a.in.watch) {
 		if (rt_config_default_path(config, sizeof config))
 			return rt_usage_error("report",
 			                      "the host name is too long for a file name");
@@ -117,7 +125,8 @@ static int run_report(int argc, char **argv)
 	char *html = NULL;
 	size_t len = 0;
 	command_line(argc, argv, command, sizeof command);
-	if (!rt_gnuplot_find(gnuplot, sizeof gnuplot))
+	int watch_only = a.in.watch && !a.in.config && !a.in.njournals;
+	if (!rt_gnuplot_find(gnuplot, sizeof gnuplot) && !watch_only)
 		rc = rt_fail(err, sizeof err, RT_ERUNTIME,
 		             "gnuplot is not installed: the report's charts are drawn with it "
 		             "(Debian/Ubuntu: apt-get install gnuplot-nox)");
@@ -126,11 +135,11 @@ static int run_report(int argc, char **argv)
 	if (rc == RT_OK)
 		rc = rt_output(a.output, html, len, err, sizeof err);
 	for (int i = 0; rc == RT_OK && i < pg->nnotes; i++)
-		fprintf(stderr, "rigtune: report: %s\n", pg->notes[i]);
+		rt_tprintf(stderr, "rigtune: report: %s\n", pg->notes[i]);
 	if (rc)
 		rt_errorf("report: %s", err);
 	else if (a.output)
-		fprintf(stderr, "rigtune: report written to %s\n", a.output);
+		rt_tprintf(stderr, "rigtune: report written to %s\n", a.output);
 	free(html);
 	rt_page_free(pg);
 	free(pg);

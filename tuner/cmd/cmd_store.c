@@ -15,6 +15,7 @@ static const char store_usage[] =
 	"have natural keys: what the store has already is left as it is, so pushing a\n"
 	"file twice, or one that was partly uploaded, counts nothing twice.\n\n"
 	"  --store URL         libpq connection URI: postgresql://[user@]host[:port]/db\n"
+	"                      (no password: ~/.pgpass, PGPASSFILE or PGPASSWORD)\n"
 	"  --node NAME         the node the rows are recorded under (default: this host;\n"
 	"                      use the name tune and check were given with --node)\n\n"
 	"Prints one line per file: rows added and rows already there.\n"
@@ -45,6 +46,9 @@ static int run_store(int argc, char **argv)
 	}
 	if (!url)
 		return rt_usage_error("store", "--store URL is required");
+	int bad_url = rt_store_url_usage("store", url);
+	if (bad_url >= 0)
+		return bad_url;
 	if (optind >= argc)
 		return rt_usage_error("store", "push: name the journals or check results to upload");
 	if (!node) {
@@ -58,7 +62,7 @@ static int run_store(int argc, char **argv)
 		rt_store_counts n = {0};
 		rc = rt_store_push(s, node, argv[i], &n, err, sizeof err);
 		if (rc == RT_OK)
-			printf("%s: %ld added, %ld already in the store\n", argv[i], n.added,
+			rt_tprintf(stdout, "%s: %ld added, %ld already in the store\n", argv[i], n.added,
 			       n.present);
 	}
 	rt_store_close(s);

@@ -11,7 +11,7 @@
 #include "../sweep/sweep.h"
 
 static const char sweep_usage[] =
-	"usage: rigtune sweep --from FILE --workload W --format optuna|wandb|hydra|grid\n"
+	"usage: rigtune sweep --from FILE --workload W --format F\n"
 	"                     [--params FILE] [--cmd 'COMMAND {param} ...' --objective REGEX\n"
 	"                     | --function module:name] [--direction minimize|maximize]\n"
 	"                     [--metric NAME] [--trials N] [--steps-per-trial N] [--quiet]\n"
@@ -26,10 +26,7 @@ static const char sweep_usage[] =
 	"whole sweep from the measured throughput (also on stderr).\n\n"
 	"  --from FILE           the recommendation to sweep around\n"
 	"  --workload W          its entry to use: a workload below\n"
-	"  --format F            optuna: a Python script that runs an Optuna study\n"
-	"                        (SQLite, PostgreSQL for workers on several machines);\n"
-	"                        wandb: a W&B sweep YAML; hydra: an override file for\n"
-	"                        hydra-optuna-sweeper; grid: JSON Lines, one trial a line\n"
+	"  --format F            the engine it is written for: a format below\n"
 	"  --params FILE         your hyper-parameters, a YAML mapping of names to\n"
 	"                        {values: [...]} or {low: L, high: H, scale: log|linear,\n"
 	"                        type: float|int}\n"
@@ -230,9 +227,12 @@ static int run_sweep(int argc, char **argv)
 	return rc;
 }
 
-/* The workloads with a knee to sweep, from the registry. */
+/* The formats, from their table; the workloads with a knee to sweep, from the registry. */
 static void sweep_help(FILE *f)
 {
+	fputs("\nFormats:\n", f);
+	for (int i = 0; rt_sweep_format_at(i); i++)
+		rt_help_item(f, rt_sweep_format_at(i)->name, rt_sweep_format_at(i)->summary);
 	int count;
 	const rt_workload *const *all = rt_workload_list(&count);
 	char what[96];
@@ -247,5 +247,5 @@ static void sweep_help(FILE *f)
 }
 
 const rt_command rt_cmd_sweep = {"sweep", run_sweep,
-				 "write an Optuna, W&B, Hydra or grid sweep at the recommendation",
+				 "write an Optuna, Ray Tune, W&B, Hydra or grid sweep at the recommendation",
 				 sweep_usage, sweep_help};

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "../config.h"
@@ -18,8 +19,8 @@
 static const char tune_usage[] =
 	"usage: rigtune tune [--workload W,...] [--backend B,...] [--budget SECONDS]\n"
 	"                    [--strategy NAME] [--space FILE] [--shape KEY=VALUE,...]\n"
-	"                    [--resume] [--fresh] [--no-crossover] [--quiet] [--no-wait]\n"
-	"                    [--python PATH] [--store URL [--node NAME]] [-o FILE]\n"
+	"                    [--resume] [--fresh] [--replace] [--no-crossover] [--quiet]\n"
+	"                    [--no-wait] [--python PATH] [--store URL [--node NAME]] [-o FILE]\n"
 	"       rigtune tune --cmd 'COMMAND {knob} ...' --metric REGEX [--minimize]\n"
 	"                    [--space FILE] [--name N] [--warmup N] [--timeout S] [--shell]\n"
 	"                    [--unit NAME] [--budget SECONDS] [--strategy NAME] ...\n\n"
@@ -40,6 +41,8 @@ static const char tune_usage[] =
 	"                      e.g. d_model=768,seq_len=60\n"
 	"  --resume            continue the newest journal of this host in results/\n"
 	"  --fresh             measure everything again (no reuse of earlier trials)\n"
+	"  --replace           write this tune's recommendations alone over FILE (default:\n"
+	"                      add them to it, replacing only those of the same names)\n"
 	"  --no-crossover      skip the crossover sweep\n"
 	"  --quiet             no progress on stderr\n"
 	"  --no-wait           exit 3 if another rigtune is measuring on this machine\n"
@@ -50,7 +53,9 @@ static const char tune_usage[] =
 	"                      postgresql://...: docs/fleet.md); the journal keeps them\n"
 	"                      all, for `rigtune store push` when the store was down\n"
 	"  --node NAME         the node the store records them under (default: the host)\n"
-	"  -o, --output FILE   where to write (default configs/<host>.yaml; - for stdout)\n\n"
+	"  -o, --output FILE   where to write (default configs/<host>.yaml; - for stdout);\n"
+	"                      the recommendations FILE holds of other workloads and\n"
+	"                      commands are kept, each with its own time and machine\n\n"
 	"Your own training instead of the workloads:\n"
 	"  --cmd 'COMMAND'     run COMMAND for each point: split into words like a shell\n"
 	"                      would (no shell runs it), {knob} replaced by the point's\n"
@@ -66,8 +71,10 @@ static const char tune_usage[] =
 	"  --shell             run COMMAND with /bin/sh -c, each {knob} quoted for sh\n"
 	"  --unit NAME         the metric's unit (default: the word before the group)\n\n"
 	"Every trial is appended to results/<host>-<time>.yaml as it finishes; trials of\n"
-	"this machine (same fingerprint) already there are reused. SIGINT or SIGTERM\n"
-	"stop after the current trial and write the best found so far (exit 130).\n";
+	"this machine (same fingerprint) already there are reused. SIGINT, SIGTERM,\n"
+	"SIGHUP or SIGQUIT stop after the current trial and write the best found so\n"
+	"far (exit 130); whatever ends rigtune, SIGKILL too, ends every process its\n"
+	"trials started.\n";
 
 /* The lists of --workload and --backend: o->workloads and o->backends point into them. */
 typedef struct tune_lists {
@@ -142,8 +149,15 @@ static int check_cmd(const rt_tune_opts *o, const rt_tune_cmd *cmd)
 	return -1;
 }
 
+/* What the command line says besides the tune's options. */
+typedef struct tune_args {
+	const char *output; /* -o; NULL: configs/<host>.yaml */
+	int no_wait, replace;
+	rt_store_live store;
+} tune_args;
+
 static int parse_args(int argc, char **argv, rt_tune_opts *o, rt_tune_cmd *cmd,
-		      tune_lists *lists, const char **output, int *no_wait, rt_store_live *store)
+		      tune_lists *lists, tune_args *a)
 {
 	static const struct option opts[] = {
 		{"workload", required_argument, NULL, 'w'}, {"backend", required_argument, NULL, 'b'},
@@ -157,7 +171,8 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, rt_tune_cmd *cmd,
 		{"name", required_argument, NULL, 'n'},     {"warmup", required_argument, NULL, 'u'},
 		{"timeout", required_argument, NULL, 'T'},  {"shell", no_argument, NULL, 'H'},
 		{"unit", required_argument, NULL, 'U'},     {"store", required_argument, NULL, 'D'},
-		{"node", required_argument, NULL, 'N'},     {NULL, 0, NULL, 0},
+		{"node", required_argument, NULL, 'N'},     {"replace", no_argument, NULL, 'E'},
+		{NULL, 0, NULL, 0},
 	};
 	int c, rc = -1;
 	optind = 1;
@@ -168,9 +183,10 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, rt_tune_cmd *cmd,
 		rc = -1;
 		switch (c) {
 		case 'P': o->python = optarg; break;
-		case 'W': *no_wait = 1; break;
-		case 'D': store->url = optarg; break;
-		case 'N': store->node = optarg; break;
+		case 'W': a->no_wait = 1; break;
+		case 'E': a->replace = 1; break;
+		case 'D': a->store.url = optarg; break;
+		case 'N': a->store.node = optarg; break;
 		case 'w':
 			rc = split_names(optarg, "--workload", &lists->workloads, o->workloads,
 					 RT_NWORKLOADS, &o->nworkloads);
@@ -187,14 +203,16 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, rt_tune_cmd *cmd,
 		case 'f': o->fresh = 1; break;
 		case 'x': o->crossover = 0; break;
 		case 'q': o->quiet = 1; break;
-		case 'o': *output = optarg; break;
+		case 'o': a->output = optarg; break;
 		case ':': rc = rt_usage_error("tune", "option '%s' needs a value", argv[optind - 1]); break;
 		default: rc = rt_usage_error("tune", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (rc < 0 && optind < argc)
 		rc = rt_usage_error("tune", "unexpected argument '%s'", argv[optind]);
-	if (rc < 0 && store->node && !store->url)
+	if (rc < 0 && a->store.url)
+		rc = rt_store_url_usage("tune", a->store.url);
+	if (rc < 0 && a->store.node && !a->store.url)
 		rc = rt_usage_error("tune", "--node names the node in the store: give --store URL");
 	if (rc < 0 && o->resume && o->fresh)
 		rc = rt_usage_error("tune", "--resume and --fresh exclude each other");
@@ -245,8 +263,104 @@ static void catch_signals(void)
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends rigtune at once */
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* a closed terminal or ssh (HUP), Ctrl-backslash (QUIT), Slurm's time limit (TERM) */
+	static const int ending[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+	for (size_t i = 0; i < RT_COUNT(ending); i++)
+		sigaction(ending[i], &sa, NULL);
+}
+
+/* Where the configuration goes and what it keeps there (load_kept). */
+typedef struct tune_output {
+	const char *path;
+	int replace;
+	rt_config *kept; /* NULL: nothing to keep */
+} tune_output;
+
+/*
+ * The configuration at out->path that this tune adds to
+ * (rt_config_emit_over), read once the tune's input is checked and before
+ * anything is measured (rt_tune_opts.ready), so that a file that cannot
+ * take it stops the tune early: out->kept stays NULL for stdout, --replace
+ * or no regular file there. RT_EINVAL "PATH:LINE:COLUMN: problem" for a file that
+ * is not a configuration rigtune can read, or one of another host.
+ */
+static int load_kept(void *user, char *err, size_t errlen)
+{
+	tune_output *out = user;
+	char host[256] = "";
+	struct stat st;
+	/* a device (-o /dev/null), a pipe, or nothing there: nothing to keep */
+	if (out->replace || !strcmp(out->path, "-") || stat(out->path, &st) || !S_ISREG(st.st_mode))
+		return RT_OK;
+	rt_config *c = calloc(1, sizeof *c);
+	if (!c)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	int rc = rt_config_load(out->path, c, err, errlen);
+	gethostname(host, sizeof host - 1);
+	if (rc == RT_OK && strcmp(c->hostname, host)) {
+		rc = rt_fail(err, errlen, RT_EINVAL, "%s is the configuration of host %s, not of "
+						     "this one (%s)", out->path, c->hostname, host);
+		rt_config_free(c);
+	}
+	if (rc) {
+		free(c);
+		size_t n = strlen(err);
+		snprintf(err + n, errlen - n, " (a tune adds its recommendations to the file -o "
+					      "names; --replace writes over it)");
+		return rc == RT_EIO ? RT_EINVAL : rc;
+	}
+	out->kept = c;
+	return RT_OK;
+}
+
+/* The tune, its configuration written to path over kept; an exit code. */
+static int tune_and_write(rt_tune_opts *o, tune_args *a, tune_output *out)
+{
+	const char *path = out->path;
+	char err[RT_ERRLEN], host[64];
+	rt_progress progress;
+	rt_progress_init(&progress, o->budget_s, o->quiet);
+	rt_tune_run *run = calloc(1, sizeof *run);
+	if (!run)
+		return RT_EXIT_RUNTIME;
+	/* --store: every trial to the results store as the journal gets it (fleet.h) */
+	if (a->store.url && !a->store.node)
+		rt_fleet_default_node(host, sizeof host);
+	if (a->store.url)
+		rt_store_live_start(&a->store, a->store.url, a->store.node ? a->store.node : host,
+				    o->quiet);
+	int rc = rt_tune(o, run, &progress, err, sizeof err);
+	if (a->store.url)
+		rt_store_live_finish(&a->store, &run->machine, run->fingerprint, run->journal_path);
+	if (rc == RT_OK && !run->interrupted && !rt_tune_recommends(run))
+		rc = no_recommendation(run, err, sizeof err);
+	if (rc == RT_EINVAL) {
+		rt_tune_run_free(run);
+		free(run);
+		return rt_usage_error("tune", "%s", err);
+	}
+	char *text = NULL;
+	size_t len = 0;
+	if (rc == RT_OK)
+		rc = rt_config_emit_over(run, o, out->kept, &text, &len, err, sizeof err);
+	if (rc == RT_OK && !a->output)
+		mkdir("configs", 0755);
+	if (rc == RT_OK)
+		rc = rt_output(path, text, len, err, sizeof err);
+	if (rc) {
+		rt_errorf("tune: %s", err);
+	} else if (!o->quiet && strcmp(path, "-")) {
+		rt_tprintf(stderr, "rigtune: %s configuration written to %s (%.0f s, journal %s)%s\n",
+			run->interrupted ? "best-so-far" : "recommended", path, run->seconds,
+			run->journal_path, out->kept ? "; its other recommendations kept" : "");
+	}
+	int interrupted = run->interrupted;
+	free(text);
+	rt_tune_run_free(run);
+	free(run);
+	if (rc == RT_OK && interrupted)
+		return RT_EXIT_INTERRUPTED;
+	return rt_exit_code(rc);
 }
 
 static int run_tune(int argc, char **argv)
@@ -255,69 +369,29 @@ static int run_tune(int argc, char **argv)
 	rt_tune_cmd cmd = {.warmup = 1};
 	rt_tune_opts_default(&o);
 	tune_lists lists;
-	const char *output = NULL;
-	int no_wait = 0;
-	rt_store_live store = {0};
-	int rc = parse_args(argc, argv, &o, &cmd, &lists, &output, &no_wait, &store);
+	tune_args a = {0};
+	int rc = parse_args(argc, argv, &o, &cmd, &lists, &a);
 	if (rc >= 0)
 		return rc;
+	char err[RT_ERRLEN], host_path[1024];
+	if (!a.output && rt_config_default_path(host_path, sizeof host_path))
+		return rt_usage_error("tune", "the host name does not fit a file name: give -o FILE");
+	tune_output out = {.path = a.output ? a.output : host_path, .replace = a.replace};
+	o.ready = load_kept;
+	o.ready_user = &out;
 	catch_signals();
-	char err[RT_ERRLEN];
 	rt_lock lock;
-	if ((rc = rt_lock_for_command(&lock, "rigtune tune", no_wait, o.quiet, err, sizeof err))) {
+	if ((rc = rt_lock_for_command(&lock, "rigtune tune", a.no_wait, o.quiet, err, sizeof err))) {
 		rt_errorf("tune: %s", err);
-		return rt_exit_code(rc);
-	}
-	rt_progress progress;
-	rt_progress_init(&progress, o.budget_s, o.quiet);
-	rt_tune_run *run = calloc(1, sizeof *run);
-	if (!run) {
+		rc = rt_exit_code(rc);
+	} else {
+		rc = tune_and_write(&o, &a, &out);
 		rt_lock_release(&lock);
-		return RT_EXIT_RUNTIME;
 	}
-	/* --store: every trial to the results store as the journal gets it (fleet.h) */
-	char host[64];
-	if (store.url && !store.node)
-		rt_fleet_default_node(host, sizeof host);
-	if (store.url)
-		rt_store_live_start(&store, store.url, store.node ? store.node : host, o.quiet);
-	rc = rt_tune(&o, run, &progress, err, sizeof err);
-	if (store.url)
-		rt_store_live_finish(&store, &run->machine, run->fingerprint, run->journal_path);
-	if (rc == RT_OK && !run->interrupted && !rt_tune_recommends(run))
-		rc = no_recommendation(run, err, sizeof err);
-	if (rc == RT_EINVAL) {
-		rt_tune_run_free(run);
-		free(run);
-		rt_lock_release(&lock);
-		return rt_usage_error("tune", "%s", err);
-	}
-	char *text = NULL, path[1024];
-	size_t len = 0;
-	if (rc == RT_OK)
-		rc = rt_config_emit(run, &o, &text, &len, err, sizeof err);
-	if (rc == RT_OK && !output) {
-		mkdir("configs", 0755);
-		snprintf(path, sizeof path, "configs/%s.yaml", run->machine.hostname);
-		output = path;
-	}
-	if (rc == RT_OK)
-		rc = rt_output(output, text, len, err, sizeof err);
-	if (rc) {
-		rt_errorf("tune: %s", err);
-	} else if (!o.quiet && strcmp(output, "-")) {
-		fprintf(stderr, "rigtune: %s configuration written to %s (%.0f s, journal %s)\n",
-			run->interrupted ? "best-so-far" : "recommended", output, run->seconds,
-			run->journal_path);
-	}
-	int interrupted = run->interrupted;
-	free(text);
-	rt_tune_run_free(run);
-	free(run);
-	rt_lock_release(&lock);
-	if (rc == RT_OK && interrupted)
-		return RT_EXIT_INTERRUPTED;
-	return rt_exit_code(rc);
+	if (out.kept)
+		rt_config_free(out.kept);
+	free(out.kept);
+	return rc;
 }
 
 /* The workloads and the strategies, from their tables. */

@@ -22,7 +22,7 @@ static void print_help(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nrigtune COMMAND --help shows a command's options.\n"
 	      "Exit codes: 0 ok, 1 check found a regression, 2 bad usage or input,\n"
-	      "3 failure at run time, 130 tune interrupted (after writing the best found so far).\n",
+	      "3 failure at run time, 130 tune or watch interrupted (after writing what it has).\n",
 	      f);
 }
 
@@ -55,7 +55,8 @@ int rt_cli_main(int argc, char **argv)
 		fputs("Try 'rigtune --help'.\n", stderr);
 		return RT_EXIT_USAGE;
 	}
-	for (int i = 2; i < argc; i++)
+	/* up to "--": what follows is a command's own (watch -- python3 train.py --help) */
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(c->usage, stdout);
 			if (c->help) {

@@ -17,6 +17,7 @@
 	&rt_cmd_crossover, \
 	&rt_cmd_check,  \
 	&rt_cmd_sweep,  \
+	&rt_cmd_watch,  \
 	&rt_cmd_report, \
 	&rt_cmd_exec,   \
 	&rt_cmd_env,    \
@@ -32,6 +33,7 @@ extern const rt_command rt_cmd_env;
 extern const rt_command rt_cmd_check;
 extern const rt_command rt_cmd_sweep;
 extern const rt_command rt_cmd_report;
+extern const rt_command rt_cmd_watch;
 extern const rt_command rt_cmd_fleet;
 extern const rt_command rt_cmd_store;
 

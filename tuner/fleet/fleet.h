@@ -42,7 +42,24 @@ typedef struct rt_store rt_store;
  * RT_EIO when the server cannot be reached or refuses (libpq's message).
  */
 int rt_store_open(const char *url, rt_store **out, char *err, size_t errlen);
+
+/*
+ * For cmd's option parsing: -1 when the --store URL holds no password, else
+ * the usage error's exit code (the password itself never printed). A
+ * command line is anyone's to read on the machine (ps, /proc/PID/cmdline)
+ * and fleet writes it into the sbatch script; the password goes in
+ * ~/.pgpass, PGPASSFILE or PGPASSWORD, where libpq reads it. A URL libpq
+ * cannot parse is left to rt_store_open to report.
+ */
+int rt_store_url_usage(const char *cmd, const char *url);
 void rt_store_close(rt_store *s); /* accepts NULL */
+/*
+ * msg (a buffer of len bytes) without the credentials in url or in msg
+ * itself: the user's password in "scheme://user:PASSWORD@host", the value
+ * of each "password=", each as spelled, become "***". Every message of the
+ * store goes through it (Slurm logs are shared).
+ */
+void rt_store_redact(char *msg, size_t len, const char *url);
 
 /* The node's machine (its kind and the fields outliers are explained by). */
 int rt_store_put_machine(rt_store *s, const char *node, const rt_machine *m,
@@ -69,6 +86,11 @@ typedef struct rt_store_counts {
  */
 int rt_store_push(rt_store *s, const char *node, const char *path, rt_store_counts *c,
 		  char *err, size_t errlen);
+/*
+ * What a file is from its first bytes (comment and "---" lines skipped, up
+ * to the first key): 'j' for a journal, 'c' for a check result, 0 for neither.
+ */
+int rt_store_sniff(const char *head);
 
 /*
  * tune --store: the live upload. rt_store_live_start connects (a failure is
@@ -136,7 +158,9 @@ int rt_fleet_count_nodes(rt_fleet_job *job, char **exclude, char *err, size_t er
  * on stderr whenever the counts change (done, running, pending, failed; a
  * failed task with its node and reason). *failed gets the tasks that did
  * not succeed; missing (may be NULL, of len bytes) the nodes of job->nodes
- * no task ran on. RT_EUNAVAIL when sbatch or scontrol fail.
+ * no task ran on. RT_EUNAVAIL when sbatch or scontrol fail. SIGHUP, SIGINT,
+ * SIGQUIT or SIGTERM while it waits cancel the job (scancel: its tasks, each
+ * a rigtune, get SIGTERM): RT_ERUNTIME saying so.
  */
 int rt_fleet_submit_wait(const rt_fleet_job *job, const char *script, int quiet, int *failed,
 			 char *missing, size_t len, char *err, size_t errlen);

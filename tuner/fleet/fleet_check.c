@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "store_sql.h"
+#include "../cli.h"
 
 /* Each node's newest check (since $1, '' for any), its worst point and its machine diff. */
 static const char newest_sql[] =
@@ -32,25 +33,25 @@ int rt_fleet_check_answer(rt_store *s, const char *since, FILE *f, int *regresse
 		const char *node = PQgetvalue(r, i, C_NODE), *diff = PQgetvalue(r, i, C_DIFF);
 		if (strcmp(PQgetvalue(r, i, C_RESULT), "regression")) {
 			const char *np = PQgetvalue(r, i, C_POINTS);
-			fprintf(f, "%s: pass (%s point%s, checked %s)\n", node, np,
+			rt_tprintf(f, "%s: pass (%s point%s, checked %s)\n", node, np,
 				strcmp(np, "1") ? "s" : "", PQgetvalue(r, i, C_GENERATED));
 			continue;
 		}
 		bad++;
-		fprintf(f, "%s: regression: %s of %s points", node, PQgetvalue(r, i, C_REGRESSIONS),
+		rt_tprintf(f, "%s: regression: %s of %s points", node, PQgetvalue(r, i, C_REGRESSIONS),
 			PQgetvalue(r, i, C_POINTS));
 		if (!PQgetisnull(r, i, C_RATIO))
-			fprintf(f, ", the worst %s %.0f%% slower (%.2fx its baseline)",
+			rt_tprintf(f, ", the worst %s %.0f%% slower (%.2fx its baseline)",
 				PQgetvalue(r, i, C_POINT), 100 * (1 - atof(PQgetvalue(r, i, C_RATIO))),
 				atof(PQgetvalue(r, i, C_RATIO)));
 		else if (!PQgetisnull(r, i, C_POINT))
-			fprintf(f, ", %s no longer runs", PQgetvalue(r, i, C_POINT));
-		fprintf(f, "; changed on it: %s\n", *diff ? diff : "nothing in its machine description");
+			rt_tprintf(f, ", %s no longer runs", PQgetvalue(r, i, C_POINT));
+		rt_tprintf(f, "; changed on it: %s\n", *diff ? diff : "nothing in its machine description");
 	}
-	fprintf(f, "%d of %d node%s regressed", bad, n, n == 1 ? "" : "s");
+	rt_tprintf(f, "%d of %d node%s regressed", bad, n, n == 1 ? "" : "s");
 	for (int i = 0, first = 1; i < n; i++)
 		if (!strcmp(PQgetvalue(r, i, C_RESULT), "regression")) {
-			fprintf(f, "%s%s", first ? ": " : ", ", PQgetvalue(r, i, C_NODE));
+			rt_tprintf(f, "%s%s", first ? ": " : ", ", PQgetvalue(r, i, C_NODE));
 			first = 0;
 		}
 	fputc('\n', f);

@@ -1,5 +1,6 @@
 /* Fleet runs through Slurm: the sbatch job array, its submission, and waiting on it. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -417,8 +418,44 @@ static void not_covered(const char *names, const char *ran, char *missing, size_
 	}
 }
 
-int rt_fleet_submit_wait(const rt_fleet_job *job, const char *script, int quiet, int *failed,
-			 char *missing, size_t len, char *err, size_t errlen)
+/* The signal that ended fleet's wait for its job; 0 while none came. */
+static volatile sig_atomic_t stopped_by;
+
+static void on_stop(int sig)
+{
+	stopped_by = sig;
+}
+
+/* The signals that end rigtune (a closed terminal, Ctrl-C, Ctrl-backslash, kill) caught, or put back. */
+static void catch_stops(int on, struct sigaction old[4])
+{
+	static const int ending[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+	struct sigaction sa = {0};
+	sa.sa_handler = on_stop;
+	sa.sa_flags = SA_RESTART; /* a tool's output is read whole; the wait's sleep ends */
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 4; i++)
+		sigaction(ending[i], on ? &sa : &old[i], on ? &old[i] : NULL);
+}
+
+/*
+ * A signal came while fleet waited: the job's tasks are rigtune's to end as
+ * well, so it is cancelled (scancel sends its tasks SIGTERM: each rigtune
+ * stops its trial and writes what it found). RT_ERUNTIME saying so.
+ */
+static int cancel(const char *jobid, char *err, size_t errlen)
+{
+	char *out = NULL, why[256] = "";
+	char *sc[] = {"scancel", (char *)jobid, NULL};
+	int rc = run_tool(sc, NULL, &out, why, sizeof why);
+	free(out);
+	return rt_fail(err, errlen, RT_ERUNTIME, "stopped by %s: job %s %s", strsignal(stopped_by),
+		       jobid, rc ? why : "cancelled (scancel)");
+}
+
+/* Submits script and waits for its tasks (rt_fleet_submit_wait, without the signals). */
+static int wait_job(const rt_fleet_job *job, const char *script, int quiet, int *failed,
+		    char *missing, size_t len, char *err, size_t errlen)
 {
 	char *out = NULL, chdir_opt[1100];
 	snprintf(chdir_opt, sizeof chdir_opt, "--chdir=%s", job->workdir);
@@ -430,13 +467,17 @@ int rt_fleet_submit_wait(const rt_fleet_job *job, const char *script, int quiet,
 	snprintf(jobid, sizeof jobid, "%.*s", (int)strcspn(out, ";\n"), out);
 	free(out);
 	if (!quiet)
-		fprintf(stderr, "rigtune: fleet: job %s, %d task%s\n", jobid, job->count,
+		rt_tprintf(stderr, "rigtune: fleet: job %s, %d task%s\n", jobid, job->count,
 			job->count == 1 ? "" : "s");
 	char *seen = calloc((size_t)job->count, 1), ran[8192];
 	tally t = {0}, last = {-1, -1, -1, -1};
 	if (!seen)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 	for (;;) {
+		if (stopped_by) {
+			rc = cancel(jobid, err, errlen);
+			break;
+		}
 		char *sc[] = {"scontrol", "-o", "show", "job", jobid, NULL};
 		rc = run_tool(sc, NULL, &out, err, errlen);
 		if (rc)
@@ -444,7 +485,7 @@ int rt_fleet_submit_wait(const rt_fleet_job *job, const char *script, int quiet,
 		count_tasks(out, &t, seen, job->count, ran, sizeof ran, quiet);
 		free(out);
 		if (memcmp(&t, &last, sizeof t) && !quiet)
-			fprintf(stderr, "rigtune: fleet: %d done, %d running, %d pending, %d failed\n",
+			rt_tprintf(stderr, "rigtune: fleet: %d done, %d running, %d pending, %d failed\n",
 				t.done, t.running, t.pending, t.failed);
 		last = t;
 		if (t.done + t.failed >= job->count && !t.running && !t.pending)
@@ -462,5 +503,16 @@ int rt_fleet_submit_wait(const rt_fleet_job *job, const char *script, int quiet,
 			not_covered(names, ran, missing, len);
 		free(names);
 	}
+	return rc;
+}
+
+int rt_fleet_submit_wait(const rt_fleet_job *job, const char *script, int quiet, int *failed,
+			 char *missing, size_t len, char *err, size_t errlen)
+{
+	struct sigaction old[4];
+	stopped_by = 0;
+	catch_stops(1, old);
+	int rc = wait_job(job, script, quiet, failed, missing, len, err, errlen);
+	catch_stops(0, old);
 	return rc;
 }

@@ -1,12 +1,15 @@
 /* The results store: the connection, the schema and its version, a trial, a machine. */
 #include <libpq-fe.h>
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fleet.h"
+#include "../cli.h"
 #include "store_sql.h"
 #include "../../workloads/backend.h"
 
@@ -48,7 +51,83 @@ static const char *const steps[RT_STORE_SCHEMA] = {
 
 struct rt_store {
 	PGconn *conn;
+	char *url; /* what the user gave: the secrets to keep out of messages */
 };
+
+/* Replaces every occurrence of secret (n bytes, not inside msg) in msg with "***". */
+static void redact_secret(char *msg, size_t len, const char *secret, size_t n)
+{
+	if (!n)
+		return;
+	for (char *p = msg; (p = memmem(p, strlen(p), secret, n));) {
+		size_t room = len - (size_t)(p - msg); /* from p to the end of the buffer */
+		size_t tail = strlen(p + n) + 1;
+		if (room < 4) {
+			*p = '\0';
+			return;
+		}
+		if (3 + tail > room)
+			tail = room - 3; /* cut at the end of the buffer */
+		memmove(p + 3, p + n, tail);
+		memcpy(p, "***", 3);
+		msg[len - 1] = '\0';
+		p += 3;
+	}
+}
+
+/*
+ * Each value that follows key in text (up to one of the bytes in stop)
+ * redacted from msg: "password=" in a URL's query or a conninfo string.
+ */
+static void redact_values(char *msg, size_t len, const char *text, const char *key,
+			  const char *stop)
+{
+	for (const char *p = text; (p = strstr(p, key)); p++) {
+		const char *v = p + strlen(key);
+		char quote[2] = {*v == '\'' || *v == '"' ? *v : '\0', '\0'};
+		v += quote[0] != '\0'; /* a quoted value ends at its quote: 'a b' */
+		char value[RT_ERRLEN]; /* a copy: text may be msg itself */
+		snprintf(value, sizeof value, "%.*s", (int)strcspn(v, quote[0] ? quote : stop), v);
+		if (strcmp(value, "***"))
+			redact_secret(msg, len, value, strlen(value));
+	}
+}
+
+/*
+ * msg without a credential: the password of the URL's user ("scheme://user:
+ * PASSWORD@host"), a password= parameter's value, as the URL spells them
+ * (libpq quotes the text it could not decode), and any such forms in msg.
+ */
+void rt_store_redact(char *msg, size_t len, const char *url)
+{
+	const char *auth = url ? strstr(url, "://") : NULL;
+	if (auth) {
+		auth += 3;
+		size_t span = strcspn(auth, "?");
+		const char *at = memrchr(auth, '@', span);
+		const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+		if (colon)
+			redact_secret(msg, len, colon + 1, (size_t)(at - colon - 1));
+	}
+	if (url)
+		redact_values(msg, len, url, "password=", "& ");
+	redact_values(msg, len, msg, "password=", "& \"'");
+}
+
+/* "what: MESSAGE": libpq's message on one line, without credentials. */
+static int store_fail(const rt_store *s, char *err, size_t errlen, int code, const char *what,
+		      const char *message)
+{
+	char line[RT_ERRLEN];
+	snprintf(line, sizeof line, "%.*s", (int)strcspn(message, "\n"), message);
+	rt_store_redact(line, sizeof line, s->url);
+	return rt_fail(err, errlen, code, "%s: %s", what, line);
+}
+
+int rt_store_error(rt_store *s, char *err, size_t errlen)
+{
+	return store_fail(s, err, errlen, RT_EIO, "the store", PQerrorMessage(s->conn));
+}
 
 PGconn *rt_store_conn(rt_store *s)
 {
@@ -69,13 +148,9 @@ int rt_store_exec(rt_store *s, const char *sql, int n, const char *const *values
 			PQclear(r);
 		return RT_OK;
 	}
-	int rc = rt_fail(err, errlen, RT_EIO, "the store: %s",
-			 r ? PQresultErrorMessage(r) : PQerrorMessage(s->conn));
+	int rc = store_fail(s, err, errlen, RT_EIO, "the store",
+			    r ? PQresultErrorMessage(r) : PQerrorMessage(s->conn));
 	PQclear(r);
-	/* libpq's messages end in a newline: one line is what rigtune prints */
-	char *nl = strchr(err ? err : "", '\n');
-	if (nl)
-		*nl = '\0';
 	return rc;
 }
 
@@ -88,16 +163,67 @@ int rt_store_end(rt_store *s, int rc, char *err, size_t errlen)
 }
 
 /*
+ * A store that another session locks or that answers slowly must not stall
+ * a node: a statement waits this long for a lock, runs this long at most,
+ * and the store's failure is then a warning (tuning goes on, the journal
+ * keeps every trial).
+ */
+static const char timeouts_sql[] = "SET lock_timeout = '5s'; SET statement_timeout = '60s'";
+
+/* The schema's lock: one session at a time creates or migrates the tables. */
+#define SCHEMA_LOCK "2025112401"
+/* Tries for it this many times, 100 ms apart. */
+#define SCHEMA_LOCK_TRIES 50
+
+/*
+ * The schema's advisory lock inside the open transaction, tried without
+ * waiting, again for SCHEMA_LOCK_TRIES tenths of a second: a session that
+ * holds it for good (or a signal) ends the wait with RT_EIO, never a hang.
+ */
+static int schema_lock(rt_store *s, char *err, size_t errlen)
+{
+	for (int i = 0; i < SCHEMA_LOCK_TRIES; i++) {
+		PGresult *r;
+		RT_TRY(rt_store_exec(s, "SELECT pg_try_advisory_xact_lock(" SCHEMA_LOCK ")", 0,
+				     NULL, &r, err, errlen));
+		int got = !strcmp(PQgetvalue(r, 0, 0), "t");
+		PQclear(r);
+		if (got)
+			return RT_OK;
+		struct timespec tenth = {0, 100000000};
+		if (nanosleep(&tenth, NULL) && errno == EINTR)
+			break; /* SIGTERM, Ctrl-C: the command is ending */
+	}
+	return rt_fail(err, errlen, RT_EIO,
+		       "the store: another session holds the schema's lock (advisory lock "
+		       SCHEMA_LOCK ")");
+}
+
+/* The schema's version, 0 when there is none yet (or it cannot be read). */
+static int schema_version(rt_store *s)
+{
+	PGresult *r;
+	if (rt_store_exec(s, "SELECT coalesce(max(version), 0) FROM rigtune_schema", 0, NULL, &r,
+			  NULL, 0))
+		return 0;
+	int v = atoi(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return v;
+}
+
+/*
  * Creates the schema or brings it to RT_STORE_SCHEMA, in one transaction
- * under an advisory lock, so that nodes starting together do it once.
+ * under an advisory lock, so that nodes starting together do it once; a
+ * store already at RT_STORE_SCHEMA takes no lock.
  */
 static int migrate(rt_store *s, char *err, size_t errlen)
 {
+	if (schema_version(s) == RT_STORE_SCHEMA)
+		return RT_OK;
 	PGresult *r = NULL;
 	int rc = rt_store_exec(s, "BEGIN", 0, NULL, NULL, err, errlen);
 	if (!rc)
-		rc = rt_store_exec(s, "SELECT pg_advisory_xact_lock(2025112401)", 0, NULL, NULL, err,
-				   errlen);
+		rc = schema_lock(s, err, errlen);
 	if (!rc)
 		rc = rt_store_exec(s, "CREATE TABLE IF NOT EXISTS rigtune_schema (version integer "
 				      "NOT NULL)", 0, NULL, NULL, err, errlen);
@@ -132,27 +258,47 @@ static void quiet_notice(void *arg, const char *message)
 	(void)message;
 }
 
+int rt_store_url_usage(const char *cmd, const char *url)
+{
+	char *why = NULL;
+	PQconninfoOption *opts = PQconninfoParse(url, &why);
+	int has_password = 0;
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+		has_password |= !strcmp(o->keyword, "password") && o->val && o->val[0];
+	PQconninfoFree(opts);
+	PQfreemem(why);
+	if (!has_password)
+		return -1;
+	return rt_usage_error(cmd,
+			      "--store URL holds a password, which every user of this machine can "
+			      "read in its command line (ps, /proc/PID/cmdline) and fleet would "
+			      "write into the sbatch script: leave it out of the URL and put it in "
+			      "~/.pgpass or the file PGPASSFILE names (host:port:db:user:password, "
+			      "mode 0600), or in PGPASSWORD");
+}
+
 int rt_store_open(const char *url, rt_store **out, char *err, size_t errlen)
 {
 	*out = NULL;
 	rt_store *s = calloc(1, sizeof *s);
-	if (!s)
+	if (!s || !(s->url = strdup(url))) {
+		free(s);
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	}
 	/* a node must not hang on a dead server: 5 s unless the URL says otherwise */
-	const char *keys[] = {"connect_timeout", "dbname", NULL};
-	const char *vals[] = {"5", url, NULL};
+	const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
+	const char *vals[] = {"5", "rigtune", url, NULL};
 	s->conn = PQconnectdbParams(keys, vals, 1);
 	if (PQstatus(s->conn) != CONNECTION_OK) {
-		int rc = rt_fail(err, errlen, RT_EIO, "cannot reach the store: %s",
-				 PQerrorMessage(s->conn));
-		char *nl = strchr(err ? err : "", '\n');
-		if (nl)
-			*nl = '\0';
+		int rc = store_fail(s, err, errlen, RT_EIO, "cannot reach the store",
+				    PQerrorMessage(s->conn));
 		rt_store_close(s);
 		return rc;
 	}
 	PQsetNoticeProcessor(s->conn, quiet_notice, NULL);
-	int rc = migrate(s, err, errlen);
+	int rc = rt_store_exec(s, timeouts_sql, 0, NULL, NULL, err, errlen);
+	if (!rc)
+		rc = migrate(s, err, errlen);
 	if (rc) {
 		rt_store_close(s);
 		return rc;
@@ -166,6 +312,7 @@ void rt_store_close(rt_store *s)
 	if (!s)
 		return;
 	PQfinish(s->conn);
+	free(s->url);
 	free(s);
 }
 
@@ -216,7 +363,7 @@ int rt_store_put_machine(rt_store *s, const char *node, const rt_machine *m,
 	const char *v[] = {node,	 fingerprint, kind,	  m->cpu_model, cores, m->blas_core,
 			   blas,	 m->kernel,   m->governor, m->microcode, accel};
 	if (rt_store_reconnect(s))
-		return rt_fail(err, errlen, RT_EIO, "the store: %s", PQerrorMessage(s->conn));
+		return rt_store_error(s, err, errlen);
 	return rt_store_exec(s,
 			     "INSERT INTO rigtune_machines (node, fingerprint, kind, cpu_model, "
 			     "cores, blas_core, blas, kernel, governor, microcode, accelerators) "
@@ -311,7 +458,7 @@ int rt_store_put_trial(rt_store *s, const char *node, const rt_journal_header *h
 		m->feasible ? NULL : m->reason,
 	};
 	if (rt_store_reconnect(s))
-		return rt_fail(err, errlen, RT_EIO, "the store: %s", PQerrorMessage(s->conn));
+		return rt_store_error(s, err, errlen);
 	PGresult *r;
 	int rc = rt_store_exec(
 		s,

@@ -4,10 +4,67 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../check/check_result.h"
 #include "../cli.h"
 #include "store_sql.h"
+
+/* How far ahead of this machine's clock a file's time may be: a skew, not the future. */
+#define CLOCK_SKEW_S 600
+
+/*
+ * A file's time (key: when), as the store orders a node's results by it:
+ * RT_EINVAL when it is not a UTC time, or later than now and a clock's skew.
+ * A time to come would put the file first for good, above every later result
+ * of the node in fleet report and fleet check.
+ */
+static int time_ok(const char *path, const char *key, const char *when, char *err,
+		   size_t errlen)
+{
+	struct tm tm = {0};
+	const char *end = when ? strptime(when, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
+	if (!end || *end)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "%s: %s: not a UTC time (YYYY-MM-DDTHH:MM:SSZ)", path, key);
+	time_t t = timegm(&tm), now = time(NULL);
+	char clock[32];
+	strftime(clock, sizeof clock, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	if (t > now + CLOCK_SKEW_S)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "%s: %s: %s is in the future (this machine's clock says %s): the "
+			       "store orders a node's results by it, and it would hide every later "
+			       "one; fix the clock that wrote it, or the file",
+			       path, key, when, clock);
+	return RT_OK;
+}
+
+/* Whether two host names are one machine's: the same, or the same up to a first dot. */
+static int same_host(const char *a, const char *b)
+{
+	size_t na = strcspn(a, "."), nb = strcspn(b, ".");
+	return !strcmp(a, b) || (na == nb && !strncmp(a, b, na));
+}
+
+/*
+ * The journal's host against the node it is filed under: the node itself,
+ * or this machine (a node that Slurm calls otherwise than its host name
+ * pushes its own journals). Anything else is another machine's trials
+ * filed under the wrong node: RT_EINVAL.
+ */
+static int host_ok(const char *path, const char *host, const char *node, char *err,
+		   size_t errlen)
+{
+	char here[64], shown[64];
+	rt_fleet_default_node(here, sizeof here);
+	if (same_host(host, node) || same_host(host, here))
+		return RT_OK;
+	rt_printable(shown, sizeof shown, host);
+	return rt_fail(err, errlen, RT_EINVAL,
+		       "%s: measured on host %s, which is neither the node it would be filed under "
+		       "(%s) nor this machine (%s): push it with --node %s, or on %s",
+		       path, shown, node, here, shown, shown);
+}
 
 static int push_journal(rt_store *s, const char *node, const char *path, rt_store_counts *c,
 			char *err, size_t errlen)
@@ -16,6 +73,10 @@ static int push_journal(rt_store *s, const char *node, const char *path, rt_stor
 	rt_journal_header hdr;
 	size_t n = 0;
 	int rc = rt_journal_load(path, &recs, &n, NULL, &hdr, err, errlen);
+	if (!rc)
+		rc = time_ok(path, "started", hdr.started, err, errlen);
+	if (!rc)
+		rc = host_ok(path, hdr.host, node, err, errlen);
 	for (size_t i = 0; !rc && i < n; i++) {
 		int added = 0;
 		rc = rt_store_put_trial(s, node, &hdr, path, (long)i, &recs[i], &added, err, errlen);
@@ -81,6 +142,10 @@ static int push_check(rt_store *s, const char *node, const char *path, rt_store_
 	int rc = rt_checkdoc_load(path, &d, err, errlen);
 	if (rc)
 		return rc;
+	if ((rc = time_ok(path, "generated", d.generated, err, errlen))) {
+		rt_checkdoc_free(&d);
+		return rc;
+	}
 	char host[64], regs[16], ratio[32], wpoint[512] = "";
 	rt_fleet_default_node(host, sizeof host);
 	int w = worst_point(&d);
@@ -96,7 +161,7 @@ static int push_check(rt_store *s, const char *node, const char *path, rt_store_
 			   w >= 0 ? wpoint : NULL};
 	PGresult *r = NULL;
 	if (rt_store_reconnect(s))
-		rc = rt_fail(err, errlen, RT_EIO, "the store: %s", PQerrorMessage(rt_store_conn(s)));
+		rc = rt_store_error(s, err, errlen);
 	if (!rc)
 		rc = rt_store_exec(s, "BEGIN", 0, NULL, NULL, err, errlen);
 	if (!rc)
@@ -116,27 +181,33 @@ static int push_check(rt_store *s, const char *node, const char *path, rt_store_
 	return rc;
 }
 
-/* What kind of file path is, from its first key: 'j'ournal, 'c'heck, or 0. */
+/* What kind of file path is, from its first key (rt_store_sniff). */
 static int sniff(const char *path, char *err, size_t errlen, int *kind)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return rt_fail(err, errlen, RT_EINVAL, "cannot read %s: %s", path, strerror(errno));
-	char line[256];
-	*kind = 0;
-	while (!*kind && fgets(line, sizeof line, f)) {
-		if (!strncmp(line, "rigtune_journal:", 16))
-			*kind = 'j';
-		else if (!strncmp(line, "rigtune_check:", 14))
-			*kind = 'c';
-		else if (strcmp(line, "---\n") && line[0] != '#')
-			break;
-	}
-	fclose(f);
+	char head[1024];
+	int rc = rt_read_head(path, head, sizeof head, err, errlen);
+	if (rc)
+		return rc == RT_EIO ? RT_EINVAL : rc;
+	*kind = rt_store_sniff(head);
 	return *kind ? RT_OK
 		     : rt_fail(err, errlen, RT_EINVAL,
 			       "%s: neither a journal (rigtune_journal:) nor a check result "
 			       "(rigtune_check:)", path);
+}
+
+int rt_store_sniff(const char *head)
+{
+	for (const char *line = head; *line;) {
+		size_t len = strcspn(line, "\n");
+		if (!strncmp(line, "rigtune_journal:", 16))
+			return 'j';
+		if (!strncmp(line, "rigtune_check:", 14))
+			return 'c';
+		if ((len != 3 || strncmp(line, "---", 3)) && line[0] != '#')
+			return 0;
+		line += len + (line[len] == '\n');
+	}
+	return 0;
 }
 
 int rt_store_push(rt_store *s, const char *node, const char *path, rt_store_counts *c,
@@ -214,7 +285,7 @@ void rt_store_live_finish(rt_store_live *l, const rt_machine *m, const char *fin
 			  l->uploaded, l->uploaded == 1 ? "" : "s", l->missed, rc ? "; " : "",
 			  rc ? err : "", l->node, journal);
 	else if (!l->quiet)
-		fprintf(stderr, "rigtune: store: %ld trial%s uploaded as node %s\n", l->uploaded,
+		rt_tprintf(stderr, "rigtune: store: %ld trial%s uploaded as node %s\n", l->uploaded,
 			l->uploaded == 1 ? "" : "s", l->node);
 	rt_store_close(l->store);
 	l->store = NULL;

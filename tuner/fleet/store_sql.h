@@ -23,5 +23,7 @@ const char *rt_store_num(char *buf, size_t len, double v);
 
 /* Connects again if the connection was lost: 0 when it is up, -1 when not. */
 int rt_store_reconnect(rt_store *s);
+/* RT_EIO "the store: why" from the connection's last error, without credentials. */
+int rt_store_error(rt_store *s, char *err, size_t errlen);
 
 #endif

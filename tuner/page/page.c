@@ -12,6 +12,7 @@
 #include "../cli.h"
 #include "../html.h"
 #include "pagechart.h"
+#include "pagewatch.h"
 
 /* Everything the sections share while the page is written. */
 typedef struct page_ctx {
@@ -894,18 +895,26 @@ int rt_page_render(const rt_page *pg, const char *gnuplot, const char *command, 
 	if (!(c.f = open_memstream(html, len)))
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory for the page");
 	head(&c);
-	banner(&c);
-	out(&c, "<main class=\"wrap\">\n");
-	notes(&c);
-	summary(&c);
-	machine(&c);
-	int rc = RT_OK;
-	for (int i = 0; i < pg->nwl && rc == RT_OK; i++)
-		rc = workload(&c, &pg->wl[i]);
-	if (rc == RT_OK)
-		rc = crossover(&c);
-	if (rc == RT_OK)
-		rc = check(&c);
+	int rc = RT_OK, watch_only = pg->watch && !pg->has_config && !pg->njournals;
+	if (watch_only) {
+		out(&c, "<header class=\"top\"><div class=\"wrap\">\n<h1>rigtune report: "
+			"<span class=\"host\">watch</span></h1>\n</div></header>\n");
+		out(&c, "<main class=\"wrap\">\n");
+	} else {
+		banner(&c);
+		out(&c, "<main class=\"wrap\">\n");
+		notes(&c);
+		summary(&c);
+		machine(&c);
+		for (int i = 0; i < pg->nwl && rc == RT_OK; i++)
+			rc = workload(&c, &pg->wl[i]);
+		if (rc == RT_OK)
+			rc = crossover(&c);
+		if (rc == RT_OK)
+			rc = check(&c);
+	}
+	if (rc == RT_OK && pg->watch)
+		rt_pg_watch(c.f, pg->watch);
 	out(&c, "</main>\n");
 	footer(&c, command);
 	out(&c, "</body>\n</html>\n");

@@ -415,9 +415,10 @@ static int same_model(const rt_pg_workload *wl, const rt_shape *sh)
 	return sh->n == wl->shape.n;
 }
 
+/* The card of built-in workload w; NULL for a command's trial (no workload: no chart). */
 static rt_pg_workload *workload_of(rt_page *pg, const rt_workload *w)
 {
-	for (int i = 0; i < pg->nwl; i++)
+	for (int i = 0; w && i < pg->nwl; i++)
 		if (pg->wl[i].w == w)
 			return &pg->wl[i];
 	return NULL;
@@ -432,7 +433,9 @@ static void workloads_from_journals(rt_page *pg)
 			if (!pg->fingerprint[0])
 				snprintf(pg->fingerprint, sizeof pg->fingerprint, "%s",
 				         r->fingerprint);
-			if (workload_of(pg, r->workload) || pg->nwl == RT_CONFIG_MAX_RECS)
+			/* a command's trial (tune --cmd) has no workload to chart */
+			if (!r->workload || workload_of(pg, r->workload) ||
+			    pg->nwl == RT_CONFIG_MAX_RECS)
 				continue;
 			rt_pg_workload *wl = &pg->wl[pg->nwl++];
 			wl->name = r->workload->name;
@@ -757,6 +760,17 @@ int rt_page_load(rt_page *pg, const rt_page_inputs *in, char *err, size_t errlen
 {
 	memset(pg, 0, sizeof *pg);
 	int rc = RT_OK;
+	if (in->watch) {
+		rc = readable(in->watch, "the watch result", err, errlen);
+		if (rc == RT_OK)
+			rc = rt_watch_load(in->watch, &pg->watchrun, err, errlen);
+		if (rc)
+			return rc;
+		pg->has_watch = 1;
+		pg->watch = &pg->watchrun;
+		if (!in->config && !in->njournals)
+			return RT_OK; /* a page of the watch alone */
+	}
 	if (!in->config && !in->njournals)
 		return rt_fail(err, errlen, RT_EINVAL,
 		               "no configuration and no journal to report on");
@@ -795,6 +809,8 @@ void rt_page_free(rt_page *pg)
 		rt_config_free(&pg->config);
 	if (pg->has_check)
 		rt_checkdoc_free(&pg->checkdoc);
+	if (pg->has_watch)
+		rt_watch_free(&pg->watchrun);
 	rt_xo_analysis_free(&pg->xo_fit);
 	rt_replay_free(pg->replay);
 	memset(pg, 0, sizeof *pg);

@@ -19,6 +19,7 @@
 #include "../journal.h"
 #include "../machine.h"
 #include "../replay.h"
+#include "../watch/watch.h"
 
 #define RT_PG_MAX_ROWS 12
 #define RT_PG_MAX_HINTS 8
@@ -125,14 +126,16 @@ typedef struct rt_page {
 	rt_pg_workload wl[RT_CONFIG_MAX_RECS];
 	rt_pg_crossover xo;
 	const rt_checkdoc *check; /* NULL without --check */
+	const rt_watch_run *watch; /* NULL without --watch */
 	int nnotes;
 	char notes[RT_PG_MAX_NOTES][512]; /* what was left out, and why */
 	int njournals;
 	rt_pg_journal journals[RT_PG_MAX_JOURNALS];
 	/* owned */
-	int has_config, has_check;
+	int has_config, has_check, has_watch;
 	rt_config config;
 	rt_checkdoc checkdoc;
+	rt_watch_run watchrun;
 	rt_xo_analysis xo_fit; /* the fits of --crossover FILE.csv */
 	rt_replay *replay;
 } rt_page;
@@ -144,6 +147,7 @@ typedef struct rt_page_inputs {
 	int njournals;
 	const char *crossover; /* a replay CSV (crossover --save), or NULL */
 	const char *check;     /* a check's result, or NULL */
+	const char *watch;     /* a watch result (rigtune watch -o), or NULL */
 } rt_page_inputs;
 
 /*

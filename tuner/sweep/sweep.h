@@ -4,15 +4,15 @@
  * (the workload's knee key: batch, num_envs) runs from the knee to the
  * largest value that fits in memory; the user's own hyper-parameters come
  * from a --params file; the sweep is written for a real engine (Optuna,
- * W&B, Hydra's Optuna sweeper) or as JSON Lines.
+ * Ray Tune, W&B, Hydra's Optuna sweeper) or as JSON Lines.
  *
  * Three steps, each its own file:
  *   sweep_params.c   the --params file into rt_sweep_params
  *   sweep_plan.c     the configuration (and its journal) into rt_sweep_plan:
  *                    fixed knobs, environment, PUs, batch values with their
  *                    throughput, memory verdict and time per trial
- *   sweep_formats.c  the table of output formats (sweep_optuna.c: the
- *                    Optuna study script)
+ *   sweep_formats.c  the table of output formats (sweep_script.c: the
+ *                    Optuna and Ray Tune study scripts)
  *
  * --params schema: a mapping of names (a letter or _, then letters, digits,
  * _) to one of
@@ -178,7 +178,9 @@ typedef struct rt_sweep_format {
 
 /* The format called name, NULL if none. */
 const rt_sweep_format *rt_sweep_format_find(const char *name);
-/* "optuna, wandb, hydra, grid" */
+/* The i-th format of the table, NULL past its end. */
+const rt_sweep_format *rt_sweep_format_at(int i);
+/* "optuna, ray, wandb, hydra, grid" */
 void rt_sweep_format_names(char *buf, size_t len);
 /* The workloads a sweep takes, those with a knee: "transformer (batch), ppo (num_envs)". */
 void rt_sweep_workload_names(char *buf, size_t len);

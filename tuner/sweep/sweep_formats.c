@@ -1,5 +1,6 @@
 /*
- * sweep_formats.c: the table of sweep formats, and the ones that are a
+ * sweep_formats.c: the table of sweep formats (one row a format: its name,
+ * summary for --help, check and writer), and the ones that are a
  * configuration file: a W&B sweep (its documented schema: program, method,
  * metric, parameters with values or distribution/min/max, command with the
  * environment), a Hydra Optuna-sweeper override file, JSON Lines.
@@ -14,7 +15,7 @@
 static const rt_sweep_format rt_sweep_wandb, rt_sweep_hydra, rt_sweep_grid;
 
 static const rt_sweep_format *const formats[] = {
-	&rt_sweep_optuna, &rt_sweep_wandb, &rt_sweep_hydra, &rt_sweep_grid,
+	&rt_sweep_optuna, &rt_sweep_ray, &rt_sweep_wandb, &rt_sweep_hydra, &rt_sweep_grid,
 };
 
 const rt_sweep_format *rt_sweep_format_find(const char *name)
@@ -23,6 +24,11 @@ const rt_sweep_format *rt_sweep_format_find(const char *name)
 		if (!strcmp(formats[i]->name, name))
 			return formats[i];
 	return NULL;
+}
+
+const rt_sweep_format *rt_sweep_format_at(int i)
+{
+	return i >= 0 && (size_t)i < RT_COUNT(formats) ? formats[i] : NULL;
 }
 
 void rt_sweep_format_names(char *buf, size_t len)
@@ -167,6 +173,32 @@ int rt_sweep_write(const rt_sweep_format *fmt, const rt_sweep_plan *plan,
 		*text = NULL;
 	}
 	return rc;
+}
+
+/* ---- a parameter's values ----------------------------------------------------- */
+
+/* The value at u in [0, 1) of a range, on its scale (an int's range is [low, high + 1)). */
+static double range_value(const rt_sweep_param *p, double u)
+{
+	if (p->integer) {
+		double hi = p->high + 1;
+		double v = p->log ? exp(log(p->low) + u * (log(hi) - log(p->low)))
+				  : p->low + u * (hi - p->low);
+		return fmin(floor(v), p->high);
+	}
+	return p->log ? exp(log(p->low) + u * (log(p->high) - log(p->low)))
+		      : p->low + u * (p->high - p->low);
+}
+
+/* A parameter's value in YAML or JSON: choice idx of its values, or x of its range. */
+static void put_param_value(FILE *f, const rt_sweep_param *p, int idx, double x)
+{
+	if (!p->is_range)
+		rt_sweep_put_value(f, &p->values[idx], 0);
+	else if (p->integer)
+		fprintf(f, "%.0f", x);
+	else
+		rt_sweep_put_float(f, x);
 }
 
 /* ---- W&B ------------------------------------------------------------------------- */
@@ -494,6 +526,28 @@ static void hydra_kv(FILE *f, const char *indent, const char *key, const char *v
 	fputc('\n', f);
 }
 
+/*
+ * The swept keys at the top of the config with a value, the knee with every
+ * parameter at its middle (what a run without --multirun takes): Hydra's
+ * config is a struct, so the sweeper's overrides (batch=64) need the keys to
+ * be there.
+ */
+static void hydra_defaults(FILE *f, const rt_sweep_plan *plan, const rt_sweep_params *params)
+{
+	fputs("\n# The swept values, read as cfg.", f);
+	fputs(plan->axis, f);
+	fputs(", ...; without --multirun: the knee, each parameter at its middle.\n", f);
+	rt_sweep_put_str(f, plan->axis);
+	fprintf(f, ": %ld\n", plan->knee);
+	for (int i = 0; i < params->n; i++) {
+		const rt_sweep_param *p = &params->p[i];
+		rt_sweep_put_str(f, p->name);
+		fputs(": ", f);
+		put_param_value(f, p, p->nvalues / 2, range_value(p, 0.5));
+		fputc('\n', f);
+	}
+}
+
 static int hydra_emit(FILE *f, const rt_sweep_plan *plan, const rt_sweep_params *params,
 		      const rt_sweep_objective *obj, char *err, size_t errlen)
 {
@@ -510,6 +564,7 @@ static int hydra_emit(FILE *f, const rt_sweep_plan *plan, const rt_sweep_params 
 		if (strcmp(plan->fixed->kv[i].key, plan->axis))
 			hydra_kv(f, "  ", plan->fixed->kv[i].key, plan->fixed->kv[i].value,
 				 rt_sweep_put_text);
+	hydra_defaults(f, plan, params);
 	fputs("\nhydra:\n  job:\n    env_set:\n", f);
 	for (int i = 0; i < plan->env->n; i++)
 		hydra_kv(f, "      ", plan->env->kv[i].key, plan->env->kv[i].value,
@@ -558,18 +613,6 @@ typedef struct grid_trial {
 	double x[RT_SWEEP_MAX_PARAMS];
 } grid_trial;
 
-static double range_value(const rt_sweep_param *p, double u)
-{
-	if (p->integer) {
-		double hi = p->high + 1;
-		double v = p->log ? exp(log(p->low) + u * (log(hi) - log(p->low)))
-				  : p->low + u * (hi - p->low);
-		return fmin(floor(v), p->high);
-	}
-	return p->log ? exp(log(p->low) + u * (log(p->high) - log(p->low)))
-		      : p->low + u * (p->high - p->low);
-}
-
 /*
  * Point j of a shifted Halton sequence: the batch coordinate starts at the
  * knee, the others in the middle of their range, so trial 0 is the knee with
@@ -611,12 +654,7 @@ static void grid_line(FILE *f, const rt_sweep_plan *plan, const rt_sweep_params 
 		fputs(", ", f);
 		rt_sweep_put_str(f, p->name);
 		fputs(": ", f);
-		if (!p->is_range)
-			rt_sweep_put_value(f, &p->values[t->idx[d]], 0);
-		else if (p->integer)
-			fprintf(f, "%.0f", t->x[d]);
-		else
-			rt_sweep_put_float(f, t->x[d]);
+		put_param_value(f, p, t->idx[d], t->x[d]);
 	}
 	fputs("}, \"fixed\": ", f);
 	rt_sweep_put_fixed(f, plan);

@@ -1,5 +1,5 @@
 /*
- * sweep_impl.h: what the sweep formats (sweep_formats.c, sweep_optuna.c)
+ * sweep_impl.h: what the sweep formats (sweep_formats.c, sweep_script.c)
  * share: writing values in the syntax the engines read, and the comment
  * block that says what the sweep holds fixed, varies and costs.
  */
@@ -52,8 +52,8 @@ void rt_sweep_put_pus(FILE *f, const rt_sweep_plan *plan);
  */
 void rt_sweep_study_name(const rt_sweep_plan *plan, char *buf, size_t len);
 
-/* The Optuna study script (sweep_optuna.c). */
-extern const rt_sweep_format rt_sweep_optuna;
+/* The study scripts (sweep_script.c): Optuna, Ray Tune. */
+extern const rt_sweep_format rt_sweep_optuna, rt_sweep_ray;
 
 /* Whether s holds a {name} placeholder. */
 int rt_sweep_has_placeholder(const char *s);

@@ -1,21 +1,27 @@
 /*
- * sweep_optuna.c: the sweep as an Optuna study script, run by Optuna itself
- * (Debian's python3-optuna 3.1 and later: create_study with load_if_exists,
- * enqueue_trial with skip_if_exists, optimize with catch).
+ * sweep_script.c: the sweep as a Python script that runs a study with a real
+ * engine: Optuna (Debian's python3-optuna 3.1 and later: create_study with
+ * load_if_exists, enqueue_trial with skip_if_exists, optimize with catch) or
+ * Ray Tune (as the tests run it, 2.60: Tuner, tune.RunConfig,
+ * tune.get_context, BasicVariantGenerator with the knee as its first point,
+ * a function trainable that returns its result).
  *
  * The script is a data block written from the plan (the environment and
  * the PUs, applied before anything else is imported; the fixed knobs; the
  * batch values with their time per trial; the user's parameters; the
- * objective) and a fixed body that runs the study.
+ * objective), the trial (trial_body.py: the options, the command or the
+ * function that gives the objective) and the engine's body.
  */
 #include <string.h>
 
 #include "sweep_impl.h"
 
-/* What runs the study (optuna_body.py, embedded at build time); the data
- * block above it defines the upper-case names. */
+/* What runs a trial and each engine's study (embedded at build time); the
+ * data block above them defines the upper-case names. */
+RT_EMBED(rt_sweep_trial_body, "tuner/sweep/trial_body.py");
 RT_EMBED(rt_sweep_optuna_body, "tuner/sweep/optuna_body.py");
-extern const char rt_sweep_optuna_body[];
+RT_EMBED(rt_sweep_ray_body, "tuner/sweep/ray_body.py");
+extern const char rt_sweep_trial_body[], rt_sweep_optuna_body[], rt_sweep_ray_body[];
 
 static void put_env_and_binding(FILE *f, const rt_sweep_plan *plan)
 {
@@ -106,11 +112,41 @@ static void put_objective(FILE *f, const rt_sweep_objective *obj)
 		obj->direction == RT_SWEEP_MAXIMIZE ? "maximize" : "minimize");
 }
 
-static int optuna_check(const rt_sweep_objective *obj, char *err, size_t errlen)
+/* Both scripts read --cmd's output with --objective. */
+static int script_check(const rt_sweep_objective *obj, char *err, size_t errlen)
 {
 	if (obj->cmd && !obj->regex)
 		return rt_fail(err, errlen, RT_EINVAL,
 			       "--cmd needs --objective REGEX: what to read from its output");
+	return RT_OK;
+}
+
+/* What an engine's script needs to run (its header says), and its body. */
+typedef struct script_engine {
+	const char *needs;
+	const char *body;
+} script_engine;
+
+static const script_engine optuna_engine = {
+	"python3 with Optuna 3.1 or later; --storage URL, --study-name NAME", rt_sweep_optuna_body};
+static const script_engine ray_engine = {
+	"python3 with Ray Tune, as 2.60: pip install 'ray[tune]'; --storage-path DIR", rt_sweep_ray_body};
+
+/* The whole script: header, data block, the trial, then the engine's body. */
+static int put_script(FILE *f, const rt_sweep_plan *plan, const rt_sweep_params *params,
+		      const rt_sweep_objective *obj, const script_engine *engine)
+{
+	fputs("#!/usr/bin/env python3\n", f);
+	rt_sweep_describe(f, plan, "# ");
+	fprintf(f, "#\n# Run: python3 THIS [--n-trials N] [OPTIONS] (--help for them)\n# (%s)\n",
+		engine->needs);
+	put_env_and_binding(f, plan);
+	put_sweep(f, plan);
+	put_params(f, params);
+	put_objective(f, obj);
+	fputs(rt_sweep_trial_body, f);
+	fputc('\n', f);
+	fputs(engine->body, f);
 	return RT_OK;
 }
 
@@ -119,20 +155,24 @@ static int optuna_emit(FILE *f, const rt_sweep_plan *plan, const rt_sweep_params
 {
 	(void)err;
 	(void)errlen;
-	fputs("#!/usr/bin/env python3\n", f);
-	rt_sweep_describe(f, plan, "# ");
-	fputs("#\n# Run: python3 THIS [--n-trials N] [--storage URL] [--study-name NAME]\n"
-	      "# (python3 with Optuna 3.1 or later; --help for the options)\n",
-	      f);
-	put_env_and_binding(f, plan);
-	put_sweep(f, plan);
-	put_params(f, params);
-	put_objective(f, obj);
-	fputs(rt_sweep_optuna_body, f);
-	return RT_OK;
+	return put_script(f, plan, params, obj, &optuna_engine);
+}
+
+static int ray_emit(FILE *f, const rt_sweep_plan *plan, const rt_sweep_params *params,
+		    const rt_sweep_objective *obj, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	return put_script(f, plan, params, obj, &ray_engine);
 }
 
 const rt_sweep_format rt_sweep_optuna = {
-	"optuna", "a Python script that runs an Optuna study (SQLite, PostgreSQL, in memory)",
-	1, optuna_check, optuna_emit,
+	"optuna", "a Python script that runs an Optuna study (SQLite, PostgreSQL for "
+	"workers on several machines, in memory)",
+	1, script_check, optuna_emit,
+};
+
+const rt_sweep_format rt_sweep_ray = {
+	"ray", "a Python script that runs a Ray Tune search on this machine, one trial at a time",
+	1, script_check, ray_emit,
 };

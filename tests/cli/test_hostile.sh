@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Files written to hurt their reader (issue 32), without a database: a
+# terminal escape in a string a file gives, a FIFO where a file is expected,
+# a store password badly percent-encoded, a YAML document of millions of
+# values, a command that prints millions of metric lines and a host journal
+# over the read limit, a replay of thousands of curves. Each is bounded: a
+# clear message and exit 2 (or a warning and the run goes on), in little
+# memory, never a hang, a secret or an escape on the terminal. The store's
+# own (a held lock, a check result pushed with escapes) are in test_store.sh.
+. "$(dirname "$0")/lib.sh"
+R=$RIGTUNE
+SRC=$PWD
+cd "$TMP" || exit 1
+ESC=$(printf '\033')
+
+# no_escape FILE DESC: no ESC or BEL byte in FILE
+no_escape() {
+  if grep -q "[$ESC$(printf '\007')]" "$2"; then not_ok "$1" "$(cat -v "$2" | head -c 400)"; else ok "$1"; fi
+}
+
+# ---- a terminal escape in a workload name a journal gives ----
+sed '19s/.*/workload: "\\e]0;PWNED\\a\\e[2J"/' "$SRC/tests/data/report/tiny-20260102-100000.yaml" >evil.yaml
+expect_exit 2 "report of a journal naming an unknown workload" $R report --journal evil.yaml -o page.html
+no_escape "its message carries no escape (retitle, clear) to the terminal" "$TMP/err"
+expect_grep "unknown workload '\?\]0;PWNED\?\?\[2J'" "$TMP/err" "  the name is shown with '?' for each control character"
+
+# ---- a FIFO where a file is read ----
+mkfifo fifo
+expect_exit 2 "check --baseline FIFO: exit 2, no hang" timeout 20 $R check --baseline fifo
+expect_grep "cannot read fifo: not a regular file" "$TMP/err" "  saying it is not a regular file"
+
+# ---- a store password in an error message ----
+expect_exit 3 "store push to a URL whose password is badly percent-encoded" \
+  $R store push --store 'postgresql://rt:Hunter2%zzSecret@/rt?host=/nonexistent' evil.yaml
+! grep -qE 'Hunter2|Secret' "$TMP/err" && ok "  the password is not in the message" ||
+  not_ok "  the password in the message" "$(cat "$TMP/err")"
+expect_grep 'invalid percent-encoded token: "\*\*\*"' "$TMP/err" "  libpq's reason is, the password as ***"
+expect_exit 3 "a password= parameter" \
+  $R store push --store 'postgresql:///rt?host=/nonexistent&password=Hunter2%zz' evil.yaml
+! grep -q 'Hunter2' "$TMP/err" && ok "  is not in the message either" || not_ok "  password= shown" "$(cat "$TMP/err")"
+
+# ---- a YAML document of millions of values ----
+python3 -c "open('flow.yaml', 'w').write('[' + '1,' * (4 << 20) + '1]\n')"
+expect_exit 2 "an 8 MiB flow sequence as a baseline" $R check --baseline flow.yaml
+expect_grep "flow.yaml:1:[0-9]+: more than [0-9]+ values in one document" "$TMP/err" \
+  "  is refused at the value past the limit, before it is loaded"
+
+# ---- a replay of many curves ----
+{ echo backend,precision,n,seconds; for i in $(seq 0 999); do echo "b$i,fp32,64,1e-3"; done; } >curves.csv
+expect_exit 2 "a replay of 1000 distinct curves" $R crossover --replay curves.csv
+expect_grep "curves.csv:258: a new curve b256/fp32: a replay has at most 256 curves" "$TMP/err" \
+  "  is refused at the first curve too many, with its line"
+
+# ---- a command that prints 20,000 metric lines; a host journal over the limit ----
+printf 'workload: command\nparams:\n  threads: [1]\n' >space.yaml
+echo 'i=0; while [ $i -lt 20000 ]; do echo "rate $i"; i=$((i+1)); done' >many.sh
+expect_exit 0 "tune --cmd of a command printing 20,000 metric lines" \
+  $R tune --cmd "sh $TMP/many.sh" --metric 'rate ([0-9.]+)' --space space.yaml --budget 8 --quiet -o many.yaml
+journal=$(ls results/*-[0-9]*[0-9].yaml | head -1)
+most=$(python3 -c "import re, sys
+print(max(len(m.split(',')) for m in re.findall(r'^samples: \[([^]]*)', open(sys.argv[1]).read(), re.M)))" "$journal")
+# 20,000 seen after the warm-up: kept every 8th, 2500 (at most 4096 ever)
+[ "$most" = 2500 ] && ok "  a trial keeps 2500 samples of them, evenly thinned" ||
+  not_ok "  samples kept" "$most in $(grep -c . "$journal") lines of $journal"
+expect_grep "^samples: \[1, 9, 17, 25," "$journal" "  every 8th from the first after the warm-up"
+big=${journal%.yaml}-9.yaml
+cp "$journal" "$big" && truncate -s 65M "$big"
+expect_exit 0 "a tune with a 65 MiB journal of this host beside the others" \
+  $R tune --cmd "sh $TMP/many.sh" --metric 'rate ([0-9.]+)' --space space.yaml --budget 8 -o many2.yaml
+expect_grep "warning: cannot read $big: [0-9]+ bytes; rigtune reads files of at most 64 MiB; its trials are not reused" \
+  "$TMP/err" "  goes on, with a warning naming that journal"
+echo "1..$n"

@@ -1,0 +1,202 @@
+/*
+ * The analysis of `rigtune watch` on runs made up here, where the answer is
+ * known exactly: what each interval is classified as, the phases with their
+ * hysteresis, the shares, the monitor's once-a-second readings of NVML
+ * samples, the verdict's figures, and the YAML written and read back.
+ * (tests/cli/test_watch.sh watches real processes.)
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../common/rt.h"
+#include "../tuner/watch/watch.h"
+
+static rt_watch_tick tick(double cores, double top, double want, double top_want)
+{
+	return (rt_watch_tick){.dt = 0.1, .cores = cores, .top = top, .want = want,
+			       .top_want = top_want, .top_thread = 0, .device = -1};
+}
+
+static void test_classify(void **state)
+{
+	(void)state;
+	rt_watch_tick k = tick(0.98, 0.98, 1.0, 1.0);
+	assert_int_equal(rt_watch_classify(&k, 2), RT_WC_ONE_THREAD);
+	/* loaded: a third of a core got, a whole one wanted: still one busy thread */
+	k = tick(0.33, 0.33, 1.0, 1.0);
+	assert_int_equal(rt_watch_classify(&k, 2), RT_WC_ONE_THREAD);
+	k = tick(1.9, 0.96, 1.95, 0.98);
+	assert_int_equal(rt_watch_classify(&k, 2), RT_WC_THREADS);
+	k = tick(0.05, 0.05, 0.06, 0.06);
+	assert_int_equal(rt_watch_classify(&k, 2), RT_WC_WAIT_SLEEP);
+	k.io_threads = 1;
+	assert_int_equal(rt_watch_classify(&k, 2), RT_WC_WAIT_IO);
+	k = tick(0.98, 0.98, 1.0, 1.0);
+	k.device = 0.7;
+	assert_int_equal(rt_watch_classify(&k, 2), RT_WC_DEVICE);
+}
+
+/* A run of n ticks 0.1 s apart from the figures of each. */
+static void make_run(rt_watch_run *r, const rt_watch_tick *k, int n)
+{
+	memset(r, 0, sizeof *r);
+	r->ncpus = 2;
+	r->ticks = calloc((size_t)n, sizeof *r->ticks);
+	assert_non_null(r->ticks);
+	for (int i = 0; i < n; i++) {
+		r->ticks[i] = k[i];
+		r->ticks[i].t = 0.1 * (i + 1);
+	}
+	r->nticks = r->tcap = n;
+	r->wall_s = 0.1 * n;
+	r->threads = calloc(1, sizeof *r->threads);
+	assert_non_null(r->threads);
+	snprintf(r->threads[0].comm, sizeof r->threads[0].comm, "env<step>");
+	r->nthreads = 1;
+}
+
+static void test_phases_and_shares(void **state)
+{
+	(void)state;
+	rt_watch_tick k[30];
+	for (int i = 0; i < 30; i++)
+		k[i] = i < 18 ? tick(0.99, 0.99, 1, 1) : tick(1.9, 0.95, 1.95, 0.98);
+	k[8] = tick(1.9, 0.95, 1.95, 0.98); /* one tick of noise in the single-thread stretch */
+	rt_watch_run r;
+	make_run(&r, k, 30);
+	assert_int_equal(rt_watch_analyze(&r), RT_OK);
+	/* the shares count every tick as it was: 17 of 30 one thread */
+	assert_true(fabs(r.share[RT_WC_ONE_THREAD] - 17.0 / 30) < 1e-9);
+	assert_true(fabs(r.share[RT_WC_THREADS] - 13.0 / 30) < 1e-9);
+	assert_int_equal(r.binding, RT_WC_ONE_THREAD);
+	/* the phases absorb the lone tick: two of them, split at 1.8 s */
+	assert_int_equal(r.nphases, 2);
+	assert_int_equal(r.phases[0].cls, RT_WC_ONE_THREAD);
+	assert_true(fabs(r.phases[0].t1 - 1.8) < 1e-9);
+	assert_int_equal(r.phases[1].cls, RT_WC_THREADS);
+	assert_int_equal(r.ticks[8].cls, RT_WC_THREADS);
+	assert_int_equal(r.ticks[8].phase, RT_WC_ONE_THREAD);
+	rt_watch_verdict(&r);
+	assert_non_null(strstr(r.verdict, "one thread, `env<step>`, ran at 9"));
+	assert_non_null(strstr(r.verdict, "for 57% of wall time"));
+	assert_non_null(strstr(r.verdict, "bound by one CPU thread"));
+	assert_non_null(strstr(r.verdict, "; besides: several threads busy 43% of wall time"));
+	assert_non_null(strstr(r.step, "tune --workload ppo"));
+	rt_watch_free(&r);
+}
+
+/*
+ * A device busy 0.25 s at 0.4 s into every second, sampled by NVML every
+ * 1/6 s: the samples ending at 0.5 and 0.667 s read 60% and 90%, the rest
+ * 0%; a monitor reading the newest sample at each whole second reads 0%.
+ */
+static void test_device_and_monitor(void **state)
+{
+	(void)state;
+	rt_watch_tick k[40];
+	for (int i = 0; i < 40; i++)
+		k[i] = tick(0.01, 0.01, 0.01, 0.01);
+	rt_watch_run r;
+	make_run(&r, k, 40);
+	r.ndevices = 1;
+	r.realtime0 = 1000;
+	r.dev = calloc(24, sizeof *r.dev);
+	assert_non_null(r.dev);
+	for (int n = 1; n <= 24; n++) {
+		int w = n % 6; /* 3: the window (1/3, 1/2] of a second, 4: (1/2, 2/3] */
+		r.dev[n - 1] = (rt_dev_sample){0, RT_DEV_DEVICE, 1000 + n / 6.0, 1 / 6.0,
+					       w == 3 ? 0.6 : w == 4 ? 0.9 : 0};
+	}
+	r.ndev = r.dcap = 24;
+	assert_int_equal(rt_watch_analyze(&r), RT_OK);
+	assert_true(fabs(r.device_busy - 0.25) < 0.01);
+	assert_int_equal(r.monitor_readings, 4);
+	assert_true(r.monitor_zero == 1);
+	/* ticks (0.4, 0.5] read 60%, (0.5, 0.6] 90%: device phases, one per second */
+	assert_int_equal(r.ticks[4].cls, RT_WC_DEVICE);
+	assert_int_equal(r.ticks[5].cls, RT_WC_DEVICE);
+	assert_int_equal(r.ticks[0].cls, RT_WC_WAIT_SLEEP);
+	int device_phases = 0;
+	for (int i = 0; i < r.nphases; i++)
+		device_phases += r.phases[i].cls == RT_WC_DEVICE;
+	assert_int_equal(device_phases, 4);
+	rt_watch_verdict(&r);
+	assert_non_null(strstr(r.verdict, "would have read 0% in 100% of its 4 readings"));
+	assert_non_null(strstr(r.verdict, "every 1.0 s"));
+	rt_watch_free(&r);
+}
+
+/* Writes r and reads it back through a file. */
+static int round_trip(const char *yaml, size_t len, rt_watch_run *back, char *err, size_t n)
+{
+	char path[] = "/tmp/test_watch-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(rt_write_all(fd, yaml, len), 0);
+	close(fd);
+	int rc = rt_watch_load(path, back, err, n);
+	unlink(path);
+	return rc;
+}
+
+static void test_yaml_round_trip(void **state)
+{
+	(void)state;
+	rt_watch_tick k[12];
+	for (int i = 0; i < 12; i++)
+		k[i] = i < 6 ? tick(0.99, 0.99, 1, 1) : tick(0.02, 0.02, 0.02, 0.02);
+	rt_watch_run r, back;
+	make_run(&r, k, 12);
+	snprintf(r.command, sizeof r.command, "python3 'a <b> & c'");
+	snprintf(r.metric_regex, sizeof r.metric_regex, "rate ([0-9]+)");
+	r.metric = calloc(2, sizeof *r.metric);
+	assert_non_null(r.metric);
+	r.metric[0] = (rt_watch_point){0.35, 12.5};
+	r.metric[1] = (rt_watch_point){0.75, 13};
+	r.nmetric = r.mcap = 2;
+	assert_int_equal(rt_watch_analyze(&r), RT_OK);
+	rt_watch_verdict(&r);
+	char *yaml, err[RT_ERRLEN];
+	size_t len;
+	assert_int_equal(rt_watch_yaml(&r, &yaml, &len, err, sizeof err), RT_OK);
+	assert_int_equal(round_trip(yaml, len, &back, err, sizeof err), RT_OK);
+	assert_string_equal(back.command, r.command);
+	assert_string_equal(back.verdict, r.verdict);
+	assert_int_equal(back.nticks, 12);
+	assert_int_equal(back.binding, r.binding);
+	for (int i = 0; i < 12; i++) {
+		assert_int_equal(back.ticks[i].cls, r.ticks[i].cls);
+		assert_true(fabs(back.ticks[i].want - r.ticks[i].want) < 1e-3);
+		assert_true(back.ticks[i].device == -1);
+	}
+	assert_int_equal(back.nmetric, 2);
+	assert_true(back.metric[1].v == 13);
+	rt_watch_free(&back);
+	/* a class outside the legend: refused with the line */
+	char *bad = strstr(yaml, "  class: [");
+	assert_non_null(bad);
+	bad[10] = '7';
+	assert_int_equal(round_trip(yaml, len, &back, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, ":"));
+	assert_non_null(strstr(err, "class"));
+	free(yaml);
+	rt_watch_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_phases_and_shares),
+		cmocka_unit_test(test_device_and_monitor),
+		cmocka_unit_test(test_yaml_round_trip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
