@@ -47,8 +47,11 @@ tally() {
     c && /^  ci95:/ { split($0, f, /[\[,\]]/); lo = num(f[2]); hi = num(f[3]) }
     c && /^  speed:/ { speed = $2 }
     /^settings:/ { split($0, f, /[:,}]/); budget = num(f[7]); secs = num(f[9]) }
-    /^summary:/ { split($0, f, /[:,}]/)
-      u = num(f[3]); other = num(f[5]) + num(f[7]) + num(f[9]); inc = num(f[11]) }
+    /^summary:/ { n = split($0, f, /[{:,}]/)   # key, value, ...: every verdict but two is "other"
+      for (i = 4; i <= n; i += 2) {
+        k = f[i - 1]; gsub(/ /, "", k)
+        if (k == "unchanged") u = num(f[i]); else if (k == "inconclusive") inc = num(f[i]); else other += num(f[i])
+      } }
     END {
       within = ratio == "null" ? "-" : (lo <= 1 && hi >= 1 ? "yes" : "no")
       mem = bm > 0 ? sprintf("%+.1f%%", 100 * (nm / bm - 1)) : "-"
