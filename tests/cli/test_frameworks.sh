@@ -11,12 +11,8 @@
 export RIGTUNE_CONTENTION_LIMIT=1 # a shared machine: the budget holds
 R=$RIGTUNE
 SRC=$PWD
-VENV=${RIGTUNE_TEST_PYTHON:-}
-if [ -z "$VENV" ] || [ ! -x "$VENV" ]; then
-  not_ok "the frameworks' environment" "RIGTUNE_TEST_PYTHON='$VENV' is not an interpreter:" \
-    "run through tests/run.sh (make test), which makes it with scripts/venv.sh"
-  echo "1..$n"; exit 1
-fi
+need_test_python
+VENV=$PY
 
 # ---- what your settings do, proven on each install ----
 for py in ${ONLY_PY:-/usr/bin/python3 "$VENV"}; do
