@@ -96,6 +96,8 @@ static int by_pid(const void *a, const void *b)
 static struct rt_proc_known *find_known(rt_proc_tree *t, int upto, pid_t pid)
 {
 	struct rt_proc_known key = {.pid = pid};
+	if (upto == 0)
+		return NULL; /* nothing known yet, and no array: bsearch must not see NULL */
 	return bsearch(&key, t->known, (size_t)upto, sizeof key, by_pid);
 }
 
@@ -168,7 +170,8 @@ static int update_tree(rt_proc_tree *t)
 		if (t->known[i].seen)
 			t->known[n++] = t->known[i];
 	t->nknown = n;
-	qsort(t->known, (size_t)n, sizeof *t->known, by_pid);
+	if (n)
+		qsort(t->known, (size_t)n, sizeof *t->known, by_pid);
 	settle(t);
 	return rc;
 }

@@ -78,7 +78,7 @@ static void threads_block(rt_yw *w, const rt_watch_run *r)
 	rt_watch_thread *t = malloc(sizeof *t * (size_t)(r->nthreads ? r->nthreads : 1));
 	rt_yw_str(w, "threads");
 	rt_yw_seq(w, 0);
-	if (t) {
+	if (t && r->nthreads) { /* none seen (a command that ended at once): no array to copy */
 		memcpy(t, r->threads, sizeof *t * (size_t)r->nthreads);
 		qsort(t, (size_t)r->nthreads, sizeof *t, by_cpu);
 		for (int i = 0; i < r->nthreads && i < THREADS_LISTED; i++) {
