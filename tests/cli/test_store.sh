@@ -93,7 +93,7 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 expect_exit 0 "tune --store while another session locks its table" timeout 120 $R tune --store "$URL" \
-  --workload gemm --backend cpu --shape m=64,n=64,k=64 --budget 6 --no-crossover -o t4.yaml
+  --workload gemm --backend cpu --shape m=64,n=64,k=64 --budget 6 --no-crossover --fresh -o t4.yaml
 expect_grep "store: the store: .*lock timeout.*trials stay in" "$TMP/err" \
   "  a trial waits for the lock a bounded time, then the journal keeps it"
 echo "1..$n"
