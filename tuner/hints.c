@@ -50,10 +50,16 @@ static const pool_rule pool_rules[] = {
 	 "torch.set_num_threads(1) with OPENBLAS_NUM_THREADS at the threads"},
 };
 
+/* The probed framework id of f, NULL where it was not probed or is not installed. */
+static const rt_framework *installed(const rt_frameworks *f, rt_fw_id id)
+{
+	return f && f->probed && f->fw[id].installed ? &f->fw[id] : NULL;
+}
+
 static const pool_rule *rule_for(const rt_frameworks *f, const rt_point *point)
 {
-	const rt_framework *pt = f && f->probed ? &f->fw[RT_FW_PYTORCH] : NULL;
-	const char *threading = pt && pt->installed ? rt_framework_get(pt, "blas_threading") : NULL;
+	const rt_framework *pt = installed(f, RT_FW_PYTORCH);
+	const char *threading = pt ? rt_framework_get(pt, "blas_threading") : NULL;
 	int cpu_bf16 = point->precision == RT_BF16 && !strcmp(point->backend, "cpu");
 	size_t i = 0;
 	for (; i + 1 < RT_COUNT(pool_rules); i++)
@@ -125,12 +131,6 @@ static void workload_lines(rt_hint_block *b, rt_hint_lib lib, const rt_workload 
 	int n = w->hints ? w->hints(lib, pt, sh, own, WORKLOAD_LINES) : 0;
 	for (int i = 0; i < n && i < WORKLOAD_LINES; i++)
 		add_line(b, "%s", own[i]);
-}
-
-/* The probed framework id of f, NULL where it was not probed or is not installed. */
-static const rt_framework *installed(const rt_frameworks *f, rt_fw_id id)
-{
-	return f && f->probed && f->fw[id].installed ? &f->fw[id] : NULL;
 }
 
 /* Why framework id has no probe's answer here, with how to get one. */
