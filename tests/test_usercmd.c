@@ -341,7 +341,7 @@ static void test_pin(void **state)
 	assert_non_null(list);
 	list += strspn(list, ":\t ");
 	assert_null(strpbrk(list, ",-")); /* one CPU */
-	assert_int_equal(CPU_COUNT(&c.cpus), 1);
+	assert_int_equal(rt_cpuset_count(&c.cpus), 1);
 }
 
 static void test_metric(void **state)

@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../common/platform.h"
 #include "../common/rt.h"
 #include "../workloads/backend.h"
 
@@ -22,58 +23,6 @@ static void copy_str(char *dst, size_t n, const char *src)
 	dst[len] = '\0';
 }
 
-/* Reads the first line of a small file into buf; 0 on success. */
-static int read_line(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	int ok = fgets(buf, (int)n, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-static int read_khz_as_mhz(const char *path)
-{
-	char b[64];
-	return read_line(path, b, sizeof b) ? 0 : atoi(b) / 1000;
-}
-
-static void probe_os_release(rt_machine *m)
-{
-	FILE *f = fopen("/etc/os-release", "r");
-	if (!f)
-		return;
-	char line[256];
-	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, "PRETTY_NAME=", 12)) {
-			char *v = line + 12;
-			v[strcspn(v, "\n")] = '\0';
-			if (*v == '"') {
-				v++;
-				v[strcspn(v, "\"")] = '\0';
-			}
-			copy_str(m->os_name, sizeof m->os_name, v);
-		}
-	fclose(f);
-}
-
-/* The CPU's microcode revision, as the kernel reports it for the first CPU. */
-static void probe_microcode(rt_machine *m)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return;
-	char line[256];
-	while (!m->microcode[0] && fgets(line, sizeof line, f))
-		if (!strncmp(line, "microcode", 9) && strchr(line, ':'))
-			sscanf(strchr(line, ':') + 1, "%31s", m->microcode);
-	fclose(f);
-}
-
 /* The live-only fields: OS, governor, microcode, frequencies, memory. */
 static void probe_live(rt_machine *m)
 {
@@ -82,14 +31,14 @@ static void probe_live(rt_machine *m)
 		copy_str(m->kernel, sizeof m->kernel, u.release);
 		copy_str(m->arch, sizeof m->arch, u.machine);
 	}
-	probe_os_release(m);
-	read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", m->governor,
-		  sizeof m->governor);
-	probe_microcode(m);
-	m->freq_min_mhz = read_khz_as_mhz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_min_freq");
-	m->freq_max_mhz = read_khz_as_mhz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
-	rt_meminfo_bytes("MemTotal", &m->mem_total);
-	rt_meminfo_bytes("MemAvailable", &m->mem_available);
+	rt_plat_os_name(m->os_name, sizeof m->os_name);
+	rt_plat_cpu_freq(m->governor, sizeof m->governor, &m->freq_min_mhz, &m->freq_max_mhz);
+	rt_plat_cpu_microcode(m->microcode, sizeof m->microcode);
+	uint64_t total, avail;
+	if (rt_plat_memory(&total, &avail) == 0) {
+		m->mem_total = total;
+		m->mem_available = avail;
+	}
 }
 
 static uint64_t cache_size(hwloc_topology_t t, hwloc_obj_type_t type)

@@ -34,7 +34,7 @@ typedef struct child_report {
 	int device_timed, device_sampled;
 	double device_busy, device_busy_sampled;
 	char monitor[16];
-	cpu_set_t cpus;             /* the CPUs it ran on */
+	rt_cpuset cpus;             /* the CPUs it ran on */
 	double cpu_s;               /* its own CPU time (every thread) until the report */
 } child_report;
 
@@ -128,8 +128,8 @@ static int cap_memory(const rt_point *pt, uint64_t cap, char *why, size_t whylen
 {
 	if (strcmp(pt->backend, "cpu") || !cap || RT_ASAN)
 		return RT_OK;
-	struct rlimit rl = {.rlim_cur = cap, .rlim_max = cap};
-	if (setrlimit(RLIMIT_AS, &rl))
+	/* where the system has no cap that holds (macOS), the trial runs without */
+	if (rt_plat_cap_memory(cap) && errno != ENOSYS)
 		return rt_fail(why, whylen, RT_ERUNTIME, "cannot cap the trial's memory: %s",
 			       strerror(errno));
 	return RT_OK;
@@ -137,16 +137,15 @@ static int cap_memory(const rt_point *pt, uint64_t cap, char *why, size_t whylen
 
 uint64_t rt_measure_mem_cap(void)
 {
-	uint64_t avail;
-	return rt_meminfo_bytes("MemAvailable", &avail) ? 0 : avail + MEM_CAP_SLACK;
+	uint64_t total, avail;
+	return rt_plat_memory(&total, &avail) ? 0 : avail + MEM_CAP_SLACK;
 }
 
 /* The CPUs the calling process may run on, and the CPU time it has used. */
 static void note_own_usage(child_report *rep)
 {
 	struct rusage ru;
-	CPU_ZERO(&rep->cpus);
-	sched_getaffinity(0, sizeof rep->cpus, &rep->cpus);
+	rt_plat_cpus_allowed(&rep->cpus);
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		rep->cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
 			     (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;

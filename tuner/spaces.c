@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/platform.h"
 #include "../common/rt.h"
 #include "spacefile.h"
 

@@ -9,10 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/platform.h"
 #include "cpu_backend.h"
 
 #define PLUGIN_PREFIX "librigtune_"
-#define PLUGIN_SUFFIX ".so"
+#define PLUGIN_SUFFIX RT_DYLIB_SUFFIX
 
 /*
  * The plugins built from this tree (a folder workloads/NAME with a
@@ -53,15 +54,13 @@ static int valid_name(const char *name)
 
 /*
  * Writes the directory of the running binary into dir (no trailing slash).
- * Returns 0, or -1 if /proc/self/exe cannot be read.
+ * Returns 0, or -1 if the system does not say where it is.
  */
 static int exe_dir(char *dir, size_t len)
 {
 	char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-	if (n <= 0)
+	if (rt_plat_exe_path(path, sizeof path))
 		return -1;
-	path[n] = '\0';
 	char *slash = strrchr(path, '/');
 	if (!slash)
 		return -1;
@@ -263,7 +262,7 @@ int rt_backend_load(const char *name, const rt_backend_ops **ops, void **handle,
 	snprintf(file, sizeof file, PLUGIN_PREFIX "%s" PLUGIN_SUFFIX, name);
 	if (plugin_dirs(dirs, sizeof dirs) != 0)
 		return rt_fail(err, errlen, RT_EUNAVAIL,
-			       "%s: cannot find the binary's directory (/proc/self/exe)", file);
+			       "%s: cannot find the binary's directory", file);
 	if (search_path(dirs, file, path, sizeof path) != 0)
 		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: not found in %s%s", file, dirs,
 			       has_relative(dirs) ? " (relative directories are ignored: give "

@@ -1,6 +1,7 @@
 /* check_trial.c: one trial of a check's point, and the sides of an A/B check (check_trial.h). */
 #include "check_trial.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/platform.h"
 #include "../pin.h"
 #include "../usercmd_knobs.h"
 
@@ -159,12 +161,22 @@ static void arg(bench_args *a, const char *fmt, ...)
 	a->argv[++a->n] = NULL;
 }
 
+/* This binary's path (a path too long for a bench_args text: not copied), or "rigtune" from PATH. */
+static char *self_exe(void)
+{
+	static char path[PATH_MAX];
+	return rt_plat_exe_path(path, sizeof path) == 0 ? path : (char *)"rigtune";
+}
+
 /* rigtune bench W KEY=VALUE ... --seconds CAP -o - */
 static void bench_argv(const rt_base_point *b, const char *rigtune, bench_args *a)
 {
 	const rt_point *pt = &b->pt;
 	a->n = 0;
-	arg(a, "%s", rigtune ? rigtune : "/proc/self/exe");
+	if (rigtune)
+		arg(a, "%s", rigtune);
+	else
+		a->argv[a->n++] = self_exe();
 	arg(a, "bench");
 	arg(a, "%s", b->w->name);
 	arg(a, "backend=%s", pt->backend);

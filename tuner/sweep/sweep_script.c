@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "../../common/platform.h"
 #include "sweep_impl.h"
 
 /* What runs a trial and each engine's study (embedded at build time); the

@@ -40,6 +40,7 @@ typedef struct rt_proc_tree {
 	int root_counts; /* the root itself is watched (--pid), or only what is below it (us) */
 	struct rt_proc_known *known;
 	int nknown, cap;
+	int nknown_before; /* during a listing: how many were known before it (sorted) */
 } rt_proc_tree;
 
 /*
