@@ -45,6 +45,16 @@ endif
 # oneDNN (bf16 GEMMs on the CPU) ships no pkg-config file; Debian's threads with libgomp,
 # whose omp_set_num_threads the backend calls.
 DNNL_LIBS := -ldnnl -lgomp
+# On a Mac (Homebrew): oneDNN threads with LLVM's libomp, which Homebrew keeps out of the
+# default paths; a shared library is a .dylib, and the GNU-only define means nothing.
+UNAME := $(shell uname -s)
+SO := so
+ifeq ($(UNAME),Darwin)
+BREW_OMP := $(shell brew --prefix libomp 2>/dev/null)
+DNNL_LIBS := -ldnnl -L$(BREW_OMP)/lib -lomp
+CFLAGS += -I$(BREW_OMP)/include
+SO := dylib
+endif
 LDLIBS := $(PKG_LIBS) $(DNNL_LIBS) -ldl -lm -pthread
 
 LIB_SRCS := $(filter-out tuner/main.c,$(wildcard common/*.c search/*.c workloads/*.c tuner/*.c \
@@ -52,7 +62,7 @@ LIB_SRCS := $(filter-out tuner/main.c,$(wildcard common/*.c search/*.c workloads
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
-TEST_PLUGINS := $(patsubst tests/plugins/%.c,$(BUILD)/tests/plugins/librigtune_%.so,$(wildcard tests/plugins/*.c))
+TEST_PLUGINS := $(patsubst tests/plugins/%.c,$(BUILD)/tests/plugins/librigtune_%.$(SO),$(wildcard tests/plugins/*.c))
 # Fake vendor libraries (rocBLAS, NVML) the GPU plugins' host code is tested against.
 TEST_FAKES := $(patsubst tests/fakes/%.c,$(BUILD)/tests/fakes/lib%_fake.so,$(wildcard tests/fakes/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
@@ -113,9 +123,11 @@ $(BUILD)/rigtune: $(BUILD)/tuner/main.o $(BUILD)/librigtune.a
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/librigtune.a
 	$(CC) $(LDFLAGS) -rdynamic $^ $(CMOCKA_LIBS) $(LDLIBS) -o $@
 
-$(BUILD)/tests/plugins/librigtune_%.so: tests/plugins/%.c
+# A plugin may call back into the binary (-rdynamic): macOS's linker must be told to leave that open.
+PLUGIN_LDFLAGS := $(if $(filter Darwin,$(UNAME)),-undefined dynamic_lookup)
+$(BUILD)/tests/plugins/librigtune_%.$(SO): tests/plugins/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -shared $< -o $@
+	$(CC) $(CFLAGS) -fPIC -shared $(PLUGIN_LDFLAGS) $< -o $@
 
 $(BUILD)/tests/fakes/lib%_fake.so: tests/fakes/%.c
 	@mkdir -p $(@D)
@@ -152,6 +164,31 @@ $(BUILD)/librigtune_hip.so: $(HIP_SRCS) $(GPU_DEPS)
 	@mkdir -p $(@D)
 	$(HIPCC) $(HIP_FLAGS) $(HIP_OFFLOAD) -shared -x hip $(HIP_SRCS) -o $@ -ldl
 
+# ---- macOS on Apple Silicon, cross-compiled here (make test on Linux) ----
+# Every file of the binary compiled for aarch64-macos by Zig's C compiler (scripts/zig.sh:
+# PyPI's ziglang, with macOS's libc headers and libSystem), warnings as errors, and linked
+# against link stubs of the third-party libraries (scripts/mac-sdk.sh): a call that only
+# Linux has fails make test here, not on a user's Mac. `make build-mac` alone does this.
+MAC := $(BUILD)-mac
+ZIG_CC := $(shell scripts/zig.sh --path)/bin/python -m ziglang cc
+MAC_CFLAGS = -target aarch64-macos $(OPT) -std=c11 -Wall -Wextra -Werror -pthread -MMD -MP \
+	-isystem $(MAC)/sdk/include
+MAC_LIBS := -L$(MAC)/sdk/lib -lhwloc -lnlopt -lyaml -lopenblas -lpq -ldnnl -lomp -lm -pthread
+MAC_OBJS := $(patsubst %.c,$(MAC)/%.o,tuner/main.c $(LIB_SRCS))
+# (not again under a sanitizer: the same files)
+MAC_BUILD := $(if $(SAN),,$(if $(filter Linux,$(UNAME)),$(MAC)/rigtune))
+.PHONY: build-mac
+build-mac: $(MAC)/rigtune
+$(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh
+	scripts/zig.sh
+	scripts/mac-sdk.sh $(MAC)/sdk "$(ZIG_CC)"
+	@touch $@
+$(MAC)/%.o: %.c $(MAC)/sdk/.complete
+	@mkdir -p $(@D)
+	$(ZIG_CC) $(MAC_CFLAGS) -c $< -o $@
+$(MAC)/rigtune: $(MAC_OBJS)
+	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -o $@
+
 run: deps
 	@$(MAKE) --no-print-directory build-run
 build-run: build-all
@@ -164,7 +201,8 @@ GPU_CHECK := $(BUILD)/tests/gpu_check
 test: test-deps
 	@$(MAKE) --no-print-directory build-test
 build-test: build-all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(BENCH_LIBS) \
-	$(GPU_CHECK)
+	$(GPU_CHECK) $(MAC_BUILD)
+	@scripts/check-portable.sh
 	@BUILD=$(BUILD) tests/run.sh
 
 # clang's UBSan also flags arithmetic on a NULL pointer, which gcc's does not.
@@ -199,10 +237,10 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.hip')
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-mac
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(MAC) -name '*.d' 2>/dev/null)
 
 # Files embedded with .incbin (RT_EMBED): rebuild when they change.
-$(BUILD)/tuner/spaces.o: $(wildcard configs/space-*.yaml)
-$(BUILD)/tuner/sweep/sweep_script.o: $(wildcard tuner/sweep/*_body.py)
+$(BUILD)/tuner/spaces.o $(MAC)/tuner/spaces.o: $(wildcard configs/space-*.yaml)
+$(BUILD)/tuner/sweep/sweep_script.o $(MAC)/tuner/sweep/sweep_script.o: $(wildcard tuner/sweep/*_body.py)

@@ -137,6 +137,9 @@ int rt_execvpe_search(const char *path, const char *file, char *const argv[], ch
 /* Whether the directory dir is on procfs (Linux's /proc; never elsewhere). */
 int rt_plat_on_procfs(const char *dir);
 
+/* Sleeps until the monotonic time at (seconds, rt_now()'s clock), a signal's interruption included. */
+void rt_plat_sleep_until(double at);
+
 /* ---- threads and sorting ---- */
 
 /* A barrier of n threads: pthread_barrier_t where the system has it, a lock and a condition where not. */

@@ -20,9 +20,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/sysctl.h>
+#include <time.h>
 #include <unistd.h>
 
-extern char **environ;
 
 int rt_plat_cpus_allowed(rt_cpuset *s)
 {
@@ -264,6 +264,21 @@ int rt_plat_on_procfs(const char *dir)
 {
 	(void)dir;
 	return 0;
+}
+
+/* No clock_nanosleep: nanosleep for what is left, again after each interruption. */
+void rt_plat_sleep_until(double at)
+{
+	for (;;) {
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double left = at - ((double)now.tv_sec + 1e-9 * (double)now.tv_nsec);
+		if (left <= 0)
+			return;
+		struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+		if (nanosleep(&ts, NULL) == 0)
+			return;
+	}
 }
 
 int rt_barrier_init(rt_barrier *b, unsigned n)

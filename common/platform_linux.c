@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 int rt_plat_cpus_allowed(rt_cpuset *s)
@@ -316,6 +317,13 @@ int rt_plat_on_procfs(const char *dir)
 {
 	struct statfs fs;
 	return statfs(dir, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+}
+
+void rt_plat_sleep_until(double at)
+{
+	struct timespec ts = {(time_t)at, (long)((at - (double)(time_t)at) * 1e9)};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
 }
 
 int rt_barrier_init(rt_barrier *b, unsigned n)

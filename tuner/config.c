@@ -21,6 +21,8 @@
 #include "tune_run.h"
 #include "usercmd_knobs.h"
 
+extern char **environ; /* POSIX: the program declares it (macOS's unistd.h does not) */
+
 /* A mapping of scalars into kvs (point: {...}, env: {...}). */
 static int decode_kvs(const rt_yr *r, const rt_ynode *map, const char *what, rt_config_kvs *kvs)
 {

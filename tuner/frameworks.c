@@ -37,8 +37,14 @@ static const char probe_pytorch[] =
 	"cfg, par = torch.__config__.show(), torch.__config__.parallel_info()\n"
 	"x = torch.randn(64, 64)\n"
 	"(x @ x).sum()\n"
-	"with open('/proc/self/maps') as f:\n"
-	"    libs = sorted({l.split()[-1] for l in f if '.so' in l and l.split()[-1][:1] == '/'})\n"
+	"if sys.platform == 'darwin':\n" /* dyld lists the images it has loaded */
+	"    dyld = ctypes.CDLL(None)\n"
+	"    dyld._dyld_get_image_name.restype = ctypes.c_char_p\n"
+	"    maps = [dyld._dyld_get_image_name(i).decode() for i in range(dyld._dyld_image_count())]\n"
+	"else:\n"
+	"    with open('/proc/self/maps') as f:\n" /* platform: Python's, Linux's branch */
+	"        maps = [l.split()[-1] for l in f if '.so' in l]\n"
+	"libs = sorted({p for p in maps if p[:1] == '/'})\n"
 	"m = re.search(r'BLAS_INFO=(\\w+)', cfg)\n"
 	"blas, version, layer, threads = m.group(1) if m else 'unknown', '', 'unknown', ''\n"
 	"for path in (p for p in libs if re.search('blas|torch|lapack', p)):\n"
@@ -86,8 +92,10 @@ static const char probe_jax[] =
 	"out('devices', len(jax.devices()))\n"
 	"x = jnp.ones((256, 256))\n"
 	"jax.jit(lambda a: a @ a)(x).block_until_ready()\n"
-	"comm = [open(f'/proc/self/task/{t}/comm').read().strip() for t in os.listdir('/proc/self/task')]\n"
-	"out('cpu_pool_threads', comm.count('tf_XLAEigen'))\n";
+	/* Linux names each thread in /proc; macOS lets no Python see another thread's name */
+	"if os.path.isdir('/proc/self/task'):\n" /* platform: Python's, Linux only */
+	"    comm = [open(f'/proc/self/task/{t}/comm').read().strip() for t in os.listdir('/proc/self/task')]\n" /* platform: as above */
+	"    out('cpu_pool_threads', comm.count('tf_XLAEigen'))\n";
 
 static const char probe_tensorflow[] =
 	"MODULE = 'tensorflow'\n" PROBE_PRELUDE

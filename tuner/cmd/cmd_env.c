@@ -10,6 +10,8 @@
 #include "../settings.h"
 #include "../usercmd.h"
 
+extern char **environ; /* POSIX: the program declares it (macOS's unistd.h does not) */
+
 static const char env_usage[] =
 	"usage: rigtune env [--config FILE] [--workload NAME] [--allow-env NAME ...]\n\n"
 	"Prints the environment of a recommendation as `export NAME=value` lines for a\n"

@@ -104,7 +104,10 @@ void rt_store_redact(char *msg, size_t len, const char *url)
 	if (auth) {
 		auth += 3;
 		size_t span = strcspn(auth, "?");
-		const char *at = memrchr(auth, '@', span);
+		const char *at = NULL; /* the last '@' of the authority (no memrchr on macOS) */
+		for (size_t i = span; i-- > 0 && !at;)
+			if (auth[i] == '@')
+				at = auth + i;
 		const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
 		if (colon)
 			redact_secret(msg, len, colon + 1, (size_t)(at - colon - 1));

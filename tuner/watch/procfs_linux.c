@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../common/rt.h"
+#include "procfs.h"
 #include "procfs_os.h"
 
 static long ticks_per_s(void)

@@ -6,7 +6,11 @@
 #ifndef RT_WATCH_PROCFS_OS_H
 #define RT_WATCH_PROCFS_OS_H
 
-#include "procfs.h"
+#include <sys/types.h>
+
+/* procfs.h's, named here without it: procfs.c, which includes both, is this header's user */
+typedef struct rt_proc_snap rt_proc_snap;
+typedef struct rt_proc_thread rt_proc_thread;
 
 /* Calls fn for every pid of the machine until it returns nonzero; that, RT_OK, or RT_EIO. */
 int rt_proc_os_each_pid(int (*fn)(void *ctx, pid_t pid), void *ctx);
