@@ -73,6 +73,23 @@ static void probe_kinds(hwloc_topology_t t, rt_machine *m)
 	hwloc_bitmap_free(set);
 }
 
+/*
+ * An hwloc older than 2.6, or one that does not read Apple's perflevels,
+ * lists no kinds: the system's own count (hw.perflevelN), E-cores first as
+ * hwloc orders them. One PU a core: no Apple core runs two threads.
+ */
+static void kinds_from_system(rt_machine *m)
+{
+	int perf, eff;
+	if (rt_plat_core_kinds(&perf, &eff) || perf <= 0 || eff <= 0)
+		return;
+	m->kinds[0] = (rt_cpukind){.efficiency = 0, .cores = eff, .pus = eff};
+	m->kinds[1] = (rt_cpukind){.efficiency = 1, .cores = perf, .pus = perf};
+	copy_str(m->kinds[0].core_type, sizeof m->kinds[0].core_type, "Efficiency");
+	copy_str(m->kinds[1].core_type, sizeof m->kinds[1].core_type, "Performance");
+	m->nkinds = 2;
+}
+
 static void probe_topology(hwloc_topology_t t, rt_machine *m)
 {
 	hwloc_obj_t root = hwloc_get_root_obj(t);
@@ -149,6 +166,8 @@ int rt_machine_probe(const char *topology_xml, rt_machine *m, char *err, size_t 
 	hwloc_topology_destroy(t);
 	copy_str(m->source, sizeof m->source, topology_xml ? topology_xml : "live");
 	if (!topology_xml) {
+		if (m->nkinds == 0)
+			kinds_from_system(m);
 		probe_live(m);
 		if (!m->hostname[0])
 			gethostname(m->hostname, sizeof m->hostname - 1);

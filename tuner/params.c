@@ -153,7 +153,7 @@ int rt_params_apply(const rt_workload *w, const char *arg, rt_point *pt, rt_shap
 		int p = rt_pin_parse(val);
 		if (p < 0)
 			return rt_fail(err, errlen, RT_EINVAL,
-				       "pin: '%s' is not one of none compact spread pcores", val);
+				       "pin: '%s' is not one of none compact spread pcores ecores", val);
 		pt->pin = (rt_pin)p;
 		return RT_OK;
 	}

@@ -62,7 +62,7 @@ static const key_rule point_rules[] = {
 	{"precision", precision_name, 0, 0, RT_ROLE_NONE,
 	 "a list of precisions (fp64, fp32, tf32, bf16, fp16)", 0},
 	{"pin", pin_name, 0, 0, RT_ROLE_NONE,
-	 "a list of pin policies (none, compact, spread, pcores)", 0},
+	 "a list of pin policies (none, compact, spread, pcores, ecores)", 0},
 	{"batch", NULL, 1, 0, RT_ROLE_NONE, "a list of positive integers", RT_KNOB_BATCH},
 	{"threads", NULL, 1, 1, RT_ROLE_PEAKED, "a list of positive integers or {min, max, step}",
 	 0},
@@ -84,7 +84,7 @@ static const key_rule command_rules[] = {
 	 "a list of precisions (fp64, fp32, tf32, bf16, fp16)", 0},
 	{"device", device_name, 0, 0, RT_ROLE_NONE, "a list of devices (cpu, cuda:N, hip:N)", 0},
 	{"pin", pin_name, 0, 0, RT_ROLE_NONE,
-	 "a list of pin policies (none, compact, spread, pcores)", 0},
+	 "a list of pin policies (none, compact, spread, pcores, ecores)", 0},
 };
 #define USER_EXPECT "a list of values (numbers or names)"
 #define DEFAULT_KNEE "batch"

@@ -84,6 +84,8 @@ static int pin_set(int policy, int n, rt_cpuset *set, char *err, size_t errlen)
 			       strerror(errno));
 	if (policy == RT_PIN_NONE)
 		return RT_OK;
+	if (!rt_plat_can_bind()) /* steered in the child (QoS), on any CPU */
+		return rt_pin_steer(policy) < 0 ? rt_pin_cannot_bind(policy, err, errlen) : RT_OK;
 	hwloc_topology_t t;
 	if (hwloc_topology_init(&t) || hwloc_topology_load(t))
 		return rt_fail(err, errlen, RT_ERUNTIME, "hwloc cannot load the topology");
@@ -98,6 +100,14 @@ static int pin_set(int policy, int n, rt_cpuset *set, char *err, size_t errlen)
 	hwloc_bitmap_free(bm);
 	hwloc_topology_destroy(t);
 	return rc ? rt_fail(err, errlen, rc, "cannot pick the %s PUs", rt_pin_name(policy)) : RT_OK;
+}
+
+/* Binds the child to c's CPUs, or steers it by QoS class where nothing binds: 0 or -1 (errno). */
+static int place(const rt_usercmd *c)
+{
+	if (rt_plat_can_bind())
+		return rt_plat_bind(&c->cpus);
+	return rt_plat_steer((rt_steer)rt_pin_steer((rt_pin)c->pin));
 }
 
 /*
@@ -116,7 +126,7 @@ static void child_exec(const rt_usercmd *c, char **env, int out, int err, int re
 		dup2(devnull, 0);
 	dup2(out, 1);
 	dup2(err, 2);
-	if (c->pin != RT_PIN_NONE && rt_plat_bind(&c->cpus)) {
+	if (c->pin != RT_PIN_NONE && place(c)) {
 		f = (exec_failure){1, errno};
 	} else {
 		/* the guard holds none of the command's streams: they end when it does */

@@ -28,6 +28,7 @@ typedef enum rt_pin {
 	RT_PIN_SPREAD,   /* one thread per core, spread across packages/NUMA */
 	RT_PIN_PCORES,   /* performance cores only (hwloc's most efficient
 			    cpukind; on a non-hybrid chip the same as compact) */
+	RT_PIN_ECORES,   /* efficiency cores first (hwloc's least powerful cpukind) */
 	RT_NPIN
 } rt_pin;
 

@@ -22,7 +22,7 @@ static const char bench_usage[] =
 	"but the GEMM itself adds gemm_peak, a 1024^3 GEMM at the same point measured\n"
 	"in the same run, and the fraction of it the workload reaches.\n\n"
 	"Point keys: backend=NAME device=N precision=fp64|fp32|tf32|bf16|fp16\n"
-	"            batch=N threads=N workers=N pin=none|compact|spread|pcores\n"
+	"            batch=N threads=N workers=N pin=none|compact|spread|pcores|ecores\n"
 	"            (defaults: cpu, device 0, fp32, batch 32, 1 thread, 0 workers, compact;\n"
 	"            a workload ignores the knobs it does not read)\n"
 	"Shape keys: the workload's, below (KEY=DEFAULT).\n\n"
