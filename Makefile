@@ -72,7 +72,13 @@ BENCH_LIBS := $(patsubst bench/lib/%.c,$(BUILD)/bench/lib%.so,$(wildcard bench/l
 # GPU plugins: built only where their compiler exists; the binary never links them.
 CUDA_SRCS := $(wildcard workloads/cuda/*.cu)
 HIP_SRCS := $(wildcard workloads/hip/*.hip)
+# Metal (Apple Silicon): plain C through the Objective-C runtime, built on a Mac by its cc
+# and cross-built on Linux by make test (macOS part below).
+METAL_SRCS := $(wildcard workloads/metal/*.c)
 PLUGINS :=
+ifeq ($(UNAME),Darwin)
+PLUGINS += $(BUILD)/librigtune_metal.dylib
+endif
 ifneq ($(NVCC),)
 ifneq ($(CUDA_SRCS),)
 PLUGINS += $(BUILD)/librigtune_cuda.so
@@ -106,7 +112,9 @@ $(BUILD)/%.o: %.c
 
 # The plugins this tree builds, from their folders (workloads/cuda, workloads/hip):
 # the loader knows them by name where they are not installed.
-PLUGINS_HERE := $(sort $(notdir $(patsubst %/,%,$(dir $(CUDA_SRCS) $(HIP_SRCS)))))
+# (metal only on a Mac: elsewhere there is nothing it could run on)
+PLUGINS_HERE := $(sort $(notdir $(patsubst %/,%,$(dir $(CUDA_SRCS) $(HIP_SRCS) \
+	$(if $(filter Darwin,$(UNAME)),$(METAL_SRCS))))))
 $(BUILD)/workloads/loader.o: CFLAGS += -DRT_PLUGINS_HERE='$(foreach p,$(PLUGINS_HERE),"$(p)",)'
 
 # The CPU kernels' sqrt never sees a negative argument (Adam's), and only a
@@ -176,9 +184,9 @@ MAC_CFLAGS = -target aarch64-macos $(OPT) -std=c11 -Wall -Wextra -Werror -pthrea
 MAC_LIBS := -L$(MAC)/sdk/lib -lhwloc -lnlopt -lyaml -lopenblas -lpq -ldnnl -lomp -lm -pthread
 MAC_OBJS := $(patsubst %.c,$(MAC)/%.o,tuner/main.c $(LIB_SRCS))
 # (not again under a sanitizer: the same files)
-MAC_BUILD := $(if $(SAN),,$(if $(filter Linux,$(UNAME)),$(MAC)/rigtune))
+MAC_BUILD := $(if $(SAN),,$(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/librigtune_metal.dylib))
 .PHONY: build-mac
-build-mac: $(MAC)/rigtune
+build-mac: $(MAC)/rigtune $(MAC)/librigtune_metal.dylib
 $(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh
 	scripts/zig.sh
 	scripts/mac-sdk.sh $(MAC)/sdk "$(ZIG_CC)"
@@ -188,6 +196,14 @@ $(MAC)/%.o: %.c $(MAC)/sdk/.complete
 	$(ZIG_CC) $(MAC_CFLAGS) -c $< -o $@
 $(MAC)/rigtune: $(MAC_OBJS)
 	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -o $@
+# The plugin takes the CPU reference kernels from the binary, which exports them.
+METAL_FLAGS := -O2 -std=c11 -Wall -Wextra -fPIC -shared -undefined dynamic_lookup \
+	-fvisibility=hidden
+$(MAC)/librigtune_metal.dylib: $(METAL_SRCS) $(GPU_DEPS) $(MAC)/sdk/.complete
+	$(ZIG_CC) -target aarch64-macos $(METAL_FLAGS) -Werror $(METAL_SRCS) -o $@
+$(BUILD)/librigtune_metal.dylib: $(METAL_SRCS) $(GPU_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(METAL_FLAGS) $(if $(filter true,$(CI)),-Werror) $(METAL_SRCS) -o $@
 
 run: deps
 	@$(MAKE) --no-print-directory build-run

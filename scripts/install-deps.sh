@@ -3,7 +3,7 @@
 #   build  the compiler, pkg-config, OpenBLAS, oneDNN (CPU bf16), hwloc, NLopt, libyaml,
 #          libpq (the results store), and gnuplot for the report that make run draws
 #                                                                        (make, make run)
-#   test   cmocka, clang's sanitizer and fuzzer runtimes, and the real clients the
+#   test   cmocka, clang's sanitizer and fuzzer runtimes, llvm-nm (the macOS build's symbols), the real clients the
 #          tests drive: PyTorch, Optuna (+ omegaconf, psycopg2), PostgreSQL,
 #          Slurm and munge (the fleet's cluster), headless Chromium, OpenBLAS's
 #          serial build beside the pthreads one (check's A/B), and python3-venv for
@@ -25,7 +25,7 @@ packages() {
   case $1 in
     build) echo build-essential pkg-config libopenblas-dev libdnnl-dev libhwloc-dev hwloc libnlopt-dev libyaml-dev \
                libpq-dev gnuplot-nox ;;
-    test) echo libcmocka-dev clang libclang-rt-14-dev python3-torch python3-optuna python3-omegaconf \
+    test) echo libcmocka-dev clang llvm libclang-rt-14-dev python3-torch python3-optuna python3-omegaconf \
                python3-psycopg2 python3-yaml python3-venv postgresql slurm-wlm munge chromium fonts-dejavu-core \
                libopenblas0-serial ;;
     hip) echo hipcc ;;
@@ -46,7 +46,7 @@ present() {
   case $1 in
     build) have_commands cc make pkg-config gnuplot && have_modules hwloc nlopt yaml-0.1 openblas libpq &&
            [ -e /usr/include/oneapi/dnnl/dnnl.h ] ;;
-    test) have_modules cmocka && have_commands clang chromium slurmctld slurmd munged sbatch &&
+    test) have_modules cmocka && have_commands clang llvm-nm chromium slurmctld slurmd munged sbatch &&
           have_python torch optuna omegaconf psycopg2 yaml ensurepip &&
           compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null &&
           compgen -G '/usr/lib/*/openblas-serial/libopenblas.so.0' >/dev/null &&

@@ -28,6 +28,27 @@ fi
 if grep -q 'Default search space of the GEMM workload' "$bin"; then ok "the embedded spaces are in the Mach-O binary"
 else not_ok "the embedded spaces are in the Mach-O binary"; fi
 
+# The Metal plugin: a Mach-O dylib exporting the backend's entry point, whose calls into
+# rigtune (the CPU reference kernels) the binary defines, and that links nothing but
+# libSystem (Metal, MPS and libobjc are opened at run time).
+plugin=$(dirname "$bin")/librigtune_metal.dylib
+nm=$(command -v llvm-nm || echo "llvm-nm (missing: scripts/install-deps.sh test)")
+if $nm -g --defined-only "$plugin" 2>/dev/null | grep -q ' T _rigtune_backend$'; then
+  ok "the Metal plugin exports rigtune_backend ($plugin)"
+else not_ok "the Metal plugin exports rigtune_backend ($plugin)" "$($nm -g "$plugin" 2>&1 | head -3)"; fi
+$nm -g -u "$plugin" 2>/dev/null | grep '^_rt_' | sort >"$TMP/wants"
+$nm -g --defined-only "$bin" 2>/dev/null | awk '{print $3}' | sort >"$TMP/has"
+unmet=$(comm -23 "$TMP/wants" "$TMP/has" | tr '\n' ' ')
+if [ -s "$TMP/wants" ] && [ -z "$unmet" ]; then
+  ok "what the plugin takes from rigtune ($(wc -l <"$TMP/wants") kernels) the binary defines"
+else not_ok "what the plugin takes from rigtune the binary defines" "unmet: ${unmet:-nothing asked}"; fi
+libs=$(LC_ALL=C grep -ao '/[A-Za-z0-9_./-]*\.dylib' "$plugin" | grep -v librigtune_metal | sort -u |
+  tr '\n' ' ') # (its own name aside)
+if [ "$libs" = "/usr/lib/libSystem.B.dylib /usr/lib/libobjc.A.dylib " ] ||
+   [ "$libs" = "/usr/lib/libobjc.A.dylib /usr/lib/libSystem.B.dylib " ]; then
+  ok "the plugin links only libSystem (libobjc is named for dlopen)"
+else not_ok "the plugin links only libSystem" "it names: $libs"; fi
+
 expect_exit 0 "no Linux-only name outside the platform module" scripts/check-portable.sh
 
 # The check finds what it checks for: a copy of the tree with one Linux-only line.
