@@ -28,6 +28,14 @@ CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
 HIPCC ?= $(shell command -v hipcc 2>/dev/null)
 
+UNAME := $(shell uname -s)
+ifeq ($(UNAME),Darwin)
+# Homebrew keeps OpenBLAS, libpq and libomp out of the default paths ("keg-only"), and
+# clang does not search Homebrew's include and lib folders.
+BREW := $(shell brew --prefix 2>/dev/null)
+export PKG_CONFIG_PATH := $(BREW)/opt/openblas/lib/pkgconfig:$(BREW)/opt/libpq/lib/pkgconfig$(if \
+	$(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+endif
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
@@ -45,14 +53,12 @@ endif
 # oneDNN (bf16 GEMMs on the CPU) ships no pkg-config file; Debian's threads with libgomp,
 # whose omp_set_num_threads the backend calls.
 DNNL_LIBS := -ldnnl -lgomp
-# On a Mac (Homebrew): oneDNN threads with LLVM's libomp, which Homebrew keeps out of the
-# default paths; a shared library is a .dylib, and the GNU-only define means nothing.
-UNAME := $(shell uname -s)
+# On a Mac (Homebrew): oneDNN threads with LLVM's libomp; a shared library is a .dylib.
 SO := so
 ifeq ($(UNAME),Darwin)
-BREW_OMP := $(shell brew --prefix libomp 2>/dev/null)
-DNNL_LIBS := -ldnnl -L$(BREW_OMP)/lib -lomp
-CFLAGS += -I$(BREW_OMP)/include
+DNNL_LIBS := -ldnnl -L$(BREW)/opt/libomp/lib -lomp
+CFLAGS += -I$(BREW)/include -I$(BREW)/opt/libomp/include
+LDFLAGS += -L$(BREW)/lib
 SO := dylib
 endif
 LDLIBS := $(PKG_LIBS) $(DNNL_LIBS) -ldl -lm -pthread

@@ -3,8 +3,8 @@
 #   build  the compiler, pkg-config, OpenBLAS, oneDNN (CPU bf16), hwloc, NLopt, libyaml,
 #          libpq (the results store), and gnuplot for the report that make run draws
 #                                                                        (make, make run)
-#   test   cmocka, clang's sanitizer and fuzzer runtimes, llvm-nm (the macOS build's symbols), the real clients the
-#          tests drive: PyTorch, Optuna (+ omegaconf, psycopg2), PostgreSQL,
+#   test   cmocka, clang's sanitizer and fuzzer runtimes, llvm-nm (the macOS cross-build's
+#          symbols), the real clients the tests drive: PyTorch, Optuna (+ omegaconf, psycopg2), PostgreSQL,
 #          Slurm and munge (the fleet's cluster), headless Chromium, OpenBLAS's
 #          serial build beside the pthreads one (check's A/B), and python3-venv for
 #          scripts/venv.sh (PyPI's frameworks)                            (make test)
@@ -16,7 +16,32 @@
 # --if-missing installs nothing when every group given is there already (what stands
 # for a group: its pkg-config modules, commands, Python modules and files). As root, or
 # through `sudo -n`; otherwise prints the exact command to run and exits 1.
+# On macOS the groups are Homebrew's formulas (brew_formulas), installed where missing.
 set -euo pipefail
+
+# macOS: what the Makefile's Darwin part builds with (build), cmocka for the tests (test).
+brew_formulas() {
+  case $1 in
+    build) echo pkg-config hwloc nlopt libyaml openblas libpq onednn libomp gnuplot ;;
+    test) echo cmocka ;;
+    hip) ;;
+    *) echo "install-deps.sh: unknown group '$1' (build, test)" >&2; exit 2 ;;
+  esac
+}
+if [ "$(uname -s)" = Darwin ]; then
+  [ "${1:-}" = "--if-missing" ] && shift # Homebrew is asked for what is missing anyway
+  command -v brew >/dev/null 2>&1 ||
+    { echo "rigtune needs Homebrew (https://brew.sh) to install its libraries" >&2; exit 1; }
+  missing=()
+  for g in "${@:-build}"; do
+    for f in $(brew_formulas "$g"); do
+      brew list --formula "$f" >/dev/null 2>&1 || missing+=("$f")
+    done
+  done
+  [ ${#missing[@]} -eq 0 ] && exit 0
+  echo "rigtune: brew install ${missing[*]}" >&2
+  exec brew install "${missing[@]}"
+fi
 
 # Debian's Python packages belong to this interpreter, not to a pyenv one on PATH.
 SYSTEM_PYTHON=/usr/bin/python3
