@@ -11,6 +11,7 @@
 #define RT_PLATFORM_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -96,6 +97,14 @@ int rt_plat_exe_path(char *buf, size_t len);
  * (macOS: the child's guard watches rigtune instead).
  */
 int rt_plat_die_with_parent(int sig);
+
+/*
+ * Waits for one of the signals of set, which the caller has blocked, or for
+ * process parent's end, which comes as SIGTERM (what the parent-death signal
+ * of rt_plat_die_with_parent delivers where there is one: Linux's sigwait;
+ * macOS watches parent with kqueue). The signal, or -1 (errno).
+ */
+int rt_plat_wait_signal(const sigset_t *set, pid_t parent);
 
 /*
  * While on, orphans below this process are reparented to it

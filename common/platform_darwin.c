@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/event.h>
 #include <sys/resource.h>
 #include <sys/sysctl.h>
 #include <time.h>
@@ -203,6 +204,50 @@ int rt_plat_die_with_parent(int sig)
 	(void)sig;
 	errno = ENOSYS;
 	return -1;
+}
+
+/* The first signal of set that is pending now; 0 when none. */
+static int pending_of(const sigset_t *set)
+{
+	sigset_t p;
+	sigpending(&p);
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(set, s) && sigismember(&p, s))
+			return s;
+	return 0;
+}
+
+/*
+ * kqueue hears a blocked signal (EVFILT_SIGNAL) and parent's exit
+ * (EVFILT_PROC): a signal heard is still pending, and sigwait takes it. One
+ * pending before the queue was made is found by the look first.
+ */
+int rt_plat_wait_signal(const sigset_t *set, pid_t parent)
+{
+	int sig = pending_of(set), kq = sig ? -1 : kqueue();
+	if (!sig && kq < 0)
+		return -1;
+	struct kevent ev[NSIG + 1];
+	int n = 0;
+	for (int s = 1; !sig && s < NSIG; s++)
+		if (sigismember(set, s))
+			EV_SET(&ev[n++], (uintptr_t)s, EVFILT_SIGNAL, EV_ADD, 0, 0, NULL);
+	if (!sig)
+		EV_SET(&ev[n++], (uintptr_t)parent, EVFILT_PROC, EV_ADD, NOTE_EXIT, 0, NULL);
+	struct kevent got;
+	/* a parent already gone fails to register (ESRCH): that is its end */
+	int r = sig ? 0 : kevent(kq, ev, n, NULL, 0, NULL);
+	if (!sig && r < 0)
+		sig = errno == ESRCH ? SIGTERM : -1;
+	while (!sig && (r = kevent(kq, NULL, 0, &got, 1, NULL)) < 0 && errno == EINTR)
+		;
+	if (!sig)
+		sig = r < 0 ? -1 : got.filter == EVFILT_PROC ? SIGTERM : (int)got.ident;
+	if (kq >= 0)
+		close(kq);
+	if (sig > 0 && sigismember(set, sig) && pending_of(set) == sig)
+		sigwait(set, &sig); /* take it: it stays pending while blocked */
+	return sig;
 }
 
 int rt_plat_subreaper(int on)

@@ -229,6 +229,13 @@ int rt_plat_die_with_parent(int sig)
 	return prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) ? -1 : 0;
 }
 
+int rt_plat_wait_signal(const sigset_t *set, pid_t parent)
+{
+	(void)parent; /* its end comes as the parent-death signal */
+	int sig = 0;
+	return sigwait(set, &sig) == 0 ? sig : -1;
+}
+
 int rt_plat_subreaper(int on)
 {
 	return prctl(PR_SET_CHILD_SUBREAPER, on ? 1 : 0, 0, 0, 0) ? -1 : 0;

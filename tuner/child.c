@@ -52,7 +52,7 @@ static void exit_as(int status)
  * is lost between a look and a wait): reap what ends until the program
  * does, or end the whole tree at rigtune's end.
  */
-static void guard(pid_t program, const sigset_t *waited)
+static void guard(pid_t program, const sigset_t *waited, pid_t rigtune)
 {
 	for (;;) {
 		int status;
@@ -60,8 +60,7 @@ static void guard(pid_t program, const sigset_t *waited)
 		while ((r = waitpid(-1, &status, WNOHANG)) > 0)
 			if (r == program)
 				exit_as(status);
-		int sig = 0;
-		if (sigwait(waited, &sig) == 0 && sig == SIGTERM)
+		if (rt_plat_wait_signal(waited, rigtune) == SIGTERM)
 			break;
 	}
 	rt_child_end_descendants();
@@ -70,7 +69,7 @@ static void guard(pid_t program, const sigset_t *waited)
 
 void rt_child_guard(const int *fds, int n)
 {
-	pid_t self = getpid();
+	pid_t self = getpid(), rigtune = getppid();
 	sigset_t waited;
 	sigemptyset(&waited);
 	sigaddset(&waited, SIGTERM);
@@ -90,7 +89,7 @@ void rt_child_guard(const int *fds, int n)
 		close(fds[i]);
 	if (program < 0)
 		_exit(127);
-	guard(program, &waited);
+	guard(program, &waited, rigtune);
 }
 
 /* Waits for fd to be readable; 1 ready, 0 timeout, -1 error. */
