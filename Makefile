@@ -3,7 +3,7 @@
 #   make            build build/rigtune, the GPU plugins that this machine can compile
 #   make run        set up what is missing, build, run the default tuning, draw its report
 #   make test       set up what is missing (test clients, the frameworks' venv), build, run
-#                   every test
+#                   every test; on Linux also cross-build for macOS first (build-mac)
 #   make asan       the same suite under AddressSanitizer + UBSan (clang where present)
 #   make bench      the benchmarks in bench/ (they print figures)
 #   make fuzz       every libFuzzer harness in fuzz/ for SECONDS (default 60) each
@@ -224,7 +224,6 @@ test: test-deps
 	@$(MAKE) --no-print-directory build-test
 build-test: build-all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(BENCH_LIBS) \
 	$(GPU_CHECK) $(MAC_BUILD)
-	@scripts/check-portable.sh
 	@BUILD=$(BUILD) tests/run.sh
 
 # clang's UBSan also flags arithmetic on a NULL pointer, which gcc's does not.
