@@ -31,7 +31,7 @@ int rt_cpuset_count(const rt_cpuset *s)
 
 /* Tries dir/file; -1 with errno as execve leaves it. */
 static int exec_in(const char *dir, size_t dlen, const char *file, char *const argv[],
-		   char *const env[])
+                   char *const env[])
 {
 	char full[4096];
 	size_t flen = strlen(file);

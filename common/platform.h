@@ -71,7 +71,8 @@ double rt_plat_cpu_tick_s(void);
 /* The CPU's marketing name ("Apple M4 Max"); "" where the system does not say. */
 void rt_plat_cpu_model(char *buf, size_t len);
 
-/* The CPU's feature flags, lower case and space-separated as /proc/cpuinfo writes them; "" where none. */
+/* The CPU's feature flags, lower case and space-separated as /proc/cpuinfo writes them; "" where
+ * none. */
 void rt_plat_cpu_flags(char *buf, size_t len);
 
 /* The microcode revision ("0x1000065"); "" where none. */
@@ -129,7 +130,8 @@ int rt_plat_memfile(const char *name);
 /* A pipe whose ends are both close-on-exec, made at once where the system can. 0 or -1. */
 int rt_plat_pipe_cloexec(int fds[2]);
 
-/* execvp with env as the environment. Async-signal-safe where the system's is. Returns only on failure. */
+/* execvp with env as the environment. Async-signal-safe where the system's is. Returns only on
+ * failure. */
 int rt_plat_execvpe(const char *file, char *const argv[], char *const env[]);
 
 /*
@@ -146,12 +148,14 @@ int rt_execvpe_search(const char *path, const char *file, char *const argv[], ch
 /* Whether the directory dir is on procfs (Linux's /proc; never elsewhere). */
 int rt_plat_on_procfs(const char *dir);
 
-/* Sleeps until the monotonic time at (seconds, rt_now()'s clock), a signal's interruption included. */
+/* Sleeps until the monotonic time at (seconds, rt_now()'s clock), a signal's interruption included.
+ */
 void rt_plat_sleep_until(double at);
 
 /* ---- threads and sorting ---- */
 
-/* A barrier of n threads: pthread_barrier_t where the system has it, a lock and a condition where not. */
+/* A barrier of n threads: pthread_barrier_t where the system has it, a lock and a condition where
+ * not. */
 #ifdef __APPLE__
 typedef struct rt_barrier {
 	pthread_mutex_t lock;
@@ -167,8 +171,8 @@ void rt_barrier_wait(rt_barrier *b);
 void rt_barrier_destroy(rt_barrier *b);
 
 /* qsort with a context argument passed to cmp as its third (glibc's order, on every system). */
-void rt_sort_r(void *base, size_t n, size_t size,
-	       int (*cmp)(const void *, const void *, void *), void *ctx);
+void rt_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+               void *ctx);
 
 /* What a shared library's file name ends with (a backend plugin's). */
 #ifdef __APPLE__
@@ -187,13 +191,13 @@ void rt_sort_r(void *base, size_t n, size_t size,
  * differently (Mach-O: a leading underscore).
  */
 #ifdef __APPLE__
-#define RT_EMBED(sym, file)                                                          \
-	__asm__(".section __TEXT,__const\n.globl _" #sym "\n_" #sym ":\n.incbin \"" file \
-		"\"\n.byte 0\n.text\n")
+#define RT_EMBED(sym, file)                                                                        \
+	__asm__(".section __TEXT,__const\n.globl _" #sym "\n_" #sym ":\n.incbin \"" file           \
+	        "\"\n.byte 0\n.text\n")
 #else
-#define RT_EMBED(sym, file)                                                        \
-	__asm__(".section .rodata\n.global " #sym "\n.type " #sym ", @object\n" #sym \
-		":\n.incbin \"" file "\"\n.byte 0\n.previous\n")
+#define RT_EMBED(sym, file)                                                                        \
+	__asm__(".section .rodata\n.global " #sym "\n.type " #sym ", @object\n" #sym               \
+	        ":\n.incbin \"" file "\"\n.byte 0\n.previous\n")
 #endif
 
 #endif

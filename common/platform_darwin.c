@@ -24,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
 int rt_plat_cpus_allowed(rt_cpuset *s)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -97,11 +96,11 @@ int rt_plat_memory(uint64_t *total, uint64_t *available)
 	mach_msg_type_number_t count = HOST_VM_INFO64_COUNT;
 	int64_t mem = sysctl_int("hw.memsize", 0);
 	if (mem <= 0 || host_statistics64(mach_host_self(), HOST_VM_INFO64, (host_info64_t)&vm,
-					  &count) != KERN_SUCCESS)
+	                                  &count) != KERN_SUCCESS)
 		return -1;
 	*total = (uint64_t)mem;
 	*available = ((uint64_t)vm.free_count + vm.inactive_count + vm.purgeable_count) *
-		     (uint64_t)vm_page_size;
+	             (uint64_t)vm_page_size;
 	return 0;
 }
 
@@ -124,9 +123,9 @@ int rt_plat_cpu_busy(double *busy_s, int cap)
 	int n = (int)ncpu < cap ? (int)ncpu : cap;
 	for (int c = 0; c < n; c++)
 		busy_s[c] = (double)((uint64_t)load[c].cpu_ticks[CPU_STATE_USER] +
-				     load[c].cpu_ticks[CPU_STATE_SYSTEM] +
-				     load[c].cpu_ticks[CPU_STATE_NICE]) *
-			    tick;
+		                     load[c].cpu_ticks[CPU_STATE_SYSTEM] +
+		                     load[c].cpu_ticks[CPU_STATE_NICE]) *
+		            tick;
 	vm_deallocate(mach_task_self(), (vm_address_t)info, count * sizeof *info);
 	return n ? n : -1;
 }
@@ -142,15 +141,16 @@ void rt_plat_cpu_flags(char *buf, size_t len)
 	static const struct {
 		const char *sysctl, *flag;
 	} feats[] = {
-		{"hw.optional.arm.FEAT_FP16", "fphp"}, {"hw.optional.arm.FEAT_BF16", "bf16"},
-		{"hw.optional.arm.FEAT_I8MM", "i8mm"}, {"hw.optional.arm.FEAT_DotProd", "asimddp"},
-		{"hw.optional.arm.FEAT_SME", "sme"},   {"hw.optional.arm.FEAT_SME2", "sme2"},
+	    {"hw.optional.arm.FEAT_FP16", "fphp"}, {"hw.optional.arm.FEAT_BF16", "bf16"},
+	    {"hw.optional.arm.FEAT_I8MM", "i8mm"}, {"hw.optional.arm.FEAT_DotProd", "asimddp"},
+	    {"hw.optional.arm.FEAT_SME", "sme"},   {"hw.optional.arm.FEAT_SME2", "sme2"},
 	};
 	size_t used = 0;
 	buf[0] = '\0';
 	for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++)
 		if (sysctl_int(feats[i].sysctl, 0) == 1 && used < len) {
-			int k = snprintf(buf + used, len - used, "%s%s", used ? " " : "", feats[i].flag);
+			int k = snprintf(buf + used, len - used, "%s%s", used ? " " : "",
+			                 feats[i].flag);
 			used += k > 0 ? (size_t)k : 0;
 		}
 }
@@ -374,8 +374,8 @@ static int sort_trampoline(void *thunk, const void *a, const void *b)
 	return s->cmp(a, b, s->ctx);
 }
 
-void rt_sort_r(void *base, size_t n, size_t size,
-	       int (*cmp)(const void *, const void *, void *), void *ctx)
+void rt_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+               void *ctx)
 {
 	sort_ctx s = {cmp, ctx};
 	qsort_r(base, n, size, &s, sort_trampoline);

@@ -108,9 +108,10 @@ int rt_plat_cpu_busy(double *busy_s, int cap)
 	while (fgets(line, sizeof line, f)) {
 		int cpu;
 		unsigned long long user, nice, sys, idle, iowait, irq, softirq, steal = 0;
-		/* "cpuN user nice system idle iowait irq softirq steal ...": not the "cpu " total */
-		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &user, &nice,
-			   &sys, &idle, &iowait, &irq, &softirq, &steal) < 8 ||
+		/* "cpuN user nice system idle iowait irq softirq steal ...": not the "cpu " total
+		 */
+		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &user,
+		           &nice, &sys, &idle, &iowait, &irq, &softirq, &steal) < 8 ||
 		    cpu < 0 || cpu >= cap)
 			continue;
 		for (; n < cpu; n++) /* an offline CPU has no line */
@@ -348,8 +349,8 @@ void rt_barrier_destroy(rt_barrier *b)
 	pthread_barrier_destroy(b);
 }
 
-void rt_sort_r(void *base, size_t n, size_t size,
-	       int (*cmp)(const void *, const void *, void *), void *ctx)
+void rt_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+               void *ctx)
 {
 	qsort_r(base, n, size, cmp, ctx);
 }

@@ -33,7 +33,7 @@ static void test_cpuset(void **state)
 	assert_int_equal(rt_cpuset_count(&s), 4);
 	assert_true(rt_cpuset_has(&s, 63) && rt_cpuset_has(&s, 64));
 	assert_false(rt_cpuset_has(&s, 1) || rt_cpuset_has(&s, -1) ||
-		     rt_cpuset_has(&s, RT_CPUSET_MAX));
+	             rt_cpuset_has(&s, RT_CPUSET_MAX));
 }
 
 /* The allowed CPUs are online ones, at least one; binding to the first keeps us there. */
@@ -270,16 +270,16 @@ static void test_on_procfs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cpuset),
-		cmocka_unit_test(test_cpus_and_bind),
-		cmocka_unit_test(test_memory_and_cpu_times),
-		cmocka_unit_test(test_exe_path),
-		cmocka_unit_test(test_children),
-		cmocka_unit_test(test_memfile_and_pipe),
-		cmocka_unit_test(test_execvpe_search),
-		cmocka_unit_test(test_barrier),
-		cmocka_unit_test(test_sort_r),
-		cmocka_unit_test(test_on_procfs),
+	    cmocka_unit_test(test_cpuset),
+	    cmocka_unit_test(test_cpus_and_bind),
+	    cmocka_unit_test(test_memory_and_cpu_times),
+	    cmocka_unit_test(test_exe_path),
+	    cmocka_unit_test(test_children),
+	    cmocka_unit_test(test_memfile_and_pipe),
+	    cmocka_unit_test(test_execvpe_search),
+	    cmocka_unit_test(test_barrier),
+	    cmocka_unit_test(test_sort_r),
+	    cmocka_unit_test(test_on_procfs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

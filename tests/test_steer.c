@@ -28,7 +28,7 @@ static void pins_of(const rt_space *s, char *buf, size_t len)
 	buf[0] = '\0';
 	for (int v = 0; v < rt_space_size(s, p); v++)
 		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", v ? " " : "",
-			 rt_space_str_at(s, p, v));
+		         rt_space_str_at(s, p, v));
 }
 
 /* The default GEMM space as a machine of this kind would have it. */
@@ -125,10 +125,10 @@ static void test_set_categorical(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_m4max_space_steers),
-		cmocka_unit_test(test_pin_to_qos),
-		cmocka_unit_test(test_ecores_binding),
-		cmocka_unit_test(test_set_categorical),
+	    cmocka_unit_test(test_m4max_space_steers),
+	    cmocka_unit_test(test_pin_to_qos),
+	    cmocka_unit_test(test_ecores_binding),
+	    cmocka_unit_test(test_set_categorical),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

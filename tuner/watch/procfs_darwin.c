@@ -111,8 +111,8 @@ void rt_proc_os_machine(rt_proc_snap *s)
 	    KERN_SUCCESS)
 		return;
 	uint64_t tick_ns = (uint64_t)(rt_plat_cpu_tick_s() * 1e9);
-	uint64_t busy = (uint64_t)load.cpu_ticks[CPU_STATE_USER] + load.cpu_ticks[CPU_STATE_SYSTEM] +
-			load.cpu_ticks[CPU_STATE_NICE];
+	uint64_t busy = (uint64_t)load.cpu_ticks[CPU_STATE_USER] +
+	                load.cpu_ticks[CPU_STATE_SYSTEM] + load.cpu_ticks[CPU_STATE_NICE];
 	s->machine_busy_ns = busy * tick_ns;
 	s->machine_total_ns = (busy + load.cpu_ticks[CPU_STATE_IDLE]) * tick_ns;
 }

@@ -28,8 +28,8 @@ typedef void *id;
 typedef void *SEL;
 
 #define METAL_FW "/System/Library/Frameworks/Metal.framework/Metal"
-#define MPS_FW                                                                    \
-	"/System/Library/Frameworks/MetalPerformanceShaders.framework/"             \
+#define MPS_FW                                                                                     \
+	"/System/Library/Frameworks/MetalPerformanceShaders.framework/"                            \
 	"MetalPerformanceShaders"
 #define OBJC_LIB "/usr/lib/libobjc.A.dylib"
 
@@ -59,7 +59,7 @@ static struct {
 
 static id send(id o, const char *sel)
 {
-	return MSG(id (*)(id, SEL))(o, S(sel));
+	return MSG(id(*)(id, SEL))(o, S(sel));
 }
 
 static void release(id o)
@@ -93,12 +93,12 @@ static int metal_init(char *err, size_t errlen)
 	int missing = 0;
 	void *objc = dlopen(OBJC_LIB, RTLD_NOW), *metal = dlopen(METAL_FW, RTLD_NOW);
 	void *mps = dlopen(MPS_FW, RTLD_NOW);
-	rt.get_class = (id (*)(const char *))need(objc, "objc_getClass", &missing);
-	rt.sel = (SEL (*)(const char *))need(objc, "sel_registerName", &missing);
+	rt.get_class = (id(*)(const char *))need(objc, "objc_getClass", &missing);
+	rt.sel = (SEL(*)(const char *))need(objc, "sel_registerName", &missing);
 	rt.msg = need(objc, "objc_msgSend", &missing);
 	rt.pool_push = (void *(*)(void))need(objc, "objc_autoreleasePoolPush", &missing);
 	rt.pool_pop = (void (*)(void *))need(objc, "objc_autoreleasePoolPop", &missing);
-	rt.create_device = (id (*)(void))need(metal, "MTLCreateSystemDefaultDevice", &missing);
+	rt.create_device = (id(*)(void))need(metal, "MTLCreateSystemDefaultDevice", &missing);
 	rt.mps_supports = (bool (*)(id))need(mps, "MPSSupportsMTLDevice", &missing);
 	if (missing)
 		return fail(err, errlen, RT_EUNAVAIL, "%s", rt.why);
@@ -107,19 +107,20 @@ static int metal_init(char *err, size_t errlen)
 	if (!rt.mps_supports(rt.device)) {
 		release(rt.device);
 		rt.device = NULL;
-		return fail(err, errlen, RT_EUNAVAIL, "Metal Performance Shaders do not run on this device");
+		return fail(err, errlen, RT_EUNAVAIL,
+		            "Metal Performance Shaders do not run on this device");
 	}
 	return 1;
 }
 
 static uint64_t working_set(void)
 {
-	return MSG(uint64_t (*)(id, SEL))(rt.device, S("recommendedMaxWorkingSetSize"));
+	return MSG(uint64_t(*)(id, SEL))(rt.device, S("recommendedMaxWorkingSetSize"));
 }
 
 static uint64_t allocated(void)
 {
-	return MSG(uint64_t (*)(id, SEL))(rt.device, S("currentAllocatedSize"));
+	return MSG(uint64_t(*)(id, SEL))(rt.device, S("currentAllocatedSize"));
 }
 
 static int metal_device_info(int dev, rt_device_info *info)
@@ -136,7 +137,7 @@ static int metal_device_info(int dev, rt_device_info *info)
 	info->precisions = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP16);
 	info->unified_memory = MSG(bool (*)(id, SEL))(rt.device, S("hasUnifiedMemory"));
 	snprintf(info->gemm_impl, sizeof info->gemm_impl,
-		 "MPSMatrixMultiplication (fp16 through half copies)");
+	         "MPSMatrixMultiplication (fp16 through half copies)");
 	rt.pool_pop(pool);
 	return 0;
 }
@@ -192,10 +193,10 @@ static int finish(rt_ctx *c, id cb)
 	int rc = RT_OK;
 	if (MSG(unsigned long (*)(id, SEL))(cb, S("status")) != CB_COMPLETED)
 		rc = fail(c->err, sizeof c->err, RT_ERUNTIME, "command buffer failed: %s",
-			  text_of(send(send(cb, "error"), "localizedDescription")));
+		          text_of(send(send(cb, "error"), "localizedDescription")));
 	else if (c->timing)
 		c->busy_s += MSG(double (*)(id, SEL))(cb, S("GPUEndTime")) -
-			     MSG(double (*)(id, SEL))(cb, S("GPUStartTime"));
+		             MSG(double (*)(id, SEL))(cb, S("GPUStartTime"));
 	release(cb);
 	return rc;
 }
@@ -229,10 +230,11 @@ static int metal_alloc(rt_ctx *c, size_t bytes, void **ptr)
 {
 	if (rt_grow(&c->bufs, &c->cap, c->nbufs, sizeof *c->bufs, 16)) /* the binary's */
 		return RT_ENOMEM;
-	id mtl = MSG(id (*)(id, SEL, unsigned long, unsigned long))(
-		rt.device, S("newBufferWithLength:options:"), bytes ? bytes : 1, STORAGE_SHARED);
+	id mtl = MSG(id(*)(id, SEL, unsigned long, unsigned long))(
+	    rt.device, S("newBufferWithLength:options:"), bytes ? bytes : 1, STORAGE_SHARED);
 	if (!mtl)
-		return fail(c->err, sizeof c->err, RT_ENOMEM, "newBufferWithLength: %zu bytes", bytes);
+		return fail(c->err, sizeof c->err, RT_ENOMEM, "newBufferWithLength: %zu bytes",
+		            bytes);
 	char *base = MSG(void *(*)(id, SEL))(mtl, S("contents"));
 	c->bufs[c->nbufs++] = (buffer){mtl, base, bytes};
 	*ptr = base;
@@ -290,12 +292,12 @@ static int metal_mem_info(rt_ctx *c, uint64_t *total, uint64_t *free_bytes)
 /* An MPSMatrix of rows x cols (row-major, ld elements a row) at byte offset of buf. */
 static id matrix(id buf, size_t offset, int rows, int cols, int ld, unsigned type, size_t esize)
 {
-	id desc = MSG(id (*)(id, SEL, unsigned long, unsigned long, unsigned long, unsigned))(
-		CLS("MPSMatrixDescriptor"), S("matrixDescriptorWithRows:columns:rowBytes:dataType:"),
-		(unsigned long)rows, (unsigned long)cols, (unsigned long)ld * esize, type);
+	id desc = MSG(id(*)(id, SEL, unsigned long, unsigned long, unsigned long, unsigned))(
+	    CLS("MPSMatrixDescriptor"), S("matrixDescriptorWithRows:columns:rowBytes:dataType:"),
+	    (unsigned long)rows, (unsigned long)cols, (unsigned long)ld * esize, type);
 	id m = send(CLS("MPSMatrix"), "alloc");
-	return MSG(id (*)(id, SEL, id, unsigned long, id))(m, S("initWithBuffer:offset:descriptor:"),
-							    buf, offset, desc);
+	return MSG(id(*)(id, SEL, id, unsigned long, id))(m, S("initWithBuffer:offset:descriptor:"),
+	                                                  buf, offset, desc);
 }
 
 /* One GEMM's operands as MTLBuffers and offsets (fp16: half copies of them). */
@@ -309,8 +311,8 @@ typedef struct operand {
 static int half_copy(const float *p, int rows, int cols, int ld, operand *o)
 {
 	size_t n = span(rows, cols, ld, 0, 1);
-	o->owned = MSG(id (*)(id, SEL, unsigned long, unsigned long))(
-		rt.device, S("newBufferWithLength:options:"), n * sizeof(_Float16), STORAGE_SHARED);
+	o->owned = MSG(id(*)(id, SEL, unsigned long, unsigned long))(
+	    rt.device, S("newBufferWithLength:options:"), n * sizeof(_Float16), STORAGE_SHARED);
 	if (!o->owned)
 		return RT_ENOMEM;
 	_Float16 *h = MSG(void *(*)(id, SEL))(o->owned, S("contents"));
@@ -343,21 +345,21 @@ static void from_half(const operand *o, float *c, int rows, int cols, int ld)
 
 /* Encodes one GEMM into cb: C = alpha op(A) op(B) + beta C, row-major like cblas. */
 static void encode(id cb, const operand *a, const operand *b, const operand *cm, int transa,
-		   int transb, int m, int n, int k, double alpha, double beta, int lda, int ldb,
-		   int ldc, unsigned type, size_t esize)
+                   int transb, int m, int n, int k, double alpha, double beta, int lda, int ldb,
+                   int ldc, unsigned type, size_t esize)
 {
 	id A = matrix(a->buf, a->offset, transa ? k : m, transa ? m : k, lda, type, esize);
 	id B = matrix(b->buf, b->offset, transb ? n : k, transb ? k : n, ldb, type, esize);
 	id C = matrix(cm->buf, cm->offset, m, n, ldc, type, esize);
 	id mm = send(CLS("MPSMatrixMultiplication"), "alloc");
-	mm = MSG(id (*)(id, SEL, id, bool, bool, unsigned long, unsigned long, unsigned long, double,
-			double))(mm,
-				 S("initWithDevice:transposeLeft:transposeRight:resultRows:"
-				   "resultColumns:interiorColumns:alpha:beta:"),
-				 rt.device, transa != 0, transb != 0, (unsigned long)m,
-				 (unsigned long)n, (unsigned long)k, alpha, beta);
-	MSG(void (*)(id, SEL, id, id, id, id))(
-		mm, S("encodeToCommandBuffer:leftMatrix:rightMatrix:resultMatrix:"), cb, A, B, C);
+	mm = MSG(id(*)(id, SEL, id, bool, bool, unsigned long, unsigned long, unsigned long, double,
+	               double))(mm,
+	                        S("initWithDevice:transposeLeft:transposeRight:resultRows:"
+	                          "resultColumns:interiorColumns:alpha:beta:"),
+	                        rt.device, transa != 0, transb != 0, (unsigned long)m,
+	                        (unsigned long)n, (unsigned long)k, alpha, beta);
+	MSG(void (*)(id, SEL, id, id, id, id))
+	(mm, S("encodeToCommandBuffer:leftMatrix:rightMatrix:resultMatrix:"), cb, A, B, C);
 	release(mm);
 	release(A);
 	release(B);
@@ -377,8 +379,8 @@ static int check_gemm(rt_ctx *c, const gemm_args *g)
  * converts C back.
  */
 static int gemm_many(rt_ctx *c, rt_precision prec, int transa, int transb, int m, int n, int k,
-		     double alpha, const float *a, int lda, long sa, const float *b, int ldb,
-		     long sb, double beta, float *cc, int ldc, long sc, int count)
+                     double alpha, const float *a, int lda, long sa, const float *b, int ldb,
+                     long sb, double beta, float *cc, int ldc, long sc, int count)
 {
 	int half = prec == RT_FP16, rc = half ? drain(c) : RT_OK;
 	unsigned type = half ? MPS_FLOAT16 : MPS_FLOAT32;
@@ -394,18 +396,19 @@ static int gemm_many(rt_ctx *c, rt_precision prec, int transa, int transb, int m
 		operand *o = &ops[3 * i];
 		rc = operand_of(c, a + i * sa, half, transa ? k : m, transa ? m : k, lda, &o[0]);
 		if (!rc)
-			rc = operand_of(c, b + i * sb, half, transb ? n : k, transb ? k : n, ldb, &o[1]);
+			rc = operand_of(c, b + i * sb, half, transb ? n : k, transb ? k : n, ldb,
+			                &o[1]);
 		if (!rc)
 			rc = operand_of(c, cc + i * sc, half, m, n, ldc, &o[2]);
 		if (!rc)
-			encode(cb, &o[0], &o[1], &o[2], transa, transb, m, n, k, alpha, beta, lda, ldb,
-			       ldc, type, esize);
+			encode(cb, &o[0], &o[1], &o[2], transa, transb, m, n, k, alpha, beta, lda,
+			       ldb, ldc, type, esize);
 	}
 	if (rc == RT_OK && c->npending == MAX_IN_FLIGHT)
 		rc = drain(c);
 	if (rc == RT_OK) {
 		MSG(void (*)(id, SEL))(cb, S("commit"));
-		c->pending[c->npending++] = MSG(id (*)(id, SEL))(cb, S("retain"));
+		c->pending[c->npending++] = MSG(id(*)(id, SEL))(cb, S("retain"));
 		if (half && rc == RT_OK && (rc = drain(c)) == RT_OK)
 			for (int i = 0; i < count; i++)
 				from_half(&ops[3 * i + 2], cc + i * sc, m, n, ldc);
@@ -418,39 +421,39 @@ static int gemm_many(rt_ctx *c, rt_precision prec, int transa, int transb, int m
 }
 
 static int metal_gemm(rt_ctx *c, rt_dtype t, rt_precision prec, int transa, int transb, int m,
-		      int n, int k, double alpha, const void *a, int lda, const void *b, int ldb,
-		      double beta, void *cc, int ldc)
+                      int n, int k, double alpha, const void *a, int lda, const void *b, int ldb,
+                      double beta, void *cc, int ldc)
 {
-	gemm_args g = {t, prec, transa, transb, m, n, k, alpha, beta, a, b, cc, lda, ldb, ldc,
-		       0, 0, 0, 1};
+	gemm_args g = {t, prec, transa, transb, m,   n, k, alpha, beta, a,
+	               b, cc,   lda,    ldb,    ldc, 0, 0, 0,     1};
 	int rc = check_gemm(c, &g);
 	if (rc || m == 0 || n == 0)
 		return rc;
 	return gemm_many(c, prec, transa, transb, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, cc,
-			 ldc, 0, 1);
+	                 ldc, 0, 1);
 }
 
 static int metal_gemm_batched(rt_ctx *c, rt_dtype t, rt_precision prec, int transa, int transb,
-			      int m, int n, int k, double alpha, const void *a, int lda, long sa,
-			      const void *b, int ldb, long sb, double beta, void *cc, int ldc,
-			      long sc, int count)
+                              int m, int n, int k, double alpha, const void *a, int lda, long sa,
+                              const void *b, int ldb, long sb, double beta, void *cc, int ldc,
+                              long sc, int count)
 {
-	gemm_args g = {t, prec, transa, transb, m, n, k, alpha, beta, a, b, cc, lda, ldb, ldc,
-		       sa, sb, sc, count};
+	gemm_args g = {t, prec, transa, transb, m,   n,  k,  alpha, beta, a,
+	               b, cc,   lda,    ldb,    ldc, sa, sb, sc,    count};
 	int rc = check_gemm(c, &g);
 	if (rc || m == 0 || n == 0 || count == 0)
 		return rc;
 	return gemm_many(c, prec, transa, transb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, cc,
-			 ldc, sc, count);
+	                 ldc, sc, count);
 }
 
 /* ---- the elementwise kernels: the CPU reference on the shared memory, the GPU done first ---- */
 
-#define ON_CPU(name, params, args)                       \
-	static int metal_##name params                     \
-	{                                                  \
-		int rc = drain(c);                         \
-		return rc ? rc : rt_cpu_##name args;       \
+#define ON_CPU(name, params, args)                                                                 \
+	static int metal_##name params                                                             \
+	{                                                                                          \
+		int rc = drain(c);                                                                 \
+		return rc ? rc : rt_cpu_##name args;                                               \
 	}
 
 ON_CPU(fill, (rt_ctx * c, rt_dtype t, void *x, size_t n, double v), (c->cpu, t, x, n, v))
@@ -471,22 +474,22 @@ ON_CPU(softmax,
        (c->cpu, t, r, k, scale, causal, x, y))
 ON_CPU(softmax_backward,
        (rt_ctx * c, rt_dtype t, int r, int k, double scale, const void *y, const void *dy,
-	void *dx),
+        void *dx),
        (c->cpu, t, r, k, scale, y, dy, dx))
 ON_CPU(layernorm,
        (rt_ctx * c, rt_dtype t, int r, int k, const void *x, const void *g, const void *b, void *y,
-	void *mean, void *rstd),
+        void *mean, void *rstd),
        (c->cpu, t, r, k, x, g, b, y, mean, rstd))
 ON_CPU(layernorm_backward,
        (rt_ctx * c, rt_dtype t, int r, int k, const void *x, const void *g, const void *mean,
-	const void *rstd, const void *dy, void *dx, void *dg, void *db),
+        const void *rstd, const void *dy, void *dx, void *dg, void *db),
        (c->cpu, t, r, k, x, g, mean, rstd, dy, dx, dg, db))
 ON_CPU(mse_loss,
        (rt_ctx * c, rt_dtype t, size_t n, const void *p, const void *target, void *loss, void *dp),
        (c->cpu, t, n, p, target, loss, dp))
 ON_CPU(adam,
        (rt_ctx * c, rt_dtype t, size_t n, void *w, const void *g, void *m, void *v, double lr,
-	double b1, double b2, double eps, int step),
+        double b1, double b2, double eps, int step),
        (c->cpu, t, n, w, g, m, v, lr, b1, b2, eps, step))
 
 static const char *metal_last_error(rt_ctx *c)
@@ -505,39 +508,39 @@ static int metal_device_time(rt_ctx *c, int on, double *busy_s)
 }
 
 static const rt_backend_ops metal_ops = {
-	.abi = RT_BACKEND_ABI,
-	.name = "metal",
-	.visible_devices = NULL, /* one GPU, no variable to hide it */
-	.init = metal_init,
-	.device_info = metal_device_info,
-	.open = metal_open,
-	.close = metal_close,
-	.alloc = metal_alloc,
-	.free = metal_free,
-	.upload = metal_copy,
-	.download = metal_copy,
-	.synchronize = metal_synchronize,
-	.mem_info = metal_mem_info,
-	.gemm = metal_gemm,
-	.gemm_batched = metal_gemm_batched,
-	.fill = metal_fill,
-	.axpby = metal_axpby,
-	.add_bias = metal_add_bias,
-	.sum_rows = metal_sum_rows,
-	.gelu = metal_gelu,
-	.gelu_backward = metal_gelu_backward,
-	.tanh_fwd = metal_tanh_fwd,
-	.tanh_backward = metal_tanh_backward,
-	.softmax = metal_softmax,
-	.softmax_backward = metal_softmax_backward,
-	.layernorm = metal_layernorm,
-	.layernorm_backward = metal_layernorm_backward,
-	.mse_loss = metal_mse_loss,
-	.adam = metal_adam,
-	.utilization = NULL, /* no monitor a process may read without root */
-	.last_error = metal_last_error,
-	.gemm_impl = NULL,
-	.device_time = metal_device_time,
+    .abi = RT_BACKEND_ABI,
+    .name = "metal",
+    .visible_devices = NULL, /* one GPU, no variable to hide it */
+    .init = metal_init,
+    .device_info = metal_device_info,
+    .open = metal_open,
+    .close = metal_close,
+    .alloc = metal_alloc,
+    .free = metal_free,
+    .upload = metal_copy,
+    .download = metal_copy,
+    .synchronize = metal_synchronize,
+    .mem_info = metal_mem_info,
+    .gemm = metal_gemm,
+    .gemm_batched = metal_gemm_batched,
+    .fill = metal_fill,
+    .axpby = metal_axpby,
+    .add_bias = metal_add_bias,
+    .sum_rows = metal_sum_rows,
+    .gelu = metal_gelu,
+    .gelu_backward = metal_gelu_backward,
+    .tanh_fwd = metal_tanh_fwd,
+    .tanh_backward = metal_tanh_backward,
+    .softmax = metal_softmax,
+    .softmax_backward = metal_softmax_backward,
+    .layernorm = metal_layernorm,
+    .layernorm_backward = metal_layernorm_backward,
+    .mse_loss = metal_mse_loss,
+    .adam = metal_adam,
+    .utilization = NULL, /* no monitor a process may read without root */
+    .last_error = metal_last_error,
+    .gemm_impl = NULL,
+    .device_time = metal_device_time,
 };
 
 __attribute__((visibility("default"))) const rt_backend_ops *rigtune_backend(void)
