@@ -188,9 +188,13 @@ ZIG_CC := $(shell scripts/zig.sh --path)/bin/python -m ziglang cc
 MAC_CFLAGS = -target aarch64-macos $(OPT) -std=c11 -Wall -Wextra -Werror -pthread -MMD -MP \
 	-isystem $(MAC)/sdk/include
 MAC_LIBS := -L$(MAC)/sdk/lib -lhwloc -lnlopt -lyaml -lopenblas -lpq -ldnnl -lomp -lm -pthread
-MAC_OBJS := $(patsubst %.c,$(MAC)/%.o,tuner/main.c $(LIB_SRCS))
+MAC_LIB_OBJS := $(patsubst %.c,$(MAC)/%.o,$(LIB_SRCS))
+MAC_OBJS := $(MAC)/tuner/main.o $(MAC_LIB_OBJS)
+# The tests scripts/mac-check.sh runs on a Mac, linked here too (cmocka: a stub).
+MAC_TESTS := $(MAC)/tests/test_platform $(MAC)/tests/test_steer $(MAC)/tests/gpu_check
 # (not again under a sanitizer: the same files)
-MAC_BUILD := $(if $(SAN),,$(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/librigtune_metal.dylib))
+MAC_BUILD := $(if $(SAN),,$(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/librigtune_metal.dylib \
+	$(MAC_TESTS)))
 .PHONY: build-mac
 build-mac: $(MAC)/rigtune $(MAC)/librigtune_metal.dylib
 $(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh
@@ -202,6 +206,8 @@ $(MAC)/%.o: %.c $(MAC)/sdk/.complete
 	$(ZIG_CC) $(MAC_CFLAGS) -c $< -o $@
 $(MAC)/rigtune: $(MAC_OBJS)
 	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -o $@
+$(MAC)/tests/%: $(MAC)/tests/%.o $(MAC_LIB_OBJS)
+	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -lcmocka -o $@
 # The plugin takes the CPU reference kernels from the binary, which exports them.
 METAL_FLAGS := -O2 -std=c11 -Wall -Wextra -fPIC -shared -undefined dynamic_lookup \
 	-fvisibility=hidden

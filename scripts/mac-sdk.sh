@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the macOS cross-build (make test, Makefile's "macOS" part) needs of the
 # third-party libraries, made from this Debian machine's own packages:
-#   OUT/include   the headers of hwloc, NLopt, libyaml, OpenBLAS, libpq, oneDNN and OpenMP,
+#   OUT/include   the headers of hwloc, NLopt, libyaml, OpenBLAS, libpq, oneDNN and OpenMP
+#                 (and cmocka's, for the tests a Mac owner runs, where the test group is in),
 #                 copied (the same APIs Homebrew's builds have; OpenBLAS's config says
 #                 Darwin on arm64)
 #   OUT/lib       link stubs: libNAME.dylib for aarch64-macos exporting, as empty
@@ -27,6 +28,8 @@ sed -e 's/OPENBLAS_OS_LINUX/OPENBLAS_OS_DARWIN/' -e 's/OPENBLAS_ARCH_X86_64/OPEN
   "$blas_inc/openblas_config.h" >"$inc/openblas_config.h"
 cp -r /usr/include/oneapi/dnnl "$inc/oneapi/"
 cp "$(cc -print-file-name=include)/omp.h" "$inc/"
+cmocka=$([ -f /usr/include/cmocka.h ] && echo yes || true) # libcmocka-dev: the test group
+[ -z "$cmocka" ] || cp /usr/include/cmocka.h "$inc/"
 
 # NAME SONAME-OF-THE-DEBIAN-LIBRARY [SYMBOL-PREFIX]: OpenMP's API is the same in
 # GNU's libgomp and LLVM's libomp (Homebrew's), its runtime entry points are not.
@@ -47,5 +50,6 @@ stub openblas libopenblas.so
 stub pq libpq.so
 stub dnnl libdnnl.so
 stub omp libgomp.so omp_
+[ -z "$cmocka" ] || stub cmocka libcmocka.so
 rm -rf "$out"
 mv "$out.tmp" "$out"

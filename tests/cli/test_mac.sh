@@ -24,6 +24,16 @@ if [ "$(uname -s)" != Darwin ]; then
   else not_ok "it loads every library from Homebrew" "not named:$missing"; fi
 fi
 
+# The tests scripts/mac-check.sh runs on a Mac link for it too (Linux: the cross-build's).
+if [ "$(uname -s)" != Darwin ]; then
+  for t in test_platform test_steer gpu_check; do
+    [ "$(od -An -tx4 -N16 "$(dirname "$bin")/tests/$t" 2>/dev/null | tr -s ' ')" = "$header" ] ||
+      bad="${bad:-} $t"
+  done
+  if [ -z "${bad:-}" ]; then ok "test_platform, test_steer and gpu_check link for aarch64-macos"
+  else not_ok "the tests a Mac runs link for aarch64-macos" "not Mach-O arm64:$bad"; fi
+fi
+
 # Every embedded file made it, under Mach-O's names: the space of each workload.
 if grep -q 'Default search space of the GEMM workload' "$bin"; then ok "the embedded spaces are in the Mach-O binary"
 else not_ok "the embedded spaces are in the Mach-O binary"; fi
