@@ -174,11 +174,16 @@ void rt_barrier_destroy(rt_barrier *b);
 void rt_sort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
                void *ctx);
 
-/* What a shared library's file name ends with (a backend plugin's). */
+/*
+ * What a shared library's file name ends with (a backend plugin's), and the
+ * variable whose folders the dynamic loader searches first (check's lib:DIR).
+ */
 #ifdef __APPLE__
 #define RT_DYLIB_SUFFIX ".dylib"
+#define RT_LIBRARY_PATH_VAR "DYLD_LIBRARY_PATH"
 #else
 #define RT_DYLIB_SUFFIX ".so"
+#define RT_LIBRARY_PATH_VAR "LD_LIBRARY_PATH"
 #endif
 
 /* ---- files embedded in the binary ---- */

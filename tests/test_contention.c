@@ -1,4 +1,4 @@
-/* Others' share of a trial's CPUs from two readings of the CPUs' busy times (tuner/contention.c). */
+/* Others' share of a trial's CPUs from two readings of their busy times (tuner/contention.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -13,10 +13,11 @@
  * In a child of parent, first thing after fork: default dispositions for the
  * signals whose parent handlers must not run there (the tuner's SIGINT, a
  * test framework's SIGSEGV), so that a crash or a Ctrl-C ends the child the
- * usual way; and the child gets SIGKILL when parent ends, however it ends (its SIGKILL too:
- * PR_SET_PDEATHSIG; macOS has none: platform.h). A parent already gone before the request took effect
- * ends the child at once. The signal comes when the thread that forked
- * ends: fork from the main thread.
+ * usual way; and the child gets SIGKILL when parent ends, however it ends
+ * (its SIGKILL too: PR_SET_PDEATHSIG; macOS has no such signal, and there
+ * only a guard, rt_child_guard, hears the parent's end). A parent already
+ * gone before the request took effect ends the child at once. The signal
+ * comes when the thread that forked ends: fork from the main thread.
  */
 void rt_child_begin(pid_t parent);
 

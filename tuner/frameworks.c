@@ -42,7 +42,7 @@ static const char probe_pytorch[] =
 	"    dyld._dyld_get_image_name.restype = ctypes.c_char_p\n"
 	"    maps = [dyld._dyld_get_image_name(i).decode() for i in range(dyld._dyld_image_count())]\n"
 	"else:\n"
-	"    with open('/proc/self/maps') as f:\n" /* platform: Python's, Linux's branch */
+	"    with open('/proc/self/maps') as f:\n" /* platform: Python's, in Linux's branch */
 	"        maps = [l.split()[-1] for l in f if '.so' in l]\n"
 	"libs = sorted({p for p in maps if p[:1] == '/'})\n"
 	"m = re.search(r'BLAS_INFO=(\\w+)', cfg)\n"
@@ -92,10 +92,12 @@ static const char probe_jax[] =
 	"out('devices', len(jax.devices()))\n"
 	"x = jnp.ones((256, 256))\n"
 	"jax.jit(lambda a: a @ a)(x).block_until_ready()\n"
-	/* Linux names each thread in /proc; macOS lets no Python see another thread's name */
-	"if os.path.isdir('/proc/self/task'):\n" /* platform: Python's, Linux only */
-	"    comm = [open(f'/proc/self/task/{t}/comm').read().strip() for t in os.listdir('/proc/self/task')]\n" /* platform: as above */
-	"    out('cpu_pool_threads', comm.count('tf_XLAEigen'))\n";
+	/* Linux names each thread in /proc; macOS lets no Python see another thread's name: the
+	 * lines marked "platform:" are Python's, in the branch only Linux takes */
+	"d = '/proc/self/task'\n" /* platform: */
+	"if os.path.isdir(d):\n"
+	"    names = [open(f'{d}/{t}/comm').read().strip() for t in os.listdir(d)]\n"
+	"    out('cpu_pool_threads', names.count('tf_XLAEigen'))\n";
 
 static const char probe_tensorflow[] =
 	"MODULE = 'tensorflow'\n" PROBE_PRELUDE

@@ -38,10 +38,10 @@ int rt_pin_cpuset(hwloc_topology_t t, rt_pin policy, int n, hwloc_bitmap_t out);
  */
 int rt_pin_self(rt_pin policy, int n, char *err, size_t errlen);
 
-/* The rt_steer (platform.h) that stands for policy where nothing binds; -1: none (compact, spread). */
+/* The rt_steer (platform.h) standing for policy where nothing binds; -1: none (compact, spread). */
 int rt_pin_steer(rt_pin policy);
 
-/* What policy does where nothing binds, said for a recommendation ("steered to the performance cores ..."). */
+/* What policy does where nothing binds, for a recommendation ("steered to the performance ..."). */
 const char *rt_pin_steer_said(rt_pin policy);
 
 /* RT_EINVAL "this system binds no thread to a CPU: pin=POLICY cannot be had ..." into err. */

@@ -53,11 +53,11 @@ static int need_dir(const char *spec, const char *dir, char *err, size_t errlen)
 			   : rt_fail(err, errlen, RT_EINVAL, "%s: %s is not a directory", spec, dir);
 }
 
-/* lib:DIR, before whatever LD_LIBRARY_PATH this process has. */
+/* lib:DIR, before whatever library path this process has (LD_LIBRARY_PATH; macOS's DYLD_). */
 static int add_lib(rt_check_side *s, const char *spec, const char *dir, char *err,
 		   size_t errlen)
 {
-	const char *old = getenv("LD_LIBRARY_PATH");
+	const char *old = getenv(RT_LIBRARY_PATH_VAR);
 	char value[1024];
 	int rc = need_dir(spec, dir, err, errlen);
 	if (rc)
@@ -66,7 +66,7 @@ static int add_lib(rt_check_side *s, const char *spec, const char *dir, char *er
 			 old ? old : "");
 	if (n < 0 || (size_t)n >= sizeof value)
 		return rt_fail(err, errlen, RT_EINVAL, "%s: too long", spec);
-	return add_env(s, spec, "LD_LIBRARY_PATH", value, err, errlen);
+	return add_env(s, spec, RT_LIBRARY_PATH_VAR, value, err, errlen);
 }
 
 /* env:K=V,K=V */
@@ -161,7 +161,7 @@ static void arg(bench_args *a, const char *fmt, ...)
 	a->argv[++a->n] = NULL;
 }
 
-/* This binary's path (a path too long for a bench_args text: not copied), or "rigtune" from PATH. */
+/* This binary's path (too long for a bench_args text: not copied), or "rigtune" from PATH. */
 static char *self_exe(void)
 {
 	static char path[PATH_MAX];
