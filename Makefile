@@ -191,7 +191,8 @@ MAC_LIBS := -L$(MAC)/sdk/lib -lhwloc -lnlopt -lyaml -lopenblas -lpq -ldnnl -lomp
 MAC_LIB_OBJS := $(patsubst %.c,$(MAC)/%.o,$(LIB_SRCS))
 MAC_OBJS := $(MAC)/tuner/main.o $(MAC_LIB_OBJS)
 # The tests scripts/mac-check.sh runs on a Mac, linked here too (cmocka: a stub).
-MAC_TESTS := $(MAC)/tests/test_platform $(MAC)/tests/test_steer $(MAC)/tests/gpu_check
+MAC_TESTS := $(MAC)/tests/test_platform $(MAC)/tests/test_steer $(MAC)/tests/test_memwatch \
+	$(MAC)/tests/gpu_check
 # (not again under a sanitizer: the same files)
 MAC_BUILD := $(if $(SAN),,$(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/librigtune_metal.dylib \
 	$(MAC_TESTS)))

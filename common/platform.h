@@ -122,6 +122,12 @@ uint64_t rt_plat_oom_kills(void);
 /* Caps the calling process's memory at bytes (RLIMIT_AS where it holds). 0 or -1 (errno). */
 int rt_plat_cap_memory(uint64_t bytes);
 
+/* Whether rt_plat_cap_memory holds here (Linux); where not (macOS) a watchdog must (memwatch.h). */
+int rt_plat_can_cap_memory(void);
+
+/* The memory process pid holds now: its resident set (Linux), its footprint (macOS). 0 or -1. */
+int rt_plat_footprint(pid_t pid, uint64_t *bytes);
+
 /* ---- files, pipes, exec ---- */
 
 /* A file that lives in memory only (close-on-exec, read/write, at offset 0); fd or -1. */

@@ -276,6 +276,21 @@ int rt_plat_cap_memory(uint64_t bytes)
 	return -1;
 }
 
+int rt_plat_can_cap_memory(void)
+{
+	return 0;
+}
+
+/* The footprint Activity Monitor shows: what the process costs the machine's memory. */
+int rt_plat_footprint(pid_t pid, uint64_t *bytes)
+{
+	struct rusage_info_v2 ri;
+	if (proc_pid_rusage(pid, RUSAGE_INFO_V2, (rusage_info_t *)&ri))
+		return -1;
+	*bytes = ri.ri_phys_footprint;
+	return 0;
+}
+
 /* No memfd: a temporary file unlinked at once, which no one else can open. */
 int rt_plat_memfile(const char *name)
 {

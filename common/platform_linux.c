@@ -306,6 +306,28 @@ int rt_plat_cap_memory(uint64_t bytes)
 	return setrlimit(RLIMIT_AS, &rl);
 }
 
+int rt_plat_can_cap_memory(void)
+{
+	return 1;
+}
+
+/* statm's second field: resident pages. */
+int rt_plat_footprint(pid_t pid, uint64_t *bytes)
+{
+	char path[64];
+	unsigned long long size, rss;
+	snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	int ok = fscanf(f, "%llu %llu", &size, &rss) == 2;
+	fclose(f);
+	if (!ok)
+		return -1;
+	*bytes = (uint64_t)rss * (uint64_t)sysconf(_SC_PAGESIZE);
+	return 0;
+}
+
 int rt_plat_memfile(const char *name)
 {
 	return memfd_create(name, MFD_CLOEXEC);

@@ -23,8 +23,8 @@ main() {
   local status=0 t
   section "build (make: Homebrew installs what is missing)"
   make -s deps && make -s CI=true "$RT" "$BUILD/librigtune_metal.dylib" "$BUILD/tests/gpu_check" \
-    "$BUILD/tests/test_platform" "$BUILD/tests/test_steer" "$BUILD/tests/test_contention" \
-    "$BUILD/tests/test_watch" || { echo "mac-check: the build FAILED (above)"; return 1; }
+    "$BUILD/tests/test_platform" "$BUILD/tests/test_steer" "$BUILD/tests/test_memwatch" \
+    "$BUILD/tests/test_contention" "$BUILD/tests/test_watch" || { echo "mac-check: the build FAILED (above)"; return 1; }
   section "system (what platform_darwin.c reads)"
   run sw_vers
   run sysctl machdep.cpu.brand_string hw.nperflevels hw.perflevel0.physicalcpu \
@@ -32,7 +32,7 @@ main() {
   run "$RT" --version
   run "$RT" probe
   section "the platform module and QoS steering, on this system"
-  for t in test_platform test_steer test_contention test_watch; do
+  for t in test_platform test_steer test_memwatch test_contention test_watch; do
     CMOCKA_MESSAGE_OUTPUT=TAP BUILD_DIR="$PWD/$BUILD" "$BUILD/tests/$t" || status=1
   done
   section "Metal: every operation against the CPU backend, then what a tune would measure"

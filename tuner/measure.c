@@ -14,6 +14,7 @@
 #include "backends.h"
 #include "child.h"
 #include "contention.h"
+#include "memwatch.h"
 #include "pin.h"
 
 #define CHILD_MAX_SAMPLES 4096
@@ -123,10 +124,17 @@ void rt_measure_defaults(rt_measure_opts *o)
  * oversized batch fails its allocation ("needs N GiB": memory) instead of
  * pushing the machine into swap or the OOM killer. GPU runtimes reserve huge
  * address ranges they never back, so a GPU trial is not capped this way.
+ * Where the system enforces no such cap (macOS), the parent's watchdog
+ * (memwatch.h) ends the trial instead.
  */
+static int capped(const rt_point *pt, uint64_t cap)
+{
+	return !strcmp(pt->backend, "cpu") && cap && !RT_ASAN;
+}
+
 static int cap_memory(const rt_point *pt, uint64_t cap, char *why, size_t whylen)
 {
-	if (strcmp(pt->backend, "cpu") || !cap || RT_ASAN)
+	if (!capped(pt, cap))
 		return RT_OK;
 	/* where the system has no cap that holds (macOS), the trial runs without */
 	if (rt_plat_cap_memory(cap) && errno != ENOSYS)
@@ -370,6 +378,9 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	}
 	close(fds[1]);
 	rt_drill("trial"); /* the parent dies while its trial runs */
+	rt_memwatch mw;
+	int watched = capped(pt, co.mem_cap) && !rt_plat_can_cap_memory() &&
+		      rt_memwatch_start(&mw, pid, co.mem_cap) == RT_OK;
 
 	child_report rep;
 	double deadline = t0 + o->timeout_s;
@@ -384,12 +395,21 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	if (got && have_times && rt_cpu_times_read(&after) == 0)
 		out->contention = rt_contention(&before, &after, &rep.cpus, out->seconds, rep.cpu_s);
 	out->contended = out->contention > rt_contended_share();
+	int over_cap = watched && rt_memwatch_stop(&mw); /* before the reaping: the pid is ours */
 	/* the child tears down after reporting: give it a few seconds, no more */
 	int status = rt_child_finish(pid, fds[0], timed_out ? 0 : rt_now() + TEARDOWN_GRACE_S, NULL);
 
 	if (!got) {
-		out->cause = explain_exit(status, timed_out, o->timeout_s, out->reason,
-					  sizeof out->reason);
+		if (over_cap) {
+			out->cause = RT_CAUSE_MEMORY;
+			snprintf(out->reason, sizeof out->reason,
+				 "needs more than the %.1f GiB cap (%.1f GiB when the watchdog "
+				 "ended it)",
+				 (double)co.mem_cap / (1 << 30), (double)mw.seen / (1 << 30));
+		} else {
+			out->cause = explain_exit(status, timed_out, o->timeout_s, out->reason,
+						  sizeof out->reason);
+		}
 		free(out->samples);
 		out->samples = NULL;
 		return RT_OK;

@@ -26,11 +26,11 @@ fi
 
 # The tests scripts/mac-check.sh runs on a Mac link for it too (Linux: the cross-build's).
 if [ "$(uname -s)" != Darwin ]; then
-  for t in test_platform test_steer gpu_check; do
+  for t in test_platform test_steer test_memwatch gpu_check; do
     [ "$(od -An -tx4 -N16 "$(dirname "$bin")/tests/$t" 2>/dev/null | tr -s ' ')" = "$header" ] ||
       bad="${bad:-} $t"
   done
-  if [ -z "${bad:-}" ]; then ok "test_platform, test_steer and gpu_check link for aarch64-macos"
+  if [ -z "${bad:-}" ]; then ok "test_platform, test_steer, test_memwatch and gpu_check link for aarch64-macos"
   else not_ok "the tests a Mac runs link for aarch64-macos" "not Mach-O arm64:$bad"; fi
 fi
 
