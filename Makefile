@@ -4,6 +4,10 @@
 #   make run        set up what is missing, build, run the default tuning, draw its report
 #   make test       set up what is missing (test clients, the frameworks' venv), build, run
 #                   every test
+#   make check T=NAME   build what it needs and run one test alone: tests/test_NAME.c's
+#                   binary or tests/cli/NAME.sh (NAME with or without test_)
+#   make check-fast the fast tier: the tests that need no real engine and spend no real
+#                   tuning budget (tests/run.sh says which tier a test is in)
 #   make asan       the same suite under AddressSanitizer + UBSan (clang where present)
 #   make bench      the benchmarks in bench/ (they print figures)
 #   make fuzz       every libFuzzer harness in fuzz/ for SECONDS (default 60) each
@@ -74,8 +78,8 @@ PLUGINS += $(BUILD)/librigtune_hip.so
 endif
 endif
 
-.PHONY: all deps test-deps run test asan bench fuzz format clean build-all build-run build-test \
-	build-bench build-fuzz
+.PHONY: all deps test-deps run test check check-fast asan bench fuzz format clean build-all \
+	build-run build-test build-check build-check-fast build-bench build-fuzz
 .SECONDARY:
 all: deps
 	@$(MAKE) --no-print-directory build-all
@@ -163,9 +167,23 @@ GPU_CHECK := $(BUILD)/tests/gpu_check
 
 test: test-deps
 	@$(MAKE) --no-print-directory build-test
-build-test: build-all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(BENCH_LIBS) \
-	$(GPU_CHECK)
+# What a CLI script may run beside rigtune: the test plugins, fake vendor libraries,
+# preloaded libraries and the GPU checker.
+TEST_AIDS := $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_LIBS) $(GPU_CHECK)
+build-test: build-all $(TEST_BINS) $(TEST_AIDS) $(BENCH_BINS)
 	@BUILD=$(BUILD) tests/run.sh
+
+# One test alone (T=test_journal, T=journal, T=test_tune): its binary if it is a unit test.
+check: test-deps
+	@$(MAKE) --no-print-directory build-check
+T_NAME = $(addprefix test_,$(patsubst test_%,%,$(basename $(notdir $(T)))))
+build-check: build-all $(TEST_AIDS) $(filter $(addprefix $(BUILD)/tests/,$(T_NAME) $(T)),$(TEST_BINS))
+	@test -n "$(T)" || { echo "make check: name the test, T=NAME (make check-fast runs a tier)"; exit 2; }
+	@BUILD=$(BUILD) tests/run.sh $(T)
+check-fast: test-deps
+	@$(MAKE) --no-print-directory build-check-fast
+build-check-fast: build-all $(TEST_BINS) $(TEST_AIDS)
+	@BUILD=$(BUILD) tests/run.sh --tier fast
 
 # clang's UBSan also flags arithmetic on a NULL pointer, which gcc's does not.
 ASAN_CC ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))
