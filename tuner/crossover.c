@@ -97,10 +97,10 @@ static int sweep_size(const curve_job *job, const rt_xo_shape *shape, double max
 static void gemm_shape(const rt_workload *w, long m, long n, long k, int transfer, rt_shape *sh)
 {
 	rt_shape_default(w, sh);
-	sh->v[rt_shape_index(w, "m")] = m;
-	sh->v[rt_shape_index(w, "n")] = n;
-	sh->v[rt_shape_index(w, "k")] = k;
-	sh->v[rt_shape_index(w, "transfer")] = transfer;
+	sh->v[rt_shape_known(w, "m")] = m;
+	sh->v[rt_shape_known(w, "n")] = n;
+	sh->v[rt_shape_known(w, "k")] = k;
+	sh->v[rt_shape_known(w, "transfer")] = transfer;
 }
 
 /* Notes what the GEMMs of curve label/prec ran on, once per curve. */
@@ -121,7 +121,7 @@ static int measure_curve(const curve_job *job, const rt_xo_sweep_opts *o,
 			 const rt_xo_shape *shape, rt_replay *r, rt_xo_data *d, char *err,
 			 size_t errlen)
 {
-	const rt_workload *w = rt_workload_find(RT_GEMM_WORKLOAD);
+	const rt_workload *w = rt_workload_builtin(RT_GEMM_WORKLOAD);
 	const char *prec = rt_precision_name(job->pt.precision);
 	rt_measure_opts mo;
 	rt_measure_defaults(&mo);
@@ -270,7 +270,7 @@ out:
 int rt_xo_curve_point(const char *label, const char *precision, long n, rt_point *pt,
 		      rt_shape *sh, char *err, size_t errlen)
 {
-	const rt_workload *w = rt_workload_find("gemm");
+	const rt_workload *w = rt_workload_builtin(RT_GEMM_WORKLOAD);
 	label_info li = parse_label(label);
 	int p = rt_precision_parse(precision);
 	if (!rt_backend_known(li.base) || p < 0)
@@ -281,9 +281,9 @@ int rt_xo_curve_point(const char *label, const char *precision, long n, rt_point
 	pt->precision = (rt_precision)p;
 	pt->threads = li.threads > 0 ? li.threads : 1;
 	rt_shape_default(w, sh);
-	sh->v[rt_shape_index(w, "m")] = sh->v[rt_shape_index(w, "n")] = n;
-	sh->v[rt_shape_index(w, "k")] = n;
-	sh->v[rt_shape_index(w, "transfer")] = li.xfer;
+	sh->v[rt_shape_known(w, "m")] = sh->v[rt_shape_known(w, "n")] = n;
+	sh->v[rt_shape_known(w, "k")] = n;
+	sh->v[rt_shape_known(w, "transfer")] = li.xfer;
 	return RT_OK;
 }
 

@@ -503,6 +503,7 @@ int rt_tune_search(tune_ctx *c, double budget, char *err, size_t errlen)
 {
 	rt_tune_workload *twl = c->twl;
 	const rt_strategy *st = rt_strategy_find(c->run->strategy);
+	RT_BUG_ON(!st); /* rt_tune refused an unknown one */
 	rt_search_opts so;
 	rt_search_opts_default(&so);
 	so.trial_s = budget / 15 < 0.25 ? 0.25 : budget / 15 > 2.0 ? 2.0 : budget / 15;
