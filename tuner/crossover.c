@@ -180,7 +180,7 @@ static int backend_jobs(const rt_accel *a, const rt_xo_sweep_opts *o, int precis
 	rt_point_default(&pt);
 	snprintf(pt.backend, sizeof pt.backend, "%s", a->backend);
 	pt.precision = (rt_precision)precision;
-	if (!strcmp(a->backend, "cpu")) {
+	if (rt_backend_on_host(a->backend)) {
 		int counts[2] = {o->usable_cores, 1};
 		for (int i = 0; i < (o->usable_cores > 1 ? 2 : 1); i++) {
 			pt.threads = counts[i];

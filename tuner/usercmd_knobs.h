@@ -71,8 +71,9 @@ void rt_cmd_point_env(const rt_knob_value *kv, int n, const rt_machine *m, rt_cm
 
 /*
  * The values placeholders take at point kv: each knob's own text, but
- * device as the process sees it (cpu, or cuda:0). Fills out (n entries,
- * pointing into kv or static text).
+ * device as the process sees it (cpu, or the frameworks' name of its
+ * backend's devices with index 0: cuda:0). Fills out (n entries, pointing
+ * into kv or static text).
  */
 void rt_cmd_point_placeholders(const rt_knob_value *kv, int n, rt_knob_value *out);
 

@@ -569,7 +569,9 @@ static const char *cpu_last_error(rt_ctx *ctx)
 
 static const rt_backend_ops cpu_ops = {
 	.abi = RT_BACKEND_ABI,
-	.name = "cpu",
+	.name = RT_HOST_BACKEND,
+	.host = 1,
+	.framework_device = "cpu",
 	.init = cpu_init,
 	.device_info = cpu_device_info,
 	.open = cpu_open,

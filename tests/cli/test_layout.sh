@@ -53,6 +53,28 @@ if [ "$rc" -eq 1 ] &&
 then ok "a circle of calls between two files is caught and named"
 else not_ok "a circle of calls between two files is caught and named" "exit $rc: $(tail -3 "$TMP/wall")"; fi
 
+# No backend is known by name outside workloads/ (scripts/backend-names.py): the
+# tree passes, and a comparison, a quoted device or a device with its index in
+# tuner/ is caught and named.
+python3 scripts/backend-names.py >"$TMP/names" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ]; then ok "no backend named outside workloads/ ($(tail -1 "$TMP/names"))"
+else not_ok "no backend named outside workloads/" "$(head -5 "$TMP/names")"; fi
+named() {
+  local desc=$1 line=$2 rc
+  cp "$TMP/tuner/apply.c" "$TMP/apply.orig"
+  printf '%s\n' "$line" >>"$TMP/tuner/apply.c"
+  (cd "$TMP" && python3 scripts/backend-names.py >"$TMP/names" 2>&1)
+  rc=$?
+  mv "$TMP/apply.orig" "$TMP/tuner/apply.c"
+  if [ "$rc" -eq 1 ] && grep -qF "backend named outside workloads/: tuner/apply.c:" "$TMP/names"
+  then ok "$desc"; else not_ok "$desc" "exit $rc: $(tail -2 "$TMP/names")"; fi
+}
+named "a comparison with the host backend's name is caught" \
+  'static int host(const char *b) { return !strcmp(b, "cpu"); }'
+named "a device quoted for a framework is caught" "static const char *l = \"x.to('hip')\";"
+named "a device with its index is caught" 'static const char *d = "cuda:1";'
+
 # The limits are the options: the tree as it is, one floor under its own figures.
 files=$(sed -n 's/^longest include chain (files): //p' "$TMP/out")
 mods=$(sed -n 's/^longest include chain (modules): //p' "$TMP/out")

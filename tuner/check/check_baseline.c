@@ -250,7 +250,7 @@ static int curves_from_csv(const char *csv, sweep_set *set, char *err, size_t er
 static void trial_label(const rt_journal_record *r, char *buf, size_t len)
 {
 	long xfer = r->shape.v[rt_shape_known(r->workload, "transfer")];
-	if (!strcmp(r->point.backend, "cpu"))
+	if (rt_backend_on_host(r->point.backend))
 		snprintf(buf, len, "cpu:%dt%s%s", r->point.threads,
 			 r->point.pin == RT_PIN_COMPACT ? "" : " pin=",
 			 r->point.pin == RT_PIN_COMPACT ? "" : rt_pin_name(r->point.pin));

@@ -517,7 +517,7 @@ static void phase_words(page_ctx *c, const rt_pg_workload *wl)
 	for (int i = 0; i < n; i++) {
 		double share[RT_NPHASE_KIND], busy = rt_pg_phase_split(wl->w, &rows[i]->m, share);
 		char pt[256];
-		int gpu = strcmp(rows[i]->point.backend, "cpu") != 0;
+		int gpu = !rt_backend_on_host(rows[i]->point.backend);
 		point_text(wl->w, &rows[i]->point, &rows[i]->shape, pt, sizeof pt);
 		out(c, "<p><strong>");
 		text(c, labels[i]);
@@ -670,12 +670,12 @@ static void no_gpu_words(page_ctx *c)
 	const rt_pg_machine *m = &c->pg->machine;
 	int gpus = 0;
 	for (int i = 0; i < m->naccel; i++)
-		gpus += m->accel[i].available && strcmp(m->accel[i].backend, "cpu");
+		gpus += m->accel[i].available && !rt_backend_on_host(m->accel[i].backend);
 	if (gpus || !m->known)
 		return;
 	out(c, "<p>No GPU backend is available on this machine");
 	for (int i = 0, first = 1; i < m->naccel; i++)
-		if (strcmp(m->accel[i].backend, "cpu")) {
+		if (!rt_backend_on_host(m->accel[i].backend)) {
 			out(c, "%s", first ? " (" : "; ");
 			text(c, m->accel[i].backend);
 			out(c, ": ");
