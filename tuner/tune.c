@@ -653,7 +653,7 @@ static int save_sweep(rt_tune_run *run, char *err, size_t errlen)
 static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budget,
 			   rt_progress *progress)
 {
-	rt_xo_sweep_opts xo = {.backends = o->nbackends ? o->backends : NULL,
+	rt_crossover_sweep_opts xo = {.backends = o->nbackends ? o->backends : NULL,
 			       .nbackends = o->nbackends,
 			       .precisions = RT_PREC_BIT(RT_FP32),
 			       .usable_cores = run->usable_cores,
@@ -663,17 +663,17 @@ static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budge
 			       .deadline = rt_now() + (1 - XO_FIT_SHARE) * budget,
 			       .stop = rt_tune_stop_requested,
 			       .machine = &run->machine};
-	rt_xo_shape shape = {0};
+	rt_crossover_shape shape = {0};
 	char skipped[1024], err[RT_ERRLEN];
 	rt_progress_note(progress, "measuring the CPU/GPU and thread crossovers (%.0f s)", budget);
-	if (rt_xo_sweep(&xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err)) {
+	if (rt_crossover_sweep(&xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err)) {
 		rt_progress_note(progress, "crossover skipped: %s", err);
 		return;
 	}
 	if (save_sweep(run, err, sizeof err))
 		rt_progress_note(progress, "the crossover's observations are not saved: %s", err);
 	/* the analysis the configuration gives, fitted now: its time is the budget's */
-	run->xo_fitted = rt_xo_fit(&run->crossover, &shape, &run->xo, err, sizeof err) == RT_OK;
+	run->xo_fitted = rt_crossover_fit(&run->crossover, &shape, &run->xo, err, sizeof err) == RT_OK;
 }
 
 /* Every search's space against what its target takes, before anything is measured. */
@@ -771,8 +771,8 @@ void rt_tune_run_free(rt_tune_run *run)
 		free(run->wl[i].trials);
 		rt_tune_command_free(run->wl[i].cmd);
 	}
-	rt_xo_data_free(&run->crossover);
+	rt_crossover_data_free(&run->crossover);
 	if (run->xo_fitted)
-		rt_xo_analysis_free(&run->xo);
+		rt_crossover_analysis_free(&run->xo);
 	memset(run, 0, sizeof *run);
 }

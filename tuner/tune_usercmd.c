@@ -141,7 +141,7 @@ static int cmd_measure(const tune_ctx *c, const rt_tune_trial *t, double cap, rt
 	struct rt_tune_command *cmd = c->twl->cmd;
 	cmd_point p;
 	rt_knob_value shown[RT_CMD_MAX_KNOBS];
-	rt_cmd_env env;
+	rt_usercmd_env env;
 	char **argv;
 	(void)cap; /* the command decides how long it runs; the budget and the timeout bound it */
 	double predicted = predicted_run(c, t), left = c->deadline - rt_now();
@@ -332,7 +332,7 @@ int rt_tune_command_argv(const struct rt_tune_command *cmd, const rt_space *s, c
 }
 
 void rt_tune_command_env(const rt_space *s, const int *idx, const rt_machine *m,
-			 rt_cmd_env *env)
+			 rt_usercmd_env *env)
 {
 	cmd_point p;
 	point_at(s, idx, &p);

@@ -60,7 +60,7 @@ const char *rt_cmd_knob(const rt_knob_value *kv, int n, const char *name)
 	return NULL;
 }
 
-static void setenv_at(rt_cmd_env *env, const char *name, const char *value)
+static void setenv_at(rt_usercmd_env *env, const char *name, const char *value)
 {
 	/* a point sets a fixed few variables: RT_CMD_MAX_ENV is sized for them all */
 	RT_BUG_ON(env->n >= RT_CMD_MAX_ENV);
@@ -75,7 +75,7 @@ static void setenv_at(rt_cmd_env *env, const char *name, const char *value)
  * plugin table's, kept by the probe): every one empty on the cpu, device N's
  * backend's set to N. A backend the probe could not load has none to set.
  */
-static void device_env(rt_cmd_env *env, const rt_machine *m, const char *device)
+static void device_env(rt_usercmd_env *env, const rt_machine *m, const char *device)
 {
 	char backend[RT_BACKEND_NAMELEN], n[24];
 	long index;
@@ -90,7 +90,7 @@ static void device_env(rt_cmd_env *env, const rt_machine *m, const char *device)
 	}
 }
 
-void rt_cmd_point_env(const rt_knob_value *kv, int n, const rt_machine *m, rt_cmd_env *env)
+void rt_cmd_point_env(const rt_knob_value *kv, int n, const rt_machine *m, rt_usercmd_env *env)
 {
 	const char *threads = rt_cmd_knob(kv, n, "threads");
 	const char *blas = rt_cmd_knob(kv, n, "blas_threads");

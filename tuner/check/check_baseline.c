@@ -229,7 +229,7 @@ static int curves_from_csv(const char *csv, sweep_set *set, char *err, size_t er
 		rt_point pt;
 		rt_shape sh;
 		char why[RT_ERRLEN];
-		rc = rt_xo_curve_point(cur->backend, cur->precision, 1, &pt, &sh, why, sizeof why);
+		rc = rt_crossover_curve_point(cur->backend, cur->precision, 1, &pt, &sh, why, sizeof why);
 		if (rc) {
 			rc = rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s", csv, cur->first_line,
 				     why);
