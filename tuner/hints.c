@@ -174,9 +174,10 @@ static void pytorch_precision(rt_hint_block *b, const rt_point *pt)
 	case RT_BF16:
 		add_line(b, "with torch.autocast('%s', dtype=torch.bfloat16): ...", device);
 		break;
-	case RT_FP16:
-		add_line(b, "with torch.autocast('%s', dtype=torch.float16): ...  # and a "
-			    "torch.cuda.amp.GradScaler", device);
+	case RT_FP16: /* a device's: the CPU backend offers none, CPU autocast takes bf16 alone */
+		if (!rt_backend_on_host(pt->backend))
+			add_line(b, "with torch.autocast('%s', dtype=torch.float16): ...  # and a "
+				    "torch.cuda.amp.GradScaler", device);
 		break;
 	default:
 		break;
