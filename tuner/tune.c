@@ -1,10 +1,9 @@
 /*
  * tune.c: the loop of `rigtune tune` (tune.h), whatever its target
- * (tune_target.h): the budget's shares, trials (journal reuse, a contended
- * trial measured again), the strategy's search from what the target
- * measured before it, a command's leaders told apart (search/leaders.h), the
- * walk to the knee, the pick that never falls below the naive default, the
- * crossover sweep at the end.
+ * (tune_target.h): the budget's shares, the strategy's search from what the
+ * target measured before it (each trial: tune_trial.c), a command's leaders
+ * told apart (search/leaders.h), the walk to the knee, the pick that never
+ * falls below the naive default, the crossover sweep at the end.
  */
 #include "tune.h"
 

@@ -15,7 +15,6 @@
 
 #include "canary.h"
 #include "journal.h"
-#include "output.h"
 #include "tune.h"
 #include "tune_target.h"
 
