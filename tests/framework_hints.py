@@ -21,7 +21,8 @@ back from the framework (the pools PyTorch, OpenBLAS and XLA sized, the dtype
 autocast gives, the workers a DataLoader starts, the envs and processes a
 vector env runs, the settings SB3's PPO took and one update it ran, ...); an
 `env` record starts the interpreter with those variables and reads the pools
-PyTorch and OpenBLAS sized from them. A line no check knows is a failure: a
+PyTorch and OpenBLAS sized from them (and the wait policy its OpenMP read). A line no
+check knows is a failure: a
 new kind of hint needs its check here. A line that needs what this machine
 lacks (a GPU) is a TAP skip where the config marks it untested, and a
 failure where it does not: the config may not present as tested what no test
@@ -73,6 +74,28 @@ def check_openblas_env_line(line, m):
     if got is None:
         return "fail: this PyTorch's BLAS is not OpenBLAS, and the line is for one"
     return "ok" if got == int(m[1]) else f"fail: OpenBLAS runs {got} threads"
+
+
+def spin_counts(env):
+    """How long each OpenMP runtime a torch process loads spins before its workers sleep,
+    as it read env (OMP_DISPLAY_ENV=VERBOSE makes libgomp print what it read when it
+    loads): 0 is OMP_WAIT_POLICY=PASSIVE; unset, the policy reads PASSIVE but spins
+    300000 times, so the spin count is what tells them apart."""
+    code = "import torch; x = torch.randn(128, 128); (x @ x).sum()"
+    r = subprocess.run([sys.executable, "-c", code], env=dict(env, OMP_DISPLAY_ENV="VERBOSE"),
+                       capture_output=True, text=True, timeout=300)
+    return re.findall(r"^\s*GOMP_SPINCOUNT = '(\d+)'", r.stderr, re.M)
+
+
+def passive_verdict(spins):
+    if not spins:
+        return "fail: no OpenMP runtime in this PyTorch said what it read"
+    return "ok" if set(spins) == {"0"} else f"fail: its OpenMP spins {spins} times before it sleeps"
+
+
+def check_wait_policy_line(line, m):
+    exec(line, {"os": os})  # before torch loads: a process of its own reads it
+    return passive_verdict(spin_counts(os.environ))
 
 
 def check_dataloader(line, m):
@@ -263,6 +286,8 @@ CHECKS = [
     (r"torch\.set_num_threads\((\d+)\)", check_set_num_threads),
     (r"os\.environ\['OPENBLAS_NUM_THREADS'\] = '(\d+)'  # before importing torch",
      check_openblas_env_line),
+    (r"os\.environ\['OMP_WAIT_POLICY'\] = '(PASSIVE)'  # before importing torch: .*",
+     check_wait_policy_line),
     (r"DataLoader\(batch_size=(\d+), num_workers=(\d+)(, persistent_workers=True)?\)",
      check_dataloader),
     (r"with torch\.autocast\('(cpu|cuda)', dtype=torch\.(bfloat16|float16)\): \.\.\.(  # .*)?",
@@ -297,6 +322,8 @@ def check_env(record):
     blas = openblas_threads()
     if blas is not None and blas != int(env["OPENBLAS_NUM_THREADS"]):
         return f"fail: OpenBLAS runs {blas} threads"
+    if env.get("OMP_WAIT_POLICY") == "PASSIVE":
+        return passive_verdict(spin_counts(os.environ))
     return "ok"
 
 
