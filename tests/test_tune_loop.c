@@ -52,12 +52,14 @@ static double rate(long b, int t)
 
 static long batch_at(const rt_space *s, const int *idx)
 {
-	return rt_space_int_at(s, rt_space_find(s, "batch"), idx[rt_space_find(s, "batch")]);
+	int p = rt_space_find(s, "batch");
+	return rt_space_int_at(s, p, idx[p]);
 }
 
 static int threads_at(const rt_space *s, const int *idx)
 {
-	return (int)rt_space_int_at(s, rt_space_find(s, "threads"), idx[rt_space_find(s, "threads")]);
+	int p = rt_space_find(s, "threads");
+	return (int)rt_space_int_at(s, p, idx[p]);
 }
 
 static int fake_feasible(const tune_ctx *c, const int *idx, int *cpus)
@@ -72,7 +74,8 @@ static const rt_journal_record *fake_find(const tune_ctx *c, const rt_tune_trial
 	long b = batch_at(c->twl->space, t->idx);
 	if (b != f->stored_batch)
 		return NULL;
-	f->stored.m = (rt_measurement){.feasible = 1, .median = rate(b, threads_at(c->twl->space, t->idx))};
+	int th = threads_at(c->twl->space, t->idx);
+	f->stored.m = (rt_measurement){.feasible = 1, .median = rate(b, th)};
 	return &f->stored;
 }
 
@@ -258,10 +261,9 @@ static void test_stored_trials_are_reused_not_measured(void **state)
 	assert_int_equal(s.c.twl->reused, NT);
 	for (int i = 0; i < s.c.twl->ntrials; i++) {
 		const rt_tune_trial *t = &s.c.twl->trials[i];
-		assert_int_equal(t->reused, batch_at(s.c.twl->space, t->idx) == 8);
-		assert_float_equal(t->median,
-				   rate(batch_at(s.c.twl->space, t->idx), threads_at(s.c.twl->space, t->idx)),
-				   1e-9);
+		long b = batch_at(s.c.twl->space, t->idx);
+		assert_int_equal(t->reused, b == 8);
+		assert_float_equal(t->median, rate(b, threads_at(s.c.twl->space, t->idx)), 1e-9);
 	}
 	assert_pick(&s, 64, 3, 32, 3);
 	teardown(&s);

@@ -97,7 +97,8 @@ static void mark_untestable(rt_hint_block *b, const rt_point *pt)
 		snprintf(quoted, sizeof quoted, "'%s'", device);
 	}
 	for (int i = 0; i < b->n; i++)
-		if ((quoted[0] && strstr(b->line[i], quoted)) || strstr(b->line[i], "to jnp.float16"))
+		if ((quoted[0] && strstr(b->line[i], quoted)) ||
+		    strstr(b->line[i], "to jnp.float16"))
 			b->line_untested[i] = 1;
 }
 

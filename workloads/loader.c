@@ -243,7 +243,8 @@ static int check_table(const rt_backend_ops *ops, const char *name, const char *
 		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: backend calls itself '%s'", file,
 			       ops->name ? ops->name : "(null)");
 	if (ops->host)
-		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: a plugin is a device, not the host", file);
+		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: a plugin is a device, not the host",
+			       file);
 	for (size_t i = 0; i < RT_COUNT(mandatory_ops); i++) {
 		void *fn;
 		memcpy(&fn, (const char *)ops + mandatory_ops[i].offset, sizeof fn);

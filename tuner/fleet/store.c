@@ -331,7 +331,8 @@ static void kind_of(const rt_machine *m, char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "%s, %d cores", m->cpu_model, m->cores);
 	for (int i = 0; i < m->naccel && n < len; i++)
-		if (m->accel[i].available && m->accel[i].ndevices && !rt_backend_on_host(m->accel[i].backend))
+		if (m->accel[i].available && m->accel[i].ndevices &&
+		    !rt_backend_on_host(m->accel[i].backend))
 			n += (size_t)snprintf(buf + n, len - n, ", %s x%d", m->accel[i].dev[0].name,
 					      m->accel[i].ndevices);
 }

@@ -432,7 +432,8 @@ static void phase_script(rt_chart *c, const rt_pg_workload *wl, const rt_journal
 		char word[64];
 		/* on the CPU no monitor reads a device: say what the share is */
 		snprintf(word, sizeof word, "%s %.0f%%",
-		         rt_backend_on_host(rows[i]->point.backend) ? "compute + update" : "device busy",
+		         rt_backend_on_host(rows[i]->point.backend) ? "compute + update"
+		                                                    : "device busy",
 		         100 * busy[i]);
 		if (busy[i] > 0.005)
 			rt_chart_printf(c,
