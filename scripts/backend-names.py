@@ -9,7 +9,7 @@ Code in common/ search/ tuner/ asks the table (rt_backend_on_host,
 rt_backend_framework_device) and never names a backend, so that a new plugin
 touches nothing outside its folder. The names are the host backend's
 (RT_HOST_BACKEND) and each plugin folder's (workloads/NAME/ with a
-backend.cu, backend.hip, backend.c or backend.m). Outside workloads/, with
+plugin.mk, the fragment the Makefile builds it by). Outside workloads/, with
 comments left out, this fails (exit 1, FILE:LINE and the text) on
 - a comparison with a name: strcmp(x, "cuda"), strncmp("cpu", ...);
 - a name quoted inside a string, as a framework is told a device:
@@ -24,7 +24,6 @@ import re
 import sys
 
 SOURCES = ("common", "search", "tuner")
-PLUGIN_SOURCES = ("backend.cu", "backend.hip", "backend.c", "backend.m")
 
 
 def backend_names():
@@ -32,7 +31,7 @@ def backend_names():
         host = re.search(r'#define RT_HOST_BACKEND "([a-z0-9_]+)"', f.read())
     names = [host.group(1)] if host else []
     for d in sorted(os.listdir("workloads")):
-        if any(os.path.exists(os.path.join("workloads", d, s)) for s in PLUGIN_SOURCES):
+        if os.path.exists(os.path.join("workloads", d, "plugin.mk")):
             names.append(d)
     return names
 
