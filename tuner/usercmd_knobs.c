@@ -119,10 +119,10 @@ void rt_cmd_point_env(const rt_knob_value *kv, int n, const rt_machine *m, rt_us
 }
 
 /*
- * Device value's device as the process sees it, the only one its backend
- * shows it (device_env): the frameworks' name of the backend's devices
- * (its table's framework_device) with index 0, "cuda:0". Asked once per
- * backend and kept for the process.
+ * A device knob's value as the process sees its device, the only one its
+ * backend shows it (device_env): the frameworks' name of the backend's
+ * devices (its table's framework_device) with index 0, "cuda:0". Asked once
+ * per backend and kept for the process.
  */
 static const char *seen_device(const char *device)
 {
