@@ -126,7 +126,7 @@ void rt_measure_defaults(rt_measure_opts *o)
  */
 static int cap_memory(const rt_point *pt, uint64_t cap, char *why, size_t whylen)
 {
-	if (strcmp(pt->backend, "cpu") || !cap || RT_ASAN)
+	if (!rt_backend_on_host(pt->backend) || !cap || RT_ASAN)
 		return RT_OK;
 	struct rlimit rl = {.rlim_cur = cap, .rlim_max = cap};
 	if (setrlimit(RLIMIT_AS, &rl))
