@@ -4,6 +4,10 @@
 #   make run        set up what is missing, build, run the default tuning, draw its report
 #   make test       set up what is missing (test clients, the frameworks' venv), build, run
 #                   every test; on Linux also cross-build for macOS first (build-mac)
+#   make check T=NAME   build what it needs and run one test alone: tests/test_NAME.c's
+#                   binary or tests/cli/NAME.sh (NAME with or without test_)
+#   make check-fast the fast tier: the tests that need no real engine and spend no real
+#                   tuning budget (tests/run.sh says which tier a test is in)
 #   make asan       the same suite under AddressSanitizer + UBSan (clang where present)
 #   make bench      the benchmarks in bench/ (they print figures)
 #   make fuzz       every libFuzzer harness in fuzz/ for SECONDS (default 60) each
@@ -24,9 +28,6 @@ BUILD ?= build
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS := hwloc nlopt yaml-0.1 openblas libpq
-CUDA_HOME ?= /usr/local/cuda
-NVCC ?= $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
-HIPCC ?= $(shell command -v hipcc 2>/dev/null)
 
 UNAME := $(shell uname -s)
 ifeq ($(UNAME),Darwin)
@@ -75,29 +76,17 @@ BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 # Libraries the benchmarks and tests preload (bench/lib/NAME.c: libNAME.so), never run.
 BENCH_LIBS := $(patsubst bench/lib/%.c,$(BUILD)/bench/lib%.so,$(wildcard bench/lib/*.c))
 
-# GPU plugins: built only where their compiler exists; the binary never links them.
-CUDA_SRCS := $(wildcard workloads/cuda/*.cu)
-HIP_SRCS := $(wildcard workloads/hip/*.hip)
-# Metal (Apple Silicon): plain C through the Objective-C runtime, built on a Mac by its cc
-# and cross-built on Linux by make test (macOS part below).
-METAL_SRCS := $(wildcard workloads/metal/*.c)
+# GPU plugins: each folder workloads/NAME/ with a plugin.mk is one; its fragment
+# names it in PLUGINS_HERE (the loader knows it where it is not installed), adds
+# its library to PLUGINS where its compiler exists, and has its rule. The binary
+# never links them. A new plugin touches nothing outside its folder.
+GPU_DEPS := $(wildcard workloads/gpu/*) workloads/backend.h workloads/kernels.h common/rt.h
 PLUGINS :=
-ifeq ($(UNAME),Darwin)
-PLUGINS += $(BUILD)/librigtune_metal.dylib
-endif
-ifneq ($(NVCC),)
-ifneq ($(CUDA_SRCS),)
-PLUGINS += $(BUILD)/librigtune_cuda.so
-endif
-endif
-ifneq ($(HIPCC),)
-ifneq ($(HIP_SRCS),)
-PLUGINS += $(BUILD)/librigtune_hip.so
-endif
-endif
+PLUGINS_HERE :=
+include $(sort $(wildcard workloads/*/plugin.mk))
 
-.PHONY: all deps test-deps run test asan bench fuzz format clean build-all build-run build-test \
-	build-bench build-fuzz
+.PHONY: all deps test-deps run test check check-fast asan bench fuzz format clean build-all \
+	build-run build-test build-check build-check-fast build-bench build-fuzz
 .SECONDARY:
 all: deps
 	@$(MAKE) --no-print-directory build-all
@@ -116,12 +105,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -c $< -o $@
 
-# The plugins this tree builds, from their folders (workloads/cuda, workloads/hip):
-# the loader knows them by name where they are not installed.
-# (metal only on a Mac: elsewhere there is nothing it could run on)
-PLUGINS_HERE := $(sort $(notdir $(patsubst %/,%,$(dir $(CUDA_SRCS) $(HIP_SRCS) \
-	$(if $(filter Darwin,$(UNAME)),$(METAL_SRCS))))))
-$(BUILD)/workloads/loader.o: CFLAGS += -DRT_PLUGINS_HERE='$(foreach p,$(PLUGINS_HERE),"$(p)",)'
+# The plugins this tree builds (their plugin.mk): the loader knows them by name
+# where they are not installed.
+$(BUILD)/workloads/loader.o: CFLAGS += -DRT_PLUGINS_HERE='$(foreach p,$(sort $(PLUGINS_HERE)),"$(p)",)'
 
 # The CPU kernels' sqrt never sees a negative argument (Adam's), and only a
 # call that needs not set errno vectorizes.
@@ -156,28 +142,6 @@ $(BUILD)/bench/lib%.so: bench/lib/%.c
 	$(CC) $(OPT) -g -std=c11 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -fPIC -shared $< \
 		-o $@ -ldl
 
-# CUDA 13 builds sm_75 (Turing) and newer: machine code for Turing, Ampere
-# (sm_80, which also runs on sm_86/sm_89) and Hopper, plus compute_90 PTX that
-# the driver compiles for anything newer (Blackwell) on first load.
-NVCC_FLAGS := -O2 -std=c++20 -Xcompiler -fPIC,-Wall,-fvisibility=hidden \
-	-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
-	-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-GPU_DEPS := $(wildcard workloads/gpu/*) workloads/backend.h workloads/kernels.h common/rt.h
-$(BUILD)/librigtune_cuda.so: $(CUDA_SRCS) $(GPU_DEPS)
-	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_FLAGS) -shared $(CUDA_SRCS) -o $@ -lcublas -lcublasLt -ldl
-
-# hipcc builds only for the targets its device libraries know: of RX 7900
-# (gfx1100), MI300 (gfx942), MI200 (gfx90a), MI100 (gfx908) and RX 6000
-# (gfx1030), keep those it accepts (Debian's ROCm 5.2 lacks gfx1100/gfx942).
-HIP_ARCHS ?= gfx1100 gfx942 gfx90a gfx908 gfx1030
-HIP_OFFLOAD = $(foreach a,$(HIP_ARCHS),$(shell $(HIPCC) -x hip --offload-arch=$(a) \
-	-c /dev/null -o /dev/null >/dev/null 2>&1 && echo --offload-arch=$(a)))
-HIP_FLAGS := -O2 -fPIC -std=c++20 -Wall -fvisibility=hidden
-$(BUILD)/librigtune_hip.so: $(HIP_SRCS) $(GPU_DEPS)
-	@mkdir -p $(@D)
-	$(HIPCC) $(HIP_FLAGS) $(HIP_OFFLOAD) -shared -x hip $(HIP_SRCS) -o $@ -ldl
-
 # ---- macOS on Apple Silicon, cross-compiled here (make test on Linux) ----
 # Every file of the binary compiled for aarch64-macos by Zig's C compiler (scripts/zig.sh:
 # PyPI's ziglang, with macOS's libc headers and libSystem), warnings as errors, and linked
@@ -209,14 +173,8 @@ $(MAC)/rigtune: $(MAC_OBJS)
 	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -o $@
 $(MAC)/tests/%: $(MAC)/tests/%.o $(MAC_LIB_OBJS)
 	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -lcmocka -o $@
-# The plugin takes the CPU reference kernels from the binary, which exports them.
-METAL_FLAGS := -O2 -std=c11 -Wall -Wextra -fPIC -shared -undefined dynamic_lookup \
-	-fvisibility=hidden
 $(MAC)/librigtune_metal.dylib: $(METAL_SRCS) $(GPU_DEPS) $(MAC)/sdk/.complete
 	$(ZIG_CC) -target aarch64-macos $(METAL_FLAGS) -Werror $(METAL_SRCS) -o $@
-$(BUILD)/librigtune_metal.dylib: $(METAL_SRCS) $(GPU_DEPS)
-	@mkdir -p $(@D)
-	$(CC) $(METAL_FLAGS) $(if $(filter true,$(CI)),-Werror) $(METAL_SRCS) -o $@
 
 run: deps
 	@$(MAKE) --no-print-directory build-run
@@ -229,9 +187,23 @@ GPU_CHECK := $(BUILD)/tests/gpu_check
 
 test: test-deps
 	@$(MAKE) --no-print-directory build-test
-build-test: build-all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(BENCH_LIBS) \
-	$(GPU_CHECK) $(MAC_BUILD)
+# What a CLI script may run beside rigtune: the test plugins, fake vendor libraries,
+# preloaded libraries and the GPU checker; and what it reads: the macOS cross-build.
+TEST_AIDS := $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_LIBS) $(GPU_CHECK) $(MAC_BUILD)
+build-test: build-all $(TEST_BINS) $(TEST_AIDS) $(BENCH_BINS)
 	@BUILD=$(BUILD) tests/run.sh
+
+# One test alone (T=test_journal, T=journal, T=test_tune): its binary if it is a unit test.
+check: test-deps
+	@$(MAKE) --no-print-directory build-check
+T_NAME = $(addprefix test_,$(patsubst test_%,%,$(basename $(notdir $(T)))))
+build-check: build-all $(TEST_AIDS) $(filter $(addprefix $(BUILD)/tests/,$(T_NAME) $(T)),$(TEST_BINS))
+	@test -n "$(T)" || { echo "make check: name the test, T=NAME (make check-fast runs a tier)"; exit 2; }
+	@BUILD=$(BUILD) tests/run.sh $(T)
+check-fast: test-deps
+	@$(MAKE) --no-print-directory build-check-fast
+build-check-fast: build-all $(TEST_BINS) $(TEST_AIDS)
+	@BUILD=$(BUILD) tests/run.sh --tier fast
 
 # clang's UBSan also flags arithmetic on a NULL pointer, which gcc's does not.
 ASAN_CC ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))

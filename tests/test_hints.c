@@ -6,6 +6,7 @@
  * (tests/framework_hints.py): Debian's python3-torch (/usr/bin/python3) and
  * PyPI's torch, jax, gymnasium and stable-baselines3 (RIGTUNE_TEST_PYTHON,
  * scripts/venv.sh).
+ * tier: integration (probes and runs PyTorch, JAX, gymnasium and SB3)
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -78,8 +78,9 @@ static const char probe_pytorch[] =
 	"out('interop_threads', torch.get_num_interop_threads())\n"
 	"out('mkldnn', str(torch.backends.mkldnn.is_available()).lower())\n"
 	"gpu = torch.cuda.is_available()\n"
-	"out('cuda', str(gpu and torch.version.hip is None).lower())\n"
-	"out('hip', str(gpu and torch.version.hip is not None).lower())\n"
+	/* PyTorch's build flavours, whatever rigtune's backends are called: not a backend */
+	"out('cuda', str(gpu and torch.version.hip is None).lower())\n" /* not a backend */
+	"out('hip', str(gpu and torch.version.hip is not None).lower())\n" /* not a backend */
 	"out('gpus', torch.cuda.device_count() if gpu else 0)\n";
 
 /* JAX: the CPU client's Eigen pool is named tf_XLAEigen; it starts with the first computation. */

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../workloads/loader.h"
+
 /* Lines a workload may add (its data loading, its environments). */
 #define WORKLOAD_LINES 3
 
@@ -60,7 +62,7 @@ static const pool_rule *rule_for(const rt_frameworks *f, const rt_point *point)
 {
 	const rt_framework *pt = installed(f, RT_FW_PYTORCH);
 	const char *threading = pt ? rt_framework_get(pt, "blas_threading") : NULL;
-	int cpu_bf16 = point->precision == RT_BF16 && !strcmp(point->backend, "cpu");
+	int cpu_bf16 = point->precision == RT_BF16 && rt_backend_on_host(point->backend);
 	size_t i = 0;
 	for (; i + 1 < RT_COUNT(pool_rules); i++)
 		if (threading && !strcmp(threading, pool_rules[i].threading) &&
@@ -81,22 +83,23 @@ static void add_line(rt_hint_block *b, const char *fmt, ...)
 }
 
 /*
- * Lines that need what the machines the tests run on lack (a GPU), by a
- * text they contain: tests/framework_hints.py can only skip them, so they are
- * marked untested and name the documented setting alone.
+ * Lines that need what the machines the tests run on lack (a GPU):
+ * tests/framework_hints.py can only skip them, so they are marked untested
+ * and name the documented setting alone. They are those that name a device
+ * point's device as the frameworks quote it ('cuda': PyTorch's autocast,
+ * SB3's device=), and JAX's fp16, an accelerator's precision.
  */
-static const char *const untestable[] = {
-	"torch.autocast('cuda'", /* PyTorch's GPU autocast */
-	"device='cuda'",         /* SB3 on a GPU */
-	"to jnp.float16",        /* JAX's fp16, an accelerator's precision */
-};
-
-static void mark_untestable(rt_hint_block *b)
+static void mark_untestable(rt_hint_block *b, const rt_point *pt)
 {
+	char device[24], quoted[32] = "";
+	if (!rt_backend_on_host(pt->backend)) {
+		rt_backend_framework_device(pt->backend, device, sizeof device);
+		snprintf(quoted, sizeof quoted, "'%s'", device);
+	}
 	for (int i = 0; i < b->n; i++)
-		for (size_t k = 0; k < RT_COUNT(untestable); k++)
-			if (strstr(b->line[i], untestable[k]))
-				b->line_untested[i] = 1;
+		if ((quoted[0] && strstr(b->line[i], quoted)) ||
+		    strstr(b->line[i], "to jnp.float16"))
+			b->line_untested[i] = 1;
 }
 
 static void add_env_str(rt_hints *h, const char *name, const char *value)
@@ -182,9 +185,11 @@ static void pytorch_about(rt_hint_block *b, const rt_frameworks *f, const pool_r
 		 blas ? blas : "?", bv ? bv : "", r->threading, r->why);
 }
 
+/* The point's precision in PyTorch, on its backend's devices as PyTorch names them. */
 static void pytorch_precision(rt_hint_block *b, const rt_point *pt)
 {
-	int gpu = strcmp(pt->backend, "cpu") != 0;
+	char device[24];
+	rt_backend_framework_device(pt->backend, device, sizeof device);
 	switch (pt->precision) {
 	case RT_FP64:
 		add_line(b, "torch.set_default_dtype(torch.float64)");
@@ -193,12 +198,12 @@ static void pytorch_precision(rt_hint_block *b, const rt_point *pt)
 		add_line(b, "torch.set_float32_matmul_precision('high')  # TF32 matmuls");
 		break;
 	case RT_BF16:
-		add_line(b, "with torch.autocast('%s', dtype=torch.bfloat16): ...",
-			 gpu ? "cuda" : "cpu");
+		add_line(b, "with torch.autocast('%s', dtype=torch.bfloat16): ...", device);
 		break;
-	case RT_FP16:
-		add_line(b, "with torch.autocast('cuda', dtype=torch.float16): ...  # and a "
-			    "torch.cuda.amp.GradScaler");
+	case RT_FP16: /* a device's: the CPU backend offers none, CPU autocast takes bf16 alone */
+		if (!rt_backend_on_host(pt->backend))
+			add_line(b, "with torch.autocast('%s', dtype=torch.float16): ...  # and a "
+				    "torch.cuda.amp.GradScaler", device);
 		break;
 	default:
 		break;
@@ -221,7 +226,7 @@ static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_r
 	add_line(b, "torch.set_num_threads(%d)", intra);
 	workload_lines(b, RT_HINT_PYTORCH, w, pt, sh);
 	pytorch_precision(b, pt);
-	mark_untestable(b);
+	mark_untestable(b, pt);
 }
 
 /*
@@ -243,7 +248,7 @@ static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_r
  */
 static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *pt)
 {
-	int cpu = !strcmp(pt->backend, "cpu");
+	int cpu = rt_backend_on_host(pt->backend);
 	const rt_framework *jax = installed(f, RT_FW_JAX);
 	static const char *const prec[RT_NPRECISION] = {
 		[RT_FP64] = "jax.config.update('jax_enable_x64', True)",
@@ -285,7 +290,7 @@ static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *
 			    "preferred_element_type=jnp.float32)  # bf16 inputs, fp32 result");
 	else if (!cpu || pt->precision == RT_FP64)
 		add_line(b, "%s", prec[pt->precision]);
-	mark_untestable(b);
+	mark_untestable(b, pt);
 }
 
 /*
@@ -310,7 +315,7 @@ static void rl_lines(rt_hint_block *b, const rt_frameworks *f, rt_fw_id id, rt_h
 			 not_found(f, id),
 			 id == RT_FW_SB3 ? "stable-baselines3 2.9 takes them" :
 					   "gymnasium 1.4 takes them");
-	mark_untestable(b);
+	mark_untestable(b, pt);
 }
 
 static void tensorflow_lines(rt_hint_block *b, const rt_point *pt)

@@ -202,7 +202,7 @@ void rt_machine_fingerprint(const rt_machine *m, char out[17])
 			ADD("dev=%s:%s:%s;", m->accel[i].backend, m->accel[i].dev[d].name,
 			    m->accel[i].dev[d].driver);
 			/* a GPU's GEMM library (rocBLAS or the own kernel); the CPU's is blas= */
-			if (strcmp(m->accel[i].backend, "cpu"))
+			if (!rt_backend_on_host(m->accel[i].backend))
 				ADD("gemm=%s;", m->accel[i].dev[d].gemm_impl);
 		}
 #undef ADD

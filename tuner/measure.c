@@ -129,7 +129,7 @@ void rt_measure_defaults(rt_measure_opts *o)
  */
 static int capped(const rt_point *pt, uint64_t cap)
 {
-	return !strcmp(pt->backend, "cpu") && cap && !RT_ASAN;
+	return rt_backend_on_host(pt->backend) && cap && !RT_ASAN;
 }
 
 static int cap_memory(const rt_point *pt, uint64_t cap, char *why, size_t whylen)

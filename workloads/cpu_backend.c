@@ -20,6 +20,7 @@
 #include <cblas.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "../common/platform.h"
+#include "cpu_ctx.h"
 #include "cpu_dnnl.h"
 #include "kernels.h"
 
@@ -38,8 +40,8 @@ typedef void (*sbgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRA
 			  const bfloat16 *, blasint, float, float *, blasint);
 
 struct rt_ctx {
+	rt_pool *pool;      /* first: what the kernels read (cpu_ctx.h) */
 	int threads;
-	rt_pool *pool;
 	sbgemm_fn sbgemm;   /* NULL when this OpenBLAS has no bf16 GEMM */
 	rt_gemm_lib bf16_lib; /* what runs bf16 GEMMs (cpu_dnnl.h) */
 	char bf16_why[160];   /* why none does, where none does */
@@ -48,6 +50,7 @@ struct rt_ctx {
 	size_t bf_a_cap, bf_b_cap;
 	char why[RT_ERRLEN]; /* the last failure, for last_error */
 };
+_Static_assert(offsetof(struct rt_ctx, pool) == 0, "cpu_ctx.h reads the pool first");
 
 /* cblas_sbgemm exists only in OpenBLAS builds with BUILD_BFLOAT16. */
 static sbgemm_fn find_sbgemm(void)
@@ -168,11 +171,6 @@ static void cpu_close(rt_ctx *ctx)
 	free(ctx->bf_a);
 	free(ctx->bf_b);
 	free(ctx);
-}
-
-rt_pool *rt_cpu_ctx_pool(rt_ctx *ctx)
-{
-	return ctx->pool;
 }
 
 static int cpu_alloc(rt_ctx *ctx, size_t bytes, void **ptr)
@@ -554,7 +552,9 @@ static const char *cpu_last_error(rt_ctx *ctx)
 
 static const rt_backend_ops cpu_ops = {
 	.abi = RT_BACKEND_ABI,
-	.name = "cpu",
+	.name = RT_HOST_BACKEND,
+	.host = 1,
+	.framework_device = "cpu",
 	.init = cpu_init,
 	.device_info = cpu_device_info,
 	.open = cpu_open,

@@ -160,7 +160,7 @@ int rt_backend_list(char (*names)[RT_BACKEND_NAMELEN], int cap)
 {
 	char dirs[PATH_MAX];
 	int n = 0;
-	add_name(names, cap, &n, "cpu");
+	add_name(names, cap, &n, RT_HOST_BACKEND);
 	for (size_t i = 0; built_here[i]; i++)
 		add_name(names, cap, &n, built_here[i]);
 	if (plugin_dirs(dirs, sizeof dirs))
@@ -226,7 +226,8 @@ static const char *dl_reason(const char *path)
 
 /*
  * Checks a table returned by a plugin: ABI first (nothing else may be read
- * from a table of another ABI), then the name and the mandatory operations.
+ * from a table of another ABI), then the name, that it is a device, and the
+ * mandatory operations.
  */
 static int check_table(const rt_backend_ops *ops, const char *name, const char *file,
 		       char *err, size_t errlen)
@@ -240,6 +241,9 @@ static int check_table(const rt_backend_ops *ops, const char *name, const char *
 	if (!ops->name || strcmp(ops->name, name) != 0)
 		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: backend calls itself '%s'", file,
 			       ops->name ? ops->name : "(null)");
+	if (ops->host)
+		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: a plugin is a device, not the host",
+			       file);
 	for (size_t i = 0; i < RT_COUNT(mandatory_ops); i++) {
 		void *fn;
 		memcpy(&fn, (const char *)ops + mandatory_ops[i].offset, sizeof fn);
@@ -304,10 +308,23 @@ void rt_backend_unload(void *handle)
 int rt_backend_get(const char *name, const rt_backend_ops **ops, void **handle,
 		   char *err, size_t errlen)
 {
-	if (strcmp(name, "cpu") == 0) {
+	if (rt_backend_on_host(name)) {
 		*ops = rt_cpu_backend();
 		*handle = NULL;
 		return 0;
 	}
 	return rt_backend_load(name, ops, handle, err, errlen);
+}
+
+void rt_backend_framework_device(const char *name, char *buf, size_t len)
+{
+	const rt_backend_ops *ops;
+	void *handle;
+	char why[RT_ERRLEN];
+	if (rt_backend_get(name, &ops, &handle, why, sizeof why) != RT_OK) {
+		snprintf(buf, len, "cuda");
+		return;
+	}
+	snprintf(buf, len, "%s", ops->framework_device ? ops->framework_device : "");
+	rt_backend_unload(handle);
 }

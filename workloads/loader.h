@@ -64,4 +64,14 @@ void rt_backend_unload(void *handle);
 int rt_backend_get(const char *name, const rt_backend_ops **ops, void **handle,
 		   char *err, size_t errlen);
 
+/*
+ * The frameworks' name for the devices of the backend called name (its
+ * table's framework_device, asked of its plugin), for code outside
+ * workloads/ that must not compare backend names (whether it is the host's:
+ * rt_backend_on_host, backend.h). A plugin that cannot be loaded here (a
+ * configuration read on another machine) is taken as PyTorch's default
+ * accelerator, "cuda"; "" where the table names none.
+ */
+void rt_backend_framework_device(const char *name, char *buf, size_t len);
+
 #endif

@@ -201,6 +201,14 @@ void rt_workload_names(char *buf, size_t len);
 void rt_shape_default(const rt_workload *w, rt_shape *sh);
 /* Index of a shape key, -1 if the workload has none by that name. */
 int rt_shape_index(const rt_workload *w, const char *key);
+/*
+ * Index of a shape key that rigtune's own code names (gemm's "m"): the
+ * workload has it, or rigtune is wrong (RT_BUG_ON). Input a user names is
+ * rt_shape_index's, checked.
+ */
+int rt_shape_known(const rt_workload *w, const char *key);
+/* A built-in workload rigtune's own code names ("gemm"): there, or rigtune is wrong (RT_BUG_ON). */
+const rt_workload *rt_workload_builtin(const char *name);
 /* 1 when a and b have the same keys' count and values. */
 int rt_shape_equal(const rt_shape *a, const rt_shape *b);
 

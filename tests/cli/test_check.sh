@@ -4,6 +4,7 @@
 # (two OpenBLAS builds), the machine diff is printed, other hardware is
 # refused, a saved GEMM sweep is compared, and a bad baseline is exit 2 with
 # nothing written.
+# tier: slow (A/B checks with real budgets, about 4 minutes)
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 SRC=$PWD

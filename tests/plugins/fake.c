@@ -249,6 +249,7 @@ static const rt_backend_ops fake_ops = {
 	.abi = RT_BACKEND_ABI,
 	.name = "fake",
 	.visible_devices = "FAKE_VISIBLE_DEVICES",
+	.framework_device = "cuda",
 	.init = fake_init,
 	.device_info = fake_device_info,
 	.open = fake_open,

@@ -282,7 +282,7 @@ static int command_trial(const rt_base_point *b, const rt_check_side *s,
 	rt_cmd_template tpl = {0};
 	rt_metric metric = {0};
 	rt_knob_value shown[RT_BASE_MAX_KNOBS];
-	rt_cmd_env point_env;
+	rt_usercmd_env point_env;
 	child_env env;
 	char **argv = NULL;
 	int side_cmd = s && s->command;

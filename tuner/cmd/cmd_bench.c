@@ -103,7 +103,7 @@ static int parse_bench(int argc, char **argv, bench_args *a)
  */
 static double gemm_peak(const rt_point *pt, double seconds)
 {
-	const rt_workload *g = rt_workload_find(RT_GEMM_WORKLOAD);
+	const rt_workload *g = rt_workload_builtin(RT_GEMM_WORKLOAD);
 	rt_shape sh;
 	rt_shape_default(g, &sh);
 	rt_measure_opts mo;

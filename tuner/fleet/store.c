@@ -334,7 +334,8 @@ static void kind_of(const rt_machine *m, char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "%s, %d cores", m->cpu_model, m->cores);
 	for (int i = 0; i < m->naccel && n < len; i++)
-		if (m->accel[i].available && m->accel[i].ndevices && strcmp(m->accel[i].backend, "cpu"))
+		if (m->accel[i].available && m->accel[i].ndevices &&
+		    !rt_backend_on_host(m->accel[i].backend))
 			n += (size_t)snprintf(buf + n, len - n, ", %s x%d", m->accel[i].dev[0].name,
 					      m->accel[i].ndevices);
 }
@@ -346,7 +347,7 @@ static void accelerators_of(const rt_machine *m, char *buf, size_t len)
 	buf[0] = '\0';
 	for (int i = 0; i < m->naccel && n < len; i++) {
 		const rt_accel *a = &m->accel[i];
-		if (!a->available || !a->ndevices || !strcmp(a->backend, "cpu"))
+		if (!a->available || !a->ndevices || rt_backend_on_host(a->backend))
 			continue;
 		n += (size_t)snprintf(buf + n, len - n, "%s%s: %s (%s%s%sGEMM on %s)", n ? "; " : "",
 				      a->backend, a->dev[0].name, a->dev[0].driver[0] ? "driver " : "",
