@@ -119,14 +119,6 @@ static int update_tree(rt_proc_tree *t)
 	return rc;
 }
 
-int rt_proc_add_thread(rt_proc_snap *s, const rt_proc_thread *th)
-{
-	if (rt_grow(&s->threads, &s->cap, s->n, sizeof *s->threads, 64))
-		return RT_ENOMEM;
-	s->threads[s->n++] = *th;
-	return RT_OK;
-}
-
 int rt_proc_snapshot(rt_proc_tree *t, rt_proc_snap *s)
 {
 	s->n = s->nprocs = 0;
