@@ -13,18 +13,14 @@
 #include <cmocka.h>
 
 #include "../workloads/loader.h"
+#include "plugin_dir.h"
 
 static char plugin_dir[1024];
 
 static int setup_path(void **state)
 {
 	(void)state;
-	const char *build = getenv("BUILD_DIR");
-	char cwd[512] = "";
-	if (!build || build[0] != '/')
-		assert_non_null(getcwd(cwd, sizeof cwd)); /* the loader takes absolute ones only */
-	snprintf(plugin_dir, sizeof plugin_dir, "%s%s%s/tests/plugins", cwd, *cwd ? "/" : "",
-		 build && *build ? build : "build");
+	test_plugin_dir(plugin_dir, sizeof plugin_dir);
 	return setenv("RIGTUNE_BACKEND_PATH", plugin_dir, 1);
 }
 
@@ -305,9 +301,9 @@ static void test_relative_entries_ignored(void **state)
 
 /*
  * What a backend says of itself, asked by name: the host is the linked-in
- * backend alone; the frameworks' device name comes from the table (the CPU
- * backend's "cpu", the fake plugin's "cuda"), and a backend whose plugin
- * cannot be loaded here is PyTorch's default accelerator.
+ * backend alone; the frameworks' device name is the CPU backend's "cpu",
+ * and a plugin's, never loaded for it, is PyTorch's default accelerator
+ * until the accelerator probe notes its table's (tests/test_fw_device.c).
  */
 static void test_self_description(void **state)
 {

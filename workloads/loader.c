@@ -316,15 +316,37 @@ int rt_backend_get(const char *name, const rt_backend_ops **ops, void **handle,
 	return rt_backend_load(name, ops, handle, err, errlen);
 }
 
+/*
+ * The frameworks' device names the accelerator probe read from the plugins'
+ * tables in its children, so that a hint or a command's {device} never
+ * loads a plugin (and its vendor libraries) into rigtune's own process.
+ */
+static struct {
+	char name[RT_BACKEND_NAMELEN];
+	char device[RT_BACKEND_NAMELEN];
+} noted[RT_MAX_BACKENDS];
+static int nnoted;
+
+void rt_backend_note_framework_device(const char *name, const char *device)
+{
+	int i = 0;
+	while (i < nnoted && strcmp(noted[i].name, name))
+		i++;
+	if (i == RT_MAX_BACKENDS)
+		return;
+	nnoted += i == nnoted;
+	snprintf(noted[i].name, sizeof noted[i].name, "%.*s", RT_BACKEND_NAMELEN - 1, name);
+	snprintf(noted[i].device, sizeof noted[i].device, "%.*s", RT_BACKEND_NAMELEN - 1,
+		 device);
+}
+
 void rt_backend_framework_device(const char *name, char *buf, size_t len)
 {
-	const rt_backend_ops *ops;
-	void *handle;
-	char why[RT_ERRLEN];
-	if (rt_backend_get(name, &ops, &handle, why, sizeof why) != RT_OK) {
-		snprintf(buf, len, "cuda");
-		return;
-	}
-	snprintf(buf, len, "%s", ops->framework_device ? ops->framework_device : "");
-	rt_backend_unload(handle);
+	const char *device = "cuda";
+	if (rt_backend_on_host(name))
+		device = rt_cpu_backend()->framework_device;
+	for (int i = 0; i < nnoted; i++)
+		if (!strcmp(noted[i].name, name))
+			device = noted[i].device;
+	snprintf(buf, len, "%s", device);
 }
