@@ -26,7 +26,7 @@ typedef struct pool_rule {
 	const char *threading; /* NULL: PyTorch not probed */
 	int cpu_bf16;          /* 1: only for a CPU bf16 point */
 	int intra_all, blas_all;
-	int blas_own_pool;     /* the BLAS sizes a pool of its own from OPENBLAS_NUM_THREADS */
+	int blas_own_pool;     /* the BLAS sizes a pool of its own (blas_pool_var) */
 	int proven;            /* a build the tests install threads so (tests/framework_hints.py) */
 	const char *why;
 } pool_rule;
@@ -83,12 +83,17 @@ static void add_line(rt_hint_block *b, const char *fmt, ...)
 }
 
 /*
- * Lines that need what the machines the tests run on lack (a GPU):
- * tests/framework_hints.py can only skip them, so they are marked untested
- * and name the documented setting alone. They are those that name a device
- * point's device as the frameworks quote it ('cuda': PyTorch's autocast,
- * SB3's device=), and JAX's fp16, an accelerator's precision.
+ * Lines that need what the machines the tests run on lack (a GPU, Apple's
+ * Accelerate): tests/framework_hints.py can only skip them, so they are
+ * marked untested and name the documented setting alone. They are those
+ * that name a device point's device as the frameworks quote it ('cuda',
+ * 'mps': PyTorch's device and autocast, SB3's device=), and these.
  */
+static const char *const untestable[] = {
+	"to jnp.float16",         /* JAX's fp16, an accelerator's precision */
+	"VECLIB_MAXIMUM_THREADS", /* Accelerate, macOS's BLAS */
+};
+
 static void mark_untestable(rt_hint_block *b, const rt_point *pt)
 {
 	char device[24], quoted[32] = "";
@@ -96,10 +101,11 @@ static void mark_untestable(rt_hint_block *b, const rt_point *pt)
 		rt_backend_framework_device(pt->backend, device, sizeof device);
 		snprintf(quoted, sizeof quoted, "'%s'", device);
 	}
-	for (int i = 0; i < b->n; i++)
-		if ((quoted[0] && strstr(b->line[i], quoted)) ||
-		    strstr(b->line[i], "to jnp.float16"))
-			b->line_untested[i] = 1;
+	for (int i = 0; i < b->n; i++) {
+		b->line_untested[i] = quoted[0] && strstr(b->line[i], quoted);
+		for (size_t k = 0; k < RT_COUNT(untestable); k++)
+			b->line_untested[i] |= strstr(b->line[i], untestable[k]) != NULL;
+	}
 }
 
 static void add_env_str(rt_hints *h, const char *name, const char *value)
@@ -171,6 +177,18 @@ static const char *not_found(const rt_frameworks *f, rt_fw_id id)
 	return why;
 }
 
+/*
+ * The variable a BLAS with a pool of its own sizes it from when it loads:
+ * Accelerate (macOS's; PyTorch's macOS wheels use it) reads
+ * VECLIB_MAXIMUM_THREADS, OpenBLAS OPENBLAS_NUM_THREADS.
+ */
+static const char *blas_pool_var(const rt_frameworks *f)
+{
+	const rt_framework *pt = installed(f, RT_FW_PYTORCH);
+	const char *blas = pt ? rt_framework_get(pt, "blas") : NULL;
+	return blas && !strcmp(blas, "accelerate") ? "VECLIB_MAXIMUM_THREADS" : "OPENBLAS_NUM_THREADS";
+}
+
 static void pytorch_about(rt_hint_block *b, const rt_frameworks *f, const pool_rule *r)
 {
 	const rt_framework *pt = &f->fw[RT_FW_PYTORCH];
@@ -181,8 +199,23 @@ static void pytorch_about(rt_hint_block *b, const rt_frameworks *f, const pool_r
 	}
 	const char *v = rt_framework_get(pt, "version"), *blas = rt_framework_get(pt, "blas");
 	const char *bv = rt_framework_get(pt, "blas_version");
-	snprintf(b->about, sizeof b->about, "PyTorch %s with %s %s (%s): %s", v ? v : "?",
-		 blas ? blas : "?", bv ? bv : "", r->threading, r->why);
+	int veclib = r->blas_own_pool && !strcmp(blas_pool_var(f), "VECLIB_MAXIMUM_THREADS");
+	snprintf(b->about, sizeof b->about, "PyTorch %s with %s %s (%s): %s%s", v ? v : "?",
+		 blas ? blas : "?", bv ? bv : "", r->threading, r->why,
+		 veclib ? "; Accelerate sizes that pool from VECLIB_MAXIMUM_THREADS (untested: "
+			  "the tests run on Linux, which has no Accelerate)" : "");
+}
+
+/*
+ * What a device's autocast needs beyond the dtype, as PyTorch documents it
+ * per device: MPS's bf16 needs macOS 14 or later (the Metal plugin offers
+ * bf16 only there too); every fp16 wants a GradScaler for its gradients.
+ */
+static const char *autocast_note(const char *device, rt_precision p)
+{
+	if (p == RT_FP16)
+		return "and a torch.amp.GradScaler for the gradients";
+	return !strcmp(device, "mps") ? "macOS 14 or later" : NULL;
 }
 
 /* The point's precision in PyTorch, on its backend's devices as PyTorch names them. */
@@ -190,6 +223,11 @@ static void pytorch_precision(rt_hint_block *b, const rt_point *pt)
 {
 	char device[24];
 	rt_backend_framework_device(pt->backend, device, sizeof device);
+	int host = rt_backend_on_host(pt->backend);
+	const char *note = autocast_note(device, pt->precision);
+	if (!host)
+		add_line(b, "device = torch.device('%s')  # the model and each batch .to(device)",
+			 device);
 	switch (pt->precision) {
 	case RT_FP64:
 		add_line(b, "torch.set_default_dtype(torch.float64)");
@@ -198,12 +236,11 @@ static void pytorch_precision(rt_hint_block *b, const rt_point *pt)
 		add_line(b, "torch.set_float32_matmul_precision('high')  # TF32 matmuls");
 		break;
 	case RT_BF16:
-		add_line(b, "with torch.autocast('%s', dtype=torch.bfloat16): ...", device);
-		break;
-	case RT_FP16: /* a device's: the CPU backend offers none, CPU autocast takes bf16 alone */
-		if (!rt_backend_on_host(pt->backend))
-			add_line(b, "with torch.autocast('%s', dtype=torch.float16): ...  # and a "
-				    "torch.cuda.amp.GradScaler", device);
+	case RT_FP16: /* fp16 a device's: the CPU backend offers none, CPU autocast takes bf16 alone */
+		if (pt->precision == RT_BF16 || !host)
+			add_line(b, "with torch.autocast('%s', dtype=torch.%s): ...%s%s", device,
+				 pt->precision == RT_BF16 ? "bfloat16" : "float16",
+				 note ? "  # " : "", note ? note : "");
 		break;
 	default:
 		break;
@@ -217,7 +254,7 @@ static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_r
 	b->untested = !r->proven;
 	pytorch_about(b, f, r);
 	if (r->blas_own_pool)
-		add_line(b, "os.environ['OPENBLAS_NUM_THREADS'] = '%d'  # before importing torch",
+		add_line(b, "os.environ['%s'] = '%d'  # before importing torch", blas_pool_var(f),
 			 r->blas_all ? pt->threads : 1);
 	int intra = r->intra_all ? pt->threads : 1;
 	if (wants_passive(intra))
@@ -246,9 +283,34 @@ static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_r
  * fp32 result (autocast's semantics), rather than the matmul-precision
  * setting that accelerators' dot algorithms follow.
  */
+/*
+ * The frameworks' devices JAX has no maintained plugin for: a point there
+ * gets JAX's CPU lines (its GPU is for PyTorch), and says why.
+ */
+static const struct {
+	const char *device;
+	const char *why;
+} jax_no_plugin[] = {
+	{"mps", "jax-metal, JAX's Metal plugin, is no longer maintained (JAX issue #26968)"},
+};
+
+/* Why JAX runs on the CPU at point pt though it is a device's; NULL where JAX has the device. */
+static const char *jax_cpu_only(const rt_point *pt)
+{
+	char device[24];
+	if (rt_backend_on_host(pt->backend))
+		return NULL;
+	rt_backend_framework_device(pt->backend, device, sizeof device);
+	for (size_t i = 0; i < RT_COUNT(jax_no_plugin); i++)
+		if (!strcmp(device, jax_no_plugin[i].device))
+			return jax_no_plugin[i].why;
+	return NULL;
+}
+
 static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *pt)
 {
-	int cpu = rt_backend_on_host(pt->backend);
+	const char *cpu_only = jax_cpu_only(pt);
+	int cpu = rt_backend_on_host(pt->backend) || cpu_only;
 	const rt_framework *jax = installed(f, RT_FW_JAX);
 	static const char *const prec[RT_NPRECISION] = {
 		[RT_FP64] = "jax.config.update('jax_enable_x64', True)",
@@ -274,6 +336,8 @@ static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *
 			 "NPROC; XLA_FLAGS has no thread-count flag)",
 			 not_found(f, RT_FW_JAX));
 	}
+	if (cpu_only)
+		add_line(b, "JAX_PLATFORMS=cpu  # %s: JAX runs on the CPU here", cpu_only);
 	if (pt->pin != RT_PIN_NONE)
 		add_line(b, "rigtune exec -- python3 train.py  # binds to the point's %d CPU%s: "
 			    "XLA's CPU pools take the affinity mask's size",
