@@ -186,7 +186,8 @@ static const char *blas_pool_var(const rt_frameworks *f)
 {
 	const rt_framework *pt = installed(f, RT_FW_PYTORCH);
 	const char *blas = pt ? rt_framework_get(pt, "blas") : NULL;
-	return blas && !strcmp(blas, "accelerate") ? "VECLIB_MAXIMUM_THREADS" : "OPENBLAS_NUM_THREADS";
+	int accelerate = blas && !strcmp(blas, "accelerate");
+	return accelerate ? "VECLIB_MAXIMUM_THREADS" : "OPENBLAS_NUM_THREADS";
 }
 
 static void pytorch_about(rt_hint_block *b, const rt_frameworks *f, const pool_rule *r)
@@ -267,23 +268,6 @@ static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_r
 }
 
 /*
- * JAX on the CPU: XLA's levers, each read in XLA's source (openxla/xla) and
- * measured on jaxlib 0.10.2 (tests/framework_hints.py applies each line and
- * counts the threads that ran). XLA_FLAGS is split by ParseArgvFromString
- * (xla/parse_flags_from_env.cc), which stops at the first word that does not
- * begin with '-': only --flags count, and there is no intra-op thread flag.
- * The CPU client sizes its Eigen intra-op pool (tf_XLAEigen threads) with
- * DefaultThreadPoolSize() (xla/pjrt/cpu/cpu_client.cc), which is PJRT_NPROC,
- * else NPROC, else tsl::port::MaxParallelism(): the CPUs of the process's
- * affinity mask (xla/pjrt/utils.cc). So the thread count is the affinity
- * mask (rigtune exec binds to the point's CPUs) or NPROC. The older lever
- * --xla_cpu_multi_thread_eigen=false is not given: on jaxlib 0.10.2 a
- * jitted matmul still ran on both of the pool's threads with it. bf16 on
- * the CPU is the lever that certainly acts, a dot of bf16 operands with an
- * fp32 result (autocast's semantics), rather than the matmul-precision
- * setting that accelerators' dot algorithms follow.
- */
-/*
  * The frameworks' devices JAX has no maintained plugin for: a point there
  * gets JAX's CPU lines (its GPU is for PyTorch), and says why.
  */
@@ -307,6 +291,23 @@ static const char *jax_cpu_only(const rt_point *pt)
 	return NULL;
 }
 
+/*
+ * JAX on the CPU: XLA's levers, each read in XLA's source (openxla/xla) and
+ * measured on jaxlib 0.10.2 (tests/framework_hints.py applies each line and
+ * counts the threads that ran). XLA_FLAGS is split by ParseArgvFromString
+ * (xla/parse_flags_from_env.cc), which stops at the first word that does not
+ * begin with '-': only --flags count, and there is no intra-op thread flag.
+ * The CPU client sizes its Eigen intra-op pool (tf_XLAEigen threads) with
+ * DefaultThreadPoolSize() (xla/pjrt/cpu/cpu_client.cc), which is PJRT_NPROC,
+ * else NPROC, else tsl::port::MaxParallelism(): the CPUs of the process's
+ * affinity mask (xla/pjrt/utils.cc). So the thread count is the affinity
+ * mask (rigtune exec binds to the point's CPUs) or NPROC. The older lever
+ * --xla_cpu_multi_thread_eigen=false is not given: on jaxlib 0.10.2 a
+ * jitted matmul still ran on both of the pool's threads with it. bf16 on
+ * the CPU is the lever that certainly acts, a dot of bf16 operands with an
+ * fp32 result (autocast's semantics), rather than the matmul-precision
+ * setting that accelerators' dot algorithms follow.
+ */
 static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *pt)
 {
 	const char *cpu_only = jax_cpu_only(pt);
