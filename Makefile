@@ -147,7 +147,8 @@ $(BUILD)/bench/lib%.so: bench/lib/%.c
 # PyPI's ziglang, with macOS's libc headers and libSystem), warnings as errors, and linked
 # against link stubs of the third-party libraries (scripts/mac-sdk.sh): a call that only
 # Linux has fails make test here, not on a user's Mac. `make build-mac` alone does this.
-MAC := $(BUILD)-mac
+# One cross-build whatever the host build's sanitizers: `make asan` checks it as `make test` does.
+MAC := build-mac
 ZIG_CC := $(shell scripts/zig.sh --path)/bin/python -m ziglang cc
 MAC_CFLAGS = -target aarch64-macos $(OPT) -std=c11 -Wall -Wextra -Werror -pthread -MMD -MP \
 	-isystem $(MAC)/sdk/include
@@ -158,8 +159,8 @@ MAC_OBJS := $(MAC)/tuner/main.o $(MAC_LIB_OBJS)
 MAC_TESTS := $(MAC)/tests/test_platform $(MAC)/tests/test_steer $(MAC)/tests/test_memwatch \
 	$(MAC)/tests/gpu_check
 # (not again under a sanitizer: the same files)
-MAC_BUILD := $(if $(SAN),,$(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/librigtune_metal.dylib \
-	$(MAC_TESTS)))
+MAC_BUILD := $(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/librigtune_metal.dylib \
+	$(MAC_TESTS))
 .PHONY: build-mac
 build-mac: $(MAC)/rigtune $(MAC)/librigtune_metal.dylib
 $(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh

@@ -5,7 +5,8 @@
 # scripts/check-portable.sh keeps Linux-only calls inside the platform module.
 . "$(dirname "$0")/lib.sh"
 # On a Mac the native build is the Mach-O binary, linked with Homebrew's own libraries.
-bin=${BUILD_DIR:-build}-mac/rigtune
+# The cross-build is build-mac beside the host's build (build, build-asan) whatever its sanitizers.
+bin=$(dirname "${BUILD_DIR:-$PWD/build}")/build-mac/rigtune
 [ "$(uname -s)" = Darwin ] && bin=$RIGTUNE
 
 # Mach-O 64-bit (0xfeedfacf, little-endian), CPU type arm64 (0x0100000c), an executable (2).
@@ -27,7 +28,7 @@ fi
 # The tests scripts/mac-check.sh runs on a Mac link for it too (Linux: the cross-build's).
 if [ "$(uname -s)" != Darwin ]; then
   for t in test_platform test_steer test_memwatch gpu_check; do
-    [ "$(od -An -tx4 -N16 "$(dirname "$bin")/tests/$t" 2>/dev/null | tr -s ' ')" = "$header" ] ||
+    [ -n "$header" ] && [ "$(od -An -tx4 -N16 "$(dirname "$bin")/tests/$t" 2>/dev/null | tr -s ' ')" = "$header" ] ||
       bad="${bad:-} $t"
   done
   if [ -z "${bad:-}" ]; then ok "test_platform, test_steer, test_memwatch and gpu_check link for aarch64-macos"
