@@ -192,12 +192,12 @@ static const char *blas_pool_var(const rt_frameworks *f)
 
 static void pytorch_about(rt_hint_block *b, const rt_frameworks *f, const pool_rule *r)
 {
-	const rt_framework *pt = &f->fw[RT_FW_PYTORCH];
-	if (!r->threading) {
+	if (!r->threading) { /* f may be NULL: no probe */
 		snprintf(b->about, sizeof b->about, "PyTorch: %s: %s", not_found(f, RT_FW_PYTORCH),
 			 r->why);
 		return;
 	}
+	const rt_framework *pt = &f->fw[RT_FW_PYTORCH];
 	const char *v = rt_framework_get(pt, "version"), *blas = rt_framework_get(pt, "blas");
 	const char *bv = rt_framework_get(pt, "blas_version");
 	int veclib = r->blas_own_pool && !strcmp(blas_pool_var(f), "VECLIB_MAXIMUM_THREADS");
