@@ -44,8 +44,16 @@ rec_knobs=$(sed -n '/^    recommended:/{n;p;}' t.yaml | knobs)
 npoints=$(grep -E '^ {4}(  |- )point: ' t.yaml | knobs | sort -u | wc -l)
 # the block of the point with the recommended role in a check's YAML
 rec_block() { awk '/^- workload:/ {rec = 0} /^  roles: \[recommended/ {rec = 1} rec' "$1"; }
-$R check --baseline t.yaml --cmd "$CMD" --budget 30 -o same.yaml >"$TMP/out" 2>"$TMP/err"
-rc=$?
+# A VM shared with other work has spells of running slower, minutes long, and a
+# check inside one rightly finds the point slower (an A/A of this 60 s tune's
+# baseline once read 11% in 2 trials over 17 s): a second check, after the
+# first's regression is shown, must not; one that always finds it still fails.
+for attempt in 1 2; do
+  $R check --baseline t.yaml --cmd "$CMD" --budget 30 -o same.yaml >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  [ "$rc" -ne 1 ] && break
+  echo "# A/A attempt $attempt: exit 1: $(grep -m1 '^regression' "$TMP/err")"
+done
 if [ "$rc" -eq 1 ] && grep -q "^suggestion: other processes took up to" "$TMP/err"; then
   n=$((n + 1)); echo "ok $n # SKIP A/A check of the PyTorch configuration: a regression, but $(grep -m1 '^suggestion: other processes' "$TMP/err" | cut -c13-90)..."
 else
