@@ -32,6 +32,7 @@ import numpy as np
 import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -190,13 +191,14 @@ def main(argv):
     env = make_vec(a)
     model = PPO("MlpPolicy", env, n_steps=a.rollout, batch_size=a.minibatch, n_epochs=a.epochs,
                 seed=a.seed, device="cpu", verbose=0)
+    model.set_logger(Logger(None, []))  # SB3's default makes a folder in $TMPDIR per run
     print(f"threads: intra-op {torch.get_num_threads()}, vec {a.vec}, envs {a.num_envs}, "
           f"workers {a.workers if a.vec == 'chunked' else '-'}", file=sys.stderr, flush=True)
     cb = Throughput()
     model.learn(total_timesteps=a.timesteps, callback=cb)
     now = time.perf_counter()
     cb.tick()  # the last iteration's line
-    if cb.first:
+    if cb.iteration > 1:  # the first iteration (warm-up) is not in the total
         print(f"total env-steps/s {(model.num_timesteps - cb.first[1]) / (now - cb.first[0]):.1f}",
               flush=True)
     env.close()

@@ -307,6 +307,7 @@ def check_ppo(line, m):
     import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.logger import Logger
     n_steps, batch, epochs, device = int(m[1]), int(m[2]), int(m[3]), m[4]
     why = device_missing(torch, device, f"SB3's device='{device}'")
     if why:
@@ -316,6 +317,7 @@ def check_ppo(line, m):
     got = (model.n_steps, model.batch_size, model.n_epochs, model.device.type)
     if got != (n_steps, batch, epochs, device):
         return f"fail: PPO took {got}"
+    model.set_logger(Logger(None, []))  # SB3's default makes a folder in $TMPDIR per run
     model.learn(total_timesteps=n_steps * 2)  # one rollout and one update run
     return "ok" if model.num_timesteps >= n_steps * 2 else "fail: PPO did not run an update"
 

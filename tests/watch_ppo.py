@@ -16,6 +16,7 @@ import time
 import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import Logger
 
 ROLLOUT_THREADS, UPDATE_THREADS = 1, 2
 
@@ -40,6 +41,7 @@ class Clock(BaseCallback):
 
 model = PPO("MlpPolicy", "CartPole-v1", n_steps=1024, batch_size=1024, n_epochs=20, device="cpu",
             policy_kwargs={"net_arch": [512, 512]}, seed=0, verbose=0)
+model.set_logger(Logger(None, []))  # SB3's default makes a folder in $TMPDIR per run
 clock = Clock()
 print("mark 1", flush=True)
 t0 = time.monotonic()

@@ -243,7 +243,8 @@ static int probe_python(const char *python, double until, rt_frameworks *out,
 			char *executable, size_t exlen, char *err, size_t errlen)
 {
 	static probe_out o; /* large: not on the stack */
-	char deadline[32], *argv[4 + 2 * RT_NFW] = {(char *)python, "-c", (char *)probe_driver,
+	/* python -c driver deadline, a name and a script per framework, NULL */
+	char deadline[32], *argv[5 + 2 * RT_NFW] = {(char *)python, "-c", (char *)probe_driver,
 						    deadline};
 	double left = until - rt_now();
 	memset(out, 0, sizeof *out);
