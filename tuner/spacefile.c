@@ -63,11 +63,11 @@ static const key_rule point_rules[] = {
 	 "a list of precisions (fp64, fp32, tf32, bf16, fp16)", 0},
 	{"pin", pin_name, 0, 0, RT_ROLE_NONE,
 	 "a list of pin policies (none, compact, spread, pcores)", 0},
-	{"batch", NULL, 1, 0, RT_ROLE_NONE, "a list of positive integers", RT_KNOB_BATCH},
+	{"batch", NULL, 1, 0, RT_ROLE_NONE, "a list of positive integers", RT_KNOB_BIT(batch)},
 	{"threads", NULL, 1, 1, RT_ROLE_PEAKED, "a list of positive integers or {min, max, step}",
 	 0},
 	{"workers", NULL, 0, 1, RT_ROLE_PEAKED, "a list of integers >= 0 or {min, max, step}",
-	 RT_KNOB_WORKERS},
+	 RT_KNOB_BIT(workers)},
 };
 
 /*

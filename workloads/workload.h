@@ -15,39 +15,14 @@
  * RT_WORKLOAD(NAME) in workloads/registry.h.
  *
  * A point is where the knobs are set (backend, precision, batch, threads,
- * workers, pin); a shape is the model being trained (d_model, layers, ...).
+ * workers, pin: the rows of knobs.h); a shape is the model being trained
+ * (d_model, layers, ...).
  */
 #ifndef RT_WORKLOAD_H
 #define RT_WORKLOAD_H
 
 #include "backend.h"
-
-typedef enum rt_pin {
-	RT_PIN_NONE = 0, /* let the OS place threads */
-	RT_PIN_COMPACT,  /* fill cores one after another */
-	RT_PIN_SPREAD,   /* one thread per core, spread across packages/NUMA */
-	RT_PIN_PCORES,   /* performance cores only (hwloc's most efficient
-			    cpukind; on a non-hybrid chip the same as compact) */
-	RT_NPIN
-} rt_pin;
-
-const char *rt_pin_name(rt_pin p);
-int rt_pin_parse(const char *name); /* -1 if unknown */
-
-typedef struct rt_point {
-	char backend[16];     /* "cpu", "cuda", "hip" */
-	int device;           /* device index within the backend */
-	rt_precision precision;
-	int batch;
-	int threads;          /* host compute threads (BLAS + own kernels) */
-	int workers;          /* data / environment worker threads; 0 = inline */
-	rt_pin pin;
-} rt_point;
-
-/* Fills p with the defaults: cpu, fp32, batch 32, threads 1, workers 0, compact. */
-void rt_point_default(rt_point *p);
-/* 1 when a and b set every knob alike (the journal's reuse and check's baseline match so). */
-int rt_point_equal(const rt_point *a, const rt_point *b);
+#include "knobs.h"
 
 #define RT_MAX_SHAPE_KEYS 12
 #define RT_MAX_PHASES 8
@@ -96,14 +71,12 @@ typedef struct rt_gemm_dims {
 /* The libraries whose lines a workload's hints give (its data loading, its environments). */
 typedef enum rt_hint_lib { RT_HINT_PYTORCH, RT_HINT_GYMNASIUM, RT_HINT_SB3 } rt_hint_lib;
 
-/* The point knobs a workload reads (backend, precision, threads, pin always). */
-enum { RT_KNOB_BATCH = 1u << 0, RT_KNOB_WORKERS = 1u << 1 };
-
 typedef struct rt_workload {
 	const char *name;
 	const char *unit;             /* unit of items per second: "samples/s" */
 	const char *summary;          /* what one step is, in a line, for --help */
-	unsigned knobs;               /* RT_KNOB_* it reads; others are ignored */
+	unsigned knobs;               /* RT_KNOB_BIT()s of the knobs it reads beyond those
+					 every workload reads (RT_KF_ALL); others are ignored */
 	/*
 	 * Its share of a tuning budget against the other workloads' (1: as much
 	 * as a search of gemm's few knobs needs; 0 counts as 1).

@@ -88,12 +88,12 @@ static void point_text(const rt_workload *w, const rt_point *pt, const rt_shape 
 	int k = w->knee ? rt_shape_index(w, w->knee) : -1;
 	if (k >= 0 && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %s %ld", w->knee, sh->v[k]);
-	if ((w->knobs & RT_KNOB_BATCH) && n < len)
+	if ((w->knobs & RT_KNOB_BIT(batch)) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", batch %d", pt->batch);
 	if (n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %d thread%s", pt->threads,
 		                      pt->threads == 1 ? "" : "s");
-	if ((w->knobs & RT_KNOB_WORKERS) && n < len)
+	if ((w->knobs & RT_KNOB_BIT(workers)) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %d worker%s", pt->workers,
 		                      pt->workers == 1 ? "" : "s");
 	if (n < len)

@@ -131,7 +131,7 @@ void rt_pgc_series_label(const rt_pg_workload *wl, const rt_point *pt, char *buf
 	if (strcmp(wl->xkey, "threads") && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %d thread%s", pt->threads,
 		                      pt->threads == 1 ? "" : "s");
-	if ((wl->w->knobs & RT_KNOB_WORKERS) && n < len)
+	if ((wl->w->knobs & RT_KNOB_BIT(workers)) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %d worker%s", pt->workers,
 		                      pt->workers == 1 ? "" : "s");
 	if (v.pin && n < len)

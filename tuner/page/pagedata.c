@@ -226,7 +226,7 @@ static void read_machine(rt_page *pg)
 static const char *axis_key(const rt_workload *w)
 {
 	if (w->knee && (rt_shape_index(w, w->knee) >= 0 ||
-	                (!strcmp(w->knee, "batch") && (w->knobs & RT_KNOB_BATCH))))
+	                (!strcmp(w->knee, "batch") && (w->knobs & RT_KNOB_BIT(batch)))))
 		return w->knee;
 	return "threads";
 }

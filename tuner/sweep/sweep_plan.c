@@ -87,7 +87,7 @@ static int same_memory(const rt_sweep_plan *plan, const rt_point *pt, const rt_s
 /* Same knobs: every knob the workload reads, the knee key aside. */
 static int same_knobs(const rt_sweep_plan *plan, const rt_point *pt, const rt_shape *sh)
 {
-	int workers = !(plan->w->knobs & RT_KNOB_WORKERS) || pt->workers == plan->point.workers;
+	int workers = !(plan->w->knobs & RT_KNOB_BIT(workers)) || pt->workers == plan->point.workers;
 	return same_memory(plan, pt, sh) && pt->threads == plan->point.threads && workers &&
 	       pt->pin == plan->point.pin;
 }
@@ -320,7 +320,7 @@ static void pus_of(rt_sweep_plan *plan)
 	if (hwloc_topology_init(&t))
 		return;
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
-	int n = plan->point.threads + (plan->w->knobs & RT_KNOB_WORKERS ? plan->point.workers : 0);
+	int n = plan->point.threads + (plan->w->knobs & RT_KNOB_BIT(workers) ? plan->point.workers : 0);
 	if (set && !hwloc_topology_load(t) && rt_pin_cpuset(t, plan->point.pin, n, set) == RT_OK) {
 		unsigned pu;
 		hwloc_bitmap_foreach_begin(pu, set)
