@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../workloads/workload.h"
+#include "../workloads/knobs.h"
 
 void rt_vtprintf(FILE *f, const char *fmt, va_list ap)
 {

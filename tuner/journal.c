@@ -13,6 +13,7 @@
 #include <yaml.h>
 
 #include "../search/space.h"
+#include "../workloads/knobs.h"
 #include "contention.h"
 #include "params.h"
 #include "measure_yaml.h"

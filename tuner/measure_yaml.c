@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "contention.h"
+#include "../workloads/knobs.h"
 
 void rt_emit_point(rt_yw *w, const rt_point *pt, const rt_workload *wl)
 {

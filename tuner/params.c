@@ -1,5 +1,6 @@
 #include "params.h"
 
+#include "../workloads/knobs.h"
 #include "../workloads/loader.h"
 
 #include <errno.h>
@@ -123,6 +124,12 @@ int rt_params_set(const rt_workload *w, const char *key, const char *val, rt_poi
 		  rt_shape *sh, char *err, size_t errlen)
 {
 	const rt_knob *k = rt_knob_find(key);
+	if (k && k->kind == RT_KNOB_BACKEND && !rt_backend_known(val)) {
+		char names[256];
+		rt_backend_names(names, sizeof names);
+		return rt_fail(err, errlen, RT_EINVAL, "%s: '%s' is not one of %s", key, val,
+			       names);
+	}
 	if (k)
 		return rt_knob_set(k, val, pt, err, errlen);
 	int s = rt_shape_index(w, key);

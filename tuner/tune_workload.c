@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../workloads/knobs.h"
 #include "backends.h"
 #include "naive.h"
 #include "params.h"

@@ -4,42 +4,22 @@
  *
  * A row says a knob's name, its C type in rt_point, its kind (a number, one
  * of a list of names, a text), its default and range, its role in the search
- * (whether it is where the point runs, a count of cores, a size compared on a
- * log scale), which workloads read it, the environment it sets in a user's
+ * (a count of cores, a size compared on a log scale, a range in a space), which workloads read it, the environment it sets in a user's
  * command, and its label in a short point label ("t=4"). rt_point's fields,
  * the KEY=VALUE arguments, the YAML of a point (configurations, journals,
  * check results), equality, the screening's distance and the labels all
  * come from the rows, so that adding a knob to a built-in workload is its
- * row here, the workload's use of it (a bit in its `knobs`, its reading of
+ * row (workload.h), the workload's use of it (a bit in its `knobs`, its reading of
  * pt->NAME) and its docs.
  *
- * X(name, ctype, kind, def, min, max, choices, flags, label, env)
- *   ctype  the field's type in rt_point
- *   kind   RT_KNOB_INT, RT_KNOB_CHOICE (one of choices, max + 1 names),
- *          RT_KNOB_BACKEND (a backend rigtune knows)
- *   def    the default (a choice's index; a backend's default is the host, "cpu")
- *   flags  RT_KF_*: below
- *   label  its key in a short label ("t" gives "t=4"), "" for the bare value
- *   env    the variables a command's value sets, ","-separated; NULL: none
+ * The rows are RT_POINT_KNOBS in workload.h, beside rt_point, which they make.
  */
 #ifndef RT_KNOBS_H
 #define RT_KNOBS_H
 
-#include "backend.h"
+#include "workload.h"
 
 #include <stddef.h>
-
-typedef enum rt_pin {
-	RT_PIN_NONE = 0, /* let the OS place threads */
-	RT_PIN_COMPACT,  /* fill cores one after another */
-	RT_PIN_SPREAD,   /* one thread per core, spread across packages/NUMA */
-	RT_PIN_PCORES,   /* performance cores only (hwloc's most efficient
-			    cpukind; on a non-hybrid chip the same as compact) */
-	RT_NPIN
-} rt_pin;
-
-/* A backend's name in a point: "cpu", "cuda", "hip". */
-typedef char rt_backend_name[16];
 
 /* What a knob's value is. */
 typedef enum rt_knob_kind { RT_KNOB_INT, RT_KNOB_CHOICE, RT_KNOB_BACKEND } rt_knob_kind;
@@ -50,48 +30,12 @@ extern const char *const rt_pin_names[RT_NPIN];
 
 enum {
 	RT_KF_ALL = 1u << 0,     /* every workload reads it (else a bit in rt_workload.knobs) */
-	RT_KF_WHERE = 1u << 1,   /* where the point runs: a difference is a different place */
-	RT_KF_LOG = 1u << 2,     /* a size: the screening compares it on a log scale */
-	RT_KF_CORES = 1u << 3,   /* counts cores: the point's sum must fit the usable cores */
-	RT_KF_TERSE = 1u << 4,   /* written (YAML, text) only when not its default */
-	RT_KF_QUIET = 1u << 5,   /* shown in a short label only when not its default */
-	RT_KF_RANGE = 1u << 6,   /* a space may give it as {min, max, step} */
+	RT_KF_LOG = 1u << 1,     /* a size: the screening compares it on a log scale */
+	RT_KF_CORES = 1u << 2,   /* counts cores: the point's sum must fit the usable cores */
+	RT_KF_TERSE = 1u << 3,   /* written (YAML, text) only when not its default */
+	RT_KF_QUIET = 1u << 4,   /* shown in a short label only when not its default */
+	RT_KF_RANGE = 1u << 5,   /* a space may give it as {min, max, step} */
 };
-
-/* name, ctype, kind, def, min, max, choices, flags, label, env */
-#define RT_POINT_KNOBS(X)                                                                     \
-	X(backend, rt_backend_name, RT_KNOB_BACKEND, 0, 0, 0, NULL, RT_KF_ALL | RT_KF_WHERE, "",  \
-	  NULL)                                                                               \
-	X(device, int, RT_KNOB_INT, 0, 0, 64, NULL,                                           \
-	  RT_KF_ALL | RT_KF_WHERE | RT_KF_TERSE | RT_KF_QUIET, "dev", NULL)                     \
-	X(precision, rt_precision, RT_KNOB_CHOICE, RT_FP32, 0, RT_NPRECISION - 1,             \
-	  rt_precision_names, RT_KF_ALL, "", NULL)                                            \
-	X(batch, int, RT_KNOB_INT, 32, 1, 1 << 24, NULL, RT_KF_LOG, "b", NULL)                \
-	X(threads, int, RT_KNOB_INT, 1, 1, 4096, NULL,                                        \
-	  RT_KF_ALL | RT_KF_LOG | RT_KF_CORES | RT_KF_RANGE, "t",                             \
-	  "OMP_NUM_THREADS,MKL_NUM_THREADS")                                                  \
-	X(workers, int, RT_KNOB_INT, 0, 0, 4096, NULL, RT_KF_LOG | RT_KF_CORES | RT_KF_RANGE, \
-	  "w", NULL)                                                                          \
-	X(pin, rt_pin, RT_KNOB_CHOICE, RT_PIN_COMPACT, 0, RT_NPIN - 1, rt_pin_names,          \
-	  RT_KF_ALL | RT_KF_QUIET, "", NULL)
-
-/* RT_K_batch, ...: a knob's row in the table. */
-enum {
-#define RT_KNOB_ID(name, ...) RT_K_##name,
-	RT_POINT_KNOBS(RT_KNOB_ID)
-#undef RT_KNOB_ID
-	RT_NKNOBS
-};
-
-/* The bit of a knob a workload reads, for rt_workload.knobs: RT_KNOB_BIT(batch). */
-#define RT_KNOB_BIT(name) (1u << RT_K_##name)
-
-/* Where the knobs are set; a shape is the model being trained (d_model, layers, ...). */
-typedef struct rt_point {
-#define RT_KNOB_FIELD(name, ctype, ...) ctype name;
-	RT_POINT_KNOBS(RT_KNOB_FIELD)
-#undef RT_KNOB_FIELD
-} rt_point;
 
 /* One row of the table. */
 typedef struct rt_knob {
@@ -119,7 +63,9 @@ const char *rt_knob_text(const rt_knob *k, const rt_point *pt, char *buf, size_t
 
 /*
  * Sets knob k of pt from its text: a number in range, one of its names, a
- * backend rigtune knows. RT_EINVAL with "NAME: problem" otherwise.
+ * backend's name that fits (rt_params_set also asks the loader whether it is
+ * one rigtune knows: the loader stands above this table). RT_EINVAL with
+ * "NAME: problem" otherwise.
  */
 int rt_knob_set(const rt_knob *k, const char *value, rt_point *pt, char *err, size_t errlen);
 /* Sets a numeric knob (a choice by index) from v; RT_EINVAL if out of its range. */
@@ -127,10 +73,6 @@ int rt_knob_set_long(const rt_knob *k, long v, rt_point *pt, char *err, size_t e
 /* "fp64 fp32 tf32 bf16 fp16": a choice knob's names, sep between them; "" for another. */
 void rt_knob_choices(const rt_knob *k, const char *sep, char *buf, size_t len);
 
-/* Fills p with each knob's default: cpu, fp32, batch 32, threads 1, workers 0, compact. */
-void rt_point_default(rt_point *p);
-/* 1 when a and b set every knob alike (the journal's reuse and check's baseline match so). */
-int rt_point_equal(const rt_point *a, const rt_point *b);
 /*
  * How far a is from b: a size's log ratio, 1 for any other knob that differs
  * (the screening starts from the point nearest the naive one).
@@ -139,27 +81,22 @@ double rt_point_distance(const rt_point *a, const rt_point *b);
 /* The sum of the knobs that count cores (threads + workers). */
 long rt_point_cores(const rt_point *pt);
 
-struct rt_workload;
-
 /* 1 when w reads knob k (every workload reads an RT_KF_ALL knob); w NULL: any workload. */
-int rt_workload_reads(const struct rt_workload *w, const rt_knob *k);
+int rt_workload_reads(const rt_workload *w, const rt_knob *k);
 /* 1 when a point's YAML or text has knob k: w reads it, and it is not a terse knob's default. */
-int rt_knob_written(const rt_knob *k, const rt_point *pt, const struct rt_workload *w);
+int rt_knob_written(const rt_knob *k, const rt_point *pt, const rt_workload *w);
 /*
  * The knobs of pt that w reads (w NULL: all), as written in YAML, as
  * "KEY=VALUE" texts with sep between them:
  * "backend=cpu precision=fp32 batch=32 threads=2 workers=0 pin=compact".
  */
-void rt_point_text(const rt_point *pt, const struct rt_workload *w, const char *sep, char *buf,
+void rt_point_text(const rt_point *pt, const rt_workload *w, const char *sep, char *buf,
 		   size_t len);
 /*
  * A short label of pt for w: each knob w reads as its label=value ("t=4") or
  * its bare value, a quiet knob only when not its default:
  * "cpu fp32 b=32 t=2 w=0 spread".
  */
-void rt_point_label(const rt_point *pt, const struct rt_workload *w, char *buf, size_t len);
-
-const char *rt_pin_name(rt_pin p);
-int rt_pin_parse(const char *name); /* -1 if unknown */
+void rt_point_label(const rt_point *pt, const rt_workload *w, char *buf, size_t len);
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../../search/stats.h"
+#include "../../workloads/knobs.h"
 #include "../crossover.h"
 #include "../journal.h"
 #include "../replay.h"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fleet.h"
+#include "../../workloads/knobs.h"
 #include "../cli.h"
 #include "store_sql.h"
 #include "../../workloads/backend.h"
