@@ -12,8 +12,9 @@ _Static_assert(sizeof(rt_precision) == sizeof(int) && sizeof(rt_pin) == sizeof(i
 	       "a choice knob's field is read as an int");
 
 const rt_knob rt_knobs[RT_NKNOBS] = {
-#define RT_KNOB_ROW(name, ctype, kind, def, min, max, choices, flags, label)                  \
-	{#name, kind, offsetof(rt_point, name), sizeof(ctype), def, min, max, choices, flags, label},
+#define RT_KNOB_ROW(name, ctype, kind, def, min, max, choices, flags, label, plural)          \
+	{#name, kind, offsetof(rt_point, name), sizeof(ctype), def, min, max, choices, flags, label, \
+	 plural},
 	RT_POINT_KNOBS(RT_KNOB_ROW)
 #undef RT_KNOB_ROW
 };

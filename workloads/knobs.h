@@ -5,7 +5,8 @@
  * A row says a knob's name, its C type in rt_point, its kind (a number, one
  * of a list of names, a backend's name), its default and range, its role in
  * the search (a count of cores, a size compared on a log scale), which
- * workloads read it, and its label in a short point label ("t=4").
+ * workloads read it, its label in a short point label ("t=4") and what a
+ * space file's list of its values is called.
  * rt_point's fields, the KEY=VALUE arguments, the YAML of a point
  * (configurations, journals, check results), equality, the screening's
  * distance and the labels all come from the rows, so that adding a knob to
@@ -13,8 +14,7 @@
  * `knobs`, its reading of pt->NAME) and its docs.
  *
  * The rows are RT_POINT_KNOBS in workload.h, beside the rt_point they make.
- * Not from the table yet: a space file's rules (tuner/spacefile.c), the
- * knobs of a user's command (rt_knob_value, usercmd_knobs.h), and the page's
+ * Not from the table yet: the knobs of a user's command (rt_knob_value, usercmd_knobs.h), and the page's
  * and the sweep's wording of a point.
  */
 #ifndef RT_KNOBS_H
@@ -37,6 +37,9 @@ enum {
 	RT_KF_CORES = 1u << 2,   /* counts cores: the point's sum must fit the usable cores */
 	RT_KF_TERSE = 1u << 3,   /* written (YAML, text) only when not its default */
 	RT_KF_QUIET = 1u << 4,   /* shown in a short label only when not its default */
+	RT_KF_RANGE = 1u << 5,   /* a space may give it as {min, max, step} */
+	RT_KF_PEAKED = 1u << 6,  /* throughput rises along it, then falls: the search's role */
+	RT_KF_FIXED = 1u << 7,   /* no space searches it (set by KEY=VALUE alone) */
 };
 
 /* One row of the table. */
@@ -49,6 +52,7 @@ typedef struct rt_knob {
 	const char *const *choices; /* a choice knob's names, max + 1 of them */
 	unsigned flags; /* RT_KF_* */
 	const char *label;
+	const char *plural; /* a choice knob's values in messages: "precisions" */
 } rt_knob;
 
 /* The table, RT_NKNOBS rows in rt_point's order. */

@@ -37,28 +37,31 @@ typedef char rt_backend_name[16];
 
 /*
  * The knobs of a point, one row each (knobs.h reads the rows as its table):
- * X(name, ctype, kind, def, min, max, choices, flags, label)
+ * X(name, ctype, kind, def, min, max, choices, flags, label, plural)
  *   ctype  the field's type in rt_point
  *   kind   RT_KNOB_INT, RT_KNOB_CHOICE (one of choices, max + 1 names),
  *          RT_KNOB_BACKEND (a backend rigtune knows)
  *   def    the default (a choice's index; a backend's default is the host, "cpu")
  *   flags  RT_KF_* (knobs.h): its role in the search, who reads it, when it is shown
  *   label  its key in a short label ("t" gives "t=4"), "" for the bare value
+ *   plural a choice knob's values in a space file's messages ("pin policies")
  *
  * Adding a knob: its row here, the workload's use (RT_KNOB_BIT(NAME) in its
  * knobs, pt->NAME in its code) and its docs; nothing else names it.
  */
 #define RT_POINT_KNOBS(X)                                                                     \
-	X(backend, rt_backend_name, RT_KNOB_BACKEND, 0, 0, 0, NULL, RT_KF_ALL, "")              \
-	X(device, int, RT_KNOB_INT, 0, 0, 64, NULL, RT_KF_ALL | RT_KF_TERSE | RT_KF_QUIET, "dev") \
+	X(backend, rt_backend_name, RT_KNOB_BACKEND, 0, 0, 0, NULL, RT_KF_ALL, "", NULL)        \
+	X(device, int, RT_KNOB_INT, 0, 0, 64, NULL,                                           \
+	  RT_KF_ALL | RT_KF_TERSE | RT_KF_QUIET | RT_KF_FIXED, "dev", NULL)                     \
 	X(precision, rt_precision, RT_KNOB_CHOICE, RT_FP32, 0, RT_NPRECISION - 1,             \
-	  rt_precision_names, RT_KF_ALL, "")                                                  \
-	X(batch, int, RT_KNOB_INT, 32, 1, 1 << 24, NULL, RT_KF_LOG, "b")                      \
+	  rt_precision_names, RT_KF_ALL, "", "precisions")                                    \
+	X(batch, int, RT_KNOB_INT, 32, 1, 1 << 24, NULL, RT_KF_LOG, "b", NULL)                \
 	X(threads, int, RT_KNOB_INT, 1, 1, 4096, NULL,                                        \
-	  RT_KF_ALL | RT_KF_LOG | RT_KF_CORES, "t")                                           \
-	X(workers, int, RT_KNOB_INT, 0, 0, 4096, NULL, RT_KF_LOG | RT_KF_CORES, "w")           \
+	  RT_KF_ALL | RT_KF_LOG | RT_KF_CORES | RT_KF_RANGE | RT_KF_PEAKED, "t", NULL)          \
+	X(workers, int, RT_KNOB_INT, 0, 0, 4096, NULL,                                        \
+	  RT_KF_LOG | RT_KF_CORES | RT_KF_RANGE | RT_KF_PEAKED, "w", NULL)                      \
 	X(pin, rt_pin, RT_KNOB_CHOICE, RT_PIN_COMPACT, 0, RT_NPIN - 1, rt_pin_names,          \
-	  RT_KF_ALL | RT_KF_QUIET, "")
+	  RT_KF_ALL | RT_KF_QUIET, "", "pin policies")
 
 /* RT_K_batch, ...: a knob's row in the table. */
 enum {
