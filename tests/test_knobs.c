@@ -3,7 +3,8 @@
  * text reads back to the same point, the refusals name the knob, equality
  * and distance see every knob, and the texts and labels a workload's point
  * is written as (the journal's YAML, the store's "k=v", check's label)
- * have exactly the knobs it reads, in the table's order.
+ * have exactly the knobs it reads, in the table's order, and two points
+ * alike but for an axis are one line along it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -159,6 +160,25 @@ static void texts_have_the_knobs_read(void **state)
 	assert_string_equal(buf, "backend=cuda device");
 }
 
+/* Two points alike but for one knob: the same line along that knob's axis; unread knobs aside. */
+static void same_but_leaves_out_the_axis(void **state)
+{
+	(void)state;
+	const rt_workload *gemm = rt_workload_find("gemm"), *tf = rt_workload_find("transformer");
+	rt_point a, b;
+	rt_point_default(&a);
+	b = a;
+	b.batch = 64;
+	assert_false(rt_point_same_but(&a, &b, tf, NULL));
+	assert_true(rt_point_same_but(&a, &b, tf, "batch"));
+	assert_true(rt_point_same_but(&a, &b, gemm, NULL)); /* gemm reads no batch */
+	assert_true(rt_point_same_but(&a, &b, tf, "d_model") == 0); /* a shape key spares none */
+	b.threads = 4;
+	assert_false(rt_point_same_but(&a, &b, tf, "batch"));
+	assert_false(rt_point_same_but(&a, &b, gemm, NULL));
+	assert_true(rt_point_same_but(&a, &b, gemm, "threads"));
+}
+
 /* KEY=VALUE and a space's number go through the same rows; a shape key beside them. */
 static void params_set_knobs_and_shape_keys(void **state)
 {
@@ -189,6 +209,7 @@ int main(void)
 		cmocka_unit_test(refusals_name_the_knob),
 		cmocka_unit_test(equality_and_distance_see_every_knob),
 		cmocka_unit_test(texts_have_the_knobs_read),
+		cmocka_unit_test(same_but_leaves_out_the_axis),
 		cmocka_unit_test(params_set_knobs_and_shape_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

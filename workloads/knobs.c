@@ -161,6 +161,18 @@ int rt_point_equal(const rt_point *a, const rt_point *b)
 	return 1;
 }
 
+int rt_point_same_but(const rt_point *a, const rt_point *b, const rt_workload *w,
+		      const char *except)
+{
+	for (int i = 0; i < RT_NKNOBS; i++) {
+		const rt_knob *k = &rt_knobs[i];
+		if (rt_workload_reads(w, k) && (!except || strcmp(k->name, except)) &&
+		    !knob_equal(k, a, b))
+			return 0;
+	}
+	return 1;
+}
+
 double rt_point_distance(const rt_point *a, const rt_point *b)
 {
 	/* The differences first, then the sizes in table order: the sum rounds as it always has. */

@@ -79,6 +79,13 @@ int rt_knob_set_long(const rt_knob *k, long v, rt_point *pt, char *err, size_t e
 void rt_knob_choices(const rt_knob *k, const char *sep, char *buf, size_t len);
 
 /*
+ * 1 when a and b set alike every knob w reads (w NULL: every knob) but the
+ * one named except (NULL or a shape key's name: none): two trials of one
+ * line along that axis, a trial of the recommendation's setting but its knee.
+ */
+int rt_point_same_but(const rt_point *a, const rt_point *b, const rt_workload *w,
+		      const char *except);
+/*
  * How far a is from b: a size's log ratio, 1 for any other knob that differs
  * (the screening starts from the point nearest the naive one).
  */

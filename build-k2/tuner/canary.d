@@ -1,0 +1,4 @@
+build-k2/tuner/canary.o: tuner/canary.c tuner/canary.h \
+ tuner/../common/rt.h
+tuner/canary.h:
+tuner/../common/rt.h:

@@ -1,0 +1,3 @@
+build-k2/tuner/child.o: tuner/child.c tuner/child.h tuner/../common/rt.h
+tuner/child.h:
+tuner/../common/rt.h:

@@ -1,0 +1,35 @@
+build-k2/tuner/fleet/store_push.o: tuner/fleet/store_push.c \
+ /usr/include/postgresql/libpq-fe.h \
+ /usr/include/postgresql/postgres_ext.h \
+ /usr/include/postgresql/pg_config_ext.h \
+ tuner/fleet/../check/check_result.h tuner/fleet/../check/verdict.h \
+ tuner/fleet/../check/../yamlr.h tuner/fleet/../check/../../common/rt.h \
+ tuner/fleet/../cli.h tuner/fleet/../params.h \
+ tuner/fleet/../../workloads/workload.h \
+ tuner/fleet/../../workloads/backend.h \
+ tuner/fleet/../../workloads/../common/rt.h \
+ tuner/fleet/../../workloads/registry.h tuner/fleet/store_sql.h \
+ tuner/fleet/fleet.h tuner/fleet/../journal.h tuner/fleet/../knob.h \
+ tuner/fleet/../machine.h tuner/fleet/../yamlw.h tuner/fleet/../measure.h \
+ tuner/fleet/../machine.h
+/usr/include/postgresql/libpq-fe.h:
+/usr/include/postgresql/postgres_ext.h:
+/usr/include/postgresql/pg_config_ext.h:
+tuner/fleet/../check/check_result.h:
+tuner/fleet/../check/verdict.h:
+tuner/fleet/../check/../yamlr.h:
+tuner/fleet/../check/../../common/rt.h:
+tuner/fleet/../cli.h:
+tuner/fleet/../params.h:
+tuner/fleet/../../workloads/workload.h:
+tuner/fleet/../../workloads/backend.h:
+tuner/fleet/../../workloads/../common/rt.h:
+tuner/fleet/../../workloads/registry.h:
+tuner/fleet/store_sql.h:
+tuner/fleet/fleet.h:
+tuner/fleet/../journal.h:
+tuner/fleet/../knob.h:
+tuner/fleet/../machine.h:
+tuner/fleet/../yamlw.h:
+tuner/fleet/../measure.h:
+tuner/fleet/../machine.h:
