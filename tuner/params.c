@@ -120,33 +120,46 @@ int rt_params_apply_shape(const rt_workload *w, const char *arg, rt_shape *sh, c
 	return set_long(key, val, w->keys[k].min, w->keys[k].max, &sh->v[k], err, errlen);
 }
 
+/* The knob (*k) or else the shape key of w (*s) called key; RT_EINVAL listing both if neither. */
+static int find_key(const rt_workload *w, const char *key, const rt_knob **k, int *s, char *err,
+		    size_t errlen)
+{
+	*k = rt_knob_find(key);
+	*s = *k ? -1 : rt_shape_index(w, key);
+	return *k || *s >= 0 ? RT_OK : unknown_key(w, key, 1, err, errlen);
+}
+
+/* A knob from its text; a backend's name must be one the loader knows. */
+static int set_knob(const rt_knob *k, const char *val, rt_point *pt, char *err, size_t errlen)
+{
+	if (k->kind == RT_KNOB_BACKEND && !rt_backend_known(val)) {
+		char names[256];
+		rt_backend_names(names, sizeof names);
+		return rt_fail(err, errlen, RT_EINVAL, "%s: '%s' is not one of %s", k->name, val,
+			       names);
+	}
+	return rt_knob_set(k, val, pt, err, errlen);
+}
+
 int rt_params_set(const rt_workload *w, const char *key, const char *val, rt_point *pt,
 		  rt_shape *sh, char *err, size_t errlen)
 {
-	const rt_knob *k = rt_knob_find(key);
-	if (k && k->kind == RT_KNOB_BACKEND && !rt_backend_known(val)) {
-		char names[256];
-		rt_backend_names(names, sizeof names);
-		return rt_fail(err, errlen, RT_EINVAL, "%s: '%s' is not one of %s", key, val,
-			       names);
-	}
+	const rt_knob *k;
+	int s;
+	RT_TRY(find_key(w, key, &k, &s, err, errlen));
 	if (k)
-		return rt_knob_set(k, val, pt, err, errlen);
-	int s = rt_shape_index(w, key);
-	if (s < 0)
-		return unknown_key(w, key, 1, err, errlen);
+		return set_knob(k, val, pt, err, errlen);
 	return set_long(key, val, w->keys[s].min, w->keys[s].max, &sh->v[s], err, errlen);
 }
 
 int rt_params_set_long(const rt_workload *w, const char *key, long v, rt_point *pt,
 		       rt_shape *sh, char *err, size_t errlen)
 {
-	const rt_knob *k = rt_knob_find(key);
+	const rt_knob *k;
+	int s;
+	RT_TRY(find_key(w, key, &k, &s, err, errlen));
 	if (k)
 		return rt_knob_set_long(k, v, pt, err, errlen);
-	int s = rt_shape_index(w, key);
-	if (s < 0)
-		return unknown_key(w, key, 1, err, errlen);
 	return check_range(key, v, w->keys[s].min, w->keys[s].max, &sh->v[s], err, errlen);
 }
 

@@ -14,8 +14,8 @@
  * `knobs`, its reading of pt->NAME) and its docs.
  *
  * The rows are RT_POINT_KNOBS in workload.h, beside the rt_point they make.
- * Not from the table yet: the knobs of a user's command (rt_knob_value, usercmd_knobs.h), and the page's
- * and the sweep's wording of a point.
+ * Not from the table yet: the knobs of a user's command (rt_knob_value,
+ * tuner/usercmd_knobs.h), and the page's wording of a point.
  */
 #ifndef RT_KNOBS_H
 #define RT_KNOBS_H

@@ -1,2 +1,0 @@
-build-k2/common/rt.o: common/rt.c common/rt.h
-common/rt.h:

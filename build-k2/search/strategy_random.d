@@ -1,8 +1,0 @@
-build-k2/search/strategy_random.o: search/strategy_random.c \
- search/strategy_impl.h search/../common/rng.h search/strategy.h \
- search/../common/rt.h search/space.h
-search/strategy_impl.h:
-search/../common/rng.h:
-search/strategy.h:
-search/../common/rt.h:
-search/space.h:

@@ -1,3 +1,0 @@
-build-k2/tuner/child.o: tuner/child.c tuner/child.h tuner/../common/rt.h
-tuner/child.h:
-tuner/../common/rt.h:
