@@ -156,6 +156,18 @@ static void texts_have_the_knobs_read(void **state)
 				 "workers=3,pin=spread");
 	rt_point_label(&pt, gemm, buf, sizeof buf);
 	assert_string_equal(buf, "cuda bf16 dev=2 t=6 spread");
+	/* a page's words: counts of cores as counts, singular at 1 */
+	rt_knob_words(&rt_knobs[RT_K_threads], &pt, buf, sizeof buf);
+	assert_string_equal(buf, "6 threads");
+	pt.workers = 1;
+	rt_knob_words(&rt_knobs[RT_K_workers], &pt, buf, sizeof buf);
+	assert_string_equal(buf, "1 worker");
+	rt_knob_words(&rt_knobs[RT_K_batch], &pt, buf, sizeof buf);
+	assert_string_equal(buf, "batch 48");
+	rt_knob_words(&rt_knobs[RT_K_pin], &pt, buf, sizeof buf);
+	assert_string_equal(buf, "pin spread");
+	rt_knob_words(&rt_knobs[RT_K_precision], &pt, buf, sizeof buf);
+	assert_string_equal(buf, "bf16");
 	rt_point_text(&pt, gemm, " ", buf, 20); /* cut to fit, terminated */
 	assert_string_equal(buf, "backend=cuda device");
 }

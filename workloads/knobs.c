@@ -240,6 +240,24 @@ static int label_group(const rt_knob *k)
 	return *k->label ? 1 : (k->flags & RT_KF_QUIET) ? 2 : 0;
 }
 
+int rt_knob_leads(const rt_knob *k)
+{
+	return label_group(k) == 0;
+}
+
+void rt_knob_words(const rt_knob *k, const rt_point *pt, char *buf, size_t len)
+{
+	char v[64];
+	rt_knob_text(k, pt, v, sizeof v);
+	size_t n = strlen(k->name);
+	if (rt_knob_leads(k))
+		snprintf(buf, len, "%s", v);
+	else if (k->flags & RT_KF_CORES) /* "1 worker": the name less its plural s */
+		snprintf(buf, len, "%s %.*s", v, (int)(rt_knob_get(k, pt) == 1 ? n - 1 : n), k->name);
+	else
+		snprintf(buf, len, "%s %s", k->name, v);
+}
+
 void rt_point_label(const rt_point *pt, const rt_workload *w, char *buf, size_t len)
 {
 	if (len)

@@ -15,7 +15,7 @@
  *
  * The rows are RT_POINT_KNOBS in workload.h, beside the rt_point they make.
  * Not from the table yet: the knobs of a user's command (rt_knob_value,
- * tuner/usercmd_knobs.h), and the page's wording of a point.
+ * tuner/usercmd_knobs.h), and a chart's series label (page/pagechart.c).
  */
 #ifndef RT_KNOBS_H
 #define RT_KNOBS_H
@@ -104,6 +104,14 @@ int rt_knob_written(const rt_knob *k, const rt_point *pt, const rt_workload *w);
  */
 void rt_point_text(const rt_point *pt, const rt_workload *w, const char *sep, char *buf,
 		   size_t len);
+/* 1 for a knob a label leads with, its bare value (the backend, the precision). */
+int rt_knob_leads(const rt_knob *k);
+/*
+ * Knob k of pt in words, as a page says it: a leading knob's bare value
+ * ("cpu"), a count of cores as a count ("2 threads", "1 worker"), any other
+ * as its name and value ("batch 32", "pin compact").
+ */
+void rt_knob_words(const rt_knob *k, const rt_point *pt, char *buf, size_t len);
 /*
  * A short label of pt for w: each knob w reads as its label=value ("t=4") or
  * its bare value, a quiet knob only when not its default:
