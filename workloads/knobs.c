@@ -11,6 +11,9 @@
 _Static_assert(sizeof(rt_precision) == sizeof(int) && sizeof(rt_pin) == sizeof(int),
 	       "a choice knob's field is read as an int");
 
+/* A workload's knobs are bits of an unsigned (RT_KNOB_BIT). */
+_Static_assert(RT_NKNOBS <= 32, "rt_workload.knobs has a bit per knob");
+
 const rt_knob rt_knobs[RT_NKNOBS] = {
 #define RT_KNOB_ROW(name, ctype, kind, def, min, max, choices, flags, label, plural)          \
 	{#name, kind, offsetof(rt_point, name), sizeof(ctype), def, min, max, choices, flags, label, \

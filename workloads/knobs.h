@@ -61,7 +61,7 @@ extern const rt_knob rt_knobs[RT_NKNOBS];
 /* The row named name, NULL if none. */
 const rt_knob *rt_knob_find(const char *name);
 
-/* A numeric knob's value (a choice's index); a text knob has none (0). */
+/* A numeric knob's value (a choice's index); a backend's name has none (0). */
 long rt_knob_get(const rt_knob *k, const rt_point *pt);
 /* A knob's value as text into buf ("4", "bf16", "cpu"); returns buf. */
 const char *rt_knob_text(const rt_knob *k, const rt_point *pt, char *buf, size_t len);

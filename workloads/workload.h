@@ -15,8 +15,8 @@
  * RT_WORKLOAD(NAME) in workloads/registry.h.
  *
  * A point is where the knobs are set (backend, precision, batch, threads,
- * workers, pin: the rows of RT_POINT_KNOBS below); a shape is the model being trained
- * (d_model, layers, ...).
+ * workers, pin: the rows of RT_POINT_KNOBS below); a shape is the model
+ * being trained (d_model, layers, ...).
  */
 #ifndef RT_WORKLOAD_H
 #define RT_WORKLOAD_H
@@ -47,7 +47,8 @@ typedef char rt_backend_name[16];
  *   plural a choice knob's values in a space file's messages ("pin policies")
  *
  * Adding a knob: its row here, the workload's use (RT_KNOB_BIT(NAME) in its
- * knobs, pt->NAME in its code) and its docs; nothing else names it.
+ * knobs, pt->NAME in its code) and its docs; the codec of knobs.h carries
+ * it through arguments, space files, journals, configurations and labels.
  */
 #define RT_POINT_KNOBS(X)                                                                     \
 	X(backend, rt_backend_name, RT_KNOB_BACKEND, 0, 0, 0, NULL, RT_KF_ALL, "", NULL)        \
