@@ -3,7 +3,11 @@
 #   make            build build/rigtune, the GPU plugins that this machine can compile
 #   make run        set up what is missing, build, run the default tuning, draw its report
 #   make test       set up what is missing (test clients, the frameworks' venv), build, run
-#                   every test
+#                   every test; on Linux also cross-build for macOS first (build-mac)
+#   make check T=NAME   build what it needs and run one test alone: tests/test_NAME.c's
+#                   binary or tests/cli/NAME.sh (NAME with or without test_)
+#   make check-fast the fast tier: the tests that need no real engine and spend no real
+#                   tuning budget (tests/run.sh says which tier a test is in)
 #   make asan       the same suite under AddressSanitizer + UBSan (clang where present)
 #   make bench      the benchmarks in bench/ (they print figures)
 #   make fuzz       every libFuzzer harness in fuzz/ for SECONDS (default 60) each
@@ -24,10 +28,15 @@ BUILD ?= build
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS := hwloc nlopt yaml-0.1 openblas libpq
-CUDA_HOME ?= /usr/local/cuda
-NVCC ?= $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
-HIPCC ?= $(shell command -v hipcc 2>/dev/null)
 
+UNAME := $(shell uname -s)
+ifeq ($(UNAME),Darwin)
+# Homebrew keeps OpenBLAS, libpq and libomp out of the default paths ("keg-only"), and
+# clang does not search Homebrew's include and lib folders.
+BREW := $(shell brew --prefix 2>/dev/null)
+export PKG_CONFIG_PATH := $(BREW)/opt/openblas/lib/pkgconfig:$(BREW)/opt/libpq/lib/pkgconfig$(if \
+	$(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+endif
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
@@ -45,6 +54,14 @@ endif
 # oneDNN (bf16 GEMMs on the CPU) ships no pkg-config file; Debian's threads with libgomp,
 # whose omp_set_num_threads the backend calls.
 DNNL_LIBS := -ldnnl -lgomp
+# On a Mac (Homebrew): oneDNN threads with LLVM's libomp; a shared library is a .dylib.
+SO := so
+ifeq ($(UNAME),Darwin)
+DNNL_LIBS := -ldnnl -L$(BREW)/opt/libomp/lib -lomp
+CFLAGS += -I$(BREW)/include -I$(BREW)/opt/libomp/include
+LDFLAGS += -L$(BREW)/lib
+SO := dylib
+endif
 LDLIBS := $(PKG_LIBS) $(DNNL_LIBS) -ldl -lm -pthread
 
 LIB_SRCS := $(filter-out tuner/main.c,$(wildcard common/*.c search/*.c workloads/*.c tuner/*.c \
@@ -52,30 +69,24 @@ LIB_SRCS := $(filter-out tuner/main.c,$(wildcard common/*.c search/*.c workloads
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 TEST_SRCS := $(wildcard tests/test_*.c)
 TEST_BINS := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
-TEST_PLUGINS := $(patsubst tests/plugins/%.c,$(BUILD)/tests/plugins/librigtune_%.so,$(wildcard tests/plugins/*.c))
+TEST_PLUGINS := $(patsubst tests/plugins/%.c,$(BUILD)/tests/plugins/librigtune_%.$(SO),$(wildcard tests/plugins/*.c))
 # Fake vendor libraries (rocBLAS, NVML) the GPU plugins' host code is tested against.
 TEST_FAKES := $(patsubst tests/fakes/%.c,$(BUILD)/tests/fakes/lib%_fake.so,$(wildcard tests/fakes/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 # Libraries the benchmarks and tests preload (bench/lib/NAME.c: libNAME.so), never run.
 BENCH_LIBS := $(patsubst bench/lib/%.c,$(BUILD)/bench/lib%.so,$(wildcard bench/lib/*.c))
 
-# GPU plugins: built only where their compiler exists; the binary never links them.
-CUDA_SRCS := $(wildcard workloads/cuda/*.cu)
-HIP_SRCS := $(wildcard workloads/hip/*.hip)
+# GPU plugins: each folder workloads/NAME/ with a plugin.mk is one; its fragment
+# names it in PLUGINS_HERE (the loader knows it where it is not installed), adds
+# its library to PLUGINS where its compiler exists, and has its rule. The binary
+# never links them. A new plugin touches nothing outside its folder.
+GPU_DEPS := $(wildcard workloads/gpu/*) workloads/backend.h workloads/kernels.h common/rt.h
 PLUGINS :=
-ifneq ($(NVCC),)
-ifneq ($(CUDA_SRCS),)
-PLUGINS += $(BUILD)/librigtune_cuda.so
-endif
-endif
-ifneq ($(HIPCC),)
-ifneq ($(HIP_SRCS),)
-PLUGINS += $(BUILD)/librigtune_hip.so
-endif
-endif
+PLUGINS_HERE :=
+include $(sort $(wildcard workloads/*/plugin.mk))
 
-.PHONY: all deps test-deps run test asan bench fuzz format clean build-all build-run build-test \
-	build-bench build-fuzz
+.PHONY: all deps test-deps run test check check-fast asan bench fuzz format clean build-all \
+	build-run build-test build-check build-check-fast build-bench build-fuzz
 .SECONDARY:
 all: deps
 	@$(MAKE) --no-print-directory build-all
@@ -94,10 +105,9 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -c $< -o $@
 
-# The plugins this tree builds, from their folders (workloads/cuda, workloads/hip):
-# the loader knows them by name where they are not installed.
-PLUGINS_HERE := $(sort $(notdir $(patsubst %/,%,$(dir $(CUDA_SRCS) $(HIP_SRCS)))))
-$(BUILD)/workloads/loader.o: CFLAGS += -DRT_PLUGINS_HERE='$(foreach p,$(PLUGINS_HERE),"$(p)",)'
+# The plugins this tree builds (their plugin.mk): the loader knows them by name
+# where they are not installed.
+$(BUILD)/workloads/loader.o: CFLAGS += -DRT_PLUGINS_HERE='$(foreach p,$(sort $(PLUGINS_HERE)),"$(p)",)'
 
 # The CPU kernels' sqrt never sees a negative argument (Adam's), and only a
 # call that needs not set errno vectorizes.
@@ -113,9 +123,11 @@ $(BUILD)/rigtune: $(BUILD)/tuner/main.o $(BUILD)/librigtune.a
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/librigtune.a
 	$(CC) $(LDFLAGS) -rdynamic $^ $(CMOCKA_LIBS) $(LDLIBS) -o $@
 
-$(BUILD)/tests/plugins/librigtune_%.so: tests/plugins/%.c
+# A plugin may call back into the binary (-rdynamic): macOS's linker must be told to leave that open.
+PLUGIN_LDFLAGS := $(if $(filter Darwin,$(UNAME)),-undefined dynamic_lookup)
+$(BUILD)/tests/plugins/librigtune_%.$(SO): tests/plugins/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fPIC -shared $< -o $@
+	$(CC) $(CFLAGS) -fPIC -shared $(PLUGIN_LDFLAGS) $< -o $@
 
 $(BUILD)/tests/fakes/lib%_fake.so: tests/fakes/%.c
 	@mkdir -p $(@D)
@@ -130,27 +142,40 @@ $(BUILD)/bench/lib%.so: bench/lib/%.c
 	$(CC) $(OPT) -g -std=c11 -Wall -Wextra $(if $(filter true,$(CI)),-Werror) -fPIC -shared $< \
 		-o $@ -ldl
 
-# CUDA 13 builds sm_75 (Turing) and newer: machine code for Turing, Ampere
-# (sm_80, which also runs on sm_86/sm_89) and Hopper, plus compute_90 PTX that
-# the driver compiles for anything newer (Blackwell) on first load.
-NVCC_FLAGS := -O2 -std=c++20 -Xcompiler -fPIC,-Wall,-fvisibility=hidden \
-	-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
-	-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-GPU_DEPS := $(wildcard workloads/gpu/*) workloads/backend.h workloads/kernels.h common/rt.h
-$(BUILD)/librigtune_cuda.so: $(CUDA_SRCS) $(GPU_DEPS)
+# ---- macOS on Apple Silicon, cross-compiled here (make test on Linux) ----
+# Every file of the binary compiled for aarch64-macos by Zig's C compiler (scripts/zig.sh:
+# PyPI's ziglang, with macOS's libc headers and libSystem), warnings as errors, and linked
+# against link stubs of the third-party libraries (scripts/mac-sdk.sh): a call that only
+# Linux has fails make test here, not on a user's Mac. `make build-mac` alone does this.
+# One cross-build whatever the host build's sanitizers: `make asan` checks it as `make test` does.
+MAC := build-mac
+ZIG_CC := $(shell scripts/zig.sh --path)/bin/python -m ziglang cc
+MAC_CFLAGS = -target aarch64-macos $(OPT) -std=c11 -Wall -Wextra -Werror -pthread -MMD -MP \
+	-isystem $(MAC)/sdk/include
+MAC_LIBS := -L$(MAC)/sdk/lib -lhwloc -lnlopt -lyaml -lopenblas -lpq -ldnnl -lomp -lm -pthread
+MAC_LIB_OBJS := $(patsubst %.c,$(MAC)/%.o,$(LIB_SRCS))
+MAC_OBJS := $(MAC)/tuner/main.o $(MAC_LIB_OBJS)
+# The tests scripts/mac-check.sh runs on a Mac, linked here too (cmocka: a stub).
+MAC_TESTS := $(MAC)/tests/test_platform $(MAC)/tests/test_steer $(MAC)/tests/test_memwatch \
+	$(MAC)/tests/gpu_check
+# (not again under a sanitizer: the same files)
+MAC_BUILD := $(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/librigtune_metal.dylib \
+	$(MAC_TESTS))
+.PHONY: build-mac
+build-mac: $(MAC)/rigtune $(MAC)/librigtune_metal.dylib
+$(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh
+	scripts/zig.sh
+	scripts/mac-sdk.sh $(MAC)/sdk "$(ZIG_CC)"
+	@touch $@
+$(MAC)/%.o: %.c $(MAC)/sdk/.complete
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_FLAGS) -shared $(CUDA_SRCS) -o $@ -lcublas -lcublasLt -ldl
-
-# hipcc builds only for the targets its device libraries know: of RX 7900
-# (gfx1100), MI300 (gfx942), MI200 (gfx90a), MI100 (gfx908) and RX 6000
-# (gfx1030), keep those it accepts (Debian's ROCm 5.2 lacks gfx1100/gfx942).
-HIP_ARCHS ?= gfx1100 gfx942 gfx90a gfx908 gfx1030
-HIP_OFFLOAD = $(foreach a,$(HIP_ARCHS),$(shell $(HIPCC) -x hip --offload-arch=$(a) \
-	-c /dev/null -o /dev/null >/dev/null 2>&1 && echo --offload-arch=$(a)))
-HIP_FLAGS := -O2 -fPIC -std=c++20 -Wall -fvisibility=hidden
-$(BUILD)/librigtune_hip.so: $(HIP_SRCS) $(GPU_DEPS)
-	@mkdir -p $(@D)
-	$(HIPCC) $(HIP_FLAGS) $(HIP_OFFLOAD) -shared -x hip $(HIP_SRCS) -o $@ -ldl
+	$(ZIG_CC) $(MAC_CFLAGS) -c $< -o $@
+$(MAC)/rigtune: $(MAC_OBJS)
+	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -o $@
+$(MAC)/tests/%: $(MAC)/tests/%.o $(MAC_LIB_OBJS)
+	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -lcmocka -o $@
+$(MAC)/librigtune_metal.dylib: $(METAL_SRCS) $(GPU_DEPS) $(MAC)/sdk/.complete
+	$(ZIG_CC) -target aarch64-macos $(METAL_FLAGS) -Werror $(METAL_SRCS) -o $@
 
 run: deps
 	@$(MAKE) --no-print-directory build-run
@@ -163,9 +188,23 @@ GPU_CHECK := $(BUILD)/tests/gpu_check
 
 test: test-deps
 	@$(MAKE) --no-print-directory build-test
-build-test: build-all $(TEST_BINS) $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_BINS) $(BENCH_LIBS) \
-	$(GPU_CHECK)
+# What a CLI script may run beside rigtune: the test plugins, fake vendor libraries,
+# preloaded libraries and the GPU checker; and what it reads: the macOS cross-build.
+TEST_AIDS := $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_LIBS) $(GPU_CHECK) $(MAC_BUILD)
+build-test: build-all $(TEST_BINS) $(TEST_AIDS) $(BENCH_BINS)
 	@BUILD=$(BUILD) tests/run.sh
+
+# One test alone (T=test_journal, T=journal, T=test_tune): its binary if it is a unit test.
+check: test-deps
+	@$(MAKE) --no-print-directory build-check
+T_NAME = $(addprefix test_,$(patsubst test_%,%,$(basename $(notdir $(T)))))
+build-check: build-all $(TEST_AIDS) $(filter $(addprefix $(BUILD)/tests/,$(T_NAME) $(T)),$(TEST_BINS))
+	@test -n "$(T)" || { echo "make check: name the test, T=NAME (make check-fast runs a tier)"; exit 2; }
+	@BUILD=$(BUILD) tests/run.sh $(T)
+check-fast: test-deps
+	@$(MAKE) --no-print-directory build-check-fast
+build-check-fast: build-all $(TEST_BINS) $(TEST_AIDS)
+	@BUILD=$(BUILD) tests/run.sh --tier fast
 
 # clang's UBSan also flags arithmetic on a NULL pointer, which gcc's does not.
 ASAN_CC ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))
@@ -199,10 +238,10 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.hip')
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-mac
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(MAC) -name '*.d' 2>/dev/null)
 
 # Files embedded with .incbin (RT_EMBED): rebuild when they change.
-$(BUILD)/tuner/spaces.o: $(wildcard configs/space-*.yaml)
-$(BUILD)/tuner/sweep/sweep_script.o: $(wildcard tuner/sweep/*_body.py)
+$(BUILD)/tuner/spaces.o $(MAC)/tuner/spaces.o: $(wildcard configs/space-*.yaml)
+$(BUILD)/tuner/sweep/sweep_script.o $(MAC)/tuner/sweep/sweep_script.o: $(wildcard tuner/sweep/*_body.py)

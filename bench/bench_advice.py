@@ -126,7 +126,7 @@ def torch_advice(rec):
     point = rec["recommended"]["point"]
     precision = point.get("precision", "fp32")
     for line in rec["hints"]["pytorch"]["lines"]:
-        if m := re.match(r"os\.environ\['(\w+)'\] = '(\d+)'", line):
+        if m := re.match(r"os\.environ\['(\w+)'\] = '(\w+)'", line):
             env[m.group(1)] = m.group(2)
         elif m := re.match(r"torch\.set_num_threads\((\d+)\)", line):
             args += ["--threads", m.group(1)]
@@ -233,8 +233,8 @@ PPO_GRID = (  # (num_envs, vec, workers, threads, passive)
 
 def ppo_settings(python, rec):
     metric = r"env-steps/s ([0-9.]+)"
-    out = [Setting("SB3 PPO", "advice", ppo_run(python, ppo_advice(rec)), metric=metric,
-                   grid=False, warmup=1)]
+    out = [Setting("SB3 PPO", "advice", ppo_run(python, ppo_advice(rec)), advice_env(rec),
+                   metric=metric, grid=False, warmup=1)]
     for n, vec, workers, t, passive in PPO_GRID:
         args = ["--num-envs", str(n), "--vec", vec, "--threads", str(t)]
         name = f"{vec} n{n} T{t}"

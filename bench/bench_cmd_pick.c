@@ -113,7 +113,7 @@ static void run_point(const bench *b, point *p, int round)
 	snprintf(threads, sizeof threads, "%ld", p->threads);
 	snprintf(blas, sizeof blas, "%ld", p->blas);
 	rt_knob_value kv[] = {{"batch", batch}, {"threads", threads}, {"blas_threads", blas}};
-	rt_cmd_env env;
+	rt_usercmd_env env;
 	rt_cmd_point_env(kv, 3, NULL, &env);
 	char *argv[] = {(char *)b->python, (char *)b->example, "--batch", batch, "--steps", "100",
 			"--seconds", "2", NULL};

@@ -231,26 +231,6 @@ int rt_read_head(const char *path, char *buf, size_t cap, char *err, size_t errl
 	return RT_OK;
 }
 
-int rt_meminfo_bytes(const char *key, uint64_t *bytes)
-{
-	char line[256];
-	size_t klen = strlen(key);
-	int rc = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return -1;
-	while (rc && fgets(line, sizeof line, f)) {
-		unsigned long long kb;
-		if (!strncmp(line, key, klen) && line[klen] == ':' &&
-		    sscanf(line + klen + 1, "%llu", &kb) == 1) {
-			*bytes = (uint64_t)kb * 1024;
-			rc = 0;
-		}
-	}
-	fclose(f);
-	return rc;
-}
-
 int rt_drill_at(const char *point)
 {
 	static int reached;

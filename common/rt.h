@@ -87,12 +87,6 @@ void rt_printable(char *dst, size_t len, const char *src);
 int rt_write_all(int fd, const void *data, size_t n);
 
 /*
- * A "Key:   123 kB" line of /proc/meminfo in bytes into *bytes (MemTotal,
- * MemAvailable); 0, or -1 when the file or the key is not there.
- */
-int rt_meminfo_bytes(const char *key, uint64_t *bytes);
-
-/*
  * Reads the whole file at path into *text (malloc'd, NUL-terminated, *len
  * bytes without the NUL): what is there when it is opened, even while a
  * writer appends. RT_EIO "cannot read PATH: why", RT_ENOMEM; RT_EINVAL for
@@ -159,14 +153,5 @@ int rt_grow(void *array, int *cap, int n, size_t elem, int first);
  */
 #define RT_BUG_ON(cond) ((cond) ? rt_bug(__FILE__, __LINE__, #cond) : (void)0)
 __attribute__((noreturn)) void rt_bug(const char *file, int line, const char *cond);
-
-/*
- * Embeds FILE (a path from the top of the tree, where make runs) in .rodata
- * as the NUL-terminated string SYM; declare it with `extern const char SYM[]`.
- * The Makefile lists FILE as a prerequisite of the object: -MMD cannot see it.
- */
-#define RT_EMBED(sym, file)                                                        \
-	__asm__(".section .rodata\n.global " #sym "\n.type " #sym ", @object\n" #sym \
-		":\n.incbin \"" file "\"\n.byte 0\n.previous\n")
 
 #endif

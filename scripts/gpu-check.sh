@@ -7,7 +7,7 @@
 # samples, a short crossover) and prints it all, in sections, for pasting
 # into an issue. A copy goes to gpu-check-<host>.txt.
 #
-# Usage: scripts/gpu-check.sh [BACKEND...]    (default: cuda hip)
+# Usage: scripts/gpu-check.sh [BACKEND...]    (default: cuda hip; metal on a Mac: scripts/mac-check.sh)
 #   GPU_CHECK_QUICK=1  the operation checks only
 # Exit: 0 if every available backend passed its checks, 1 if any failed,
 # 3 if none was available.
@@ -16,6 +16,8 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 OUT="gpu-check-$(hostname 2>/dev/null || echo host).txt"
 RT="$BUILD/rigtune"
+SO=so
+[ "$(uname -s)" = Darwin ] && SO=dylib
 export RIGTUNE_BACKEND_PATH="$PWD/$BUILD"
 
 section() { printf '\n=== %s\n' "$*"; }
@@ -27,7 +29,7 @@ build() {
   make -s BUILD="$BUILD" "$BUILD/rigtune" "$BUILD/tests/gpu_check" >&2 ||
     echo "gpu-check: make failed; using the binaries already in $BUILD" >&2
   for name in "$@"; do
-    make -s BUILD="$BUILD" "$BUILD/librigtune_$name.so" >/dev/null 2>&1 || true
+    make -s BUILD="$BUILD" "$BUILD/librigtune_$name.$SO" >/dev/null 2>&1 || true
   done
   [ -x "$RT" ] && [ -x "$BUILD/tests/gpu_check" ] ||
     { echo "gpu-check: no $RT or $BUILD/tests/gpu_check" >&2; exit 3; }

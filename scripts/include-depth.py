@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The include tower: how high rigtune's own #include "..." lines stack.
+"""The include tower: how high rigtune's own #include "..." lines stack; and
+the circles of calls between files.
 
-Usage: scripts/include-depth.py [--max-files N] [--max-modules N] [FILE ...]
-       (from the top of the tree)
+Usage: scripts/include-depth.py [--max-files N] [--max-modules N] [--objects BUILD]
+       [FILE ...]   (from the top of the tree)
 
 Reads every quoted include of the sources in common/ search/ workloads/
 tuner/ (system <...> includes are not rigtune's), resolved from the including
@@ -27,10 +28,19 @@ For each FILE given, its own longest file chain. Exit 1 when
 - the layering is broken: search/ or workloads/ including a tuner/ header,
   or a file outside a tuner/ family folder including one of the family's
   headers other than its doors (DOORS; tests, benchmarks and fuzz harnesses
-  are not read, they may include internals).
+  are not read, they may include internals);
+- with --objects BUILD: files call each other in a circle. BUILD's object
+  files of the same folders (BUILD/tuner/tune.o for tuner/tune.c) say, by
+  their symbols (nm), which file uses a function or an object another file
+  defines; a circle of such uses (tune.c calls tune_workload.c, which calls
+  tune.c) is listed with what each file uses of the others. Includes cannot
+  show it: the two may share a header that has no .c. (A call through a
+  function pointer is not seen; the file that takes the function's address
+  is.)
 """
 import os
 import re
+import subprocess
 import sys
 
 DIRS = ("common", "search", "workloads", "tuner")
@@ -136,9 +146,55 @@ def layering(graph):
     return bad
 
 
+def call_graph(build):
+    """File -> {file whose symbols it uses: those symbols}, from the objects under build."""
+    objects = {}
+    for top in DIRS:
+        for root, _, files in os.walk(os.path.join(build, top)):
+            for f in files:
+                if f.endswith(".o"):
+                    o = os.path.join(root, f)
+                    objects[o] = os.path.relpath(o, build)[:-2] + ".c"
+    if not objects:
+        print(f"include-depth.py: --objects {build}: no object files under it", file=sys.stderr)
+        sys.exit(2)
+    out = subprocess.run(["nm", "-A"] + sorted(objects), capture_output=True, text=True)
+    if out.returncode:
+        print(f"include-depth.py: nm: {out.stderr.strip()}", file=sys.stderr)
+        sys.exit(2)
+    defined, used = {}, {}
+    for line in out.stdout.splitlines():
+        obj, _, rest = line.partition(":")
+        fields = rest.split()
+        if len(fields) == 2 and fields[0] == "U":
+            used.setdefault(objects[obj], set()).add(fields[1])
+        elif len(fields) == 3 and fields[1] in "BDGRTVW":  # defined, global
+            defined[fields[2]] = objects[obj]
+    graph = {f: {} for f in objects.values()}
+    for f, syms in used.items():
+        for sym in syms:
+            g = defined.get(sym)
+            if g and g != f:
+                graph[f].setdefault(g, set()).add(sym)
+    return graph
+
+
+def call_circles(build):
+    """Each circle of calls between files, as lines naming what each file uses of another."""
+    graph = call_graph(build)
+    out = []
+    for comp in components({f: sorted(uses) for f, uses in graph.items()}):
+        if len(comp) < 2:
+            continue
+        why = [f"{f} uses {', '.join(sorted(graph[f][g])[:3])} of {g}"
+               for f in comp for g in sorted(graph[f]) if g in comp]
+        out.append(" <-> ".join(comp) + " (" + "; ".join(why) + ")")
+    return out
+
+
 def options(argv):
-    """The limits (--max-files N, --max-modules N) and the FILEs of argv."""
-    limits = {"files": MAX_FILES, "modules": MAX_MODULES}
+    """The limits (--max-files N, --max-modules N), the objects' folder and the FILEs of argv."""
+    limits = {"files": MAX_FILES, "modules": MAX_MODULES, "objects": None}
     files = []
     args = iter(argv)
     for a in args:
@@ -149,6 +205,12 @@ def options(argv):
                 print(f"include-depth.py: {a} needs a number, not '{n}'", file=sys.stderr)
                 sys.exit(2)
             limits[what] = int(n)
+        elif a == "--objects":
+            limits["objects"] = next(args, "")
+            if not os.path.isdir(limits["objects"]):
+                print(f"include-depth.py: --objects needs a build folder, not "
+                      f"'{limits['objects']}'", file=sys.stderr)
+                sys.exit(2)
         else:
             files.append(a)
     return limits, files
@@ -193,7 +255,10 @@ def main(argv):
     walls = layering(graph)
     for w in walls:
         print("layering: " + w)
-    return 1 if file_circles or mod_circles or too_tall or walls else 0
+    calls = call_circles(limits["objects"]) if limits["objects"] else []
+    for c in calls:
+        print("call circle: " + c)
+    return 1 if file_circles or mod_circles or too_tall or walls or calls else 0
 
 
 if __name__ == "__main__":

@@ -3,8 +3,8 @@
 #   build  the compiler, pkg-config, OpenBLAS, oneDNN (CPU bf16), hwloc, NLopt, libyaml,
 #          libpq (the results store), and gnuplot for the report that make run draws
 #                                                                        (make, make run)
-#   test   cmocka, clang's sanitizer and fuzzer runtimes, and the real clients the
-#          tests drive: PyTorch, Optuna (+ omegaconf, psycopg2), PostgreSQL,
+#   test   cmocka, clang's sanitizer and fuzzer runtimes, llvm-nm (the macOS cross-build's
+#          symbols), the real clients the tests drive: PyTorch, Optuna (+ omegaconf, psycopg2), PostgreSQL,
 #          Slurm and munge (the fleet's cluster), headless Chromium, OpenBLAS's
 #          serial build beside the pthreads one (check's A/B), and python3-venv for
 #          scripts/venv.sh (PyPI's frameworks)                            (make test)
@@ -16,7 +16,32 @@
 # --if-missing installs nothing when every group given is there already (what stands
 # for a group: its pkg-config modules, commands, Python modules and files). As root, or
 # through `sudo -n`; otherwise prints the exact command to run and exits 1.
+# On macOS the groups are Homebrew's formulas (brew_formulas), installed where missing.
 set -euo pipefail
+
+# macOS: what the Makefile's Darwin part builds with (build), cmocka for the tests (test).
+brew_formulas() {
+  case $1 in
+    build) echo pkg-config hwloc nlopt libyaml openblas libpq onednn libomp gnuplot ;;
+    test) echo cmocka ;;
+    hip) ;;
+    *) echo "install-deps.sh: unknown group '$1' (build, test)" >&2; exit 2 ;;
+  esac
+}
+if [ "$(uname -s)" = Darwin ]; then
+  [ "${1:-}" = "--if-missing" ] && shift # Homebrew is asked for what is missing anyway
+  command -v brew >/dev/null 2>&1 ||
+    { echo "rigtune needs Homebrew (https://brew.sh) to install its libraries" >&2; exit 1; }
+  missing=()
+  for g in "${@:-build}"; do
+    for f in $(brew_formulas "$g"); do
+      brew list --formula "$f" >/dev/null 2>&1 || missing+=("$f")
+    done
+  done
+  [ ${#missing[@]} -eq 0 ] && exit 0
+  echo "rigtune: brew install ${missing[*]}" >&2
+  exec brew install "${missing[@]}"
+fi
 
 # Debian's Python packages belong to this interpreter, not to a pyenv one on PATH.
 SYSTEM_PYTHON=/usr/bin/python3
@@ -25,7 +50,7 @@ packages() {
   case $1 in
     build) echo build-essential pkg-config libopenblas-dev libdnnl-dev libhwloc-dev hwloc libnlopt-dev libyaml-dev \
                libpq-dev gnuplot-nox ;;
-    test) echo libcmocka-dev clang libclang-rt-14-dev python3-torch python3-optuna python3-omegaconf \
+    test) echo libcmocka-dev clang llvm libclang-rt-14-dev python3-torch python3-optuna python3-omegaconf \
                python3-psycopg2 python3-yaml python3-venv postgresql slurm-wlm munge chromium fonts-dejavu-core \
                libopenblas0-serial ;;
     hip) echo hipcc ;;
@@ -46,7 +71,7 @@ present() {
   case $1 in
     build) have_commands cc make pkg-config gnuplot && have_modules hwloc nlopt yaml-0.1 openblas libpq &&
            [ -e /usr/include/oneapi/dnnl/dnnl.h ] ;;
-    test) have_modules cmocka && have_commands clang chromium slurmctld slurmd munged sbatch &&
+    test) have_modules cmocka && have_commands clang llvm-nm chromium slurmctld slurmd munged sbatch &&
           have_python torch optuna omegaconf psycopg2 yaml ensurepip &&
           compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null &&
           compgen -G '/usr/lib/*/openblas-serial/libopenblas.so.0' >/dev/null &&

@@ -17,7 +17,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 REQ=tests/requirements.txt
 BASE=${RIGTUNE_VENV_PYTHON:-/usr/bin/python3}
-hash=$({ cat "$REQ"; "$BASE" -c 'import sys; print(sys.version)'; } | sha256sum | cut -c1-12)
+# (macOS has shasum where Linux has sha256sum, and no flock: there a lock is not taken)
+sum256() { if command -v sha256sum >/dev/null; then sha256sum; else shasum -a 256; fi; }
+hash=$({ cat "$REQ"; "$BASE" -c 'import sys; print(sys.version)'; } | sum256 | cut -c1-12)
 dir=${RIGTUNE_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/rigtune/venv-$hash}
 if [ "${1:-}" = --path ]; then echo "$dir"; exit 0; fi
 [ $# = 0 ] || { echo "usage: scripts/venv.sh [--path]" >&2; exit 2; }
@@ -27,7 +29,7 @@ stamp=$dir/.complete
 [ -f "$stamp" ] && exit 0
 mkdir -p "$(dirname "$dir")"
 exec 9>"$dir.lock"
-flock 9 # two test runs at once make it once
+! command -v flock >/dev/null || flock 9 # two test runs at once make it once
 [ -f "$stamp" ] && exit 0
 rm -rf "$dir"
 echo "rigtune: making the test environment $dir (pinned by $REQ; the first time takes minutes)" >&2

@@ -112,6 +112,29 @@ nomem:
 	return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 }
 
+int rt_space_set_categorical(rt_space *s, int p, const char *const *values, int n, char *err,
+			     size_t errlen)
+{
+	RT_BUG_ON(p < 0 || p >= s->np || s->p[p].kind != RT_PARAM_CATEGORICAL);
+	if (n > 0 && (uint64_t)n > RT_SPACE_MAX_GRID / (rt_space_grid_size(s) / (uint64_t)s->p[p].n))
+		return rt_fail(err, errlen, RT_EINVAL, "%s: the grid would exceed %llu points",
+			       s->p[p].name, (unsigned long long)RT_SPACE_MAX_GRID);
+	rt_space *fresh = rt_space_create();
+	if (!fresh)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	/* the adder checks the values; its param takes the old one's place */
+	int rc = rt_space_add_categorical(fresh, s->p[p].name, values, n, err, errlen);
+	if (rc >= 0) {
+		param old = s->p[p];
+		s->p[p] = fresh->p[0];
+		s->p[p].role = old.role;
+		fresh->p[0] = old; /* freed with fresh */
+		rc = 0;
+	}
+	rt_space_destroy(fresh);
+	return rc;
+}
+
 static int cmp_long(const void *a, const void *b)
 {
 	long x = *(const long *)a, y = *(const long *)b;

@@ -66,6 +66,13 @@ int rt_space_add_range(rt_space *s, const char *name, long lo, long hi, long ste
 		       char *err, size_t errlen);
 
 void rt_space_set_role(rt_space *s, int p, rt_param_role role);
+/*
+ * Replaces the values of categorical parameter p (n of them, none twice),
+ * keeping its name, place and role: a space fitted to the machine after it
+ * was read. 0, or RT_EINVAL / RT_ENOMEM with the reason (s unchanged).
+ */
+int rt_space_set_categorical(rt_space *s, int p, const char *const *values, int n, char *err,
+			     size_t errlen);
 void rt_space_set_feasible(rt_space *s, rt_feasible_fn fn, void *user);
 
 int rt_space_nparams(const rt_space *s);

@@ -1,6 +1,7 @@
 /*
- * strategy.c: the result of a search, the table of strategies and the knee
- * (the run of a strategy and what every strategy shares: strategy_impl.c).
+ * strategy.c: the result of a search and the knee (the table of strategies:
+ * strategies.c; the run of a strategy and what every strategy shares:
+ * strategy_impl.c).
  */
 #include "strategy.h"
 
@@ -58,32 +59,6 @@ int rt_search_result_add(rt_search_result *r, const int *idx, double value, rt_c
 		r->best = r->ntrials;
 	r->ntrials++;
 	return 0;
-}
-
-/* ---- the table ----------------------------------------------------------- */
-
-#define RT_STRATEGY(name) extern const rt_strategy rt_strategy_##name;
-#include "strategies.h"
-#undef RT_STRATEGY
-
-static const rt_strategy *const strategies[] = {
-#define RT_STRATEGY(name) &rt_strategy_##name,
-#include "strategies.h"
-#undef RT_STRATEGY
-};
-
-const rt_strategy *const *rt_strategy_list(int *count)
-{
-	*count = (int)RT_COUNT(strategies);
-	return strategies;
-}
-
-const rt_strategy *rt_strategy_find(const char *name)
-{
-	for (size_t i = 0; i < RT_COUNT(strategies); i++)
-		if (strcmp(strategies[i]->name, name) == 0)
-			return strategies[i];
-	return NULL;
 }
 
 /* ---- the knee ------------------------------------------------------------ */

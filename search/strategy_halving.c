@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/platform.h"
 #include "strategy_impl.h"
 
 static int cmp_trial_desc(const void *a, const void *b, void *arg)
@@ -22,7 +23,7 @@ static int best_trials(const rt_search *se, int m, int *out)
 	for (int t = 0; t < se->r->ntrials; t++)
 		if (!se->r->trials[t].cause)
 			out[k++] = t;
-	qsort_r(out, (size_t)k, sizeof *out, cmp_trial_desc, se->r->trials);
+	rt_sort_r(out, (size_t)k, sizeof *out, cmp_trial_desc, se->r->trials);
 	return k < m ? k : m;
 }
 

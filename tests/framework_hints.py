@@ -21,9 +21,10 @@ back from the framework (the pools PyTorch, OpenBLAS and XLA sized, the dtype
 autocast gives, the workers a DataLoader starts, the envs and processes a
 vector env runs, the settings SB3's PPO took and one update it ran, ...); an
 `env` record starts the interpreter with those variables and reads the pools
-PyTorch and OpenBLAS sized from them. A line no check knows is a failure: a
+PyTorch and OpenBLAS sized from them (and the wait policy its OpenMP read). A line no
+check knows is a failure: a
 new kind of hint needs its check here. A line that needs what this machine
-lacks (a GPU) is a TAP skip where the config marks it untested, and a
+lacks (a GPU, Apple's MPS or Accelerate) is a TAP skip where the config marks it untested, and a
 failure where it does not: the config may not present as tested what no test
 runs. Otherwise an untested line is checked like any other.
 """
@@ -75,6 +76,55 @@ def check_openblas_env_line(line, m):
     return "ok" if got == int(m[1]) else f"fail: OpenBLAS runs {got} threads"
 
 
+def check_veclib_env_line(line, m):
+    import torch
+    if "Accelerate" not in torch.__config__.show():
+        return "untestable: this PyTorch's BLAS is not Accelerate (macOS's)"
+    return "untestable: Accelerate's pool cannot be counted from Python"
+
+
+def device_missing(torch, device, what):
+    """Why device cannot run here (untestable), or None where it can."""
+    here = {"cpu": True, "cuda": torch.cuda.is_available(),
+            "mps": torch.backends.mps.is_available()}
+    if not here.get(device, False):
+        return f"untestable: no {device} device for {what}"
+    return None
+
+
+def check_device(line, m):
+    import torch
+    why = device_missing(torch, m[1], f"torch.device('{m[1]}')")
+    if why:
+        return why
+    scope = {}
+    exec(line, {"torch": torch}, scope)
+    x = torch.ones(2).to(scope["device"])
+    return "ok" if x.device.type == m[1] else f"fail: the tensor went to {x.device}"
+
+
+def spin_counts(env):
+    """How long each OpenMP runtime a torch process loads spins before its workers sleep,
+    as it read env (OMP_DISPLAY_ENV=VERBOSE makes libgomp print what it read when it
+    loads): 0 is OMP_WAIT_POLICY=PASSIVE; unset, the policy reads PASSIVE but spins
+    300000 times, so the spin count is what tells them apart."""
+    code = "import torch; x = torch.randn(128, 128); (x @ x).sum()"
+    r = subprocess.run([sys.executable, "-c", code], env=dict(env, OMP_DISPLAY_ENV="VERBOSE"),
+                       capture_output=True, text=True, timeout=300)
+    return re.findall(r"^\s*GOMP_SPINCOUNT = '(\d+)'", r.stderr, re.M)
+
+
+def passive_verdict(spins):
+    if not spins:
+        return "fail: no OpenMP runtime in this PyTorch said what it read"
+    return "ok" if set(spins) == {"0"} else f"fail: its OpenMP spins {spins} times before it sleeps"
+
+
+def check_wait_policy_line(line, m):
+    exec(line, {"os": os})  # before torch loads: a process of its own reads it
+    return passive_verdict(spin_counts(os.environ))
+
+
 def check_dataloader(line, m):
     import torch
     from torch.utils.data import DataLoader, TensorDataset
@@ -99,8 +149,9 @@ def check_dataloader(line, m):
 def check_autocast(line, m):
     import torch
     device, dtype = m[1], getattr(torch, m[2])
-    if device == "cuda" and not torch.cuda.is_available():
-        return "untestable: no GPU for torch.autocast('cuda')"
+    why = device_missing(torch, device, f"torch.autocast('{device}')")
+    if why:
+        return why
     if device == "cpu" and not torch.backends.mkldnn.is_available():
         return "fail: this PyTorch has no oneDNN (mkldnn), which runs CPU bf16 matmuls"
     ctx = eval(line[len("with "):line.index("):") + 1], {"torch": torch})
@@ -163,6 +214,15 @@ def check_jax_nproc(line, m):
     env.pop("PJRT_NPROC", None)
     got = eigen_pool(env=env)
     return "ok" if got == int(m[1]) else f"fail: {got} Eigen threads with NPROC={m[1]}"
+
+
+def check_jax_platforms(line, m):
+    # the setting JAX read, and the platform its first device is on
+    code = "import jax; print(jax.config.jax_platforms, jax.devices()[0].platform)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ, JAX_PLATFORMS=m[1]))
+    got = r.stdout.split()[-2:] if r.returncode == 0 else r.stderr.strip().splitlines()[-1:]
+    return "ok" if got == [m[1], m[1]] else f"fail: JAX_PLATFORMS={m[1]} gave {got}"
 
 
 def check_jax_bf16_dot(line, m):
@@ -248,8 +308,9 @@ def check_ppo(line, m):
     from stable_baselines3 import PPO
     from stable_baselines3.common.env_util import make_vec_env
     n_steps, batch, epochs, device = int(m[1]), int(m[2]), int(m[3]), m[4]
-    if device == "cuda" and not torch.cuda.is_available():
-        return "untestable: no GPU for SB3's device='cuda'"
+    why = device_missing(torch, device, f"SB3's device='{device}'")
+    if why:
+        return why
     env = make_vec_env(make_env, n_envs=2)
     model = eval(line.split(" = ", 1)[1], {"PPO": PPO, "env": env})
     got = (model.n_steps, model.batch_size, model.n_epochs, model.device.type)
@@ -263,15 +324,21 @@ CHECKS = [
     (r"torch\.set_num_threads\((\d+)\)", check_set_num_threads),
     (r"os\.environ\['OPENBLAS_NUM_THREADS'\] = '(\d+)'  # before importing torch",
      check_openblas_env_line),
+    (r"os\.environ\['VECLIB_MAXIMUM_THREADS'\] = '(\d+)'  # before importing torch",
+     check_veclib_env_line),
+    (r"device = torch\.device\('(cuda|mps)'\)  # .*", check_device),
+    (r"os\.environ\['OMP_WAIT_POLICY'\] = '(PASSIVE)'  # before importing torch: .*",
+     check_wait_policy_line),
     (r"DataLoader\(batch_size=(\d+), num_workers=(\d+)(, persistent_workers=True)?\)",
      check_dataloader),
-    (r"with torch\.autocast\('(cpu|cuda)', dtype=torch\.(bfloat16|float16)\): \.\.\.(  # .*)?",
+    (r"with torch\.autocast\('(cpu|cuda|mps)', dtype=torch\.(bfloat16|float16)\): \.\.\.(  # .*)?",
      check_autocast),
     (r"torch\.set_float32_matmul_precision\('(high)'\)  # TF32 matmuls", check_matmul_precision),
     (r"torch\.set_default_dtype\(torch\.float64\)", check_default_dtype),
     (r"taskset -c 0-(\d+) python3 train\.py  # .*", check_jax_taskset),
     (r"rigtune exec -- python3 train\.py  # binds to the point's (\d+) CPUs?: .*", check_jax_exec),
     (r"NPROC=(\d+)  # .*", check_jax_nproc),
+    (r"JAX_PLATFORMS=(cpu)  # .*", check_jax_platforms),
     (r"jnp\.dot\(x\.astype\(jnp\.bfloat16\), w\.astype\(jnp\.bfloat16\), "
      r"preferred_element_type=jnp\.float32\)  # .*", check_jax_bf16_dot),
     (r"jax\.config\.update\('jax_enable_x64', True\)", check_jax_x64),
@@ -282,7 +349,7 @@ CHECKS = [
     (r"env = make_vec_env\(make_env, n_envs=(\d+), vec_env_cls=(DummyVecEnv|SubprocVecEnv)\)",
      check_make_vec_env),
     (r"model = PPO\('MlpPolicy', env, n_steps=(\d+), batch_size=(\d+), n_epochs=(\d+), "
-     r"device='(cpu|cuda)'\)", check_ppo),
+     r"device='(cpu|cuda|mps)'\)", check_ppo),
 ]
 
 
@@ -297,6 +364,8 @@ def check_env(record):
     blas = openblas_threads()
     if blas is not None and blas != int(env["OPENBLAS_NUM_THREADS"]):
         return f"fail: OpenBLAS runs {blas} threads"
+    if env.get("OMP_WAIT_POLICY") == "PASSIVE":
+        return passive_verdict(spin_counts(os.environ))
     return "ok"
 
 

@@ -1,6 +1,19 @@
 #!/usr/bin/env bash
-# Runs every test: the cmocka binaries (TAP output) and the CLI scripts in
+# Runs the tests: the cmocka binaries (TAP output) and the CLI scripts in
 # tests/cli (which print TAP too), then prints one line "N passed, N failed".
+#
+#   tests/run.sh                   every test (make test)
+#   tests/run.sh --tier TIER       the tests of one tier (make check-fast: fast)
+#   tests/run.sh NAME...           those tests alone (make check T=NAME): NAME is
+#                                  test_x or x, the binary of tests/test_x.c and/or
+#                                  the script tests/cli/test_x.sh
+#
+# A test's tier is the line "tier: TIER (why)" in its opening comment; none is
+# fast. fast: no real engine, no real-time budget beyond a few seconds (the
+# simulated device, fake targets and clocks); slow: hermetic but spends real
+# seconds of tuning budget; integration: a real engine (PyTorch, JAX, SB3,
+# Hydra, Ray, PostgreSQL, Slurm, Chromium). The output names each test's tier
+# and its seconds, so that a test that grows slow is seen.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -17,10 +30,18 @@ passed=0 failed=0 skipped=0
 log=$(mktemp)
 trap 'rm -rf "$log" "$RIGTUNE_LOCK_DIR"' EXIT
 
-run_one() { # name, command...
-  local name=$1; shift
+# tier_of SOURCE: the tier its opening comment names, fast if none.
+tier_of() {
+  local t
+  t=$(head -20 "$1" | sed -n 's/^[#/* ]*tier: \([a-z]*\).*/\1/p' | head -1)
+  echo "${t:-fast}"
+}
+
+run_one() { # name, tier, command...
+  local name=$1 tier=$2; shift 2
+  local t0=$SECONDS
   "$@" >"$log" 2>&1
-  local rc=$?
+  local rc=$? took=$((SECONDS - t0))
   local ok nok skip
   # a skip is neither passed nor failed: TAP "ok N # SKIP why" (cmocka writes "not ok")
   local skips='^(not )?ok [0-9]+.*# SKIP'
@@ -30,22 +51,51 @@ run_one() { # name, command...
   if [ "$rc" -ne 0 ] && [ "$nok" -eq 0 ]; then nok=1; fi # crashed or exited early
   passed=$((passed + ok)); failed=$((failed + nok)); skipped=$((skipped + skip))
   if [ "$nok" -ne 0 ]; then
-    echo "FAIL $name ($ok passed, $nok failed)"; sed 's/^/    /' "$log"
+    echo "FAIL $name ($ok passed, $nok failed; $tier, ${took}s)"; sed 's/^/    /' "$log"
   else
-    echo "ok   $name ($ok)"
+    echo "ok   $name ($ok; $tier, ${took}s)"
   fi
   if [ "$skip" -ne 0 ]; then
     echo "     $name skipped $skip:"; grep -E "$skips" "$log" | sed 's/^/    /'
   fi
 }
 
-for t in "$BUILD"/tests/test_*; do
-  case "$t" in *.o|*.d) continue ;; esac
-  [ -x "$t" ] && run_one "$(basename "$t")" "$t"
-done
-for t in tests/cli/*.sh; do
-  case "$(basename "$t")" in lib*.sh) continue ;; esac # sourced by the tests
-  [ -f "$t" ] && run_one "$(basename "$t")" bash "$t"
+# run_unit NAME / run_cli NAME: one test of each kind, when TIER is its tier or empty.
+TIER=
+run_unit() {
+  local tier; tier=$(tier_of "tests/$1.c")
+  [ -z "$TIER" ] || [ "$TIER" = "$tier" ] || return 0
+  if [ -x "$BUILD/tests/$1" ]; then run_one "$1" "$tier" "$BUILD/tests/$1"
+  else echo "FAIL $1 (not built: make $BUILD/tests/$1)"; failed=$((failed + 1)); fi
+}
+run_cli() {
+  local tier; tier=$(tier_of "tests/cli/$1.sh")
+  [ -z "$TIER" ] || [ "$TIER" = "$tier" ] || return 0
+  run_one "$1.sh" "$tier" bash "tests/cli/$1.sh"
+}
+
+if [ "${1:-}" = --tier ]; then
+  TIER=${2:-}
+  case "$TIER" in fast | slow | integration) ;; *)
+    echo "run.sh: --tier takes fast, slow or integration, not '$TIER'" >&2; exit 2 ;; esac
+  shift 2
+fi
+if [ $# -eq 0 ]; then
+  for t in tests/test_*.c; do run_unit "$(basename "$t" .c)"; done
+  for t in tests/cli/*.sh; do
+    case "$(basename "$t")" in lib*.sh) continue ;; esac # sourced by the tests
+    run_cli "$(basename "$t" .sh)"
+  done
+fi
+for arg in "$@"; do
+  name=$(basename "$arg"); name=${name%.c}; name=${name%.sh}
+  [ -f "tests/cli/$name.sh" ] || name=test_${name#test_}
+  found=0
+  case "$name" in test_*) [ -f "tests/$name.c" ] && { run_unit "$name"; found=1; } ;; esac
+  [ -f "tests/cli/$name.sh" ] && { run_cli "$name"; found=1; }
+  if [ "$found" -eq 0 ]; then
+    echo "run.sh: no test '$arg' (neither tests/$name.c nor tests/cli/$name.sh)" >&2; exit 2
+  fi
 done
 [ "$skipped" -eq 0 ] || echo "$skipped skipped (their reasons are above)"
 echo "$passed passed, $failed failed"

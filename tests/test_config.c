@@ -388,7 +388,7 @@ static const char xo_text[] =
 	"  - {backend: cpu, precision: fp32, threads: 8, summary: 8 pay from 80, pays_from_n: 80,"
 	" best: [{threads: 1, from_n: 32, to_n: 80}, {threads: 8, from_n: 80, to_n: 2048}]}\n";
 
-/* The crossover: section (rt_xo_emit's analysis) as numbers; a malformed one refused at its place. */
+/* The crossover: section (rt_crossover_emit's analysis) as numbers; a malformed one refused at its place. */
 static void test_crossover_section(void **state)
 {
 	(void)state;

@@ -1,4 +1,4 @@
-/* Others' share of a trial's CPUs from two /proc/stat readings (tuner/contention.c). */
+/* Others' share of a trial's CPUs from two readings of their busy times (tuner/contention.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,12 +21,12 @@ static void readings(double busy0, double busy1)
 	after.busy_s[0] += busy0, after.busy_s[1] += busy1;
 }
 
-static cpu_set_t both_cpus(void)
+static rt_cpuset both_cpus(void)
 {
-	cpu_set_t s;
-	CPU_ZERO(&s);
-	CPU_SET(0, &s);
-	CPU_SET(1, &s);
+	rt_cpuset s;
+	rt_cpuset_zero(&s);
+	rt_cpuset_add(&s, 0);
+	rt_cpuset_add(&s, 1);
 	return s;
 }
 
@@ -35,7 +35,7 @@ static cpu_set_t both_cpus(void)
 static void test_others_share(void **state)
 {
 	(void)state;
-	cpu_set_t cpus = both_cpus();
+	rt_cpuset cpus = both_cpus();
 	readings(0.9, 0.9);
 	assert_float_equal(rt_contention(&before, &after, &cpus, 1.0, 1.0), 0.38, 1e-9);
 }
@@ -45,7 +45,7 @@ static void test_others_share(void **state)
 static void test_short_trial_rounding_is_not_contention(void **state)
 {
 	(void)state;
-	cpu_set_t cpus = both_cpus();
+	rt_cpuset cpus = both_cpus();
 	readings(0.01, 0.01);
 	assert_float_equal(rt_contention(&before, &after, &cpus, 0.005, 0.008), 0, 0);
 }
@@ -54,9 +54,9 @@ static void test_short_trial_rounding_is_not_contention(void **state)
 static void test_only_the_trial_cpus_and_clamped(void **state)
 {
 	(void)state;
-	cpu_set_t cpu0;
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
+	rt_cpuset cpu0;
+	rt_cpuset_zero(&cpu0);
+	rt_cpuset_add(&cpu0, 0);
 	readings(0.52, 1.0);
 	assert_float_equal(rt_contention(&before, &after, &cpu0, 1.0, 0.0), 0.5, 1e-9);
 	readings(5.0, 5.0);

@@ -19,6 +19,7 @@
 
 #include "../common/rng.h"
 #include "../workloads/cpu_backend.h"
+#include "../workloads/cpu_ctx.h"
 #include "../workloads/kernels.h"
 #include "../workloads/pool.h"
 #include "../workloads/workload.h"

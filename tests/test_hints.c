@@ -6,6 +6,7 @@
  * (tests/framework_hints.py): Debian's python3-torch (/usr/bin/python3) and
  * PyPI's torch, jax, gymnasium and stable-baselines3 (RIGTUNE_TEST_PYTHON,
  * scripts/venv.sh).
+ * tier: integration (probes and runs PyTorch, JAX, gymnasium and SB3)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include "../common/rt.h"
 #include "../tuner/hints.h"
 #include "../tuner/usercmd.h"
+#include "../workloads/loader.h"
 
 #define SYSTEM_PYTHON "/usr/bin/python3"
 
@@ -67,18 +69,24 @@ static int has_line(const rt_hint_block *b, const char *line)
 	return 0;
 }
 
-static void hints_at(const char *threading, int threads, rt_precision prec, rt_hints *h)
+/* The transformer's hints on frameworks f for a CPU point of threads in prec. */
+static void hints_with(const rt_frameworks *f, int threads, rt_precision prec, rt_hints *h)
 {
-	rt_frameworks f;
 	rt_point pt;
 	rt_shape sh;
 	const rt_workload *w = rt_workload_find("transformer");
-	fake_frameworks(&f, threading);
 	rt_point_default(&pt);
 	pt.threads = threads;
 	pt.precision = prec;
 	rt_shape_default(w, &sh);
-	rt_hints_for(&f, w, &pt, &sh, h);
+	rt_hints_for(f, w, &pt, &sh, h);
+}
+
+static void hints_at(const char *threading, int threads, rt_precision prec, rt_hints *h)
+{
+	rt_frameworks f;
+	fake_frameworks(&f, threading);
+	hints_with(&f, threads, prec, h);
 }
 
 /* A BLAS with a pthread pool of its own gets the threads; PyTorch's pool gets one. */
@@ -226,6 +234,84 @@ static void test_untested_lines(void **state)
 	free(y);
 }
 
+/* The untested mark of the line of b that begins with start (-1: none does). */
+static int untested_from(const rt_hint_block *b, const char *start)
+{
+	for (int i = 0; i < b->n; i++)
+		if (!strncmp(b->line[i], start, strlen(start)))
+			return b->line_untested[i];
+	return -1;
+}
+
+/*
+ * A point on a backend whose framework device is Apple's "mps" (a probe's
+ * record of the Metal plugin, noted as rt_probe_accelerators does): PyTorch
+ * gets the device and autocast on 'mps', untested here; JAX, whose Metal
+ * plugin is unmaintained, runs on the CPU and says why, tested; a CUDA
+ * point's JAX block has no such line.
+ */
+static void test_apple_mps(void **state)
+{
+	(void)state;
+	rt_hints h;
+	rt_backend_note_framework_device("metal", "mps");
+	hints_of("transformer", "metal", 0, RT_BF16, &h);
+	const rt_hint_block *b = &h.fw[RT_FW_PYTORCH];
+	assert_int_equal(untested(b, "device = torch.device('mps')  # the model and each batch "
+				     ".to(device)"), 1);
+	assert_int_equal(untested(b, "with torch.autocast('mps', dtype=torch.bfloat16): ...  # "
+				     "macOS 14 or later"), 1);
+	assert_int_equal(untested(b, "DataLoader(batch_size=32, num_workers=0)"), 0);
+	b = &h.fw[RT_FW_JAX];
+	assert_false(b->untested);
+	assert_int_equal(untested_from(b, "JAX_PLATFORMS=cpu  # jax-metal, JAX's Metal plugin, is "
+					  "no longer maintained (JAX issue #26968)"), 0);
+	assert_int_equal(untested_from(b, "jnp.dot(x.astype(jnp.bfloat16)"), 0); /* the CPU's bf16 */
+	assert_int_equal(untested_from(b, "jax.config.update('jax_default_matmul_precision'"), -1);
+
+	hints_of("transformer", "metal", 0, RT_FP16, &h);
+	assert_int_equal(untested(&h.fw[RT_FW_PYTORCH], "with torch.autocast('mps', "
+				  "dtype=torch.float16): ...  # and a torch.amp.GradScaler for the "
+				  "gradients"), 1);
+	assert_int_equal(untested_from(&h.fw[RT_FW_JAX], "cast params and inputs to jnp.float16"),
+			 -1); /* JAX's fp16 is an accelerator's, and JAX has none here */
+	hints_of("ppo", "metal", 2, RT_FP32, &h);
+	assert_int_equal(untested_from(&h.fw[RT_FW_SB3], "model = PPO('MlpPolicy', env, n_steps=128, "
+					  "batch_size=256, n_epochs=4, device='mps')"), 1);
+	hints_of("transformer", "cuda", 0, RT_FP16, &h);
+	assert_int_equal(untested_from(&h.fw[RT_FW_JAX], "JAX_PLATFORMS"), -1);
+	assert_int_equal(untested_from(&h.fw[RT_FW_JAX], "cast params and inputs to jnp.float16"), 1);
+	assert_int_equal(untested_from(&h.fw[RT_FW_PYTORCH], "device = torch.device('cuda')"), 1);
+}
+
+/*
+ * A PyTorch whose BLAS is Accelerate (macOS's wheels): its pool is sized by
+ * VECLIB_MAXIMUM_THREADS, the line that says so is untested here (Linux has
+ * no Accelerate), and the about line names it.
+ */
+static void test_accelerate_blas(void **state)
+{
+	(void)state;
+	rt_frameworks f;
+	rt_hints h;
+	fake_frameworks(&f, "pthreads");
+	rt_framework *torch = &f.fw[RT_FW_PYTORCH];
+	for (int i = 0; i < torch->n; i++)
+		if (!strcmp(torch->key[i], "blas"))
+			snprintf(torch->value[i], sizeof torch->value[i], "accelerate");
+	hints_with(&f, 2, RT_FP32, &h);
+	assert_string_equal(env_of(&h, "VECLIB_MAXIMUM_THREADS"), "2");
+	const rt_hint_block *b = &h.fw[RT_FW_PYTORCH];
+	assert_false(b->untested);
+	assert_int_equal(untested(b, "os.environ['VECLIB_MAXIMUM_THREADS'] = '2'  # before "
+				     "importing torch"), 1);
+	assert_int_equal(untested_from(b, "os.environ['OPENBLAS_NUM_THREADS']"), -1);
+	assert_int_equal(untested(b, "torch.set_num_threads(1)"), 0);
+	assert_non_null(strstr(b->about, "Accelerate sizes that pool from VECLIB_MAXIMUM_THREADS"));
+	hints_at("pthreads", 2, RT_FP32, &h); /* OpenBLAS: its own variable, no Accelerate */
+	assert_null(strstr(h.fw[RT_FW_PYTORCH].about, "Accelerate"));
+}
+
 /*
  * A CPU bf16 point on a build whose BLAS has a pthread pool of its own: the
  * matmuls run in oneDNN inside PyTorch's intra-op pool under autocast, so
@@ -346,10 +432,12 @@ static int write_all_hints(const rt_frameworks *fw, const char *path)
 	static char seen[1024][256];
 	int n = 0, count, cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	const rt_workload *const *all = rt_workload_list(&count);
+	static const char *const backends[] = {"cpu", "cuda", "metal"}; /* metal: 'mps' */
 	FILE *f = fopen(path, "w");
+	rt_backend_note_framework_device("metal", "mps");
 	assert_non_null(f);
 	for (int wl = 0; wl < count; wl++)
-		for (int p = 0; p < RT_NPRECISION * 2 * 2 * 2 * 2; p++) {
+		for (int p = 0; p < RT_NPRECISION * 2 * 2 * 3 * 2; p++) {
 			rt_point pt;
 			rt_shape sh;
 			rt_hints h;
@@ -357,9 +445,9 @@ static int write_all_hints(const rt_frameworks *fw, const char *path)
 			pt.precision = (rt_precision)(p % RT_NPRECISION);
 			pt.threads = 1 + p / RT_NPRECISION % 2;
 			pt.workers = p / RT_NPRECISION / 2 % 2;
-			pt.pin = p / RT_NPRECISION / 8 % 2 ? RT_PIN_COMPACT : RT_PIN_NONE;
+			pt.pin = p / RT_NPRECISION / 12 % 2 ? RT_PIN_COMPACT : RT_PIN_NONE;
 			snprintf(pt.backend, sizeof pt.backend, "%s",
-				 p / RT_NPRECISION / 4 % 2 ? "cuda" : "cpu");
+				 backends[p / RT_NPRECISION / 4 % 3]);
 			if (pt.threads + pt.workers > cores)
 				continue;
 			rt_shape_default(all[wl], &sh);
@@ -474,6 +562,8 @@ int main(void)
 		cmocka_unit_test(test_bf16_follows_onednn),
 		cmocka_unit_test(test_jax_levers),
 		cmocka_unit_test(test_untested_lines),
+		cmocka_unit_test(test_apple_mps),
+		cmocka_unit_test(test_accelerate_blas),
 		cmocka_unit_test(test_in_debian_torch),
 		cmocka_unit_test(test_in_pypi_frameworks),
 	};

@@ -84,7 +84,7 @@ static void refusals_name_the_knob(void **state)
 	expect_refused("threads", "4097", "threads=4097: must be between 1 and 4096");
 	expect_refused("workers", "two", "workers: expected an integer, got 'two'");
 	expect_refused("precision", "fp8", "precision: 'fp8' is not one of fp64 fp32 tf32 bf16 fp16");
-	expect_refused("pin", "middle", "pin: 'middle' is not one of none compact spread pcores");
+	expect_refused("pin", "middle", "pin: 'middle' is not one of none compact spread pcores ecores");
 	rt_point pt;
 	char err[RT_ERRLEN] = "";
 	rt_point_default(&pt);

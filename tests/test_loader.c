@@ -13,18 +13,14 @@
 #include <cmocka.h>
 
 #include "../workloads/loader.h"
+#include "plugin_dir.h"
 
 static char plugin_dir[1024];
 
 static int setup_path(void **state)
 {
 	(void)state;
-	const char *build = getenv("BUILD_DIR");
-	char cwd[512] = "";
-	if (!build || build[0] != '/')
-		assert_non_null(getcwd(cwd, sizeof cwd)); /* the loader takes absolute ones only */
-	snprintf(plugin_dir, sizeof plugin_dir, "%s%s%s/tests/plugins", cwd, *cwd ? "/" : "",
-		 build && *build ? build : "build");
+	test_plugin_dir(plugin_dir, sizeof plugin_dir);
 	return setenv("RIGTUNE_BACKEND_PATH", plugin_dir, 1);
 }
 
@@ -303,6 +299,36 @@ static void test_relative_entries_ignored(void **state)
 	assert_false(known);
 }
 
+/*
+ * What a backend says of itself, asked by name: the host is the linked-in
+ * backend alone; the frameworks' device name is the CPU backend's "cpu",
+ * and a plugin's, never loaded for it, is PyTorch's default accelerator
+ * until the accelerator probe notes its table's (tests/test_fw_device.c).
+ */
+static void test_self_description(void **state)
+{
+	(void)state;
+	char dev[24];
+	assert_true(rt_backend_on_host("cpu"));
+	assert_false(rt_backend_on_host("cuda"));
+	assert_false(rt_backend_on_host("cpu:0"));
+	assert_false(rt_backend_on_host("fake"));
+	rt_backend_framework_device("cpu", dev, sizeof dev);
+	assert_string_equal(dev, "cpu");
+	rt_backend_framework_device("fake", dev, sizeof dev);
+	assert_string_equal(dev, "cuda");
+	rt_backend_framework_device("partial", dev, sizeof dev); /* refused: incomplete table */
+	assert_string_equal(dev, "cuda");
+	rt_backend_framework_device("nosuch", dev, sizeof dev);
+	assert_string_equal(dev, "cuda");
+	const rt_backend_ops *ops;
+	void *handle;
+	char err[256];
+	assert_int_equal(rt_backend_load("fake", &ops, &handle, err, sizeof err), RT_OK);
+	assert_false(ops->host);
+	rt_backend_unload(handle);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_always_available),
 		cmocka_unit_test(test_known_names),
 		cmocka_unit_test(test_discovery),
+		cmocka_unit_test(test_self_description),
 	};
 	return cmocka_run_group_tests(tests, setup_path, NULL);
 }

@@ -271,9 +271,9 @@ static void page_data_from_the_gpubox_fixture(void **state)
 
 /*
  * --crossover FILE.csv: the page takes its fits from the analysis itself
- * (rt_xo_fit), not from YAML written for it; they are the figures the
+ * (rt_crossover_fit), not from YAML written for it; they are the figures the
  * configuration's analysis of the same CSV holds (5 significant digits), and
- * rt_xo_emit writes them.
+ * rt_crossover_emit writes them.
  */
 static void page_fits_a_replay_csv_from_the_analysis(void **state)
 {
@@ -309,12 +309,12 @@ static void page_fits_a_replay_csv_from_the_analysis(void **state)
 	rt_yw w;
 	char *text;
 	size_t len;
-	rt_xo_data d = {.square = pg->replay};
-	rt_xo_shape shape = {0};
+	rt_crossover_data d = {.square = pg->replay};
+	rt_crossover_shape shape = {0};
 	assert_int_equal(rt_yw_init(&w), RT_OK);
 	rt_yw_map(&w, 0);
 	rt_yw_str(&w, "crossover");
-	rt_xo_emit(&w, &pg->xo_fit, &d, &shape);
+	rt_crossover_emit(&w, &pg->xo_fit, &d, &shape);
 	rt_yw_end_map(&w);
 	assert_int_equal(rt_yw_finish(&w, &text, &len, err, sizeof err), RT_OK);
 	assert_non_null(strstr(text, "n_star: 258.75"));

@@ -341,7 +341,7 @@ static void test_pin(void **state)
 	assert_non_null(list);
 	list += strspn(list, ":\t ");
 	assert_null(strpbrk(list, ",-")); /* one CPU */
-	assert_int_equal(CPU_COUNT(&c.cpus), 1);
+	assert_int_equal(rt_cpuset_count(&c.cpus), 1);
 }
 
 static void test_metric(void **state)
@@ -455,7 +455,7 @@ static void test_memory_cap(void **state)
 	assert_non_null(strstr(m.reason, "out of memory"));
 }
 
-static const char *env_of(const rt_cmd_env *e, const char *name)
+static const char *env_of(const rt_usercmd_env *e, const char *name)
 {
 	size_t n = strlen(name);
 	for (int i = 0; i < e->n; i++)
@@ -488,7 +488,7 @@ static void test_point_env(void **state)
 	const rt_machine *m = machine_with(accel, 4);
 	rt_knob_value kv[] = {{"threads", "1"}, {"blas_threads", "2"}, {"device", "cuda:1"},
 			      {"lr", "0.01"}, {"workers", "1"}};
-	rt_cmd_env e;
+	rt_usercmd_env e;
 	rt_cmd_point_env(kv, 5, m, &e);
 	assert_string_equal(env_of(&e, "OMP_NUM_THREADS"), "1");
 	assert_string_equal(env_of(&e, "MKL_NUM_THREADS"), "1"); /* PyTorch reads it first */

@@ -99,7 +99,8 @@ int rt_env_check(const rt_config *c, const rt_config_kvs *env, const char *const
 		if (!allowed(k, allow, nallow))
 			return rt_yr_bad(&r, env->kv[i].node,
 					 "env: %s is not a variable rigtune's knobs set (thread "
-					 "counts, visible devices, binding, RIGTUNE_<KNOB>): a "
+					 "counts, OpenMP's wait, visible devices, binding, "
+					 "RIGTUNE_<KNOB>): a "
 					 "configuration may not set it (pass --allow-env %s to "
 					 "let it)",
 					 k, k);

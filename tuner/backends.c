@@ -44,6 +44,9 @@ static void probe_one(const char *name, rt_accel *a)
 	int rc = rt_backend_get(name, &ops, &handle, a->reason, sizeof a->reason);
 	if (rc == RT_OK && ops->visible_devices)
 		snprintf(a->visible, sizeof a->visible, "%s", ops->visible_devices);
+	if (rc == RT_OK && ops->framework_device)
+		snprintf(a->framework_device, sizeof a->framework_device, "%s",
+			 ops->framework_device);
 	int ndev = rc ? rc : ops->init(a->reason, sizeof a->reason);
 	if (ndev > 0) {
 		a->available = 1;
@@ -60,6 +63,7 @@ static void probe_one(const char *name, rt_accel *a)
 			dv->precisions = info.precisions;
 			memcpy(dv->gemm_impl, info.gemm_impl, sizeof dv->gemm_impl);
 			memcpy(dv->monitor, info.monitor, sizeof dv->monitor);
+			dv->unified_memory = info.unified_memory;
 		}
 	} else if (ndev == 0) {
 		snprintf(a->reason, sizeof a->reason, "no %s device", name);
@@ -125,7 +129,10 @@ void rt_probe_accelerators(rt_machine *m)
 {
 	char names[RT_MAX_ACCEL][RT_BACKEND_NAMELEN];
 	int n = rt_backend_list(names, RT_MAX_ACCEL);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		probe_in_child(names[i], &m->accel[i]);
+		if (m->accel[i].framework_device[0]) /* its table was read */
+			rt_backend_note_framework_device(names[i], m->accel[i].framework_device);
+	}
 	m->naccel = n;
 }

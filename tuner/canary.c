@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/platform.h"
 #include "../common/rt.h"
 
 /*
@@ -44,14 +45,14 @@ typedef struct gate {
 typedef struct worker {
 	pthread_t thread;
 	gate *start;
-	pthread_barrier_t *step; /* shared by the half's threads */
+	rt_barrier *step; /* shared by the half's threads */
 	const uint64_t *buf;     /* this thread's share of the memory buffer */
 	double sink;             /* keeps the compiler from dropping the work */
 	int memory;              /* which of the two it measures */
 } worker;
 
 /* A dependent chain of integer and floating-point steps: nothing a vector unit can take. */
-static double compute_loop(pthread_barrier_t *step)
+static double compute_loop(rt_barrier *step)
 {
 	uint64_t x = 88172645463325252ull;
 	double f = 1.0;
@@ -62,12 +63,12 @@ static double compute_loop(pthread_barrier_t *step)
 			x ^= x << 17;
 			f = f * 0.999999 + (double)(x & 1023) * 1e-9;
 		}
-		pthread_barrier_wait(step);
+		rt_barrier_wait(step);
 	}
 	return f + (double)(x & 1);
 }
 
-static double memory_read(const uint64_t *buf, pthread_barrier_t *step)
+static double memory_read(const uint64_t *buf, rt_barrier *step)
 {
 	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 	size_t n = MEMORY_BYTES / sizeof *buf, part = n / PHASES;
@@ -79,7 +80,7 @@ static double memory_read(const uint64_t *buf, pthread_barrier_t *step)
 				s2 += buf[i + 2];
 				s3 += buf[i + 3];
 			}
-			pthread_barrier_wait(step);
+			rt_barrier_wait(step);
 		}
 	return (double)(s0 ^ s1 ^ s2 ^ s3);
 }
@@ -139,8 +140,8 @@ static void open_gate(gate *g, int state)
 static double timed(worker *w, int threads)
 {
 	gate start = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-	pthread_barrier_t step;
-	if (pthread_barrier_init(&step, NULL, (unsigned)threads))
+	rt_barrier step;
+	if (rt_barrier_init(&step, (unsigned)threads))
 		return -1;
 	int started = 0;
 	for (; started < threads; started++) {
@@ -154,7 +155,7 @@ static double timed(worker *w, int threads)
 	for (int i = 0; i < started; i++)
 		pthread_join(w[i].thread, NULL);
 	double t = rt_now() - t0;
-	pthread_barrier_destroy(&step);
+	rt_barrier_destroy(&step);
 	return started == threads ? t : -1;
 }
 

@@ -1,7 +1,5 @@
 #include "child.h"
 
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -9,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/platform.h"
 #include "../common/rt.h"
 
 static void reset_signals(void)
@@ -27,8 +25,8 @@ static void reset_signals(void)
 void rt_child_begin(pid_t parent)
 {
 	reset_signals();
-	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	if (getppid() != parent) /* it died between fork and prctl */
+	rt_plat_die_with_parent(SIGKILL);
+	if (getppid() != parent) /* it died between fork and the request */
 		_exit(127);
 }
 
@@ -54,7 +52,7 @@ static void exit_as(int status)
  * is lost between a look and a wait): reap what ends until the program
  * does, or end the whole tree at rigtune's end.
  */
-static void guard(pid_t program, const sigset_t *waited)
+static void guard(pid_t program, const sigset_t *waited, pid_t rigtune)
 {
 	for (;;) {
 		int status;
@@ -62,7 +60,7 @@ static void guard(pid_t program, const sigset_t *waited)
 		while ((r = waitpid(-1, &status, WNOHANG)) > 0)
 			if (r == program)
 				exit_as(status);
-		if (sigwaitinfo(waited, NULL) == SIGTERM)
+		if (rt_plat_wait_signal(waited, rigtune) == SIGTERM)
 			break;
 	}
 	rt_child_end_descendants();
@@ -71,7 +69,7 @@ static void guard(pid_t program, const sigset_t *waited)
 
 void rt_child_guard(const int *fds, int n)
 {
-	pid_t self = getpid();
+	pid_t self = getpid(), rigtune = getppid();
 	sigset_t waited;
 	sigemptyset(&waited);
 	sigaddset(&waited, SIGTERM);
@@ -80,7 +78,7 @@ void rt_child_guard(const int *fds, int n)
 	/* the orphans of the program's tree come to the guard, to be ended with it */
 	rt_child_adopt_orphans(1);
 	/* rigtune's end, from here on a SIGTERM to wait for (before: rt_child_begin's SIGKILL) */
-	prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+	rt_plat_die_with_parent(SIGTERM);
 	pid_t program = fork();
 	if (program == 0) {
 		sigprocmask(SIG_UNBLOCK, &waited, NULL);
@@ -91,7 +89,7 @@ void rt_child_guard(const int *fds, int n)
 		close(fds[i]);
 	if (program < 0)
 		_exit(127);
-	guard(program, &waited);
+	guard(program, &waited, rigtune);
 }
 
 /* Waits for fd to be readable; 1 ready, 0 timeout, -1 error. */
@@ -161,43 +159,7 @@ int rt_child_finish(pid_t pid, int fd, double deadline, int *killed)
 
 int rt_child_adopt_orphans(int on)
 {
-	return prctl(PR_SET_CHILD_SUBREAPER, on ? 1 : 0, 0, 0, 0) ? -1 : 0;
-}
-
-/* The parent of process pid from /proc/PID/stat; -1 when it is gone. */
-static pid_t parent_of(const char *pid)
-{
-	char path[300], buf[512];
-	snprintf(path, sizeof path, "/proc/%s/stat", pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* "PID (COMM) STATE PPID ...": COMM may hold ')' and spaces, the last ')' ends it */
-	const char *close = strrchr(buf, ')');
-	char state;
-	long ppid;
-	if (!close || sscanf(close + 1, " %c %ld", &state, &ppid) != 2)
-		return -1;
-	return (pid_t)ppid;
-}
-
-/* Up to cap children of this process into out; how many. */
-static int list_children(pid_t *out, int cap)
-{
-	DIR *d = opendir("/proc");
-	if (!d)
-		return 0;
-	pid_t self = getpid();
-	int n = 0;
-	struct dirent *de;
-	while (n < cap && (de = readdir(d)))
-		if (isdigit((unsigned char)de->d_name[0]) && parent_of(de->d_name) == self)
-			out[n++] = (pid_t)atol(de->d_name);
-	closedir(d);
-	return n;
+	return rt_plat_subreaper(on);
 }
 
 int rt_child_end_descendants(void)
@@ -205,7 +167,7 @@ int rt_child_end_descendants(void)
 	int ended = 0;
 	for (int round = 0; round < END_ROUNDS; round++) {
 		pid_t kids[END_BATCH];
-		int n = list_children(kids, END_BATCH);
+		int n = rt_plat_children(getpid(), kids, END_BATCH);
 		if (n == 0)
 			return ended;
 		for (int i = 0; i < n; i++)

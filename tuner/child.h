@@ -13,10 +13,11 @@
  * In a child of parent, first thing after fork: default dispositions for the
  * signals whose parent handlers must not run there (the tuner's SIGINT, a
  * test framework's SIGSEGV), so that a crash or a Ctrl-C ends the child the
- * usual way; and the child gets SIGKILL when parent ends, however it ends (its SIGKILL too:
- * PR_SET_PDEATHSIG). A parent already gone before the request took effect
- * ends the child at once. The signal comes when the thread that forked
- * ends: fork from the main thread.
+ * usual way; and the child gets SIGKILL when parent ends, however it ends
+ * (its SIGKILL too: PR_SET_PDEATHSIG; macOS has no such signal, and there
+ * only a guard, rt_child_guard, hears the parent's end). A parent already
+ * gone before the request took effect ends the child at once. The signal
+ * comes when the thread that forked ends: fork from the main thread.
  */
 void rt_child_begin(pid_t parent);
 
@@ -57,7 +58,7 @@ int rt_child_finish(pid_t pid, int fd, double deadline, int *killed);
 int rt_child_adopt_orphans(int on);
 
 /*
- * Ends every process below this one: SIGKILLs each child (/proc's ppid),
+ * Ends every process below this one: SIGKILLs each child (rt_plat_children),
  * reaps it, and goes on with the orphans that come back to it as a
  * subreaper, until none is left. For when a trial is over and nothing of it
  * may run on: its main child already reaped, and no other child alive.

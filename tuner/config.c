@@ -21,6 +21,8 @@
 #include "tune_run.h"
 #include "usercmd_knobs.h"
 
+extern char **environ; /* POSIX: the program declares it (macOS's unistd.h does not) */
+
 /* A mapping of scalars into kvs (point: {...}, env: {...}). */
 static int decode_kvs(const rt_yr *r, const rt_ynode *map, const char *what, rt_config_kvs *kvs)
 {
@@ -619,7 +621,7 @@ static void emit_hints(rt_yw *w, const rt_tune_run *run, const rt_tune_workload 
 static void emit_command_run(rt_yw *w, const rt_tune_run *run, const rt_tune_workload *twl,
 			     const rt_tune_trial *t)
 {
-	rt_cmd_env env;
+	rt_usercmd_env env;
 	char line[4096];
 	rt_tune_command_env(twl->space, t->idx, &run->machine, &env);
 	rt_yw_str(w, "env");
@@ -851,8 +853,8 @@ static void emit_crossover(rt_yw *w, const rt_tune_run *run)
 		rt_yw_null(w);
 		return;
 	}
-	rt_xo_shape shape = {0}; /* tune's sweep is of square GEMMs alone */
-	rt_xo_emit(w, &run->xo, &run->crossover, &shape);
+	rt_crossover_shape shape = {0}; /* tune's sweep is of square GEMMs alone */
+	rt_crossover_emit(w, &run->xo, &run->crossover, &shape);
 }
 
 /* A kept entry as it was read, with its tuned: (the document's when it had none). */

@@ -193,7 +193,7 @@ typedef struct rt_config_machine {
 /* The machine: section of c into m; what is not there is NULL or NAN, never an error. */
 void rt_config_read_machine(const rt_config *c, rt_config_machine *m);
 
-/* ---- the crossover: section, the analysis rt_xo_emit wrote (crossover.h) ---- */
+/* ---- the crossover: section, the analysis rt_crossover_emit wrote (crossover.h) ---- */
 
 #define RT_CONFIG_XO_MAX 16
 #define RT_CONFIG_XO_MAX_RANGES 8

@@ -1,9 +1,7 @@
 #include "contention.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 double rt_contended_share(void)
 {
@@ -15,36 +13,20 @@ double rt_contended_share(void)
 
 int rt_cpu_times_read(rt_cpu_times *t)
 {
-	FILE *f = fopen("/proc/stat", "r");
-	if (!f)
-		return -1;
-	double tick = (double)sysconf(_SC_CLK_TCK);
-	char line[512];
 	memset(t, 0, sizeof *t);
-	t->ticks_per_s = tick;
-	while (fgets(line, sizeof line, f)) {
-		int cpu;
-		unsigned long long user, nice, sys, idle, iowait, irq, softirq, steal = 0;
-		/* "cpuN user nice system idle iowait irq softirq steal ...": not the "cpu " total */
-		if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &user, &nice,
-			   &sys, &idle, &iowait, &irq, &softirq, &steal) < 8 ||
-		    cpu < 0 || cpu >= RT_MAX_CPUS)
-			continue;
-		t->busy_s[cpu] = (double)(user + nice + sys + irq + softirq + steal) / tick;
-		if (cpu >= t->ncpus)
-			t->ncpus = cpu + 1;
-	}
-	fclose(f);
-	return t->ncpus ? 0 : -1;
+	t->ticks_per_s = 1.0 / rt_plat_cpu_tick_s();
+	int n = rt_plat_cpu_busy(t->busy_s, RT_MAX_CPUS);
+	t->ncpus = n > 0 ? n : 0;
+	return n > 0 ? 0 : -1;
 }
 
 double rt_contention(const rt_cpu_times *before, const rt_cpu_times *after,
-		     const cpu_set_t *cpus, double wall_s, double own_cpu_s)
+		     const rt_cpuset *cpus, double wall_s, double own_cpu_s)
 {
 	double busy = 0;
 	int n = 0;
 	for (int c = 0; c < after->ncpus && c < before->ncpus; c++) {
-		if (!CPU_ISSET(c, cpus))
+		if (!rt_cpuset_has(cpus, c))
 			continue;
 		busy += after->busy_s[c] - before->busy_s[c];
 		n++;

@@ -3,8 +3,8 @@
  *
  * A figure measured while something else ran on the same cores is low, and
  * nothing in the figure says so. The kernel counts each CPU's busy time
- * (/proc/stat: user, nice, system, irq, softirq and steal, the time a
- * hypervisor gave to another guest); over a trial, the busy time of the
+ * (platform.h: on Linux user, nice, system, irq, softirq and steal, the
+ * time a hypervisor gave to another guest); over a trial, the busy time of the
  * trial's CPUs minus the trial's own CPU time is what others took. As a share
  * of the CPUs' capacity over the trial's wall time it is the trial's
  * contention; above rt_contended_share() the trial is marked contended.
@@ -12,14 +12,14 @@
 #ifndef RT_CONTENTION_H
 #define RT_CONTENTION_H
 
-#include <sched.h>
+#include "../common/platform.h"
 
 #define RT_CONTENDED_SHARE 0.10 /* the default limit */
-#define RT_MAX_CPUS 1024
+#define RT_MAX_CPUS RT_CPUSET_MAX
 
 typedef struct rt_cpu_times {
 	int ncpus;
-	double ticks_per_s;         /* the unit /proc/stat counts in (_SC_CLK_TCK) */
+	double ticks_per_s;         /* the unit the kernel counts busy time in (_SC_CLK_TCK) */
 	double busy_s[RT_MAX_CPUS]; /* seconds each CPU was busy since boot */
 } rt_cpu_times;
 
@@ -30,7 +30,7 @@ typedef struct rt_cpu_times {
  */
 double rt_contended_share(void);
 
-/* Reads /proc/stat; -1 when it cannot be read (then no contention is known). */
+/* Reads the CPUs' busy times; -1 when it cannot be read (then no contention is known). */
 int rt_cpu_times_read(rt_cpu_times *t);
 
 /*
@@ -41,6 +41,6 @@ int rt_cpu_times_read(rt_cpu_times *t);
  * trial of a few milliseconds is not called contended by one tick's rounding.
  */
 double rt_contention(const rt_cpu_times *before, const rt_cpu_times *after,
-		     const cpu_set_t *cpus, double wall_s, double own_cpu_s);
+		     const rt_cpuset *cpus, double wall_s, double own_cpu_s);
 
 #endif

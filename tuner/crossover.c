@@ -60,7 +60,7 @@ typedef struct curve_job {
 	int shaped;      /* -1: square; else the index of the step GEMM */
 } curve_job;
 
-int rt_xo_shape_of(const rt_workload *w, const rt_shape *sh, rt_xo_shape *out, char *err,
+int rt_crossover_shape_of(const rt_workload *w, const rt_shape *sh, rt_crossover_shape *out, char *err,
 		   size_t errlen)
 {
 	memset(out, 0, sizeof *out);
@@ -76,7 +76,7 @@ int rt_xo_shape_of(const rt_workload *w, const rt_shape *sh, rt_xo_shape *out, c
 }
 
 /* The GEMM m x n x k of sweep position i; 0 when past the end of the sweep. */
-static int sweep_size(const curve_job *job, const rt_xo_shape *shape, double max_n, int i,
+static int sweep_size(const curve_job *job, const rt_crossover_shape *shape, double max_n, int i,
 		      long *m, long *n, long *k)
 {
 	if (job->shaped < 0) {
@@ -97,31 +97,31 @@ static int sweep_size(const curve_job *job, const rt_xo_shape *shape, double max
 static void gemm_shape(const rt_workload *w, long m, long n, long k, int transfer, rt_shape *sh)
 {
 	rt_shape_default(w, sh);
-	sh->v[rt_shape_index(w, "m")] = m;
-	sh->v[rt_shape_index(w, "n")] = n;
-	sh->v[rt_shape_index(w, "k")] = k;
-	sh->v[rt_shape_index(w, "transfer")] = transfer;
+	sh->v[rt_shape_known(w, "m")] = m;
+	sh->v[rt_shape_known(w, "n")] = n;
+	sh->v[rt_shape_known(w, "k")] = k;
+	sh->v[rt_shape_known(w, "transfer")] = transfer;
 }
 
 /* Notes what the GEMMs of curve label/prec ran on, once per curve. */
-static void note_impl(rt_xo_data *d, const char *label, const char *prec, const char *impl)
+static void note_impl(rt_crossover_data *d, const char *label, const char *prec, const char *impl)
 {
 	char curve[48];
 	snprintf(curve, sizeof curve, "%s/%s", label, prec);
 	for (int i = 0; i < d->nimpl; i++)
 		if (!strcmp(d->impl[i].curve, curve))
 			return;
-	if (!impl[0] || d->nimpl == RT_XO_MAX_IMPL)
+	if (!impl[0] || d->nimpl == RT_CROSSOVER_MAX_IMPL)
 		return;
 	snprintf(d->impl[d->nimpl].curve, sizeof d->impl[0].curve, "%s", curve);
 	snprintf(d->impl[d->nimpl++].impl, sizeof d->impl[0].impl, "%s", impl);
 }
 
-static int measure_curve(const curve_job *job, const rt_xo_sweep_opts *o,
-			 const rt_xo_shape *shape, rt_replay *r, rt_xo_data *d, char *err,
+static int measure_curve(const curve_job *job, const rt_crossover_sweep_opts *o,
+			 const rt_crossover_shape *shape, rt_replay *r, rt_crossover_data *d, char *err,
 			 size_t errlen)
 {
-	const rt_workload *w = rt_workload_find(RT_GEMM_WORKLOAD);
+	const rt_workload *w = rt_workload_builtin(RT_GEMM_WORKLOAD);
 	const char *prec = rt_precision_name(job->pt.precision);
 	rt_measure_opts mo;
 	rt_measure_defaults(&mo);
@@ -161,7 +161,7 @@ static int measure_curve(const curve_job *job, const rt_xo_sweep_opts *o,
 	return RT_OK;
 }
 
-static bool wanted(const rt_xo_sweep_opts *o, const char *name)
+static bool wanted(const rt_crossover_sweep_opts *o, const char *name)
 {
 	if (!o->backends)
 		return true;
@@ -172,7 +172,7 @@ static bool wanted(const rt_xo_sweep_opts *o, const char *name)
 }
 
 /* The curves to measure for one available backend, into jobs; returns how many. */
-static int backend_jobs(const rt_accel *a, const rt_xo_sweep_opts *o, int precision,
+static int backend_jobs(const rt_accel *a, const rt_crossover_sweep_opts *o, int precision,
 			curve_job *jobs, char labels[][24])
 {
 	int nj = 0;
@@ -180,7 +180,7 @@ static int backend_jobs(const rt_accel *a, const rt_xo_sweep_opts *o, int precis
 	rt_point_default(&pt);
 	snprintf(pt.backend, sizeof pt.backend, "%s", a->backend);
 	pt.precision = (rt_precision)precision;
-	if (!strcmp(a->backend, "cpu")) {
+	if (rt_backend_on_host(a->backend)) {
 		int counts[2] = {o->usable_cores, 1};
 		for (int i = 0; i < (o->usable_cores > 1 ? 2 : 1); i++) {
 			pt.threads = counts[i];
@@ -205,7 +205,7 @@ static void append_reason(char *buf, size_t len, const rt_accel *a)
 	snprintf(buf + used, len - used, "%s%s: %s", used ? "; " : "", a->backend, a->reason);
 }
 
-int rt_xo_sweep(const rt_xo_sweep_opts *o, const rt_xo_shape *shape, rt_xo_data *data,
+int rt_crossover_sweep(const rt_crossover_sweep_opts *o, const rt_crossover_shape *shape, rt_crossover_data *data,
 		char *skipped, size_t skippedlen, char *err, size_t errlen)
 {
 	rt_machine *probed = NULL;
@@ -262,15 +262,15 @@ out:
 	if (rc == RT_ENOMEM)
 		rt_fail(err, errlen, rc, "out of memory");
 	if (rc)
-		rt_xo_data_free(data);
+		rt_crossover_data_free(data);
 	free(probed);
 	return rc;
 }
 
-int rt_xo_curve_point(const char *label, const char *precision, long n, rt_point *pt,
+int rt_crossover_curve_point(const char *label, const char *precision, long n, rt_point *pt,
 		      rt_shape *sh, char *err, size_t errlen)
 {
-	const rt_workload *w = rt_workload_find("gemm");
+	const rt_workload *w = rt_workload_builtin(RT_GEMM_WORKLOAD);
 	label_info li = parse_label(label);
 	int p = rt_precision_parse(precision);
 	if (!rt_backend_known(li.base) || p < 0)
@@ -281,13 +281,13 @@ int rt_xo_curve_point(const char *label, const char *precision, long n, rt_point
 	pt->precision = (rt_precision)p;
 	pt->threads = li.threads > 0 ? li.threads : 1;
 	rt_shape_default(w, sh);
-	sh->v[rt_shape_index(w, "m")] = sh->v[rt_shape_index(w, "n")] = n;
-	sh->v[rt_shape_index(w, "k")] = n;
-	sh->v[rt_shape_index(w, "transfer")] = li.xfer;
+	sh->v[rt_shape_known(w, "m")] = sh->v[rt_shape_known(w, "n")] = n;
+	sh->v[rt_shape_known(w, "k")] = n;
+	sh->v[rt_shape_known(w, "transfer")] = li.xfer;
 	return RT_OK;
 }
 
-void rt_xo_data_free(rt_xo_data *d)
+void rt_crossover_data_free(rt_crossover_data *d)
 {
 	rt_replay_free(d->square);
 	for (int g = 0; g < RT_MAX_STEP_GEMMS; g++)
@@ -302,7 +302,7 @@ static void curve_name(const rt_replay_curve *c, char *buf, size_t len)
 	snprintf(buf, len, "%s/%s", c->backend, c->precision);
 }
 
-static void fits_free(rt_xo_fits *f)
+static void fits_free(rt_crossover_fits *f)
 {
 	if (f->outlier)
 		for (size_t i = 0; i < f->r->ncurves; i++)
@@ -313,7 +313,7 @@ static void fits_free(rt_xo_fits *f)
 	memset(f, 0, sizeof *f);
 }
 
-static int fit_all(const rt_replay *r, rt_xo_fits *f, char *err, size_t errlen)
+static int fit_all(const rt_replay *r, rt_crossover_fits *f, char *err, size_t errlen)
 {
 	f->r = r;
 	f->fit = calloc(r->ncurves, sizeof *f->fit);
@@ -353,7 +353,7 @@ static bool representative(const rt_replay *r, size_t i)
 }
 
 /* The curve of the shaped fits with the same label, or -1. */
-static long shaped_index(const rt_xo_fits *sf, const rt_replay_curve *c)
+static long shaped_index(const rt_crossover_fits *sf, const rt_replay_curve *c)
 {
 	return sf->r ? rt_replay_find(sf->r, c->backend, c->precision) : -1;
 }
@@ -363,9 +363,9 @@ static long shaped_index(const rt_xo_fits *sf, const rt_replay_curve *c)
  * per-GEMM crossovers in m from the shaped fits where both curves have one
  * (sf NULL: none, every GEMM takes the square crossover's flop-equivalent).
  */
-static void find_min_batch(const rt_xo_shape *shape, double n_star, const rt_xo_fits *sf,
+static void find_min_batch(const rt_crossover_shape *shape, double n_star, const rt_crossover_fits *sf,
 			   const rt_replay_curve *c0, const rt_replay_curve *c1, const char *who,
-			   rt_xo_model *out)
+			   rt_crossover_model *out)
 {
 	rt_step_gemm g[RT_MAX_STEP_GEMMS];
 	RT_BUG_ON(shape->ngemm < 0 || shape->ngemm > RT_MAX_STEP_GEMMS);
@@ -399,9 +399,9 @@ static void find_min_batch(const rt_xo_shape *shape, double n_star, const rt_xo_
 }
 
 /* One pair of backends at one precision: n*, its CI, and what it means for the model. */
-static void solve_pair(const rt_xo_analysis *a, const rt_xo_shape *shape, rt_xo_pair *p)
+static void solve_pair(const rt_crossover_analysis *a, const rt_crossover_shape *shape, rt_crossover_pair *p)
 {
-	const rt_xo_fits *f = &a->square;
+	const rt_crossover_fits *f = &a->square;
 	const rt_replay_curve *c0 = &f->r->curves[p->i], *c1 = &f->r->curves[p->j];
 	p->n_star = NAN;
 	snprintf(p->error, sizeof p->error, "no crossover could be solved");
@@ -425,7 +425,7 @@ static void solve_pair(const rt_xo_analysis *a, const rt_xo_shape *shape, rt_xo_
 }
 
 /* The pairs of curves worth a crossover: different backends, one precision. */
-static int solve_pairs(rt_xo_analysis *a, const rt_xo_shape *shape, char *err, size_t errlen)
+static int solve_pairs(rt_crossover_analysis *a, const rt_crossover_shape *shape, char *err, size_t errlen)
 {
 	const rt_replay *r = a->square.r;
 	for (size_t i = 0; i < r->ncurves; i++)
@@ -436,21 +436,21 @@ static int solve_pairs(rt_xo_analysis *a, const rt_xo_shape *shape, char *err, s
 			    strcmp(r->curves[i].precision, r->curves[j].precision) ||
 			    !representative(r, i) || !representative(r, j))
 				continue;
-			rt_xo_pair *grown = realloc(a->pairs, (a->npairs + 1) * sizeof *grown);
+			rt_crossover_pair *grown = realloc(a->pairs, (a->npairs + 1) * sizeof *grown);
 			if (!grown)
 				return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 			a->pairs = grown;
-			rt_xo_pair *p = &a->pairs[a->npairs++];
-			*p = (rt_xo_pair){.i = i, .j = j};
+			rt_crossover_pair *p = &a->pairs[a->npairs++];
+			*p = (rt_crossover_pair){.i = i, .j = j};
 			solve_pair(a, shape, p);
 		}
 	return RT_OK;
 }
 
 /* A backend measured at 1 and N threads: from which size N pays, best count per range. */
-static void solve_threads(const rt_xo_analysis *a, const rt_xo_shape *shape, rt_xo_threads *t)
+static void solve_threads(const rt_crossover_analysis *a, const rt_crossover_shape *shape, rt_crossover_threads *t)
 {
-	const rt_xo_fits *f = &a->square;
+	const rt_crossover_fits *f = &a->square;
 	const rt_replay_curve *c1 = &f->r->curves[t->one], *cn = &f->r->curves[t->many];
 	label_info ln = parse_label(cn->backend);
 	snprintf(t->backend, sizeof t->backend, "%s", ln.base);
@@ -487,7 +487,7 @@ static void solve_threads(const rt_xo_analysis *a, const rt_xo_shape *shape, rt_
 }
 
 /* Every backend measured at 1 thread and at more, at one precision. */
-static int solve_all_threads(rt_xo_analysis *a, const rt_xo_shape *shape, char *err,
+static int solve_all_threads(rt_crossover_analysis *a, const rt_crossover_shape *shape, char *err,
 			     size_t errlen)
 {
 	const rt_replay *r = a->square.r;
@@ -501,12 +501,12 @@ static int solve_all_threads(rt_xo_analysis *a, const rt_xo_shape *shape, char *
 			    strcmp(r->curves[one].precision, r->curves[many].precision) ||
 			    !representative(r, many))
 				continue;
-			rt_xo_threads *grown = realloc(a->threads, (a->nthreads + 1) * sizeof *grown);
+			rt_crossover_threads *grown = realloc(a->threads, (a->nthreads + 1) * sizeof *grown);
 			if (!grown)
 				return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 			a->threads = grown;
-			rt_xo_threads *t = &a->threads[a->nthreads++];
-			*t = (rt_xo_threads){.one = one, .many = many};
+			rt_crossover_threads *t = &a->threads[a->nthreads++];
+			*t = (rt_crossover_threads){.one = one, .many = many};
 			snprintf(t->precision, sizeof t->precision, "%s", r->curves[many].precision);
 			solve_threads(a, shape, t);
 		}
@@ -514,7 +514,7 @@ static int solve_all_threads(rt_xo_analysis *a, const rt_xo_shape *shape, char *
 	return RT_OK;
 }
 
-int rt_xo_fit(const rt_xo_data *d, const rt_xo_shape *shape, rt_xo_analysis *a, char *err,
+int rt_crossover_fit(const rt_crossover_data *d, const rt_crossover_shape *shape, rt_crossover_analysis *a, char *err,
 	      size_t errlen)
 {
 	memset(a, 0, sizeof *a);
@@ -527,11 +527,11 @@ int rt_xo_fit(const rt_xo_data *d, const rt_xo_shape *shape, rt_xo_analysis *a, 
 	if (rc == RT_OK)
 		rc = solve_all_threads(a, shape, err, errlen);
 	if (rc)
-		rt_xo_analysis_free(a);
+		rt_crossover_analysis_free(a);
 	return rc;
 }
 
-void rt_xo_analysis_free(rt_xo_analysis *a)
+void rt_crossover_analysis_free(rt_crossover_analysis *a)
 {
 	if (!a)
 		return;
@@ -545,7 +545,7 @@ void rt_xo_analysis_free(rt_xo_analysis *a)
 
 /* ---- the analysis as YAML ---- */
 
-static void emit_curves(rt_yw *w, const rt_xo_fits *f, const char *key)
+static void emit_curves(rt_yw *w, const rt_crossover_fits *f, const char *key)
 {
 	rt_yw_str(w, key);
 	rt_yw_seq(w, 0);
@@ -580,7 +580,7 @@ static void emit_curves(rt_yw *w, const rt_xo_fits *f, const char *key)
 	rt_yw_end_seq(w);
 }
 
-static void emit_model(rt_yw *w, const rt_xo_model *m)
+static void emit_model(rt_yw *w, const rt_crossover_model *m)
 {
 	rt_yw_str(w, "model");
 	rt_yw_map(w, 0);
@@ -595,7 +595,7 @@ static void emit_model(rt_yw *w, const rt_xo_model *m)
 	rt_yw_end_map(w);
 }
 
-const char *rt_xo_kind_name(rt_cross_kind k)
+const char *rt_crossover_kind_name(rt_cross_kind k)
 {
 	static const char *const kinds[] = {
 	    [RT_CROSS_IN_RANGE] = "in_range",
@@ -606,7 +606,7 @@ const char *rt_xo_kind_name(rt_cross_kind k)
 	return kinds[k];
 }
 
-static void emit_pair(rt_yw *w, const rt_xo_analysis *a, const rt_xo_pair *p)
+static void emit_pair(rt_yw *w, const rt_crossover_analysis *a, const rt_crossover_pair *p)
 {
 	rt_yw_map(w, 0);
 	rt_yw_str(w, "between");
@@ -619,7 +619,7 @@ static void emit_pair(rt_yw *w, const rt_xo_analysis *a, const rt_xo_pair *p)
 		rt_yw_end_map(w);
 		return;
 	}
-	rt_yw_kstr(w, "kind", rt_xo_kind_name(p->cx.kind));
+	rt_yw_kstr(w, "kind", rt_crossover_kind_name(p->cx.kind));
 	if (p->cx.kind != RT_CROSS_NONE) {
 		rt_yw_knum(w, "n_star", p->n_star, 5);
 		if (p->has_ci) {
@@ -637,7 +637,7 @@ static void emit_pair(rt_yw *w, const rt_xo_analysis *a, const rt_xo_pair *p)
 	rt_yw_end_map(w);
 }
 
-static void emit_threads(rt_yw *w, const rt_xo_threads *t)
+static void emit_threads(rt_yw *w, const rt_crossover_threads *t)
 {
 	rt_yw_map(w, 0);
 	rt_yw_kstr(w, "backend", t->backend);
@@ -670,8 +670,8 @@ static void emit_threads(rt_yw *w, const rt_xo_threads *t)
 	rt_yw_end_map(w);
 }
 
-void rt_xo_emit(rt_yw *w, const rt_xo_analysis *a, const rt_xo_data *d,
-		const rt_xo_shape *shape)
+void rt_crossover_emit(rt_yw *w, const rt_crossover_analysis *a, const rt_crossover_data *d,
+		const rt_crossover_shape *shape)
 {
 	rt_yw_map(w, 0);
 	if (d->replay[0])
@@ -709,9 +709,9 @@ void rt_xo_emit(rt_yw *w, const rt_xo_analysis *a, const rt_xo_data *d,
 
 /* ---- the analysis as a chart ---- */
 
-int rt_xo_plot(const rt_xo_analysis *a, const char *svg, char *note, size_t notelen)
+int rt_crossover_plot(const rt_crossover_analysis *a, const char *svg, char *note, size_t notelen)
 {
-	const rt_xo_fits *f = &a->square;
+	const rt_crossover_fits *f = &a->square;
 	size_t n = f->r->ncurves, nmarks = 0;
 	rt_plot_mark marks[16];
 	for (size_t i = 0; i < a->npairs && nmarks < RT_COUNT(marks); i++)

@@ -9,7 +9,7 @@
  * (its step_gemms: for the transformer m = batch * seq_len swept, k =
  * d_model, n = 3*d_model for QKV and d_ff for the MLP).
  *
- * Analysis (search/fit, rt_xo_fit below): a robust fit t(n) = c + a n^b per curve; for every
+ * Analysis (search/fit, rt_crossover_fit below): a robust fit t(n) = c + a n^b per curve; for every
  * pair of backends at one precision the crossover n*, its bootstrap 95% CI,
  * and the smallest batch of the user's model that puts every GEMM of a step
  * above it; for the CPU the size from which all cores beat one, and the best
@@ -26,26 +26,26 @@
 #include "yamlw.h"
 
 /* A model: the workload, its shape and the GEMMs of its step. given 0: none. */
-typedef struct rt_xo_shape {
+typedef struct rt_crossover_shape {
 	int given;
 	const rt_workload *w;
 	rt_shape sh;
 	long rows;                            /* m = batch * rows */
 	int ngemm;
 	rt_gemm_dims gemm[RT_MAX_STEP_GEMMS];
-} rt_xo_shape;
+} rt_crossover_shape;
 
 /*
  * The model of workload w at shape sh: its step's GEMMs (w->step_gemms).
  * RT_EINVAL when w lists none.
  */
-int rt_xo_shape_of(const rt_workload *w, const rt_shape *sh, rt_xo_shape *out, char *err,
+int rt_crossover_shape_of(const rt_workload *w, const rt_shape *sh, rt_crossover_shape *out, char *err,
 		   size_t errlen);
 
 /* The observations behind an analysis: square sweeps and shaped ones. */
-#define RT_XO_MAX_IMPL 32
+#define RT_CROSSOVER_MAX_IMPL 32
 
-typedef struct rt_xo_data {
+typedef struct rt_crossover_data {
 	rt_replay *square;
 	rt_replay *shaped[RT_MAX_STEP_GEMMS]; /* per step GEMM, n = m (rows); NULL: not measured */
 	/* What the GEMMs of each measured curve ran on: "cuda/bf16" -> "cublas 13.0.2, ..." */
@@ -53,11 +53,11 @@ typedef struct rt_xo_data {
 	struct {
 		char curve[48];
 		char impl[160];
-	} impl[RT_XO_MAX_IMPL];
+	} impl[RT_CROSSOVER_MAX_IMPL];
 	char replay[1024]; /* the file square's observations are saved in; "" when not saved */
-} rt_xo_data;
+} rt_crossover_data;
 
-typedef struct rt_xo_sweep_opts {
+typedef struct rt_crossover_sweep_opts {
 	const char *const *backends; /* NULL: every known backend */
 	int nbackends;
 	unsigned precisions;         /* RT_PREC_BIT mask */
@@ -68,7 +68,7 @@ typedef struct rt_xo_sweep_opts {
 	double deadline;             /* rt_now() after which no point starts; 0: none */
 	int (*stop)(void);           /* asked before each point: nonzero ends the sweep */
 	const rt_machine *machine;   /* its accelerators; NULL: probe them */
-} rt_xo_sweep_opts;
+} rt_crossover_sweep_opts;
 
 /*
  * Measures the sweeps (each point a forked trial, see measure.h) into
@@ -78,10 +78,10 @@ typedef struct rt_xo_sweep_opts {
  * of a cut sweep would misplace the crossovers). Past the deadline the
  * curves end where they are.
  */
-int rt_xo_sweep(const rt_xo_sweep_opts *o, const rt_xo_shape *shape, rt_xo_data *data,
+int rt_crossover_sweep(const rt_crossover_sweep_opts *o, const rt_crossover_shape *shape, rt_crossover_data *data,
 		char *skipped, size_t skippedlen, char *err, size_t errlen);
 
-void rt_xo_data_free(rt_xo_data *d);
+void rt_crossover_data_free(rt_crossover_data *d);
 
 /*
  * The gemm point and shape that a square sweep measured for curve `label`
@@ -91,26 +91,26 @@ void rt_xo_data_free(rt_xo_data *d);
  * measures a saved sweep's points again). RT_EINVAL for a label or a
  * precision that names nothing this rigtune knows.
  */
-int rt_xo_curve_point(const char *label, const char *precision, long n, rt_point *pt,
+int rt_crossover_curve_point(const char *label, const char *precision, long n, rt_point *pt,
 		      rt_shape *sh, char *err, size_t errlen);
 
 /*
- * The analysis, in three calls: rt_xo_fit computes it (numbers only),
- * rt_xo_emit writes it as the `crossover:` mapping (a configuration's, or
- * `rigtune crossover`'s output), rt_xo_plot draws it. A reader that wants the
- * fits (the report page) takes them from rt_xo_analysis, never from the YAML.
+ * The analysis, in three calls: rt_crossover_fit computes it (numbers only),
+ * rt_crossover_emit writes it as the `crossover:` mapping (a configuration's, or
+ * `rigtune crossover`'s output), rt_crossover_plot draws it. A reader that wants the
+ * fits (the report page) takes them from rt_crossover_analysis, never from the YAML.
  */
 
 /* The fits of every curve of one replay, in its order. */
-typedef struct rt_xo_fits {
+typedef struct rt_crossover_fits {
 	const rt_replay *r; /* NULL: not fitted */
 	rt_fit *fit;
 	bool **outlier;     /* per curve, per observation */
 	char (*name)[64];   /* per curve: "cpu:2t/fp32" */
-} rt_xo_fits;
+} rt_crossover_fits;
 
 /* The smallest batch of the user's model that puts every GEMM of a step past a crossover. */
-typedef struct rt_xo_model {
+typedef struct rt_crossover_model {
 	int given;               /* 0: no model shape, nothing here */
 	int found;               /* 0: error says why */
 	char error[256];
@@ -118,10 +118,10 @@ typedef struct rt_xo_model {
 	const char *binding_gemm; /* the GEMM that needs the largest batch */
 	char basis[64];           /* "transformer-shaped sweep", "square crossover, flop-equivalent" */
 	char summary[256];
-} rt_xo_model;
+} rt_crossover_model;
 
 /* Two backends at one precision (square curves i and j): where one overtakes the other. */
-typedef struct rt_xo_pair {
+typedef struct rt_crossover_pair {
 	size_t i, j;
 	int solved;            /* 0: error says why */
 	char error[256];
@@ -132,11 +132,11 @@ typedef struct rt_xo_pair {
 	const char *faster;    /* the curve faster above n_star (a name of the fits) */
 	const char *winner;    /* without a crossing: the curve faster throughout */
 	char summary[256];
-	rt_xo_model model;
-} rt_xo_pair;
+	rt_crossover_model model;
+} rt_crossover_pair;
 
 /* One backend at 1 thread (curve one) and at N (curve many): from which n N pays. */
-typedef struct rt_xo_threads {
+typedef struct rt_crossover_threads {
 	size_t one, many;
 	char backend[16], precision[16];
 	int threads;           /* N */
@@ -149,16 +149,16 @@ typedef struct rt_xo_threads {
 	int has_best;
 	size_t nbest;
 	rt_thread_range best[8]; /* the best thread count per size range */
-	rt_xo_model model;
-} rt_xo_threads;
+	rt_crossover_model model;
+} rt_crossover_threads;
 
-typedef struct rt_xo_analysis {
-	rt_xo_fits square;
-	rt_xo_fits shaped[RT_MAX_STEP_GEMMS];
+typedef struct rt_crossover_analysis {
+	rt_crossover_fits square;
+	rt_crossover_fits shaped[RT_MAX_STEP_GEMMS];
 	size_t npairs, nthreads;
-	rt_xo_pair *pairs;
-	rt_xo_threads *threads;
-} rt_xo_analysis;
+	rt_crossover_pair *pairs;
+	rt_crossover_threads *threads;
+} rt_crossover_analysis;
 
 /*
  * Fits every curve of d (a robust t(n) = c + a n^b each), then solves every
@@ -167,22 +167,22 @@ typedef struct rt_xo_analysis {
  * pointers into d's replays: free a before d. RT_EINVAL for a curve that
  * cannot be fitted (named), RT_ENOMEM; on failure a owns nothing.
  */
-int rt_xo_fit(const rt_xo_data *d, const rt_xo_shape *shape, rt_xo_analysis *a, char *err,
+int rt_crossover_fit(const rt_crossover_data *d, const rt_crossover_shape *shape, rt_crossover_analysis *a, char *err,
 	      size_t errlen);
-void rt_xo_analysis_free(rt_xo_analysis *a); /* accepts NULL and a zeroed analysis */
+void rt_crossover_analysis_free(rt_crossover_analysis *a); /* accepts NULL and a zeroed analysis */
 
 /* "in_range", "extrapolated", "none": how a pair's curves cross, as the YAML says it. */
-const char *rt_xo_kind_name(rt_cross_kind k);
+const char *rt_crossover_kind_name(rt_cross_kind k);
 
 /* The `crossover:` mapping value of a (after its key), with `replay:` naming d->replay. */
-void rt_xo_emit(rt_yw *w, const rt_xo_analysis *a, const rt_xo_data *d,
-		const rt_xo_shape *shape);
+void rt_crossover_emit(rt_yw *w, const rt_crossover_analysis *a, const rt_crossover_data *d,
+		const rt_crossover_shape *shape);
 
 /*
  * Draws the square curves of a and their crossovers into svg (gnuplot; the
  * .dat and .gp beside it). note gets what to tell the user ("plot written to
  * ...", or how to draw it without gnuplot), or the error. RT_EIO, RT_ENOMEM.
  */
-int rt_xo_plot(const rt_xo_analysis *a, const char *svg, char *note, size_t notelen);
+int rt_crossover_plot(const rt_crossover_analysis *a, const char *svg, char *note, size_t notelen);
 
 #endif

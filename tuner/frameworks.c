@@ -37,8 +37,14 @@ static const char probe_pytorch[] =
 	"cfg, par = torch.__config__.show(), torch.__config__.parallel_info()\n"
 	"x = torch.randn(64, 64)\n"
 	"(x @ x).sum()\n"
-	"with open('/proc/self/maps') as f:\n"
-	"    libs = sorted({l.split()[-1] for l in f if '.so' in l and l.split()[-1][:1] == '/'})\n"
+	"if sys.platform == 'darwin':\n" /* dyld lists the images it has loaded */
+	"    dyld = ctypes.CDLL(None)\n"
+	"    dyld._dyld_get_image_name.restype = ctypes.c_char_p\n"
+	"    maps = [dyld._dyld_get_image_name(i).decode() for i in range(dyld._dyld_image_count())]\n"
+	"else:\n"
+	"    with open('/proc/self/maps') as f:\n" /* platform: Python's, in Linux's branch */
+	"        maps = [l.split()[-1] for l in f if '.so' in l]\n"
+	"libs = sorted({p for p in maps if p[:1] == '/'})\n"
 	"m = re.search(r'BLAS_INFO=(\\w+)', cfg)\n"
 	"blas, version, layer, threads = m.group(1) if m else 'unknown', '', 'unknown', ''\n"
 	"for path in (p for p in libs if re.search('blas|torch|lapack', p)):\n"
@@ -72,8 +78,9 @@ static const char probe_pytorch[] =
 	"out('interop_threads', torch.get_num_interop_threads())\n"
 	"out('mkldnn', str(torch.backends.mkldnn.is_available()).lower())\n"
 	"gpu = torch.cuda.is_available()\n"
-	"out('cuda', str(gpu and torch.version.hip is None).lower())\n"
-	"out('hip', str(gpu and torch.version.hip is not None).lower())\n"
+	/* PyTorch's build flavours, whatever rigtune's backends are called: not a backend */
+	"out('cuda', str(gpu and torch.version.hip is None).lower())\n" /* not a backend */
+	"out('hip', str(gpu and torch.version.hip is not None).lower())\n" /* not a backend */
 	"out('gpus', torch.cuda.device_count() if gpu else 0)\n";
 
 /* JAX: the CPU client's Eigen pool is named tf_XLAEigen; it starts with the first computation. */
@@ -86,8 +93,12 @@ static const char probe_jax[] =
 	"out('devices', len(jax.devices()))\n"
 	"x = jnp.ones((256, 256))\n"
 	"jax.jit(lambda a: a @ a)(x).block_until_ready()\n"
-	"comm = [open(f'/proc/self/task/{t}/comm').read().strip() for t in os.listdir('/proc/self/task')]\n"
-	"out('cpu_pool_threads', comm.count('tf_XLAEigen'))\n";
+	/* Linux names each thread in /proc; macOS lets no Python see another thread's name: the
+	 * lines marked "platform:" are Python's, in the branch only Linux takes */
+	"d = '/proc/self/task'\n" /* platform: */
+	"if os.path.isdir(d):\n"
+	"    names = [open(f'{d}/{t}/comm').read().strip() for t in os.listdir(d)]\n"
+	"    out('cpu_pool_threads', names.count('tf_XLAEigen'))\n";
 
 static const char probe_tensorflow[] =
 	"MODULE = 'tensorflow'\n" PROBE_PRELUDE

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/platform.h"
 #include "../common/rt.h"
 
 extern char **environ;
@@ -136,8 +136,9 @@ int rt_gnuplot_run(const char *exe, const char *script, size_t len, char **out, 
 	static const char *const names[3] = {"rigtune-chart-in", "rigtune-chart-out",
 	                                     "rigtune-chart-err"};
 	for (int i = 0; i < 3 && rc == RT_OK; i++)
-		if ((fds[i] = memfd_create(names[i], MFD_CLOEXEC)) < 0)
-			rc = rt_fail(err, errlen, RT_EIO, "memfd_create: %s", strerror(errno));
+		if ((fds[i] = rt_plat_memfile(names[i])) < 0)
+			rc = rt_fail(err, errlen, RT_EIO, "cannot make a file in memory: %s",
+			             strerror(errno));
 	if (rc == RT_OK && (rt_write_all(fds[0], script, len) || lseek(fds[0], 0, SEEK_SET)))
 		rc = rt_fail(err, errlen, RT_EIO, "cannot pass the script to gnuplot: %s",
 		             strerror(errno));

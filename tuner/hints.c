@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../workloads/loader.h"
+
 /* Lines a workload may add (its data loading, its environments). */
 #define WORKLOAD_LINES 3
 
@@ -24,7 +26,7 @@ typedef struct pool_rule {
 	const char *threading; /* NULL: PyTorch not probed */
 	int cpu_bf16;          /* 1: only for a CPU bf16 point */
 	int intra_all, blas_all;
-	int blas_own_pool;     /* the BLAS sizes a pool of its own from OPENBLAS_NUM_THREADS */
+	int blas_own_pool;     /* the BLAS sizes a pool of its own (blas_pool_var) */
 	int proven;            /* a build the tests install threads so (tests/framework_hints.py) */
 	const char *why;
 } pool_rule;
@@ -60,7 +62,7 @@ static const pool_rule *rule_for(const rt_frameworks *f, const rt_point *point)
 {
 	const rt_framework *pt = installed(f, RT_FW_PYTORCH);
 	const char *threading = pt ? rt_framework_get(pt, "blas_threading") : NULL;
-	int cpu_bf16 = point->precision == RT_BF16 && !strcmp(point->backend, "cpu");
+	int cpu_bf16 = point->precision == RT_BF16 && rt_backend_on_host(point->backend);
 	size_t i = 0;
 	for (; i + 1 < RT_COUNT(pool_rules); i++)
 		if (threading && !strcmp(threading, pool_rules[i].threading) &&
@@ -81,31 +83,61 @@ static void add_line(rt_hint_block *b, const char *fmt, ...)
 }
 
 /*
- * Lines that need what the machines the tests run on lack (a GPU), by a
- * text they contain: tests/framework_hints.py can only skip them, so they are
- * marked untested and name the documented setting alone.
+ * Lines that need what the machines the tests run on lack (a GPU, Apple's
+ * Accelerate): tests/framework_hints.py can only skip them, so they are
+ * marked untested and name the documented setting alone. They are those
+ * that name a device point's device as the frameworks quote it ('cuda',
+ * 'mps': PyTorch's device and autocast, SB3's device=), and these.
  */
 static const char *const untestable[] = {
-	"torch.autocast('cuda'", /* PyTorch's GPU autocast */
-	"device='cuda'",         /* SB3 on a GPU */
-	"to jnp.float16",        /* JAX's fp16, an accelerator's precision */
+	"to jnp.float16",         /* JAX's fp16, an accelerator's precision */
+	"VECLIB_MAXIMUM_THREADS", /* Accelerate, macOS's BLAS */
 };
 
-static void mark_untestable(rt_hint_block *b)
+static void mark_untestable(rt_hint_block *b, const rt_point *pt)
 {
-	for (int i = 0; i < b->n; i++)
+	char device[24], quoted[32] = "";
+	if (!rt_backend_on_host(pt->backend)) {
+		rt_backend_framework_device(pt->backend, device, sizeof device);
+		snprintf(quoted, sizeof quoted, "'%s'", device);
+	}
+	for (int i = 0; i < b->n; i++) {
+		b->line_untested[i] = quoted[0] && strstr(b->line[i], quoted);
 		for (size_t k = 0; k < RT_COUNT(untestable); k++)
-			if (strstr(b->line[i], untestable[k]))
-				b->line_untested[i] = 1;
+			b->line_untested[i] |= strstr(b->line[i], untestable[k]) != NULL;
+	}
 }
 
-static void add_env(rt_hints *h, const char *name, int value)
+static void add_env_str(rt_hints *h, const char *name, const char *value)
 {
 	if (h->nenv == RT_HINTS_MAX_ENV)
 		return;
 	snprintf(h->env_name[h->nenv], sizeof h->env_name[0], "%s", name);
-	snprintf(h->env_value[h->nenv], sizeof h->env_value[0], "%d", value);
+	snprintf(h->env_value[h->nenv], sizeof h->env_value[0], "%s", value);
 	h->nenv++;
+}
+
+static void add_env(rt_hints *h, const char *name, int value)
+{
+	char text[16];
+	snprintf(text, sizeof text, "%d", value);
+	add_env_str(h, name, text);
+}
+
+/*
+ * GNU OpenMP's workers (PyTorch's intra-op pool in the pip and Debian
+ * builds) spin between parallel regions before they sleep, and a PyTorch
+ * step is hundreds of small regions, so a pool of 2 or more spins most of
+ * the time. With anything else runnable on its cores (a DataLoader worker,
+ * an environment, another job) a spinning thread holds a core that the
+ * thread the pool waits for needs: bench/bench_advice.py measured 2 threads
+ * at 0.03-0.21x of the same 2 threads passive at a load of 4-7, and passive
+ * 1.30x (pip) and 0.88x (Debian) on the quiet machine. rigtune's own pools
+ * sleep when idle, so passive is also how the tune measured its threads.
+ */
+static int wants_passive(int intra)
+{
+	return intra >= 2;
 }
 
 /*
@@ -121,6 +153,8 @@ static void thread_env(rt_hints *h, int intra, int blas, int threads)
 	add_env(h, "OPENBLAS_NUM_THREADS", blas);
 	add_env(h, "VECLIB_MAXIMUM_THREADS", blas);
 	add_env(h, "NUMEXPR_NUM_THREADS", threads);
+	if (wants_passive(intra))
+		add_env_str(h, "OMP_WAIT_POLICY", "PASSIVE");
 }
 
 /* What the workload says lib must be told (its data loading, its environments). */
@@ -143,6 +177,19 @@ static const char *not_found(const rt_frameworks *f, rt_fw_id id)
 	return why;
 }
 
+/*
+ * The variable a BLAS with a pool of its own sizes it from when it loads:
+ * Accelerate (macOS's; PyTorch's macOS wheels use it) reads
+ * VECLIB_MAXIMUM_THREADS, OpenBLAS OPENBLAS_NUM_THREADS.
+ */
+static const char *blas_pool_var(const rt_frameworks *f)
+{
+	const rt_framework *pt = installed(f, RT_FW_PYTORCH);
+	const char *blas = pt ? rt_framework_get(pt, "blas") : NULL;
+	int accelerate = blas && !strcmp(blas, "accelerate");
+	return accelerate ? "VECLIB_MAXIMUM_THREADS" : "OPENBLAS_NUM_THREADS";
+}
+
 static void pytorch_about(rt_hint_block *b, const rt_frameworks *f, const pool_rule *r)
 {
 	const rt_framework *pt = &f->fw[RT_FW_PYTORCH];
@@ -153,13 +200,35 @@ static void pytorch_about(rt_hint_block *b, const rt_frameworks *f, const pool_r
 	}
 	const char *v = rt_framework_get(pt, "version"), *blas = rt_framework_get(pt, "blas");
 	const char *bv = rt_framework_get(pt, "blas_version");
-	snprintf(b->about, sizeof b->about, "PyTorch %s with %s %s (%s): %s", v ? v : "?",
-		 blas ? blas : "?", bv ? bv : "", r->threading, r->why);
+	int veclib = r->blas_own_pool && !strcmp(blas_pool_var(f), "VECLIB_MAXIMUM_THREADS");
+	snprintf(b->about, sizeof b->about, "PyTorch %s with %s %s (%s): %s%s", v ? v : "?",
+		 blas ? blas : "?", bv ? bv : "", r->threading, r->why,
+		 veclib ? "; Accelerate sizes that pool from VECLIB_MAXIMUM_THREADS (untested: "
+			  "the tests run on Linux, which has no Accelerate)" : "");
 }
 
+/*
+ * What a device's autocast needs beyond the dtype, as PyTorch documents it
+ * per device: MPS's bf16 needs macOS 14 or later (the Metal plugin offers
+ * bf16 only there too); every fp16 wants a GradScaler for its gradients.
+ */
+static const char *autocast_note(const char *device, rt_precision p)
+{
+	if (p == RT_FP16)
+		return "and a torch.amp.GradScaler for the gradients";
+	return !strcmp(device, "mps") ? "macOS 14 or later" : NULL;
+}
+
+/* The point's precision in PyTorch, on its backend's devices as PyTorch names them. */
 static void pytorch_precision(rt_hint_block *b, const rt_point *pt)
 {
-	int gpu = strcmp(pt->backend, "cpu") != 0;
+	char device[24];
+	rt_backend_framework_device(pt->backend, device, sizeof device);
+	int host = rt_backend_on_host(pt->backend);
+	const char *note = autocast_note(device, pt->precision);
+	if (!host)
+		add_line(b, "device = torch.device('%s')  # the model and each batch .to(device)",
+			 device);
 	switch (pt->precision) {
 	case RT_FP64:
 		add_line(b, "torch.set_default_dtype(torch.float64)");
@@ -168,12 +237,11 @@ static void pytorch_precision(rt_hint_block *b, const rt_point *pt)
 		add_line(b, "torch.set_float32_matmul_precision('high')  # TF32 matmuls");
 		break;
 	case RT_BF16:
-		add_line(b, "with torch.autocast('%s', dtype=torch.bfloat16): ...",
-			 gpu ? "cuda" : "cpu");
-		break;
-	case RT_FP16:
-		add_line(b, "with torch.autocast('cuda', dtype=torch.float16): ...  # and a "
-			    "torch.cuda.amp.GradScaler");
+	case RT_FP16: /* fp16 a device's: the CPU backend offers none, CPU autocast takes bf16 alone */
+		if (pt->precision == RT_BF16 || !host)
+			add_line(b, "with torch.autocast('%s', dtype=torch.%s): ...%s%s", device,
+				 pt->precision == RT_BF16 ? "bfloat16" : "float16",
+				 note ? "  # " : "", note ? note : "");
 		break;
 	default:
 		break;
@@ -187,12 +255,40 @@ static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_r
 	b->untested = !r->proven;
 	pytorch_about(b, f, r);
 	if (r->blas_own_pool)
-		add_line(b, "os.environ['OPENBLAS_NUM_THREADS'] = '%d'  # before importing torch",
+		add_line(b, "os.environ['%s'] = '%d'  # before importing torch", blas_pool_var(f),
 			 r->blas_all ? pt->threads : 1);
-	add_line(b, "torch.set_num_threads(%d)", r->intra_all ? pt->threads : 1);
+	int intra = r->intra_all ? pt->threads : 1;
+	if (wants_passive(intra))
+		add_line(b, "os.environ['OMP_WAIT_POLICY'] = 'PASSIVE'  # before importing torch: "
+			    "its OpenMP threads sleep between ops");
+	add_line(b, "torch.set_num_threads(%d)", intra);
 	workload_lines(b, RT_HINT_PYTORCH, w, pt, sh);
 	pytorch_precision(b, pt);
-	mark_untestable(b);
+	mark_untestable(b, pt);
+}
+
+/*
+ * The frameworks' devices JAX has no maintained plugin for: a point there
+ * gets JAX's CPU lines (its GPU is for PyTorch), and says why.
+ */
+static const struct {
+	const char *device;
+	const char *why;
+} jax_no_plugin[] = {
+	{"mps", "jax-metal, JAX's Metal plugin, is no longer maintained (JAX issue #26968)"},
+};
+
+/* Why JAX runs on the CPU at point pt though it is a device's; NULL where JAX has the device. */
+static const char *jax_cpu_only(const rt_point *pt)
+{
+	char device[24];
+	if (rt_backend_on_host(pt->backend))
+		return NULL;
+	rt_backend_framework_device(pt->backend, device, sizeof device);
+	for (size_t i = 0; i < RT_COUNT(jax_no_plugin); i++)
+		if (!strcmp(device, jax_no_plugin[i].device))
+			return jax_no_plugin[i].why;
+	return NULL;
 }
 
 /*
@@ -214,7 +310,8 @@ static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_r
  */
 static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *pt)
 {
-	int cpu = !strcmp(pt->backend, "cpu");
+	const char *cpu_only = jax_cpu_only(pt);
+	int cpu = rt_backend_on_host(pt->backend) || cpu_only;
 	const rt_framework *jax = installed(f, RT_FW_JAX);
 	static const char *const prec[RT_NPRECISION] = {
 		[RT_FP64] = "jax.config.update('jax_enable_x64', True)",
@@ -240,6 +337,8 @@ static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *
 			 "NPROC; XLA_FLAGS has no thread-count flag)",
 			 not_found(f, RT_FW_JAX));
 	}
+	if (cpu_only)
+		add_line(b, "JAX_PLATFORMS=cpu  # %s: JAX runs on the CPU here", cpu_only);
 	if (pt->pin != RT_PIN_NONE)
 		add_line(b, "rigtune exec -- python3 train.py  # binds to the point's %d CPU%s: "
 			    "XLA's CPU pools take the affinity mask's size",
@@ -256,7 +355,7 @@ static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *
 			    "preferred_element_type=jnp.float32)  # bf16 inputs, fp32 result");
 	else if (!cpu || pt->precision == RT_FP64)
 		add_line(b, "%s", prec[pt->precision]);
-	mark_untestable(b);
+	mark_untestable(b, pt);
 }
 
 /*
@@ -281,7 +380,7 @@ static void rl_lines(rt_hint_block *b, const rt_frameworks *f, rt_fw_id id, rt_h
 			 not_found(f, id),
 			 id == RT_FW_SB3 ? "stable-baselines3 2.9 takes them" :
 					   "gymnasium 1.4 takes them");
-	mark_untestable(b);
+	mark_untestable(b, pt);
 }
 
 static void tensorflow_lines(rt_hint_block *b, const rt_point *pt)

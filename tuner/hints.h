@@ -21,7 +21,8 @@
  * tests/framework_hints.py applies in a real process of the build it was
  * written for (Debian's python3-torch; PyPI's torch, jax, gymnasium and
  * stable-baselines3 in make test's environment), but for those that need a
- * GPU (torch.autocast('cuda'), SB3's device='cuda', JAX's fp16): these are
+ * GPU or a Mac (PyTorch's device and autocast on 'cuda' or 'mps', SB3's
+ * device=, JAX's fp16, Accelerate's VECLIB_MAXIMUM_THREADS): these are
  * marked untested one by one. A block whose framework was not probed for
  * the Python (or is TensorFlow, which the tests do not install) is untested
  * as a whole and says so.

@@ -10,6 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../common/platform.h"
 #include "../common/rt.h"
 #include "../workloads/backend.h"
 
@@ -22,58 +23,6 @@ static void copy_str(char *dst, size_t n, const char *src)
 	dst[len] = '\0';
 }
 
-/* Reads the first line of a small file into buf; 0 on success. */
-static int read_line(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	int ok = fgets(buf, (int)n, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-static int read_khz_as_mhz(const char *path)
-{
-	char b[64];
-	return read_line(path, b, sizeof b) ? 0 : atoi(b) / 1000;
-}
-
-static void probe_os_release(rt_machine *m)
-{
-	FILE *f = fopen("/etc/os-release", "r");
-	if (!f)
-		return;
-	char line[256];
-	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, "PRETTY_NAME=", 12)) {
-			char *v = line + 12;
-			v[strcspn(v, "\n")] = '\0';
-			if (*v == '"') {
-				v++;
-				v[strcspn(v, "\"")] = '\0';
-			}
-			copy_str(m->os_name, sizeof m->os_name, v);
-		}
-	fclose(f);
-}
-
-/* The CPU's microcode revision, as the kernel reports it for the first CPU. */
-static void probe_microcode(rt_machine *m)
-{
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	if (!f)
-		return;
-	char line[256];
-	while (!m->microcode[0] && fgets(line, sizeof line, f))
-		if (!strncmp(line, "microcode", 9) && strchr(line, ':'))
-			sscanf(strchr(line, ':') + 1, "%31s", m->microcode);
-	fclose(f);
-}
-
 /* The live-only fields: OS, governor, microcode, frequencies, memory. */
 static void probe_live(rt_machine *m)
 {
@@ -82,14 +31,14 @@ static void probe_live(rt_machine *m)
 		copy_str(m->kernel, sizeof m->kernel, u.release);
 		copy_str(m->arch, sizeof m->arch, u.machine);
 	}
-	probe_os_release(m);
-	read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", m->governor,
-		  sizeof m->governor);
-	probe_microcode(m);
-	m->freq_min_mhz = read_khz_as_mhz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_min_freq");
-	m->freq_max_mhz = read_khz_as_mhz("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
-	rt_meminfo_bytes("MemTotal", &m->mem_total);
-	rt_meminfo_bytes("MemAvailable", &m->mem_available);
+	rt_plat_os_name(m->os_name, sizeof m->os_name);
+	rt_plat_cpu_freq(m->governor, sizeof m->governor, &m->freq_min_mhz, &m->freq_max_mhz);
+	rt_plat_cpu_microcode(m->microcode, sizeof m->microcode);
+	uint64_t total, avail;
+	if (rt_plat_memory(&total, &avail) == 0) {
+		m->mem_total = total;
+		m->mem_available = avail;
+	}
 }
 
 static uint64_t cache_size(hwloc_topology_t t, hwloc_obj_type_t type)
@@ -122,6 +71,23 @@ static void probe_kinds(hwloc_topology_t t, rt_machine *m)
 		}
 	}
 	hwloc_bitmap_free(set);
+}
+
+/*
+ * An hwloc older than 2.6, or one that does not read Apple's perflevels,
+ * lists no kinds: the system's own count (hw.perflevelN), E-cores first as
+ * hwloc orders them. One PU a core: no Apple core runs two threads.
+ */
+static void kinds_from_system(rt_machine *m)
+{
+	int perf, eff;
+	if (rt_plat_core_kinds(&perf, &eff) || perf <= 0 || eff <= 0)
+		return;
+	m->kinds[0] = (rt_cpukind){.efficiency = 0, .cores = eff, .pus = eff};
+	m->kinds[1] = (rt_cpukind){.efficiency = 1, .cores = perf, .pus = perf};
+	copy_str(m->kinds[0].core_type, sizeof m->kinds[0].core_type, "Efficiency");
+	copy_str(m->kinds[1].core_type, sizeof m->kinds[1].core_type, "Performance");
+	m->nkinds = 2;
 }
 
 static void probe_topology(hwloc_topology_t t, rt_machine *m)
@@ -200,6 +166,8 @@ int rt_machine_probe(const char *topology_xml, rt_machine *m, char *err, size_t 
 	hwloc_topology_destroy(t);
 	copy_str(m->source, sizeof m->source, topology_xml ? topology_xml : "live");
 	if (!topology_xml) {
+		if (m->nkinds == 0)
+			kinds_from_system(m);
 		probe_live(m);
 		if (!m->hostname[0])
 			gethostname(m->hostname, sizeof m->hostname - 1);
@@ -234,7 +202,7 @@ void rt_machine_fingerprint(const rt_machine *m, char out[17])
 			ADD("dev=%s:%s:%s;", m->accel[i].backend, m->accel[i].dev[d].name,
 			    m->accel[i].dev[d].driver);
 			/* a GPU's GEMM library (rocBLAS or the own kernel); the CPU's is blas= */
-			if (strcmp(m->accel[i].backend, "cpu"))
+			if (!rt_backend_on_host(m->accel[i].backend))
 				ADD("gemm=%s;", m->accel[i].dev[d].gemm_impl);
 		}
 #undef ADD

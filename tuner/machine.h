@@ -34,6 +34,7 @@ typedef struct rt_accel_device {
 	unsigned precisions;
 	char gemm_impl[160]; /* rt_device_info's: what its GEMMs run on */
 	char monitor[16];    /* its utilization monitor, "" none */
+	int unified_memory;  /* 1: it shares the host's memory (Apple's GPUs) */
 } rt_accel_device;
 
 typedef struct rt_accel {
@@ -41,6 +42,7 @@ typedef struct rt_accel {
 	int available;
 	char reason[256];    /* why not, when !available */
 	char visible[48];    /* its table's visible_devices ("CUDA_VISIBLE_DEVICES"); "" none */
+	char framework_device[16]; /* its table's framework_device ("cuda", "mps"); "" none */
 	int ndevices;
 	rt_accel_device dev[RT_MAX_DEVICES];
 } rt_accel;

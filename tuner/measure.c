@@ -14,6 +14,7 @@
 #include "backends.h"
 #include "child.h"
 #include "contention.h"
+#include "memwatch.h"
 #include "pin.h"
 
 #define CHILD_MAX_SAMPLES 4096
@@ -34,7 +35,7 @@ typedef struct child_report {
 	int device_timed, device_sampled;
 	double device_busy, device_busy_sampled;
 	char monitor[16];
-	cpu_set_t cpus;             /* the CPUs it ran on */
+	rt_cpuset cpus;             /* the CPUs it ran on */
 	double cpu_s;               /* its own CPU time (every thread) until the report */
 } child_report;
 
@@ -123,13 +124,20 @@ void rt_measure_defaults(rt_measure_opts *o)
  * oversized batch fails its allocation ("needs N GiB": memory) instead of
  * pushing the machine into swap or the OOM killer. GPU runtimes reserve huge
  * address ranges they never back, so a GPU trial is not capped this way.
+ * Where the system enforces no such cap (macOS), the parent's watchdog
+ * (memwatch.h) ends the trial instead.
  */
+static int capped(const rt_point *pt, uint64_t cap)
+{
+	return rt_backend_on_host(pt->backend) && cap && !RT_ASAN;
+}
+
 static int cap_memory(const rt_point *pt, uint64_t cap, char *why, size_t whylen)
 {
-	if (strcmp(pt->backend, "cpu") || !cap || RT_ASAN)
+	if (!capped(pt, cap))
 		return RT_OK;
-	struct rlimit rl = {.rlim_cur = cap, .rlim_max = cap};
-	if (setrlimit(RLIMIT_AS, &rl))
+	/* where the system has no cap that holds (macOS), the trial runs without */
+	if (rt_plat_cap_memory(cap) && errno != ENOSYS)
 		return rt_fail(why, whylen, RT_ERUNTIME, "cannot cap the trial's memory: %s",
 			       strerror(errno));
 	return RT_OK;
@@ -137,16 +145,15 @@ static int cap_memory(const rt_point *pt, uint64_t cap, char *why, size_t whylen
 
 uint64_t rt_measure_mem_cap(void)
 {
-	uint64_t avail;
-	return rt_meminfo_bytes("MemAvailable", &avail) ? 0 : avail + MEM_CAP_SLACK;
+	uint64_t total, avail;
+	return rt_plat_memory(&total, &avail) ? 0 : avail + MEM_CAP_SLACK;
 }
 
 /* The CPUs the calling process may run on, and the CPU time it has used. */
 static void note_own_usage(child_report *rep)
 {
 	struct rusage ru;
-	CPU_ZERO(&rep->cpus);
-	sched_getaffinity(0, sizeof rep->cpus, &rep->cpus);
+	rt_plat_cpus_allowed(&rep->cpus);
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
 		rep->cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
 			     (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
@@ -371,6 +378,9 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	}
 	close(fds[1]);
 	rt_drill("trial"); /* the parent dies while its trial runs */
+	rt_memwatch mw;
+	int watched = capped(pt, co.mem_cap) && !rt_plat_can_cap_memory() &&
+		      rt_memwatch_start(&mw, pid, co.mem_cap) == RT_OK;
 
 	child_report rep;
 	double deadline = t0 + o->timeout_s;
@@ -385,12 +395,21 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	if (got && have_times && rt_cpu_times_read(&after) == 0)
 		out->contention = rt_contention(&before, &after, &rep.cpus, out->seconds, rep.cpu_s);
 	out->contended = out->contention > rt_contended_share();
+	int over_cap = watched && rt_memwatch_stop(&mw); /* before the reaping: the pid is ours */
 	/* the child tears down after reporting: give it a few seconds, no more */
 	int status = rt_child_finish(pid, fds[0], timed_out ? 0 : rt_now() + TEARDOWN_GRACE_S, NULL);
 
 	if (!got) {
-		out->cause = explain_exit(status, timed_out, o->timeout_s, out->reason,
-					  sizeof out->reason);
+		if (over_cap) {
+			out->cause = RT_CAUSE_MEMORY;
+			snprintf(out->reason, sizeof out->reason,
+				 "needs more than the %.1f GiB cap (%.1f GiB when the watchdog "
+				 "ended it)",
+				 (double)co.mem_cap / (1 << 30), (double)mw.seen / (1 << 30));
+		} else {
+			out->cause = explain_exit(status, timed_out, o->timeout_s, out->reason,
+						  sizeof out->reason);
+		}
 		free(out->samples);
 		out->samples = NULL;
 		return RT_OK;

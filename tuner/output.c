@@ -4,14 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/magic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
+#include "../common/platform.h"
 #include "../common/rt.h"
 
 #define MAX_LINKS 40 /* as the kernel's own limit on nested symbolic links */
@@ -49,9 +48,8 @@ static void sync_dir(const char *path)
 static int proc_link(const char *path)
 {
 	char dir[PATH_MAX];
-	struct statfs fs;
 	dir_of(path, dir);
-	return statfs(dir, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+	return rt_plat_on_procfs(dir);
 }
 
 /*

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "../common/platform.h"
 #include "../common/rt.h"
 
 /*
@@ -49,15 +50,20 @@ static int pin_spread(hwloc_topology_t t, int n, hwloc_bitmap_t out)
 	return RT_OK;
 }
 
-/* Most powerful kind first: hwloc lists kinds from least to most powerful. */
-static void pin_pcores(hwloc_topology_t t, int n, hwloc_bitmap_t out)
+/*
+ * Most powerful kind first (pcores), or least (ecores): hwloc lists kinds
+ * from least to most powerful.
+ */
+static void pin_by_kind(hwloc_topology_t t, int n, int powerful_first, hwloc_bitmap_t out)
 {
 	int nk = hwloc_cpukinds_get_nr(t, 0);
 	hwloc_bitmap_t kind = hwloc_bitmap_alloc();
 	int added = 0;
-	for (int k = nk - 1; k >= 0 && added < n; k--)
+	for (int i = 0; i < nk && added < n; i++) {
+		int k = powerful_first ? nk - 1 - i : i;
 		if (!hwloc_cpukinds_get_info(t, (unsigned)k, kind, NULL, NULL, NULL, 0))
 			added += add_compact(t, kind, n - added, out);
+	}
 	hwloc_bitmap_free(kind);
 	if (added < n) /* no cpukinds known: plain compact */
 		add_compact(t, hwloc_topology_get_topology_cpuset(t), n - added, out);
@@ -78,7 +84,8 @@ int rt_pin_cpuset(hwloc_topology_t t, rt_pin policy, int n, hwloc_bitmap_t out)
 	case RT_PIN_SPREAD:
 		return pin_spread(t, n, out);
 	case RT_PIN_PCORES:
-		pin_pcores(t, n, out);
+	case RT_PIN_ECORES:
+		pin_by_kind(t, n, policy == RT_PIN_PCORES, out);
 		return RT_OK;
 	default:
 		add_compact(t, all, n, out);
@@ -86,8 +93,58 @@ int rt_pin_cpuset(hwloc_topology_t t, rt_pin policy, int n, hwloc_bitmap_t out)
 	}
 }
 
+int rt_pin_steer(rt_pin policy)
+{
+	switch (policy) {
+	case RT_PIN_NONE:
+		return RT_STEER_ANY;
+	case RT_PIN_PCORES:
+		return RT_STEER_PERFORMANCE;
+	case RT_PIN_ECORES:
+		return RT_STEER_EFFICIENCY;
+	default:
+		return -1;
+	}
+}
+
+const char *rt_pin_steer_said(rt_pin policy)
+{
+	switch (policy) {
+	case RT_PIN_NONE:
+		return "placed by the system, on any core";
+	case RT_PIN_PCORES:
+		return "steered to the performance cores by QoS class (user-interactive)";
+	case RT_PIN_ECORES:
+		return "kept on the efficiency cores (the background band, as taskpolicy -b does)";
+	default:
+		return "cannot be had: this system binds no thread to a CPU";
+	}
+}
+
+int rt_pin_cannot_bind(rt_pin policy, char *err, size_t errlen)
+{
+	return rt_fail(err, errlen, RT_EINVAL,
+		       "this system binds no thread to a CPU: pin=%s cannot be had (pcores, "
+		       "ecores and none steer by QoS class)",
+		       rt_pin_name(policy));
+}
+
+/* Where nothing binds (macOS): the policy's QoS class for this process, or why not. */
+static int steer_self(rt_pin policy, char *err, size_t errlen)
+{
+	int s = rt_pin_steer(policy);
+	if (s < 0)
+		return rt_pin_cannot_bind(policy, err, errlen);
+	if (rt_plat_steer((rt_steer)s))
+		return rt_fail(err, errlen, RT_ERUNTIME, "cannot steer to the %s: %s",
+			       rt_pin_name(policy), strerror(errno));
+	return RT_OK;
+}
+
 int rt_pin_self(rt_pin policy, int n, char *err, size_t errlen)
 {
+	if (!rt_plat_can_bind())
+		return steer_self(policy, err, errlen);
 	if (policy == RT_PIN_NONE)
 		return RT_OK;
 	hwloc_topology_t t;

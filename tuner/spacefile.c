@@ -72,7 +72,7 @@ static const key_rule command_rules[] = {
 	 "a list of precisions (fp64, fp32, tf32, bf16, fp16)", NULL},
 	{"device", device_name, 0, 0, RT_ROLE_NONE, "a list of devices (cpu, cuda:N, hip:N)", NULL},
 	{"pin", pin_name, 0, 0, RT_ROLE_NONE,
-	 "a list of pin policies (none, compact, spread, pcores)", NULL},
+	 "a list of pin policies (none, compact, spread, pcores, ecores)", NULL},
 };
 #define USER_EXPECT "a list of values (numbers or names)"
 #define DEFAULT_KNEE "batch"

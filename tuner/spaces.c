@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/platform.h"
 #include "../common/rt.h"
 #include "spacefile.h"
 
@@ -61,6 +62,23 @@ int rt_space_for(const rt_workload *w, const char *space_file, long usable_cores
 			       w->name);
 	char name[64];
 	snprintf(name, sizeof name, "<default %s space>", w->name);
-	return rt_spacefile_parse(text, strlen(text), name, w, usable_cores, out, named,
-				  sizeof named, err, errlen);
+	rc = rt_spacefile_parse(text, strlen(text), name, w, usable_cores, out, named, sizeof named,
+				err, errlen);
+	int perf, eff;
+	int hybrid = rt_plat_core_kinds(&perf, &eff) == 0 && perf > 0 && eff > 0;
+	if (rc == RT_OK && (rc = rt_space_steer_pins(*out, rt_plat_can_bind(), hybrid, err, errlen))) {
+		rt_space_destroy(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int rt_space_steer_pins(rt_space *s, int can_bind, int hybrid, char *err, size_t errlen)
+{
+	static const char *const steered[] = {"pcores", "ecores", "none"};
+	int p = rt_space_find(s, "pin");
+	if (can_bind || p < 0)
+		return RT_OK;
+	return hybrid ? rt_space_set_categorical(s, p, steered, 3, err, errlen)
+		      : rt_space_set_categorical(s, p, steered + 2, 1, err, errlen);
 }

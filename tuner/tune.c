@@ -1,22 +1,19 @@
 /*
  * tune.c: the loop of `rigtune tune` (tune.h), whatever its target
- * (tune_target.h): the budget's shares, trials (journal reuse, a contended
- * trial measured again), the strategy's search from what the target
- * measured before it, a command's leaders told apart (search/leaders.h), the
- * walk to the knee, the pick that never falls below the naive default, the
- * crossover sweep at the end.
+ * (tune_target.h): the budget's shares, the strategy's search from what the
+ * target measured before it (each trial: tune_trial.c), a command's leaders
+ * told apart (search/leaders.h), the walk to the knee, the pick that never
+ * falls below the naive default, the crossover sweep at the end.
  */
 #include "tune.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends.h"
 #include "crossover.h"
-#include "canary.h"
 #include "journal.h"
 #include "../search/leaders.h"
 #include "../search/stats.h"
@@ -24,18 +21,6 @@
 #include "pin.h"
 #include "spaces.h"
 #include "tune_target.h"
-
-static volatile sig_atomic_t interrupted;
-
-void rt_tune_interrupt(void)
-{
-	interrupted = 1;
-}
-
-int rt_tune_stop_requested(void)
-{
-	return interrupted;
-}
 
 void rt_tune_opts_default(rt_tune_opts *o)
 {
@@ -100,189 +85,6 @@ static int feasible(const rt_space *s, const int *idx, void *user)
 	       !same_pus_as_earlier_pin(c, s, idx, cpus);
 }
 
-/* ---- trials ---- */
-
-static rt_tune_trial *new_trial(rt_tune_workload *twl)
-{
-	if (twl->ntrials == twl->cap) {
-		int cap = twl->cap ? 2 * twl->cap : 32;
-		rt_tune_trial *t = realloc(twl->trials, (size_t)cap * sizeof *t);
-		if (!t)
-			return NULL;
-		twl->trials = t;
-		twl->cap = cap;
-	}
-	rt_tune_trial *t = &twl->trials[twl->ntrials++];
-	memset(t, 0, sizeof *t);
-	return t;
-}
-
-static void keep_measurement(const rt_tune_workload *twl, rt_tune_trial *t,
-			     const rt_measurement *m)
-{
-	t->feasible = m->feasible;
-	t->score = !twl->minimize ? m->median : m->median > 0 ? 1 / m->median : 0;
-	t->cause = m->cause;
-	snprintf(t->reason, sizeof t->reason, "%s", m->reason);
-	t->median = m->median;
-	t->ci_lo = m->ci_lo;
-	t->ci_hi = m->ci_hi;
-	t->cv = m->cv;
-	t->step_seconds = m->step_seconds;
-	t->setup_seconds = m->setup_seconds;
-	t->seconds = m->seconds;
-	t->contention = m->contention;
-	memcpy(t->phase_frac, m->phase_frac, sizeof t->phase_frac);
-	t->device_timed = m->device_timed;
-	t->device_busy = m->device_busy;
-	t->skipped = m->skipped;
-}
-
-/* A command's samples, kept for pooling its later runs with (separate_leaders). RT_ENOMEM. */
-static int keep_samples(const rt_tune_workload *twl, rt_tune_trial *t, const rt_measurement *m)
-{
-	if (!twl->target->confirm || !m->feasible || !m->nsamples)
-		return RT_OK;
-	t->samples = malloc(sizeof *t->samples * (size_t)m->nsamples);
-	if (!t->samples)
-		return RT_ENOMEM;
-	memcpy(t->samples, m->samples, sizeof *t->samples * (size_t)m->nsamples);
-	t->nsamples = m->nsamples;
-	return RT_OK;
-}
-
-/*
- * Whether an earlier trial that failed for this cause stands: a point that
- * did not fit, or whose backend or precision is not there, fails again; a
- * crash, a timeout or bad output may have been the machine's mood and is
- * measured again.
- */
-static int failure_lasts(rt_cause cause)
-{
-	return cause == RT_CAUSE_MEMORY || cause == RT_CAUSE_UNAVAILABLE;
-}
-
-/*
- * The machine's own speed after each trial, beside the journal (canary.h):
- * what lets a check tell a slower machine from a slower component. A
- * baseline without it still checks, so a failure costs a note, not the tune.
- */
-static void tick_canary(tune_ctx *c)
-{
-	char why[RT_ERRLEN];
-	if (rt_canary_tick(rt_journal_path(c->journal), why, sizeof why))
-		rt_progress_note(c->progress, "no canary sample: %s", why);
-}
-
-/* Measures the point of t now; the journal gets the trial and the canary a sample. */
-static int measure_fresh(tune_ctx *c, const rt_tune_trial *t, double cap, rt_measurement *m,
-			 char *err, size_t errlen)
-{
-	int rc = c->twl->target->measure(c, t, cap, m, err, errlen);
-	if (rc)
-		return rc;
-	if (interrupted) /* the signal reached the trial too: not a result */
-		rc = rt_fail(err, errlen, RT_ERUNTIME, "interrupted");
-	else if (c->journal && !m->skipped)
-		rc = c->twl->target->append(c, t, m, err, errlen);
-	if (rc == RT_OK && c->journal && !m->skipped)
-		tick_canary(c);
-	if (rc)
-		rt_measurement_free(m);
-	return rc;
-}
-
-/*
- * Measures (or reuses) one point; the journal gets every new trial. A trial
- * that other processes contended is measured once more.
- */
-int rt_tune_run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_t errlen)
-{
-	rt_measurement m;
-	const rt_journal_record *rec = c->twl->target->find(c, t);
-	/* a crash or timeout may have been the machine's mood, a contended figure is low */
-	if (rec && (rec->m.feasible ? rec->m.contended : !failure_lasts(rec->m.cause)))
-		rec = NULL;
-	if (rec) {
-		if (rt_journal_record_measurement(rec, &m))
-			return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-		t->reused = 1;
-	} else {
-		int rc = measure_fresh(c, t, cap, &m, err, errlen);
-		/*
-		 * another process took the trial's CPUs: its figures are low; once
-		 * more, where the budget has the time for it
-		 */
-		if (rc == RT_OK && m.contended && (c->deadline <= 0 || rt_now() + m.seconds <= c->deadline)) {
-			rt_progress_note(c->progress, "%s: %.0f%% of the trial's CPUs went to other "
-						      "processes; measuring it again",
-					 c->twl->name, 100 * m.contention);
-			rt_measurement_free(&m);
-			rc = measure_fresh(c, t, cap, &m, err, errlen);
-		}
-		if (rc)
-			return rc;
-	}
-	keep_measurement(c->twl, t, &m);
-	int rc = keep_samples(c->twl, t, &m);
-	rt_measurement_free(&m);
-	return rc ? rt_fail(err, errlen, rc, "out of memory") : RT_OK;
-}
-
-/* What a trial gave, for the progress: "812.4 samples/s (reused)", "infeasible: why". */
-void rt_tune_trial_outcome(const tune_ctx *c, const rt_tune_trial *t, char *buf, size_t len)
-{
-	if (t->feasible)
-		snprintf(buf, len, "%.4g %s%s", t->median, c->twl->unit,
-			 t->reused ? " (reused)" : "");
-	else
-		snprintf(buf, len, "infeasible: %s", t->reason);
-}
-
-static void report_trial(tune_ctx *c, const rt_space *s, const rt_tune_trial *t)
-{
-	char what[256], outcome[300];
-	int n = snprintf(what, sizeof what, "%s ", c->twl->name);
-	rt_space_format(s, t->idx, what + n, sizeof what - (size_t)n);
-	rt_tune_trial_outcome(c, t, outcome, sizeof outcome);
-	if (t->feasible && t->score > c->best_score) {
-		c->best_score = t->score;
-		snprintf(c->best, sizeof c->best, "%.4g %s", t->median, c->twl->unit);
-	}
-	rt_progress_trial(c->progress, what, outcome, c->best);
-}
-
-int rt_tune_objective(const rt_space *s, const int *idx, double cap, void *user, double *value,
-		     rt_cause *cause)
-{
-	tune_ctx *c = user;
-	char err[RT_ERRLEN];
-	if (interrupted)
-		return RT_ERUNTIME;
-	rt_tune_trial *t = new_trial(c->twl);
-	if (!t)
-		return RT_ENOMEM;
-	memcpy(t->idx, idx, sizeof(int) * (size_t)rt_space_nparams(s));
-	int rc = c->twl->target->point ? c->twl->target->point(c, t, err, sizeof err) : RT_OK;
-	if (rc == RT_OK)
-		rc = rt_tune_run_trial(c, t, cap, err, sizeof err);
-	if (rc) {
-		c->twl->ntrials--;
-		snprintf(c->twl->note, sizeof c->twl->note, "%s", err);
-		return rc;
-	}
-	c->twl->reused += t->reused;
-	/*
-	 * a trial that did not fit less than a cap (or its predicted run) left:
-	 * no other will (search_clock)
-	 */
-	c->spent |= t->skipped == RT_SKIP_BUDGET && c->deadline - rt_now() < fmax(cap, t->seconds);
-	report_trial(c, s, t);
-	*value = t->score;
-	*cause = t->cause;
-	return t->feasible ? RT_OK : RT_EINFEASIBLE;
-}
-
 /* The search's trial at idx, -1 if it has none. */
 static int trial_index(const rt_search_result *r, const int *idx)
 {
@@ -333,7 +135,7 @@ static int walk_down(tune_ctx *c, int p, int from, double bar, double deadline, 
 	int idx[RT_SPACE_MAX_PARAMS], lo = -1, hi, ok;
 	memcpy(idx, r->trials[from].idx, sizeof(int) * (size_t)r->nparams);
 	hi = idx[p]; /* hi reaches the bar, lo does not (-1: below the smallest value) */
-	while (hi - lo > 1 && !interrupted && rt_now() + cap / 4 < deadline) {
+	while (hi - lo > 1 && !rt_tune_stop_requested() && rt_now() + cap / 4 < deadline) {
 		idx[p] = lo + (hi - lo) / 2;
 		int rc = reaches(c, idx, bar, cap, &ok);
 		if (rc)
@@ -501,9 +303,9 @@ static int leaders_measure(void *user, int i, int round, double **v, size_t *n)
 	rt_tune_trial *t = &l->c->twl->trials[l->cand[i]];
 	rt_measurement m;
 	(void)round;
-	if (interrupted)
+	if (rt_tune_stop_requested())
 		return RT_ERUNTIME;
-	int rc = measure_fresh(l->c, t, 0, &m, l->err, l->errlen);
+	int rc = rt_tune_measure_fresh(l->c, t, 0, &m, l->err, l->errlen);
 	if (rc)
 		return rc;
 	report_again(l->c, t, &m);
@@ -633,7 +435,7 @@ static int separate_leaders(tune_ctx *c, double deadline, char *err, size_t errl
 	free(ld);
 	free(cost);
 	free(cand);
-	return interrupted ? RT_OK : rc;
+	return rt_tune_stop_requested() ? RT_OK : rc;
 }
 
 /*
@@ -696,10 +498,11 @@ static void report_ratio(tune_ctx *c)
 				 c->twl->naive.predicted ? " (predicted)" : "");
 }
 
-static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
+int rt_tune_search(tune_ctx *c, double budget, char *err, size_t errlen)
 {
 	rt_tune_workload *twl = c->twl;
 	const rt_strategy *st = rt_strategy_find(c->run->strategy);
+	RT_BUG_ON(!st); /* rt_tune refused an unknown one */
 	rt_search_opts so;
 	rt_search_opts_default(&so);
 	so.trial_s = budget / 15 < 0.25 ? 0.25 : budget / 15 > 2.0 ? 2.0 : budget / 15;
@@ -713,7 +516,8 @@ static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 	int rc = twl->target->before_search
 			 ? twl->target->before_search(c, budget, so.trial_s, err, errlen)
 			 : RT_OK;
-	if (rc && interrupted) /* the best so far: what was measured before the search */
+	/* interrupted: the best so far is what was measured before the search */
+	if (rc && rt_tune_stop_requested())
 		return result_of_prior(c);
 	so.prior = c->prior;
 	so.nprior = c->nprior;
@@ -733,7 +537,7 @@ static int search_workload(tune_ctx *c, double budget, char *err, size_t errlen)
 		snprintf(twl->note, sizeof twl->note, "no feasible point in the space on this machine");
 		return RT_OK;
 	}
-	if (rc && interrupted)
+	if (rc && rt_tune_stop_requested())
 		return RT_OK;
 	if (rc && twl->note[0])
 		rt_fail(err, errlen, rc, "%s", twl->note);
@@ -848,7 +652,7 @@ static int save_sweep(rt_tune_run *run, char *err, size_t errlen)
 static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budget,
 			   rt_progress *progress)
 {
-	rt_xo_sweep_opts xo = {.backends = o->nbackends ? o->backends : NULL,
+	rt_crossover_sweep_opts xo = {.backends = o->nbackends ? o->backends : NULL,
 			       .nbackends = o->nbackends,
 			       .precisions = RT_PREC_BIT(RT_FP32),
 			       .usable_cores = run->usable_cores,
@@ -858,17 +662,17 @@ static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budge
 			       .deadline = rt_now() + (1 - XO_FIT_SHARE) * budget,
 			       .stop = rt_tune_stop_requested,
 			       .machine = &run->machine};
-	rt_xo_shape shape = {0};
+	rt_crossover_shape shape = {0};
 	char skipped[1024], err[RT_ERRLEN];
 	rt_progress_note(progress, "measuring the CPU/GPU and thread crossovers (%.0f s)", budget);
-	if (rt_xo_sweep(&xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err)) {
+	if (rt_crossover_sweep(&xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err)) {
 		rt_progress_note(progress, "crossover skipped: %s", err);
 		return;
 	}
 	if (save_sweep(run, err, sizeof err))
 		rt_progress_note(progress, "the crossover's observations are not saved: %s", err);
 	/* the analysis the configuration gives, fitted now: its time is the budget's */
-	run->xo_fitted = rt_xo_fit(&run->crossover, &shape, &run->xo, err, sizeof err) == RT_OK;
+	run->xo_fitted = rt_crossover_fit(&run->crossover, &shape, &run->xo, err, sizeof err) == RT_OK;
 }
 
 /* Every search's space against what its target takes, before anything is measured. */
@@ -887,7 +691,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	    size_t errlen)
 {
 	memset(run, 0, sizeof *run);
-	interrupted = 0;
+	rt_tune_interrupt_clear();
 	double t0 = rt_now();
 	run->strategy = o->strategy ? o->strategy : RT_STRATEGY_DEFAULT;
 	if (!rt_strategy_find(run->strategy))
@@ -918,7 +722,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		hwloc_topology_destroy(topo);
 		topo = NULL;
 	}
-	for (int i = 0; i < run->nwl && !rc && !interrupted; i++) {
+	for (int i = 0; i < run->nwl && !rc && !rt_tune_stop_requested(); i++) {
 		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o, .progress = progress,
 			      .journal = journal, .reuse = reuse, .nreuse = nreuse, .topo = topo};
 		double left = o->budget_s - xo_budget - (rt_now() - t0);
@@ -928,15 +732,15 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 			c.twl->status = RT_EINFEASIBLE;
 			snprintf(c.twl->note, sizeof c.twl->note, "no time left in the budget");
 		} else {
-			rc = search_workload(&c, budget, err, errlen);
+			rc = rt_tune_search(&c, budget, err, errlen);
 		}
 	}
 	if (topo)
 		hwloc_topology_destroy(topo);
 	double left = o->budget_s - (rt_now() - t0);
-	if (!rc && !interrupted && xo_budget > 0 && left >= MIN_SEARCH_S)
+	if (!rc && !rt_tune_stop_requested() && xo_budget > 0 && left >= MIN_SEARCH_S)
 		tune_crossover(o, run, left, progress);
-	run->interrupted = interrupted;
+	run->interrupted = rt_tune_stop_requested();
 	rt_progress_note(progress, "%.1f s: %.1f s probing the machine and its frameworks, %.1f s "
 				   "measuring",
 			 rt_now() - t0, probed, rt_now() - t0 - probed);
@@ -966,8 +770,8 @@ void rt_tune_run_free(rt_tune_run *run)
 		free(run->wl[i].trials);
 		rt_tune_command_free(run->wl[i].cmd);
 	}
-	rt_xo_data_free(&run->crossover);
+	rt_crossover_data_free(&run->crossover);
 	if (run->xo_fitted)
-		rt_xo_analysis_free(&run->xo);
+		rt_crossover_analysis_free(&run->xo);
 	memset(run, 0, sizeof *run);
 }

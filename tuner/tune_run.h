@@ -122,9 +122,9 @@ typedef struct rt_tune_run {
 	double seconds;
 	int interrupted;
 	const char *strategy;
-	rt_xo_data crossover;      /* the sweep's observations; square NULL when not measured */
+	rt_crossover_data crossover;      /* the sweep's observations; square NULL when not measured */
 	int xo_fitted;             /* xo is the analysis of crossover (fitted within the budget) */
-	rt_xo_analysis xo;
+	rt_crossover_analysis xo;
 	rt_frameworks frameworks;  /* of the Python the hints are for */
 } rt_tune_run;
 
@@ -156,7 +156,7 @@ double rt_tune_naive_ratio(const rt_tune_workload *twl, const rt_tune_trial *rec
 int rt_tune_recommends(const rt_tune_run *run);
 
 /* What the recommendation says of a command (config.c), from tune_usercmd.c: */
-struct rt_cmd_env; /* usercmd_knobs.h */
+struct rt_usercmd_env; /* usercmd_knobs.h */
 /* the hash that keys its trials in the journal; */
 const char *rt_tune_command_hash(const struct rt_tune_command *cmd);
 /* the command line at point idx of space s, quoted for a shell; */
@@ -164,6 +164,6 @@ int rt_tune_command_argv(const struct rt_tune_command *cmd, const rt_space *s, c
 			 char *buf, size_t len);
 /* the environment it ran with at that point. */
 void rt_tune_command_env(const rt_space *s, const int *idx, const rt_machine *m,
-			 struct rt_cmd_env *env);
+			 struct rt_usercmd_env *env);
 
 #endif

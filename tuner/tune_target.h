@@ -87,14 +87,27 @@ typedef struct rt_tune_target {
 	int confirm;
 } rt_tune_target;
 
-/* What the loop (tune.c) offers a target: */
+/* What a search's trials are, for the loop and its targets alike (tune_trial.c): */
 /* the search's objective (strategy.h) on a tune_ctx: a new trial of twl; */
 int rt_tune_objective(const rt_space *s, const int *idx, double cap, void *user, double *value,
 		      rt_cause *cause);
 /* one trial of t's point, reused from the journals or measured and journaled; */
 int rt_tune_run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size_t errlen);
-/* what a trial gave, for the progress: "812.4 samples/s (reused)", "infeasible: why". */
+/* what a trial gave, for the progress: "812.4 samples/s (reused)", "infeasible: why"; */
 void rt_tune_trial_outcome(const tune_ctx *c, const rt_tune_trial *t, char *buf, size_t len);
+/* t's point measured now, whatever the journals hold: the journal gets it, the canary a sample; */
+int rt_tune_measure_fresh(tune_ctx *c, const rt_tune_trial *t, double cap, rt_measurement *m,
+			  char *err, size_t errlen);
+/* no interruption yet (rt_tune_interrupt sets it, rt_tune_stop_requested reads it: tune.h). */
+void rt_tune_interrupt_clear(void);
+
+/*
+ * tune.c: the search of c->twl within budget seconds: what its target
+ * measures before it, the strategy, a command's leaders told apart, the walk
+ * to the knee; the result in c->twl (status, note, result, trials). What
+ * rt_tune runs for each workload, and what a test drives with a fake target.
+ */
+int rt_tune_search(tune_ctx *c, double budget, char *err, size_t errlen);
 
 /* tune_workload.c: a built-in workload. */
 extern const rt_tune_target rt_tune_target_workload;

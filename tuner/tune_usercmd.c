@@ -93,7 +93,7 @@ static const rt_journal_record *cmd_find(const tune_ctx *c, const rt_tune_trial 
 static uint64_t mem_cap(const struct rt_tune_command *cmd, const cmd_point *p)
 {
 	const char *device = rt_cmd_knob(p->kv, p->n, "device");
-	int cpu_only = device ? !strcmp(device, "cpu") : !cmd->gpu_here;
+	int cpu_only = device ? rt_backend_on_host(device) : !cmd->gpu_here;
 	return cpu_only ? rt_measure_mem_cap() : 0;
 }
 
@@ -141,7 +141,7 @@ static int cmd_measure(const tune_ctx *c, const rt_tune_trial *t, double cap, rt
 	struct rt_tune_command *cmd = c->twl->cmd;
 	cmd_point p;
 	rt_knob_value shown[RT_CMD_MAX_KNOBS];
-	rt_cmd_env env;
+	rt_usercmd_env env;
 	char **argv;
 	(void)cap; /* the command decides how long it runs; the budget and the timeout bound it */
 	double predicted = predicted_run(c, t), left = c->deadline - rt_now();
@@ -293,7 +293,7 @@ int rt_tune_command_setup(const rt_tune_opts *o, const rt_tune_run *run,
 		unit_of(co->metric, cmd->unit, sizeof cmd->unit);
 	cmd->timeout_s = co->timeout_s > 0 ? co->timeout_s : o->budget_s;
 	for (int i = 0; i < run->machine.naccel; i++)
-		cmd->gpu_here |= strcmp(run->machine.accel[i].backend, "cpu") &&
+		cmd->gpu_here |= !rt_backend_on_host(run->machine.accel[i].backend) &&
 				 run->machine.accel[i].available;
 	twl->name = cmd->name;
 	twl->unit = cmd->unit;
@@ -332,7 +332,7 @@ int rt_tune_command_argv(const struct rt_tune_command *cmd, const rt_space *s, c
 }
 
 void rt_tune_command_env(const rt_space *s, const int *idx, const rt_machine *m,
-			 rt_cmd_env *env)
+			 rt_usercmd_env *env)
 {
 	cmd_point p;
 	point_at(s, idx, &p);

@@ -122,7 +122,7 @@ static int point_runs_here(const tune_ctx *c, const rt_point *pt, const rt_shape
 		return 0;
 	if (c->twl->w->check(pt, sh, NULL, 0))
 		return 0;
-	uint64_t mem = !strcmp(pt->backend, "cpu") && c->run->machine.mem_available
+	uint64_t mem = rt_backend_on_host(pt->backend) && c->run->machine.mem_available
 			       ? c->run->machine.mem_available
 			       : a->dev[pt->device].mem_total;
 	return c->twl->w->mem_bytes(pt, sh) <= mem;
@@ -198,7 +198,7 @@ static double predicted_step(const tune_ctx *c, const rt_tune_trial *t, double *
 	const rt_workload *w = c->twl->w;
 	const rt_tune_trial *ref = NULL;
 	double size = step_size(w, &t->pt, &t->sh), dist = INFINITY;
-	int cpu = !strcmp(t->pt.backend, "cpu");
+	int cpu = rt_backend_on_host(t->pt.backend);
 	for (int i = -1; i < c->twl->ntrials; i++) {
 		const rt_tune_trial *u = i < 0 ? &c->twl->naive : &c->twl->trials[i];
 		if (!same_kind(w, u, t))
@@ -466,7 +466,7 @@ static int screen_point(tune_ctx *c, const int *idx, double cap, double until)
 /* Whether value v of the backend parameter b is the CPU (screened after the accelerators). */
 static int is_cpu(const rt_space *s, int b, int v)
 {
-	return b >= 0 && !strcmp(rt_space_str_at(s, b, v), "cpu");
+	return b >= 0 && rt_backend_on_host(rt_space_str_at(s, b, v));
 }
 
 /*

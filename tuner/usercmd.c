@@ -76,28 +76,38 @@ typedef struct exec_failure {
 	int err;
 } exec_failure;
 
-/* The CPUs of the pin policy for n threads, as the kernel's set; RT_OK when bound. */
-static int pin_set(int policy, int n, cpu_set_t *set, char *err, size_t errlen)
+/* The CPUs of the pin policy for n threads; RT_OK when bound. */
+static int pin_set(int policy, int n, rt_cpuset *set, char *err, size_t errlen)
 {
-	CPU_ZERO(set);
-	if (sched_getaffinity(0, sizeof *set, set))
-		return rt_fail(err, errlen, RT_ERUNTIME, "sched_getaffinity: %s", strerror(errno));
+	if (rt_plat_cpus_allowed(set))
+		return rt_fail(err, errlen, RT_ERUNTIME, "cannot read the CPUs allowed: %s",
+			       strerror(errno));
 	if (policy == RT_PIN_NONE)
 		return RT_OK;
+	if (!rt_plat_can_bind()) /* steered in the child (QoS), on any CPU */
+		return rt_pin_steer(policy) < 0 ? rt_pin_cannot_bind(policy, err, errlen) : RT_OK;
 	hwloc_topology_t t;
 	if (hwloc_topology_init(&t) || hwloc_topology_load(t))
 		return rt_fail(err, errlen, RT_ERUNTIME, "hwloc cannot load the topology");
 	hwloc_bitmap_t bm = hwloc_bitmap_alloc();
 	int rc = bm ? rt_pin_cpuset(t, (rt_pin)policy, n < 1 ? 1 : n, bm) : RT_ENOMEM;
 	if (rc == RT_OK) {
-		CPU_ZERO(set);
+		rt_cpuset_zero(set);
 		unsigned i;
-		hwloc_bitmap_foreach_begin(i, bm) if (i < CPU_SETSIZE) CPU_SET(i, set);
+		hwloc_bitmap_foreach_begin(i, bm) rt_cpuset_add(set, (int)i);
 		hwloc_bitmap_foreach_end();
 	}
 	hwloc_bitmap_free(bm);
 	hwloc_topology_destroy(t);
 	return rc ? rt_fail(err, errlen, rc, "cannot pick the %s PUs", rt_pin_name(policy)) : RT_OK;
+}
+
+/* Binds the child to c's CPUs, or steers it by QoS class where nothing binds: 0 or -1 (errno). */
+static int place(const rt_usercmd *c)
+{
+	if (rt_plat_can_bind())
+		return rt_plat_bind(&c->cpus);
+	return rt_plat_steer((rt_steer)rt_pin_steer((rt_pin)c->pin));
 }
 
 /*
@@ -116,46 +126,19 @@ static void child_exec(const rt_usercmd *c, char **env, int out, int err, int re
 		dup2(devnull, 0);
 	dup2(out, 1);
 	dup2(err, 2);
-	if (c->pin != RT_PIN_NONE && sched_setaffinity(0, sizeof c->cpus, &c->cpus)) {
+	if (c->pin != RT_PIN_NONE && place(c)) {
 		f = (exec_failure){1, errno};
 	} else {
 		/* the guard holds none of the command's streams: they end when it does */
 		const int streams[] = {0, 1, 2, out, err, report, devnull};
 		rt_child_guard(streams, devnull >= 0 ? 7 : 6);
-		if (c->mem_cap) {
-			struct rlimit rl = {.rlim_cur = c->mem_cap, .rlim_max = c->mem_cap};
-			setrlimit(RLIMIT_AS, &rl);
-		}
-		execvpe(c->argv[0], c->argv, env);
+		if (c->mem_cap)
+			rt_plat_cap_memory(c->mem_cap);
+		rt_plat_execvpe(c->argv[0], c->argv, env);
 		f.err = errno;
 	}
 	rt_write_all(report, &f, sizeof f);
 	_exit(127);
-}
-
-/* The OOM kills the kernel counted in our cgroup (v2); 0 where it cannot be read. */
-static uint64_t cgroup_oom_kills(void)
-{
-	char line[512], path[600];
-	uint64_t n = 0;
-	FILE *f = fopen("/proc/self/cgroup", "r");
-	if (!f)
-		return 0;
-	path[0] = '\0';
-	while (fgets(line, sizeof line, f))
-		if (!strncmp(line, "0::", 3)) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.events", line + 3);
-		}
-	fclose(f);
-	if (!path[0] || !(f = fopen(path, "r")))
-		return 0;
-	unsigned long long v;
-	while (fgets(line, sizeof line, f))
-		if (sscanf(line, "oom_kill %llu", &v) == 1)
-			n = v;
-	fclose(f);
-	return n;
 }
 
 static void close_pair(int p[2])
@@ -195,11 +178,11 @@ int rt_usercmd_start(rt_usercmd *c, char *err, size_t errlen)
 	char **env = merged_env(c->env);
 	if (!env)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-	if (pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || pipe2(rep, O_CLOEXEC)) {
+	if (rt_plat_pipe_cloexec(out) || rt_plat_pipe_cloexec(errp) || rt_plat_pipe_cloexec(rep)) {
 		rc = rt_fail(err, errlen, RT_ERUNTIME, "pipe: %s", strerror(errno));
 		goto out;
 	}
-	c->oom_before = cgroup_oom_kills();
+	c->oom_before = rt_plat_oom_kills();
 	/* what leaves the group (setsid) still comes back to us, to be ended with the trial */
 	rt_child_adopt_orphans(1);
 	fflush(NULL);
@@ -367,7 +350,7 @@ int rt_usercmd_finish(rt_usercmd *c, rt_usercmd_exit *out, char *err, size_t err
 	rt_child_adopt_orphans(0);
 	if (killed && !out->timed_out && !out->stopped && !exited)
 		return RT_ERUNTIME; /* poll failed: err says so */
-	out->oom_killed = cgroup_oom_kills() > c->oom_before;
+	out->oom_killed = rt_plat_oom_kills() > c->oom_before;
 	c->pid = -1;
 	return RT_OK;
 }

@@ -35,10 +35,10 @@
 #define RT_USERCMD_H
 
 #include <regex.h>
-#include <sched.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../common/platform.h"
 #include "knob.h"
 #include "measure.h"
 
@@ -113,7 +113,7 @@ typedef struct rt_usercmd {
 	char *const *env;        /* "NAME=value" to add or replace; NULL-terminated; may be NULL */
 	int pin;                 /* rt_pin policy for pin_cpus PUs; RT_PIN_NONE: no binding */
 	int pin_cpus;
-	uint64_t mem_cap;        /* RLIMIT_AS in bytes; 0: none */
+	uint64_t mem_cap;        /* rt_plat_cap_memory in bytes; 0: none */
 	double timeout_s;        /* kill the group after this; 0: never */
 	/* every complete line (without its newline) of stdout (is_err 0) or stderr */
 	void (*line)(void *user, int is_err, const char *text);
@@ -125,7 +125,7 @@ typedef struct rt_usercmd {
 	int out_fd, err_fd;
 	double t0;
 	uint64_t oom_before;
-	cpu_set_t cpus;          /* the CPUs it may run on */
+	rt_cpuset cpus;          /* the CPUs it may run on */
 } rt_usercmd;
 
 /*

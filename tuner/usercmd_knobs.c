@@ -22,14 +22,14 @@ static int gpu_device(const char *value, char *backend, size_t len, long *index)
 		return -1;
 	memcpy(backend, value, n);
 	backend[n] = '\0';
-	return strcmp(backend, "cpu") ? 0 : -1;
+	return rt_backend_on_host(backend) ? -1 : 0;
 }
 
 int rt_cmd_device_check(const char *value)
 {
 	char backend[RT_BACKEND_NAMELEN];
 	long index;
-	if (!strcmp(value, "cpu"))
+	if (rt_backend_on_host(value))
 		return 0;
 	return gpu_device(value, backend, sizeof backend, &index) == 0 &&
 			       rt_backend_known(backend)
@@ -60,7 +60,7 @@ const char *rt_cmd_knob(const rt_knob_value *kv, int n, const char *name)
 	return NULL;
 }
 
-static void setenv_at(rt_cmd_env *env, const char *name, const char *value)
+static void setenv_at(rt_usercmd_env *env, const char *name, const char *value)
 {
 	/* a point sets a fixed few variables: RT_CMD_MAX_ENV is sized for them all */
 	RT_BUG_ON(env->n >= RT_CMD_MAX_ENV);
@@ -75,11 +75,11 @@ static void setenv_at(rt_cmd_env *env, const char *name, const char *value)
  * plugin table's, kept by the probe): every one empty on the cpu, device N's
  * backend's set to N. A backend the probe could not load has none to set.
  */
-static void device_env(rt_cmd_env *env, const rt_machine *m, const char *device)
+static void device_env(rt_usercmd_env *env, const rt_machine *m, const char *device)
 {
 	char backend[RT_BACKEND_NAMELEN], n[24];
 	long index;
-	int cpu = !strcmp(device, "cpu");
+	int cpu = rt_backend_on_host(device);
 	if (!cpu && gpu_device(device, backend, sizeof backend, &index))
 		return;
 	snprintf(n, sizeof n, "%ld", cpu ? 0L : index);
@@ -90,7 +90,7 @@ static void device_env(rt_cmd_env *env, const rt_machine *m, const char *device)
 	}
 }
 
-void rt_cmd_point_env(const rt_knob_value *kv, int n, const rt_machine *m, rt_cmd_env *env)
+void rt_cmd_point_env(const rt_knob_value *kv, int n, const rt_machine *m, rt_usercmd_env *env)
 {
 	const char *threads = rt_cmd_knob(kv, n, "threads");
 	const char *blas = rt_cmd_knob(kv, n, "blas_threads");
@@ -118,12 +118,36 @@ void rt_cmd_point_env(const rt_knob_value *kv, int n, const rt_machine *m, rt_cm
 	}
 }
 
+/*
+ * A device knob's value as the process sees its device, the only one its
+ * backend shows it (device_env): the frameworks' name of the backend's
+ * devices (its table's framework_device) with index 0, "cuda:0". Asked once
+ * per backend and kept for the process.
+ */
+static const char *seen_device(const char *device)
+{
+	static char backends[RT_MAX_BACKENDS][RT_BACKEND_NAMELEN], shown[RT_MAX_BACKENDS][32];
+	static int n;
+	char backend[RT_BACKEND_NAMELEN], name[24];
+	long index;
+	if (gpu_device(device, backend, sizeof backend, &index))
+		snprintf(backend, sizeof backend, "%s", device);
+	for (int i = 0; i < n; i++)
+		if (!strcmp(backends[i], backend))
+			return shown[i];
+	int i = n < RT_MAX_BACKENDS ? n++ : RT_MAX_BACKENDS - 1;
+	rt_backend_framework_device(backend, name, sizeof name);
+	snprintf(backends[i], sizeof backends[i], "%s", backend);
+	snprintf(shown[i], sizeof shown[i], "%s:0", name);
+	return shown[i];
+}
+
 void rt_cmd_point_placeholders(const rt_knob_value *kv, int n, rt_knob_value *out)
 {
 	for (int i = 0; i < n && i < RT_CMD_MAX_KNOBS; i++) {
 		out[i] = kv[i];
-		if (!strcmp(kv[i].name, "device") && strcmp(kv[i].value, "cpu"))
-			out[i].value = "cuda:0";
+		if (!strcmp(kv[i].name, "device") && !rt_backend_on_host(kv[i].value))
+			out[i].value = seen_device(kv[i].value);
 	}
 }
 

@@ -57,22 +57,23 @@ int rt_cmd_device_check(const char *value);
 const char *rt_cmd_knob_name_bad(const char *name);
 
 /* The environment of a point: "NAME=value" strings. */
-typedef struct rt_cmd_env {
+typedef struct rt_usercmd_env {
 	int n;
 	char var[RT_CMD_MAX_ENV][RT_CMD_ENV_LEN];
 	char *ptr[RT_CMD_MAX_ENV + 1]; /* var[i], NULL-terminated: for rt_usercmd.env */
-} rt_cmd_env;
+} rt_usercmd_env;
 
 /*
  * What the point kv (n knobs) sets in the environment, in the order above.
  * The device knob's variables are those of m's accelerators (NULL: none).
  */
-void rt_cmd_point_env(const rt_knob_value *kv, int n, const rt_machine *m, rt_cmd_env *env);
+void rt_cmd_point_env(const rt_knob_value *kv, int n, const rt_machine *m, rt_usercmd_env *env);
 
 /*
  * The values placeholders take at point kv: each knob's own text, but
- * device as the process sees it (cpu, or cuda:0). Fills out (n entries,
- * pointing into kv or static text).
+ * device as the process sees it (cpu, or the frameworks' name of its
+ * backend's devices with index 0: cuda:0). Fills out (n entries, pointing
+ * into kv or static text).
  */
 void rt_cmd_point_placeholders(const rt_knob_value *kv, int n, rt_knob_value *out);
 

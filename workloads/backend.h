@@ -29,12 +29,24 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../common/rt.h"
 
 /* Bump on any change to rt_backend_ops or the types it uses. */
-#define RT_BACKEND_ABI 4
+#define RT_BACKEND_ABI 5
 #define RT_BACKEND_SYMBOL "rigtune_backend"
+
+/*
+ * The one backend linked into the binary, which computes on the host's
+ * CPUs and memory (its table says host); every plugin is a device.
+ */
+#define RT_HOST_BACKEND "cpu"
+/* Whether the backend called name is the host's: what code outside workloads/ asks, by name. */
+static inline int rt_backend_on_host(const char *name)
+{
+	return strcmp(name, RT_HOST_BACKEND) == 0;
+}
 
 typedef enum rt_dtype { RT_F32 = 0, RT_F64 = 1 } rt_dtype;
 
@@ -86,6 +98,18 @@ typedef struct rt_backend_ops {
 	 * needs no line anywhere else.
 	 */
 	const char *visible_devices;
+	/*
+	 * 1 when it computes on the host's own CPUs and memory (the CPU backend,
+	 * RT_HOST_BACKEND): its threads are the point's, its memory the
+	 * machine's. A plugin is a device: 0 (the loader refuses one that says 1).
+	 */
+	int host;
+	/*
+	 * The ML frameworks' name for its devices, which a hint or a user's
+	 * command is given: "cpu", "cuda" (PyTorch's for CUDA and for ROCm),
+	 * "mps". NULL: the frameworks have none (a test backend).
+	 */
+	const char *framework_device;
 
 	/*
 	 * Loads the vendor runtime and counts devices. Returns the device count

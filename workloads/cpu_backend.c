@@ -19,13 +19,16 @@
 
 #include <cblas.h>
 #include <dlfcn.h>
+#include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "../common/platform.h"
+#include "cpu_ctx.h"
 #include "cpu_dnnl.h"
 #include "kernels.h"
 
@@ -37,8 +40,8 @@ typedef void (*sbgemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRA
 			  const bfloat16 *, blasint, float, float *, blasint);
 
 struct rt_ctx {
+	rt_pool *pool;      /* first: what the kernels read (cpu_ctx.h) */
 	int threads;
-	rt_pool *pool;
 	sbgemm_fn sbgemm;   /* NULL when this OpenBLAS has no bf16 GEMM */
 	rt_gemm_lib bf16_lib; /* what runs bf16 GEMMs (cpu_dnnl.h) */
 	char bf16_why[160];   /* why none does, where none does */
@@ -47,6 +50,7 @@ struct rt_ctx {
 	size_t bf_a_cap, bf_b_cap;
 	char why[RT_ERRLEN]; /* the last failure, for last_error */
 };
+_Static_assert(offsetof(struct rt_ctx, pool) == 0, "cpu_ctx.h reads the pool first");
 
 /* cblas_sbgemm exists only in OpenBLAS builds with BUILD_BFLOAT16. */
 static sbgemm_fn find_sbgemm(void)
@@ -64,38 +68,18 @@ static int cpu_init(char *err, size_t errlen)
 	return 1;
 }
 
-/* Total and available memory: MemAvailable where the kernel has it, else sysinfo. */
+/* Total and available memory. */
 static int host_memory(uint64_t *total, uint64_t *free_bytes)
 {
-	struct sysinfo si;
-	if (rt_meminfo_bytes("MemTotal", total) == 0 && rt_meminfo_bytes("MemAvailable", free_bytes) == 0)
-		return 0;
-	if (sysinfo(&si) != 0)
-		return RT_EIO;
-	*total = (uint64_t)si.totalram * si.mem_unit;
-	*free_bytes = (uint64_t)(si.freeram + si.bufferram) * si.mem_unit;
-	return 0;
+	return rt_plat_memory(total, free_bytes) ? RT_EIO : 0;
 }
 
-/* The first "model name" of /proc/cpuinfo, or "CPU" where there is none (some ARM kernels). */
+/* The CPU's name, or "CPU" where the system gives none (some ARM kernels). */
 static void cpu_model_name(char *name, size_t len)
 {
-	char line[512];
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	snprintf(name, len, "CPU");
-	if (!f)
-		return;
-	while (fgets(line, sizeof line, f)) {
-		char *colon = strchr(line, ':');
-		if (strncmp(line, "model name", 10) != 0 || !colon)
-			continue;
-		colon += 1 + strspn(colon + 1, " \t");
-		colon[strcspn(colon, "\n")] = '\0';
-		if (*colon)
-			snprintf(name, len, "%s", colon);
-		break;
-	}
-	fclose(f);
+	rt_plat_cpu_model(name, len);
+	if (!name[0])
+		snprintf(name, len, "CPU");
 }
 
 /* "OpenBLAS 0.3.21, Haswell kernels": the library, its version and the kernels it chose. */
@@ -187,11 +171,6 @@ static void cpu_close(rt_ctx *ctx)
 	free(ctx->bf_a);
 	free(ctx->bf_b);
 	free(ctx);
-}
-
-rt_pool *rt_cpu_ctx_pool(rt_ctx *ctx)
-{
-	return ctx->pool;
 }
 
 static int cpu_alloc(rt_ctx *ctx, size_t bytes, void **ptr)
@@ -539,7 +518,9 @@ void rt_cpu_blas_prepare(char **argv)
 		return;
 	setenv(BLAS_TIMEOUT_VAR, RT_BLAS_THREAD_TIMEOUT, 1);
 	setenv(BLAS_REEXEC_MARK, "1", 1);
-	execv("/proc/self/exe", argv);
+	char exe[PATH_MAX];
+	if (rt_plat_exe_path(exe, sizeof exe) == 0)
+		execv(exe, argv);
 	unsetenv(BLAS_TIMEOUT_VAR); /* the exec failed: carry on as we are */
 	unsetenv(BLAS_REEXEC_MARK);
 }
@@ -571,7 +552,9 @@ static const char *cpu_last_error(rt_ctx *ctx)
 
 static const rt_backend_ops cpu_ops = {
 	.abi = RT_BACKEND_ABI,
-	.name = "cpu",
+	.name = RT_HOST_BACKEND,
+	.host = 1,
+	.framework_device = "cpu",
 	.init = cpu_init,
 	.device_info = cpu_device_info,
 	.open = cpu_open,

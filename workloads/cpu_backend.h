@@ -47,7 +47,4 @@ int rt_cpu_gemm_splits_rows(int threads, rt_precision prec, int m, int n, int k)
  */
 void rt_cpu_round_bf16(uint16_t *dst, const float *src, size_t n);
 
-/* The kernel thread pool of an open CPU context (for cpu_kernels.c). */
-rt_pool *rt_cpu_ctx_pool(rt_ctx *ctx);
-
 #endif

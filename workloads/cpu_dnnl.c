@@ -1,6 +1,8 @@
 /* cpu_dnnl.c: which library runs each CPU precision, and bf16 GEMMs through oneDNN (cpu_dnnl.h). */
 #include "cpu_dnnl.h"
 
+#include "../common/platform.h"
+
 #include <dlfcn.h>
 #include <omp.h>
 #include <pthread.h>
@@ -51,20 +53,12 @@ unsigned rt_cpu_flags_parse(const char *cpuinfo_flags, const char *mask)
 	return f;
 }
 
-/* The "flags" line of /proc/cpuinfo's first CPU, "" where there is none. */
+/* The CPU's feature flags ("" where the system lists none), parsed. */
 static unsigned read_cpu_flags(void)
 {
 	static char line[8192];
-	unsigned f = 0;
-	FILE *in = fopen("/proc/cpuinfo", "r");
-	while (in && fgets(line, sizeof line, in))
-		if (!strncmp(line, "flags", 5) && strchr(line, ':')) {
-			f = rt_cpu_flags_parse(strchr(line, ':') + 1, getenv("RIGTUNE_CPU_MASK"));
-			break;
-		}
-	if (in)
-		fclose(in);
-	return f;
+	rt_plat_cpu_flags(line, sizeof line);
+	return rt_cpu_flags_parse(line, getenv("RIGTUNE_CPU_MASK"));
 }
 
 /* Strides (in elements) of dense matrices, as count x rows x cols, stored transposed or not. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cpu_backend.h"
+#include "cpu_ctx.h"
 #include "kernels.h"
 
 /* Below this many element-operations a job runs on the calling thread:

@@ -9,10 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/platform.h"
 #include "cpu_backend.h"
 
 #define PLUGIN_PREFIX "librigtune_"
-#define PLUGIN_SUFFIX ".so"
+#define PLUGIN_SUFFIX RT_DYLIB_SUFFIX
 
 /*
  * The plugins built from this tree (a folder workloads/NAME with a
@@ -53,15 +54,13 @@ static int valid_name(const char *name)
 
 /*
  * Writes the directory of the running binary into dir (no trailing slash).
- * Returns 0, or -1 if /proc/self/exe cannot be read.
+ * Returns 0, or -1 if the system does not say where it is.
  */
 static int exe_dir(char *dir, size_t len)
 {
 	char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-	if (n <= 0)
+	if (rt_plat_exe_path(path, sizeof path))
 		return -1;
-	path[n] = '\0';
 	char *slash = strrchr(path, '/');
 	if (!slash)
 		return -1;
@@ -161,7 +160,7 @@ int rt_backend_list(char (*names)[RT_BACKEND_NAMELEN], int cap)
 {
 	char dirs[PATH_MAX];
 	int n = 0;
-	add_name(names, cap, &n, "cpu");
+	add_name(names, cap, &n, RT_HOST_BACKEND);
 	for (size_t i = 0; built_here[i]; i++)
 		add_name(names, cap, &n, built_here[i]);
 	if (plugin_dirs(dirs, sizeof dirs))
@@ -227,7 +226,8 @@ static const char *dl_reason(const char *path)
 
 /*
  * Checks a table returned by a plugin: ABI first (nothing else may be read
- * from a table of another ABI), then the name and the mandatory operations.
+ * from a table of another ABI), then the name, that it is a device, and the
+ * mandatory operations.
  */
 static int check_table(const rt_backend_ops *ops, const char *name, const char *file,
 		       char *err, size_t errlen)
@@ -241,6 +241,9 @@ static int check_table(const rt_backend_ops *ops, const char *name, const char *
 	if (!ops->name || strcmp(ops->name, name) != 0)
 		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: backend calls itself '%s'", file,
 			       ops->name ? ops->name : "(null)");
+	if (ops->host)
+		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: a plugin is a device, not the host",
+			       file);
 	for (size_t i = 0; i < RT_COUNT(mandatory_ops); i++) {
 		void *fn;
 		memcpy(&fn, (const char *)ops + mandatory_ops[i].offset, sizeof fn);
@@ -263,7 +266,7 @@ int rt_backend_load(const char *name, const rt_backend_ops **ops, void **handle,
 	snprintf(file, sizeof file, PLUGIN_PREFIX "%s" PLUGIN_SUFFIX, name);
 	if (plugin_dirs(dirs, sizeof dirs) != 0)
 		return rt_fail(err, errlen, RT_EUNAVAIL,
-			       "%s: cannot find the binary's directory (/proc/self/exe)", file);
+			       "%s: cannot find the binary's directory", file);
 	if (search_path(dirs, file, path, sizeof path) != 0)
 		return rt_fail(err, errlen, RT_EUNAVAIL, "%s: not found in %s%s", file, dirs,
 			       has_relative(dirs) ? " (relative directories are ignored: give "
@@ -305,10 +308,45 @@ void rt_backend_unload(void *handle)
 int rt_backend_get(const char *name, const rt_backend_ops **ops, void **handle,
 		   char *err, size_t errlen)
 {
-	if (strcmp(name, "cpu") == 0) {
+	if (rt_backend_on_host(name)) {
 		*ops = rt_cpu_backend();
 		*handle = NULL;
 		return 0;
 	}
 	return rt_backend_load(name, ops, handle, err, errlen);
+}
+
+/*
+ * The frameworks' device names the accelerator probe read from the plugins'
+ * tables in its children, so that a hint or a command's {device} never
+ * loads a plugin (and its vendor libraries) into rigtune's own process.
+ */
+static struct {
+	char name[RT_BACKEND_NAMELEN];
+	char device[RT_BACKEND_NAMELEN];
+} noted[RT_MAX_BACKENDS];
+static int nnoted;
+
+void rt_backend_note_framework_device(const char *name, const char *device)
+{
+	int i = 0;
+	while (i < nnoted && strcmp(noted[i].name, name))
+		i++;
+	if (i == RT_MAX_BACKENDS)
+		return;
+	nnoted += i == nnoted;
+	snprintf(noted[i].name, sizeof noted[i].name, "%.*s", RT_BACKEND_NAMELEN - 1, name);
+	snprintf(noted[i].device, sizeof noted[i].device, "%.*s", RT_BACKEND_NAMELEN - 1,
+		 device);
+}
+
+void rt_backend_framework_device(const char *name, char *buf, size_t len)
+{
+	const char *device = "cuda";
+	if (rt_backend_on_host(name))
+		device = rt_cpu_backend()->framework_device;
+	for (int i = 0; i < nnoted; i++)
+		if (!strcmp(noted[i].name, name))
+			device = noted[i].device;
+	snprintf(buf, len, "%s", device);
 }

@@ -64,4 +64,19 @@ void rt_backend_unload(void *handle);
 int rt_backend_get(const char *name, const rt_backend_ops **ops, void **handle,
 		   char *err, size_t errlen);
 
+/*
+ * The frameworks' name for the devices of the backend called name (its
+ * table's framework_device), for code outside workloads/ that must not
+ * compare backend names (whether it is the host's: rt_backend_on_host,
+ * backend.h): the linked-in table's for the host; for a plugin, what the
+ * accelerator probe noted (rt_backend_note_framework_device), never loading
+ * it here. One not probed in this process (a configuration read on another
+ * machine), or whose table names none, is taken as PyTorch's default
+ * accelerator, "cuda".
+ */
+void rt_backend_framework_device(const char *name, char *buf, size_t len);
+
+/* Notes device as the framework device of backend name (the probe's record of its table). */
+void rt_backend_note_framework_device(const char *name, const char *device);
+
 #endif

@@ -10,7 +10,7 @@ const char *const rt_precision_names[RT_NPRECISION] = {
 
 const char *const rt_pin_names[RT_NPIN] = {
 	[RT_PIN_NONE] = "none", [RT_PIN_COMPACT] = "compact",
-	[RT_PIN_SPREAD] = "spread", [RT_PIN_PCORES] = "pcores",
+	[RT_PIN_SPREAD] = "spread", [RT_PIN_PCORES] = "pcores", [RT_PIN_ECORES] = "ecores",
 };
 
 static int find_name(const char *const *names, int n, const char *name)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../common/rng.h"
+#include "loader.h"
 
 #define HID 64
 #define GAMMA 0.99
@@ -720,7 +721,7 @@ static int ppo_derive(const rt_point *pt, const rt_shape *sh, double items_per_s
 	if (ppo_summary(phase_seconds, pt->workers, usable_cores, sentence, len, &busy) != RT_OK) {
 		if (len)
 			sentence[0] = '\0';
-	} else if (strcmp(pt->backend, "cpu")) { /* on the CPU there is no device apart */
+	} else if (!rt_backend_on_host(pt->backend)) { /* the host has no device apart */
 		out[n++] = (rt_derived){"device_phases", busy};
 	}
 	return n;
@@ -759,11 +760,12 @@ static int ppo_hints(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
 		snprintf(lines[0], RT_HINT_LEN,
 			 "env = make_vec_env(make_env, n_envs=%ld, vec_env_cls=%s)", envs,
 			 async ? "SubprocVecEnv" : "DummyVecEnv");
+		char device[24];
+		rt_backend_framework_device(pt->backend, device, sizeof device);
 		snprintf(lines[1], RT_HINT_LEN,
 			 "model = PPO('MlpPolicy', env, n_steps=%ld, batch_size=%ld, n_epochs=%ld, "
 			 "device='%s')",
-			 sh->v[KEY_ROLLOUT], sh->v[KEY_MB], sh->v[KEY_EPOCHS],
-			 strcmp(pt->backend, "cpu") ? "cuda" : "cpu");
+			 sh->v[KEY_ROLLOUT], sh->v[KEY_MB], sh->v[KEY_EPOCHS], device);
 		return 2;
 	}
 	return 0;

@@ -53,6 +53,20 @@ int rt_shape_index(const rt_workload *w, const char *key)
 	return -1;
 }
 
+int rt_shape_known(const rt_workload *w, const char *key)
+{
+	int i = rt_shape_index(w, key);
+	RT_BUG_ON(i < 0);
+	return i;
+}
+
+const rt_workload *rt_workload_builtin(const char *name)
+{
+	const rt_workload *w = rt_workload_find(name);
+	RT_BUG_ON(!w);
+	return w;
+}
+
 int rt_shape_equal(const rt_shape *a, const rt_shape *b)
 {
 	if (a->n != b->n)

@@ -29,6 +29,7 @@ typedef enum rt_pin {
 	RT_PIN_SPREAD,   /* one thread per core, spread across packages/NUMA */
 	RT_PIN_PCORES,   /* performance cores only (hwloc's most efficient
 			    cpukind; on a non-hybrid chip the same as compact) */
+	RT_PIN_ECORES,   /* efficiency cores first (hwloc's least powerful cpukind) */
 	RT_NPIN
 } rt_pin;
 
@@ -239,6 +240,14 @@ void rt_workload_names(char *buf, size_t len);
 void rt_shape_default(const rt_workload *w, rt_shape *sh);
 /* Index of a shape key, -1 if the workload has none by that name. */
 int rt_shape_index(const rt_workload *w, const char *key);
+/*
+ * Index of a shape key that rigtune's own code names (gemm's "m"): the
+ * workload has it, or rigtune is wrong (RT_BUG_ON). Input a user names is
+ * rt_shape_index's, checked.
+ */
+int rt_shape_known(const rt_workload *w, const char *key);
+/* A built-in workload rigtune's own code names ("gemm"): there, or rigtune is wrong (RT_BUG_ON). */
+const rt_workload *rt_workload_builtin(const char *name);
 /* 1 when a and b have the same keys' count and values. */
 int rt_shape_equal(const rt_shape *a, const rt_shape *b);
 

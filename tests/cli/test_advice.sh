@@ -4,6 +4,7 @@
 # known exactly), and the device's verdict in the reason (launch-bound or device-bound
 # from the measured device_busy), from journaled PPO trials on the fake plugin's device
 # that tune reuses instead of measuring (the fake's kernels decline).
+# tier: slow (real tunes, about 30 s)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # trial counts must not depend on the machine's load
 R=$RIGTUNE

@@ -4,6 +4,7 @@
 # infeasible with their cause and the run goes on, --minimize, --shell, reuse,
 # bad input is exit 2 with the reason; then rigtune exec and rigtune env on the
 # configuration it wrote, and probe --python.
+# tier: integration (probes PyTorch and JAX; tunes with real budgets)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # trial counts must not depend on the machine's load
 R=$RIGTUNE

@@ -13,6 +13,7 @@
 # changed, the report's node sections and n2 as the outlier, the script's
 # quoting, and a database outage during a tune (stopped mid-tune, restarted,
 # store push): nothing lost, nothing doubled. Tiny budgets: gemm 128^3.
+# tier: integration (Slurm and PostgreSQL)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_pg.sh"
 R=$RIGTUNE

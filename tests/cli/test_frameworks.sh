@@ -7,6 +7,7 @@
 # its hints are tested blocks (tests/framework_hints.py, run by test_hints,
 # applies every line), and `env` says which of the user's variables the
 # frameworks ignore.
+# tier: integration (PyTorch, JAX and SB3 in the frameworks' venv)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # a shared machine: the budget holds
 R=$RIGTUNE

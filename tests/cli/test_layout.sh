@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The house's walls (docs/internals.md, "Layering"): no include circle among
-# rigtune's own files or modules; search/, workloads/ and common/ include no
+# rigtune's own files or modules, no circle of calls between files (read from
+# the build's objects); search/, workloads/ and common/ include no
 # tuner/ header; a tuner/ family folder is entered only through its doors; the
 # include tower no taller than its limits. scripts/include-depth.py checks
 # them all and prints the tower.
 . "$(dirname "$0")/lib.sh"
 
-python3 scripts/include-depth.py >"$TMP/out" 2>&1
+python3 scripts/include-depth.py --objects "$BUILD_DIR" >"$TMP/out" 2>&1
 rc=$?
-if [ "$rc" -eq 0 ]; then ok "no include circle, no include past a wall, the tower within its limits ($(sed -n 's/^longest include chain (\(.*\)): \(.*\)/\1 \2/p' "$TMP/out" | paste -sd, - | sed 's/,/, /'))"
-else not_ok "no include circle, no include past a wall, the tower within its limits" "$(grep -E '^(include circle|layering|tower)' "$TMP/out" | head -10)"; fi
+if [ "$rc" -eq 0 ]; then ok "no include or call circle, no include past a wall, the tower within its limits ($(sed -n 's/^longest include chain (\(.*\)): \(.*\)/\1 \2/p' "$TMP/out" | paste -sd, - | sed 's/,/, /'))"
+else not_ok "no include or call circle, no include past a wall, the tower within its limits" "$(grep -E '^(include circle|call circle|layering|tower)' "$TMP/out" | head -10)"; fi
 
 # The checker finds what it checks for: a copy of the tree with one wall
 # broken. caught DESC FILE LINE PATTERN: FILE gets LINE appended, and the
@@ -38,6 +39,41 @@ caught "a module circle is caught and named" tuner/cli.c '#include "cmd/commands
 caught "a taller tower is caught (the page entering check through the run's door)" \
   tuner/page/pagedata.h '#include "../check/check.h"' \
   '^tower: the longest include chain \(modules\) is [0-9]+, above its limit'
+
+# A circle of calls between files that share no include: two objects that use
+# each other's functions.
+mkdir -p "$TMP/objs/tuner"
+printf 'int rt_b(int);\nint rt_a(int x) { return x ? rt_b(x - 1) : 0; }\n' >"$TMP/a.c"
+printf 'int rt_a(int);\nint rt_b(int x) { return x ? rt_a(x - 1) : 1; }\n' >"$TMP/b.c"
+cc -c "$TMP/a.c" -o "$TMP/objs/tuner/a.o" && cc -c "$TMP/b.c" -o "$TMP/objs/tuner/b.o"
+python3 scripts/include-depth.py --objects "$TMP/objs" >"$TMP/wall" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] &&
+  grep -q '^call circle: tuner/a.c <-> tuner/b.c (tuner/a.c uses rt_b of tuner/b.c; tuner/b.c uses rt_a of tuner/a.c)$' "$TMP/wall"
+then ok "a circle of calls between two files is caught and named"
+else not_ok "a circle of calls between two files is caught and named" "exit $rc: $(tail -3 "$TMP/wall")"; fi
+
+# No backend is known by name outside workloads/ (scripts/backend-names.py): the
+# tree passes, and a comparison, a quoted device or a device with its index in
+# tuner/ is caught and named.
+python3 scripts/backend-names.py >"$TMP/names" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ]; then ok "no backend named outside workloads/ ($(tail -1 "$TMP/names"))"
+else not_ok "no backend named outside workloads/" "$(head -5 "$TMP/names")"; fi
+named() {
+  local desc=$1 line=$2 rc
+  cp "$TMP/tuner/apply.c" "$TMP/apply.orig"
+  printf '%s\n' "$line" >>"$TMP/tuner/apply.c"
+  (cd "$TMP" && python3 scripts/backend-names.py >"$TMP/names" 2>&1)
+  rc=$?
+  mv "$TMP/apply.orig" "$TMP/tuner/apply.c"
+  if [ "$rc" -eq 1 ] && grep -qF "backend named outside workloads/: tuner/apply.c:" "$TMP/names"
+  then ok "$desc"; else not_ok "$desc" "exit $rc: $(tail -2 "$TMP/names")"; fi
+}
+named "a comparison with the host backend's name is caught" \
+  'static int host(const char *b) { return !strcmp(b, "cpu"); }'
+named "a device quoted for a framework is caught" "static const char *l = \"x.to('hip')\";"
+named "a device with its index is caught" 'static const char *d = "cuda:1";'
 
 # The limits are the options: the tree as it is, one floor under its own figures.
 files=$(sed -n 's/^longest include chain (files): //p' "$TMP/out")

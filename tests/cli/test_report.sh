@@ -2,6 +2,7 @@
 # rigtune report: pages from fixtures with known figures (tests/data/report, made by
 # gen_report.py), pages with nothing to chart, bad input, a real tune's page, and the
 # pages loaded in headless Chromium (screenshot not blank, every chart in the DOM).
+# tier: integration (Chromium draws the page)
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 D=tests/data/report

@@ -4,6 +4,7 @@
 # guard, after HUP, INT, TERM or QUIT to `rigtune tune` (which catches them)
 # and after SIGKILL (which it cannot); and after TERM or KILL to `rigtune
 # check` running the command again.
+# tier: slow (signals to real tunes, about 30 s)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1
 R=$RIGTUNE

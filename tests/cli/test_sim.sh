@@ -7,6 +7,7 @@
 # (memory) and sweep never proposes it; device_busy comes from the device's time
 # with the monitor's sampled figure beside it; the crossover's n* is where the
 # profile's model says. Budgets are short and shapes small: the suite stays fast.
+# tier: slow (tunes the simulated devices with real budgets, about 70 s)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # trial counts must not depend on the machine's load
 export RIGTUNE_BACKEND_PATH=$BUILD_DIR/tests/plugins

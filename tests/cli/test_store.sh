@@ -7,6 +7,7 @@
 # the tune goes on; nothing hangs (each command has a guard far above its
 # time, so that a hang fails instead of holding the suite). Budgets of 6 s:
 # probing the machine alone takes 3 s on a loaded one.
+# tier: integration (PostgreSQL)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_pg.sh"
 R=$RIGTUNE

@@ -5,6 +5,7 @@
 # stopped on exit whatever happens); the W&B YAML against W&B's documented
 # schema; the Hydra file read by omegaconf; JSON Lines; batch values never
 # past what fits; exit 2 with FILE:LINE:COLUMN for bad input.
+# tier: integration (Optuna, PostgreSQL, omegaconf)
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 PY=/usr/bin/python3

@@ -4,6 +4,7 @@
 # (tests/sweep_hydra_app.py) with --multirun +experiment=rigtune, the generated file as
 # the experiment, for 3 trials; each trial's values lie in the sweep's space, it sees the
 # recommendation's knobs and environment, and the sweeper's best is the least of them.
+# tier: integration (Hydra in the frameworks' venv)
 . "$(dirname "$0")/lib.sh"
 need_test_python
 R=$RIGTUNE

@@ -3,6 +3,7 @@
 # tests/requirements.txt), locally and offline: 3 trials of tests/sweep_objective.py, the
 # knee first, each in the sweep's space, with the recommendation's environment and CPU
 # binding (the objective exits 3 otherwise), the best the least of them.
+# tier: integration (Ray in the frameworks' venv)
 . "$(dirname "$0")/lib.sh"
 need_test_python
 R=$RIGTUNE

@@ -5,6 +5,7 @@
 # its bayes search proposes runs in the sweep's space with the recommendation's knobs.
 # (The wandb package alone validates nothing offline: `wandb sweep` sends the file to the
 # W&B server, which checks it.)
+# tier: integration (the frameworks' venv)
 . "$(dirname "$0")/lib.sh"
 need_test_python
 R=$RIGTUNE

@@ -5,6 +5,7 @@
 # rigtune exec, is re-measured against PyTorch's own defaults, interleaved: it
 # must not be slower beyond what a busy 2-core machine's noise can do (a ratio,
 # never a raw timing). The PPO example runs with env worker processes.
+# tier: integration (PyTorch)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # a shared machine: no re-measuring, the budget holds
 R=$RIGTUNE

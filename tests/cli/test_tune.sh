@@ -3,6 +3,7 @@
 # after SIGKILL, SIGINT writes the best so far, atomic output, bad space files.
 # Nothing here waits on the clock: the searches run small spaces to the end within
 # generous budgets, and the signals are sent on progress lines, not after sleeps.
+# tier: integration (PyTorch hints; tunes with real budgets)
 . "$(dirname "$0")/lib.sh"
 # The trial counts below must not depend on how busy the machine is: no trial
 # counts as contended (and so none is measured twice for it) in this script.

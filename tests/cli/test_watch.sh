@@ -10,6 +10,7 @@
 # change; and each switch of phase costs at most one 0.1 s tick, split by
 # its larger half: 10 switches over 10 s move the share by a few points.
 # The GPU side runs against a stand-in NVML (tests/fakes/nvml_bursts.c).
+# tier: integration (PyTorch and SB3 training runs)
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 SRC=$PWD

@@ -5,6 +5,8 @@
  * RIGTUNE_FAKE_GFLOPS=R a GEMM takes the time its flops take at R GFLOP/s
  * (it sleeps): a device of a set speed, whatever else the machine runs
  * (tests/cli/test_fleet.sh makes one node's slower).
+ * RIGTUNE_FAKE_FRAMEWORK_DEVICE names its framework device (else "cuda"),
+ * RIGTUNE_FAKE_UNIFIED set says its memory is the host's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +61,7 @@ static int fake_device_info(int dev, rt_device_info *info)
 	info->precisions = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP64);
 	snprintf(info->gemm_impl, sizeof info->gemm_impl, "%s", fake_gemm_impl(NULL, RT_FP32));
 	snprintf(info->monitor, sizeof info->monitor, "fakemon");
+	info->unified_memory = getenv("RIGTUNE_FAKE_UNIFIED") != NULL;
 	return 0;
 }
 
@@ -245,10 +248,11 @@ static int fake_utilization(rt_ctx *ctx, double *busy)
 }
 
 
-static const rt_backend_ops fake_ops = {
+static rt_backend_ops fake_ops = {
 	.abi = RT_BACKEND_ABI,
 	.name = "fake",
 	.visible_devices = "FAKE_VISIBLE_DEVICES",
+	.framework_device = "cuda",
 	.init = fake_init,
 	.device_info = fake_device_info,
 	.open = fake_open,
@@ -282,7 +286,11 @@ static const rt_backend_ops fake_ops = {
 
 const rt_backend_ops *rigtune_backend(void);
 
+/* The table, with the frameworks' device name the test asks for (tests/test_fw_device.c). */
 const rt_backend_ops *rigtune_backend(void)
 {
+	const char *device = getenv("RIGTUNE_FAKE_FRAMEWORK_DEVICE");
+	if (device)
+		fake_ops.framework_device = device;
 	return &fake_ops;
 }

@@ -431,6 +431,7 @@ static const char *sim_last_error(rt_ctx *c)
 static const rt_backend_ops sim_ops = {
 	.abi = RT_BACKEND_ABI,
 	.name = "sim",
+	.framework_device = "cuda", /* it simulates NVIDIA and AMD devices */
 	.init = sim_init,
 	.device_info = sim_device_info,
 	.open = sim_open,

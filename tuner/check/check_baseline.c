@@ -172,7 +172,7 @@ static size_t distinct_sizes(const sweep_curve *c, double *sizes)
  */
 static int add_curve_points(rt_baseline *b, const sweep_curve *c, size_t min_sizes, int *used)
 {
-	const rt_workload *gemm = rt_workload_find("gemm");
+	const rt_workload *gemm = rt_workload_builtin(RT_GEMM_WORKLOAD);
 	double *sizes = malloc(c->count * sizeof *sizes);
 	double *samples = malloc(c->count * sizeof *samples);
 	int rc = sizes && samples ? RT_OK : RT_ENOMEM;
@@ -190,8 +190,8 @@ static int add_curve_points(rt_baseline *b, const sweep_curve *c, size_t min_siz
 		rt_base_point p = {.name = gemm->name, .unit = gemm->unit, .w = gemm, .pt = c->pt,
 				   .sh = c->sh, .roles = RT_BASE_SWEEP,
 				   .samples = samples, .nsamples = ns};
-		p.sh.v[rt_shape_index(gemm, "m")] = p.sh.v[rt_shape_index(gemm, "n")] = (long)n;
-		p.sh.v[rt_shape_index(gemm, "k")] = (long)n;
+		p.sh.v[rt_shape_known(gemm, "m")] = p.sh.v[rt_shape_known(gemm, "n")] = (long)n;
+		p.sh.v[rt_shape_known(gemm, "k")] = (long)n;
 		snprintf(p.curve, sizeof p.curve, "%s %s", c->label,
 			 rt_precision_name(c->pt.precision));
 		rc = add_point(b, &p);
@@ -230,7 +230,7 @@ static int curves_from_csv(const char *csv, sweep_set *set, char *err, size_t er
 		rt_point pt;
 		rt_shape sh;
 		char why[RT_ERRLEN];
-		rc = rt_xo_curve_point(cur->backend, cur->precision, 1, &pt, &sh, why, sizeof why);
+		rc = rt_crossover_curve_point(cur->backend, cur->precision, 1, &pt, &sh, why, sizeof why);
 		if (rc) {
 			rc = rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s", csv, cur->first_line,
 				     why);
@@ -250,8 +250,8 @@ static int curves_from_csv(const char *csv, sweep_set *set, char *err, size_t er
 /* "cpu:2t", "cuda+xfer" for a journal's gemm trial, as the sweep labels its curves. */
 static void trial_label(const rt_journal_record *r, char *buf, size_t len)
 {
-	long xfer = r->shape.v[rt_shape_index(r->workload, "transfer")];
-	if (!strcmp(r->point.backend, "cpu"))
+	long xfer = r->shape.v[rt_shape_known(r->workload, "transfer")];
+	if (rt_backend_on_host(r->point.backend))
 		snprintf(buf, len, "cpu:%dt%s%s", r->point.threads,
 			 r->point.pin == RT_PIN_COMPACT ? "" : " pin=",
 			 r->point.pin == RT_PIN_COMPACT ? "" : rt_pin_name(r->point.pin));
@@ -265,9 +265,9 @@ static void trial_label(const rt_journal_record *r, char *buf, size_t len)
  */
 static int curves_from_journal(const rt_journal_record *recs, size_t n, sweep_set *set)
 {
-	const rt_workload *gemm = rt_workload_find("gemm");
-	int im = rt_shape_index(gemm, "m"), in = rt_shape_index(gemm, "n");
-	int ik = rt_shape_index(gemm, "k"), ix = rt_shape_index(gemm, "transfer");
+	const rt_workload *gemm = rt_workload_builtin(RT_GEMM_WORKLOAD);
+	int im = rt_shape_known(gemm, "m"), in = rt_shape_known(gemm, "n");
+	int ik = rt_shape_known(gemm, "k"), ix = rt_shape_known(gemm, "transfer");
 	int rc = RT_OK;
 	for (size_t i = 0; rc == RT_OK && i < n; i++) {
 		const rt_journal_record *r = &recs[i];
@@ -720,7 +720,7 @@ int rt_baseline_load(const char *path, rt_baseline *b, char *err, size_t errlen)
 /* gemm at its default shape on the CPU: what an A/B check measures without a baseline. */
 static int default_points(rt_baseline *b, int threads)
 {
-	const rt_workload *gemm = rt_workload_find("gemm");
+	const rt_workload *gemm = rt_workload_builtin(RT_GEMM_WORKLOAD);
 	rt_base_point p = {.name = gemm->name, .unit = gemm->unit, .w = gemm,
 			   .roles = RT_BASE_RECOMMENDED};
 	rt_point_default(&p.pt);

@@ -190,6 +190,7 @@ static void emit_point(rt_yw *w, const rt_check_point *p)
 	rt_yw_knum(w, "baseline", b->contention, 3);
 	rt_yw_knum(w, "now", p->contention, 3);
 	rt_yw_end_map(w);
+	rt_yw_kint(w, "set_aside", p->set_aside);
 	rt_yw_kstr(w, "verdict", rt_verdict_name(p->verdict));
 	if (p->verdict == RT_VERDICT_INFEASIBLE)
 		rt_yw_kstr(w, "cause", rt_cause_name(p->cause));

@@ -210,7 +210,6 @@ static int keep_now(rt_check_point *p, const rt_measurement *m, double t0)
 	p->trials++;
 	p->trial_s = fmax(p->trial_s, m->seconds);
 	p->contention = fmax(p->contention, m->contention);
-	p->contended_trials += m->contended;
 	if (m->feasible) {
 		rc = keep_samples(p, m);
 		p->infeasible[0] = '\0';
@@ -231,12 +230,30 @@ static void note_trial(const rt_check_point *p, const rt_check_opts *o, int side
 		snprintf(side_name, sizeof side_name, " %c", side ? 'B' : 'A');
 	double left = progress->budget_s - (rt_now() - progress->start);
 	if (m->feasible)
-		rt_progress_note(progress, "check trial %d%s (%.0f s left): %s: %.4g %s",
+		rt_progress_note(progress, "check trial %d%s (%.0f s left): %s: %.4g %s%s",
 				 progress->trials + 1, side_name, left > 0 ? left : 0, what,
-				 m->median, p->base->unit);
+				 m->median, p->base->unit,
+				 m->contended ? " (other processes took its cores: set aside)" : "");
 	else
 		rt_progress_note(progress, "check trial %d%s: %s: infeasible: %s",
 				 progress->trials + 1, side_name, what, m->reason);
+}
+
+/*
+ * A trial other processes contended is set aside, as tune measures such a
+ * trial again: its figures are low by the others' share, and kept they read
+ * as a regression on an unchanged machine. The point stays undecided, so the
+ * next round measures it again.
+ */
+static void set_aside(rt_check_point *p, int side, const rt_measurement *m)
+{
+	if (side == 0)
+		p->a_last = NAN;
+	else
+		p->b_last = NAN;
+	p->set_aside++;
+	p->set_aside_contention = fmax(p->set_aside_contention, m->contention);
+	p->trial_s = fmax(p->trial_s, m->seconds);
 }
 
 /* One trial of p: now's side (0 and 1 in A/B: A, the baseline's side, and B). */
@@ -249,7 +266,11 @@ static int run_trial(rt_check_run *run, rt_check_point *p, int side, const rt_ch
 				&run->machine, &m, err, errlen);
 	if (rc)
 		return rc;
-	rc = o->ab && side == 0 ? keep_side_a(run, p, &m) : keep_now(p, &m, t0);
+	int b_side = !o->ab || side == 1;
+	if (m.feasible && m.contended)
+		set_aside(p, b_side, &m);
+	else
+		rc = b_side ? keep_now(p, &m, t0) : keep_side_a(run, p, &m);
 	if (!o->quiet)
 		note_trial(p, o, side, &m, progress);
 	progress->trials++;
@@ -340,6 +361,11 @@ static int judge(const rt_check_run *run, rt_check_point *p, const rt_check_opts
 	if (p->base->nsamples == 0) { /* A/B: side A did not run */
 		p->verdict = RT_VERDICT_INCONCLUSIVE;
 		p->done = p->a_failures >= CONFIRM_TRIALS;
+		return RT_OK;
+	}
+	if (p->nsamples == 0) { /* every trial now was set aside: measure again */
+		p->verdict = RT_VERDICT_INCONCLUSIVE;
+		p->done = 0;
 		return RT_OK;
 	}
 	int rc = o->ab ? compare_pairs(p, o) : compare_point(p, o, &run->canary);
@@ -522,7 +548,19 @@ static void explain_inconclusive(rt_check_point *p, const rt_check_opts *o, cons
 			 100 * c->base_halfwidth, c->base_n, t, change);
 }
 
-static void explain(rt_check_point *p, const rt_check_opts *o, double machine, double confirm_s)
+/* The trials set aside, after the reason: what the verdict did not count. */
+static void say_set_aside(rt_check_point *p)
+{
+	size_t n = strlen(p->reason);
+	if (p->set_aside && n < sizeof p->reason)
+		snprintf(p->reason + n, sizeof p->reason - n,
+			 "; %d trial%s set aside, other processes took up to %.0f%% of %s cores",
+			 p->set_aside, p->set_aside == 1 ? "" : "s", 100 * p->set_aside_contention,
+			 p->set_aside == 1 ? "its" : "their");
+}
+
+static void explain_verdict(rt_check_point *p, const rt_check_opts *o, double machine,
+			    double confirm_s)
 {
 	char change[224];
 	double t = 100 * o->threshold;
@@ -532,13 +570,19 @@ static void explain(rt_check_point *p, const rt_check_opts *o, double machine, d
 			 "(--cmd, as tune had it), never the text of the file");
 		return;
 	}
-	if (p->verdict != RT_VERDICT_INFEASIBLE)
-		say_change(p, machine, change, sizeof change);
 	if (p->base->nsamples == 0 && p->verdict != RT_VERDICT_INFEASIBLE) {
 		snprintf(p->reason, sizeof p->reason, "A does not run (%d trials): %s",
 			 p->a_failures, p->a_infeasible);
 		return;
 	}
+	if (p->nsamples == 0 && p->verdict != RT_VERDICT_INFEASIBLE) {
+		snprintf(p->reason, sizeof p->reason,
+			 "unknown: other processes took the cores of every trial; check again "
+			 "when the machine is quiet");
+		return;
+	}
+	if (p->verdict != RT_VERDICT_INFEASIBLE)
+		say_change(p, machine, change, sizeof change);
 	switch (p->verdict) {
 	case RT_VERDICT_INFEASIBLE:
 		snprintf(p->reason, sizeof p->reason,
@@ -553,21 +597,24 @@ static void explain(rt_check_point *p, const rt_check_opts *o, double machine, d
 	case RT_VERDICT_REGRESSION:
 	case RT_VERDICT_IMPROVEMENT: {
 		int past = p->verdict == RT_VERDICT_REGRESSION ? p->slow_trials : p->fast_trials;
-		int n = o->ab ? snprintf(p->reason, sizeof p->reason,
-					 "%s, over %d pairs of trials (A B, B A, ...)", change,
-					 p->npairs)
-			      : snprintf(p->reason, sizeof p->reason,
-					 "%s, in %d of %d trials over %.0f s, the last ones too", change,
-					 past, p->trials, p->last_s - p->first_s);
-		if (p->contended_trials && n > 0 && (size_t)n < sizeof p->reason)
-			snprintf(p->reason + n, sizeof p->reason - (size_t)n,
-				 "; other processes took up to %.0f%% of its cores in %d of them",
-				 100 * p->contention, p->contended_trials);
+		if (o->ab)
+			snprintf(p->reason, sizeof p->reason,
+				 "%s, over %d pairs of trials (A B, B A, ...)", change, p->npairs);
+		else
+			snprintf(p->reason, sizeof p->reason,
+				 "%s, in %d of %d trials over %.0f s, the last ones too", change,
+				 past, p->trials, p->last_s - p->first_s);
 		break;
 	}
 	default:
 		explain_inconclusive(p, o, change, t, confirm_s);
 	}
+}
+
+static void explain(rt_check_point *p, const rt_check_opts *o, double machine, double confirm_s)
+{
+	explain_verdict(p, o, machine, confirm_s);
+	say_set_aside(p);
 }
 
 /* ---- suggestions: what in the diff may explain a change ---- */
@@ -625,15 +672,16 @@ static void suggest_load(rt_check_run *run)
 		if (p->verdict != RT_VERDICT_REGRESSION)
 			continue;
 		slowed++;
-		contended += p->contended_trials > 0;
-		most = fmax(most, p->contention);
+		contended += p->set_aside > 0;
+		most = fmax(most, p->set_aside_contention);
 	}
 	if (contended)
 		add_line(run->suggestions, &run->nsuggestions,
-			 "other processes took up to %.0f%% of the cores of the trials of %d of "
-			 "the %d slowed point%s (the kernel's CPU time, steal included): that "
-			 "load, not an upgrade, may be the slowdown; check again when the "
-			 "machine is quiet",
+			 "other processes took up to %.0f%% of the cores of some trials of %d of "
+			 "the %d slowed point%s (the kernel's CPU time, steal included; those "
+			 "trials were set aside, but a busy machine slows the others too, through "
+			 "memory and caches): that load, not an upgrade, may be the slowdown; "
+			 "check again when the machine is quiet",
 			 100 * most, contended, slowed, slowed == 1 ? "" : "s");
 	else if (slowed && !run->nsuggestions && run->base.machine)
 		add_line(run->suggestions, &run->nsuggestions,

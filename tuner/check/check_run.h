@@ -45,8 +45,9 @@ typedef struct rt_check_point {
 	int slow_last, fast_last;     /* of them, among the last two */
 	double first_s, last_s;       /* rt_now() at the start of its first trial now, the
 					 end of its last */
-	int contended_trials;         /* trials other processes contended (contention.h) */
-	double contention;            /* the most they took of a trial's cores now */
+	double contention;            /* the most other processes took of a kept trial's cores */
+	int set_aside;                /* trials they contended (contention.h): not kept */
+	double set_aside_contention;  /* the most they took of a set-aside trial's cores */
 	double trial_lo, trial_hi;    /* the lowest and highest median of a trial now */
 	double trial_s;  /* the longest trial now */
 	int done;

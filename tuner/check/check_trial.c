@@ -1,6 +1,7 @@
 /* check_trial.c: one trial of a check's point, and the sides of an A/B check (check_trial.h). */
 #include "check_trial.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/platform.h"
 #include "../pin.h"
 #include "../usercmd_knobs.h"
 
@@ -51,11 +53,11 @@ static int need_dir(const char *spec, const char *dir, char *err, size_t errlen)
 			   : rt_fail(err, errlen, RT_EINVAL, "%s: %s is not a directory", spec, dir);
 }
 
-/* lib:DIR, before whatever LD_LIBRARY_PATH this process has. */
+/* lib:DIR, before whatever library path this process has (LD_LIBRARY_PATH; macOS's DYLD_). */
 static int add_lib(rt_check_side *s, const char *spec, const char *dir, char *err,
 		   size_t errlen)
 {
-	const char *old = getenv("LD_LIBRARY_PATH");
+	const char *old = getenv(RT_LIBRARY_PATH_VAR);
 	char value[1024];
 	int rc = need_dir(spec, dir, err, errlen);
 	if (rc)
@@ -64,7 +66,7 @@ static int add_lib(rt_check_side *s, const char *spec, const char *dir, char *er
 			 old ? old : "");
 	if (n < 0 || (size_t)n >= sizeof value)
 		return rt_fail(err, errlen, RT_EINVAL, "%s: too long", spec);
-	return add_env(s, spec, "LD_LIBRARY_PATH", value, err, errlen);
+	return add_env(s, spec, RT_LIBRARY_PATH_VAR, value, err, errlen);
 }
 
 /* env:K=V,K=V */
@@ -159,12 +161,22 @@ static void arg(bench_args *a, const char *fmt, ...)
 	a->argv[++a->n] = NULL;
 }
 
+/* This binary's path (too long for a bench_args text: not copied), or "rigtune" from PATH. */
+static char *self_exe(void)
+{
+	static char path[PATH_MAX];
+	return rt_plat_exe_path(path, sizeof path) == 0 ? path : (char *)"rigtune";
+}
+
 /* rigtune bench W KEY=VALUE ... --seconds CAP -o - */
 static void bench_argv(const rt_base_point *b, const char *rigtune, bench_args *a)
 {
 	const rt_point *pt = &b->pt;
 	a->n = 0;
-	arg(a, "%s", rigtune ? rigtune : "/proc/self/exe");
+	if (rigtune)
+		arg(a, "%s", rigtune);
+	else
+		a->argv[a->n++] = self_exe();
 	arg(a, "bench");
 	arg(a, "%s", b->w->name);
 	arg(a, "backend=%s", pt->backend);
@@ -270,7 +282,7 @@ static int command_trial(const rt_base_point *b, const rt_check_side *s,
 	rt_cmd_template tpl = {0};
 	rt_metric metric = {0};
 	rt_knob_value shown[RT_BASE_MAX_KNOBS];
-	rt_cmd_env point_env;
+	rt_usercmd_env point_env;
 	child_env env;
 	char **argv = NULL;
 	int side_cmd = s && s->command;

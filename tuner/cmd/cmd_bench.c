@@ -22,7 +22,7 @@ static const char bench_usage[] =
 	"but the GEMM itself adds gemm_peak, a 1024^3 GEMM at the same point measured\n"
 	"in the same run, and the fraction of it the workload reaches.\n\n"
 	"Point keys: backend=NAME device=N precision=fp64|fp32|tf32|bf16|fp16\n"
-	"            batch=N threads=N workers=N pin=none|compact|spread|pcores\n"
+	"            batch=N threads=N workers=N pin=none|compact|spread|pcores|ecores\n"
 	"            (defaults: cpu, device 0, fp32, batch 32, 1 thread, 0 workers, compact;\n"
 	"            a workload ignores the knobs it does not read)\n"
 	"Shape keys: the workload's, below (KEY=DEFAULT).\n\n"
@@ -103,7 +103,7 @@ static int parse_bench(int argc, char **argv, bench_args *a)
  */
 static double gemm_peak(const rt_point *pt, double seconds)
 {
-	const rt_workload *g = rt_workload_find(RT_GEMM_WORKLOAD);
+	const rt_workload *g = rt_workload_builtin(RT_GEMM_WORKLOAD);
 	rt_shape sh;
 	rt_shape_default(g, &sh);
 	rt_measure_opts mo;

@@ -41,8 +41,8 @@ static const char crossover_usage[] =
 	"Example: rigtune crossover --shape seq_len=60,d_model=768 --plot xo.svg\n";
 
 typedef struct xo_args {
-	rt_xo_sweep_opts sweep;
-	rt_xo_shape shape;
+	rt_crossover_sweep_opts sweep;
+	rt_crossover_shape shape;
 	rt_arglist backends; /* sweep.backends points into it */
 	const char *replay, *save, *plot, *output;
 	int no_wait;
@@ -105,7 +105,7 @@ static int parse_shape(xo_args *a, const char *list)
 	for (int i = 0; rc < 0 && i < l.n; i++)
 		if (rt_params_apply_shape(w, l.item[i], &sh, err, sizeof err))
 			return rt_usage_error("crossover", "--shape: %s", err);
-	if (rc < 0 && rt_xo_shape_of(w, &sh, &a->shape, err, sizeof err))
+	if (rc < 0 && rt_crossover_shape_of(w, &sh, &a->shape, err, sizeof err))
 		return rt_usage_error("crossover", "--shape: %s", err);
 	return rc;
 }
@@ -167,7 +167,7 @@ static int parse_args(int argc, char **argv, xo_args *a)
 }
 
 /* Measures, or reads the replay; fills d. */
-static int gather(xo_args *a, rt_xo_data *d, char *skipped, size_t slen, char *err, size_t errlen)
+static int gather(xo_args *a, rt_crossover_data *d, char *skipped, size_t slen, char *err, size_t errlen)
 {
 	skipped[0] = '\0';
 	if (a->replay) {
@@ -186,7 +186,7 @@ static int gather(xo_args *a, rt_xo_data *d, char *skipped, size_t slen, char *e
 	rc = rt_lock_for_command(&lock, "rigtune crossover", a->no_wait, a->sweep.quiet, err,
 				 errlen);
 	if (rc == RT_OK)
-		rc = rt_xo_sweep(&a->sweep, &a->shape, d, skipped, slen, err, errlen);
+		rc = rt_crossover_sweep(&a->sweep, &a->shape, d, skipped, slen, err, errlen);
 	rt_lock_release(&lock);
 	if (rc == RT_OK && a->save)
 		rc = rt_replay_write(a->save, d->square, err, errlen);
@@ -201,14 +201,14 @@ static int run_crossover(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	char err[RT_ERRLEN], skipped[1024], note[1024] = "";
-	rt_xo_data d = {0};
-	rt_xo_analysis an = {0};
+	rt_crossover_data d = {0};
+	rt_crossover_analysis an = {0};
 	char *text = NULL;
 	size_t len = 0;
 	rc = gather(&a, &d, skipped, sizeof skipped, err, sizeof err);
 	if (rc == RT_OK)
-		rc = rt_xo_fit(&d, &a.shape, &an, err, sizeof err);
-	if (rc == RT_OK && a.plot && (rc = rt_xo_plot(&an, a.plot, note, sizeof note)))
+		rc = rt_crossover_fit(&d, &a.shape, &an, err, sizeof err);
+	if (rc == RT_OK && a.plot && (rc = rt_crossover_plot(&an, a.plot, note, sizeof note)))
 		snprintf(err, sizeof err, "%s", note);
 	if (rc == RT_OK) {
 		rt_yw w;
@@ -220,7 +220,7 @@ static int run_crossover(int argc, char **argv)
 			if (skipped[0])
 				rt_yw_kstr(&w, "unavailable", skipped);
 			rt_yw_str(&w, "crossover");
-			rt_xo_emit(&w, &an, &d, &a.shape);
+			rt_crossover_emit(&w, &an, &d, &a.shape);
 			rt_yw_end_map(&w);
 			rc = rt_yw_finish(&w, &text, &len, err, sizeof err);
 		}
@@ -234,8 +234,8 @@ static int run_crossover(int argc, char **argv)
 	else if (a.plot)
 		rt_tprintf(stderr, "rigtune: %s\n", note);
 	free(text);
-	rt_xo_analysis_free(&an);
-	rt_xo_data_free(&d);
+	rt_crossover_analysis_free(&an);
+	rt_crossover_data_free(&d);
 	return rt_exit_code(rc);
 }
 

@@ -10,6 +10,8 @@
 #include "../settings.h"
 #include "../usercmd.h"
 
+extern char **environ; /* POSIX: the program declares it (macOS's unistd.h does not) */
+
 static const char env_usage[] =
 	"usage: rigtune env [--config FILE] [--workload NAME] [--allow-env NAME ...]\n\n"
 	"Prints the environment of a recommendation as `export NAME=value` lines for a\n"
@@ -62,7 +64,10 @@ static int run_env(int argc, char **argv)
 	if (rt_apply_load(&o, &a, err, sizeof err))
 		return rt_usage_error("env", "%s", err);
 	rc = rt_apply_cpulist(&a, cpus, sizeof cpus, err, sizeof err);
-	if (rc == RT_OK && cpus[0])
+	if (rc == RT_OK && cpus[0] && !rt_plat_can_bind()) /* macOS */
+		printf("# pin %s: %s (rigtune exec does)\n", rt_pin_name((rt_pin)a.pin),
+		       rt_pin_steer_said((rt_pin)a.pin));
+	else if (rc == RT_OK && cpus[0])
 		printf("# pin %s: bind to CPUs %s (rigtune exec does; so does taskset -c %s)\n",
 		       rt_pin_name((rt_pin)a.pin), cpus, cpus);
 	if (rc == RT_OK)

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../common/platform.h"
 #include "commands.h"
 #include "../fleet/fleet.h"
 #include "../output.h"
@@ -110,12 +111,11 @@ static int parse_args(int argc, char **argv, fleet_args *a)
 static int run_job(fleet_args *a, rt_fleet_action action)
 {
 	char err[RT_ERRLEN], exe[PATH_MAX], cwd[PATH_MAX], missing[1024] = "", *exclude = NULL;
-	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	exe[k > 0 ? k : 0] = '\0';
+	int k = rt_plat_exe_path(exe, sizeof exe) == 0;
 	if (!getcwd(cwd, sizeof cwd))
 		cwd[0] = '\0';
 	a->job.action = action;
-	a->job.rigtune = k > 0 ? exe : "rigtune";
+	a->job.rigtune = k ? exe : "rigtune";
 	a->job.workdir = cwd;
 	int rc = rt_fleet_count_nodes(&a->job, &exclude, err, sizeof err);
 	a->job.exclude = exclude;

@@ -11,6 +11,8 @@
 #include "../output.h"
 #include "../settings.h"
 
+extern char **environ; /* POSIX: the program declares it (macOS's unistd.h does not) */
+
 static const char probe_usage[] =
 	"usage: rigtune probe [--topology FILE.xml] [--python PATH] [-o FILE]\n\n"
 	"Prints the machine as YAML: packages, NUMA nodes, cores, SMT, CPU kinds\n"

@@ -105,7 +105,10 @@ void rt_store_redact(char *msg, size_t len, const char *url)
 	if (auth) {
 		auth += 3;
 		size_t span = strcspn(auth, "?");
-		const char *at = memrchr(auth, '@', span);
+		const char *at = NULL; /* the last '@' of the authority (no memrchr on macOS) */
+		for (size_t i = span; i-- > 0 && !at;)
+			if (auth[i] == '@')
+				at = auth + i;
 		const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
 		if (colon)
 			redact_secret(msg, len, colon + 1, (size_t)(at - colon - 1));
@@ -332,7 +335,8 @@ static void kind_of(const rt_machine *m, char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "%s, %d cores", m->cpu_model, m->cores);
 	for (int i = 0; i < m->naccel && n < len; i++)
-		if (m->accel[i].available && m->accel[i].ndevices && strcmp(m->accel[i].backend, "cpu"))
+		if (m->accel[i].available && m->accel[i].ndevices &&
+		    !rt_backend_on_host(m->accel[i].backend))
 			n += (size_t)snprintf(buf + n, len - n, ", %s x%d", m->accel[i].dev[0].name,
 					      m->accel[i].ndevices);
 }
@@ -344,7 +348,7 @@ static void accelerators_of(const rt_machine *m, char *buf, size_t len)
 	buf[0] = '\0';
 	for (int i = 0; i < m->naccel && n < len; i++) {
 		const rt_accel *a = &m->accel[i];
-		if (!a->available || !a->ndevices || !strcmp(a->backend, "cpu"))
+		if (!a->available || !a->ndevices || rt_backend_on_host(a->backend))
 			continue;
 		n += (size_t)snprintf(buf + n, len - n, "%s%s: %s (%s%s%sGEMM on %s)", n ? "; " : "",
 				      a->backend, a->dev[0].name, a->dev[0].driver[0] ? "driver " : "",

@@ -158,29 +158,29 @@ static int figure(page_ctx *c, const char *name, const char *kind,
 static int draw_throughput(const void *d, const char *g, const char *p, rt_pg_svg *o, char *e,
                            size_t n)
 {
-	return rt_pgc_throughput(d, g, p, o, e, n);
+	return rt_pagechart_throughput(d, g, p, o, e, n);
 }
 
 static int draw_phases(const void *d, const char *g, const char *p, rt_pg_svg *o, char *e, size_t n)
 {
-	return rt_pgc_phases(d, g, p, o, e, n);
+	return rt_pagechart_phases(d, g, p, o, e, n);
 }
 
 static int draw_crossover(const void *d, const char *g, const char *p, rt_pg_svg *o, char *e,
                           size_t n)
 {
-	return rt_pgc_crossover(d, g, p, o, e, n);
+	return rt_pagechart_crossover(d, g, p, o, e, n);
 }
 
 static int draw_threads(const void *d, const char *g, const char *p, rt_pg_svg *o, char *e,
                         size_t n)
 {
-	return rt_pgc_threads(d, g, p, o, e, n);
+	return rt_pagechart_threads(d, g, p, o, e, n);
 }
 
 static int draw_check(const void *d, const char *g, const char *p, rt_pg_svg *o, char *e, size_t n)
 {
-	return rt_pgc_check(d, g, p, o, e, n);
+	return rt_pagechart_check(d, g, p, o, e, n);
 }
 
 /* ---- head ---- */
@@ -524,7 +524,7 @@ static void phase_words(page_ctx *c, const rt_pg_workload *wl)
 	for (int i = 0; i < n; i++) {
 		double share[RT_NPHASE_KIND], busy = rt_pg_phase_split(wl->w, &rows[i]->m, share);
 		char pt[256];
-		int gpu = strcmp(rows[i]->point.backend, "cpu") != 0;
+		int gpu = !rt_backend_on_host(rows[i]->point.backend);
 		point_text(wl->w, &rows[i]->point, &rows[i]->shape, pt, sizeof pt);
 		out(c, "<p><strong>");
 		text(c, labels[i]);
@@ -568,7 +568,7 @@ static void phase_words(page_ctx *c, const rt_pg_workload *wl)
 static void trial_row(page_ctx *c, const rt_pg_workload *wl, const rt_journal_record *r)
 {
 	char label[160], v[32], lo[32], hi[32];
-	rt_pgc_series_label(wl, &r->point, label, sizeof label);
+	rt_pagechart_series_label(wl, &r->point, label, sizeof label);
 	out(c, "<tr><td>");
 	text(c, label);
 	out(c, "</td><td class=\"n\">%ld</td>", rt_pg_x(wl, &r->point, &r->shape));
@@ -614,7 +614,7 @@ static void trials(page_ctx *c, const rt_pg_workload *wl)
 			char label[160];
 			if (r->m.feasible)
 				continue;
-			rt_pgc_series_label(wl, &r->point, label, sizeof label);
+			rt_pagechart_series_label(wl, &r->point, label, sizeof label);
 			out(c, "<li>");
 			text(c, wl->xkey);
 			out(c, " %ld, ", rt_pg_x(wl, &r->point, &r->shape));
@@ -677,12 +677,12 @@ static void no_gpu_words(page_ctx *c)
 	const rt_pg_machine *m = &c->pg->machine;
 	int gpus = 0;
 	for (int i = 0; i < m->naccel; i++)
-		gpus += m->accel[i].available && strcmp(m->accel[i].backend, "cpu");
+		gpus += m->accel[i].available && !rt_backend_on_host(m->accel[i].backend);
 	if (gpus || !m->known)
 		return;
 	out(c, "<p>No GPU backend is available on this machine");
 	for (int i = 0, first = 1; i < m->naccel; i++)
-		if (strcmp(m->accel[i].backend, "cpu")) {
+		if (!rt_backend_on_host(m->accel[i].backend)) {
 			out(c, "%s", first ? " (" : "; ");
 			text(c, m->accel[i].backend);
 			out(c, ": ");
@@ -814,7 +814,7 @@ static void check_table(page_ctx *c, const rt_checkdoc *d)
 		else
 			out(c, "<td></td><td></td>");
 		out(c, "<td><span class=\"pill\" style=\"background:%s\">%s</span> ",
-		    rt_pgc_verdict_color(p->verdict), rt_verdict_name(p->verdict));
+		    rt_pagechart_verdict_color(p->verdict), rt_verdict_name(p->verdict));
 		text(c, p->reason);
 		out(c, "</td></tr>\n");
 	}
@@ -854,7 +854,7 @@ static int check(page_ctx *c)
 	out(c,
 	    "<section class=\"card\" id=\"check\">\n<h2>Check against the baseline</h2>\n"
 	    "<p><span class=\"verdict\" style=\"background:%s\">",
-	    rt_pgc_verdict_color(bad ? RT_VERDICT_REGRESSION : RT_VERDICT_IMPROVEMENT));
+	    rt_pagechart_verdict_color(bad ? RT_VERDICT_REGRESSION : RT_VERDICT_IMPROVEMENT));
 	text(c, d->result);
 	out(c, "</span>");
 	for (int v = 0; v < RT_NVERDICT; v++)

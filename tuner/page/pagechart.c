@@ -29,7 +29,7 @@ static const char *const verdict_colors[RT_NVERDICT] = {
     [RT_VERDICT_UNCHANGED] = "#7f7f7f",    [RT_VERDICT_NOT_RUN] = "#bfbfbf",
 };
 
-const char *rt_pgc_verdict_color(rt_verdict v)
+const char *rt_pagechart_verdict_color(rt_verdict v)
 {
 	return (unsigned)v < RT_NVERDICT ? verdict_colors[v] : "#999999";
 }
@@ -121,7 +121,7 @@ static varies what_varies(const rt_pg_workload *wl)
 	return v;
 }
 
-void rt_pgc_series_label(const rt_pg_workload *wl, const rt_point *pt, char *buf, size_t len)
+void rt_pagechart_series_label(const rt_pg_workload *wl, const rt_point *pt, char *buf, size_t len)
 {
 	varies v = what_varies(wl);
 	size_t n = (size_t)snprintf(buf, len, "%s", pt->backend);
@@ -328,7 +328,7 @@ static void throughput_script(rt_chart *c, const rt_pg_workload *wl, const serie
 	put_marks(c, wl);
 	for (size_t k = 0; k < ns; k++) {
 		char label[128];
-		rt_pgc_series_label(wl, &s[k].v[0]->point, label, sizeof label);
+		rt_pagechart_series_label(wl, &s[k].v[0]->point, label, sizeof label);
 		rt_chart_printf(c, "%s$d%zu using 1:2:3:4 with yerrorlines linetype %zu%s",
 		                k ? ", \\\n     " : "plot ", k, k % RT_CHART_NCOLORS + 1,
 		                k >= RT_CHART_NCOLORS ? " dashtype 2" : "");
@@ -353,7 +353,7 @@ static void throughput_script(rt_chart *c, const rt_pg_workload *wl, const serie
 	rt_chart_printf(c, "\n");
 }
 
-int rt_pgc_throughput(const rt_pg_workload *wl, const char *gnuplot, const char *id_prefix,
+int rt_pagechart_throughput(const rt_pg_workload *wl, const char *gnuplot, const char *id_prefix,
                       rt_pg_svg *out, char *err, size_t errlen)
 {
 	if (!wl->w)
@@ -430,7 +430,8 @@ static void phase_script(rt_chart *c, const rt_pg_workload *wl, const rt_journal
 		char word[64];
 		/* on the CPU no monitor reads a device: say what the share is */
 		snprintf(word, sizeof word, "%s %.0f%%",
-		         strcmp(rows[i]->point.backend, "cpu") ? "device busy" : "compute + update",
+		         rt_backend_on_host(rows[i]->point.backend) ? "compute + update"
+		                                                    : "device busy",
 		         100 * busy[i]);
 		if (busy[i] > 0.005)
 			rt_chart_printf(c,
@@ -458,7 +459,7 @@ static void phase_script(rt_chart *c, const rt_pg_workload *wl, const rt_journal
 	rt_chart_printf(c, "\n");
 }
 
-int rt_pgc_phases(const rt_pg_workload *wl, const char *gnuplot, const char *id_prefix,
+int rt_pagechart_phases(const rt_pg_workload *wl, const char *gnuplot, const char *id_prefix,
                   rt_pg_svg *out, char *err, size_t errlen)
 {
 	const rt_journal_record *rows[2];
@@ -644,7 +645,7 @@ static void xo_script(rt_chart *c, const rt_pg_crossover *xo)
 	rt_chart_printf(c, "\n");
 }
 
-int rt_pgc_crossover(const rt_pg_crossover *xo, const char *gnuplot, const char *id_prefix,
+int rt_pagechart_crossover(const rt_pg_crossover *xo, const char *gnuplot, const char *id_prefix,
                      rt_pg_svg *out, char *err, size_t errlen)
 {
 	if (!xo->present || xo->ncurves == 0)
@@ -768,7 +769,7 @@ static int threads_script(rt_chart *c, const rt_pg_crossover *xo)
 	return drawn;
 }
 
-int rt_pgc_threads(const rt_pg_crossover *xo, const char *gnuplot, const char *id_prefix,
+int rt_pagechart_threads(const rt_pg_crossover *xo, const char *gnuplot, const char *id_prefix,
                    rt_pg_svg *out, char *err, size_t errlen)
 {
 	rt_chart c;
@@ -842,7 +843,7 @@ static void check_script(rt_chart *c, const rt_checkdoc *d, int nratio, rt_pg_sv
 	legend(out, "within the threshold", "#dddddd", RT_GLYPH_BOX);
 }
 
-int rt_pgc_check(const rt_checkdoc *d, const char *gnuplot, const char *id_prefix, rt_pg_svg *out,
+int rt_pagechart_check(const rt_checkdoc *d, const char *gnuplot, const char *id_prefix, rt_pg_svg *out,
                  char *err, size_t errlen)
 {
 	int nratio = 0;

@@ -46,7 +46,7 @@ typedef struct rt_pg_svg {
  * at the bottom, the recommended knee and the fastest point marked. Its
  * legend is out->legend.
  */
-int rt_pgc_throughput(const rt_pg_workload *wl, const char *gnuplot, const char *id_prefix,
+int rt_pagechart_throughput(const rt_pg_workload *wl, const char *gnuplot, const char *id_prefix,
                       rt_pg_svg *out, char *err, size_t errlen);
 
 /*
@@ -54,7 +54,7 @@ int rt_pgc_throughput(const rt_pg_workload *wl, const char *gnuplot, const char 
  * (compute, update, transfer, data / env), the device-busy share bracketed
  * above each bar.
  */
-int rt_pgc_phases(const rt_pg_workload *wl, const char *gnuplot, const char *id_prefix,
+int rt_pagechart_phases(const rt_pg_workload *wl, const char *gnuplot, const char *id_prefix,
                   rt_pg_svg *out, char *err, size_t errlen);
 
 /*
@@ -63,7 +63,7 @@ int rt_pgc_phases(const rt_pg_workload *wl, const char *gnuplot, const char *id_
  * (dotted beyond it), every n* with its CI shaded, and the size from which
  * more threads pay.
  */
-int rt_pgc_crossover(const rt_pg_crossover *xo, const char *gnuplot, const char *id_prefix,
+int rt_pagechart_crossover(const rt_pg_crossover *xo, const char *gnuplot, const char *id_prefix,
                      rt_pg_svg *out, char *err, size_t errlen);
 
 /*
@@ -72,7 +72,7 @@ int rt_pgc_crossover(const rt_pg_crossover *xo, const char *gnuplot, const char 
  * fitted times; the observed medians as points where recorded), 1 marked,
  * and the size from which N threads pay.
  */
-int rt_pgc_threads(const rt_pg_crossover *xo, const char *gnuplot, const char *id_prefix,
+int rt_pagechart_threads(const rt_pg_crossover *xo, const char *gnuplot, const char *id_prefix,
                    rt_pg_svg *out, char *err, size_t errlen);
 
 /*
@@ -80,13 +80,13 @@ int rt_pgc_threads(const rt_pg_crossover *xo, const char *gnuplot, const char *i
  * verdict, the band of +-threshold shaded around 1. Its legend is
  * out->legend.
  */
-int rt_pgc_check(const rt_checkdoc *d, const char *gnuplot, const char *id_prefix, rt_pg_svg *out,
+int rt_pagechart_check(const rt_checkdoc *d, const char *gnuplot, const char *id_prefix, rt_pg_svg *out,
                  char *err, size_t errlen);
 
 /* The colour the page gives a verdict, in its charts and its table. */
-const char *rt_pgc_verdict_color(rt_verdict v);
+const char *rt_pagechart_verdict_color(rt_verdict v);
 
 /* "cpu fp32, 2 threads, 1 worker": a trial's setting as its line is labelled. */
-void rt_pgc_series_label(const rt_pg_workload *wl, const rt_point *pt, char *buf, size_t len);
+void rt_pagechart_series_label(const rt_pg_workload *wl, const rt_point *pt, char *buf, size_t len);
 
 #endif

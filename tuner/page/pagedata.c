@@ -541,7 +541,7 @@ static void attach_observations(rt_page *pg)
 }
 
 /* The page's curves of an analysis: the fits, each with its outliers as (n, seconds). */
-static int curves_of(const rt_xo_fits *f, rt_pg_crossover *x, char *err, size_t errlen)
+static int curves_of(const rt_crossover_fits *f, rt_pg_crossover *x, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < f->r->ncurves; i++) {
 		const rt_replay_curve *c = &f->r->curves[i];
@@ -563,7 +563,7 @@ static int curves_of(const rt_xo_fits *f, rt_pg_crossover *x, char *err, size_t 
 	return RT_OK;
 }
 
-static void pair_of(const rt_xo_analysis *a, const rt_xo_pair *p, rt_pg_pair *pp)
+static void pair_of(const rt_crossover_analysis *a, const rt_crossover_pair *p, rt_pg_pair *pp)
 {
 	*pp = (rt_pg_pair){a->square.name[p->i], a->square.name[p->j], NULL, NULL, NULL,
 	                   NAN, NAN, NAN};
@@ -571,7 +571,7 @@ static void pair_of(const rt_xo_analysis *a, const rt_xo_pair *p, rt_pg_pair *pp
 		pp->error = p->error;
 		return;
 	}
-	pp->kind = rt_xo_kind_name(p->cx.kind);
+	pp->kind = rt_crossover_kind_name(p->cx.kind);
 	pp->summary = p->summary;
 	pp->n_star = p->n_star;
 	if (p->has_ci) {
@@ -580,7 +580,7 @@ static void pair_of(const rt_xo_analysis *a, const rt_xo_pair *p, rt_pg_pair *pp
 	}
 }
 
-static void threads_of(const rt_xo_threads *t, rt_pg_threads *pt)
+static void threads_of(const rt_crossover_threads *t, rt_pg_threads *pt)
 {
 	*pt = (rt_pg_threads){.backend = t->backend, .precision = t->precision,
 	                      .threads = t->threads, .pays_from = NAN};
@@ -598,7 +598,7 @@ static void threads_of(const rt_xo_threads *t, rt_pg_threads *pt)
 
 /*
  * The fits of a replay CSV, made here as `crossover --replay` makes them
- * (rt_xo_fit), taken from the analysis itself.
+ * (rt_crossover_fit), taken from the analysis itself.
  */
 static int fit_replay(rt_page *pg, const char *path, char *err, size_t errlen)
 {
@@ -608,10 +608,10 @@ static int fit_replay(rt_page *pg, const char *path, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	char why[RT_ERRLEN];
-	rt_xo_data d = {.square = pg->replay};
-	rt_xo_shape shape = {0};
-	rt_xo_analysis *a = &pg->xo_fit;
-	if ((rc = rt_xo_fit(&d, &shape, a, why, sizeof why)))
+	rt_crossover_data d = {.square = pg->replay};
+	rt_crossover_shape shape = {0};
+	rt_crossover_analysis *a = &pg->xo_fit;
+	if ((rc = rt_crossover_fit(&d, &shape, a, why, sizeof why)))
 		return rt_fail(err, errlen, rc, "%s: %s", path, why);
 	if (a->square.r->ncurves > RT_PG_MAX_CURVES || a->npairs > RT_PG_MAX_PAIRS ||
 	    a->nthreads > RT_PG_MAX_PAIRS)
@@ -812,7 +812,7 @@ void rt_page_free(rt_page *pg)
 		rt_checkdoc_free(&pg->checkdoc);
 	if (pg->has_watch)
 		rt_watch_free(&pg->watchrun);
-	rt_xo_analysis_free(&pg->xo_fit);
+	rt_crossover_analysis_free(&pg->xo_fit);
 	rt_replay_free(pg->replay);
 	memset(pg, 0, sizeof *pg);
 }

@@ -136,7 +136,7 @@ typedef struct rt_page {
 	rt_config config;
 	rt_checkdoc checkdoc;
 	rt_watch_run watchrun;
-	rt_xo_analysis xo_fit; /* the fits of --crossover FILE.csv */
+	rt_crossover_analysis xo_fit; /* the fits of --crossover FILE.csv */
 	rt_replay *replay;
 } rt_page;
 

@@ -215,7 +215,7 @@ static double device_gib(const rt_sweep_plan *plan)
 {
 	rt_config_machine m;
 	rt_config_read_machine(plan->cfg, &m);
-	if (!strcmp(plan->point.backend, "cpu"))
+	if (rt_backend_on_host(plan->point.backend))
 		return isnan(m.available_gib) ? 0 : m.available_gib;
 	for (int i = 0; i < m.naccel; i++) {
 		const rt_config_accel *a = &m.accel[i];
@@ -266,7 +266,7 @@ static int fits(rt_sweep_plan *plan, const evidence *e, long v, double dev_gib, 
 			 "%s=%ld would need %.2f GiB by the memory model, more than %.0f%% of "
 			 "the %.2f GiB of %s memory",
 			 unit, v, need, 100 * RT_SWEEP_MEM_SHARE, dev_gib,
-			 strcmp(plan->point.backend, "cpu") ? "device" : "available host");
+			 rt_backend_on_host(plan->point.backend) ? "available host" : "device");
 		return 0;
 	}
 	return 1;

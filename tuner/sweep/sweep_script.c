@@ -14,6 +14,7 @@
  */
 #include <string.h>
 
+#include "../../common/platform.h"
 #include "sweep_impl.h"
 
 /* What runs a trial and each engine's study (embedded at build time); the
@@ -34,8 +35,11 @@ static void put_env_and_binding(FILE *f, const rt_sweep_plan *plan)
 	      "# imported: OpenBLAS, OpenMP runtimes and PyTorch read them as they load.\n"
 	      "os.environ.update(ENV)\n"
 	      "if PUS and \"--no-pin\" not in sys.argv[1:]:\n"
-	      "    if set(PUS) <= os.sched_getaffinity(0):\n"
-	      "        os.sched_setaffinity(0, PUS)\n"
+	      "    if not hasattr(os, \"sched_setaffinity\"):  # macOS binds no process\n"
+	      "        print(\"rigtune sweep: this system binds no process to PUs: no binding\",\n"
+	      "              file=sys.stderr)\n"
+	      "    elif set(PUS) <= os.sched_getaffinity(0):\n" /* platform: Python's, Linux's branch */
+	      "        os.sched_setaffinity(0, PUS)\n"              /* platform: as above */
 	      "    else:\n"
 	      "        print(\"rigtune sweep: PUs %s are not all offered here: no binding\" % PUS,\n"
 	      "              file=sys.stderr)\n\n",

@@ -1,8 +1,9 @@
 /*
  * procfs.h: what the kernel says about a process tree and the machine, read
- * without stopping anything (Linux: /proc). Every /proc read of `watch` is
- * behind this interface, so that another system (Darwin: proc_pidinfo,
- * host_processor_info) needs one more implementation of it and nothing else.
+ * without stopping anything. procfs.c keeps which pids belong to the tree;
+ * what it asks of the system (procfs_os.h) is procfs_linux.c's (/proc) or
+ * procfs_darwin.c's (libproc, the Mach host's ticks): every read of `watch`
+ * is behind this interface.
  *
  *   rt_proc_tree t; rt_proc_tree_init(&t, root, 1);
  *   rt_proc_snap s = {0};
@@ -40,6 +41,7 @@ typedef struct rt_proc_tree {
 	int root_counts; /* the root itself is watched (--pid), or only what is below it (us) */
 	struct rt_proc_known *known;
 	int nknown, cap;
+	int nknown_before; /* during a listing: how many were known before it (sorted) */
 } rt_proc_tree;
 
 /*
@@ -50,7 +52,8 @@ typedef struct rt_proc_tree {
 void rt_proc_tree_init(rt_proc_tree *t, pid_t root, int root_counts);
 void rt_proc_tree_free(rt_proc_tree *t);
 
-/* Fills s with the tree's threads now. RT_OK, RT_ENOMEM, RT_EIO when /proc cannot be read. */
+/* Fills s with the tree's threads now. RT_OK, RT_ENOMEM, RT_EIO when the pids cannot be
+ * listed. */
 int rt_proc_snapshot(rt_proc_tree *t, rt_proc_snap *s);
 void rt_proc_snap_free(rt_proc_snap *s);
 

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/platform.h"
 #include "../../common/rt.h"
 #include "../usercmd.h"
 #include "watch.h"
@@ -47,14 +47,6 @@ static int in_tree(void *user, int pid)
 	return rt_proc_in_tree(&((sampler *)user)->tree, (pid_t)pid);
 }
 
-/* Sleeps until the monotonic time `at` (seconds, rt_now()'s clock). */
-static void sleep_until(double at)
-{
-	struct timespec ts = {(time_t)at, (long)((at - (double)(time_t)at) * 1e9)};
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 /* One snapshot and its tick; whether the followed process is still there (--pid). */
 static int sample_once(sampler *sp, rt_proc_snap *cur, rt_proc_snap *prev, double *last)
 {
@@ -83,14 +75,13 @@ static void *sample_loop(void *arg)
 		next += sp->period;
 		if (next < rt_now())
 			next = rt_now(); /* a late tick is not caught up: the next one is a period on */
-		sleep_until(next);
+		rt_plat_sleep_until(next);
 	}
 	rt_proc_snap_free(&a);
 	rt_proc_snap_free(&b);
-	struct rusage ru;
-	if (getrusage(RUSAGE_THREAD, &ru) == 0)
-		sp->r->sampler_cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
-				       (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+	struct timespec own; /* this thread's CPU time (POSIX; RUSAGE_THREAD is Linux's) */
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &own) == 0)
+		sp->r->sampler_cpu_s = (double)own.tv_sec + 1e-9 * (double)own.tv_nsec;
 	return NULL;
 }
 
@@ -178,7 +169,7 @@ static int watch_pid(const rt_watch_opts *o, sampler *sp, char *err, size_t errl
 	pthread_t th;
 	RT_TRY(start_sampler(sp, &th, err, errlen));
 	while (!interrupted && rt_proc_alive(o->pid))
-		sleep_until(rt_now() + sp->period);
+		rt_plat_sleep_until(rt_now() + sp->period);
 	stop_sampler(sp, th);
 	sp->r->wall_s = rt_now() - sp->t0;
 	return RT_OK;

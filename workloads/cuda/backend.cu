@@ -24,6 +24,7 @@
 #define GPU_NAME "cuda"
 #define GPU_LABEL "CUDA"
 #define GPU_VISIBLE "CUDA_VISIBLE_DEVICES"
+#define GPU_FRAMEWORK_DEVICE "cuda" /* torch.device('cuda') */
 #define VENDOR_BUILT_FOR "sm_75, sm_80, sm_90, PTX 9.0"
 #define VENDOR_MONITOR "nvml"
 

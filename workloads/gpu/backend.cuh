@@ -419,6 +419,7 @@ static const rt_backend_ops gpu_ops = {
 	.abi = RT_BACKEND_ABI,
 	.name = GPU_NAME,
 	.visible_devices = GPU_VISIBLE,
+	.framework_device = GPU_FRAMEWORK_DEVICE,
 	.init = gpu_init,
 	.device_info = gpu_device_info,
 	.open = gpu_open,

@@ -17,6 +17,7 @@
 #define GPU_NAME "hip"
 #define GPU_LABEL "HIP"
 #define GPU_VISIBLE "HIP_VISIBLE_DEVICES"
+#define GPU_FRAMEWORK_DEVICE "cuda" /* PyTorch's ROCm build names its devices cuda too */
 #define VENDOR_BUILT_FOR "see HIP_ARCHS in the Makefile"
 #define VENDOR_MONITOR "rocm_smi"
 

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# macOS on Apple Silicon, as far as this Linux machine can show it: make test has
+# cross-compiled every file of the binary for aarch64-macos (Zig's C compiler, warnings
+# as errors) and linked it (Makefile, "macOS"); this checks what came out, and that
+# scripts/check-portable.sh keeps Linux-only calls inside the platform module.
+. "$(dirname "$0")/lib.sh"
+# On a Mac the native build is the Mach-O binary, linked with Homebrew's own libraries.
+# The cross-build is build-mac beside the host's build (build, build-asan) whatever its sanitizers.
+bin=$(dirname "${BUILD_DIR:-$PWD/build}")/build-mac/rigtune
+[ "$(uname -s)" = Darwin ] && bin=$RIGTUNE
+
+# Mach-O 64-bit (0xfeedfacf, little-endian), CPU type arm64 (0x0100000c), an executable (2).
+header=$(od -An -tx4 -N16 "$bin" 2>/dev/null | tr -s ' ')
+if [ "$header" = " feedfacf 0100000c 00000000 00000002" ]; then
+  ok "the macOS build is an arm64 Mach-O executable ($bin)"
+else not_ok "the macOS build is an arm64 Mach-O executable ($bin)" "header: '$header'"; fi
+
+# What the binary takes from each library is what that library exports (the stubs
+# export exactly the Debian build's symbols): every library it was linked with is named.
+if [ "$(uname -s)" != Darwin ]; then
+  for lib in hwloc nlopt yaml openblas pq dnnl omp; do
+    grep -q "/opt/homebrew/lib/lib$lib.dylib" "$bin" || missing="${missing:-} $lib"
+  done
+  if [ -z "${missing:-}" ]; then ok "it loads hwloc, NLopt, libyaml, OpenBLAS, libpq, oneDNN and libomp from Homebrew"
+  else not_ok "it loads every library from Homebrew" "not named:$missing"; fi
+fi
+
+# The tests scripts/mac-check.sh runs on a Mac link for it too (Linux: the cross-build's).
+if [ "$(uname -s)" != Darwin ]; then
+  for t in test_platform test_steer test_memwatch gpu_check; do
+    [ -n "$header" ] && [ "$(od -An -tx4 -N16 "$(dirname "$bin")/tests/$t" 2>/dev/null | tr -s ' ')" = "$header" ] ||
+      bad="${bad:-} $t"
+  done
+  if [ -z "${bad:-}" ]; then ok "test_platform, test_steer, test_memwatch and gpu_check link for aarch64-macos"
+  else not_ok "the tests a Mac runs link for aarch64-macos" "not Mach-O arm64:$bad"; fi
+fi
+
+# Every embedded file made it, under Mach-O's names: the space of each workload.
+if grep -q 'Default search space of the GEMM workload' "$bin"; then ok "the embedded spaces are in the Mach-O binary"
+else not_ok "the embedded spaces are in the Mach-O binary"; fi
+
+# The Metal plugin: a Mach-O dylib exporting the backend's entry point, whose calls into
+# rigtune (the CPU reference kernels) the binary defines, and that links nothing but
+# libSystem (Metal, MPS and libobjc are opened at run time).
+plugin=$(dirname "$bin")/librigtune_metal.dylib
+nm=$(command -v llvm-nm || echo "llvm-nm (missing: scripts/install-deps.sh test)")
+if $nm -g --defined-only "$plugin" 2>/dev/null | grep -q ' T _rigtune_backend$'; then
+  ok "the Metal plugin exports rigtune_backend ($plugin)"
+else not_ok "the Metal plugin exports rigtune_backend ($plugin)" "$($nm -g "$plugin" 2>&1 | head -3)"; fi
+$nm -g -u "$plugin" 2>/dev/null | grep '^_rt_' | sort >"$TMP/wants"
+$nm -g --defined-only "$bin" 2>/dev/null | awk '{print $3}' | sort >"$TMP/has"
+unmet=$(comm -23 "$TMP/wants" "$TMP/has" | tr '\n' ' ')
+if [ -s "$TMP/wants" ] && [ -z "$unmet" ]; then
+  ok "what the plugin takes from rigtune ($(wc -l <"$TMP/wants") kernels) the binary defines"
+else not_ok "what the plugin takes from rigtune the binary defines" "unmet: ${unmet:-nothing asked}"; fi
+libs=$(LC_ALL=C grep -ao '/[A-Za-z0-9_./-]*\.dylib' "$plugin" | grep -v librigtune_metal | sort -u |
+  tr '\n' ' ') # (its own name aside)
+if [ "$libs" = "/usr/lib/libSystem.B.dylib /usr/lib/libobjc.A.dylib " ] ||
+   [ "$libs" = "/usr/lib/libobjc.A.dylib /usr/lib/libSystem.B.dylib " ]; then
+  ok "the plugin links only libSystem (libobjc is named for dlopen)"
+else not_ok "the plugin links only libSystem" "it names: $libs"; fi
+
+expect_exit 0 "no Linux-only name outside the platform module" scripts/check-portable.sh
+
+# The check finds what it checks for: a copy of the tree with one Linux-only line.
+cp -r common search workloads tuner scripts "$TMP/"
+caught() { # DESC FILE LINE
+  printf '%s\n' "$3" >>"$TMP/$2"
+  (cd "$TMP" && scripts/check-portable.sh) >"$TMP/out" 2>&1
+  local rc=$?
+  cp "$2" "$TMP/$2"
+  if [ "$rc" -eq 1 ] && grep -qF "$2:" "$TMP/out"; then ok "$1"
+  else not_ok "$1" "exit $rc: $(tail -2 "$TMP/out")"; fi
+}
+caught "a Linux-only header is caught" tuner/tune.c '#include <sys/prctl.h>'
+caught "a Linux-only call is caught" tuner/child.c 'static int f(int *p) { return pipe2(p, 0); }'
+caught "a /proc path is caught" workloads/loader.c 'static const char *p = "/proc/self/exe";'
+caught "cpu_set_t in a shared header is caught" tuner/usercmd.h 'typedef cpu_set_t rt_x;'
+# and lets through what only looks like one
+printf '%s\n' '/* sched_setaffinity(0, ...) and /proc/stat, in a comment */' \
+  'static int g(void) { return rt_plat_execvpe(0, 0, 0); }' >>"$TMP/tuner/tune.c"
+expect_exit 0 "a comment and a platform call are not Linux-only" sh -c "cd '$TMP' && scripts/check-portable.sh"
+echo "1..$n"

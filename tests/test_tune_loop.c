@@ -1,0 +1,314 @@
+/*
+ * test_tune_loop.c: the loop of `rigtune tune` (tune.c, tune_trial.c) through a
+ * fake target (tune_target.h) whose true rates are known and whose trials
+ * cost nothing: the grid measures every feasible point once and the pick is
+ * the knee; a point the target rules out is never measured and one that did
+ * not fit is never picked; a trial the journals hold is reused, not
+ * measured; a contended trial is measured again and its second figure kept;
+ * an interruption stops the search with what was measured.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../common/rt.h"
+#include "../tuner/tune.h"
+#include "../tuner/tune_target.h"
+
+#define NB 4
+#define NT 4
+static const long batches[NB] = {8, 16, 32, 64};
+#define MAX_LOG 64
+#define BUDGET_S 600.0 /* never reached: every fake trial is instant */
+
+/* What the fake target does, and what the loop asked of it. */
+typedef struct fake {
+	int max_threads;          /* feasible() rules out more threads */
+	long oom_batch;           /* measure(): this batch and more do not fit (0: all fit) */
+	long stored_batch;        /* find(): the journals hold this batch's points (0: none) */
+	int contended_at;         /* measure(): this call reports contention (-1: none) */
+	int interrupt_at;         /* measure(): this call is interrupted (-1: none) */
+	int log[MAX_LOG][2];      /* the points measured, in order */
+	int nlog;
+	rt_journal_record stored; /* what find() returns */
+} fake;
+
+static fake *the_fake;
+
+/*
+ * The true rate of batch b on t threads, in samples/s: the batch saturates
+ * (b / (b + 2)), the threads peak at 3 (1, 1.8, 2, 1.6 times one thread's).
+ */
+static double rate(long b, int t)
+{
+	static const double thread_factor[NT + 1] = {0, 1.0, 1.8, 2.0, 1.6};
+	return 1000.0 * (double)b / (double)(b + 2) * thread_factor[t];
+}
+
+static long batch_at(const rt_space *s, const int *idx)
+{
+	int p = rt_space_find(s, "batch");
+	return rt_space_int_at(s, p, idx[p]);
+}
+
+static int threads_at(const rt_space *s, const int *idx)
+{
+	int p = rt_space_find(s, "threads");
+	return (int)rt_space_int_at(s, p, idx[p]);
+}
+
+static int fake_feasible(const tune_ctx *c, const int *idx, int *cpus)
+{
+	*cpus = threads_at(c->twl->space, idx);
+	return *cpus <= the_fake->max_threads;
+}
+
+static const rt_journal_record *fake_find(const tune_ctx *c, const rt_tune_trial *t)
+{
+	fake *f = the_fake;
+	long b = batch_at(c->twl->space, t->idx);
+	if (b != f->stored_batch)
+		return NULL;
+	int th = threads_at(c->twl->space, t->idx);
+	f->stored.m = (rt_measurement){.feasible = 1, .median = rate(b, th)};
+	return &f->stored;
+}
+
+static int fake_measure(const tune_ctx *c, const rt_tune_trial *t, double cap,
+			rt_measurement *m, char *err, size_t errlen)
+{
+	fake *f = the_fake;
+	(void)cap, (void)err, (void)errlen;
+	long b = batch_at(c->twl->space, t->idx);
+	int th = threads_at(c->twl->space, t->idx);
+	int call = f->nlog;
+	assert_true(f->nlog < MAX_LOG);
+	f->log[f->nlog][0] = (int)b;
+	f->log[f->nlog++][1] = th;
+	memset(m, 0, sizeof *m);
+	m->seconds = 0.01;
+	if (call == f->interrupt_at)
+		rt_tune_interrupt();
+	if (f->oom_batch && b >= f->oom_batch) {
+		m->cause = RT_CAUSE_MEMORY;
+		snprintf(m->reason, sizeof m->reason, "needs more memory");
+		return RT_OK;
+	}
+	m->feasible = 1;
+	/* a contended run's figure is low: the loop must not keep it */
+	m->contended = call == f->contended_at;
+	m->contention = m->contended ? 0.5 : 0;
+	m->median = rate(b, th) * (m->contended ? 0.5 : 1);
+	m->ci_lo = m->ci_hi = m->median;
+	return RT_OK;
+}
+
+static int fake_append(const tune_ctx *c, const rt_tune_trial *t, const rt_measurement *m,
+		       char *err, size_t errlen)
+{
+	(void)c, (void)t, (void)m, (void)err, (void)errlen;
+	fail_msg("no journal is open: nothing is appended");
+	return RT_EIO;
+}
+
+static const rt_tune_target fake_target = {
+	.feasible = fake_feasible,
+	.find = fake_find,
+	.measure = fake_measure,
+	.append = fake_append,
+};
+
+/* One search state: the run, its one workload and the context the loop takes. */
+typedef struct search {
+	rt_tune_opts o;
+	rt_tune_run run;
+	rt_progress progress;
+	tune_ctx c;
+} search;
+
+static void setup(search *s, fake *f)
+{
+	memset(s, 0, sizeof *s);
+	*f = (fake){.max_threads = NT, .contended_at = -1, .interrupt_at = -1};
+	the_fake = f;
+	rt_tune_interrupt_clear();
+	rt_tune_opts_default(&s->o);
+	s->run.strategy = "grid";
+	rt_progress_init(&s->progress, BUDGET_S, 1);
+	rt_tune_workload *twl = &s->run.wl[s->run.nwl++];
+	twl->name = "fake";
+	twl->unit = "samples/s";
+	twl->target = &fake_target;
+	twl->space = rt_space_create();
+	assert_non_null(twl->space);
+	assert_int_equal(rt_space_add_ordinal(twl->space, "batch", batches, NB, NULL, 0), 0);
+	assert_int_equal(rt_space_add_range(twl->space, "threads", 1, NT, 1, NULL, 0), 1);
+	rt_space_set_role(twl->space, 0, RT_ROLE_SATURATING);
+	rt_space_set_role(twl->space, 1, RT_ROLE_PEAKED);
+	s->c = (tune_ctx){.run = &s->run, .twl = twl, .o = &s->o, .progress = &s->progress};
+}
+
+static void search_ok(search *s)
+{
+	char err[RT_ERRLEN] = "";
+	assert_int_equal(rt_tune_search(&s->c, BUDGET_S, err, sizeof err), RT_OK);
+}
+
+/* How many times the fake measured point (b, t). */
+static int measured(const fake *f, long b, int t)
+{
+	int n = 0;
+	for (int i = 0; i < f->nlog; i++)
+		n += f->log[i][0] == b && f->log[i][1] == t;
+	return n;
+}
+
+/* The recommendation's and the fastest trial's points. */
+static void assert_pick(const search *s, long fast_b, int fast_t, long rec_b, int rec_t)
+{
+	const rt_tune_workload *twl = s->c.twl;
+	const rt_tune_trial *fastest, *rec;
+	int kept;
+	assert_int_equal(twl->status, RT_OK);
+	assert_int_equal(rt_tune_pick(twl, &fastest, &rec, &kept), RT_OK);
+	assert_int_equal(kept, 0);
+	assert_int_equal(batch_at(twl->space, fastest->idx), fast_b);
+	assert_int_equal(threads_at(twl->space, fastest->idx), fast_t);
+	assert_int_equal(batch_at(twl->space, rec->idx), rec_b);
+	assert_int_equal(threads_at(twl->space, rec->idx), rec_t);
+}
+
+static void teardown(search *s)
+{
+	rt_tune_run_free(&s->run);
+	rt_tune_interrupt_clear();
+}
+
+/*
+ * Every point once; the fastest is batch 64 on 3 threads (1939/s); the knee
+ * is batch 32 (1882/s, 97% of it: within 5%), not 16 (1778/s, 92%), and
+ * fewer threads fall short (1694/s).
+ */
+static void test_grid_measures_each_point_once_and_picks_the_knee(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	search_ok(&s);
+	assert_int_equal(f.nlog, NB * NT);
+	for (int b = 0; b < NB; b++)
+		for (int t = 1; t <= NT; t++)
+			assert_int_equal(measured(&f, batches[b], t), 1);
+	assert_int_equal(s.c.twl->ntrials, NB * NT);
+	assert_int_equal(s.c.twl->reused, 0);
+	assert_pick(&s, 64, 3, 32, 3);
+	const rt_tune_trial *fastest, *rec;
+	int kept;
+	rt_tune_pick(s.c.twl, &fastest, &rec, &kept);
+	assert_float_equal(fastest->median, rate(64, 3), 1e-9);
+	teardown(&s);
+}
+
+/*
+ * What the target rules out is never measured; what did not fit is a trial
+ * that the pick passes over: batch 64 out of memory, 4 threads ruled out,
+ * the fastest is batch 32 on 3 threads and 16 falls short of it (94%).
+ */
+static void test_infeasible_points_are_not_measured_or_picked(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.max_threads = 3;
+	f.oom_batch = 64;
+	search_ok(&s);
+	for (int b = 0; b < NB; b++)
+		assert_int_equal(measured(&f, batches[b], 4), 0);
+	int oom = 0;
+	for (int i = 0; i < s.c.twl->ntrials; i++) {
+		const rt_tune_trial *t = &s.c.twl->trials[i];
+		if (batch_at(s.c.twl->space, t->idx) == 64) {
+			assert_false(t->feasible);
+			assert_int_equal(t->cause, RT_CAUSE_MEMORY);
+			assert_string_equal(t->reason, "needs more memory");
+			oom++;
+		}
+	}
+	assert_true(oom >= 1);
+	assert_pick(&s, 32, 3, 32, 3);
+	teardown(&s);
+}
+
+/* The journals' trials are taken as they are: batch 8's four points are not measured. */
+static void test_stored_trials_are_reused_not_measured(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.stored_batch = 8;
+	search_ok(&s);
+	assert_int_equal(f.nlog, (NB - 1) * NT);
+	for (int t = 1; t <= NT; t++)
+		assert_int_equal(measured(&f, 8, t), 0);
+	assert_int_equal(s.c.twl->reused, NT);
+	for (int i = 0; i < s.c.twl->ntrials; i++) {
+		const rt_tune_trial *t = &s.c.twl->trials[i];
+		long b = batch_at(s.c.twl->space, t->idx);
+		assert_int_equal(t->reused, b == 8);
+		assert_float_equal(t->median, rate(b, threads_at(s.c.twl->space, t->idx)), 1e-9);
+	}
+	assert_pick(&s, 64, 3, 32, 3);
+	teardown(&s);
+}
+
+/* The fastest point's first run was contended (half its rate): it runs again, and counts. */
+static void test_a_contended_trial_is_measured_again(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.contended_at = 14; /* grid order, batch major: (64, 3) is the 15th point */
+	search_ok(&s);
+	assert_int_equal(f.log[14][0], 64);
+	assert_int_equal(f.log[14][1], 3);
+	assert_int_equal(measured(&f, 64, 3), 2);
+	assert_int_equal(f.nlog, NB * NT + 1);
+	assert_pick(&s, 64, 3, 32, 3);
+	teardown(&s);
+}
+
+/* Interrupted in its 6th trial, the search ends there: 5 trials, no error. */
+static void test_an_interruption_stops_the_search(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.interrupt_at = 5;
+	search_ok(&s);
+	assert_true(rt_tune_stop_requested());
+	assert_int_equal(f.nlog, 6);
+	assert_int_equal(s.c.twl->ntrials, 5);
+	teardown(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grid_measures_each_point_once_and_picks_the_knee),
+		cmocka_unit_test(test_infeasible_points_are_not_measured_or_picked),
+		cmocka_unit_test(test_stored_trials_are_reused_not_measured),
+		cmocka_unit_test(test_a_contended_trial_is_measured_again),
+		cmocka_unit_test(test_an_interruption_stops_the_search),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,21 @@
+# The CUDA plugin, librigtune_cuda.so: built where nvcc is (CUDA_HOME, else PATH).
+# Included by the Makefile with every workloads/*/plugin.mk; adds its name to
+# PLUGINS_HERE (the loader knows it where it is not installed) and its library to
+# PLUGINS where it can be built.
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(firstword $(wildcard $(CUDA_HOME)/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+CUDA_SRCS := $(wildcard workloads/cuda/*.cu)
+PLUGINS_HERE += cuda
+ifneq ($(NVCC),)
+PLUGINS += $(BUILD)/librigtune_cuda.so
+endif
+
+# CUDA 13 builds sm_75 (Turing) and newer: machine code for Turing, Ampere
+# (sm_80, which also runs on sm_86/sm_89) and Hopper, plus compute_90 PTX that
+# the driver compiles for anything newer (Blackwell) on first load.
+NVCC_FLAGS := -O2 -std=c++20 -Xcompiler -fPIC,-Wall,-fvisibility=hidden \
+	-gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
+	-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+$(BUILD)/librigtune_cuda.so: $(CUDA_SRCS) $(GPU_DEPS)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_FLAGS) -shared $(CUDA_SRCS) -o $@ -lcublas -lcublasLt -ldl

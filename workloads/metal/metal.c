@@ -1,0 +1,552 @@
+/*
+ * metal.c: the Metal backend plugin (librigtune_metal.dylib) for Apple
+ * Silicon, in plain C through the Objective-C runtime: Metal, Metal
+ * Performance Shaders and libobjc are opened with dlopen and called through
+ * objc_msgSend, so the plugin links nothing beyond libSystem and builds
+ * wherever Zig's C compiler does (make test cross-compiles it on Linux).
+ *
+ * Memory is unified: alloc() makes a shared MTLBuffer and hands out its
+ * contents pointer, which the CPU reads and writes in place. GEMMs run on
+ * the GPU (MPSMatrixMultiplication, fp32, and fp16 through half copies),
+ * one command buffer each, committed without waiting; the device's busy
+ * time is each command buffer's GPUEndTime - GPUStartTime. The elementwise
+ * kernels run the CPU reference (workloads/kernels.h, in the rigtune binary)
+ * on the same memory, after the GPU's work is done: correct, and on the CPU
+ * (not yet Metal compute shaders).
+ */
+#ifdef __APPLE__
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cpu_backend.h"
+#include "../gpu/host_common.h"
+#include "../kernels.h"
+
+typedef void *id;
+typedef void *SEL;
+
+#define METAL_FW "/System/Library/Frameworks/Metal.framework/Metal"
+#define MPS_FW                                                                                     \
+	"/System/Library/Frameworks/MetalPerformanceShaders.framework/"                            \
+	"MetalPerformanceShaders"
+#define OBJC_LIB "/usr/lib/libobjc.A.dylib"
+
+/* MTLResourceStorageModeShared, MTLCommandBufferStatusCompleted, MPSDataType's floats. */
+#define STORAGE_SHARED 0u
+#define CB_COMPLETED 4u
+#define MPS_FLOAT32 (0x10000000u | 32u)
+#define MPS_FLOAT16 (0x10000000u | 16u)
+
+/* What the runtime gives: looked up once by init(). */
+static struct {
+	id (*get_class)(const char *);
+	SEL (*sel)(const char *);
+	void *msg; /* objc_msgSend, cast to each call's own type */
+	void *(*pool_push)(void);
+	void (*pool_pop)(void *);
+	id (*create_device)(void);
+	bool (*mps_supports)(id);
+	id device;
+	char why[256]; /* init's or device_info's failure */
+} rt;
+
+/* objc_msgSend as a function of the given type (arm64: no variadic call, no stret). */
+#define MSG(type) ((type)rt.msg)
+#define CLS(name) rt.get_class(name)
+#define S(name) rt.sel(name)
+
+static id send(id o, const char *sel)
+{
+	return MSG(id(*)(id, SEL))(o, S(sel));
+}
+
+static void release(id o)
+{
+	if (o)
+		MSG(void (*)(id, SEL))(o, S("release"));
+}
+
+/* An NSString's text, "" for nil. */
+static const char *text_of(id s)
+{
+	const char *t = s ? MSG(const char *(*)(id, SEL))(s, S("UTF8String")) : NULL;
+	return t ? t : "";
+}
+
+/* dlsym of name in lib, or a message naming what is missing. */
+static void *need(void *lib, const char *name, int *missing)
+{
+	void *p = lib ? dlsym(lib, name) : NULL;
+	if (!p && !*missing) {
+		*missing = 1;
+		snprintf(rt.why, sizeof rt.why, "%s: not found (%s)", name, dlerror());
+	}
+	return p;
+}
+
+static int metal_init(char *err, size_t errlen)
+{
+	if (rt.device)
+		return 1;
+	int missing = 0;
+	void *objc = dlopen(OBJC_LIB, RTLD_NOW), *metal = dlopen(METAL_FW, RTLD_NOW);
+	void *mps = dlopen(MPS_FW, RTLD_NOW);
+	rt.get_class = (id(*)(const char *))need(objc, "objc_getClass", &missing);
+	rt.sel = (SEL(*)(const char *))need(objc, "sel_registerName", &missing);
+	rt.msg = need(objc, "objc_msgSend", &missing);
+	rt.pool_push = (void *(*)(void))need(objc, "objc_autoreleasePoolPush", &missing);
+	rt.pool_pop = (void (*)(void *))need(objc, "objc_autoreleasePoolPop", &missing);
+	rt.create_device = (id(*)(void))need(metal, "MTLCreateSystemDefaultDevice", &missing);
+	rt.mps_supports = (bool (*)(id))need(mps, "MPSSupportsMTLDevice", &missing);
+	if (missing)
+		return fail(err, errlen, RT_EUNAVAIL, "%s", rt.why);
+	if (!(rt.device = rt.create_device()))
+		return fail(err, errlen, RT_EUNAVAIL, "no Metal device");
+	if (!rt.mps_supports(rt.device)) {
+		release(rt.device);
+		rt.device = NULL;
+		return fail(err, errlen, RT_EUNAVAIL,
+		            "Metal Performance Shaders do not run on this device");
+	}
+	return 1;
+}
+
+static uint64_t working_set(void)
+{
+	return MSG(uint64_t(*)(id, SEL))(rt.device, S("recommendedMaxWorkingSetSize"));
+}
+
+static uint64_t allocated(void)
+{
+	return MSG(uint64_t(*)(id, SEL))(rt.device, S("currentAllocatedSize"));
+}
+
+static int metal_device_info(int dev, rt_device_info *info)
+{
+	if (dev != 0 || !rt.device)
+		return RT_EINVAL;
+	void *pool = rt.pool_push();
+	memset(info, 0, sizeof *info);
+	snprintf(info->name, sizeof info->name, "%s", text_of(send(rt.device, "name")));
+	snprintf(info->driver, sizeof info->driver, "Metal");
+	info->mem_total = working_set();
+	info->mem_free = info->mem_total > allocated() ? info->mem_total - allocated() : 0;
+	info->compute_units = 0; /* Metal does not say how many GPU cores */
+	info->precisions = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP16);
+	info->unified_memory = MSG(bool (*)(id, SEL))(rt.device, S("hasUnifiedMemory"));
+	snprintf(info->gemm_impl, sizeof info->gemm_impl,
+	         "MPSMatrixMultiplication (fp16 through half copies)");
+	rt.pool_pop(pool);
+	return 0;
+}
+
+/* ---- a context: the queue, the buffers handed out, the command buffer in flight ---- */
+
+typedef struct buffer {
+	id mtl;
+	char *base;
+	size_t len;
+} buffer;
+
+/* Command buffers committed before one is waited for (one queue runs them in order). */
+#define MAX_IN_FLIGHT 64
+
+struct rt_ctx {
+	id queue;
+	rt_ctx *cpu; /* the CPU backend's context: the elementwise kernels */
+	buffer *bufs;
+	int nbufs, cap;
+	id pending[MAX_IN_FLIGHT]; /* committed command buffers, retained, in order */
+	int npending;
+	int timing;
+	double busy_s; /* device time of what completed since the last device_time() */
+	char err[256];
+};
+
+static int metal_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen)
+{
+	*out = NULL;
+	if (dev != 0 || !rt.device)
+		return fail(err, errlen, RT_EINVAL, "no Metal device %d", dev);
+	rt_ctx *c = calloc(1, sizeof *c);
+	if (!c)
+		return fail(err, errlen, RT_ENOMEM, "out of memory");
+	int rc = rt_cpu_backend()->open(0, threads, &c->cpu, err, errlen);
+	if (rc == RT_OK && !(c->queue = send(rt.device, "newCommandQueue")))
+		rc = fail(err, errlen, RT_ERUNTIME, "newCommandQueue failed");
+	if (rc) {
+		if (c->cpu)
+			rt_cpu_backend()->close(c->cpu);
+		free(c);
+		return rc;
+	}
+	*out = c;
+	return RT_OK;
+}
+
+/* Waits for one command buffer: its status checked, its device time counted. */
+static int finish(rt_ctx *c, id cb)
+{
+	MSG(void (*)(id, SEL))(cb, S("waitUntilCompleted"));
+	int rc = RT_OK;
+	if (MSG(unsigned long (*)(id, SEL))(cb, S("status")) != CB_COMPLETED)
+		rc = fail(c->err, sizeof c->err, RT_ERUNTIME, "command buffer failed: %s",
+		          text_of(send(send(cb, "error"), "localizedDescription")));
+	else if (c->timing)
+		c->busy_s += MSG(double (*)(id, SEL))(cb, S("GPUEndTime")) -
+		             MSG(double (*)(id, SEL))(cb, S("GPUStartTime"));
+	release(cb);
+	return rc;
+}
+
+/* Waits for every command buffer in flight; the first failure. */
+static int drain(rt_ctx *c)
+{
+	int rc = RT_OK;
+	for (int i = 0; i < c->npending; i++) {
+		int r = finish(c, c->pending[i]);
+		rc = rc ? rc : r;
+	}
+	c->npending = 0;
+	return rc;
+}
+
+static void metal_close(rt_ctx *c)
+{
+	if (!c)
+		return;
+	drain(c);
+	for (int i = 0; i < c->nbufs; i++)
+		release(c->bufs[i].mtl);
+	free(c->bufs);
+	release(c->queue);
+	rt_cpu_backend()->close(c->cpu);
+	free(c);
+}
+
+static int metal_alloc(rt_ctx *c, size_t bytes, void **ptr)
+{
+	if (rt_grow(&c->bufs, &c->cap, c->nbufs, sizeof *c->bufs, 16)) /* the binary's */
+		return RT_ENOMEM;
+	id mtl = MSG(id(*)(id, SEL, unsigned long, unsigned long))(
+	    rt.device, S("newBufferWithLength:options:"), bytes ? bytes : 1, STORAGE_SHARED);
+	if (!mtl)
+		return fail(c->err, sizeof c->err, RT_ENOMEM, "newBufferWithLength: %zu bytes",
+		            bytes);
+	char *base = MSG(void *(*)(id, SEL))(mtl, S("contents"));
+	c->bufs[c->nbufs++] = (buffer){mtl, base, bytes};
+	*ptr = base;
+	return RT_OK;
+}
+
+/* The buffer that holds p, and p's offset in it; NULL for memory not from alloc(). */
+static const buffer *find(const rt_ctx *c, const void *p, size_t *offset)
+{
+	const char *q = p;
+	for (int i = 0; i < c->nbufs; i++)
+		if (q >= c->bufs[i].base && q < c->bufs[i].base + c->bufs[i].len) {
+			*offset = (size_t)(q - c->bufs[i].base);
+			return &c->bufs[i];
+		}
+	return NULL;
+}
+
+static void metal_free(rt_ctx *c, void *ptr)
+{
+	for (int i = 0; i < c->nbufs; i++)
+		if (c->bufs[i].base == ptr) {
+			drain(c); /* the GPU may still read it */
+			release(c->bufs[i].mtl);
+			c->bufs[i] = c->bufs[--c->nbufs];
+			return;
+		}
+}
+
+/* Unified memory: a copy is a memcpy, once the GPU is done with both. */
+static int metal_copy(rt_ctx *c, void *dst, const void *src, size_t bytes)
+{
+	int rc = drain(c);
+	if (rc == RT_OK && bytes)
+		memcpy(dst, src, bytes);
+	return rc;
+}
+
+static int metal_synchronize(rt_ctx *c)
+{
+	return drain(c);
+}
+
+static int metal_mem_info(rt_ctx *c, uint64_t *total, uint64_t *free_bytes)
+{
+	(void)c;
+	uint64_t used = allocated();
+	*total = working_set();
+	*free_bytes = *total > used ? *total - used : 0;
+	return RT_OK;
+}
+
+/* ---- GEMM ---- */
+
+/* An MPSMatrix of rows x cols (row-major, ld elements a row) at byte offset of buf. */
+static id matrix(id buf, size_t offset, int rows, int cols, int ld, unsigned type, size_t esize)
+{
+	id desc = MSG(id(*)(id, SEL, unsigned long, unsigned long, unsigned long, unsigned))(
+	    CLS("MPSMatrixDescriptor"), S("matrixDescriptorWithRows:columns:rowBytes:dataType:"),
+	    (unsigned long)rows, (unsigned long)cols, (unsigned long)ld * esize, type);
+	id m = send(CLS("MPSMatrix"), "alloc");
+	return MSG(id(*)(id, SEL, id, unsigned long, id))(m, S("initWithBuffer:offset:descriptor:"),
+	                                                  buf, offset, desc);
+}
+
+/* One GEMM's operands as MTLBuffers and offsets (fp16: half copies of them). */
+typedef struct operand {
+	id buf;
+	size_t offset;
+	id owned; /* a half copy made here, released after the GEMM */
+} operand;
+
+/* rows x cols floats at p (ld a row) as halves in a new shared buffer. */
+static int half_copy(const float *p, int rows, int cols, int ld, operand *o)
+{
+	size_t n = span(rows, cols, ld, 0, 1);
+	o->owned = MSG(id(*)(id, SEL, unsigned long, unsigned long))(
+	    rt.device, S("newBufferWithLength:options:"), n * sizeof(_Float16), STORAGE_SHARED);
+	if (!o->owned)
+		return RT_ENOMEM;
+	_Float16 *h = MSG(void *(*)(id, SEL))(o->owned, S("contents"));
+	for (size_t i = 0; i < n; i++)
+		h[i] = (_Float16)p[i];
+	o->buf = o->owned;
+	o->offset = 0;
+	return RT_OK;
+}
+
+static int operand_of(rt_ctx *c, const void *p, int half, int rows, int cols, int ld, operand *o)
+{
+	memset(o, 0, sizeof *o);
+	const buffer *b = find(c, p, &o->offset);
+	if (!b)
+		return fail(c->err, sizeof c->err, RT_EINVAL, "a GEMM operand not from alloc()");
+	if (half)
+		return half_copy(p, rows, cols, ld, o);
+	o->buf = b->mtl;
+	return RT_OK;
+}
+
+/* C (rows x cols, ld) back from its half copy. */
+static void from_half(const operand *o, float *c, int rows, int cols, int ld)
+{
+	const _Float16 *h = MSG(void *(*)(id, SEL))(o->owned, S("contents"));
+	for (size_t i = 0; i < span(rows, cols, ld, 0, 1); i++)
+		c[i] = (float)h[i];
+}
+
+/* Encodes one GEMM into cb: C = alpha op(A) op(B) + beta C, row-major like cblas. */
+static void encode(id cb, const operand *a, const operand *b, const operand *cm, int transa,
+                   int transb, int m, int n, int k, double alpha, double beta, int lda, int ldb,
+                   int ldc, unsigned type, size_t esize)
+{
+	id A = matrix(a->buf, a->offset, transa ? k : m, transa ? m : k, lda, type, esize);
+	id B = matrix(b->buf, b->offset, transb ? n : k, transb ? k : n, ldb, type, esize);
+	id C = matrix(cm->buf, cm->offset, m, n, ldc, type, esize);
+	id mm = send(CLS("MPSMatrixMultiplication"), "alloc");
+	mm = MSG(id(*)(id, SEL, id, bool, bool, unsigned long, unsigned long, unsigned long, double,
+	               double))(mm,
+	                        S("initWithDevice:transposeLeft:transposeRight:resultRows:"
+	                          "resultColumns:interiorColumns:alpha:beta:"),
+	                        rt.device, transa != 0, transb != 0, (unsigned long)m,
+	                        (unsigned long)n, (unsigned long)k, alpha, beta);
+	MSG(void (*)(id, SEL, id, id, id, id))
+	(mm, S("encodeToCommandBuffer:leftMatrix:rightMatrix:resultMatrix:"), cb, A, B, C);
+	release(mm);
+	release(A);
+	release(B);
+	release(C);
+}
+
+/* The ABI's checks (host_common.h), then what Metal cannot do: fp64, tf32, bf16. */
+static int check_gemm(rt_ctx *c, const gemm_args *g)
+{
+	unsigned offered = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP16);
+	return gemm_check(g, offered, "metal", 0, c->err, sizeof c->err);
+}
+
+/*
+ * count GEMMs of one shape in one command buffer, committed without
+ * waiting (fp32); fp16 converts the operands to halves, waits, and
+ * converts C back.
+ */
+static int gemm_many(rt_ctx *c, rt_precision prec, int transa, int transb, int m, int n, int k,
+                     double alpha, const float *a, int lda, long sa, const float *b, int ldb,
+                     long sb, double beta, float *cc, int ldc, long sc, int count)
+{
+	int half = prec == RT_FP16, rc = half ? drain(c) : RT_OK;
+	unsigned type = half ? MPS_FLOAT16 : MPS_FLOAT32;
+	size_t esize = half ? sizeof(_Float16) : sizeof(float);
+	void *pool = rt.pool_push();
+	id cb = rc ? NULL : send(c->queue, "commandBuffer");
+	if (!rc && !cb)
+		rc = fail(c->err, sizeof c->err, RT_ERUNTIME, "commandBuffer failed");
+	operand *ops = rc ? NULL : calloc((size_t)count * 3, sizeof *ops);
+	if (!rc && !ops)
+		rc = RT_ENOMEM;
+	for (int i = 0; rc == RT_OK && i < count; i++) {
+		operand *o = &ops[3 * i];
+		rc = operand_of(c, a + i * sa, half, transa ? k : m, transa ? m : k, lda, &o[0]);
+		if (!rc)
+			rc = operand_of(c, b + i * sb, half, transb ? n : k, transb ? k : n, ldb,
+			                &o[1]);
+		if (!rc)
+			rc = operand_of(c, cc + i * sc, half, m, n, ldc, &o[2]);
+		if (!rc)
+			encode(cb, &o[0], &o[1], &o[2], transa, transb, m, n, k, alpha, beta, lda,
+			       ldb, ldc, type, esize);
+	}
+	if (rc == RT_OK && c->npending == MAX_IN_FLIGHT)
+		rc = drain(c);
+	if (rc == RT_OK) {
+		MSG(void (*)(id, SEL))(cb, S("commit"));
+		c->pending[c->npending++] = MSG(id(*)(id, SEL))(cb, S("retain"));
+		if (half && rc == RT_OK && (rc = drain(c)) == RT_OK)
+			for (int i = 0; i < count; i++)
+				from_half(&ops[3 * i + 2], cc + i * sc, m, n, ldc);
+	}
+	for (int i = 0; ops && i < 3 * count; i++)
+		release(ops[i].owned);
+	free(ops);
+	rt.pool_pop(pool);
+	return rc;
+}
+
+static int metal_gemm(rt_ctx *c, rt_dtype t, rt_precision prec, int transa, int transb, int m,
+                      int n, int k, double alpha, const void *a, int lda, const void *b, int ldb,
+                      double beta, void *cc, int ldc)
+{
+	gemm_args g = {t, prec, transa, transb, m,   n, k, alpha, beta, a,
+	               b, cc,   lda,    ldb,    ldc, 0, 0, 0,     1};
+	int rc = check_gemm(c, &g);
+	if (rc || m == 0 || n == 0)
+		return rc;
+	return gemm_many(c, prec, transa, transb, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, cc,
+	                 ldc, 0, 1);
+}
+
+static int metal_gemm_batched(rt_ctx *c, rt_dtype t, rt_precision prec, int transa, int transb,
+                              int m, int n, int k, double alpha, const void *a, int lda, long sa,
+                              const void *b, int ldb, long sb, double beta, void *cc, int ldc,
+                              long sc, int count)
+{
+	gemm_args g = {t, prec, transa, transb, m,   n,  k,  alpha, beta, a,
+	               b, cc,   lda,    ldb,    ldc, sa, sb, sc,    count};
+	int rc = check_gemm(c, &g);
+	if (rc || m == 0 || n == 0 || count == 0)
+		return rc;
+	return gemm_many(c, prec, transa, transb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, cc,
+	                 ldc, sc, count);
+}
+
+/* ---- the elementwise kernels: the CPU reference on the shared memory, the GPU done first ---- */
+
+#define ON_CPU(name, params, args)                                                                 \
+	static int metal_##name params                                                             \
+	{                                                                                          \
+		int rc = drain(c);                                                                 \
+		return rc ? rc : rt_cpu_##name args;                                               \
+	}
+
+ON_CPU(fill, (rt_ctx * c, rt_dtype t, void *x, size_t n, double v), (c->cpu, t, x, n, v))
+ON_CPU(axpby, (rt_ctx * c, rt_dtype t, size_t n, double a, const void *x, double b, void *y),
+       (c->cpu, t, n, a, x, b, y))
+ON_CPU(add_bias, (rt_ctx * c, rt_dtype t, int r, int k, const void *bias, void *y),
+       (c->cpu, t, r, k, bias, y))
+ON_CPU(sum_rows, (rt_ctx * c, rt_dtype t, int r, int k, const void *dy, void *db),
+       (c->cpu, t, r, k, dy, db))
+ON_CPU(gelu, (rt_ctx * c, rt_dtype t, size_t n, const void *x, void *y), (c->cpu, t, n, x, y))
+ON_CPU(gelu_backward, (rt_ctx * c, rt_dtype t, size_t n, const void *x, const void *dy, void *dx),
+       (c->cpu, t, n, x, dy, dx))
+ON_CPU(tanh_fwd, (rt_ctx * c, rt_dtype t, size_t n, const void *x, void *y), (c->cpu, t, n, x, y))
+ON_CPU(tanh_backward, (rt_ctx * c, rt_dtype t, size_t n, const void *y, const void *dy, void *dx),
+       (c->cpu, t, n, y, dy, dx))
+ON_CPU(softmax,
+       (rt_ctx * c, rt_dtype t, int r, int k, double scale, int causal, const void *x, void *y),
+       (c->cpu, t, r, k, scale, causal, x, y))
+ON_CPU(softmax_backward,
+       (rt_ctx * c, rt_dtype t, int r, int k, double scale, const void *y, const void *dy,
+        void *dx),
+       (c->cpu, t, r, k, scale, y, dy, dx))
+ON_CPU(layernorm,
+       (rt_ctx * c, rt_dtype t, int r, int k, const void *x, const void *g, const void *b, void *y,
+        void *mean, void *rstd),
+       (c->cpu, t, r, k, x, g, b, y, mean, rstd))
+ON_CPU(layernorm_backward,
+       (rt_ctx * c, rt_dtype t, int r, int k, const void *x, const void *g, const void *mean,
+        const void *rstd, const void *dy, void *dx, void *dg, void *db),
+       (c->cpu, t, r, k, x, g, mean, rstd, dy, dx, dg, db))
+ON_CPU(mse_loss,
+       (rt_ctx * c, rt_dtype t, size_t n, const void *p, const void *target, void *loss, void *dp),
+       (c->cpu, t, n, p, target, loss, dp))
+ON_CPU(adam,
+       (rt_ctx * c, rt_dtype t, size_t n, void *w, const void *g, void *m, void *v, double lr,
+        double b1, double b2, double eps, int step),
+       (c->cpu, t, n, w, g, m, v, lr, b1, b2, eps, step))
+
+static const char *metal_last_error(rt_ctx *c)
+{
+	return c ? c->err : rt.why;
+}
+
+/* Waits for what is in flight; the GPU seconds of the command buffers since the last call. */
+static int metal_device_time(rt_ctx *c, int on, double *busy_s)
+{
+	int rc = drain(c);
+	*busy_s = c->busy_s;
+	c->busy_s = 0;
+	c->timing = on;
+	return rc;
+}
+
+static const rt_backend_ops metal_ops = {
+    .abi = RT_BACKEND_ABI,
+    .name = "metal",
+    .visible_devices = NULL, /* one GPU, no variable to hide it */
+    .host = 0,
+    .framework_device = "mps", /* PyTorch's torch.device('mps') */
+    .init = metal_init,
+    .device_info = metal_device_info,
+    .open = metal_open,
+    .close = metal_close,
+    .alloc = metal_alloc,
+    .free = metal_free,
+    .upload = metal_copy,
+    .download = metal_copy,
+    .synchronize = metal_synchronize,
+    .mem_info = metal_mem_info,
+    .gemm = metal_gemm,
+    .gemm_batched = metal_gemm_batched,
+    .fill = metal_fill,
+    .axpby = metal_axpby,
+    .add_bias = metal_add_bias,
+    .sum_rows = metal_sum_rows,
+    .gelu = metal_gelu,
+    .gelu_backward = metal_gelu_backward,
+    .tanh_fwd = metal_tanh_fwd,
+    .tanh_backward = metal_tanh_backward,
+    .softmax = metal_softmax,
+    .softmax_backward = metal_softmax_backward,
+    .layernorm = metal_layernorm,
+    .layernorm_backward = metal_layernorm_backward,
+    .mse_loss = metal_mse_loss,
+    .adam = metal_adam,
+    .utilization = NULL, /* no monitor a process may read without root */
+    .last_error = metal_last_error,
+    .gemm_impl = NULL,
+    .device_time = metal_device_time,
+};
+
+__attribute__((visibility("default"))) const rt_backend_ops *rigtune_backend(void)
+{
+	return &metal_ops;
+}
+#endif
