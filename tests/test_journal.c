@@ -501,6 +501,44 @@ static void test_old_journal_causes(void **state)
 }
 
 /*
+ * A journal written before a knob was added has no line for it: the knob
+ * takes its default (here workers and pin, as a journal from before them
+ * would lack them), while a key that is no knob is still refused.
+ */
+static void test_old_journal_missing_knobs(void **state)
+{
+	(void)state;
+	static const char old[] = "---\nrigtune_journal: 1\nfingerprint: " FP "\nhost: " HOST
+				  "\nstarted: 2026-01-02T10:00:00Z\ncommand: rigtune tune\n...\n"
+				  "---\nfingerprint: " FP "\nworkload: gemm\n"
+				  "point: {backend: cpu, precision: fp64, threads: 3}\n"
+				  "shape: {m: 64, n: 32, k: 16, transfer: 0}\n"
+				  "infeasible: 'needs 12.5 GiB, 6.2 available'\ncause: memory\n"
+				  "seconds: 1.5\n...\n";
+	char path[300], err[RT_ERRLEN] = "";
+	snprintf(path, sizeof path, "%s/old.yaml", tmp);
+	spit(path, old, sizeof old - 1);
+	rt_journal_record *recs;
+	size_t n;
+	if (rt_journal_load(path, &recs, &n, NULL, NULL, err, sizeof err))
+		fail_msg("load: %s", err);
+	assert_int_equal(n, 1);
+	assert_string_equal(recs[0].point.backend, "cpu");
+	assert_int_equal(recs[0].point.precision, RT_FP64);
+	assert_int_equal(recs[0].point.threads, 3);
+	assert_int_equal(recs[0].point.workers, 0);
+	assert_int_equal(recs[0].point.pin, RT_PIN_COMPACT);
+	assert_int_equal(recs[0].point.batch, 32);
+	rt_journal_records_free(recs, n);
+
+	char *bad = strdup(old);
+	memcpy(strstr(bad, "threads: 3"), "thread5: 3", 10);
+	spit(path, bad, strlen(bad));
+	free(bad);
+	expect_einval(path, 11, "point: unknown key 'thread5'");
+}
+
+/*
  * Files with no document (issue 12: UBSan found an offset applied to the
  * still-NULL record array when such a file failed to load). An empty file
  * and a torn header load as empty; anything else that is not a journal is
@@ -985,6 +1023,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resume_new_fingerprint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_middle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_old_journal_causes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_old_journal_missing_knobs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_document, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_find, setup, teardown),
 		cmocka_unit_test(test_point_and_shape_equal),

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../workloads/workload.h"
+#include "../workloads/knobs.h"
 
 void rt_vtprintf(FILE *f, const char *fmt, va_list ap)
 {
@@ -107,14 +108,15 @@ void rt_help_workloads(FILE *f)
 	fputs("Workloads:\n", f);
 	for (int i = 0; i < count; i++) {
 		const rt_workload *w = all[i];
-		char kv[64];
+		char kv[64], reads[160] = "reads";
 		int col = HELP_INDENT;
 		rt_help_item(f, w->name, w->summary);
 		fprintf(f, "%*s", HELP_INDENT, "");
-		snprintf(kv, sizeof kv, "reads backend device precision%s threads%s pin;",
-			 w->knobs & RT_KNOB_BATCH ? " batch" : "",
-			 w->knobs & RT_KNOB_WORKERS ? " workers" : "");
-		help_text(f, kv, col);
+		for (int k = 0; k < RT_NKNOBS; k++)
+			if (rt_workload_reads(w, &rt_knobs[k]))
+				rt_list_append(reads, sizeof reads, " ", rt_knobs[k].name);
+		rt_list_append(reads, sizeof reads, "", ";");
+		help_text(f, reads, col);
 		col = HELP_WIDTH; /* the shape keys on their own line */
 		help_word(f, "shape keys:", 11, &col);
 		for (int k = 0; k < w->nkeys; k++) {

@@ -255,9 +255,8 @@ static int apply_kvs(const rt_yr *r, const rt_config_kvs *kvs, const rt_workload
 		     rt_point *pt, rt_shape *sh)
 {
 	for (int i = 0; i < kvs->n; i++) {
-		char arg[160], why[RT_ERRLEN];
-		snprintf(arg, sizeof arg, "%s=%s", kvs->kv[i].key, kvs->kv[i].value);
-		if (rt_params_apply(w, arg, pt, sh, why, sizeof why))
+		char why[RT_ERRLEN];
+		if (rt_params_set(w, kvs->kv[i].key, kvs->kv[i].value, pt, sh, why, sizeof why))
 			return rt_yr_bad(r, kvs->kv[i].node, "%s", why);
 	}
 	return RT_OK;

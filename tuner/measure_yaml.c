@@ -5,21 +5,21 @@
 #include <string.h>
 
 #include "contention.h"
+#include "../workloads/knobs.h"
 
 void rt_emit_point(rt_yw *w, const rt_point *pt, const rt_workload *wl)
 {
-	unsigned knobs = wl ? wl->knobs : ~0u;
 	rt_yw_map(w, 1);
-	rt_yw_kstr(w, "backend", pt->backend);
-	if (pt->device)
-		rt_yw_kint(w, "device", pt->device);
-	rt_yw_kstr(w, "precision", rt_precision_name(pt->precision));
-	if (knobs & RT_KNOB_BATCH)
-		rt_yw_kint(w, "batch", pt->batch);
-	rt_yw_kint(w, "threads", pt->threads);
-	if (knobs & RT_KNOB_WORKERS)
-		rt_yw_kint(w, "workers", pt->workers);
-	rt_yw_kstr(w, "pin", rt_pin_name(pt->pin));
+	for (int i = 0; i < RT_NKNOBS; i++) {
+		const rt_knob *k = &rt_knobs[i];
+		char text[64];
+		if (!rt_knob_written(k, pt, wl))
+			continue;
+		if (k->kind == RT_KNOB_INT)
+			rt_yw_kint(w, k->name, rt_knob_get(k, pt));
+		else
+			rt_yw_kstr(w, k->name, rt_knob_text(k, pt, text, sizeof text));
+	}
 	rt_yw_end_map(w);
 }
 

@@ -1,5 +1,6 @@
 #include "params.h"
 
+#include "../workloads/knobs.h"
 #include "../workloads/loader.h"
 
 #include <errno.h>
@@ -61,17 +62,16 @@ int rt_arglist_split(const char *list, const char *what, int max, rt_arglist *l,
 	}
 }
 
-/* Integer point keys: name, where it lives in rt_point, smallest value. */
-static const struct int_key {
-	const char *name;
-	size_t offset;
-	long min, max;
-} int_keys[] = {
-	{"device", offsetof(rt_point, device), 0, 64},
-	{"batch", offsetof(rt_point, batch), 1, 1 << 24},
-	{"threads", offsetof(rt_point, threads), 1, 4096},
-	{"workers", offsetof(rt_point, workers), 0, 4096},
-};
+/* v into *out when it is in [min, max]; RT_EINVAL naming key otherwise. */
+static int check_range(const char *key, long v, long min, long max, long *out, char *err,
+		       size_t errlen)
+{
+	if (v < min || v > max)
+		return rt_fail(err, errlen, RT_EINVAL, "%s=%ld: must be between %ld and %ld",
+			       key, v, min, max);
+	*out = v;
+	return RT_OK;
+}
 
 static int set_long(const char *key, const char *val, long min, long max, long *out,
 		    char *err, size_t errlen)
@@ -80,25 +80,20 @@ static int set_long(const char *key, const char *val, long min, long max, long *
 	if (rt_parse_long(val, &v))
 		return rt_fail(err, errlen, RT_EINVAL, "%s: expected an integer, got '%s'",
 			       key, val);
-	if (v < min || v > max)
-		return rt_fail(err, errlen, RT_EINVAL, "%s=%ld: must be between %ld and %ld",
-			       key, v, min, max);
-	*out = v;
-	return RT_OK;
+	return check_range(key, v, min, max, out, err, errlen);
 }
 
 static int unknown_key(const rt_workload *w, const char *key, int with_point, char *err,
 		       size_t errlen)
 {
-	char shape[256] = "";
+	char shape[256] = "", point[160] = "";
 	for (int i = 0; i < w->nkeys; i++)
 		rt_list_append(shape, sizeof shape, " ", w->keys[i].name);
-	return rt_fail(err, errlen, RT_EINVAL, "unknown key '%s' for %s (%sshape keys: %s)", key,
-		       w->name,
-		       with_point ? "point keys: backend device precision batch threads workers "
-				    "pin; "
-				  : "",
-		       shape);
+	for (int i = 0; with_point && i < RT_NKNOBS; i++)
+		rt_list_append(point, sizeof point, " ", rt_knobs[i].name);
+	return rt_fail(err, errlen, RT_EINVAL, "unknown key '%s' for %s (%s%s%sshape keys: %s)",
+		       key, w->name, with_point ? "point keys: " : "", point,
+		       with_point ? "; " : "", shape);
 }
 
 /* Splits "key=value" into key (cut to fit) and *val; RT_EINVAL for anything else. */
@@ -125,47 +120,54 @@ int rt_params_apply_shape(const rt_workload *w, const char *arg, rt_shape *sh, c
 	return set_long(key, val, w->keys[k].min, w->keys[k].max, &sh->v[k], err, errlen);
 }
 
+/* The knob (*k) or else the shape key of w (*s) called key; RT_EINVAL listing both if neither. */
+static int find_key(const rt_workload *w, const char *key, const rt_knob **k, int *s, char *err,
+		    size_t errlen)
+{
+	*k = rt_knob_find(key);
+	*s = *k ? -1 : rt_shape_index(w, key);
+	return *k || *s >= 0 ? RT_OK : unknown_key(w, key, 1, err, errlen);
+}
+
+/* A knob from its text; a backend's name must be one the loader knows. */
+static int set_knob(const rt_knob *k, const char *val, rt_point *pt, char *err, size_t errlen)
+{
+	if (k->kind == RT_KNOB_BACKEND && !rt_backend_known(val)) {
+		char names[256];
+		rt_backend_names(names, sizeof names);
+		return rt_fail(err, errlen, RT_EINVAL, "%s: '%s' is not one of %s", k->name, val,
+			       names);
+	}
+	return rt_knob_set(k, val, pt, err, errlen);
+}
+
+int rt_params_set(const rt_workload *w, const char *key, const char *val, rt_point *pt,
+		  rt_shape *sh, char *err, size_t errlen)
+{
+	const rt_knob *k;
+	int s;
+	RT_TRY(find_key(w, key, &k, &s, err, errlen));
+	if (k)
+		return set_knob(k, val, pt, err, errlen);
+	return set_long(key, val, w->keys[s].min, w->keys[s].max, &sh->v[s], err, errlen);
+}
+
+int rt_params_set_long(const rt_workload *w, const char *key, long v, rt_point *pt,
+		       rt_shape *sh, char *err, size_t errlen)
+{
+	const rt_knob *k;
+	int s;
+	RT_TRY(find_key(w, key, &k, &s, err, errlen));
+	if (k)
+		return rt_knob_set_long(k, v, pt, err, errlen);
+	return check_range(key, v, w->keys[s].min, w->keys[s].max, &sh->v[s], err, errlen);
+}
+
 int rt_params_apply(const rt_workload *w, const char *arg, rt_point *pt, rt_shape *sh,
 		    char *err, size_t errlen)
 {
 	char key[64];
 	const char *val;
 	RT_TRY(split_assignment(arg, key, sizeof key, &val, err, errlen));
-
-	if (!strcmp(key, "backend")) {
-		char names[256];
-		rt_backend_names(names, sizeof names);
-		if (!rt_backend_known(val))
-			return rt_fail(err, errlen, RT_EINVAL, "backend: '%s' is not one of %s",
-			               val, names);
-		strcpy(pt->backend, val);
-		return RT_OK;
-	}
-	if (!strcmp(key, "precision")) {
-		int p = rt_precision_parse(val);
-		if (p < 0)
-			return rt_fail(err, errlen, RT_EINVAL,
-				       "precision: '%s' is not one of fp64 fp32 tf32 bf16 fp16", val);
-		pt->precision = (rt_precision)p;
-		return RT_OK;
-	}
-	if (!strcmp(key, "pin")) {
-		int p = rt_pin_parse(val);
-		if (p < 0)
-			return rt_fail(err, errlen, RT_EINVAL,
-				       "pin: '%s' is not one of none compact spread pcores ecores", val);
-		pt->pin = (rt_pin)p;
-		return RT_OK;
-	}
-	for (size_t i = 0; i < RT_COUNT(int_keys); i++)
-		if (!strcmp(key, int_keys[i].name)) {
-			long v;
-			int rc = set_long(key, val, int_keys[i].min, int_keys[i].max, &v, err, errlen);
-			if (rc == RT_OK)
-				*(int *)((char *)pt + int_keys[i].offset) = (int)v;
-			return rc;
-		}
-	if (rt_shape_index(w, key) < 0)
-		return unknown_key(w, key, 1, err, errlen);
-	return rt_params_apply_shape(w, arg, sh, err, errlen);
+	return rt_params_set(w, key, val, pt, sh, err, errlen);
 }

@@ -1,6 +1,6 @@
 /*
- * params.h: KEY=VALUE arguments for a workload: point keys (backend, device,
- * precision, batch, threads, workers, pin) and the workload's shape keys;
+ * params.h: KEY=VALUE arguments for a workload: point keys (the knob table,
+ * workloads/knobs.h) and the workload's shape keys;
  * the comma-separated lists of options that hold them (and names).
  */
 #ifndef RT_PARAMS_H
@@ -15,6 +15,14 @@
  */
 int rt_params_apply(const rt_workload *w, const char *arg, rt_point *pt, rt_shape *sh,
 		    char *err, size_t errlen);
+
+/* The same for key and its value apart (a file's mapping, a space's parameter). */
+int rt_params_set(const rt_workload *w, const char *key, const char *val, rt_point *pt,
+		  rt_shape *sh, char *err, size_t errlen);
+
+/* The same for a number: a space's numeric parameter, with no text between. */
+int rt_params_set_long(const rt_workload *w, const char *key, long v, rt_point *pt,
+		       rt_shape *sh, char *err, size_t errlen);
 
 /* The same for a shape key of w alone: a point key is an unknown key here. */
 int rt_params_apply_shape(const rt_workload *w, const char *arg, rt_shape *sh, char *err,

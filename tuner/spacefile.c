@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/rt.h"
+#include "../workloads/knobs.h"
 #include "../workloads/loader.h"
 #include "usercmd_knobs.h"
 #include "params.h"
@@ -45,30 +46,17 @@ static int user_value(const char *s)
 /* What one parameter of a space file may be. */
 typedef struct key_rule {
 	const char *name;
-	int (*check)(const char *value); /* categorical: -1 for an unknown name; NULL: numeric */
+	int (*check)(const char *value); /* a name's check: -1 for an unknown one (a choice
+					    knob's are its names) */
 	long min;                        /* numeric: the smallest value allowed */
 	int range;                       /* numeric: {min, max, step} allowed */
 	rt_param_role role;
 	const char *expect;
-	unsigned knob;                   /* RT_KNOB_* a workload must read to search it; 0: any */
+	const rt_knob *knob;             /* the knob table's row, which a workload must read */
 } key_rule;
 
 /* [all] as a list of backends: every backend rigtune knows (rt_backend_list). */
 #define ALL "all"
-
-/* The point knobs; the workloads' shape keys join them in rules_for(). */
-static const key_rule point_rules[] = {
-	{"backend", backend_name, 0, 0, RT_ROLE_NONE, NULL /* rules_for() */, 0},
-	{"precision", precision_name, 0, 0, RT_ROLE_NONE,
-	 "a list of precisions (fp64, fp32, tf32, bf16, fp16)", 0},
-	{"pin", pin_name, 0, 0, RT_ROLE_NONE,
-	 "a list of pin policies (none, compact, spread, pcores, ecores)", 0},
-	{"batch", NULL, 1, 0, RT_ROLE_NONE, "a list of positive integers", RT_KNOB_BATCH},
-	{"threads", NULL, 1, 1, RT_ROLE_PEAKED, "a list of positive integers or {min, max, step}",
-	 0},
-	{"workers", NULL, 0, 1, RT_ROLE_PEAKED, "a list of integers >= 0 or {min, max, step}",
-	 RT_KNOB_WORKERS},
-};
 
 /*
  * The knobs of a user's command (tuner/usercmd_knobs.h); any other name is the
@@ -76,15 +64,15 @@ static const key_rule point_rules[] = {
  */
 #define RANGE_EXPECT(what) "a list of " what " or {min, max, step}"
 static const key_rule command_rules[] = {
-	{"batch", NULL, 1, 1, RT_ROLE_NONE, RANGE_EXPECT("positive integers"), 0},
-	{"threads", NULL, 1, 1, RT_ROLE_PEAKED, RANGE_EXPECT("positive integers"), 0},
-	{"blas_threads", NULL, 1, 1, RT_ROLE_PEAKED, RANGE_EXPECT("positive integers"), 0},
-	{"workers", NULL, 0, 1, RT_ROLE_PEAKED, RANGE_EXPECT("integers >= 0"), 0},
+	{"batch", NULL, 1, 1, RT_ROLE_NONE, RANGE_EXPECT("positive integers"), NULL},
+	{"threads", NULL, 1, 1, RT_ROLE_PEAKED, RANGE_EXPECT("positive integers"), NULL},
+	{"blas_threads", NULL, 1, 1, RT_ROLE_PEAKED, RANGE_EXPECT("positive integers"), NULL},
+	{"workers", NULL, 0, 1, RT_ROLE_PEAKED, RANGE_EXPECT("integers >= 0"), NULL},
 	{"precision", precision_name, 0, 0, RT_ROLE_NONE,
-	 "a list of precisions (fp64, fp32, tf32, bf16, fp16)", 0},
-	{"device", device_name, 0, 0, RT_ROLE_NONE, "a list of devices (cpu, cuda:N, hip:N)", 0},
+	 "a list of precisions (fp64, fp32, tf32, bf16, fp16)", NULL},
+	{"device", device_name, 0, 0, RT_ROLE_NONE, "a list of devices (cpu, cuda:N, hip:N)", NULL},
 	{"pin", pin_name, 0, 0, RT_ROLE_NONE,
-	 "a list of pin policies (none, compact, spread, pcores, ecores)", 0},
+	 "a list of pin policies (none, compact, spread, pcores, ecores)", NULL},
 };
 #define USER_EXPECT "a list of values (numbers or names)"
 #define DEFAULT_KNEE "batch"
@@ -92,7 +80,7 @@ static const key_rule command_rules[] = {
 /* The keys a space may search and how (see spacefile.h). */
 typedef struct rules {
 	key_rule r[MAX_RULES];
-	char expect[MAX_RULES][48];
+	char expect[MAX_RULES][160];
 	char backends[300]; /* the backends' expect: "[all] or a list of: cpu, ..." */
 	int n;
 	const rt_workload *w; /* NULL: any workload */
@@ -107,6 +95,16 @@ static key_rule *rule_named(rules *rs, const char *name)
 	return NULL;
 }
 
+/* "a list of positive integers", "a list of integers >= 0", and " or {min, max, step}". */
+static void numbers_expect(long min, int range, char *buf, size_t len)
+{
+	if (min == 1)
+		snprintf(buf, len, "a list of positive integers%s", range ? " or {min, max, step}" : "");
+	else
+		snprintf(buf, len, "a list of integers >= %ld%s", min,
+			 range ? " or {min, max, step}" : "");
+}
+
 /* Adds the shape keys of w not there yet; the knee's key saturates. */
 static void add_shape_keys(rules *rs, const rt_workload *w)
 {
@@ -115,15 +113,41 @@ static void add_shape_keys(rules *rs, const rt_workload *w)
 		if (rule_named(rs, key->name))
 			continue;
 		key_rule *r = &rs->r[rs->n];
-		if (key->min == 1)
-			snprintf(rs->expect[rs->n], sizeof rs->expect[0],
-			         "a list of positive integers");
-		else
-			snprintf(rs->expect[rs->n], sizeof rs->expect[0],
-				 "a list of integers >= %ld", key->min);
-		*r = (key_rule){key->name, NULL, key->min, 0, RT_ROLE_NONE, rs->expect[rs->n], 0};
+		numbers_expect(key->min, 0, rs->expect[rs->n], sizeof rs->expect[0]);
+		*r = (key_rule){key->name, NULL, key->min, 0, RT_ROLE_NONE, rs->expect[rs->n], NULL};
 		rs->n++;
 	}
+}
+
+/* The rule of a row of the knob table. */
+static key_rule knob_rule(const rt_knob *k, char *expect, size_t len)
+{
+	int range = (k->flags & RT_KF_RANGE) != 0;
+	key_rule r = {k->name, NULL, k->min, range,
+		      k->flags & RT_KF_PEAKED ? RT_ROLE_PEAKED : RT_ROLE_NONE, expect, k};
+	if (k->kind == RT_KNOB_INT) {
+		numbers_expect(k->min, range, expect, len);
+		return r;
+	}
+	if (k->kind == RT_KNOB_BACKEND)
+		r.check = backend_name;
+	char names[128];
+	rt_knob_choices(k, ", ", names, sizeof names);
+	snprintf(expect, len, "a list of %s (%s)", k->plural ? k->plural : k->name, names);
+	return r;
+}
+
+/* The knobs a space may search, from the knob table: the named ones first, then the numbers. */
+static void add_point_rules(rules *rs)
+{
+	for (int numbers = 0; numbers < 2; numbers++)
+		for (int i = 0; i < RT_NKNOBS; i++) {
+			const rt_knob *k = &rt_knobs[i];
+			if ((k->flags & RT_KF_FIXED) || (k->kind == RT_KNOB_INT) != numbers)
+				continue;
+			rs->r[rs->n] = knob_rule(k, rs->expect[rs->n], sizeof rs->expect[0]);
+			rs->n++;
+		}
 }
 
 /*
@@ -136,8 +160,7 @@ static void rules_for(const rt_workload *w, rules *rs)
 	const rt_workload *const *all = rt_workload_list(&count);
 	memset(rs, 0, sizeof *rs);
 	rs->w = w;
-	memcpy(rs->r, point_rules, sizeof point_rules);
-	rs->n = (int)RT_COUNT(point_rules);
+	add_point_rules(rs);
 	char names[256];
 	rt_backend_names(names, sizeof names);
 	snprintf(rs->backends, sizeof rs->backends, "[" ALL "] or a list of backends (%s)", names);
@@ -246,6 +269,15 @@ static int parse_range(parser *p, const key_rule *r, const rt_ynode *map)
 	return rc < 0 ? rc : 0;
 }
 
+/* Whether a rule of names takes s: one of its choice knob's names, or one its check takes. */
+static int accepts(const key_rule *r, const char *s)
+{
+	rt_point pt;
+	if (r->knob && r->knob->kind == RT_KNOB_CHOICE)
+		return rt_knob_set(r->knob, s, &pt, NULL, 0) == RT_OK;
+	return r->check(s) >= 0;
+}
+
 /*
  * Checks item i of a list against the rule (numeric: integers from its
  * minimum; else names its check accepts) and the items before it.
@@ -254,7 +286,7 @@ static int list_item(parser *p, const key_rule *r, int numeric, const rt_ynode *
 		     long *ints)
 {
 	const rt_ynode *n = rt_yr_item(&p->y, seq, i);
-	if (!numeric ? !rt_yr_scalar(n) || r->check(rt_yr_scalar(n)) < 0
+	if (!numeric ? !rt_yr_scalar(n) || !accepts(r, rt_yr_scalar(n))
 		     : plain_int(n, &ints[i]) || ints[i] < r->min)
 		return rt_yr_bad(&p->y, n, "%s: expected %s", r->name, r->expect);
 	for (int j = 0; j < i; j++) {
@@ -313,7 +345,8 @@ static int parse_list(parser *p, const key_rule *r, const rt_ynode *seq)
 	const char *strs[MAX_VALUES];
 	long ints[MAX_VALUES];
 	int n = rt_yr_nitems(seq), rc;
-	int numeric = !r->check || (r->check == user_value && all_plain_ints(seq, &p->y));
+	int numeric = r->knob ? r->knob->kind == RT_KNOB_INT
+			      : !r->check || (r->check == user_value && all_plain_ints(seq, &p->y));
 	if (n == 0)
 		return rt_yr_bad(&p->y, seq, "%s: empty list: expected %s", r->name, r->expect);
 	if (all_backends(p, r, seq, &rc))
@@ -351,7 +384,7 @@ static const key_rule *user_rule(parser *p, const rt_ynode *kn, int *rc)
 		*rc = rt_yr_bad(&p->y, kn, "params: too many knobs");
 		return NULL;
 	}
-	rs->r[rs->n] = (key_rule){name, user_value, 0, 0, RT_ROLE_NONE, USER_EXPECT, 0};
+	rs->r[rs->n] = (key_rule){name, user_value, 0, 0, RT_ROLE_NONE, USER_EXPECT, NULL};
 	return &rs->r[rs->n++];
 }
 
@@ -366,14 +399,14 @@ static int find_rule(parser *p, const rt_ynode *kn, const key_rule **out)
 		*out = user_rule(p, kn, &rc);
 		return rc;
 	}
-	if (r && r->knob && w && !(w->knobs & r->knob))
+	if (r && r->knob && !rt_workload_reads(w, r->knob))
 		return rt_yr_bad(&p->y, kn,
 				 "params: %s does not read '%s': searching it wastes trials",
 				 w->name, name);
 	if (!r) {
 		char known[512] = "";
 		for (int i = 0; i < p->rules.n; i++)
-			if (!p->rules.r[i].knob || !w || (w->knobs & p->rules.r[i].knob))
+			if (!p->rules.r[i].knob || rt_workload_reads(w, p->rules.r[i].knob))
 				rt_list_append(known, sizeof known, ", ", p->rules.r[i].name);
 		return rt_yr_bad(&p->y, kn, "params: unknown parameter %s (expected %s)", shown(kn),
 				 known);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../workloads/knobs.h"
 #include "backends.h"
 #include "naive.h"
 #include "params.h"
@@ -84,24 +85,24 @@ static int check_backends(const rt_tune_opts *o, rt_tune_run *run, char *err, si
 
 /* ---- points of a space ---- */
 
+/* Sets parameter p of space s at its value v into pt or sh; RT_EINVAL if it is not the workload's. */
+static int set_param(const rt_space *s, int p, int v, const rt_workload *w, rt_point *pt,
+		     rt_shape *sh, char *err, size_t errlen)
+{
+	const char *name = rt_space_name(s, p);
+	if (!rt_space_numeric(s, p))
+		return rt_params_set(w, name, rt_space_str_at(s, p, v), pt, sh, err, errlen);
+	return rt_params_set_long(w, name, rt_space_int_at(s, p, v), pt, sh, err, errlen);
+}
+
 /* The point and shape that idx stands for; RT_EINVAL if a parameter is not the workload's. */
 static int point_of(const rt_space *s, const int *idx, const rt_tune_workload *twl,
 		    rt_point *pt, rt_shape *sh, char *err, size_t errlen)
 {
 	rt_point_default(pt);
 	*sh = twl->shape;
-	for (int p = 0; p < rt_space_nparams(s); p++) {
-		char assign[128];
-		if (rt_space_kind(s, p) == RT_PARAM_CATEGORICAL)
-			snprintf(assign, sizeof assign, "%s=%s", rt_space_name(s, p),
-				 rt_space_str_at(s, p, idx[p]));
-		else
-			snprintf(assign, sizeof assign, "%s=%ld", rt_space_name(s, p),
-				 rt_space_int_at(s, p, idx[p]));
-		int rc = rt_params_apply(twl->w, assign, pt, sh, err, errlen);
-		if (rc)
-			return rc;
-	}
+	for (int p = 0; p < rt_space_nparams(s); p++)
+		RT_TRY(set_param(s, p, idx[p], twl->w, pt, sh, err, errlen));
 	return RT_OK;
 }
 
@@ -117,7 +118,7 @@ static int point_runs_here(const tune_ctx *c, const rt_point *pt, const rt_shape
 		return 0;
 	if (!(a->dev[pt->device].precisions & RT_PREC_BIT(pt->precision)))
 		return 0;
-	if (pt->threads + pt->workers > c->run->usable_cores)
+	if (rt_point_cores(pt) > c->run->usable_cores)
 		return 0;
 	if (c->twl->w->check(pt, sh, NULL, 0))
 		return 0;
@@ -382,15 +383,11 @@ static int measure_naive(tune_ctx *c, double cap, char *err, size_t errlen)
 
 /* ---- the screening ---- */
 
-/* How far a from b: the numeric knobs' relative distance, a categorical knob that differs 1. */
+/* How far a from b: the knobs' distance, and the shape keys' on a log scale. */
 static double point_distance(const rt_point *a, const rt_shape *as, const rt_point *b,
 			     const rt_shape *bs)
 {
-	double d = strcmp(a->backend, b->backend) != 0;
-	d += (a->precision != b->precision) + (a->pin != b->pin) + (a->device != b->device);
-	d += fabs(log((1.0 + a->batch) / (1.0 + b->batch)));
-	d += fabs(log((1.0 + a->threads) / (1.0 + b->threads)));
-	d += fabs(log((1.0 + a->workers) / (1.0 + b->workers)));
+	double d = rt_point_distance(a, b);
 	for (int k = 0; k < RT_MAX_SHAPE_KEYS; k++)
 		d += fabs(log((1.0 + fabs((double)as->v[k])) / (1.0 + fabs((double)bs->v[k]))));
 	return d;
@@ -407,16 +404,9 @@ static void nearest_to_naive(const tune_ctx *c, int *idx)
 		double best = INFINITY;
 		idx[p] = 0;
 		for (int v = 0; v < rt_space_size(s, p); v++) {
-			char assign[128];
 			pt = naive;
 			sh = nsh;
-			if (rt_space_numeric(s, p))
-				snprintf(assign, sizeof assign, "%s=%ld", rt_space_name(s, p),
-					 rt_space_int_at(s, p, v));
-			else
-				snprintf(assign, sizeof assign, "%s=%s", rt_space_name(s, p),
-					 rt_space_str_at(s, p, v));
-			double d = rt_params_apply(c->twl->w, assign, &pt, &sh, NULL, 0)
+			double d = set_param(s, p, v, c->twl->w, &pt, &sh, NULL, 0)
 					   ? INFINITY
 					   : point_distance(&pt, &sh, &naive, &nsh);
 			if (d < best) {

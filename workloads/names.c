@@ -1,14 +1,14 @@
-/* Names of precisions and pin policies, the default point and its comparison. */
+/* Names of precisions and pin policies. */
 #include <string.h>
 
 #include "workload.h"
 
-static const char *const precision_names[RT_NPRECISION] = {
+const char *const rt_precision_names[RT_NPRECISION] = {
 	[RT_FP64] = "fp64", [RT_FP32] = "fp32", [RT_TF32] = "tf32",
 	[RT_BF16] = "bf16", [RT_FP16] = "fp16",
 };
 
-static const char *const pin_names[RT_NPIN] = {
+const char *const rt_pin_names[RT_NPIN] = {
 	[RT_PIN_NONE] = "none", [RT_PIN_COMPACT] = "compact",
 	[RT_PIN_SPREAD] = "spread", [RT_PIN_PCORES] = "pcores", [RT_PIN_ECORES] = "ecores",
 };
@@ -23,12 +23,12 @@ static int find_name(const char *const *names, int n, const char *name)
 
 const char *rt_precision_name(rt_precision p)
 {
-	return (unsigned)p < RT_NPRECISION ? precision_names[p] : "?";
+	return (unsigned)p < RT_NPRECISION ? rt_precision_names[p] : "?";
 }
 
 int rt_precision_parse(const char *name)
 {
-	return find_name(precision_names, RT_NPRECISION, name);
+	return find_name(rt_precision_names, RT_NPRECISION, name);
 }
 
 rt_dtype rt_precision_dtype(rt_precision p)
@@ -43,28 +43,10 @@ size_t rt_dtype_size(rt_dtype t)
 
 const char *rt_pin_name(rt_pin p)
 {
-	return (unsigned)p < RT_NPIN ? pin_names[p] : "?";
+	return (unsigned)p < RT_NPIN ? rt_pin_names[p] : "?";
 }
 
 int rt_pin_parse(const char *name)
 {
-	return find_name(pin_names, RT_NPIN, name);
-}
-
-void rt_point_default(rt_point *p)
-{
-	memset(p, 0, sizeof *p);
-	strcpy(p->backend, "cpu");
-	p->precision = RT_FP32;
-	p->batch = 32;
-	p->threads = 1;
-	p->workers = 0;
-	p->pin = RT_PIN_COMPACT;
-}
-
-int rt_point_equal(const rt_point *a, const rt_point *b)
-{
-	return !strcmp(a->backend, b->backend) && a->device == b->device &&
-	       a->precision == b->precision && a->batch == b->batch &&
-	       a->threads == b->threads && a->workers == b->workers && a->pin == b->pin;
+	return find_name(rt_pin_names, RT_NPIN, name);
 }

@@ -777,7 +777,7 @@ const rt_workload rt_workload_ppo = {
 	.summary = "one PPO iteration: rollout of a vectorized stock-trading environment "
 		   "stepped by the learner and `workers`, GAE, clipped-surrogate updates; adds "
 		   "samples/s, device_phases and the bottleneck",
-	.knobs = RT_KNOB_WORKERS,
+	.knobs = RT_KNOB_BIT(workers),
 	.budget_weight = 2.0,
 	.knee = "num_envs",
 	.derive = ppo_derive,

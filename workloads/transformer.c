@@ -994,7 +994,7 @@ const rt_workload rt_workload_transformer = {
 	.summary = "one training step of pre-LN transformer blocks (causal attention, GELU "
 		   "MLP, MSE loss, backward, Adam) on batches prepared by `workers`; adds "
 		   "tokens/s",
-	.knobs = RT_KNOB_BATCH | RT_KNOB_WORKERS,
+	.knobs = RT_KNOB_BIT(batch) | RT_KNOB_BIT(workers),
 	.budget_weight = 2.0,
 	.knee = "batch",
 	.derive = tf_derive,

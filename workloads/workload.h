@@ -15,7 +15,8 @@
  * RT_WORKLOAD(NAME) in workloads/registry.h.
  *
  * A point is where the knobs are set (backend, precision, batch, threads,
- * workers, pin); a shape is the model being trained (d_model, layers, ...).
+ * workers, pin: the rows of RT_POINT_KNOBS below); a shape is the model
+ * being trained (d_model, layers, ...).
  */
 #ifndef RT_WORKLOAD_H
 #define RT_WORKLOAD_H
@@ -32,23 +33,63 @@ typedef enum rt_pin {
 	RT_NPIN
 } rt_pin;
 
-const char *rt_pin_name(rt_pin p);
-int rt_pin_parse(const char *name); /* -1 if unknown */
+/* A backend's name in a point: "cpu", "cuda", "hip". */
+typedef char rt_backend_name[16];
 
+/*
+ * The knobs of a point, one row each (knobs.h reads the rows as its table):
+ * X(name, ctype, kind, def, min, max, choices, flags, label, plural)
+ *   ctype  the field's type in rt_point
+ *   kind   RT_KNOB_INT, RT_KNOB_CHOICE (one of choices, max + 1 names),
+ *          RT_KNOB_BACKEND (a backend rigtune knows)
+ *   def    the default (a choice's index; a backend's default is the host, "cpu")
+ *   flags  RT_KF_* (knobs.h): its role in the search, who reads it, when it is shown
+ *   label  its key in a short label ("t" gives "t=4"), "" for the bare value
+ *   plural a choice knob's values in a space file's messages ("pin policies")
+ *
+ * Adding a knob: its row here, the workload's use (RT_KNOB_BIT(NAME) in its
+ * knobs, pt->NAME in its code) and its docs; the codec of knobs.h carries
+ * it through arguments, space files, journals, configurations and labels.
+ */
+#define RT_POINT_KNOBS(X)                                                                     \
+	X(backend, rt_backend_name, RT_KNOB_BACKEND, 0, 0, 0, NULL, RT_KF_ALL, "", NULL)        \
+	X(device, int, RT_KNOB_INT, 0, 0, 64, NULL,                                           \
+	  RT_KF_ALL | RT_KF_TERSE | RT_KF_QUIET | RT_KF_FIXED, "dev", NULL)                     \
+	X(precision, rt_precision, RT_KNOB_CHOICE, RT_FP32, 0, RT_NPRECISION - 1,             \
+	  rt_precision_names, RT_KF_ALL, "", "precisions")                                    \
+	X(batch, int, RT_KNOB_INT, 32, 1, 1 << 24, NULL, RT_KF_LOG, "b", NULL)                \
+	X(threads, int, RT_KNOB_INT, 1, 1, 4096, NULL,                                        \
+	  RT_KF_ALL | RT_KF_LOG | RT_KF_CORES | RT_KF_RANGE | RT_KF_PEAKED, "t", NULL)          \
+	X(workers, int, RT_KNOB_INT, 0, 0, 4096, NULL,                                        \
+	  RT_KF_LOG | RT_KF_CORES | RT_KF_RANGE | RT_KF_PEAKED, "w", NULL)                      \
+	X(pin, rt_pin, RT_KNOB_CHOICE, RT_PIN_COMPACT, 0, RT_NPIN - 1, rt_pin_names,          \
+	  RT_KF_ALL | RT_KF_QUIET, "", "pin policies")
+
+/* RT_K_batch, ...: a knob's row in the table. */
+enum {
+#define RT_KNOB_ID(name, ...) RT_K_##name,
+	RT_POINT_KNOBS(RT_KNOB_ID)
+#undef RT_KNOB_ID
+	RT_NKNOBS
+};
+
+/* The bit of a knob a workload reads, for rt_workload.knobs: RT_KNOB_BIT(batch). */
+#define RT_KNOB_BIT(name) (1u << RT_K_##name)
+
+/* Where the knobs are set; a shape is the model being trained (d_model, layers, ...). */
 typedef struct rt_point {
-	char backend[16];     /* "cpu", "cuda", "hip" */
-	int device;           /* device index within the backend */
-	rt_precision precision;
-	int batch;
-	int threads;          /* host compute threads (BLAS + own kernels) */
-	int workers;          /* data / environment worker threads; 0 = inline */
-	rt_pin pin;
+#define RT_KNOB_FIELD(name, ctype, ...) ctype name;
+	RT_POINT_KNOBS(RT_KNOB_FIELD)
+#undef RT_KNOB_FIELD
 } rt_point;
 
-/* Fills p with the defaults: cpu, fp32, batch 32, threads 1, workers 0, compact. */
+/* Fills p with each knob's default: cpu, fp32, batch 32, threads 1, workers 0, compact. */
 void rt_point_default(rt_point *p);
 /* 1 when a and b set every knob alike (the journal's reuse and check's baseline match so). */
 int rt_point_equal(const rt_point *a, const rt_point *b);
+
+const char *rt_pin_name(rt_pin p);
+int rt_pin_parse(const char *name); /* -1 if unknown */
 
 #define RT_MAX_SHAPE_KEYS 12
 #define RT_MAX_PHASES 8
@@ -97,14 +138,12 @@ typedef struct rt_gemm_dims {
 /* The libraries whose lines a workload's hints give (its data loading, its environments). */
 typedef enum rt_hint_lib { RT_HINT_PYTORCH, RT_HINT_GYMNASIUM, RT_HINT_SB3 } rt_hint_lib;
 
-/* The point knobs a workload reads (backend, precision, threads, pin always). */
-enum { RT_KNOB_BATCH = 1u << 0, RT_KNOB_WORKERS = 1u << 1 };
-
 typedef struct rt_workload {
 	const char *name;
 	const char *unit;             /* unit of items per second: "samples/s" */
 	const char *summary;          /* what one step is, in a line, for --help */
-	unsigned knobs;               /* RT_KNOB_* it reads; others are ignored */
+	unsigned knobs;               /* RT_KNOB_BIT()s of the knobs it reads beyond those
+					 every workload reads (RT_KF_ALL); others are ignored */
 	/*
 	 * Its share of a tuning budget against the other workloads' (1: as much
 	 * as a search of gemm's few knobs needs; 0 counts as 1).

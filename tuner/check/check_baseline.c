@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../../search/stats.h"
+#include "../../workloads/knobs.h"
 #include "../crossover.h"
 #include "../journal.h"
 #include "../replay.h"
@@ -796,18 +797,9 @@ void rt_base_point_label(const rt_base_point *b, char *buf, size_t len)
 	}
 	rt_shape def;
 	rt_shape_default(b->w, &def);
-	size_t n = (size_t)snprintf(buf, len, "%s %s %s", b->w->name, b->pt.backend,
-				    rt_precision_name(b->pt.precision));
-	if (n < len && b->pt.device)
-		n += (size_t)snprintf(buf + n, len - n, " dev=%d", b->pt.device);
-	if (n < len && (b->w->knobs & RT_KNOB_BATCH))
-		n += (size_t)snprintf(buf + n, len - n, " b=%d", b->pt.batch);
-	if (n < len)
-		n += (size_t)snprintf(buf + n, len - n, " t=%d", b->pt.threads);
-	if (n < len && (b->w->knobs & RT_KNOB_WORKERS))
-		n += (size_t)snprintf(buf + n, len - n, " w=%d", b->pt.workers);
-	if (n < len && b->pt.pin != RT_PIN_COMPACT)
-		n += (size_t)snprintf(buf + n, len - n, " %s", rt_pin_name(b->pt.pin));
+	char point[160];
+	rt_point_label(&b->pt, b->w, point, sizeof point);
+	size_t n = (size_t)snprintf(buf, len, "%s %s", b->w->name, point);
 	for (int i = 0; i < b->w->nkeys && n < len; i++)
 		if (b->sh.v[i] != def.v[i])
 			n += (size_t)snprintf(buf + n, len - n, " %s=%ld", b->w->keys[i].name,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fleet.h"
+#include "../../workloads/knobs.h"
 #include "../cli.h"
 #include "store_sql.h"
 #include "../../workloads/backend.h"
@@ -389,22 +390,7 @@ static void point_text(const rt_journal_record *rec, char *buf, size_t len)
 				*c = c[1] ? ' ' : '\0';
 		return;
 	}
-	const rt_point *p = &rec->point;
-	size_t n = (size_t)snprintf(buf, len, "backend=%s", p->backend);
-	if (n < len && p->device)
-		n += (size_t)snprintf(buf + n, len - n, " device=%d", p->device);
-	unsigned knobs = rec->workload->knobs;
-	if (n < len)
-		n += (size_t)snprintf(buf + n, len - n, " precision=%s",
-				      rt_precision_name(p->precision));
-	if (n < len && (knobs & RT_KNOB_BATCH))
-		n += (size_t)snprintf(buf + n, len - n, " batch=%d", p->batch);
-	if (n < len)
-		n += (size_t)snprintf(buf + n, len - n, " threads=%d", p->threads);
-	if (n < len && (knobs & RT_KNOB_WORKERS))
-		n += (size_t)snprintf(buf + n, len - n, " workers=%d", p->workers);
-	if (n < len)
-		snprintf(buf + n, len - n, " pin=%s", rt_pin_name(p->pin));
+	rt_point_text(&rec->point, rec->workload, " ", buf, len);
 }
 
 static void shape_text(const rt_journal_record *rec, char *buf, size_t len)

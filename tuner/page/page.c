@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../../common/rt.h"
+#include "../../workloads/knobs.h"
 #include "../cli.h"
 #include "../html.h"
 #include "pagechart.h"
@@ -79,25 +80,31 @@ static void num(double v, char *buf, size_t len)
 	}
 }
 
-/* A point as people read it: the knobs the workload reads, and the swept shape key. */
+/*
+ * A point as people read it: the knobs the workload reads, and the swept
+ * shape key after the leading ones: "cpu fp32, batch 32, 2 threads, pin compact".
+ */
 static void point_text(const rt_workload *w, const rt_point *pt, const rt_shape *sh, char *buf,
                        size_t len)
 {
-	size_t n =
-	    (size_t)snprintf(buf, len, "%s %s", pt->backend, rt_precision_name(pt->precision));
+	char item[96];
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < RT_NKNOBS; i++)
+		if (rt_knob_leads(&rt_knobs[i]) && rt_knob_written(&rt_knobs[i], pt, w)) {
+			rt_knob_words(&rt_knobs[i], pt, item, sizeof item);
+			rt_list_append(buf, len, " ", item);
+		}
 	int k = w->knee ? rt_shape_index(w, w->knee) : -1;
-	if (k >= 0 && n < len)
-		n += (size_t)snprintf(buf + n, len - n, ", %s %ld", w->knee, sh->v[k]);
-	if ((w->knobs & RT_KNOB_BATCH) && n < len)
-		n += (size_t)snprintf(buf + n, len - n, ", batch %d", pt->batch);
-	if (n < len)
-		n += (size_t)snprintf(buf + n, len - n, ", %d thread%s", pt->threads,
-		                      pt->threads == 1 ? "" : "s");
-	if ((w->knobs & RT_KNOB_WORKERS) && n < len)
-		n += (size_t)snprintf(buf + n, len - n, ", %d worker%s", pt->workers,
-		                      pt->workers == 1 ? "" : "s");
-	if (n < len)
-		snprintf(buf + n, len - n, ", pin %s", rt_pin_name(pt->pin));
+	if (k >= 0) {
+		snprintf(item, sizeof item, "%s %ld", w->knee, sh->v[k]);
+		rt_list_append(buf, len, ", ", item);
+	}
+	for (int i = 0; i < RT_NKNOBS; i++)
+		if (!rt_knob_leads(&rt_knobs[i]) && rt_knob_written(&rt_knobs[i], pt, w)) {
+			rt_knob_words(&rt_knobs[i], pt, item, sizeof item);
+			rt_list_append(buf, len, ", ", item);
+		}
 }
 
 /* ---- charts ---- */

@@ -7,6 +7,7 @@
 
 #include "../../common/rt.h"
 #include "../../search/stats.h"
+#include "../../workloads/knobs.h"
 #include "chart.h"
 
 #define CHART_W 760
@@ -131,7 +132,7 @@ void rt_pagechart_series_label(const rt_pg_workload *wl, const rt_point *pt, cha
 	if (strcmp(wl->xkey, "threads") && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %d thread%s", pt->threads,
 		                      pt->threads == 1 ? "" : "s");
-	if ((wl->w->knobs & RT_KNOB_WORKERS) && n < len)
+	if ((wl->w->knobs & RT_KNOB_BIT(workers)) && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %d worker%s", pt->workers,
 		                      pt->workers == 1 ? "" : "s");
 	if (v.pin && n < len)
@@ -141,10 +142,7 @@ void rt_pagechart_series_label(const rt_pg_workload *wl, const rt_point *pt, cha
 /* Whether two trials belong to one line: the same setting but for the axis key. */
 static int same_series(const rt_pg_workload *wl, const rt_point *a, const rt_point *b)
 {
-	int by_threads = !strcmp(wl->xkey, "threads");
-	return !strcmp(a->backend, b->backend) && a->device == b->device &&
-	       a->precision == b->precision && a->workers == b->workers && a->pin == b->pin &&
-	       (by_threads || a->threads == b->threads);
+	return rt_point_same_but(a, b, wl->w, wl->xkey);
 }
 
 typedef struct series {

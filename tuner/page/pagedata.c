@@ -12,6 +12,7 @@
 #include "../crossover.h"
 #include "../naive.h"
 #include "../params.h"
+#include "../../workloads/knobs.h"
 
 /* ---- small helpers ---- */
 
@@ -225,8 +226,8 @@ static void read_machine(rt_page *pg)
 /* The key the workload's chart sweeps: the knee's (batch, num_envs), else threads. */
 static const char *axis_key(const rt_workload *w)
 {
-	if (w->knee && (rt_shape_index(w, w->knee) >= 0 ||
-	                (!strcmp(w->knee, "batch") && (w->knobs & RT_KNOB_BATCH))))
+	const rt_knob *k = w->knee ? rt_knob_find(w->knee) : NULL;
+	if (w->knee && (rt_shape_index(w, w->knee) >= 0 || (k && rt_workload_reads(w, k))))
 		return w->knee;
 	return "threads";
 }
@@ -236,7 +237,7 @@ long rt_pg_x(const rt_pg_workload *wl, const rt_point *pt, const rt_shape *sh)
 	int k = rt_shape_index(wl->w, wl->xkey);
 	if (k >= 0)
 		return sh->v[k];
-	return !strcmp(wl->xkey, "batch") ? pt->batch : pt->threads;
+	return rt_knob_get(rt_knob_find(wl->xkey), pt);
 }
 
 static int decode_mark(const rt_config *c, const rt_config_point *p, const rt_workload *w,

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../workloads/knobs.h"
 #include "../journal.h"
 #include "../pin.h"
 #include "../spaces.h"
@@ -87,9 +88,7 @@ static int same_memory(const rt_sweep_plan *plan, const rt_point *pt, const rt_s
 /* Same knobs: every knob the workload reads, the knee key aside. */
 static int same_knobs(const rt_sweep_plan *plan, const rt_point *pt, const rt_shape *sh)
 {
-	int workers = !(plan->w->knobs & RT_KNOB_WORKERS) || pt->workers == plan->point.workers;
-	return same_memory(plan, pt, sh) && pt->threads == plan->point.threads && workers &&
-	       pt->pin == plan->point.pin;
+	return same_shape(plan, sh) && rt_point_same_but(pt, &plan->point, plan->w, plan->w->knee);
 }
 
 /* ---- what tune measured ------------------------------------------------------ */
@@ -320,7 +319,7 @@ static void pus_of(rt_sweep_plan *plan)
 	if (hwloc_topology_init(&t))
 		return;
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
-	int n = plan->point.threads + (plan->w->knobs & RT_KNOB_WORKERS ? plan->point.workers : 0);
+	int n = (int)rt_point_cores(&plan->point); /* threads + workers */
 	if (set && !hwloc_topology_load(t) && rt_pin_cpuset(t, plan->point.pin, n, set) == RT_OK) {
 		unsigned pu;
 		hwloc_bitmap_foreach_begin(pu, set)
