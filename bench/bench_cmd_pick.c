@@ -113,8 +113,11 @@ static void run_point(const bench *b, point *p, int round)
 	snprintf(threads, sizeof threads, "%ld", p->threads);
 	snprintf(blas, sizeof blas, "%ld", p->blas);
 	rt_knob_value kv[] = {{"batch", batch}, {"threads", threads}, {"blas_threads", blas}};
+	rt_cmd_point pt;
 	rt_usercmd_env env;
-	rt_cmd_point_env(kv, 3, NULL, &env);
+	int rc = rt_cmd_point_of(kv, 3, &pt, NULL, 0);
+	RT_BUG_ON(rc); /* three integers are a point */
+	rt_cmd_point_env(&pt, NULL, &env);
 	char *argv[] = {(char *)b->python, (char *)b->example, "--batch", batch, "--steps", "100",
 			"--seconds", "2", NULL};
 	snprintf(what, sizeof what, "(%ld, %ld, %ld)", p->batch, p->threads, p->blas);

@@ -725,6 +725,10 @@ static void test_command_trials(void **state)
 		fail_msg("create: %s", err);
 	append_trial(j, 0);
 	rt_knob_value kv[] = {{"threads", "1"}, {"batch", "32"}, {"opt", "adam w"}};
+	rt_cmd_point pt3, pt2;
+	if (rt_cmd_point_of(kv, 3, &pt3, err, sizeof err) ||
+	    rt_cmd_point_of(kv, 2, &pt2, err, sizeof err))
+		fail_msg("point: %s", err);
 	rt_measurement m = {0}, bad = {0};
 	double samples[] = {118.25, 1.0 / 3.0, 120.5};
 	m.feasible = 1;
@@ -735,10 +739,10 @@ static void test_command_trials(void **state)
 	rt_measurement_summarize(&m);
 	bad.cause = RT_CAUSE_BAD_OUTPUT;
 	snprintf(bad.reason, sizeof bad.reason, "no match of the metric");
-	int rc = rt_journal_append_command(j, "00000000deadbeef", "mine", kv, 3, "samples/s", &m,
+	int rc = rt_journal_append_command(j, "00000000deadbeef", "mine", &pt3, "samples/s", &m,
 					   err, sizeof err);
 	if (rc == RT_OK)
-		rc = rt_journal_append_command(j, "00000000deadbeef", "mine", kv, 2, "samples/s",
+		rc = rt_journal_append_command(j, "00000000deadbeef", "mine", &pt2, "samples/s",
 					       &bad, err, sizeof err);
 	if (rc)
 		fail_msg("append: %s", err);
@@ -753,7 +757,15 @@ static void test_command_trials(void **state)
 	assert_int_equal(n, 3);
 	assert_null(recs[1].workload);
 	assert_string_equal(recs[1].command, "00000000deadbeef");
-	assert_string_equal(recs[1].knobs, "batch=32\nopt=adam w\nthreads=1\n");
+	char text[256];
+	rt_cmd_point_text(&recs[1].knobs, " ", text, sizeof text);
+	assert_string_equal(text, "batch=32 opt=adam w threads=1");
+	/* read back by their rows: the built-in table's numbers, the user's name */
+	assert_int_equal(rt_cmd_point_num(&recs[1].knobs, "threads", 0), 1);
+	assert_int_equal(rt_cmd_point_find(&recs[1].knobs, "batch")->row->kind, RT_KNOB_INT);
+	assert_int_equal(rt_cmd_point_find(&recs[1].knobs, "opt")->row->kind, RT_KNOB_TEXT);
+	assert_true(rt_cmd_point_equal(&recs[1].knobs, &pt3));
+	assert_ptr_equal(rt_journal_find_knobs(recs, n, FP, "00000000deadbeef", &pt3), &recs[1]);
 	assert_true(recs[1].m.feasible);
 	assert_int_equal(recs[1].m.nsamples, 3);
 	for (int i = 0; i < 3; i++)

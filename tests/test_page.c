@@ -17,6 +17,7 @@
 
 #include "../common/rt.h"
 #include "../tuner/page/chart.h"
+#include "../tuner/page/pagechart.h"
 #include "../tuner/check/check.h"
 #include "../tuner/gnuplot.h"
 #include "../tuner/naive.h"
@@ -252,6 +253,14 @@ static void page_data_from_the_gpubox_fixture(void **state)
 	const char *labels[2];
 	assert_int_equal(rt_pg_phase_rows(ppo, rows, labels), 2);
 	assert_string_equal(labels[1], "naive default");
+	/* a line's label from the knob table: the knobs read but the axis, pin where it varies */
+	char line[128];
+	rt_pagechart_series_label(gemm, &gemm->trials[gemm->ntrials - 1]->point, line, sizeof line);
+	assert_string_equal(line, "cuda tf32, compact");
+	rt_pagechart_series_label(tr, &tr->naive_trial->point, line, sizeof line);
+	assert_string_equal(line, "cpu fp32, 8 threads, 0 workers, none");
+	rt_pagechart_series_label(ppo, &ppo->trials[ppo->ntrials - 1]->point, line, sizeof line);
+	assert_string_equal(line, "cuda fp32, 1 thread, 6 workers, compact");
 	/* the configuration's crossover, its observations from the CSV it names */
 	assert_true(pg->xo.present);
 	assert_int_equal(pg->xo.ncurves, 3);

@@ -478,6 +478,16 @@ static const rt_machine *machine_with(const char *const (*accel)[2], int n)
 	return &m;
 }
 
+/* The point of n name/value texts, which must be one. */
+static const rt_cmd_point *point_of(const rt_knob_value *kv, int n)
+{
+	static rt_cmd_point pt;
+	char err[RT_ERRLEN];
+	if (rt_cmd_point_of(kv, n, &pt, err, sizeof err))
+		fail_msg("not a point: %s", err);
+	return &pt;
+}
+
 static void test_point_env(void **state)
 {
 	(void)state;
@@ -489,7 +499,7 @@ static void test_point_env(void **state)
 	rt_knob_value kv[] = {{"threads", "1"}, {"blas_threads", "2"}, {"device", "cuda:1"},
 			      {"lr", "0.01"}, {"workers", "1"}};
 	rt_usercmd_env e;
-	rt_cmd_point_env(kv, 5, m, &e);
+	rt_cmd_point_env(point_of(kv, 5), m, &e);
 	assert_string_equal(env_of(&e, "OMP_NUM_THREADS"), "1");
 	assert_string_equal(env_of(&e, "MKL_NUM_THREADS"), "1"); /* PyTorch reads it first */
 	assert_string_equal(env_of(&e, "OPENBLAS_NUM_THREADS"), "2");
@@ -500,25 +510,26 @@ static void test_point_env(void **state)
 	assert_string_equal(env_of(&e, "RIGTUNE_DEVICE"), "cuda:0"); /* the one GPU it sees */
 	assert_string_equal(env_of(&e, "RIGTUNE_BLAS_THREADS"), "2");
 	assert_null(e.ptr[e.n]);
-	assert_int_equal(rt_cmd_point_cpus(kv, 5, 8), 3); /* max(1, 2) + 1 worker */
+	assert_int_equal(rt_cmd_point_cpus(point_of(kv, 5), 8), 3); /* max(1, 2) + 1 worker */
 	rt_knob_value cpu[] = {{"device", "cpu"}, {"workers", "2"}};
-	rt_cmd_point_env(cpu, 2, m, &e);
+	rt_cmd_point_env(point_of(cpu, 2), m, &e);
 	assert_string_equal(env_of(&e, "CUDA_VISIBLE_DEVICES"), "");
 	assert_string_equal(env_of(&e, "HIP_VISIBLE_DEVICES"), "");
 	assert_string_equal(env_of(&e, "ZE_AFFINITY_MASK"), ""); /* every backend's, hidden */
 	assert_null(env_of(&e, "OMP_NUM_THREADS"));
-	assert_int_equal(rt_cmd_point_cpus(cpu, 2, 8), 10); /* no thread knob: every core */
+	/* no thread knob: every core */
+	assert_int_equal(rt_cmd_point_cpus(point_of(cpu, 2), 8), 10);
 	rt_knob_value hip[] = {{"device", "hip:2"}};
-	rt_cmd_point_env(hip, 1, m, &e);
+	rt_cmd_point_env(point_of(hip, 1), m, &e);
 	assert_string_equal(env_of(&e, "HIP_VISIBLE_DEVICES"), "2");
 	assert_null(env_of(&e, "CUDA_VISIBLE_DEVICES"));
 	/* the variable comes from the backend's table: a plugin from elsewhere needs no line here */
 	rt_knob_value xpu[] = {{"device", "xpu:3"}};
-	rt_cmd_point_env(xpu, 1, m, &e);
+	rt_cmd_point_env(point_of(xpu, 1), m, &e);
 	assert_string_equal(env_of(&e, "ZE_AFFINITY_MASK"), "3");
 	assert_null(env_of(&e, "CUDA_VISIBLE_DEVICES"));
 	/* a backend the probe could not load has no variable to set */
-	rt_cmd_point_env(hip, 1, machine_with(accel, 2), &e);
+	rt_cmd_point_env(point_of(hip, 1), machine_with(accel, 2), &e);
 	assert_null(env_of(&e, "HIP_VISIBLE_DEVICES"));
 	assert_int_equal(rt_cmd_device_check("cpu:1"), -1);
 	assert_int_equal(rt_cmd_device_check("hip:-1"), -1);

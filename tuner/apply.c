@@ -48,16 +48,12 @@ static int usable_cores(void)
 /* A command's entry: its knobs say the pin policy and the CPUs. */
 static int command_binding(rt_applied *a, char *err, size_t errlen)
 {
-	const rt_config_kvs *p = &a->rec->recommended.point;
-	rt_knob_value kv[RT_CONFIG_MAX_KV];
-	for (int i = 0; i < p->n; i++)
-		kv[i] = (rt_knob_value){p->kv[i].key, p->kv[i].value};
-	const char *pin = rt_cmd_knob(kv, p->n, "pin");
-	a->pin = pin ? rt_pin_parse(pin) : RT_PIN_NONE;
-	if (a->pin < 0)
-		return rt_fail(err, errlen, RT_EINVAL, "%s: %s: pin: unknown policy '%s'",
-			       a->cfg.path, a->rec->name, pin);
-	a->cpus = a->pin == RT_PIN_NONE ? 0 : rt_cmd_point_cpus(kv, p->n, usable_cores());
+	rt_cmd_point pt;
+	int rc = rt_config_command_point(&a->cfg, &a->rec->recommended, &pt, err, errlen);
+	if (rc)
+		return rc;
+	a->pin = rt_cmd_point_pin(&pt);
+	a->cpus = a->pin == RT_PIN_NONE ? 0 : rt_cmd_point_cpus(&pt, usable_cores());
 	return RT_OK;
 }
 

@@ -274,6 +274,13 @@ int rt_config_point_decode(const rt_config *c, const rt_config_point *p, const r
 	return rc;
 }
 
+int rt_config_command_point(const rt_config *c, const rt_config_point *p, rt_cmd_point *pt,
+			    char *err, size_t errlen)
+{
+	rt_yr r = rt_yr_with_err(&c->yr, err, errlen);
+	return rt_cmd_point_decode(&r, rt_yr_get(&r, p->node, "point"), "point", pt);
+}
+
 /* ---- what consumers read beyond the fields every one relies on ---- */
 
 const char *rt_config_scalar(const rt_config *c, const char *path)
@@ -573,23 +580,6 @@ void rt_config_xo_free(rt_config_xo *x)
 #define RUNNER_UPS 3
 
 /*
- * The knobs of a command's point as a flow mapping: numbers as numbers,
- * names as names.
- */
-static void emit_knobs(rt_yw *w, const rt_space *s, const int *idx)
-{
-	rt_yw_map(w, 1);
-	for (int p = 0; p < rt_space_nparams(s); p++) {
-		rt_yw_str(w, rt_space_name(s, p));
-		if (rt_space_numeric(s, p))
-			rt_yw_int(w, rt_space_int_at(s, p, idx[p]));
-		else
-			rt_yw_str(w, rt_space_str_at(s, p, idx[p]));
-	}
-	rt_yw_end_map(w);
-}
-
-/*
  * point: {...} and shape values the search varied (num_envs) are in
  * `shape`; a command's point is its knobs, and it has no shape.
  */
@@ -602,7 +592,9 @@ static void emit_config(rt_yw *w, const rt_tune_workload *twl, const rt_tune_tri
 		rt_yw_str(w, "shape");
 		rt_emit_shape(w, twl->w, &t->sh);
 	} else {
-		emit_knobs(w, twl->space, t->idx);
+		rt_cmd_point knobs;
+		rt_cmd_point_at(twl->space, t->idx, &knobs);
+		rt_cmd_point_emit(w, &knobs, 1); /* numbers as numbers, names as names */
 	}
 	rt_emit_throughput(w, twl->unit, t->median, t->ci_lo, t->ci_hi, t->cv, 0);
 	rt_yw_end_map(w);

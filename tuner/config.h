@@ -18,6 +18,7 @@
 
 #include "../search/fit.h"
 #include "../workloads/workload.h"
+#include "cmdpoint.h"
 #include "machine.h"
 #include "yamlr.h"
 
@@ -109,6 +110,13 @@ int rt_config_default_path(char *buf, size_t len);
  */
 int rt_config_point_decode(const rt_config *c, const rt_config_point *p, const rt_workload *w,
 			   rt_point *pt, rt_shape *sh, char *err, size_t errlen);
+
+/*
+ * The point of a user's command that p stands for (cmdpoint.h); RT_EINVAL
+ * "PATH:LINE:COLUMN: point: knob: problem" for a value its knob does not take.
+ */
+int rt_config_command_point(const rt_config *c, const rt_config_point *p, rt_cmd_point *pt,
+			    char *err, size_t errlen);
 
 /* The scalar at a dotted path from the document's root ("generated", "unavailable"), or NULL. */
 const char *rt_config_scalar(const rt_config *c, const char *path);

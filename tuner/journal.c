@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "../search/space.h"
 #include "../workloads/knobs.h"
 #include "contention.h"
 #include "params.h"
@@ -300,8 +299,8 @@ int rt_journal_append(rt_journal *j, rt_trial_role role, const rt_workload *w,
 #define EXACT 17 /* digits that read back bit for bit */
 
 int rt_journal_append_command(rt_journal *j, const char *hash, const char *name,
-			      const rt_knob_value *kv, int n, const char *unit,
-			      const rt_measurement *m, char *err, size_t errlen)
+			      const rt_cmd_point *pt, const char *unit, const rt_measurement *m,
+			      char *err, size_t errlen)
 {
 	rt_yw y;
 	int rc = trial_start(&y, j, err, errlen);
@@ -313,10 +312,7 @@ int rt_journal_append_command(rt_journal *j, const char *hash, const char *name,
 	rt_yw_kstr(&y, "name", name);
 	rt_yw_end_map(&y);
 	rt_yw_str(&y, "knobs");
-	rt_yw_map(&y, 1);
-	for (int i = 0; i < n; i++)
-		rt_yw_kstr(&y, kv[i].name, kv[i].value);
-	rt_yw_end_map(&y);
+	rt_cmd_point_emit(&y, pt, 0);
 	if (m->feasible) {
 		rt_emit_throughput(&y, unit, m->median, m->ci_lo, m->ci_hi, m->cv, 1);
 		rt_yw_knum(&y, "contention", m->contention, EXACT);
@@ -328,32 +324,12 @@ int rt_journal_append_command(rt_journal *j, const char *hash, const char *name,
 	rt_yw_knum(&y, "seconds", m->seconds, EXACT);
 	rc = trial_finish(&y, j, err, errlen);
 	if (rc == RT_OK) {
-		rt_journal_record rec = {.role = RT_TRIAL_SEARCH, .m = *m};
+		rt_journal_record rec = {.role = RT_TRIAL_SEARCH, .knobs = *pt, .m = *m};
 		snprintf(rec.fingerprint, sizeof rec.fingerprint, "%s", j->fingerprint);
 		snprintf(rec.command, sizeof rec.command, "%s", hash);
-		rt_journal_knobs_key(kv, n, rec.knobs, sizeof rec.knobs);
 		observed(j, &rec);
 	}
 	return rc;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(((const rt_knob_value *)a)->name, ((const rt_knob_value *)b)->name);
-}
-
-void rt_journal_knobs_key(const rt_knob_value *kv, int n, char *buf, size_t len)
-{
-	rt_knob_value sorted[RT_SPACE_MAX_PARAMS];
-	RT_BUG_ON(n < 0 || n > RT_SPACE_MAX_PARAMS); /* a space's knobs; a journal's are checked */
-	memcpy(sorted, kv, sizeof *kv * (size_t)n);
-	qsort(sorted, (size_t)n, sizeof *sorted, by_name);
-	size_t used = 0;
-	if (len)
-		buf[0] = '\0';
-	for (int i = 0; i < n && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s=%s\n", sorted[i].name,
-					 sorted[i].value);
 }
 
 void rt_journal_close(rt_journal *j)
@@ -597,7 +573,6 @@ static int decode_command_key(const reader *r, const rt_ynode *root, rt_journal_
 {
 	const rt_ynode *cmd, *knobs;
 	const char *hash;
-	rt_knob_value kv[RT_SPACE_MAX_PARAMS];
 	int rc = rt_yr_need(r, root, "command", YAML_MAPPING_NODE, &cmd);
 	if (rc == RT_OK)
 		rc = rt_yr_need_str(r, cmd, "hash", &hash);
@@ -605,20 +580,12 @@ static int decode_command_key(const reader *r, const rt_ynode *root, rt_journal_
 		rc = rt_yr_bad(r, rt_yr_get(r, cmd, "hash"), "hash: expected 1 to 16 characters");
 	if (rc == RT_OK)
 		rc = rt_yr_need(r, root, "knobs", YAML_MAPPING_NODE, &knobs);
-	if (rc == RT_OK && rt_yr_npairs(knobs) > RT_SPACE_MAX_PARAMS)
-		rc = rt_yr_bad(r, knobs, "knobs: more than %d", RT_SPACE_MAX_PARAMS);
-	for (int i = 0; rc == RT_OK && i < rt_yr_npairs(knobs); i++) {
-		const rt_ynode *k, *v;
-		rt_yr_pair(r, knobs, i, &k, &v);
-		kv[i] = (rt_knob_value){rt_yr_scalar(k), rt_yr_scalar(v)};
-		if (!kv[i].name || !kv[i].value)
-			rc = rt_yr_bad(r, k, "knobs: expected name: value pairs");
-	}
+	if (rc == RT_OK)
+		rc = rt_cmd_point_decode(r, knobs, "knobs", &rec->knobs);
 	if (rc)
 		return rc;
 	RT_BUG_ON(strlen(hash) >= sizeof rec->command); /* checked above: 16 at most */
 	strcpy(rec->command, hash);
-	rt_journal_knobs_key(kv, rt_yr_npairs(knobs), rec->knobs, sizeof rec->knobs);
 	return RT_OK;
 }
 
@@ -1006,17 +973,25 @@ const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_
 	return NULL;
 }
 
+const rt_journal_record *rt_journal_find_knobs(const rt_journal_record *records, size_t n,
+					       const char *fingerprint, const char *hash,
+					       const rt_cmd_point *pt)
+{
+	for (size_t i = n; i-- > 0;) {
+		const rt_journal_record *r = &records[i];
+		if (!r->workload && !strcmp(r->fingerprint, fingerprint) &&
+		    !strcmp(r->command, hash) && rt_cmd_point_equal(&r->knobs, pt))
+			return r;
+	}
+	return NULL;
+}
+
 const rt_journal_record *rt_journal_find_command(const rt_journal_record *records, size_t n,
 						 const char *fingerprint, const char *hash,
 						 const rt_knob_value *kv, int nkv)
 {
-	char key[RT_JOURNAL_KNOBS];
-	rt_journal_knobs_key(kv, nkv, key, sizeof key);
-	for (size_t i = n; i-- > 0;) {
-		const rt_journal_record *r = &records[i];
-		if (!r->workload && !strcmp(r->fingerprint, fingerprint) &&
-		    !strcmp(r->command, hash) && !strcmp(r->knobs, key))
-			return r;
-	}
-	return NULL;
+	rt_cmd_point pt;
+	if (rt_cmd_point_of(kv, nkv, &pt, NULL, 0))
+		return NULL;
+	return rt_journal_find_knobs(records, n, fingerprint, hash, &pt);
 }

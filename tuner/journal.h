@@ -34,7 +34,7 @@
 
 #include <stddef.h>
 
-#include "knob.h"
+#include "cmdpoint.h"
 #include "machine.h"
 #include "measure.h"
 
@@ -83,25 +83,21 @@ int rt_journal_append(rt_journal *j, rt_trial_role role, const rt_workload *w,
 		      size_t errlen);
 
 /*
- * Appends one finished trial of the user's command: its hash and name, the
- * point's n knob values, the metric's unit. As rt_journal_append otherwise.
+ * Appends one finished trial of the user's command: its hash and name, its
+ * point, the metric's unit. As rt_journal_append otherwise.
  */
 int rt_journal_append_command(rt_journal *j, const char *hash, const char *name,
-			      const rt_knob_value *kv, int n, const char *unit,
-			      const rt_measurement *m, char *err, size_t errlen);
+			      const rt_cmd_point *pt, const char *unit, const rt_measurement *m,
+			      char *err, size_t errlen);
 
 void rt_journal_close(rt_journal *j); /* accepts NULL */
-
-/* A command's knobs as one text, "name=value" lines in name order: the trial's key. */
-#define RT_JOURNAL_KNOBS 1024
-void rt_journal_knobs_key(const rt_knob_value *kv, int n, char *buf, size_t len);
 
 /* One finished trial as read back. */
 typedef struct rt_journal_record {
 	char fingerprint[17];
 	const rt_workload *workload; /* from the registry; NULL for a command's trial */
 	char command[17];            /* a command's trial: the command's hash */
-	char knobs[RT_JOURNAL_KNOBS];/* and its knobs (rt_journal_knobs_key) */
+	rt_cmd_point knobs;          /* and its point */
 	rt_trial_role role;          /* RT_TRIAL_SEARCH for a command's trial */
 	rt_point point;
 	rt_shape shape;              /* every key of the workload, in its order */
@@ -174,7 +170,14 @@ const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_
 					 const char *fingerprint, const rt_workload *w,
 					 const rt_shape *sh, const rt_point *pt);
 
-/* The same for a trial of a command: this fingerprint, command hash and knobs. */
+/* The same for a trial of a command: this fingerprint, command hash and point. */
+const rt_journal_record *rt_journal_find_knobs(const rt_journal_record *records, size_t n,
+					       const char *fingerprint, const char *hash,
+					       const rt_cmd_point *pt);
+/*
+ * The same for a point given as nkv name/value texts (a baseline's, as
+ * check_baseline.c reads it); NULL too when they are not a point.
+ */
 const rt_journal_record *rt_journal_find_command(const rt_journal_record *records, size_t n,
 						 const char *fingerprint, const char *hash,
 						 const rt_knob_value *kv, int nkv);

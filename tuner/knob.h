@@ -1,9 +1,9 @@
 /*
- * knob.h: one knob's value at a point of the user's command, as text, and
- * how long a knob's name may be. A small header of its own so that the
- * journal (which keys a command's trials by their knobs) and the
- * configuration need not include the whole user's-command family
- * (usercmd.h) for two fields.
+ * knob.h: how long a knob's name may be, and one knob's value at a point
+ * of the user's command as text: what a command's placeholders take
+ * (usercmd.h) and what check's baseline reads from its document. A small
+ * header of its own, below the point (cmdpoint.h) and the user's-command
+ * family (usercmd.h), which both need it.
  */
 #ifndef RT_KNOB_H
 #define RT_KNOB_H

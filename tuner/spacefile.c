@@ -37,10 +37,10 @@ static int device_name(const char *s)
 	return rt_cmd_device_check(s);
 }
 
-/* A value of a user's own knob: any name (a list of integers only is ordinal). */
+/* A value of a user's own knob: any name a point holds (a list of integers only is ordinal). */
 static int user_value(const char *s)
 {
-	return *s ? 0 : -1;
+	return *s && strlen(s) < RT_CMD_VALUE_LEN ? 0 : -1;
 }
 
 /* What one parameter of a space file may be. */
@@ -74,7 +74,8 @@ static const key_rule command_rules[] = {
 	{"pin", pin_name, 0, 0, RT_ROLE_NONE,
 	 "a list of pin policies (none, compact, spread, pcores, ecores)", NULL},
 };
-#define USER_EXPECT "a list of values (numbers or names)"
+_Static_assert(RT_CMD_VALUE_LEN == 128, "USER_EXPECT says 128");
+#define USER_EXPECT "a list of values (numbers or names, under 128 characters)"
 #define DEFAULT_KNEE "batch"
 
 /* The keys a space may search and how (see spacefile.h). */

@@ -34,33 +34,6 @@ struct rt_tune_command {
 	int gpu_here; /* an accelerator is available: the command may use it */
 };
 
-/* The knob values of point idx: numbers written into text, names from the space. */
-typedef struct cmd_point {
-	int n;
-	rt_knob_value kv[RT_CMD_MAX_KNOBS];
-	char text[RT_CMD_MAX_KNOBS][24];
-} cmd_point;
-
-static void point_at(const rt_space *s, const int *idx, cmd_point *p)
-{
-	p->n = rt_space_nparams(s) < RT_CMD_MAX_KNOBS ? rt_space_nparams(s) : RT_CMD_MAX_KNOBS;
-	for (int i = 0; i < p->n; i++) {
-		p->kv[i].name = rt_space_name(s, i);
-		if (rt_space_numeric(s, i)) {
-			snprintf(p->text[i], sizeof p->text[i], "%ld", rt_space_int_at(s, i, idx[i]));
-			p->kv[i].value = p->text[i];
-		} else {
-			p->kv[i].value = rt_space_str_at(s, i, idx[i]);
-		}
-	}
-}
-
-static long knob_value(const cmd_point *p, const char *name)
-{
-	const char *v = rt_cmd_knob(p->kv, p->n, name);
-	return v ? strtol(v, NULL, 10) : 0;
-}
-
 /*
  * Each thread pool fits the usable cores. Workers are not counted against
  * them: worker processes that mostly wait (vector environments on their
@@ -69,19 +42,20 @@ static long knob_value(const cmd_point *p, const char *name)
  */
 static int cmd_feasible(const tune_ctx *c, const int *idx, int *cpus)
 {
-	cmd_point p;
+	rt_cmd_point p;
 	int usable = c->run->usable_cores;
-	point_at(c->twl->space, idx, &p);
-	*cpus = rt_cmd_point_cpus(p.kv, p.n, usable);
-	return knob_value(&p, "threads") <= usable && knob_value(&p, "blas_threads") <= usable;
+	rt_cmd_point_at(c->twl->space, idx, &p);
+	*cpus = rt_cmd_point_cpus(&p, usable);
+	return rt_cmd_point_num(&p, "threads", 0) <= usable &&
+	       rt_cmd_point_num(&p, "blas_threads", 0) <= usable;
 }
 
 static const rt_journal_record *cmd_find(const tune_ctx *c, const rt_tune_trial *t)
 {
-	cmd_point p;
-	point_at(c->twl->space, t->idx, &p);
-	return rt_journal_find_command(c->reuse, c->nreuse, c->run->fingerprint, c->twl->cmd->hash,
-				       p.kv, p.n);
+	rt_cmd_point p;
+	rt_cmd_point_at(c->twl->space, t->idx, &p);
+	return rt_journal_find_knobs(c->reuse, c->nreuse, c->run->fingerprint, c->twl->cmd->hash,
+				     &p);
 }
 
 /*
@@ -90,10 +64,10 @@ static const rt_journal_record *cmd_find(const tune_ctx *c, const rt_tune_trial 
  * knob on a machine without an accelerator (CUDA reserves far more address
  * space than it uses).
  */
-static uint64_t mem_cap(const struct rt_tune_command *cmd, const cmd_point *p)
+static uint64_t mem_cap(const struct rt_tune_command *cmd, const rt_cmd_point *p)
 {
-	const char *device = rt_cmd_knob(p->kv, p->n, "device");
-	int cpu_only = device ? rt_backend_on_host(device) : !cmd->gpu_here;
+	const rt_cmd_knob *device = rt_cmd_point_find(p, "device");
+	int cpu_only = device ? rt_backend_on_host(device->text) : !cmd->gpu_here;
 	return cpu_only ? rt_measure_mem_cap() : 0;
 }
 
@@ -139,7 +113,7 @@ static int cmd_measure(const tune_ctx *c, const rt_tune_trial *t, double cap, rt
 		       char *err, size_t errlen)
 {
 	struct rt_tune_command *cmd = c->twl->cmd;
-	cmd_point p;
+	rt_cmd_point p;
 	rt_knob_value shown[RT_CMD_MAX_KNOBS];
 	rt_usercmd_env env;
 	char **argv;
@@ -147,17 +121,16 @@ static int cmd_measure(const tune_ctx *c, const rt_tune_trial *t, double cap, rt
 	double predicted = predicted_run(c, t), left = c->deadline - rt_now();
 	if (c->deadline > 0 && predicted > left)
 		return skip_run(m, predicted, left);
-	point_at(c->twl->space, t->idx, &p);
-	rt_cmd_point_placeholders(p.kv, p.n, shown);
-	rt_cmd_point_env(p.kv, p.n, &c->run->machine, &env);
+	rt_cmd_point_at(c->twl->space, t->idx, &p);
+	rt_cmd_point_placeholders(&p, shown);
+	rt_cmd_point_env(&p, &c->run->machine, &env);
 	int rc = rt_cmd_template_expand(&cmd->tpl, shown, p.n, &argv, err, errlen);
 	if (rc)
 		return rc;
-	const char *pin = rt_cmd_knob(p.kv, p.n, "pin");
 	rt_usercmd uc = {.argv = argv,
 			 .env = env.ptr,
-			 .pin = pin ? rt_pin_parse(pin) : RT_PIN_NONE,
-			 .pin_cpus = rt_cmd_point_cpus(p.kv, p.n, c->run->usable_cores),
+			 .pin = rt_cmd_point_pin(&p),
+			 .pin_cpus = rt_cmd_point_cpus(&p, c->run->usable_cores),
 			 .mem_cap = mem_cap(cmd, &p),
 			 .timeout_s = cmd->timeout_s,
 			 .stop = rt_tune_stop_requested};
@@ -170,10 +143,10 @@ static int cmd_append(const tune_ctx *c, const rt_tune_trial *t, const rt_measur
 		      char *err, size_t errlen)
 {
 	const struct rt_tune_command *cmd = c->twl->cmd;
-	cmd_point p;
-	point_at(c->twl->space, t->idx, &p);
-	return rt_journal_append_command(c->journal, cmd->hash, cmd->name, p.kv, p.n, cmd->unit, m,
-					 err, errlen);
+	rt_cmd_point p;
+	rt_cmd_point_at(c->twl->space, t->idx, &p);
+	return rt_journal_append_command(c->journal, cmd->hash, cmd->name, &p, cmd->unit, m, err,
+					 errlen);
 }
 
 const rt_tune_target rt_tune_target_command = {
@@ -279,9 +252,6 @@ int rt_tune_command_setup(const rt_tune_opts *o, const rt_tune_run *run,
 		rc = rt_metric_init(&cmd->metric, co->metric, co->warmup, err, errlen);
 	if (rc == RT_OK)
 		rc = load_space(o, run, twl, err, errlen);
-	if (rc == RT_OK && rt_space_nparams(twl->space) > RT_CMD_MAX_KNOBS)
-		rc = rt_fail(err, errlen, RT_EINVAL, "%s: more than %d knobs", o->space_file,
-			     RT_CMD_MAX_KNOBS);
 	if (rc == RT_OK)
 		rc = check_placeholders(o, twl, err, errlen);
 	if (rc)
@@ -318,11 +288,11 @@ const char *rt_tune_command_hash(const struct rt_tune_command *cmd)
 int rt_tune_command_argv(const struct rt_tune_command *cmd, const rt_space *s, const int *idx,
 			 char *buf, size_t len)
 {
-	cmd_point p;
+	rt_cmd_point p;
 	rt_knob_value shown[RT_CMD_MAX_KNOBS];
 	char **argv;
-	point_at(s, idx, &p);
-	rt_cmd_point_placeholders(p.kv, p.n, shown);
+	rt_cmd_point_at(s, idx, &p);
+	rt_cmd_point_placeholders(&p, shown);
 	int rc = rt_cmd_template_expand(&cmd->tpl, shown, p.n, &argv, NULL, 0);
 	if (rc == RT_OK) {
 		rt_argv_format(argv, buf, len);
@@ -334,7 +304,7 @@ int rt_tune_command_argv(const struct rt_tune_command *cmd, const rt_space *s, c
 void rt_tune_command_env(const rt_space *s, const int *idx, const rt_machine *m,
 			 rt_usercmd_env *env)
 {
-	cmd_point p;
-	point_at(s, idx, &p);
-	rt_cmd_point_env(p.kv, p.n, m, env);
+	rt_cmd_point p;
+	rt_cmd_point_at(s, idx, &p);
+	rt_cmd_point_env(&p, m, env);
 }

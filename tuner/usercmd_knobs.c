@@ -52,14 +52,6 @@ const char *rt_cmd_knob_name_bad(const char *name)
 				    : "its variable RIGTUNE_<KNOB> is one of rigtune's own settings";
 }
 
-const char *rt_cmd_knob(const rt_knob_value *kv, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(kv[i].name, name))
-			return kv[i].value;
-	return NULL;
-}
-
 static void setenv_at(rt_usercmd_env *env, const char *name, const char *value)
 {
 	/* a point sets a fixed few variables: RT_CMD_MAX_ENV is sized for them all */
@@ -90,26 +82,26 @@ static void device_env(rt_usercmd_env *env, const rt_machine *m, const char *dev
 	}
 }
 
-void rt_cmd_point_env(const rt_knob_value *kv, int n, const rt_machine *m, rt_usercmd_env *env)
+void rt_cmd_point_env(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd_env *env)
 {
-	const char *threads = rt_cmd_knob(kv, n, "threads");
-	const char *blas = rt_cmd_knob(kv, n, "blas_threads");
-	const char *device = rt_cmd_knob(kv, n, "device");
+	const rt_cmd_knob *threads = rt_cmd_point_find(pt, "threads");
+	const rt_cmd_knob *blas = rt_cmd_point_find(pt, "blas_threads");
+	const rt_cmd_knob *device = rt_cmd_point_find(pt, "device");
 	rt_knob_value shown[RT_CMD_MAX_KNOBS];
 	env->n = 0;
 	env->ptr[0] = NULL;
 	if (threads) {
-		setenv_at(env, "OMP_NUM_THREADS", threads);
-		setenv_at(env, "MKL_NUM_THREADS", threads);
+		setenv_at(env, "OMP_NUM_THREADS", threads->text);
+		setenv_at(env, "MKL_NUM_THREADS", threads->text);
 	}
 	if (blas) {
-		setenv_at(env, "OPENBLAS_NUM_THREADS", blas);
-		setenv_at(env, "VECLIB_MAXIMUM_THREADS", blas);
+		setenv_at(env, "OPENBLAS_NUM_THREADS", blas->text);
+		setenv_at(env, "VECLIB_MAXIMUM_THREADS", blas->text);
 	}
 	if (device)
-		device_env(env, m, device);
-	rt_cmd_point_placeholders(kv, n, shown);
-	for (int i = 0; i < n && i < RT_CMD_MAX_KNOBS; i++) {
+		device_env(env, m, device->text);
+	rt_cmd_point_placeholders(pt, shown);
+	for (int i = 0; i < pt->n; i++) {
 		char name[RT_KNOB_NAMELEN + 8];
 		rt_env_knob_var(shown[i].name, name, sizeof name);
 		/* every knob name read from a file was checked (rt_cmd_knob_name_bad) */
@@ -142,25 +134,26 @@ static const char *seen_device(const char *device)
 	return shown[i];
 }
 
-void rt_cmd_point_placeholders(const rt_knob_value *kv, int n, rt_knob_value *out)
+void rt_cmd_point_placeholders(const rt_cmd_point *pt, rt_knob_value *out)
 {
-	for (int i = 0; i < n && i < RT_CMD_MAX_KNOBS; i++) {
-		out[i] = kv[i];
-		if (!strcmp(kv[i].name, "device") && !rt_backend_on_host(kv[i].value))
-			out[i].value = seen_device(kv[i].value);
+	for (int i = 0; i < pt->n; i++) {
+		const rt_cmd_knob *k = &pt->k[i];
+		out[i] = (rt_knob_value){k->name, k->text};
+		if (!strcmp(k->name, "device") && !rt_backend_on_host(k->text))
+			out[i].value = seen_device(k->text);
 	}
 }
 
-static long knob_long(const rt_knob_value *kv, int n, const char *name, long otherwise)
+int rt_cmd_point_cpus(const rt_cmd_point *pt, int usable_cores)
 {
-	long v;
-	const char *s = rt_cmd_knob(kv, n, name);
-	return s && rt_parse_long(s, &v) == RT_OK ? v : otherwise;
+	long threads = rt_cmd_point_num(pt, "threads", 0);
+	long blas = rt_cmd_point_num(pt, "blas_threads", 0);
+	long compute = threads > blas ? threads : blas;
+	return (int)((compute ? compute : usable_cores) + rt_cmd_point_num(pt, "workers", 0));
 }
 
-int rt_cmd_point_cpus(const rt_knob_value *kv, int n, int usable_cores)
+rt_pin rt_cmd_point_pin(const rt_cmd_point *pt)
 {
-	long threads = knob_long(kv, n, "threads", 0), blas = knob_long(kv, n, "blas_threads", 0);
-	long compute = threads > blas ? threads : blas;
-	return (int)((compute ? compute : usable_cores) + knob_long(kv, n, "workers", 0));
+	/* pin's row is the built-in table's: its number is an rt_pin */
+	return (rt_pin)rt_cmd_point_num(pt, "pin", RT_PIN_NONE);
 }

@@ -2,7 +2,7 @@
  * usercmd_knobs.h: the knobs of a user's command (`rigtune tune --cmd`, a space
  * file with `workload: command`) and what a point means for the process.
  *
- * A point is a list of knob=value texts. The knobs rigtune gives a meaning:
+ * A point is an rt_cmd_point (cmdpoint.h). The knobs rigtune gives a meaning:
  *
  *   threads       the framework's own intra-op pool: OMP_NUM_THREADS and
  *                 MKL_NUM_THREADS (PyTorch sizes its pool from either, MKL
@@ -32,14 +32,17 @@
 #ifndef RT_CMDKNOBS_H
 #define RT_CMDKNOBS_H
 
+#include "cmdpoint.h"
 #include "machine.h"
 #include "usercmd.h"
 
-/* Most knobs a command's space may have, and the env variables a point sets. */
-#define RT_CMD_MAX_KNOBS 16
-/* RIGTUNE_<KNOB> each, 2 for threads, 2 for blas_threads, one per backend for device */
+/*
+ * The env variables a point sets: RIGTUNE_<KNOB> each, 2 for threads, 2 for
+ * blas_threads, one per backend for device.
+ */
 #define RT_CMD_MAX_ENV (RT_CMD_MAX_KNOBS + 4 + RT_MAX_ACCEL)
-#define RT_CMD_ENV_LEN 96
+/* "NAME=value": the longest name (a visible-devices variable, RIGTUNE_<KNOB>), =, a value */
+#define RT_CMD_ENV_LEN (48 + 1 + RT_CMD_VALUE_LEN)
 
 /*
  * 0 when value is a device a command can be given, else -1: cpu, or
@@ -64,26 +67,26 @@ typedef struct rt_usercmd_env {
 } rt_usercmd_env;
 
 /*
- * What the point kv (n knobs) sets in the environment, in the order above.
- * The device knob's variables are those of m's accelerators (NULL: none).
+ * What point pt sets in the environment, in the order above. The device
+ * knob's variables are those of m's accelerators (NULL: none).
  */
-void rt_cmd_point_env(const rt_knob_value *kv, int n, const rt_machine *m, rt_usercmd_env *env);
+void rt_cmd_point_env(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd_env *env);
 
 /*
- * The values placeholders take at point kv: each knob's own text, but
+ * The values placeholders take at point pt: each knob's own text, but
  * device as the process sees it (cpu, or the frameworks' name of its
- * backend's devices with index 0: cuda:0). Fills out (n entries, pointing
- * into kv or static text).
+ * backend's devices with index 0: cuda:0). Fills out (pt->n entries,
+ * pointing into pt or static text).
  */
-void rt_cmd_point_placeholders(const rt_knob_value *kv, int n, rt_knob_value *out);
+void rt_cmd_point_placeholders(const rt_cmd_point *pt, rt_knob_value *out);
 
 /*
  * The CPUs the point uses, for its pin policy: max(threads, blas_threads)
  * + workers, with usable_cores for threads when neither is a knob.
  */
-int rt_cmd_point_cpus(const rt_knob_value *kv, int n, int usable_cores);
+int rt_cmd_point_cpus(const rt_cmd_point *pt, int usable_cores);
 
-/* The value of knob name at kv, NULL if it is not a knob of the point. */
-const char *rt_cmd_knob(const rt_knob_value *kv, int n, const char *name);
+/* The point's pin policy: its pin knob, RT_PIN_NONE without one. */
+rt_pin rt_cmd_point_pin(const rt_cmd_point *pt);
 
 #endif

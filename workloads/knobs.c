@@ -100,12 +100,20 @@ static int set_backend(const rt_knob *k, const char *value, rt_point *pt, char *
 	return RT_OK;
 }
 
+int rt_knob_choice(const rt_knob *k, const char *name)
+{
+	for (long i = k->min; k->kind == RT_KNOB_CHOICE && i <= k->max; i++)
+		if (!strcmp(k->choices[i], name))
+			return (int)i;
+	return -1;
+}
+
 static int set_choice(const rt_knob *k, const char *value, rt_point *pt, char *err,
 		      size_t errlen)
 {
-	for (long i = k->min; i <= k->max; i++)
-		if (!strcmp(k->choices[i], value))
-			return rt_knob_set_long(k, i, pt, err, errlen);
+	int i = rt_knob_choice(k, value);
+	if (i >= 0)
+		return rt_knob_set_long(k, i, pt, err, errlen);
 	char names[128];
 	rt_knob_choices(k, " ", names, sizeof names);
 	return rt_fail(err, errlen, RT_EINVAL, "%s: '%s' is not one of %s", k->name, value, names);
@@ -127,6 +135,7 @@ int rt_knob_set(const rt_knob *k, const char *value, rt_point *pt, char *err, si
 {
 	switch (k->kind) {
 	case RT_KNOB_BACKEND:
+	case RT_KNOB_TEXT: /* no row of rt_point's table: a name in a field all the same */
 		return set_backend(k, value, pt, err, errlen);
 	case RT_KNOB_CHOICE:
 		return set_choice(k, value, pt, err, errlen);

@@ -9,13 +9,17 @@
  * space file's list of its values is called.
  * rt_point's fields, the KEY=VALUE arguments, the YAML of a point
  * (configurations, journals, check results), equality, the screening's
- * distance and the labels all come from the rows, so that adding a knob to
- * a built-in workload is its row, the workload's use of it (a bit in its
- * `knobs`, its reading of pt->NAME) and its docs.
+ * distance and the labels (a chart's series label too) all come from the
+ * rows, so that adding a knob to a built-in workload is its row, the
+ * workload's use of it (a bit in its `knobs`, its reading of pt->NAME) and
+ * its docs.
  *
  * The rows are RT_POINT_KNOBS in workload.h, beside the rt_point they make.
- * Not from the table yet: the knobs of a user's command (rt_knob_value,
- * tuner/usercmd_knobs.h), and a chart's series label (page/pagechart.c).
+ * A user's command's point (tuner/cmdpoint.h) is a row per knob made at run
+ * time: these rows where a knob has their name (batch, threads, workers,
+ * precision, pin), a command's own (blas_threads, device), or a number or a
+ * name of the user's; it reads its values with rt_knob_choice and
+ * rt_knob_choices.
  */
 #ifndef RT_KNOBS_H
 #define RT_KNOBS_H
@@ -24,8 +28,13 @@
 
 #include <stddef.h>
 
-/* What a knob's value is. */
-typedef enum rt_knob_kind { RT_KNOB_INT, RT_KNOB_CHOICE, RT_KNOB_BACKEND } rt_knob_kind;
+/* What a knob's value is; RT_KNOB_TEXT (any name: a user's command's own) is no rt_point's. */
+typedef enum rt_knob_kind {
+	RT_KNOB_INT,
+	RT_KNOB_CHOICE,
+	RT_KNOB_BACKEND,
+	RT_KNOB_TEXT,
+} rt_knob_kind;
 
 /* The names of the choice knobs' values, by value (names.c). */
 extern const char *const rt_precision_names[RT_NPRECISION];
@@ -40,6 +49,7 @@ enum {
 	RT_KF_RANGE = 1u << 5,   /* a space may give it as {min, max, step} */
 	RT_KF_PEAKED = 1u << 6,  /* throughput rises along it, then falls: the search's role */
 	RT_KF_FIXED = 1u << 7,   /* no space searches it (set by KEY=VALUE alone) */
+	RT_KF_JOINS = 1u << 8,   /* a chart's series label joins it to the knob before: cuda:1 */
 };
 
 /* One row of the table. */
@@ -75,6 +85,8 @@ const char *rt_knob_text(const rt_knob *k, const rt_point *pt, char *buf, size_t
 int rt_knob_set(const rt_knob *k, const char *value, rt_point *pt, char *err, size_t errlen);
 /* Sets a numeric knob (a choice by index) from v; RT_EINVAL if out of its range. */
 int rt_knob_set_long(const rt_knob *k, long v, rt_point *pt, char *err, size_t errlen);
+/* The index of a choice knob's value name ("bf16": RT_BF16), -1 when it is none of its names. */
+int rt_knob_choice(const rt_knob *k, const char *name);
 /* "fp64 fp32 tf32 bf16 fp16": a choice knob's names, sep between them; "" for another. */
 void rt_knob_choices(const rt_knob *k, const char *sep, char *buf, size_t len);
 

@@ -54,7 +54,7 @@ typedef char rt_backend_name[16];
 #define RT_POINT_KNOBS(X)                                                                     \
 	X(backend, rt_backend_name, RT_KNOB_BACKEND, 0, 0, 0, NULL, RT_KF_ALL, "", NULL)        \
 	X(device, int, RT_KNOB_INT, 0, 0, 64, NULL,                                           \
-	  RT_KF_ALL | RT_KF_TERSE | RT_KF_QUIET | RT_KF_FIXED, "dev", NULL)                     \
+	  RT_KF_ALL | RT_KF_TERSE | RT_KF_QUIET | RT_KF_FIXED | RT_KF_JOINS, "dev", NULL)       \
 	X(precision, rt_precision, RT_KNOB_CHOICE, RT_FP32, 0, RT_NPRECISION - 1,             \
 	  rt_precision_names, RT_KF_ALL, "", "precisions")                                    \
 	X(batch, int, RT_KNOB_INT, 32, 1, 1 << 24, NULL, RT_KF_LOG, "b", NULL)                \

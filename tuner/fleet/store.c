@@ -383,14 +383,10 @@ int rt_store_put_machine(rt_store *s, const char *node, const rt_machine *m,
  */
 static void point_text(const rt_journal_record *rec, char *buf, size_t len)
 {
-	if (!rec->workload) {
-		snprintf(buf, len, "%s", rec->knobs);
-		for (char *c = buf; *c; c++)
-			if (*c == '\n')
-				*c = c[1] ? ' ' : '\0';
-		return;
-	}
-	rt_point_text(&rec->point, rec->workload, " ", buf, len);
+	if (rec->workload)
+		rt_point_text(&rec->point, rec->workload, " ", buf, len);
+	else
+		rt_cmd_point_text(&rec->knobs, " ", buf, len);
 }
 
 static void shape_text(const rt_journal_record *rec, char *buf, size_t len)
@@ -414,7 +410,7 @@ int rt_store_put_trial(rt_store *s, const char *node, const rt_journal_header *h
 		       const char *path, long seq, const rt_journal_record *rec, int *added,
 		       char *err, size_t errlen)
 {
-	char point[RT_JOURNAL_KNOBS], shape[256], seqs[24], workload[64], med[32], lo[32],
+	char point[RT_CMD_POINT_TEXT], shape[256], seqs[24], workload[64], med[32], lo[32],
 		hi[32], cv[32], ns[16];
 	const rt_measurement *m = &rec->m;
 	const char *base = strrchr(path, '/');

@@ -103,40 +103,50 @@ static void log_pad(double *lo, double *hi, double frac)
 
 /* ---- throughput ---- */
 
-/* Which parts of a setting vary among the workload's trials (the rest need not be named). */
-typedef struct varies {
-	int pin, device, backend, precision;
-} varies;
-
-static varies what_varies(const rt_pg_workload *wl)
+/* Whether knob k varies among the workload's trials (a quiet one is named only then). */
+static int varies(const rt_pg_workload *wl, const rt_knob *k)
 {
-	varies v = {0};
-	for (size_t i = 1; i < wl->ntrials; i++) {
-		const rt_point *a = &wl->trials[0]->point, *b = &wl->trials[i]->point;
-		v.pin |= a->pin != b->pin;
-		v.device |= a->device != b->device;
-		v.backend |= strcmp(a->backend, b->backend) != 0;
-		v.precision |= a->precision != b->precision;
-	}
-	return v;
+	char a[64], b[64];
+	for (size_t i = 1; i < wl->ntrials; i++)
+		if (strcmp(rt_knob_text(k, &wl->trials[0]->point, a, sizeof a),
+			   rt_knob_text(k, &wl->trials[i]->point, b, sizeof b)))
+			return 1;
+	return 0;
+}
+
+/*
+ * Knob k in a series label: joined to the knob before it (":1"), a leading
+ * knob's bare value (" fp32"), a choice by its name (", spread"), any other
+ * in words (", 2 threads").
+ */
+static void series_item(const rt_knob *k, const rt_point *pt, char *buf, size_t len)
+{
+	char v[64], words[96];
+	rt_knob_text(k, pt, v, sizeof v);
+	rt_knob_words(k, pt, words, sizeof words);
+	if (k->flags & RT_KF_JOINS)
+		snprintf(buf, len, ":%s", v);
+	else if (rt_knob_leads(k))
+		snprintf(buf, len, " %s", v);
+	else
+		snprintf(buf, len, ", %s", k->kind == RT_KNOB_CHOICE ? v : words);
 }
 
 void rt_pagechart_series_label(const rt_pg_workload *wl, const rt_point *pt, char *buf, size_t len)
 {
-	varies v = what_varies(wl);
-	size_t n = (size_t)snprintf(buf, len, "%s", pt->backend);
-	if (v.device && n < len)
-		n += (size_t)snprintf(buf + n, len - n, ":%d", pt->device);
-	if (n < len)
-		n += (size_t)snprintf(buf + n, len - n, " %s", rt_precision_name(pt->precision));
-	if (strcmp(wl->xkey, "threads") && n < len)
-		n += (size_t)snprintf(buf + n, len - n, ", %d thread%s", pt->threads,
-		                      pt->threads == 1 ? "" : "s");
-	if ((wl->w->knobs & RT_KNOB_BIT(workers)) && n < len)
-		n += (size_t)snprintf(buf + n, len - n, ", %d worker%s", pt->workers,
-		                      pt->workers == 1 ? "" : "s");
-	if (v.pin && n < len)
-		snprintf(buf + n, len - n, ", %s", rt_pin_name(pt->pin));
+	size_t n = 0;
+	if (len)
+		buf[0] = '\0';
+	/* the knobs the workload reads but its axis, a quiet one where it varies */
+	for (int i = 0; i < RT_NKNOBS && n < len; i++) {
+		const rt_knob *k = &rt_knobs[i];
+		char item[128];
+		if (!rt_workload_reads(wl->w, k) || !strcmp(k->name, wl->xkey) ||
+		    ((k->flags & RT_KF_QUIET) && !varies(wl, k)))
+			continue;
+		series_item(k, pt, item, sizeof item);
+		n += (size_t)snprintf(buf + n, len - n, "%s", n ? item : item + 1);
+	}
 }
 
 /* Whether two trials belong to one line: the same setting but for the axis key. */
