@@ -21,6 +21,7 @@
 
 #include "../common/rt.h"
 #include "../tuner/cmdpoint.h"
+#include "../workloads/knobs.h"
 #include "../tuner/config.h"
 #include "../tuner/journal.h"
 #include "../tuner/spacefile.h"

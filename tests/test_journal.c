@@ -19,6 +19,7 @@
 
 #include "../common/rng.h"
 #include "../tuner/journal.h"
+#include "../workloads/knobs.h"
 
 #define FP "0123abcd4567ef89"
 #define HOST "box"

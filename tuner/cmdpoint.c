@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../workloads/knobs.h"
 #include "params.h"
 
 /*

@@ -20,7 +20,6 @@
 #include <stddef.h>
 
 #include "../search/space.h"
-#include "../workloads/knobs.h"
 #include "knob.h"
 #include "yamlr.h"
 #include "yamlw.h"
@@ -30,10 +29,12 @@
 /* Longest value a command's knob may have, and its end. */
 #define RT_CMD_VALUE_LEN 128
 
+struct rt_knob; /* workloads/knobs.h */
+
 /* One knob of a command's point: its name, its row and its value. */
 typedef struct rt_cmd_knob {
 	char name[RT_KNOB_NAMELEN];
-	const rt_knob *row;          /* its kind (RT_KNOB_INT, _CHOICE, _TEXT) and meaning */
+	const struct rt_knob *row;          /* its kind (RT_KNOB_INT, _CHOICE, _TEXT) and meaning */
 	long num;                    /* a number; a choice's index; 0 for a name */
 	char text[RT_CMD_VALUE_LEN]; /* the value as written: "32", "bf16", "adam w" */
 } rt_cmd_knob;

@@ -18,7 +18,6 @@
 
 #include "../search/fit.h"
 #include "../workloads/workload.h"
-#include "cmdpoint.h"
 #include "machine.h"
 #include "yamlr.h"
 
@@ -115,8 +114,9 @@ int rt_config_point_decode(const rt_config *c, const rt_config_point *p, const r
  * The point of a user's command that p stands for (cmdpoint.h); RT_EINVAL
  * "PATH:LINE:COLUMN: point: knob: problem" for a value its knob does not take.
  */
-int rt_config_command_point(const rt_config *c, const rt_config_point *p, rt_cmd_point *pt,
-			    char *err, size_t errlen);
+struct rt_cmd_point; /* cmdpoint.h */
+int rt_config_command_point(const rt_config *c, const rt_config_point *p,
+			    struct rt_cmd_point *pt, char *err, size_t errlen);
 
 /* The scalar at a dotted path from the document's root ("generated", "unavailable"), or NULL. */
 const char *rt_config_scalar(const rt_config *c, const char *path);
