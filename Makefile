@@ -174,7 +174,7 @@ $(MAC)/rigtune: $(MAC_OBJS)
 	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -o $@
 $(MAC)/tests/%: $(MAC)/tests/%.o $(MAC_LIB_OBJS)
 	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -lcmocka -o $@
-$(MAC)/librigtune_metal.dylib: $(METAL_SRCS) $(GPU_DEPS) $(MAC)/sdk/.complete
+$(MAC)/librigtune_metal.dylib: $(METAL_DEPS) $(GPU_DEPS) $(MAC)/sdk/.complete
 	$(ZIG_CC) -target aarch64-macos $(METAL_FLAGS) -Werror $(METAL_SRCS) -o $@
 
 run: deps
