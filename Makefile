@@ -83,6 +83,8 @@ BENCH_LIBS := $(patsubst bench/lib/%.c,$(BUILD)/bench/lib%.so,$(wildcard bench/l
 GPU_DEPS := $(wildcard workloads/gpu/*) workloads/backend.h workloads/kernels.h common/rt.h
 PLUGINS :=
 PLUGINS_HERE :=
+# a fragment's first rule is not what a bare `make` builds
+.DEFAULT_GOAL := all
 include $(sort $(wildcard workloads/*/plugin.mk))
 
 .PHONY: all deps test-deps run test check check-fast asan bench fuzz format clean build-all \
