@@ -165,7 +165,7 @@ MAC_BUILD := $(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/librigtune_meta
 	$(MAC_TESTS))
 .PHONY: build-mac
 build-mac: $(MAC)/rigtune $(MAC)/librigtune_metal.dylib
-$(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh
+$(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh scripts/cached-venv.sh
 	scripts/zig.sh
 	scripts/mac-sdk.sh $(MAC)/sdk "$(ZIG_CC)"
 	@touch $@
