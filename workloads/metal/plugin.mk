@@ -21,12 +21,13 @@ $(BUILD)/librigtune_metal.dylib: $(METAL_DEPS) $(GPU_DEPS)
 # machine and checks each plan, run through the kernels, against the CPU reference. (Under
 # UBSan without the checks that need C++'s type information: the test links as C.)
 METAL_EMU_CXX ?= clang++
+METAL_EMU_SAN := -fsanitize=$(SAN) -fno-sanitize=function,vptr -fno-sanitize-recover=all
 $(BUILD)/tests/metal_emu.o: tests/metal_emu.cpp tests/metal_emu.h tests/metal_shim/metal_stdlib \
 		$(METAL_DEPS)
 	@mkdir -p $(@D)
 	$(METAL_EMU_CXX) $(OPT) -g -std=c++14 -fno-exceptions -fno-rtti -Wall -Wextra \
 		$(if $(filter true,$(CI)),-Werror) -Wno-unknown-attributes -Itests/metal_shim -pthread \
-		$(if $(SAN),-fsanitize=$(SAN) -fno-sanitize=function,vptr -fno-sanitize-recover=all) \
+		$(if $(SAN),$(METAL_EMU_SAN)) \
 		-c $< -o $@
 # (its own link line: the objects before the library whose barrier metal_emu.o calls)
 $(BUILD)/tests/test_metal_host: $(BUILD)/tests/test_metal_host.o $(BUILD)/workloads/metal/plan.o \
