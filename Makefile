@@ -165,7 +165,7 @@ MAC_BUILD := $(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/librigtune_meta
 	$(MAC_TESTS))
 .PHONY: build-mac
 build-mac: $(MAC)/rigtune $(MAC)/librigtune_metal.dylib
-$(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh
+$(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh scripts/cached-venv.sh
 	scripts/zig.sh
 	scripts/mac-sdk.sh $(MAC)/sdk "$(ZIG_CC)"
 	@touch $@
@@ -176,7 +176,7 @@ $(MAC)/rigtune: $(MAC_OBJS)
 	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -o $@
 $(MAC)/tests/%: $(MAC)/tests/%.o $(MAC_LIB_OBJS)
 	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -lcmocka -o $@
-$(MAC)/librigtune_metal.dylib: $(METAL_SRCS) $(GPU_DEPS) $(MAC)/sdk/.complete
+$(MAC)/librigtune_metal.dylib: $(METAL_DEPS) $(GPU_DEPS) $(MAC)/sdk/.complete
 	$(ZIG_CC) -target aarch64-macos $(METAL_FLAGS) -Werror $(METAL_SRCS) -o $@
 
 run: deps
