@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "../workloads/backend.h"
 #include "yamlr.h"
 #include "yamlw.h"
 
@@ -32,17 +33,6 @@ typedef struct rt_cpukind {
 	int freq_max_mhz;    /* 0 if not given */
 } rt_cpukind;
 
-typedef struct rt_accel_device {
-	char name[128];
-	char driver[64];
-	uint64_t mem_total;
-	int compute_units;
-	unsigned precisions;
-	char gemm_impl[160]; /* rt_device_info's: what its GEMMs run on */
-	char monitor[16];    /* its utilization monitor, "" none */
-	int unified_memory;  /* 1: it shares the host's memory (Apple's GPUs) */
-} rt_accel_device;
-
 typedef struct rt_accel {
 	char backend[16];
 	int available;
@@ -50,7 +40,7 @@ typedef struct rt_accel {
 	char visible[48];    /* its table's visible_devices ("CUDA_VISIBLE_DEVICES"); "" none */
 	char framework_device[16]; /* its table's framework_device ("cuda", "mps"); "" none */
 	int ndevices;
-	rt_accel_device dev[RT_MAX_DEVICES];
+	rt_device_info dev[RT_MAX_DEVICES]; /* as its plugin's device_info gave them */
 } rt_accel;
 
 typedef struct rt_machine {

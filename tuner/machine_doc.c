@@ -161,13 +161,13 @@ static const rt_mfield blas_fields[] = {
 
 static const rt_mfield device_fields[] = {
 	DERIVED("index", RT_MF_INT, derive_index, RT_MF_KEY),
-	STR("name", rt_accel_device, name, 0),
-	STR("driver", rt_accel_device, driver, RT_MF_IF_SET),
-	BYTES("memory_gib", RT_MF_GIB, rt_accel_device, mem_total, RT_MF_NEAR),
-	INT("compute_units", rt_accel_device, compute_units, 0),
-	{.key = "precisions", .kind = RT_MF_PRECS, .off = offsetof(rt_accel_device, precisions)},
-	STR("gemm_impl", rt_accel_device, gemm_impl, RT_MF_IF_SET),
-	STR("monitor", rt_accel_device, monitor, RT_MF_IF_SET),
+	STR("name", rt_device_info, name, 0),
+	STR("driver", rt_device_info, driver, RT_MF_IF_SET),
+	BYTES("memory_gib", RT_MF_GIB, rt_device_info, mem_total, RT_MF_NEAR),
+	INT("compute_units", rt_device_info, compute_units, 0),
+	{.key = "precisions", .kind = RT_MF_PRECS, .off = offsetof(rt_device_info, precisions)},
+	STR("gemm_impl", rt_device_info, gemm_impl, RT_MF_IF_SET),
+	STR("monitor", rt_device_info, monitor, RT_MF_IF_SET),
 	END,
 };
 
@@ -177,7 +177,7 @@ static const rt_mfield accel_fields[] = {
 	{.key = "reason", .kind = RT_MF_STR, .off = offsetof(rt_accel, reason),
 	 .size = SIZE(rt_accel, reason), .shown = accel_unavailable},
 	{.key = "devices", .kind = RT_MF_SEQ, .off = offsetof(rt_accel, dev), .sub = device_fields,
-	 .count_off = offsetof(rt_accel, ndevices), .item_size = sizeof(rt_accel_device),
+	 .count_off = offsetof(rt_accel, ndevices), .item_size = sizeof(rt_device_info),
 	 .max = RT_MAX_DEVICES, .shown = accel_available},
 	END,
 };
