@@ -83,6 +83,8 @@ BENCH_LIBS := $(patsubst bench/lib/%.c,$(BUILD)/bench/lib%.so,$(wildcard bench/l
 GPU_DEPS := $(wildcard workloads/gpu/*) workloads/backend.h workloads/kernels.h common/rt.h
 PLUGINS :=
 PLUGINS_HERE :=
+# a fragment's first rule is not what a bare `make` builds
+.DEFAULT_GOAL := all
 include $(sort $(wildcard workloads/*/plugin.mk))
 
 .PHONY: all deps test-deps run test check check-fast asan bench fuzz format clean build-all \
@@ -163,7 +165,7 @@ MAC_BUILD := $(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/librigtune_meta
 	$(MAC_TESTS))
 .PHONY: build-mac
 build-mac: $(MAC)/rigtune $(MAC)/librigtune_metal.dylib
-$(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh
+$(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh scripts/cached-venv.sh
 	scripts/zig.sh
 	scripts/mac-sdk.sh $(MAC)/sdk "$(ZIG_CC)"
 	@touch $@
@@ -174,7 +176,7 @@ $(MAC)/rigtune: $(MAC_OBJS)
 	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -o $@
 $(MAC)/tests/%: $(MAC)/tests/%.o $(MAC_LIB_OBJS)
 	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -lcmocka -o $@
-$(MAC)/librigtune_metal.dylib: $(METAL_SRCS) $(GPU_DEPS) $(MAC)/sdk/.complete
+$(MAC)/librigtune_metal.dylib: $(METAL_DEPS) $(GPU_DEPS) $(MAC)/sdk/.complete
 	$(ZIG_CC) -target aarch64-macos $(METAL_FLAGS) -Werror $(METAL_SRCS) -o $@
 
 run: deps

@@ -24,7 +24,10 @@ rounds and the spread, lowest-highest):
                   examples/trading_env.py) with the venv's Python: the ppo
                   recommendation's (num_envs, workers, threads) mapped as
                   ppo_advice() says, against num_envs x vector class x
-                  torch.set_num_threads
+                  torch.set_num_threads (SB3's classes: the example's
+                  chunked class, N processes stepping num_envs/N envs
+                  each, is shown beside the grid, not in it: no SB3 line
+                  can name it)
 
 Targets: >= 0.95 for the transformers, >= 0.90 for PPO. The advice comes
 from `rigtune tune --workload W --python PY` run here (--budget seconds each),
@@ -240,10 +243,10 @@ def ppo_settings(python, rec):
         name = f"{vec} n{n} T{t}"
         if vec == "chunked":
             args += ["--workers", str(workers)]
-            name = f"chunked n{n} w{workers} T{t}"
+            name = f"chunked n{n} w{workers} T{t} (no SB3 class)"
         out.append(Setting("SB3 PPO", name + (" passive" if passive else ""),
                            ppo_run(python, args), PASSIVE if passive else None, metric=metric,
-                           warmup=1))
+                           grid=vec != "chunked", warmup=1))
     return out
 
 
@@ -311,7 +314,7 @@ def report(settings, rounds, verbose):
     for build in builds:
         mine = [s for s in settings if s.build == build]
         grid = [s for s in mine if s.grid and s.rounds]
-        advice = next(s for s in mine if not s.grid)
+        advice = next(s for s in mine if s.name == "advice")
         if not grid or not advice.rounds:
             print(f"{build:<15} no measurement")
             continue

@@ -103,28 +103,6 @@ def check_device(line, m):
     return "ok" if x.device.type == m[1] else f"fail: the tensor went to {x.device}"
 
 
-def spin_counts(env):
-    """How long each OpenMP runtime a torch process loads spins before its workers sleep,
-    as it read env (OMP_DISPLAY_ENV=VERBOSE makes libgomp print what it read when it
-    loads): 0 is OMP_WAIT_POLICY=PASSIVE; unset, the policy reads PASSIVE but spins
-    300000 times, so the spin count is what tells them apart."""
-    code = "import torch; x = torch.randn(128, 128); (x @ x).sum()"
-    r = subprocess.run([sys.executable, "-c", code], env=dict(env, OMP_DISPLAY_ENV="VERBOSE"),
-                       capture_output=True, text=True, timeout=300)
-    return re.findall(r"^\s*GOMP_SPINCOUNT = '(\d+)'", r.stderr, re.M)
-
-
-def passive_verdict(spins):
-    if not spins:
-        return "fail: no OpenMP runtime in this PyTorch said what it read"
-    return "ok" if set(spins) == {"0"} else f"fail: its OpenMP spins {spins} times before it sleeps"
-
-
-def check_wait_policy_line(line, m):
-    exec(line, {"os": os})  # before torch loads: a process of its own reads it
-    return passive_verdict(spin_counts(os.environ))
-
-
 def check_dataloader(line, m):
     import torch
     from torch.utils.data import DataLoader, TensorDataset
@@ -329,8 +307,6 @@ CHECKS = [
     (r"os\.environ\['VECLIB_MAXIMUM_THREADS'\] = '(\d+)'  # before importing torch",
      check_veclib_env_line),
     (r"device = torch\.device\('(cuda|mps)'\)  # .*", check_device),
-    (r"os\.environ\['OMP_WAIT_POLICY'\] = '(PASSIVE)'  # before importing torch: .*",
-     check_wait_policy_line),
     (r"DataLoader\(batch_size=(\d+), num_workers=(\d+)(, persistent_workers=True)?\)",
      check_dataloader),
     (r"with torch\.autocast\('(cpu|cuda|mps)', dtype=torch\.(bfloat16|float16)\): \.\.\.(  # .*)?",
@@ -366,8 +342,6 @@ def check_env(record):
     blas = openblas_threads()
     if blas is not None and blas != int(env["OPENBLAS_NUM_THREADS"]):
         return f"fail: OpenBLAS runs {blas} threads"
-    if env.get("OMP_WAIT_POLICY") == "PASSIVE":
-        return passive_verdict(spin_counts(os.environ))
     return "ok"
 
 

@@ -154,9 +154,13 @@ static const ew_op ew_ops[] = {
 	{ "adam", 4, { L_N, L_N, L_N, L_N }, { INOUT, IN, INOUT, INPOS }, run_adam },
 };
 
-/* Odd sizes, a single element, a causal mask (block = cols), a wide row. */
+/*
+ * Odd sizes, a single element, a causal mask (block = cols), a wide row, and
+ * more elements than a capped 1-D grid has threads (4096 blocks of 256: the
+ * kernels' loops stride over the rest).
+ */
 static const shape ew_shapes[] = {
-	{ 1, 1, 0 }, { 7, 33, 0 }, { 66, 33, 33 }, { 64, 1000, 0 }, { 300, 257, 0 },
+	{ 1, 1, 0 }, { 7, 33, 0 }, { 66, 33, 33 }, { 64, 1000, 0 }, { 300, 257, 0 }, { 1100, 1000, 0 },
 };
 
 static size_t buf_len(int code, const shape *sh)
@@ -416,6 +420,10 @@ int main(int argc, char **argv)
 	printf("%s: device %d: %s, %s, %d compute units, %.1f GiB\n", c.name, dev, info.name,
 	       info.driver, info.compute_units, info.mem_total / 1073741824.0);
 	printf("%s: gemm_impl: %s\n", c.name, info.gemm_impl);
+	printf("%s: a case passes when max |%s - cpu| / max |cpu| <= fp64 %g, fp32 %g, tf32 %g, "
+	       "bf16 %g, fp16 %g\n",
+	       c.name, c.name, tolerance[RT_FP64], tolerance[RT_FP32], tolerance[RT_TF32],
+	       tolerance[RT_BF16], tolerance[RT_FP16]);
 	rt_rng_seed(&c.rng, 20240611);
 	double busy_s = 0, busy = 0, t0 = rt_now();
 	int timed = device_time(&c, 1, &busy_s) == 0;

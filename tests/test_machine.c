@@ -1,4 +1,7 @@
-/* The machine probe on the live machine and on XML topologies, pinning, YAML round trip. */
+/*
+ * The machine probe on the live machine and on XML topologies, pinning, YAML
+ * round trip, and the BLAS named from its file.
+ */
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../tuner/blas_origin.h"
 #include "../tuner/machine.h"
 #include "../tuner/pin.h"
 #include "yaml_lookup.h"
@@ -154,21 +158,28 @@ static void test_fingerprint(void **state)
 	assert_string_equal(fa, fb);
 }
 
+/* m as probe writes it, under machine: (a new string). */
+static char *machine_yaml(const rt_machine *m)
+{
+	rt_yw w;
+	assert_int_equal(rt_yw_init(&w), 0);
+	rt_yw_map(&w, 0);
+	rt_yw_str(&w, "machine");
+	rt_machine_emit(&w, m);
+	rt_yw_end_map(&w);
+	char *text, err[256];
+	size_t len;
+	assert_int_equal(rt_yw_finish(&w, &text, &len, err, sizeof err), 0);
+	assert_int_equal(strlen(text), len);
+	return text;
+}
+
 static void test_yaml_round_trip(void **state)
 {
 	(void)state;
 	rt_machine m;
 	probe_or_fail(DATA "numa2smt.xml", &m);
-	rt_yw w;
-	assert_int_equal(rt_yw_init(&w), 0);
-	rt_yw_map(&w, 0);
-	rt_yw_str(&w, "machine");
-	rt_machine_emit(&w, &m);
-	rt_yw_end_map(&w);
-	char *text, err[256], fp[17];
-	size_t len;
-	assert_int_equal(rt_yw_finish(&w, &text, &len, err, sizeof err), 0);
-	assert_int_equal(strlen(text), len);
+	char *text = machine_yaml(&m), fp[17];
 
 	yaml_document_t doc;
 	assert_int_equal(yl_load(&doc, text), 0);
@@ -185,6 +196,79 @@ static void test_yaml_round_trip(void **state)
 	free(text);
 }
 
+/*
+ * The BLAS's name and who put it there come from its file's path alone:
+ * Homebrew's OpenBLAS on Apple Silicon (its opt/ link, its Cellar, its lib/
+ * where it is linked, the cross-build's install name) and on Intel Macs,
+ * Accelerate, Debian's OpenBLAS (from: not said), and nothing of the rest.
+ */
+static void test_blas_origin(void **state)
+{
+	(void)state;
+	static const char *const cases[][3] = {
+		{"/opt/homebrew/opt/openblas/lib/libopenblas.0.dylib", "OpenBLAS", "Homebrew"},
+		{"/opt/homebrew/Cellar/openblas/0.3.28/lib/libopenblas.0.dylib", "OpenBLAS",
+		 "Homebrew"},
+		{"/opt/homebrew/lib/libopenblas.dylib", "OpenBLAS", "Homebrew"},
+		{"/usr/local/opt/openblas/lib/libopenblas.dylib", "OpenBLAS", "Homebrew"},
+		{"/usr/local/Cellar/openblas/0.3.21/lib/libopenblasp-r0.3.21.dylib", "OpenBLAS",
+		 "Homebrew"},
+		{"/usr/local/lib/libopenblas.dylib", "OpenBLAS", NULL},
+		{"/System/Library/Frameworks/Accelerate.framework/Versions/A/Frameworks/"
+		 "vecLib.framework/Versions/A/libBLAS.dylib",
+		 "Accelerate", "macOS"},
+		{"/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0", "OpenBLAS", NULL},
+		{"/usr/lib/x86_64-linux-gnu/blas/libblas.so.3", NULL, NULL},
+		{"/opt/homebrew/lib/libmkl_rt.dylib", NULL, "Homebrew"},
+		{"", NULL, NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		rt_blas_origin o = rt_blas_origin_of(cases[i][0]);
+		if ((o.library == NULL) != (cases[i][1] == NULL) ||
+		    (o.library && strcmp(o.library, cases[i][1])) ||
+		    (o.from == NULL) != (cases[i][2] == NULL) ||
+		    (o.from && strcmp(o.from, cases[i][2])))
+			fail_msg("'%s': %s from %s, expected %s from %s", cases[i][0],
+				 o.library ? o.library : "(nothing)", o.from ? o.from : "(nothing)",
+				 cases[i][1] ? cases[i][1] : "(nothing)",
+				 cases[i][2] ? cases[i][2] : "(nothing)");
+	}
+	assert_null(rt_blas_origin_of(NULL).library);
+}
+
+/*
+ * probe names the file of this binary's OpenBLAS, and where it came from
+ * when its path says (here Debian's: it does not); a Homebrew one is said so.
+ */
+static void test_blas_file(void **state)
+{
+	(void)state;
+	rt_machine m;
+	yaml_document_t doc;
+	probe_or_fail(NULL, &m);
+	assert_non_null(strstr(m.blas_file, "openblas"));
+	assert_int_equal(access(m.blas_file, R_OK), 0);
+	assert_string_equal(m.blas_from, "");
+	char *text = machine_yaml(&m);
+	assert_int_equal(yl_load(&doc, text), 0);
+	assert_string_equal(yl_str(&doc, "machine/blas/file"), m.blas_file);
+	assert_null(yl_str(&doc, "machine/blas/from"));
+	yaml_document_delete(&doc);
+	free(text);
+
+	snprintf(m.blas_from, sizeof m.blas_from, "Homebrew");
+	snprintf(m.blas_file, sizeof m.blas_file, "%s",
+		 "/opt/homebrew/opt/openblas/lib/libopenblas.0.dylib");
+	text = machine_yaml(&m);
+	assert_int_equal(yl_load(&doc, text), 0);
+	assert_string_equal(yl_str(&doc, "machine/blas/library"), "OpenBLAS");
+	assert_string_equal(yl_str(&doc, "machine/blas/from"), "Homebrew");
+	assert_string_equal(yl_str(&doc, "machine/blas/file"),
+			    "/opt/homebrew/opt/openblas/lib/libopenblas.0.dylib");
+	yaml_document_delete(&doc);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +279,8 @@ int main(void)
 		cmocka_unit_test(test_pin_policies),
 		cmocka_unit_test(test_fingerprint),
 		cmocka_unit_test(test_yaml_round_trip),
+		cmocka_unit_test(test_blas_origin),
+		cmocka_unit_test(test_blas_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

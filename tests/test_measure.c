@@ -2,7 +2,7 @@
  * The harness: a steady trial, and trials that crash, hang, cannot allocate
  * or lack their backend, each with the cause the strategies act on; a trial
  * whose CPU another process shares is contended; a CPU trial's memory is
- * capped.
+ * capped, by RLIMIT_AS or by the watchdog.
  */
 #include <sched.h>
 #include <setjmp.h>
@@ -514,6 +514,19 @@ static void test_memory_cap(void **state)
 	assert_false(m.feasible);
 	assert_int_equal(m.cause, RT_CAUSE_MEMORY);
 	print_message("# under a 256 MiB cap: %s\n", m.reason);
+	rt_measurement_free(&m);
+
+	/* where the watchdog holds the cap (macOS's path, the test hook's here): ended past it */
+	setenv("RIGTUNE_MEMWATCH_MIB", "256", 1);
+	assert_int_equal(rt_measure(t, &pt, &sh, &o, &m, NULL, 0), 0);
+	unsetenv("RIGTUNE_MEMWATCH_MIB");
+	assert_false(m.feasible);
+	assert_int_equal(m.cause, RT_CAUSE_MEMORY);
+	double cap, seen;
+	if (sscanf(m.reason, "needs more than the %lf GiB cap (%lf GiB when the watchdog ended it)",
+		   &cap, &seen) != 2)
+		fail_msg("reason: '%s'", m.reason);
+	assert_true(seen >= cap);
 	rt_measurement_free(&m);
 }
 

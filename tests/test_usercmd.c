@@ -1,8 +1,8 @@
 /*
  * The user's command: splitting the template, placeholders, quoting back,
  * the child (environment, exec errors, timeout, the process group, both
- * pipes at once, binding, memory cap), the metric, the outcome of a run, and
- * what a command's point sets (usercmd_knobs).
+ * pipes at once, binding, memory cap: RLIMIT_AS or the watchdog), the metric,
+ * the outcome of a run, and what a command's point sets (usercmd_knobs).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -551,6 +551,22 @@ static int alive(pid_t pid)
 	return close && close[1] == ' ' && close[2] != 'Z';
 }
 
+/* How many processes the file at path lists (a pid a line); fails if one of them is alive. */
+static int none_alive(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	long pid;
+	int count = 0;
+	while (fscanf(f, "%ld", &pid) == 1) {
+		count++;
+		if (alive((pid_t)pid))
+			fail_msg("process %ld of %s outlived the trial", pid, path);
+	}
+	fclose(f);
+	return count;
+}
+
 /*
  * A child that double-forks into its own session (setsid) is out of reach
  * of killpg: it survived the trial. The whole tree ends with it, whether
@@ -577,25 +593,71 @@ static void test_setsid_children_end_with_the_trial(void **state)
 		rt_usercmd_exit x;
 		assert_int_equal(run_sh(script, NULL, timeouts[t], &l, &x), RT_OK);
 		assert_string_equal(l.last[0], "started");
-		FILE *f = fopen(path, "r");
-		assert_non_null(f);
-		long pid;
-		int count = 0;
-		while (fscanf(f, "%ld", &pid) == 1) {
-			count++;
-			if (alive((pid_t)pid))
-				fail_msg("process %ld (of %zu) outlived the trial", pid, t);
-		}
-		fclose(f);
-		assert_int_equal(count, 3);
+		assert_int_equal(none_alive(path), 3);
 		assert_int_equal(waitpid(-1, NULL, WNOHANG), -1); /* nothing left to reap either */
 	}
 	unlink(path);
 	rmdir(dir);
 }
 
-int main(void)
+/*
+ * This binary as a command's worker (main: --eat MIB HOLD_S): it touches MIB
+ * MiB, prints two rates, and holds them HOLD_S seconds.
+ */
+static int eat(size_t mib, double hold_s)
 {
+	char *p = malloc(mib << 20);
+	if (!p)
+		return 3;
+	memset(p, 1, mib << 20);
+	/* read back: memory in use, which no compiler may leave out */
+	printf("rate %d\nrate %d\n", p[0], p[(mib << 20) - 1]);
+	fflush(stdout);
+	usleep((useconds_t)(hold_s * 1e6));
+	free(p);
+	return 0;
+}
+
+/*
+ * Where RLIMIT_AS does not hold (macOS; RIGTUNE_MEMWATCH_MIB takes that path
+ * here), the watchdog holds the cap on the command's whole tree, as on a
+ * PyTorch script's DataLoader workers: two workers of 400 MiB under a 640 MiB
+ * cap, each within it alone, end the run as memory with the figure seen, and
+ * neither outlives it; one of them alone runs as it would.
+ */
+static void test_memory_watchdog(void **state)
+{
+	(void)state;
+	char exe[1024], dir[] = "/tmp/rt-usercmd-XXXXXX", pids[128], script[3200];
+	assert_int_equal(rt_plat_exe_path(exe, sizeof exe), 0);
+	assert_non_null(mkdtemp(dir));
+	snprintf(pids, sizeof pids, "%s/pids", dir);
+	snprintf(script, sizeof script,
+		 "'%s' --eat 400 60 & echo $! >>%s; '%s' --eat 400 60 & echo $! >>%s; wait", exe,
+		 pids, exe, pids);
+	setenv("RIGTUNE_MEMWATCH_MIB", "640", 1);
+	rt_measurement m;
+	assert_int_equal(measure_sh(script, 640ull << 20, 120, &m), RT_CAUSE_MEMORY);
+	double cap, seen;
+	if (sscanf(m.reason, "needs more than the %lf GiB cap (%lf GiB when the watchdog ended it)",
+		   &cap, &seen) != 2)
+		fail_msg("reason: '%s'", m.reason);
+	assert_true(cap == 0.6 && seen >= 0.6 && seen <= 1.0);
+	assert_int_equal(none_alive(pids), 2);
+
+	snprintf(script, sizeof script, "exec '%s' --eat 400 0.3", exe);
+	assert_int_equal(measure_sh(script, 640ull << 20, 120, &m), RT_CAUSE_NONE);
+	assert_true(m.feasible && m.nsamples == 1 && m.median == 1);
+	rt_measurement_free(&m);
+	unsetenv("RIGTUNE_MEMWATCH_MIB");
+	unlink(pids);
+	rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[1], "--eat"))
+		return eat(strtoul(argv[2], NULL, 10), strtod(argv[3], NULL));
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_split_errors),
@@ -615,6 +677,7 @@ int main(void)
 		cmocka_unit_test(test_metric_samples_bounded),
 		cmocka_unit_test(test_outcomes),
 		cmocka_unit_test(test_memory_cap),
+		cmocka_unit_test(test_memory_watchdog),
 		cmocka_unit_test(test_point_env),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,36 +108,13 @@ static void mark_untestable(rt_hint_block *b, const rt_point *pt)
 	}
 }
 
-static void add_env_str(rt_hints *h, const char *name, const char *value)
+static void add_env(rt_hints *h, const char *name, int value)
 {
 	if (h->nenv == RT_HINTS_MAX_ENV)
 		return;
 	snprintf(h->env_name[h->nenv], sizeof h->env_name[0], "%s", name);
-	snprintf(h->env_value[h->nenv], sizeof h->env_value[0], "%s", value);
+	snprintf(h->env_value[h->nenv], sizeof h->env_value[0], "%d", value);
 	h->nenv++;
-}
-
-static void add_env(rt_hints *h, const char *name, int value)
-{
-	char text[16];
-	snprintf(text, sizeof text, "%d", value);
-	add_env_str(h, name, text);
-}
-
-/*
- * GNU OpenMP's workers (PyTorch's intra-op pool in the pip and Debian
- * builds) spin between parallel regions before they sleep, and a PyTorch
- * step is hundreds of small regions, so a pool of 2 or more spins most of
- * the time. With anything else runnable on its cores (a DataLoader worker,
- * an environment, another job) a spinning thread holds a core that the
- * thread the pool waits for needs: bench/bench_advice.py measured 2 threads
- * at 0.03-0.21x of the same 2 threads passive at a load of 4-7, and passive
- * 1.30x (pip) and 0.88x (Debian) on the quiet machine. rigtune's own pools
- * sleep when idle, so passive is also how the tune measured its threads.
- */
-static int wants_passive(int intra)
-{
-	return intra >= 2;
 }
 
 /*
@@ -153,8 +130,6 @@ static void thread_env(rt_hints *h, int intra, int blas, int threads)
 	add_env(h, "OPENBLAS_NUM_THREADS", blas);
 	add_env(h, "VECLIB_MAXIMUM_THREADS", blas);
 	add_env(h, "NUMEXPR_NUM_THREADS", threads);
-	if (wants_passive(intra))
-		add_env_str(h, "OMP_WAIT_POLICY", "PASSIVE");
 }
 
 /* What the workload says lib must be told (its data loading, its environments). */
@@ -257,11 +232,7 @@ static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_r
 	if (r->blas_own_pool)
 		add_line(b, "os.environ['%s'] = '%d'  # before importing torch", blas_pool_var(f),
 			 r->blas_all ? pt->threads : 1);
-	int intra = r->intra_all ? pt->threads : 1;
-	if (wants_passive(intra))
-		add_line(b, "os.environ['OMP_WAIT_POLICY'] = 'PASSIVE'  # before importing torch: "
-			    "its OpenMP threads sleep between ops");
-	add_line(b, "torch.set_num_threads(%d)", intra);
+	add_line(b, "torch.set_num_threads(%d)", r->intra_all ? pt->threads : 1);
 	workload_lines(b, RT_HINT_PYTORCH, w, pt, sh);
 	pytorch_precision(b, pt);
 	mark_untestable(b, pt);

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <hwloc.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "../common/platform.h"
 #include "../common/rt.h"
 #include "../workloads/backend.h"
+#include "blas_origin.h"
 
 /* Copies src (NULL: empty) into dst, truncating to fit. */
 static void copy_str(char *dst, size_t n, const char *src)
@@ -118,11 +120,38 @@ static void probe_topology(hwloc_topology_t t, rt_machine *m)
 		m->mem_total += m->numa_mem[i];
 }
 
-/* The BLAS this binary runs: OpenBLAS's own description of itself. */
+/*
+ * The file of the library that runs this binary's GEMMs (the one its
+ * cblas_sgemm comes from), links resolved where it is on disk (not in
+ * macOS's shared cache); "" where the loader does not say.
+ */
+static void blas_file(char *buf, size_t len)
+{
+	Dl_info info;
+	char real[PATH_MAX];
+	void *sgemm = dlsym(RTLD_DEFAULT, "cblas_sgemm");
+	const char *file = sgemm && dladdr(sgemm, &info) ? info.dli_fname : NULL;
+	copy_str(buf, len, file && realpath(file, real) ? real : file);
+}
+
+/*
+ * The BLAS this binary runs: its file and where that came from
+ * (blas_origin.h), and OpenBLAS's own description of itself. The binary
+ * links OpenBLAS: a file whose path says nothing is OpenBLAS too.
+ */
 static void probe_blas(rt_machine *m)
 {
+	blas_file(m->blas_file, sizeof m->blas_file);
+	rt_blas_origin o = rt_blas_origin_of(m->blas_file);
+	copy_str(m->blas_library, sizeof m->blas_library, o.library ? o.library : "OpenBLAS");
+	copy_str(m->blas_from, sizeof m->blas_from, o.from);
+	m->blas_precisions = RT_PREC_BIT(RT_FP64) | RT_PREC_BIT(RT_FP32);
+	if (strcmp(m->blas_library, "OpenBLAS")) {
+		/* Accelerate runs a pool of its own (VECLIB_MAXIMUM_THREADS) */
+		copy_str(m->blas_threading, sizeof m->blas_threading, "pthreads");
+		return;
+	}
 	const char *config = openblas_get_config();
-	copy_str(m->blas_library, sizeof m->blas_library, "OpenBLAS");
 	if (config && !strncmp(config, "OpenBLAS ", 9))
 		sscanf(config + 9, "%31s", m->blas_version);
 	copy_str(m->blas_core, sizeof m->blas_core, openblas_get_corename());
@@ -130,7 +159,6 @@ static void probe_blas(rt_machine *m)
 	int p = openblas_get_parallel();
 	copy_str(m->blas_threading, sizeof m->blas_threading,
 		 p >= 0 && p < 3 ? layers[p] : "unknown");
-	m->blas_precisions = RT_PREC_BIT(RT_FP64) | RT_PREC_BIT(RT_FP32);
 	if (dlsym(RTLD_DEFAULT, "cblas_sbgemm"))
 		m->blas_precisions |= RT_PREC_BIT(RT_BF16);
 }

@@ -59,6 +59,8 @@ typedef struct rt_machine {
 	int freq_min_mhz, freq_max_mhz;
 	uint64_t mem_total, mem_available;
 	char blas_library[32], blas_version[32], blas_core[32], blas_threading[16];
+	char blas_file[256];  /* the library file it runs (links resolved); "" where not known */
+	char blas_from[32];   /* where that came from (blas_origin.h: "Homebrew"); "" not known */
 	unsigned blas_precisions; /* RT_PREC_BIT mask */
 	int naccel;
 	rt_accel accel[RT_MAX_ACCEL];

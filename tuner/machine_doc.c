@@ -51,10 +51,13 @@ static void derive_index(const rt_mctx *c, char *buf, size_t len)
 
 static void derive_bf16(const rt_mctx *c, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s",
-		 c->m->blas_precisions & RT_PREC_BIT(RT_BF16)
-			 ? ""
-			 : "none in this OpenBLAS (no cblas_sbgemm); the cpu backend's gemm_impl names what runs bf16");
+	if (c->m->blas_precisions & RT_PREC_BIT(RT_BF16))
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len,
+			 "none in this %s (no cblas_sbgemm); the cpu backend's gemm_impl names what "
+			 "runs bf16",
+			 c->m->blas_library);
 }
 
 /* ---- when a field is written ---- */
@@ -154,6 +157,8 @@ static const rt_mfield blas_fields[] = {
 	STR("version", rt_machine, blas_version, 0),
 	STR("core", rt_machine, blas_core, 0),
 	STR("threading", rt_machine, blas_threading, 0),
+	STR("from", rt_machine, blas_from, RT_MF_IF_SET),
+	STR("file", rt_machine, blas_file, RT_MF_IF_SET),
 	{.key = "precisions", .kind = RT_MF_PRECS, .off = offsetof(rt_machine, blas_precisions)},
 	DERIVED("bf16", RT_MF_STR, derive_bf16, RT_MF_IF_SET | RT_MF_NODIFF),
 	END,

@@ -125,19 +125,17 @@ void rt_measure_defaults(rt_measure_opts *o)
  * pushing the machine into swap or the OOM killer. GPU runtimes reserve huge
  * address ranges they never back, so a GPU trial is not capped this way.
  * Where the system enforces no such cap (macOS), the parent's watchdog
- * (memwatch.h) ends the trial instead.
+ * (memwatch.h) ends the trial instead. Decided before the fork.
  */
-static int capped(const rt_point *pt, uint64_t cap)
+static rt_memcap cap_how(const rt_point *pt, uint64_t cap)
 {
-	return rt_backend_on_host(pt->backend) && cap && !RT_ASAN;
+	return rt_backend_on_host(pt->backend) && !RT_ASAN ? rt_memcap_how(cap) : RT_MEMCAP_NONE;
 }
 
-static int cap_memory(const rt_point *pt, uint64_t cap, char *why, size_t whylen)
+/* In the child: RLIMIT_AS at the cap, where that is how the cap holds. */
+static int cap_memory(rt_memcap how, uint64_t cap, char *why, size_t whylen)
 {
-	if (!capped(pt, cap))
-		return RT_OK;
-	/* where the system has no cap that holds (macOS), the trial runs without */
-	if (rt_plat_cap_memory(cap) && errno != ENOSYS)
+	if (how == RT_MEMCAP_SYSTEM && rt_plat_cap_memory(cap))
 		return rt_fail(why, whylen, RT_ERUNTIME, "cannot cap the trial's memory: %s",
 			       strerror(errno));
 	return RT_OK;
@@ -145,7 +143,9 @@ static int cap_memory(const rt_point *pt, uint64_t cap, char *why, size_t whylen
 
 uint64_t rt_measure_mem_cap(void)
 {
-	uint64_t total, avail;
+	uint64_t total, avail, test = rt_memwatch_test_cap();
+	if (test)
+		return test;
 	return rt_plat_memory(&total, &avail) ? 0 : avail + MEM_CAP_SLACK;
 }
 
@@ -299,7 +299,7 @@ static rt_cause cause_of_status(int status)
 
 /* Everything the child does; never returns. */
 static void child_main(int fd, const rt_workload *w, const rt_point *pt, const rt_shape *sh,
-		       const rt_measure_opts *o)
+		       const rt_measure_opts *o, rt_memcap how)
 {
 	static child_report rep;
 	static double samples[CHILD_MAX_SAMPLES];
@@ -311,7 +311,7 @@ static void child_main(int fd, const rt_workload *w, const rt_point *pt, const r
 
 	int rc = rt_pin_self(pt->pin, pt->threads + pt->workers, why, whylen);
 	if (rc == RT_OK)
-		rc = cap_memory(pt, o->mem_cap, why, whylen);
+		rc = cap_memory(how, o->mem_cap, why, whylen);
 	if (rc == RT_OK)
 		rc = rt_backend_open_named(pt->backend, pt->device, &be, &handle, why, whylen);
 	if (rc == RT_OK)
@@ -360,6 +360,7 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	rt_measure_opts co = *o;
 	if (!co.mem_cap)
 		co.mem_cap = rt_measure_mem_cap();
+	rt_memcap how = cap_how(pt, co.mem_cap);
 	static rt_cpu_times before, after; /* large: not on the stack */
 	int have_times = rt_cpu_times_read(&before) == 0;
 	fflush(NULL);
@@ -374,13 +375,13 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	if (pid == 0) {
 		rt_child_begin(self);
 		close(fds[0]);
-		child_main(fds[1], w, pt, sh, &co);
+		child_main(fds[1], w, pt, sh, &co, how);
 	}
 	close(fds[1]);
 	rt_drill("trial"); /* the parent dies while its trial runs */
 	rt_memwatch mw;
-	int watched = capped(pt, co.mem_cap) && !rt_plat_can_cap_memory() &&
-		      rt_memwatch_start(&mw, pid, co.mem_cap) == RT_OK;
+	int watched = how == RT_MEMCAP_WATCHDOG &&
+		      rt_memwatch_start(&mw, pid, 0, co.mem_cap) == RT_OK;
 
 	child_report rep;
 	double deadline = t0 + o->timeout_s;
@@ -402,10 +403,7 @@ int rt_measure(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
 	if (!got) {
 		if (over_cap) {
 			out->cause = RT_CAUSE_MEMORY;
-			snprintf(out->reason, sizeof out->reason,
-				 "needs more than the %.1f GiB cap (%.1f GiB when the watchdog "
-				 "ended it)",
-				 (double)co.mem_cap / (1 << 30), (double)mw.seen / (1 << 30));
+			rt_memwatch_reason(co.mem_cap, mw.seen, out->reason, sizeof out->reason);
 		} else {
 			out->cause = explain_exit(status, timed_out, o->timeout_s, out->reason,
 						  sizeof out->reason);

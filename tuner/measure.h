@@ -38,6 +38,7 @@ typedef struct rt_measure_opts {
 /*
  * The address space a CPU trial gets by default: the memory available now,
  * plus slack for what runtimes reserve and never touch; 0 when unknown.
+ * $RIGTUNE_MEMWATCH_MIB, a test hook, replaces it (memwatch.h).
  */
 uint64_t rt_measure_mem_cap(void);
 

@@ -43,9 +43,9 @@ static const setting_rule rules[] = {
 	 "binds PyTorch's OpenMP threads, the main thread with them to one CPU: bind the "
 	 "process instead (rigtune exec)"},
 	{"OMP_WAIT_POLICY", RT_FW_PYTORCH, NULL, 1,
-	 "how PyTorch's OpenMP threads wait between ops: ACTIVE spins on the cores (on a "
-	 "machine busy with other work 2 spinning threads ran 0.02-0.14x of PASSIVE, "
-	 "bench/bench_advice.py)"},
+	 "how PyTorch's OpenMP threads wait between ops: spinning (unset, ACTIVE) is faster "
+	 "on cores the training has to itself, PASSIVE where another busy process shares "
+	 "them (2 threads spinning ran 0.45x of passive beside one)"},
 	{"NPROC", RT_FW_JAX, NULL, 1,
 	 "sizes the Eigen pool of XLA's CPU client where PJRT_NPROC is unset"},
 	{"PJRT_NPROC", RT_FW_JAX, NULL, 1, "sizes the Eigen pool of XLA's CPU client"},

@@ -85,10 +85,11 @@ static const rt_journal_record *cmd_find(const tune_ctx *c, const rt_tune_trial 
 }
 
 /*
- * Its address space is capped (an oversized batch fails as memory, not
- * swap) only where no GPU runtime can be in it: device cpu, or no device
- * knob on a machine without an accelerator (CUDA reserves far more address
- * space than it uses).
+ * Its memory is capped (an oversized batch fails as memory, not swap:
+ * RLIMIT_AS, or where that does not hold the watchdog on its whole tree,
+ * usercmd.h) only where no GPU runtime can be in it: device cpu, or no
+ * device knob on a machine without an accelerator (CUDA reserves far more
+ * address space than it uses).
  */
 static uint64_t mem_cap(const struct rt_tune_command *cmd, const cmd_point *p)
 {

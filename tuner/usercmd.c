@@ -132,7 +132,7 @@ static void child_exec(const rt_usercmd *c, char **env, int out, int err, int re
 		/* the guard holds none of the command's streams: they end when it does */
 		const int streams[] = {0, 1, 2, out, err, report, devnull};
 		rt_child_guard(streams, devnull >= 0 ? 7 : 6);
-		if (c->mem_cap)
+		if (c->cap_how == RT_MEMCAP_SYSTEM)
 			rt_plat_cap_memory(c->mem_cap);
 		rt_plat_execvpe(c->argv[0], c->argv, env);
 		f.err = errno;
@@ -183,6 +183,8 @@ int rt_usercmd_start(rt_usercmd *c, char *err, size_t errlen)
 		goto out;
 	}
 	c->oom_before = rt_plat_oom_kills();
+	c->cap_how = rt_memcap_how(c->mem_cap);
+	c->watched = 0;
 	/* what leaves the group (setsid) still comes back to us, to be ended with the trial */
 	rt_child_adopt_orphans(1);
 	fflush(NULL);
@@ -206,6 +208,8 @@ int rt_usercmd_start(rt_usercmd *c, char *err, size_t errlen)
 	out[0] = errp[0] = -1;
 	fcntl(c->out_fd, F_SETFL, O_NONBLOCK);
 	fcntl(c->err_fd, F_SETFL, O_NONBLOCK);
+	c->watched = c->cap_how == RT_MEMCAP_WATCHDOG &&
+		     rt_memwatch_start(&c->watch, c->pid, 1, c->mem_cap) == RT_OK;
 out:
 	if (rc)
 		rt_child_adopt_orphans(0);
@@ -283,13 +287,21 @@ static void drain(rt_usercmd *c, stream *s, rt_usercmd_exit *out)
 	}
 }
 
-/* Reaps the child if it has exited; 1 when it has (status and usage filled). */
+/*
+ * Reaps the child if it has exited; 1 when it has (status and usage filled).
+ * The memory watchdog stays off its pid meanwhile, and for good once it is
+ * reaped: from then on the number may be another process's.
+ */
 static int reap(rt_usercmd *c, int options, rt_usercmd_exit *out)
 {
 	struct rusage ru;
 	pid_t r;
+	if (c->watched)
+		rt_memwatch_hold(&c->watch);
 	while ((r = wait4(c->pid, &out->status, options, &ru)) < 0 && errno == EINTR)
 		;
+	if (c->watched)
+		rt_memwatch_release(&c->watch, r == c->pid);
 	if (r != c->pid)
 		return 0;
 	out->seconds = rt_now() - c->t0;
@@ -341,8 +353,12 @@ int rt_usercmd_finish(rt_usercmd *c, rt_usercmd_exit *out, char *err, size_t err
 			close(s[i].fd);
 		}
 	c->out_fd = c->err_fd = -1;
-	if (!exited && !reap(c, 0, out))
-		return rt_fail(err, errlen, RT_ERUNTIME, "wait: %s", strerror(errno));
+	int reaped = exited || reap(c, 0, out), why = errno;
+	if (c->watched && rt_memwatch_stop(&c->watch))
+		out->over_cap = c->watch.seen;
+	c->watched = 0;
+	if (!reaped)
+		return rt_fail(err, errlen, RT_ERUNTIME, "wait: %s", strerror(why));
 	if (!killed)
 		killpg(c->pid, SIGKILL); /* what the command left behind */
 	/* and what left its group (setsid): the whole tree ends with the trial */
@@ -476,11 +492,16 @@ static void say(char *why, size_t len, const char *fmt, ...)
 }
 
 /* The cause and the reason of a run that did not give a measurement; RT_CAUSE_NONE if it did. */
-static rt_cause outcome(const rt_usercmd_exit *x, const rt_metric *m, char *why, size_t len)
+static rt_cause outcome(const rt_usercmd *c, const rt_usercmd_exit *x, const rt_metric *m,
+			char *why, size_t len)
 {
 	const char *last = x->last_err;
 	int sig = WIFSIGNALED(x->status) ? WTERMSIG(x->status) : 0;
 	int code = WIFEXITED(x->status) ? WEXITSTATUS(x->status) : -1;
+	if (x->over_cap) {
+		rt_memwatch_reason(c->mem_cap, x->over_cap, why, len);
+		return RT_CAUSE_MEMORY;
+	}
 	if (x->timed_out || x->stopped) {
 		say(why, len, "%s after %.0f s%s%s", x->stopped ? "stopped" : "timeout",
 			 x->seconds, last[0] ? ": " : "", last);
@@ -529,7 +550,7 @@ int rt_usercmd_measure(rt_usercmd *c, rt_metric *m, rt_measurement *out, char *e
 	if (have_times && rt_cpu_times_read(&after) == 0)
 		out->contention = rt_contention(&before, &after, &c->cpus, x.seconds, x.cpu_s);
 	out->contended = out->contention > rt_contended_share();
-	out->cause = outcome(&x, m, out->reason, sizeof out->reason);
+	out->cause = outcome(c, &x, m, out->reason, sizeof out->reason);
 	if (out->cause != RT_CAUSE_NONE)
 		return RT_OK;
 	out->samples = malloc(sizeof *out->samples * (size_t)m->nsamples);

@@ -20,8 +20,10 @@
  * The child (git's run-command style: one struct describes it, start and
  * finish are separate calls). It runs in its own process group with stdin
  * from /dev/null, the environment plus the additions, bound to the PUs of a
- * pin policy (hwloc, tuner/pin.h) and with its address space capped
- * (RLIMIT_AS) when asked, all before exec. A failed exec comes back through
+ * pin policy (hwloc, tuner/pin.h) and with its memory capped when asked:
+ * RLIMIT_AS before exec, or where that does not hold (macOS) a watchdog on
+ * the footprint of the command's whole tree, which ends its process group
+ * past the cap (memwatch.h). A failed exec comes back through
  * a close-on-exec pipe with its errno. finish reads stdout and stderr with
  * poll as they come (a child that fills both pipes never blocks), hands every
  * line to a callback, kills the whole group at the deadline and reaps it.
@@ -40,6 +42,7 @@
 
 #include "../common/platform.h"
 #include "knob.h"
+#include "memwatch.h"
 #include "measure.h"
 
 /* ---- the template ---- */
@@ -105,6 +108,7 @@ typedef struct rt_usercmd_exit {
 	double cpu_s;          /* CPU time of the child and the children it waited for */
 	char last_err[256];    /* the last non-empty line of stderr */
 	char oom_err[256];     /* the last line of stderr that says it ran out of memory */
+	uint64_t over_cap;     /* the footprint at which the memory watchdog ended it; 0: not */
 } rt_usercmd_exit;
 
 typedef struct rt_usercmd {
@@ -113,7 +117,7 @@ typedef struct rt_usercmd {
 	char *const *env;        /* "NAME=value" to add or replace; NULL-terminated; may be NULL */
 	int pin;                 /* rt_pin policy for pin_cpus PUs; RT_PIN_NONE: no binding */
 	int pin_cpus;
-	uint64_t mem_cap;        /* rt_plat_cap_memory in bytes; 0: none */
+	uint64_t mem_cap;        /* in bytes (RLIMIT_AS or the watchdog: memwatch.h); 0: none */
 	double timeout_s;        /* kill the group after this; 0: never */
 	/* every complete line (without its newline) of stdout (is_err 0) or stderr */
 	void (*line)(void *user, int is_err, const char *text);
@@ -126,6 +130,9 @@ typedef struct rt_usercmd {
 	double t0;
 	uint64_t oom_before;
 	rt_cpuset cpus;          /* the CPUs it may run on */
+	rt_memcap cap_how;       /* how mem_cap holds */
+	int watched;             /* the watchdog runs: watch */
+	rt_memwatch watch;
 } rt_usercmd;
 
 /*
@@ -183,11 +190,13 @@ void rt_metric_free(rt_metric *m); /* accepts a zeroed metric */
 /*
  * Runs c once and reads m from its output into out (a measurement of the
  * point; out->samples as printed). The outcome: exit 0 with a sample ->
- * feasible; the deadline -> timeout; killed by the OOM killer, or a failure
+ * feasible; ended by the memory watchdog -> memory, "needs more than the N
+ * GiB cap (M GiB when the watchdog ended it)" as a built-in trial's;
+ * the deadline -> timeout; killed by the OOM killer, or a failure
  * with a stderr line that says it ran out of memory (MemoryError, "out of
  * memory", "cannot allocate memory", bad_alloc) -> memory; another non-zero
  * exit or a signal -> crash; exit 0 without a sample -> bad_output. The
- * reason is the last non-empty line of stderr (or how it ended).
+ * reason is otherwise the last non-empty line of stderr (or how it ended).
  * out->setup_seconds is the time from the start to the first match (an
  * import, the model's construction: a run's fixed cost, which the rate it
  * prints leaves out), out->seconds the whole run's. Returns 0,

@@ -12,7 +12,9 @@
  * order, and a row's terms in eight interleaved partial sums added pairwise
  * at the end) and are rounded to T where they are stored. Results may differ
  * from this reference by rounding only: a few ulps of T per operation, or of
- * the sum's size.
+ * the sum's size. (The Metal plugin sums in float, Metal having no double,
+ * in a fixed order: its fp32 sums differ by float rounding of the sum; its
+ * fp64 calls run this reference.)
  *
  * tanh (in gelu, gelu_backward and tanh_fwd) and exp (in softmax) are the
  * approximated functions. For double they are libm's (the fp64 reference

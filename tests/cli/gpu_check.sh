@@ -25,6 +25,8 @@ expect_exit 2 "an option instead of a backend is bad usage (exit 2)" "$CHECK" --
 # plumbing (upload, run, download, compare) on every operation.
 expect_exit 0 "cpu against cpu passes" "$CHECK" cpu
 expect_grep '^cpu: [0-9]+ passed, 0 failed$' "$TMP/out" "every cpu case passed"
+expect_grep '^cpu: a case passes when max \|cpu - cpu\| / max \|cpu\| <= fp64 1e-10, fp32 0\.0001, ' \
+  "$TMP/out" "the tolerances are stated"
 
 # The real plugins, where this machine built them: a full pass on a machine
 # with the device; without one the check cannot run, which is a TAP skip

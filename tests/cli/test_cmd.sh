@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rigtune tune --cmd on a fake training script whose speed is known exactly
 # (tests/fake_train.py): the search finds its optimum and knee, failures are
-# infeasible with their cause and the run goes on, --minimize, --shell, reuse,
+# infeasible with their cause and the run goes on, a memory cap held by the watchdog
+# (macOS's path), --minimize, --shell, reuse,
 # bad input is exit 2 with the reason; then rigtune exec and rigtune env on the
 # configuration it wrote, and probe --python.
 # tier: integration (probes PyTorch and JAX; tunes with real budgets)
@@ -124,6 +125,31 @@ if [ "$(nproc)" -ge 2 ]; then
 else
   n=$((n + 1)); echo "ok $n # SKIP one usable core: no 2-thread points"
 fi
+
+# Where RLIMIT_AS does not hold (macOS), a watchdog holds the memory cap on the command's
+# whole tree; RIGTUNE_MEMWATCH_MIB (a test hook) takes that path here, a 640 MiB cap.
+# Workers of MIB MiB each (tests/eat_workers.py, as a DataLoader's): one of 400 runs, two of
+# 400 are over the cap together though each is within it alone (as RLIMIT_AS, which is per
+# process, would see them).
+printf 'workload: command\nparams:\n  mib: [30, 400]\n  procs: [1, 2]\n  threads: [1]\n  blas_threads: [1]\n' >smem.yaml
+rm -rf results
+expect_exit 0 "tune --cmd whose workers pass the cap together, on the watchdog's path" \
+  env RIGTUNE_MEMWATCH_MIB=640 $R tune --cmd "$PY $SRC/tests/eat_workers.py {mib} {procs}" \
+  "${M[@]}" --warmup 0 --space smem.yaml --strategy grid --timeout 30 --budget 120 --quiet \
+  -o cmem.yaml
+# each run of the journal: its knobs and how it ended
+$PY - results/*.yaml >mem.txt <<'EOF2'
+import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and "knobs" in d:
+        print(d["knobs"]["mib"], d["knobs"]["procs"], d.get("cause", "ran"), d.get("infeasible", ""))
+EOF2
+expect_grep "^400 2 memory needs more than the 0\.6 GiB cap \((0\.[6-9]|1\.0) GiB when the watchdog ended it\)$" \
+  mem.txt "two workers of 400 MiB: ended as memory, the cap and the figure seen said as a built-in trial's"
+[ "$(grep -c ' ran $' mem.txt)" -ge 3 ] && ! grep -v -e '^400 2 memory ' -e ' ran $' mem.txt >/dev/null &&
+  ok "the runs under the cap (one worker of 400, 30s) are untouched" ||
+  not_ok "the runs under the cap are untouched" "$(cat mem.txt)"
+expect_grep "^      point: \{mib: 400, procs: 1" cmem.yaml "the largest that fits is recommended"
 
 # bad input: exit 2 with the reason, nothing written (--replace: keep.yaml is no
 # configuration a tune could add to, which would be the reason otherwise)

@@ -43,6 +43,12 @@ expect_exit 0 "env --allow-env LD_PRELOAD exports it" \
   $R env --config env.yaml --workload transformer --allow-env LD_PRELOAD
 expect_grep "^export LD_PRELOAD=/tmp/evil.so$" "$TMP/out" "  as the configuration says"
 
+# what docs/commands/tune.md tells a user on a shared machine to add: exec applies it
+cfg_with_env OMP_WAIT_POLICY PASSIVE
+expect_exit 0 "exec applies an OMP_WAIT_POLICY a user added to env:" \
+  $R exec --config env.yaml --workload transformer -- sh -c 'echo "policy=$OMP_WAIT_POLICY"'
+expect_grep "^policy=PASSIVE$" "$TMP/out" "  as the configuration says"
+
 cfg_with_env PATH "$TMP/evil"
 mkdir -p evil && printf '#!/bin/sh\ntouch %s/ran\n' "$TMP" >evil/true && chmod +x evil/true
 expect_exit 2 "exec refuses a configuration that sets PATH" \

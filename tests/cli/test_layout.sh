@@ -86,4 +86,10 @@ if [ "$rc" -eq 1 ] &&
   grep -q "^tower: the longest include chain (modules) is $mods, above its limit $((mods - 1))$" "$TMP/wall"
 then ok "--max-files and --max-modules are the limits ($((files - 1)), $((mods - 1)): caught)"
 else not_ok "--max-files and --max-modules are the limits" "exit $rc: $(tail -3 "$TMP/wall")"; fi
+
+# A bare `make` builds the binary (the plugins' fragments come first in the
+# Makefile: their rules must not become the default goal).
+goal=$(cd "$(dirname "$0")/../.." && make -pq 2>/dev/null | sed -n 's/^\.DEFAULT_GOAL := //p')
+[ "$goal" = all ] && ok "a bare make builds all (the binary and the plugins)" ||
+  not_ok "a bare make builds all" "the default goal is '$goal'"
 echo "1..$n"

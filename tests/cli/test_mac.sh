@@ -60,6 +60,30 @@ if [ "$libs" = "/usr/lib/libSystem.B.dylib /usr/lib/libobjc.A.dylib " ] ||
   ok "the plugin links only libSystem (libobjc is named for dlopen)"
 else not_ok "the plugin links only libSystem" "it names: $libs"; fi
 
+# Its kernels' source is in it, after the header both sides compile (metal.c compiles them
+# on the Mac when a context opens).
+if grep -q 'kernel void k_adam' "$plugin" && grep -q 'typedef struct mtl_args' "$plugin"; then
+  ok "the plugin embeds args.h and kernels.metal"
+else not_ok "the plugin embeds args.h and kernels.metal"; fi
+
+# The Metal kernels, as far as Linux can read them: kernels.metal (after args.h, as the
+# plugin compiles it) parses as C++14 against a shim declaring the Metal names it uses
+# (tests/metal_shim/metal_stdlib). That is C++ syntax and declared names with fitting types,
+# not Metal's semantics (address spaces, attributes): only a Mac's compile shows those.
+shim_parse() { # SOURCE
+  clang++ -fsyntax-only -x c++ -std=c++14 -Wall -Wextra -Werror -Wno-unknown-attributes \
+    -I tests/metal_shim -include tests/metal_shim/metal_stdlib -include workloads/metal/args.h "$1"
+}
+if shim_parse workloads/metal/kernels.metal 2>"$TMP/shim"; then
+  ok "the Metal kernels parse as C++14 with every name declared (a shim: not Metal's semantics)"
+else not_ok "the Metal kernels parse as C++14 with every name declared" "$(head -5 "$TMP/shim")"; fi
+# and the parse fails on a kernel that calls what the shim (Metal's subset here) lacks
+{ cat workloads/metal/kernels.metal
+  echo 'kernel void k_bad(constant mtl_args &a [[buffer(0)]]) { precise::erfc(a.s[0]); }'; } >"$TMP/bad.metal"
+if shim_parse "$TMP/bad.metal" 2>"$TMP/shim"; then
+  not_ok "the parse catches an undeclared name in the kernels" "it passed"
+else expect_grep "erfc" "$TMP/shim" "the parse catches an undeclared name in the kernels"; fi
+
 expect_exit 0 "no Linux-only name outside the platform module" scripts/check-portable.sh
 
 # The check finds what it checks for: a copy of the tree with one Linux-only line.

@@ -7,12 +7,19 @@
  *
  * Memory is unified: alloc() makes a shared MTLBuffer and hands out its
  * contents pointer, which the CPU reads and writes in place. GEMMs run on
- * the GPU (MPSMatrixMultiplication, fp32, and fp16 through half copies),
- * one command buffer each, committed without waiting; the device's busy
- * time is each command buffer's GPUEndTime - GPUStartTime. The elementwise
- * kernels run the CPU reference (workloads/kernels.h, in the rigtune binary)
- * on the same memory, after the GPU's work is done: correct, and on the CPU
- * (not yet Metal compute shaders).
+ * the GPU (MPSMatrixMultiplication, fp32, and fp16 through half copies).
+ * The elementwise kernels run on the GPU in fp32: Metal Shading Language in
+ * kernels.metal, embedded here with args.h and compiled when a context
+ * opens, one compute pipeline per kernel (plan.c says what each call
+ * dispatches). Metal has no double, so their fp64 calls run the CPU
+ * reference (workloads/kernels.h, in the rigtune binary) on the same memory
+ * once the GPU's work is done.
+ *
+ * Kernels and GEMMs are encoded, in call order, into one open command
+ * buffer of the context's queue, which is committed without waiting at
+ * each GEMM, every OPS_PER_COMMIT kernels and whenever the host needs the
+ * memory; the device's busy time is each command buffer's GPUEndTime -
+ * GPUStartTime.
  */
 #ifdef __APPLE__
 #include <stdbool.h>
@@ -20,9 +27,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/platform.h"
 #include "../cpu_backend.h"
 #include "../gpu/host_common.h"
 #include "../kernels.h"
+#include "plan.h"
+
+/* The kernels' source: args.h, then kernels.metal (make lists both as the plugin's inputs). */
+RT_EMBED(rt_metal_args_h, "workloads/metal/args.h");
+RT_EMBED(rt_metal_kernels, "workloads/metal/kernels.metal");
+extern const char rt_metal_args_h[], rt_metal_kernels[];
 
 typedef void *id;
 typedef void *SEL;
@@ -49,7 +63,7 @@ static struct {
 	id (*create_device)(void);
 	bool (*mps_supports)(id);
 	id device;
-	char why[256]; /* init's or device_info's failure */
+	char why[1024]; /* init's or device_info's failure, or the kernels' compile error */
 } rt;
 
 /* objc_msgSend as a function of the given type (arm64: no variadic call, no stret). */
@@ -142,7 +156,7 @@ static int metal_device_info(int dev, rt_device_info *info)
 	return 0;
 }
 
-/* ---- a context: the queue, the buffers handed out, the command buffer in flight ---- */
+/* ---- a context: the queue, the pipelines, the buffers handed out, the command buffers ---- */
 
 typedef struct buffer {
 	id mtl;
@@ -152,18 +166,108 @@ typedef struct buffer {
 
 /* Command buffers committed before one is waited for (one queue runs them in order). */
 #define MAX_IN_FLIGHT 64
+/* Kernels encoded into one command buffer before it is committed, so that the GPU starts. */
+#define OPS_PER_COMMIT 32
 
 struct rt_ctx {
 	id queue;
-	rt_ctx *cpu; /* the CPU backend's context: the elementwise kernels */
+	id pipes[MK_COUNT]; /* one compute pipeline per kernel of kernels.metal */
+	rt_ctx *cpu;        /* the CPU backend's context: the fp64 elementwise kernels */
 	buffer *bufs;
 	int nbufs, cap;
+	id cb, enc; /* the command buffer being encoded and its compute encoder, retained */
+	int nops;   /* kernels encoded into cb */
 	id pending[MAX_IN_FLIGHT]; /* committed command buffers, retained, in order */
 	int npending;
 	int timing;
 	double busy_s; /* device time of what completed since the last device_time() */
 	char err[256];
 };
+
+static id retain(id o)
+{
+	return o ? send(o, "retain") : NULL;
+}
+
+/* An autoreleased NSString of text. */
+static id nsstring(const char *text)
+{
+	return MSG(id(*)(id, SEL, const char *))(CLS("NSString"), S("stringWithUTF8String:"), text);
+}
+
+/* RT_ERUNTIME with "what: the NSError's description" in err and in last_error(NULL). */
+static int ns_fail(char *err, size_t errlen, const char *what, id error)
+{
+	snprintf(rt.why, sizeof rt.why, "%s: %s", what,
+	         error ? text_of(send(error, "localizedDescription")) : "no reason given");
+	return fail(err, errlen, RT_ERUNTIME, "%s", rt.why);
+}
+
+/* The kernels' library: args.h and kernels.metal compiled with fast math off (kernels.h's math). */
+static id compile_kernels(char *err, size_t errlen)
+{
+	size_t la = strlen(rt_metal_args_h), lk = strlen(rt_metal_kernels);
+	char *text = malloc(la + lk + 2);
+	if (!text) {
+		fail(err, errlen, RT_ENOMEM, "out of memory");
+		return NULL;
+	}
+	memcpy(text, rt_metal_args_h, la);
+	text[la] = '\n';
+	memcpy(text + la + 1, rt_metal_kernels, lk + 1);
+	id opts = send(send(CLS("MTLCompileOptions"), "alloc"), "init"), error = NULL;
+	if (opts)
+		MSG(void (*)(id, SEL, bool))(opts, S("setFastMathEnabled:"), false);
+	id lib = opts ? MSG(id(*)(id, SEL, id, id, id *))(rt.device,
+	                                                  S("newLibraryWithSource:options:error:"),
+	                                                  nsstring(text), opts, &error)
+	              : NULL;
+	free(text);
+	release(opts);
+	if (!lib)
+		ns_fail(err, errlen,
+		        "the Metal kernels (workloads/metal/kernels.metal) did not compile", error);
+	return lib;
+}
+
+/* The pipeline of kernel k from lib; it must run MTL_GROUP threads a threadgroup. */
+static int make_pipeline(rt_ctx *c, id lib, mtl_kernel k, char *err, size_t errlen)
+{
+	const char *name = mtl_kernels[k].name;
+	char what[96];
+	id fn = MSG(id(*)(id, SEL, id))(lib, S("newFunctionWithName:"), nsstring(name)),
+	   error = NULL;
+	if (!fn)
+		return fail(err, errlen, RT_ERUNTIME, "the Metal kernels have no function %s",
+		            name);
+	c->pipes[k] = MSG(id(*)(id, SEL, id, id *))(
+	    rt.device, S("newComputePipelineStateWithFunction:error:"), fn, &error);
+	release(fn);
+	snprintf(what, sizeof what, "the compute pipeline of %s", name);
+	if (!c->pipes[k])
+		return ns_fail(err, errlen, what, error);
+	unsigned long most =
+	    MSG(unsigned long (*)(id, SEL))(c->pipes[k], S("maxTotalThreadsPerThreadgroup"));
+	if (most < MTL_GROUP)
+		return fail(err, errlen, RT_EUNAVAIL, "%s runs %lu threads a threadgroup, not %d",
+		            what, most, MTL_GROUP);
+	return RT_OK;
+}
+
+/* Every kernel's pipeline, made once per context; the first failure, with its text. */
+static int make_pipelines(rt_ctx *c, char *err, size_t errlen)
+{
+	void *pool = rt.pool_push();
+	id lib = compile_kernels(err, errlen);
+	int rc = lib ? RT_OK : RT_ERUNTIME;
+	for (int k = 0; rc == RT_OK && k < MK_COUNT; k++)
+		rc = make_pipeline(c, lib, (mtl_kernel)k, err, errlen);
+	release(lib);
+	rt.pool_pop(pool);
+	return rc;
+}
+
+static void metal_close(rt_ctx *c);
 
 static int metal_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen)
 {
@@ -176,10 +280,10 @@ static int metal_open(int dev, int threads, rt_ctx **out, char *err, size_t errl
 	int rc = rt_cpu_backend()->open(0, threads, &c->cpu, err, errlen);
 	if (rc == RT_OK && !(c->queue = send(rt.device, "newCommandQueue")))
 		rc = fail(err, errlen, RT_ERUNTIME, "newCommandQueue failed");
+	if (rc == RT_OK)
+		rc = make_pipelines(c, err, errlen);
 	if (rc) {
-		if (c->cpu)
-			rt_cpu_backend()->close(c->cpu);
-		free(c);
+		metal_close(c);
 		return rc;
 	}
 	*out = c;
@@ -201,8 +305,8 @@ static int finish(rt_ctx *c, id cb)
 	return rc;
 }
 
-/* Waits for every command buffer in flight; the first failure. */
-static int drain(rt_ctx *c)
+/* Waits for every command buffer committed; the first failure. */
+static int wait_all(rt_ctx *c)
 {
 	int rc = RT_OK;
 	for (int i = 0; i < c->npending; i++) {
@@ -213,16 +317,59 @@ static int drain(rt_ctx *c)
 	return rc;
 }
 
+/* The command buffer being encoded, made on first use (NULL: the queue made none). */
+static id open_cb(rt_ctx *c)
+{
+	if (!c->cb)
+		c->cb = retain(send(c->queue, "commandBuffer"));
+	return c->cb;
+}
+
+/* Ends the open compute encoder, if any: a GEMM or a commit comes next. */
+static void end_encoder(rt_ctx *c)
+{
+	if (c->enc) {
+		MSG(void (*)(id, SEL))(c->enc, S("endEncoding"));
+		release(c->enc);
+		c->enc = NULL;
+	}
+}
+
+/* Commits what was encoded, without waiting for it (first for the oldest, when full). */
+static int commit(rt_ctx *c)
+{
+	end_encoder(c);
+	if (!c->cb)
+		return RT_OK;
+	int rc = c->npending == MAX_IN_FLIGHT ? wait_all(c) : RT_OK;
+	MSG(void (*)(id, SEL))(c->cb, S("commit"));
+	c->pending[c->npending++] = c->cb;
+	c->cb = NULL;
+	c->nops = 0;
+	return rc;
+}
+
+/* Commits and waits for everything: the host may then touch the memory. */
+static int drain(rt_ctx *c)
+{
+	int rc = commit(c), r = wait_all(c);
+	return rc ? rc : r;
+}
+
 static void metal_close(rt_ctx *c)
 {
 	if (!c)
 		return;
-	drain(c);
+	if (c->queue)
+		drain(c);
 	for (int i = 0; i < c->nbufs; i++)
 		release(c->bufs[i].mtl);
 	free(c->bufs);
+	for (int k = 0; k < MK_COUNT; k++)
+		release(c->pipes[k]);
 	release(c->queue);
-	rt_cpu_backend()->close(c->cpu);
+	if (c->cpu)
+		rt_cpu_backend()->close(c->cpu);
 	free(c);
 }
 
@@ -374,9 +521,11 @@ static int check_gemm(rt_ctx *c, const gemm_args *g)
 }
 
 /*
- * count GEMMs of one shape in one command buffer, committed without
- * waiting (fp32); fp16 converts the operands to halves, waits, and
- * converts C back.
+ * count GEMMs of one shape, encoded after the kernels before them into the
+ * open command buffer, which is committed without waiting (fp32); fp16
+ * converts the operands to halves, waits, and converts C back. Every
+ * operand is found before anything is encoded: a bad one leaves no GEMM
+ * of the batch done.
  */
 static int gemm_many(rt_ctx *c, rt_precision prec, int transa, int transb, int m, int n, int k,
                      double alpha, const float *a, int lda, long sa, const float *b, int ldb,
@@ -386,9 +535,6 @@ static int gemm_many(rt_ctx *c, rt_precision prec, int transa, int transb, int m
 	unsigned type = half ? MPS_FLOAT16 : MPS_FLOAT32;
 	size_t esize = half ? sizeof(_Float16) : sizeof(float);
 	void *pool = rt.pool_push();
-	id cb = rc ? NULL : send(c->queue, "commandBuffer");
-	if (!rc && !cb)
-		rc = fail(c->err, sizeof c->err, RT_ERUNTIME, "commandBuffer failed");
 	operand *ops = rc ? NULL : calloc((size_t)count * 3, sizeof *ops);
 	if (!rc && !ops)
 		rc = RT_ENOMEM;
@@ -400,19 +546,19 @@ static int gemm_many(rt_ctx *c, rt_precision prec, int transa, int transb, int m
 			                &o[1]);
 		if (!rc)
 			rc = operand_of(c, cc + i * sc, half, m, n, ldc, &o[2]);
-		if (!rc)
-			encode(cb, &o[0], &o[1], &o[2], transa, transb, m, n, k, alpha, beta, lda,
-			       ldb, ldc, type, esize);
 	}
-	if (rc == RT_OK && c->npending == MAX_IN_FLIGHT)
-		rc = drain(c);
-	if (rc == RT_OK) {
-		MSG(void (*)(id, SEL))(cb, S("commit"));
-		c->pending[c->npending++] = MSG(id(*)(id, SEL))(cb, S("retain"));
-		if (half && rc == RT_OK && (rc = drain(c)) == RT_OK)
-			for (int i = 0; i < count; i++)
-				from_half(&ops[3 * i + 2], cc + i * sc, m, n, ldc);
-	}
+	end_encoder(c);
+	id cb = rc ? NULL : open_cb(c);
+	if (!rc && !cb)
+		rc = fail(c->err, sizeof c->err, RT_ERUNTIME, "commandBuffer failed");
+	for (int i = 0; rc == RT_OK && i < count; i++)
+		encode(cb, &ops[3 * i], &ops[3 * i + 1], &ops[3 * i + 2], transa, transb, m, n, k,
+		       alpha, beta, lda, ldb, ldc, type, esize);
+	if (rc == RT_OK)
+		rc = half ? drain(c) : commit(c);
+	if (rc == RT_OK && half)
+		for (int i = 0; i < count; i++)
+			from_half(&ops[3 * i + 2], cc + i * sc, m, n, ldc);
 	for (int i = 0; ops && i < 3 * count; i++)
 		release(ops[i].owned);
 	free(ops);
@@ -447,50 +593,121 @@ static int metal_gemm_batched(rt_ctx *c, rt_dtype t, rt_precision prec, int tran
 	                 ldc, sc, count);
 }
 
-/* ---- the elementwise kernels: the CPU reference on the shared memory, the GPU done first ---- */
+/* ---- the elementwise kernels: fp32 on the GPU (plan.c, kernels.metal), fp64 on the CPU ---- */
 
-#define ON_CPU(name, params, args)                                                                 \
+/* MTLSize: the extent of a grid or a threadgroup. */
+typedef struct mtl_size {
+	unsigned long width, height, depth;
+} mtl_size;
+
+/* The MTLBuffers and offsets of a launch's buffers; RT_EINVAL for one not from alloc(). */
+static int bind(rt_ctx *c, const mtl_launch *l, id *mtl, size_t *off)
+{
+	for (int i = 0; i < mtl_kernels[l->k].nbuf; i++) {
+		const buffer *b = find(c, l->buf[i], &off[i]);
+		if (!b)
+			return fail(c->err, sizeof c->err, RT_EINVAL,
+			            "%s: buffer %d is not from alloc()", mtl_kernels[l->k].name,
+			            i + 1);
+		mtl[i] = b->mtl;
+	}
+	return RT_OK;
+}
+
+/* Encodes one launch into the open compute encoder; commits every OPS_PER_COMMIT. */
+static int dispatch(rt_ctx *c, const mtl_launch *l, const id *mtl, const size_t *off)
+{
+	if (!c->enc && open_cb(c))
+		c->enc = retain(send(c->cb, "computeCommandEncoder"));
+	if (!c->enc)
+		return fail(c->err, sizeof c->err, RT_ERUNTIME, "%s: no compute command encoder",
+		            mtl_kernels[l->k].name);
+	MSG(void (*)(id, SEL, id))(c->enc, S("setComputePipelineState:"), c->pipes[l->k]);
+	MSG(void (*)(id, SEL, const void *, unsigned long, unsigned long))
+	(c->enc, S("setBytes:length:atIndex:"), &l->args, sizeof l->args, 0);
+	for (int i = 0; i < mtl_kernels[l->k].nbuf; i++)
+		MSG(void (*)(id, SEL, id, unsigned long, unsigned long))
+		(c->enc, S("setBuffer:offset:atIndex:"), mtl[i], off[i], (unsigned long)i + 1);
+	if (mtl_kernels[l->k].tg_bytes) /* a multiple of 16 bytes, as Metal wants */
+		MSG(void (*)(id, SEL, unsigned long, unsigned long))
+		(c->enc, S("setThreadgroupMemoryLength:atIndex:"),
+		 (unsigned long)mtl_kernels[l->k].tg_bytes * MTL_GROUP, 0);
+	MSG(void (*)(id, SEL, mtl_size, mtl_size))
+	(c->enc, S("dispatchThreadgroups:threadsPerThreadgroup:"), (mtl_size){l->groups, 1, 1},
+	 (mtl_size){MTL_GROUP, 1, 1});
+	return ++c->nops >= OPS_PER_COMMIT ? commit(c) : RT_OK;
+}
+
+/* Every launch of p, once all their buffers are found (a bad one dispatches nothing). */
+static int run_plan(rt_ctx *c, const mtl_plan *p)
+{
+	id mtl[MTL_MAX_LAUNCHES][MTL_MAX_BUFS];
+	size_t off[MTL_MAX_LAUNCHES][MTL_MAX_BUFS];
+	int rc = RT_OK;
+	for (int i = 0; rc == RT_OK && i < p->n; i++)
+		rc = bind(c, &p->l[i], mtl[i], off[i]);
+	void *pool = rt.pool_push();
+	for (int i = 0; rc == RT_OK && i < p->n; i++)
+		rc = dispatch(c, &p->l[i], mtl[i], off[i]);
+	rt.pool_pop(pool);
+	return rc;
+}
+
+/*
+ * metal_NAME: fp32 through NAME's plan on the GPU; fp64 (and a dtype the
+ * CPU refuses) through the CPU reference once the GPU's work is done. The
+ * variable arguments are the ABI call's after the context and dtype.
+ */
+#define ELEMENTWISE(name, params, ...)                                                             \
 	static int metal_##name params                                                             \
 	{                                                                                          \
-		int rc = drain(c);                                                                 \
-		return rc ? rc : rt_cpu_##name args;                                               \
+		mtl_plan plan;                                                                     \
+		int rc;                                                                            \
+		if (t != RT_F32)                                                                   \
+			return (rc = drain(c)) ? rc : rt_cpu_##name(c->cpu, t, __VA_ARGS__);       \
+		rc = mtl_plan_##name(&plan, __VA_ARGS__);                                          \
+		return rc ? rc : run_plan(c, &plan);                                               \
 	}
 
-ON_CPU(fill, (rt_ctx * c, rt_dtype t, void *x, size_t n, double v), (c->cpu, t, x, n, v))
-ON_CPU(axpby, (rt_ctx * c, rt_dtype t, size_t n, double a, const void *x, double b, void *y),
-       (c->cpu, t, n, a, x, b, y))
-ON_CPU(add_bias, (rt_ctx * c, rt_dtype t, int r, int k, const void *bias, void *y),
-       (c->cpu, t, r, k, bias, y))
-ON_CPU(sum_rows, (rt_ctx * c, rt_dtype t, int r, int k, const void *dy, void *db),
-       (c->cpu, t, r, k, dy, db))
-ON_CPU(gelu, (rt_ctx * c, rt_dtype t, size_t n, const void *x, void *y), (c->cpu, t, n, x, y))
-ON_CPU(gelu_backward, (rt_ctx * c, rt_dtype t, size_t n, const void *x, const void *dy, void *dx),
-       (c->cpu, t, n, x, dy, dx))
-ON_CPU(tanh_fwd, (rt_ctx * c, rt_dtype t, size_t n, const void *x, void *y), (c->cpu, t, n, x, y))
-ON_CPU(tanh_backward, (rt_ctx * c, rt_dtype t, size_t n, const void *y, const void *dy, void *dx),
-       (c->cpu, t, n, y, dy, dx))
-ON_CPU(softmax,
-       (rt_ctx * c, rt_dtype t, int r, int k, double scale, int causal, const void *x, void *y),
-       (c->cpu, t, r, k, scale, causal, x, y))
-ON_CPU(softmax_backward,
-       (rt_ctx * c, rt_dtype t, int r, int k, double scale, const void *y, const void *dy,
-        void *dx),
-       (c->cpu, t, r, k, scale, y, dy, dx))
-ON_CPU(layernorm,
-       (rt_ctx * c, rt_dtype t, int r, int k, const void *x, const void *g, const void *b, void *y,
-        void *mean, void *rstd),
-       (c->cpu, t, r, k, x, g, b, y, mean, rstd))
-ON_CPU(layernorm_backward,
-       (rt_ctx * c, rt_dtype t, int r, int k, const void *x, const void *g, const void *mean,
-        const void *rstd, const void *dy, void *dx, void *dg, void *db),
-       (c->cpu, t, r, k, x, g, mean, rstd, dy, dx, dg, db))
-ON_CPU(mse_loss,
-       (rt_ctx * c, rt_dtype t, size_t n, const void *p, const void *target, void *loss, void *dp),
-       (c->cpu, t, n, p, target, loss, dp))
-ON_CPU(adam,
-       (rt_ctx * c, rt_dtype t, size_t n, void *w, const void *g, void *m, void *v, double lr,
-        double b1, double b2, double eps, int step),
-       (c->cpu, t, n, w, g, m, v, lr, b1, b2, eps, step))
+ELEMENTWISE(fill, (rt_ctx * c, rt_dtype t, void *x, size_t n, double v), x, n, v)
+ELEMENTWISE(axpby, (rt_ctx * c, rt_dtype t, size_t n, double a, const void *x, double b, void *y),
+            n, a, x, b, y)
+ELEMENTWISE(add_bias, (rt_ctx * c, rt_dtype t, int r, int k, const void *bias, void *y), r, k, bias,
+            y)
+ELEMENTWISE(sum_rows, (rt_ctx * c, rt_dtype t, int r, int k, const void *dy, void *db), r, k, dy,
+            db)
+ELEMENTWISE(gelu, (rt_ctx * c, rt_dtype t, size_t n, const void *x, void *y), n, x, y)
+ELEMENTWISE(gelu_backward,
+            (rt_ctx * c, rt_dtype t, size_t n, const void *x, const void *dy, void *dx), n, x, dy,
+            dx)
+ELEMENTWISE(tanh_fwd, (rt_ctx * c, rt_dtype t, size_t n, const void *x, void *y), n, x, y)
+ELEMENTWISE(tanh_backward,
+            (rt_ctx * c, rt_dtype t, size_t n, const void *y, const void *dy, void *dx), n, y, dy,
+            dx)
+ELEMENTWISE(softmax,
+            (rt_ctx * c, rt_dtype t, int r, int k, double scale, int causal, const void *x,
+             void *y),
+            r, k, scale, causal, x, y)
+ELEMENTWISE(softmax_backward,
+            (rt_ctx * c, rt_dtype t, int r, int k, double scale, const void *y, const void *dy,
+             void *dx),
+            r, k, scale, y, dy, dx)
+ELEMENTWISE(layernorm,
+            (rt_ctx * c, rt_dtype t, int r, int k, const void *x, const void *g, const void *b,
+             void *y, void *mean, void *rstd),
+            r, k, x, g, b, y, mean, rstd)
+ELEMENTWISE(layernorm_backward,
+            (rt_ctx * c, rt_dtype t, int r, int k, const void *x, const void *g, const void *mean,
+             const void *rstd, const void *dy, void *dx, void *dg, void *db),
+            r, k, x, g, mean, rstd, dy, dx, dg, db)
+ELEMENTWISE(mse_loss,
+            (rt_ctx * c, rt_dtype t, size_t n, const void *pred, const void *target, void *loss,
+             void *dp),
+            n, pred, target, loss, dp)
+ELEMENTWISE(adam,
+            (rt_ctx * c, rt_dtype t, size_t n, void *w, const void *g, void *m, void *v, double lr,
+             double b1, double b2, double eps, int step),
+            n, w, g, m, v, lr, b1, b2, eps, step)
 
 static const char *metal_last_error(rt_ctx *c)
 {

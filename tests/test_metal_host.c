@@ -1,0 +1,528 @@
+/*
+ * The Metal plugin's host logic, without a Mac: the table of kernels
+ * against kernels.metal itself (each name defined once, taking mtl_args and
+ * as many buffers as its plans give, in order, and the threadgroup memory
+ * the host sets; no kernel without a pipeline), the layout of mtl_args, the grid of a 1-D kernel
+ * for a given n, and the plan of every elementwise call (its kernels, sizes, scalars rounded to
+ * float, buffers in the kernels' order, grids, and the calls the CPU reference refuses); then every
+ * plan run through kernels.metal itself, compiled as C++ and emulated on the CPU (metal_emu.cpp),
+ * against the CPU reference. What Metal makes of the kernels is a Mac's to show:
+ * scripts/mac-check.sh (tests/gpu_check.c against the CPU backend).
+ * Run from the top of the tree (tests/run.sh does): it reads
+ * workloads/metal/kernels.metal.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../common/rng.h"
+#include "../workloads/cpu_backend.h"
+#include "../workloads/kernels.h"
+#include "../workloads/metal/plan.h"
+#include "metal_emu.h"
+
+#define KERNELS_METAL "workloads/metal/kernels.metal"
+
+/* Distinct addresses standing for device buffers (plans only store them). */
+static float B[8][4];
+
+/* The parameter list of `kernel void NAME(` in src: from the name to the body's brace. */
+static const char *params_of(const char *src, const char *name, size_t *len, int *defs)
+{
+	char head[96];
+	snprintf(head, sizeof head, "kernel void %s(", name);
+	const char *at = strstr(src, head), *p = at;
+	*defs = 0;
+	for (; p; p = strstr(p + 1, head))
+		(*defs)++;
+	if (!at)
+		return NULL;
+	const char *brace = strchr(at, '{');
+	*len = brace ? (size_t)(brace - at) : strlen(at);
+	return at;
+}
+
+static int count_in(const char *s, size_t len, const char *what)
+{
+	int k = 0;
+	for (const char *p = s; (p = strstr(p, what)) && p < s + len; p++)
+		k++;
+	return k;
+}
+
+static void test_kernel_table(void **state)
+{
+	(void)state;
+	char *src = NULL, err[256] = "";
+	size_t n = 0;
+	assert_int_equal(rt_read_file(KERNELS_METAL, &src, &n, err, sizeof err), 0);
+	for (int k = 0; k < MK_COUNT; k++) {
+		const mtl_kernel_info *ki = &mtl_kernels[k];
+		assert_non_null(ki->name);
+		assert_in_range(ki->nbuf, 1, MTL_MAX_BUFS);
+		for (int j = 0; j < k; j++)
+			assert_string_not_equal(ki->name, mtl_kernels[j].name);
+		size_t len = 0;
+		int defs = 0;
+		const char *params = params_of(src, ki->name, &len, &defs);
+		if (defs != 1)
+			fail_msg("%s is defined %d times in " KERNELS_METAL, ki->name, defs);
+		/* mtl_args at buffer 0, then buffers 1..nbuf, each once */
+		assert_non_null(strstr(params, "constant mtl_args &a [[buffer(0)]]"));
+		assert_int_equal(count_in(params, len, "[[buffer("), ki->nbuf + 1);
+		for (int b = 1; b <= ki->nbuf; b++) {
+			char attr[32];
+			snprintf(attr, sizeof attr, "[[buffer(%d)]]", b);
+			assert_int_equal(count_in(params, len, attr), 1);
+		}
+		/* its threadgroup memory, of the type whose size the host sets (x 16 bytes) */
+		const char *tg = ki->tg_bytes == 8   ? "threadgroup float2 *sh TG_MEMORY"
+		                 : ki->tg_bytes == 4 ? "threadgroup float *sh TG_MEMORY"
+		                                     : "TG_MEMORY";
+		assert_int_equal(count_in(params, len, tg), ki->tg_bytes ? 1 : 0);
+		assert_int_equal(count_in(params, len, "TG_MEMORY"), ki->tg_bytes ? 1 : 0);
+		assert_int_equal(ki->tg_bytes * MTL_GROUP % 16, 0);
+	}
+	/* every kernel has a pipeline: no definition outside the table */
+	assert_int_equal(count_in(src, n, "kernel void "), MK_COUNT);
+	free(src);
+}
+
+static void test_args_layout(void **state)
+{
+	(void)state;
+	/* the order kernels.metal reads them in (args.h is compiled on both sides) */
+	assert_int_equal(sizeof(mtl_args), MTL_ARGS_SIZE);
+	assert_int_equal(offsetof(mtl_args, n), 0);
+	assert_int_equal(offsetof(mtl_args, rows), 8);
+	assert_int_equal(offsetof(mtl_args, cols), 12);
+	assert_int_equal(offsetof(mtl_args, block), 16);
+	assert_int_equal(offsetof(mtl_args, s), 20);
+	assert_int_equal(MTL_COL_TILE * MTL_COL_SPLIT, MTL_GROUP);
+}
+
+static void test_groups(void **state)
+{
+	(void)state;
+	assert_int_equal(mtl_groups(1), 1);
+	assert_int_equal(mtl_groups(MTL_GROUP), 1);
+	assert_int_equal(mtl_groups(MTL_GROUP + 1), 2);
+	assert_int_equal(mtl_groups(1000), 4);
+	assert_int_equal(mtl_groups((size_t)MTL_GROUP * MTL_MAX_GROUPS), MTL_MAX_GROUPS);
+	/* past the cap the kernels' loops stride: the grid stops growing */
+	assert_int_equal(mtl_groups((size_t)MTL_GROUP * MTL_MAX_GROUPS + 1), MTL_MAX_GROUPS);
+	assert_int_equal(mtl_groups((size_t)1 << 40), MTL_MAX_GROUPS);
+}
+
+/* The one launch of p is kernel k on groups threadgroups, with exactly its table's buffers. */
+static const mtl_launch *only(const mtl_plan *p, mtl_kernel k, uint64_t groups)
+{
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->l[0].k, k);
+	assert_int_equal(p->l[0].groups, groups);
+	return &p->l[0];
+}
+
+/* The launch's buffers are want[0..nbuf), none past them. */
+static void bufs_are(const mtl_launch *l, const void *const *want)
+{
+	int nbuf = mtl_kernels[l->k].nbuf;
+	for (int i = 0; i < nbuf; i++)
+		assert_ptr_equal(l->buf[i], want[i]);
+	for (int i = nbuf; i < MTL_MAX_BUFS; i++)
+		assert_null(l->buf[i]);
+}
+
+static void test_plans_1d(void **state)
+{
+	(void)state;
+	mtl_plan p;
+	const mtl_launch *l;
+
+	assert_int_equal(mtl_plan_fill(&p, B[0], 1000, 0.1), 0);
+	l = only(&p, MK_FILL, 4);
+	assert_int_equal(l->args.n, 1000);
+	assert_true(l->args.s[0] == (float)0.1);
+	bufs_are(l, (const void *[]){B[0]});
+
+	assert_int_equal(mtl_plan_axpby(&p, 5, 1.3, B[0], -0.6, B[1]), 0);
+	l = only(&p, MK_AXPBY, 1);
+	assert_true(l->args.s[0] == 1.3f && l->args.s[1] == -0.6f);
+	bufs_are(l, (const void *[]){B[0], B[1]});
+
+	assert_int_equal(mtl_plan_gelu_backward(&p, 2000000, B[0], B[1], B[2]), 0);
+	l = only(&p, MK_GELU_BACKWARD, MTL_MAX_GROUPS);
+	assert_int_equal(l->args.n, 2000000);
+	assert_true(l->args.s[0] == (float)RT_GELU_K0 && l->args.s[1] == (float)RT_GELU_K1);
+	bufs_are(l, (const void *[]){B[0], B[1], B[2]});
+
+	assert_int_equal(mtl_plan_gelu(&p, 300, B[2], B[3]), 0);
+	l = only(&p, MK_GELU, 2);
+	assert_true(l->args.s[0] == (float)RT_GELU_K0 && l->args.s[1] == (float)RT_GELU_K1);
+	bufs_are(l, (const void *[]){B[2], B[3]});
+
+	assert_int_equal(mtl_plan_tanh_fwd(&p, 7, B[1], B[0]), 0);
+	bufs_are(only(&p, MK_TANH, 1), (const void *[]){B[1], B[0]});
+	assert_int_equal(mtl_plan_tanh_backward(&p, 7, B[0], B[1], B[2]), 0);
+	bufs_are(only(&p, MK_TANH_BACKWARD, 1), (const void *[]){B[0], B[1], B[2]});
+
+	/* adam: the bias corrections of step 3 computed in double, then rounded */
+	assert_int_equal(mtl_plan_adam(&p, 513, B[0], B[1], B[2], B[3], 1e-3, 0.9, 0.999, 1e-8, 3),
+	                 0);
+	l = only(&p, MK_ADAM, 3);
+	const float want[MTL_NSCALARS] = {
+	    1e-3f, 0.9f, 0.999f, 1e-8f, (float)(1.0 - pow(0.9, 3)), (float)(1.0 - pow(0.999, 3))};
+	for (int i = 0; i < MTL_NSCALARS; i++)
+		assert_true(l->args.s[i] == want[i]);
+	bufs_are(l, (const void *[]){B[0], B[1], B[2], B[3]});
+	assert_int_equal(mtl_plan_adam(&p, 513, B[0], B[1], B[2], B[3], 1e-3, 0.9, 0.999, 1e-8, 0),
+	                 RT_EINVAL);
+	assert_int_equal(p.n, 0);
+
+	/* nothing to do: no launch, success */
+	assert_int_equal(mtl_plan_fill(&p, B[0], 0, 1.0), 0);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(mtl_plan_adam(&p, 0, B[0], B[1], B[2], B[3], 1e-3, 0.9, 0.999, 1e-8, 1),
+	                 0);
+	assert_int_equal(p.n, 0);
+}
+
+static void test_plans_rows(void **state)
+{
+	(void)state;
+	mtl_plan p;
+	const mtl_launch *l;
+
+	/* 66 x 33 with a causal block of 33: one threadgroup per row */
+	assert_int_equal(mtl_plan_softmax(&p, 66, 33, 0.7, 33, B[0], B[1]), 0);
+	l = only(&p, MK_SOFTMAX, 66);
+	assert_int_equal(l->args.rows, 66);
+	assert_int_equal(l->args.cols, 33);
+	assert_int_equal(l->args.block, 33);
+	assert_true(l->args.s[0] == 0.7f);
+	bufs_are(l, (const void *[]){B[0], B[1]});
+	assert_int_equal(mtl_plan_softmax(&p, 66, 33, 0.7, -1, B[0], B[1]), RT_EINVAL);
+	assert_int_equal(mtl_plan_softmax(&p, -1, 33, 0.7, 0, B[0], B[1]), RT_EINVAL);
+	assert_int_equal(mtl_plan_softmax(&p, 0, 33, 0.7, 0, B[0], B[1]), 0);
+	assert_int_equal(p.n, 0);
+
+	assert_int_equal(mtl_plan_softmax_backward(&p, 300, 257, 0.5, B[0], B[1], B[2]), 0);
+	l = only(&p, MK_SOFTMAX_BACKWARD, 300);
+	assert_true(l->args.s[0] == 0.5f);
+	bufs_are(l, (const void *[]){B[0], B[1], B[2]});
+
+	assert_int_equal(mtl_plan_layernorm(&p, 7, 1000, B[0], B[1], B[2], B[3], B[4], B[5]), 0);
+	l = only(&p, MK_LAYERNORM, 7);
+	assert_int_equal(l->args.cols, 1000);
+	assert_true(l->args.s[0] == (float)RT_LAYERNORM_EPS);
+	bufs_are(l, (const void *[]){B[0], B[1], B[2], B[3], B[4], B[5]});
+	assert_int_equal(mtl_plan_layernorm(&p, 7, 0, B[0], B[1], B[2], B[3], B[4], B[5]), 0);
+	assert_int_equal(p.n, 0);
+
+	/* dx by rows, then dgamma and dbeta by tiles of 32 columns: 257 columns are 9 tiles */
+	assert_int_equal(mtl_plan_layernorm_backward(&p, 300, 257, B[0], B[1], B[2], B[3], B[4],
+	                                             B[5], B[6], B[7]),
+	                 0);
+	assert_int_equal(p.n, 2);
+	assert_int_equal(p.l[0].k, MK_LAYERNORM_DX);
+	assert_int_equal(p.l[0].groups, 300);
+	bufs_are(&p.l[0], (const void *[]){B[0], B[1], B[2], B[3], B[4], B[5]});
+	assert_int_equal(p.l[1].k, MK_LAYERNORM_DPARAMS);
+	assert_int_equal(p.l[1].groups, 9);
+	assert_int_equal(p.l[1].args.rows, 300);
+	assert_int_equal(p.l[1].args.cols, 257);
+	bufs_are(&p.l[1], (const void *[]){B[4], B[0], B[2], B[3], B[6], B[7]});
+}
+
+static void test_plans_columns_and_loss(void **state)
+{
+	(void)state;
+	mtl_plan p;
+	const mtl_launch *l;
+
+	assert_int_equal(mtl_plan_sum_rows(&p, 300, 64, B[0], B[1]), 0);
+	l = only(&p, MK_SUM_ROWS, 2);
+	assert_int_equal(l->args.rows, 300);
+	assert_int_equal(l->args.cols, 64);
+	bufs_are(l, (const void *[]){B[0], B[1]});
+	/* no rows: db is zeroed (an empty sum); no columns: nothing */
+	assert_int_equal(mtl_plan_sum_rows(&p, 0, 65, B[0], B[1]), 0);
+	only(&p, MK_SUM_ROWS, 3);
+	assert_int_equal(mtl_plan_sum_rows(&p, 5, 0, B[0], B[1]), 0);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(mtl_plan_sum_rows(&p, 5, -2, B[0], B[1]), RT_EINVAL);
+
+	/* add_bias runs over every element, the bias by column */
+	assert_int_equal(mtl_plan_add_bias(&p, 300, 257, B[0], B[1]), 0);
+	l = only(&p, MK_ADD_BIAS, mtl_groups(300 * 257));
+	assert_int_equal(l->args.n, 300 * 257);
+	assert_int_equal(l->args.cols, 257);
+	bufs_are(l, (const void *[]){B[0], B[1]});
+	assert_int_equal(mtl_plan_add_bias(&p, -1, 4, B[0], B[1]), RT_EINVAL);
+
+	/* the loss: one threadgroup, k = 2 / n in double then rounded, n as float */
+	assert_int_equal(mtl_plan_mse_loss(&p, 77100, B[0], B[1], B[2], B[3]), 0);
+	l = only(&p, MK_MSE_LOSS, 1);
+	assert_int_equal(l->args.n, 77100);
+	assert_true(l->args.s[0] == (float)(2.0 / 77100.0));
+	assert_true(l->args.s[1] == 77100.0f);
+	bufs_are(l, (const void *[]){B[0], B[1], B[2], B[3]});
+	assert_int_equal(mtl_plan_mse_loss(&p, 0, B[0], B[1], B[2], B[3]), RT_EINVAL);
+	assert_int_equal(p.n, 0);
+}
+
+/* ---- the kernels, emulated on the CPU (metal_emu.cpp), against the CPU reference ---- */
+
+typedef struct eshape {
+	int rows, cols, block;
+} eshape;
+
+#define NELEM(s) ((size_t)(s)->rows * (size_t)(s)->cols)
+
+/* The reference's call when cpu is set, else the plan's launches on the emulator. */
+#define REF_OR_EMU(name, ...)                                                                      \
+	(cpu ? rt_cpu_##name(cpu, RT_F32, __VA_ARGS__)                                             \
+	     : emulated(mtl_plan_##name(&plan, __VA_ARGS__), &plan))
+
+static int emulated(int rc, const mtl_plan *p)
+{
+	return rc ? rc : mtl_emulate(p);
+}
+
+static int op_fill(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(fill, b[0], NELEM(s), 0.37);
+}
+
+static int op_axpby(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(axpby, NELEM(s), 1.3, b[0], -0.6, b[1]);
+}
+
+static int op_add_bias(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(add_bias, s->rows, s->cols, b[0], b[1]);
+}
+
+static int op_sum_rows(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(sum_rows, s->rows, s->cols, b[0], b[1]);
+}
+
+static int op_gelu(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(gelu, NELEM(s), b[0], b[1]);
+}
+
+static int op_gelu_backward(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(gelu_backward, NELEM(s), b[0], b[1], b[2]);
+}
+
+static int op_tanh(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(tanh_fwd, NELEM(s), b[0], b[1]);
+}
+
+static int op_tanh_backward(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(tanh_backward, NELEM(s), b[0], b[1], b[2]);
+}
+
+static int op_softmax(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(softmax, s->rows, s->cols, 0.7, s->block, b[0], b[1]);
+}
+
+static int op_softmax_backward(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(softmax_backward, s->rows, s->cols, 0.7, b[0], b[1], b[2]);
+}
+
+static int op_layernorm(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(layernorm, s->rows, s->cols, b[0], b[1], b[2], b[3], b[4], b[5]);
+}
+
+static int op_layernorm_backward(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(layernorm_backward, s->rows, s->cols, b[0], b[1], b[2], b[3], b[4], b[5],
+	                  b[6], b[7]);
+}
+
+static int op_mse_loss(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(mse_loss, NELEM(s), b[0], b[1], b[2], b[3]);
+}
+
+static int op_adam(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(adam, NELEM(s), b[0], b[1], b[2], b[3], 1e-3, 0.9, 0.999, 1e-8, 3);
+}
+
+/* A buffer's length (n elements, rows x cols, rows, cols, one) and role. */
+enum { LN, LRC, LR, LC, L1 };
+enum { IN, POS, OUT, INOUT, INPOS };
+#define EMU_MAX_BUFS 8
+
+typedef struct eop {
+	const char *name;
+	int (*run)(rt_ctx *cpu, const eshape *s, float *const *b);
+	int nbuf, len[EMU_MAX_BUFS], kind[EMU_MAX_BUFS];
+	int tiles_columns; /* a threadgroup per 32 columns: too many for a million columns here */
+} eop;
+
+static const eop eops[] = {
+    {"fill", op_fill, 1, {LN}, {OUT}, 0},
+    {"axpby", op_axpby, 2, {LN, LN}, {IN, INOUT}, 0},
+    {"add_bias", op_add_bias, 2, {LC, LRC}, {IN, INOUT}, 0},
+    {"sum_rows", op_sum_rows, 2, {LRC, LC}, {IN, OUT}, 1},
+    {"gelu", op_gelu, 2, {LN, LN}, {IN, OUT}, 0},
+    {"gelu_backward", op_gelu_backward, 3, {LN, LN, LN}, {IN, IN, OUT}, 0},
+    {"tanh", op_tanh, 2, {LN, LN}, {IN, OUT}, 0},
+    {"tanh_backward", op_tanh_backward, 3, {LN, LN, LN}, {IN, IN, OUT}, 0},
+    {"softmax", op_softmax, 2, {LRC, LRC}, {IN, OUT}, 0},
+    {"softmax_backward", op_softmax_backward, 3, {LRC, LRC, LRC}, {POS, IN, OUT}, 0},
+    {"layernorm", op_layernorm, 6, {LRC, LC, LC, LRC, LR, LR}, {IN, IN, IN, OUT, OUT, OUT}, 0},
+    {"layernorm_backward",
+     op_layernorm_backward,
+     8,
+     {LRC, LC, LR, LR, LRC, LRC, LC, LC},
+     {IN, IN, IN, POS, IN, OUT, INOUT, INOUT},
+     1},
+    {"mse_loss", op_mse_loss, 4, {LN, LN, L1, LN}, {IN, IN, OUT, OUT}, 0},
+    {"adam", op_adam, 4, {LN, LN, LN, LN}, {INOUT, IN, INOUT, INPOS}, 0},
+};
+
+/*
+ * A single element; rows wider than a threadgroup (strided columns); a
+ * causal mask (block = cols); a partial column tile over rows that are no
+ * multiple of the split; and a million elements and more, past a capped
+ * 1-D grid (4096 threadgroups of 256: the loops stride), for the kernels
+ * that do not tile columns.
+ */
+static const eshape eshapes[] = {
+    {1, 1, 0}, {5, 300, 0}, {12, 6, 6}, {19, 70, 0}, {1, 1100000, 0},
+};
+
+/* Relative to the largest reference value: float sums against double ones, libm's tanh. */
+#define EMU_RTOL 2e-5
+
+static size_t elen(int code, const eshape *s)
+{
+	return code == LN || code == LRC ? NELEM(s)
+	       : code == LR              ? (size_t)s->rows
+	       : code == LC              ? (size_t)s->cols
+	                                 : 1;
+}
+
+/* Runs op on shape s both ways on the same seeded data; the worst relative difference. */
+static double emu_vs_ref(rt_ctx *cpu, const eop *op, const eshape *s, rt_rng *rng)
+{
+	float *emu[EMU_MAX_BUFS], *ref[EMU_MAX_BUFS];
+	double worst = 0;
+	for (int i = 0; i < op->nbuf; i++) {
+		size_t n = elen(op->len[i], s);
+		emu[i] = malloc(n * sizeof(float));
+		ref[i] = malloc(n * sizeof(float));
+		assert_non_null(emu[i]);
+		assert_non_null(ref[i]);
+		int pos = op->kind[i] == POS || op->kind[i] == INPOS;
+		for (size_t j = 0; j < n; j++)
+			emu[i][j] = ref[i][j] =
+			    (float)(pos ? 0.5 + rt_rng_uniform(rng) : rt_rng_normal(rng));
+	}
+	assert_int_equal(op->run(NULL, s, emu), 0);
+	assert_int_equal(op->run(cpu, s, ref), 0);
+	for (int i = 0; i < op->nbuf; i++) {
+		size_t n = elen(op->len[i], s);
+		double diff = 0, top = 0;
+		for (size_t j = 0; op->kind[i] >= OUT && j < n; j++) {
+			double d = fabs((double)emu[i][j] - ref[i][j]);
+			if (!(d <= diff)) /* NaN sticks */
+				diff = d;
+			top = fabs(ref[i][j]) > top ? fabs(ref[i][j]) : top;
+		}
+		double rel = diff / (top > 0 ? top : 1);
+		worst = !(rel <= worst) ? rel : worst;
+		free(emu[i]);
+		free(ref[i]);
+	}
+	return worst;
+}
+
+static void test_kernels_emulated(void **state)
+{
+	(void)state;
+	rt_ctx *cpu = NULL;
+	char err[256] = "";
+	rt_rng rng;
+	rt_rng_seed(&rng, 20261126);
+	assert_int_equal(rt_cpu_backend()->open(0, 1, &cpu, err, sizeof err), 0);
+	for (size_t i = 0; i < RT_COUNT(eops); i++)
+		for (size_t k = 0; k < RT_COUNT(eshapes); k++) {
+			const eshape *s = &eshapes[k];
+			if (eops[i].tiles_columns && s->cols > 100000)
+				continue;
+			double rel = emu_vs_ref(cpu, &eops[i], s, &rng);
+			if (!(rel <= EMU_RTOL))
+				fail_msg(
+				    "%s %dx%d%s: the kernel differs from the CPU reference by %.3g "
+				    "of its largest value",
+				    eops[i].name, s->rows, s->cols, s->block ? " causal" : "", rel);
+		}
+	rt_cpu_backend()->close(cpu);
+}
+
+/* axpby with a scalar 0.1% off on the emulated side: what a wrong kernel would look like. */
+static int op_axpby_off(rt_ctx *cpu, const eshape *s, float *const *b)
+{
+	mtl_plan plan;
+	return REF_OR_EMU(axpby, NELEM(s), cpu ? 1.3 : 1.3013, b[0], -0.6, b[1]);
+}
+
+static void test_emulation_catches(void **state)
+{
+	(void)state;
+	rt_ctx *cpu = NULL;
+	char err[256] = "";
+	rt_rng rng;
+	const eop off = {"axpby_off", op_axpby_off, 2, {LN, LN}, {IN, INOUT}, 0};
+	rt_rng_seed(&rng, 7);
+	assert_int_equal(rt_cpu_backend()->open(0, 1, &cpu, err, sizeof err), 0);
+	assert_true(emu_vs_ref(cpu, &off, &eshapes[1], &rng) > EMU_RTOL);
+	assert_true(emu_vs_ref(cpu, &eops[1], &eshapes[1], &rng) <= EMU_RTOL); /* the real one */
+	rt_cpu_backend()->close(cpu);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_kernel_table),     cmocka_unit_test(test_args_layout),
+	    cmocka_unit_test(test_groups),           cmocka_unit_test(test_plans_1d),
+	    cmocka_unit_test(test_plans_rows),       cmocka_unit_test(test_plans_columns_and_loss),
+	    cmocka_unit_test(test_kernels_emulated), cmocka_unit_test(test_emulation_catches),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
