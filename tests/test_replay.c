@@ -344,6 +344,45 @@ static void check_without_a_file(void **state)
 	rt_replay_free(r);
 }
 
+/*
+ * A curve's label is what its struct says, made in one place; a label read
+ * from a file says backend, threads and transfers once, when its curve is
+ * made, and a curve made here keeps its struct as given.
+ */
+static void curve_labels(void **state)
+{
+	(void)state;
+	char label[96], err[RT_ERRLEN];
+	rt_curve host = {.backend = "cpu", .threads = 2};
+	rt_curve dev = {.backend = "cuda", .xfer = 1};
+	rt_curve pinned = {.backend = "cpu", .threads = 4, .pin = "spread"};
+	rt_curve_label(&host, label, sizeof label);
+	assert_string_equal(label, "cpu:2t");
+	rt_curve_label(&dev, label, sizeof label);
+	assert_string_equal(label, "cuda+xfer");
+	rt_curve_label(&pinned, label, sizeof label);
+	assert_string_equal(label, "cpu:4t pin=spread");
+	rt_replay *r = rt_replay_new();
+	assert_non_null(r);
+	assert_int_equal(rt_replay_add(r, "cpu:8t", "fp32", 64, 1e-3, err, sizeof err), 0);
+	assert_int_equal(rt_replay_add(r, "hip+xfer", "fp32", 64, 1e-3, err, sizeof err), 0);
+	assert_int_equal(rt_replay_add(r, "a100", "fp32", 64, 1e-3, err, sizeof err), 0);
+	assert_int_equal(rt_replay_add_curve(r, &pinned, "fp64", 64, 1e-3, err, sizeof err), 0);
+	assert_int_equal(rt_replay_add_curve(r, &pinned, "fp64", 128, 1e-3, err, sizeof err), 0);
+	assert_int_equal(r->ncurves, 4);
+	assert_string_equal(r->curves[0].id.backend, "cpu");
+	assert_int_equal(r->curves[0].id.threads, 8);
+	assert_false(r->curves[0].id.xfer);
+	assert_string_equal(r->curves[1].id.backend, "hip");
+	assert_int_equal(r->curves[1].id.threads, 0);
+	assert_true(r->curves[1].id.xfer);
+	assert_string_equal(r->curves[2].id.backend, "a100");
+	assert_string_equal(r->curves[3].backend, "cpu:4t pin=spread");
+	assert_string_equal(r->curves[3].id.pin, "spread");
+	assert_int_equal(r->curves[3].count, 2);
+	rt_replay_free(r);
+}
+
 /* Lines of text that start with a digit: the rows of the data blocks. */
 static int data_lines(const char *text)
 {
@@ -541,6 +580,7 @@ int main(void)
 		cmocka_unit_test(plot_writes_script_without_gnuplot),
 		cmocka_unit_test(plot_runs_gnuplot_in_memory),
 		cmocka_unit_test(plot_labels_are_text),
+		cmocka_unit_test(curve_labels),
 	};
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

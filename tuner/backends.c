@@ -53,17 +53,8 @@ static void probe_one(const char *name, rt_accel *a)
 		a->ndevices = ndev < RT_MAX_DEVICES ? ndev : RT_MAX_DEVICES;
 		for (int d = 0; d < a->ndevices; d++) {
 			rt_device_info info = {0};
-			if (ops->device_info(d, &info))
-				continue;
-			rt_accel_device *dv = &a->dev[d];
-			memcpy(dv->name, info.name, sizeof dv->name);
-			memcpy(dv->driver, info.driver, sizeof dv->driver);
-			dv->mem_total = info.mem_total;
-			dv->compute_units = info.compute_units;
-			dv->precisions = info.precisions;
-			memcpy(dv->gemm_impl, info.gemm_impl, sizeof dv->gemm_impl);
-			memcpy(dv->monitor, info.monitor, sizeof dv->monitor);
-			dv->unified_memory = info.unified_memory;
+			if (ops->device_info(d, &info) == 0)
+				a->dev[d] = info; /* a device that fails its info stays empty */
 		}
 	} else if (ndev == 0) {
 		snprintf(a->reason, sizeof a->reason, "no %s device", name);

@@ -19,34 +19,15 @@
 #define SHAPED_MAX_BATCH 1024
 #define SHAPED_MAX_GFLOP 40.0 /* per step: keeps a CPU sweep point under ~0.5 s */
 
-/* ---- labels: "cpu:2t" (2 threads), "cuda" (resident), "cuda+xfer" ---- */
-
-typedef struct label_info {
-	char base[16];
-	int threads; /* 0 when not given */
-	bool xfer;
-} label_info;
-
-static label_info parse_label(const char *label)
-{
-	label_info li = {0};
-	size_t n = strcspn(label, ":+");
-	snprintf(li.base, sizeof li.base, "%.*s", (int)n, label);
-	const char *t = strchr(label, ':');
-	if (t)
-		li.threads = atoi(t + 1);
-	li.xfer = strstr(label, "+xfer") != NULL;
-	return li;
-}
-
 /* ---- sweeps ---- */
 
 /* Appends every sample of a trial as (n, seconds per step) observations. */
-static int add_samples(rt_replay *r, const char *label, const char *prec, double n,
+static int add_samples(rt_replay *r, const rt_curve *id, const char *prec, double n,
 		       double gflop_per_step, const rt_measurement *m, char *err, size_t errlen)
 {
 	for (int i = 0; i < m->nsamples; i++) {
-		int rc = rt_replay_add(r, label, prec, n, gflop_per_step / m->samples[i], err, errlen);
+		int rc = rt_replay_add_curve(r, id, prec, n, gflop_per_step / m->samples[i], err,
+					     errlen);
 		if (rc)
 			return rc;
 	}
@@ -54,9 +35,8 @@ static int add_samples(rt_replay *r, const char *label, const char *prec, double
 }
 
 typedef struct curve_job {
-	const char *label;
+	rt_curve id;
 	rt_point pt;
-	int transfer;
 	int shaped;      /* -1: square; else the index of the step GEMM */
 } curve_job;
 
@@ -131,12 +111,14 @@ static int measure_curve(const curve_job *job, const rt_crossover_sweep_opts *o,
 	mo.rel_ci = 0.03;
 	mo.timeout_s = 30 + 10 * o->seconds_per_point;
 	long m, n, k;
+	char label[24];
+	rt_curve_label(&job->id, label, sizeof label);
 	for (int i = 0; sweep_size(job, shape, o->max_n, i, &m, &n, &k); i++) {
 		if (o->deadline > 0 && rt_now() > o->deadline)
 			break;
 		rt_shape sh;
 		rt_measurement meas;
-		gemm_shape(w, m, n, k, job->transfer, &sh);
+		gemm_shape(w, m, n, k, job->id.xfer, &sh);
 		int rc = rt_measure(w, &job->pt, &sh, &mo, &meas, err, errlen);
 		if (rc == RT_OK && o->stop && o->stop()) {
 			rt_measurement_free(&meas);
@@ -145,12 +127,12 @@ static int measure_curve(const curve_job *job, const rt_crossover_sweep_opts *o,
 		if (rc)
 			return rc;
 		if (!o->quiet)
-			rt_tprintf(stderr, "rigtune: crossover %s/%s %ldx%ldx%ld: %s\n", job->label, prec,
+			rt_tprintf(stderr, "rigtune: crossover %s/%s %ldx%ldx%ld: %s\n", label, prec,
 				m, n, k, meas.feasible ? "ok" : meas.reason);
 		if (meas.feasible)
-			note_impl(d, job->label, prec, meas.gemm_impl);
+			note_impl(d, label, prec, meas.gemm_impl);
 		if (meas.feasible)
-			rc = add_samples(r, job->label, prec, job->shaped < 0 ? (double)n : (double)m,
+			rc = add_samples(r, &job->id, prec, job->shaped < 0 ? (double)n : (double)m,
 					 2e-9 * (double)m * (double)n * (double)k, &meas, err, errlen);
 		rt_measurement_free(&meas);
 		if (rc)
@@ -173,28 +155,27 @@ static bool wanted(const rt_crossover_sweep_opts *o, const char *name)
 
 /* The curves to measure for one available backend, into jobs; returns how many. */
 static int backend_jobs(const rt_accel *a, const rt_crossover_sweep_opts *o, int precision,
-			curve_job *jobs, char labels[][24])
+			curve_job *jobs)
 {
 	int nj = 0;
 	rt_point pt;
 	rt_point_default(&pt);
 	snprintf(pt.backend, sizeof pt.backend, "%s", a->backend);
 	pt.precision = (rt_precision)precision;
+	rt_curve id = {0};
+	snprintf(id.backend, sizeof id.backend, "%s", a->backend);
 	if (rt_backend_on_host(a->backend)) {
 		int counts[2] = {o->usable_cores, 1};
 		for (int i = 0; i < (o->usable_cores > 1 ? 2 : 1); i++) {
-			pt.threads = counts[i];
-			snprintf(labels[nj], 24, "cpu:%dt", counts[i]);
-			jobs[nj] = (curve_job){labels[nj], pt, 0, -1};
-			nj++;
+			pt.threads = id.threads = counts[i];
+			jobs[nj++] = (curve_job){id, pt, -1};
 		}
 		return nj;
 	}
 	pt.threads = 1;
 	for (int x = 0; x < 2; x++) {
-		snprintf(labels[nj], 24, "%s%s", a->backend, x ? "+xfer" : "");
-		jobs[nj] = (curve_job){labels[nj], pt, x, -1};
-		nj++;
+		id.xfer = x;
+		jobs[nj++] = (curve_job){id, pt, -1};
 	}
 	return nj;
 }
@@ -238,8 +219,7 @@ int rt_crossover_sweep(const rt_crossover_sweep_opts *o, const rt_crossover_shap
 			if (!(o->precisions & RT_PREC_BIT(p) & a->dev[0].precisions))
 				continue;
 			curve_job jobs[2];
-			char labels[2][24];
-			int nj = backend_jobs(a, o, p, jobs, labels);
+			int nj = backend_jobs(a, o, p, jobs);
 			for (int j = 0; j < nj && rc == RT_OK; j++) {
 				rc = measure_curve(&jobs[j], o, shape, data->square, data, err,
 						   errlen);
@@ -267,23 +247,22 @@ out:
 	return rc;
 }
 
-int rt_crossover_curve_point(const char *label, const char *precision, long n, rt_point *pt,
-		      rt_shape *sh, char *err, size_t errlen)
+int rt_crossover_curve_point(const rt_replay_curve *c, long n, rt_point *pt, rt_shape *sh,
+			     char *err, size_t errlen)
 {
 	const rt_workload *w = rt_workload_builtin(RT_GEMM_WORKLOAD);
-	label_info li = parse_label(label);
-	int p = rt_precision_parse(precision);
-	if (!rt_backend_known(li.base) || p < 0)
+	int p = rt_precision_parse(c->precision);
+	if (!rt_backend_known(c->id.backend) || p < 0)
 		return rt_fail(err, errlen, RT_EINVAL, "curve %s/%s: no such backend or precision",
-			       label, precision);
+			       c->backend, c->precision);
 	rt_point_default(pt);
-	snprintf(pt->backend, sizeof pt->backend, "%s", li.base);
+	snprintf(pt->backend, sizeof pt->backend, "%s", c->id.backend);
 	pt->precision = (rt_precision)p;
-	pt->threads = li.threads > 0 ? li.threads : 1;
+	pt->threads = c->id.threads > 0 ? c->id.threads : 1;
 	rt_shape_default(w, sh);
 	sh->v[rt_shape_known(w, "m")] = sh->v[rt_shape_known(w, "n")] = n;
 	sh->v[rt_shape_known(w, "k")] = n;
-	sh->v[rt_shape_known(w, "transfer")] = li.xfer;
+	sh->v[rt_shape_known(w, "transfer")] = c->id.xfer;
 	return RT_OK;
 }
 
@@ -341,12 +320,12 @@ static int fit_all(const rt_replay *r, rt_crossover_fits *f, char *err, size_t e
  */
 static bool representative(const rt_replay *r, size_t i)
 {
-	label_info li = parse_label(r->curves[i].backend);
+	const rt_curve *ci = &r->curves[i].id;
 	for (size_t j = 0; j < r->ncurves; j++) {
-		label_info lj = parse_label(r->curves[j].backend);
-		if (j != i && !strcmp(li.base, lj.base) && li.xfer == lj.xfer &&
+		const rt_curve *cj = &r->curves[j].id;
+		if (j != i && !strcmp(ci->backend, cj->backend) && ci->xfer == cj->xfer &&
 		    !strcmp(r->curves[i].precision, r->curves[j].precision) &&
-		    lj.threads > li.threads)
+		    cj->threads > ci->threads)
 			return false;
 	}
 	return true;
@@ -430,9 +409,7 @@ static int solve_pairs(rt_crossover_analysis *a, const rt_crossover_shape *shape
 	const rt_replay *r = a->square.r;
 	for (size_t i = 0; i < r->ncurves; i++)
 		for (size_t j = i + 1; j < r->ncurves; j++) {
-			label_info li = parse_label(r->curves[i].backend);
-			label_info lj = parse_label(r->curves[j].backend);
-			if (!strcmp(li.base, lj.base) ||
+			if (!strcmp(r->curves[i].id.backend, r->curves[j].id.backend) ||
 			    strcmp(r->curves[i].precision, r->curves[j].precision) ||
 			    !representative(r, i) || !representative(r, j))
 				continue;
@@ -452,9 +429,8 @@ static void solve_threads(const rt_crossover_analysis *a, const rt_crossover_sha
 {
 	const rt_crossover_fits *f = &a->square;
 	const rt_replay_curve *c1 = &f->r->curves[t->one], *cn = &f->r->curves[t->many];
-	label_info ln = parse_label(cn->backend);
-	snprintf(t->backend, sizeof t->backend, "%s", ln.base);
-	t->threads = ln.threads;
+	snprintf(t->backend, sizeof t->backend, "%s", cn->id.backend);
+	t->threads = cn->id.threads;
 	t->pays_from = NAN;
 	snprintf(t->error, sizeof t->error, "no crossover could be solved");
 	if (rt_fit_threads_pay_from(&f->fit[t->one], &f->fit[t->many], &t->pays_from, &t->cx,
@@ -492,12 +468,12 @@ static int solve_all_threads(rt_crossover_analysis *a, const rt_crossover_shape 
 {
 	const rt_replay *r = a->square.r;
 	for (size_t one = 0; one < r->ncurves; one++) {
-		label_info lo = parse_label(r->curves[one].backend);
-		if (lo.threads != 1)
+		const rt_curve *lo = &r->curves[one].id;
+		if (lo->threads != 1)
 			continue;
 		for (size_t many = 0; many < r->ncurves; many++) {
-			label_info lm = parse_label(r->curves[many].backend);
-			if (lm.threads <= 1 || strcmp(lo.base, lm.base) ||
+			const rt_curve *lm = &r->curves[many].id;
+			if (lm->threads <= 1 || strcmp(lo->backend, lm->backend) ||
 			    strcmp(r->curves[one].precision, r->curves[many].precision) ||
 			    !representative(r, many))
 				continue;

@@ -84,15 +84,15 @@ int rt_crossover_sweep(const rt_crossover_sweep_opts *o, const rt_crossover_shap
 void rt_crossover_data_free(rt_crossover_data *d);
 
 /*
- * The gemm point and shape that a square sweep measured for curve `label`
- * at precision and size n (m = n = k): "cpu:2t" is the CPU with 2 threads,
- * "cuda" a GPU with data resident, "cuda+xfer" one with the transfers,
- * every other knob at its default, as the sweep runs them (`rigtune check`
- * measures a saved sweep's points again). RT_EINVAL for a label or a
- * precision that names nothing this rigtune knows.
+ * The gemm point and shape that a square sweep measured for curve c at
+ * size n (m = n = k): its backend (id.backend) at id.threads (1 when not
+ * said), with the transfers when id.xfer, at c's precision, every other
+ * knob at its default, as the sweep runs them (`rigtune check` measures a
+ * saved sweep's points again). RT_EINVAL for a backend or a precision that
+ * names nothing this rigtune knows.
  */
-int rt_crossover_curve_point(const char *label, const char *precision, long n, rt_point *pt,
-		      rt_shape *sh, char *err, size_t errlen);
+int rt_crossover_curve_point(const rt_replay_curve *c, long n, rt_point *pt, rt_shape *sh,
+			     char *err, size_t errlen);
 
 /*
  * The analysis, in three calls: rt_crossover_fit computes it (numbers only),

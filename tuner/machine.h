@@ -6,12 +6,19 @@
  * frequency governor, memory, the BLAS library and each backend's devices.
  * rt_machine_fingerprint() hashes exactly the fields that make two
  * measurements comparable (docs/commands/probe.md: "The fingerprint").
+ *
+ * The machine as a document (the `machine:` section of probe's output, of a
+ * configuration and of a journal's header) is one table of its fields,
+ * rt_machine_fields (machine_doc.c): the writer (rt_machine_emit), the
+ * reader (rt_machine_read) and check's diff (check/machdiff.h) all walk it.
  */
 #ifndef RT_MACHINE_H
 #define RT_MACHINE_H
 
 #include <stdint.h>
 
+#include "../workloads/backend.h"
+#include "yamlr.h"
 #include "yamlw.h"
 
 #define RT_MAX_KINDS 8
@@ -26,17 +33,6 @@ typedef struct rt_cpukind {
 	int freq_max_mhz;    /* 0 if not given */
 } rt_cpukind;
 
-typedef struct rt_accel_device {
-	char name[128];
-	char driver[64];
-	uint64_t mem_total;
-	int compute_units;
-	unsigned precisions;
-	char gemm_impl[160]; /* rt_device_info's: what its GEMMs run on */
-	char monitor[16];    /* its utilization monitor, "" none */
-	int unified_memory;  /* 1: it shares the host's memory (Apple's GPUs) */
-} rt_accel_device;
-
 typedef struct rt_accel {
 	char backend[16];
 	int available;
@@ -44,7 +40,7 @@ typedef struct rt_accel {
 	char visible[48];    /* its table's visible_devices ("CUDA_VISIBLE_DEVICES"); "" none */
 	char framework_device[16]; /* its table's framework_device ("cuda", "mps"); "" none */
 	int ndevices;
-	rt_accel_device dev[RT_MAX_DEVICES];
+	rt_device_info dev[RT_MAX_DEVICES]; /* as its plugin's device_info gave them */
 } rt_accel;
 
 typedef struct rt_machine {
@@ -85,7 +81,79 @@ int rt_machine_pcores(const rt_machine *m);
 /* 16 hex digits. */
 void rt_machine_fingerprint(const rt_machine *m, char out[17]);
 
+/* ---- the machine as a document (machine_doc.c) ---- */
+
+/* How a field's value is kept in its struct, and so written and read. */
+typedef enum rt_mf_kind {
+	RT_MF_STR,   /* char[size]: its text */
+	RT_MF_INT,   /* int */
+	RT_MF_GIB,   /* uint64_t bytes, written in GiB to 4 significant digits */
+	RT_MF_KIB,   /* uint64_t bytes, written in whole KiB */
+	RT_MF_BOOL,  /* int: true or false */
+	RT_MF_PRECS, /* unsigned RT_PREC_BIT mask: a sequence [fp64, fp32] */
+	RT_MF_MAP,   /* a mapping of more fields (sub) of the same struct */
+	RT_MF_SEQ,   /* a sequence of structs, each an item of sub's fields */
+} rt_mf_kind;
+
+enum {
+	RT_MF_IF_SET = 1 << 0,   /* written only when it has a value (not "", not 0) */
+	RT_MF_FLOW = 1 << 1,     /* a MAP, or a SEQ's items, in flow style ({a: 1}) */
+	RT_MF_KEY = 1 << 2,      /* the field that names an item of its SEQ in a diff */
+	RT_MF_HARDWARE = 1 << 3, /* a change says the hardware is another */
+	RT_MF_NODIFF = 1 << 4,   /* not compared: of the moment, or derived from fields that are */
+	RT_MF_NEAR = 1 << 5,     /* a memory size: within 5% is the same */
+};
+
+/* Where a field is: the machine, the struct it is in and, in a SEQ, the item's place. */
+typedef struct rt_mctx {
+	const rt_machine *m;
+	const void *obj;
+	int index, count; /* 0 and 1 outside a sequence */
+} rt_mctx;
+
+typedef struct rt_mfield rt_mfield;
+struct rt_mfield {
+	const char *key;  /* NULL ends a table */
+	rt_mf_kind kind;
+	unsigned flags;
+	size_t off, size; /* the value in its struct (a SEQ's array); size: a STR's buffer */
+	/* Whether it is written (NULL: always, or when set with RT_MF_IF_SET). */
+	int (*shown)(const rt_mctx *c);
+	/* A value derived from other fields, as text; the reader skips it. */
+	void (*derive)(const rt_mctx *c, char *buf, size_t len);
+	const char *empty;     /* STR: the text written for "" ("unknown"); NULL: "" */
+	const rt_mfield *sub;  /* MAP: its fields; SEQ: an item's */
+	size_t count_off;      /* SEQ: the int that counts its items */
+	size_t item_size;      /* SEQ: one item */
+	int max;               /* SEQ: the array's length */
+};
+
+/* The machine's fields in the order they are written. */
+extern const rt_mfield rt_machine_fields[];
+
+#define RT_MF_TEXT_LEN 256
+
+/*
+ * Whether field f of c is written, and its text in buf (len >= RT_MF_TEXT_LEN):
+ * a scalar's as written, a PRECS's as "[fp64, fp32]", a MAP's "" and a SEQ's
+ * "[]". Returns 0 (buf "") where it is not written.
+ */
+int rt_mfield_text(const rt_mfield *f, const rt_mctx *c, char *buf, size_t len);
+/* A SEQ's items in c (at most its max), and item i's context. */
+int rt_mfield_count(const rt_mfield *f, const rt_mctx *c);
+rt_mctx rt_mfield_item(const rt_mfield *f, const rt_mctx *c, int i);
+
 /* Emits the machine as a YAML mapping (the value of a `machine:` key). */
 void rt_machine_emit(rt_yw *w, const rt_machine *m);
+
+/*
+ * The machine mapping map (as rt_machine_emit wrote it, in a configuration
+ * or a journal's header) into m. A field that is absent is empty or 0; a
+ * key that is not in the table is left alone (a later rigtune may add
+ * some), and so is a precision it does not know. RT_EINVAL
+ * "NAME:LINE:COLUMN: machine: cores: expected a whole number" for a value
+ * of another type.
+ */
+int rt_machine_read(const rt_yr *r, const rt_ynode *map, rt_machine *m);
 
 #endif

@@ -81,8 +81,31 @@ static int check_label(const char *what, const char *s, char *err, size_t errlen
 	return RT_OK;
 }
 
-/* Appends a new empty curve; NULL when out of memory. */
-static rt_replay_curve *new_curve(rt_replay *r, const char *backend, const char *precision)
+void rt_curve_label(const rt_curve *c, char *buf, size_t len)
+{
+	char threads[24] = "";
+	if (c->threads > 0)
+		snprintf(threads, sizeof threads, ":%dt", c->threads);
+	snprintf(buf, len, "%s%s%s%s%s", c->backend, threads, c->xfer ? "+xfer" : "",
+		 c->pin[0] ? " pin=" : "", c->pin);
+}
+
+/* What a label says (rt_curve): the one place a curve's label is read. */
+static rt_curve curve_of_label(const char *label)
+{
+	rt_curve c = {0};
+	size_t n = strcspn(label, ":+");
+	snprintf(c.backend, sizeof c.backend, "%.*s", (int)n, label);
+	const char *t = strchr(label, ':');
+	if (t)
+		c.threads = atoi(t + 1);
+	c.xfer = strstr(label, "+xfer") != NULL;
+	return c;
+}
+
+/* Appends a new empty curve (id NULL: read from its label); NULL when out of memory. */
+static rt_replay_curve *new_curve(rt_replay *r, const char *backend, const rt_curve *id,
+				  const char *precision)
 {
 	if (r->ncurves == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 4;
@@ -93,7 +116,9 @@ static rt_replay_curve *new_curve(rt_replay *r, const char *backend, const char 
 		r->cap = cap;
 	}
 	rt_replay_curve *c = &r->curves[r->ncurves];
-	*c = (rt_replay_curve){.backend = strdup(backend), .precision = strdup(precision)};
+	*c = (rt_replay_curve){.backend = strdup(backend),
+			       .id = id ? *id : curve_of_label(backend),
+			       .precision = strdup(precision)};
 	if (!c->backend || !c->precision) {
 		free(c->backend);
 		free(c->precision);
@@ -123,8 +148,9 @@ static int push(rt_replay_curve *c, double n, double seconds)
 	return RT_OK;
 }
 
-int rt_replay_add(rt_replay *r, const char *backend, const char *precision, double n,
-		  double seconds, char *err, size_t errlen)
+/* An observation of the curve labelled backend (id: what it is; NULL: read from the label). */
+static int add(rt_replay *r, const char *backend, const rt_curve *id, const char *precision,
+	       double n, double seconds, char *err, size_t errlen)
 {
 	int rc = check_label("backend", backend, err, errlen);
 	if (!rc)
@@ -139,10 +165,24 @@ int rt_replay_add(rt_replay *r, const char *backend, const char *precision, doub
 		return rt_fail(err, errlen, RT_EINVAL,
 			       "a new curve %s/%s: a replay has at most %d curves (backend,precision)",
 			       backend, precision, RT_REPLAY_MAX_CURVES);
-	rt_replay_curve *c = i >= 0 ? &r->curves[i] : new_curve(r, backend, precision);
+	rt_replay_curve *c = i >= 0 ? &r->curves[i] : new_curve(r, backend, id, precision);
 	if (!c || push(c, n, seconds))
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory storing observations");
 	return RT_OK;
+}
+
+int rt_replay_add(rt_replay *r, const char *backend, const char *precision, double n,
+		  double seconds, char *err, size_t errlen)
+{
+	return add(r, backend, NULL, precision, n, seconds, err, errlen);
+}
+
+int rt_replay_add_curve(rt_replay *r, const rt_curve *id, const char *precision, double n,
+			double seconds, char *err, size_t errlen)
+{
+	char label[96];
+	rt_curve_label(id, label, sizeof label);
+	return add(r, label, id, precision, n, seconds, err, errlen);
 }
 
 /* Trims blanks at both ends in place. */

@@ -20,8 +20,28 @@
 
 #include "../search/fit.h"
 
+/*
+ * What a curve is, as its label says: "cpu:2t" the CPU at 2 threads,
+ * "cuda" a device with its data resident, "cuda+xfer" one that pays the
+ * host -> device -> host transfers, "cpu:4t pin=spread" a journal's trial
+ * pinned otherwise (check). A replay file may name a curve anything
+ * ("a100"): its label up to ':' or '+' is the backend, the number after
+ * ':' the threads, "+xfer" in it the transfers; that is read once, when
+ * the curve is made.
+ */
+typedef struct rt_curve {
+	char backend[16];
+	int threads;  /* 0: not said (a device's curve) */
+	int xfer;     /* 1: with the transfers */
+	char pin[16]; /* the pin policy when not the default compact; "" */
+} rt_curve;
+
+/* c's label, as files and output name the curve ("cpu:2t", "cuda+xfer"). */
+void rt_curve_label(const rt_curve *c, char *buf, size_t len);
+
 typedef struct rt_replay_curve {
-	char *backend;
+	char *backend;   /* its label, as read or made (rt_curve_label) */
+	rt_curve id;     /* what the label says */
 	char *precision;
 	double *n;
 	double *seconds;
@@ -53,6 +73,10 @@ void rt_replay_free(rt_replay *r);
  */
 int rt_replay_add(rt_replay *r, const char *backend, const char *precision, double n,
 		  double seconds, char *err, size_t errlen);
+
+/* The same for a curve made here: its label made from id, which it keeps as is. */
+int rt_replay_add_curve(rt_replay *r, const rt_curve *id, const char *precision, double n,
+			double seconds, char *err, size_t errlen);
 
 /* Index of the curve (backend, precision), or -1. */
 long rt_replay_find(const rt_replay *r, const char *backend, const char *precision);

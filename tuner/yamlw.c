@@ -154,15 +154,25 @@ void rt_yw_int(rt_yw *w, long long v)
 	scalar(w, b, 1);
 }
 
+void rt_yw_text(rt_yw *w, const char *s, int plain)
+{
+	scalar(w, s ? s : "", plain);
+}
+
+void rt_yw_num_text(double v, int digits, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, ".nan");
+	else if (isinf(v))
+		snprintf(buf, len, v > 0 ? ".inf" : "-.inf");
+	else
+		snprintf(buf, len, "%.*g", digits, v);
+}
+
 void rt_yw_num(rt_yw *w, double v, int digits)
 {
 	char b[48];
-	if (isnan(v))
-		snprintf(b, sizeof b, ".nan");
-	else if (isinf(v))
-		snprintf(b, sizeof b, v > 0 ? ".inf" : "-.inf");
-	else
-		snprintf(b, sizeof b, "%.*g", digits, v);
+	rt_yw_num_text(v, digits, b, sizeof b);
 	scalar(w, b, 1);
 }
 

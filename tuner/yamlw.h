@@ -36,9 +36,16 @@ void rt_yw_end_map(rt_yw *w);
 void rt_yw_seq(rt_yw *w, int flow);
 void rt_yw_end_seq(rt_yw *w);
 void rt_yw_str(rt_yw *w, const char *s);
+/*
+ * A scalar's text as it is: plain (1) for a number or keyword made by one of
+ * the writers below (rt_yw_num_text), else as rt_yw_str writes it.
+ */
+void rt_yw_text(rt_yw *w, const char *s, int plain);
 void rt_yw_int(rt_yw *w, long long v);
 /* A number with up to `digits` significant digits, plain (no exponent if short). */
 void rt_yw_num(rt_yw *w, double v, int digits);
+/* The text rt_yw_num writes for v ("15.63", ".nan"); len >= 48. */
+void rt_yw_num_text(double v, int digits, char *buf, size_t len);
 void rt_yw_bool(rt_yw *w, int v);
 void rt_yw_null(rt_yw *w);
 /* key: value shorthands for maps. */

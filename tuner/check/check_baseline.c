@@ -230,7 +230,7 @@ static int curves_from_csv(const char *csv, sweep_set *set, char *err, size_t er
 		rt_point pt;
 		rt_shape sh;
 		char why[RT_ERRLEN];
-		rc = rt_crossover_curve_point(cur->backend, cur->precision, 1, &pt, &sh, why, sizeof why);
+		rc = rt_crossover_curve_point(cur, 1, &pt, &sh, why, sizeof why);
 		if (rc) {
 			rc = rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s", csv, cur->first_line,
 				     why);
@@ -247,16 +247,23 @@ static int curves_from_csv(const char *csv, sweep_set *set, char *err, size_t er
 	return rc;
 }
 
-/* "cpu:2t", "cuda+xfer" for a journal's gemm trial, as the sweep labels its curves. */
-static void trial_label(const rt_journal_record *r, char *buf, size_t len)
+/*
+ * The curve of a journal's gemm trial, as the sweep makes its curves: the
+ * host's at its threads (and its pin, when not compact), a device's with or
+ * without the transfers.
+ */
+static rt_curve trial_curve(const rt_journal_record *r)
 {
-	long xfer = r->shape.v[rt_shape_known(r->workload, "transfer")];
-	if (rt_backend_on_host(r->point.backend))
-		snprintf(buf, len, "cpu:%dt%s%s", r->point.threads,
-			 r->point.pin == RT_PIN_COMPACT ? "" : " pin=",
-			 r->point.pin == RT_PIN_COMPACT ? "" : rt_pin_name(r->point.pin));
-	else
-		snprintf(buf, len, "%s%s", r->point.backend, xfer ? "+xfer" : "");
+	rt_curve c = {0};
+	snprintf(c.backend, sizeof c.backend, "%s", r->point.backend);
+	if (rt_backend_on_host(r->point.backend)) {
+		c.threads = r->point.threads;
+		if (r->point.pin != RT_PIN_COMPACT)
+			snprintf(c.pin, sizeof c.pin, "%s", rt_pin_name(r->point.pin));
+	} else {
+		c.xfer = r->shape.v[rt_shape_known(r->workload, "transfer")] != 0;
+	}
+	return c;
 }
 
 /*
@@ -280,7 +287,8 @@ static int curves_from_journal(const rt_journal_record *recs, size_t n, sweep_se
 			if (rt_point_equal(&set->c[k].pt, &r->point) && set->c[k].sh.v[ix] == v[ix])
 				c = &set->c[k];
 		char label[48];
-		trial_label(r, label, sizeof label);
+		rt_curve id = trial_curve(r);
+		rt_curve_label(&id, label, sizeof label);
 		if (!c && !(c = sweep_curve_new(set, label, &r->point, &r->shape)))
 			return RT_ENOMEM;
 		for (int s = 0; rc == RT_OK && s < r->m.nsamples; s++)

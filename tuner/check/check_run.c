@@ -62,7 +62,7 @@ static void add_line(char lines[][640], int *n, const char *fmt, ...)
 
 /* ---- this machine, and what changed ---- */
 
-/* This machine as probe prints it, read back: the other side of the diff. */
+/* This machine, probed: the other side of the diff. */
 static int probe_now(rt_check_run *run, char *err, size_t errlen)
 {
 	int rc = rt_machine_probe(NULL, &run->machine, err, errlen);
@@ -70,17 +70,7 @@ static int probe_now(rt_check_run *run, char *err, size_t errlen)
 		return rc;
 	rt_probe_accelerators(&run->machine);
 	rt_machine_fingerprint(&run->machine, run->fingerprint);
-	rt_yw w;
-	char *text = NULL;
-	size_t len = 0;
-	if ((rc = rt_yw_init(&w)))
-		return rt_fail(err, errlen, rc, "cannot start the YAML emitter");
-	rt_machine_emit(&w, &run->machine);
-	rc = rt_yw_finish(&w, &text, &len, err, errlen);
-	if (rc == RT_OK)
-		rc = rt_yr_load(&run->now, "this machine", text, len, err, errlen);
-	free(text);
-	return rc;
+	return RT_OK;
 }
 
 /* RT_EINVAL naming the hardware fields that differ, unless forced. */
@@ -115,8 +105,11 @@ static int diff_machine(rt_check_run *run, const rt_check_opts *o, char *err, si
 			 b->path, b->fingerprint, run->fingerprint);
 		return RT_OK;
 	}
-	int rc = rt_mdiff_compute(b->mr, b->machine, &run->now, rt_yr_root(&run->now), &run->diff);
+	rt_yr r = rt_yr_with_err(b->mr, err, errlen);
+	int rc = rt_machine_read(&r, b->machine, &run->then);
 	if (rc)
+		return rc;
+	if ((rc = rt_mdiff_compute(&run->then, &run->machine, &run->diff)))
 		return rt_fail(err, errlen, rc, "out of memory");
 	return refuse_other_hardware(run, o, err, errlen);
 }
@@ -884,7 +877,6 @@ void rt_check_run_free(rt_check_run *run)
 	free(run->points);
 	rt_check_canary_free(&run->canary);
 	rt_mdiff_free(&run->diff);
-	rt_yr_free(&run->now);
 	rt_baseline_free(&run->base);
 	memset(run, 0, sizeof *run);
 }

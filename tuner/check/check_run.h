@@ -73,7 +73,7 @@ typedef struct rt_check_run {
 	rt_baseline base;
 	rt_machine machine;
 	char fingerprint[17];
-	rt_yr now;       /* this machine as probe prints it */
+	rt_machine then; /* the baseline's machine, as its document keeps it */
 	rt_mdiff diff;   /* empty when the baseline keeps no machine */
 	int npoints;
 	rt_check_point *points;

@@ -1,3 +1,7 @@
+/*
+ * machdiff.c: check's machine diff (machdiff.h), a walk of the machine's
+ * field table over two machines.
+ */
 #include "machdiff.h"
 
 #include <math.h>
@@ -10,29 +14,6 @@
 #define PATH_MAX_LEN 512
 #define MEMORY_TOLERANCE 0.05
 
-/* Keys that identify an item of a sequence of mappings, in order of preference. */
-static const char *const natural_keys[] = {"backend", "index", "node", "efficiency"};
-
-/* Fields not compared: of the moment, or derived from fields that are. */
-static const char *const skipped_fields[] = {"fingerprint", "memory_gib.available", "source"};
-
-static const char *const hardware_fields[] = {"cpu.model", "cpu.arch", "cpu.packages",
-					      "cpu.cores", "cpu.pus"};
-
-/* One side of the walk: a node and the reader of its document. */
-typedef struct side {
-	const rt_yr *r;
-	const rt_ynode *n; /* NULL: absent on this side */
-} side;
-
-static int in_table(const char *s, const char *const *table, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(s, table[i]))
-			return 1;
-	return 0;
-}
-
 /* Whether the diff holds all it may list: the walk stops there (truncated). */
 static int full(rt_mdiff *d)
 {
@@ -41,16 +22,8 @@ static int full(rt_mdiff *d)
 	return d->n >= RT_MDIFF_MAX_ENTRIES;
 }
 
-/* The count of n's items (or pairs) compared: at most RT_MDIFF_MAX_ITEMS, truncated past. */
-static int capped(rt_mdiff *d, int count)
-{
-	if (count <= RT_MDIFF_MAX_ITEMS)
-		return count;
-	d->truncated = 1;
-	return RT_MDIFF_MAX_ITEMS;
-}
-
-static int push(rt_mdiff *d, const char *field, const char *before, const char *after)
+static int push(rt_mdiff *d, const char *field, const char *before, const char *after,
+		int hardware)
 {
 	if (full(d))
 		return RT_OK;
@@ -66,211 +39,161 @@ static int push(rt_mdiff *d, const char *field, const char *before, const char *
 	e->field = strdup(field);
 	e->before = before ? strdup(before) : NULL;
 	e->after = after ? strdup(after) : NULL;
+	e->hardware = hardware;
 	d->n++; /* counted even when half-made, so that rt_mdiff_free frees it */
 	if (!e->field || (before && !e->before) || (after && !e->after))
 		return RT_ENOMEM;
 	return RT_OK;
 }
 
-static yaml_node_type_t type_of(const rt_ynode *n)
-{
-	return n ? n->type : YAML_NO_NODE;
-}
-
-/* Whether every item of seq is a scalar (an empty sequence too). */
-static int all_scalars(const rt_yr *r, const rt_ynode *seq)
-{
-	for (int i = 0; i < rt_yr_nitems(seq); i++)
-		if (!rt_yr_scalar(rt_yr_item(r, seq, i)))
-			return 0;
-	return 1;
-}
-
-/* "[fp64, fp32]": a sequence of scalars as one value (malloc'd; NULL when out of memory). */
-static char *join_scalars(const rt_yr *r, const rt_ynode *seq)
-{
-	size_t len = 3;
-	for (int i = 0; i < rt_yr_nitems(seq); i++)
-		len += strlen(rt_yr_scalar(rt_yr_item(r, seq, i))) + 2;
-	char *s = malloc(len), *p = s;
-	if (!s)
-		return NULL;
-	*p++ = '[';
-	for (int i = 0; i < rt_yr_nitems(seq); i++)
-		p += sprintf(p, "%s%s", i ? ", " : "", rt_yr_scalar(rt_yr_item(r, seq, i)));
-	strcpy(p, "]");
-	return s;
-}
-
-/* The text a leaf compares by: a scalar's, or a scalar sequence's joined; NULL if absent. */
-static int leaf_text(side s, char **out)
-{
-	*out = NULL;
-	if (!s.n)
-		return RT_OK;
-	*out = s.n->type == YAML_SCALAR_NODE ? strdup(rt_yr_scalar(s.n)) : join_scalars(s.r, s.n);
-	return *out ? RT_OK : RT_ENOMEM;
-}
-
 /*
- * Whether a and b are two readings of one memory size: under a path with
- * memory_gib, numbers within MEMORY_TOLERANCE of each other. The memory a
- * machine reports moves with the kernel's reservations and, in a VM, its
- * balloon; that is no change of the machine.
+ * Whether a and b are two readings of one memory size: numbers within
+ * MEMORY_TOLERANCE of each other. The memory a machine reports moves with
+ * the kernel's reservations and, in a VM, its balloon; that is no change of
+ * the machine.
  */
-static int same_memory(const char *path, const char *a, const char *b)
+static int same_memory(const char *a, const char *b)
 {
 	char *ea, *eb;
 	double x = strtod(a, &ea), y = strtod(b, &eb);
-	if (!strstr(path, "memory_gib") || *ea || *eb || ea == a || eb == b)
+	if (*ea || *eb || ea == a || eb == b)
 		return 0;
 	return fabs(x - y) <= MEMORY_TOLERANCE * fmax(fabs(x), fabs(y));
 }
 
-static int diff_leaf(rt_mdiff *d, const char *path, side a, side b)
+/* A value: its text on each side, NULL where that side does not write it. */
+static int diff_leaf(rt_mdiff *d, const char *path, const rt_mfield *f, const char *ta,
+		     const char *tb)
 {
-	char *ta = NULL, *tb = NULL;
-	int rc = leaf_text(a, &ta);
-	if (rc == RT_OK)
-		rc = leaf_text(b, &tb);
-	if (rc == RT_OK && (!ta || !tb || (strcmp(ta, tb) && !same_memory(path, ta, tb))))
-		rc = push(d, path, ta, tb);
-	free(ta);
-	free(tb);
-	return rc;
+	if (ta && tb && (!strcmp(ta, tb) || ((f->flags & RT_MF_NEAR) && same_memory(ta, tb))))
+		return RT_OK;
+	return push(d, path, ta, tb, (f->flags & RT_MF_HARDWARE) != 0);
 }
 
-static int diff_node(rt_mdiff *d, char *path, size_t len, side a, side b);
-
 /*
- * Walks a and b one level down: path gets ".label" (a mapping's key) or
- * "[label]" (a sequence's item), and is restored after.
+ * path + ".label" (a field) or "[label]" (an item) into path at len; the
+ * new length, or 0 when it does not fit (deeper than any machine).
  */
-static int diff_at(rt_mdiff *d, char *path, size_t len, const char *label, int item, side a,
-		   side b)
+static size_t path_push(char *path, size_t len, const char *label, int item)
 {
 	int n = item ? snprintf(path + len, PATH_MAX_LEN - len, "[%s]", label)
 		     : snprintf(path + len, PATH_MAX_LEN - len, "%s%s", len ? "." : "", label);
+	return n >= 0 && len + (size_t)n < PATH_MAX_LEN ? len + (size_t)n : 0;
+}
+
+static int diff_fields(rt_mdiff *d, char *path, size_t len, const rt_mfield *fields,
+		       const rt_mctx *a, const rt_mctx *b);
+
+/* The key field of a sequence's items: the text that names item i of c. */
+static void item_key(const rt_mfield *seq, const rt_mctx *c, int i, char *buf)
+{
+	rt_mctx item = rt_mfield_item(seq, c, i);
+	for (const rt_mfield *f = seq->sub; f->key; f++)
+		if (f->flags & RT_MF_KEY) {
+			rt_mfield_text(f, &item, buf, RT_MF_TEXT_LEN);
+			return;
+		}
+	RT_BUG_ON(1); /* every sequence of the table names a key field */
+}
+
+/* The item of c's sequence whose key is key: its index, -1 if none. */
+static int item_by_key(const rt_mfield *seq, const rt_mctx *c, const char *key)
+{
+	char k[RT_MF_TEXT_LEN];
+	for (int i = 0; c && i < rt_mfield_count(seq, c); i++) {
+		item_key(seq, c, i, k);
+		if (!strcmp(k, key))
+			return i;
+	}
+	return -1;
+}
+
+/* Item "[key]" of a sequence: ia, ib its index on each side, -1 where it is not. */
+static int diff_item(rt_mdiff *d, char *path, size_t len, const rt_mfield *seq,
+		     const char *key, const rt_mctx *a, int ia, const rt_mctx *b, int ib)
+{
+	size_t n = path_push(path, len, key, 1);
 	int rc = RT_OK;
-	/* deeper than any machine description: not compared */
-	if (n >= 0 && len + (size_t)n < PATH_MAX_LEN && !full(d) &&
-	    !in_table(path, skipped_fields, RT_COUNT(skipped_fields)))
-		rc = diff_node(d, path, len + (size_t)n, a, b);
+	if (n && !full(d)) {
+		rt_mctx ca = ia >= 0 ? rt_mfield_item(seq, a, ia) : (rt_mctx){0};
+		rt_mctx cb = ib >= 0 ? rt_mfield_item(seq, b, ib) : (rt_mctx){0};
+		rc = diff_fields(d, path, n, seq->sub, ia >= 0 ? &ca : NULL, ib >= 0 ? &cb : NULL);
+	}
 	path[len] = '\0';
 	return rc;
 }
 
-static int diff_maps(rt_mdiff *d, char *path, size_t len, side a, side b)
+/*
+ * A sequence: a's items matched with b's by key, then the items only b
+ * has. An empty sequence on one side only is the value "[]".
+ */
+static int diff_seq(rt_mdiff *d, char *path, size_t len, const rt_mfield *f, const rt_mctx *a,
+		    const rt_mctx *b)
+{
+	int na = a ? rt_mfield_count(f, a) : 0, nb = b ? rt_mfield_count(f, b) : 0, rc = RT_OK;
+	if (!na && !nb)
+		return diff_leaf(d, path, f, a ? "[]" : NULL, b ? "[]" : NULL);
+	char key[RT_MF_TEXT_LEN];
+	for (int i = 0; rc == RT_OK && i < na; i++) {
+		item_key(f, a, i, key);
+		rc = diff_item(d, path, len, f, key, a, i, b, item_by_key(f, b, key));
+	}
+	for (int i = 0; rc == RT_OK && i < nb; i++) {
+		item_key(f, b, i, key);
+		if (item_by_key(f, a, key) < 0)
+			rc = diff_item(d, path, len, f, key, a, -1, b, i);
+	}
+	return rc;
+}
+
+/* Field f, written by a and b where they are not NULL. */
+static int diff_field(rt_mdiff *d, char *path, size_t len, const rt_mfield *f, const rt_mctx *a,
+		      const rt_mctx *b)
+{
+	size_t n = path_push(path, len, f->key, 0);
+	char ta[RT_MF_TEXT_LEN], tb[RT_MF_TEXT_LEN];
+	int rc = RT_OK;
+	if (n && !full(d)) {
+		if (f->kind == RT_MF_MAP)
+			rc = diff_fields(d, path, n, f->sub, a, b);
+		else if (f->kind == RT_MF_SEQ)
+			rc = diff_seq(d, path, n, f, a, b);
+		else
+			rc = diff_leaf(d, path, f, a && rt_mfield_text(f, a, ta, sizeof ta) ? ta : NULL,
+				       b && rt_mfield_text(f, b, tb, sizeof tb) ? tb : NULL);
+	}
+	path[len] = '\0';
+	return rc;
+}
+
+/* Whether c (NULL: absent) writes field f. */
+static int writes(const rt_mfield *f, const rt_mctx *c)
+{
+	char text[RT_MF_TEXT_LEN];
+	return c && rt_mfield_text(f, c, text, sizeof text);
+}
+
+/* The fields a writes, in the table's order, then those only b writes. */
+static int diff_fields(rt_mdiff *d, char *path, size_t len, const rt_mfield *fields,
+		       const rt_mctx *a, const rt_mctx *b)
 {
 	int rc = RT_OK;
-	int na = capped(d, rt_yr_npairs(a.n)), nb = capped(d, rt_yr_npairs(b.n));
-	for (int i = 0; rc == RT_OK && i < na; i++) {
-		const rt_ynode *k, *v;
-		rt_yr_pair(a.r, a.n, i, &k, &v);
-		const char *key = rt_yr_scalar(k);
-		if (key)
-			rc = diff_at(d, path, len, key, 0, (side){a.r, v},
-				     (side){b.r, rt_yr_get(b.r, b.n, key)});
-	}
-	for (int i = 0; rc == RT_OK && i < nb; i++) {
-		const rt_ynode *k, *v;
-		rt_yr_pair(b.r, b.n, i, &k, &v);
-		const char *key = rt_yr_scalar(k);
-		if (key && !rt_yr_get(a.r, a.n, key))
-			rc = diff_at(d, path, len, key, 0, (side){a.r, NULL}, (side){b.r, v});
-	}
+	for (const rt_mfield *f = fields; rc == RT_OK && f->key; f++)
+		if (!(f->flags & RT_MF_NODIFF) && writes(f, a))
+			rc = diff_field(d, path, len, f, a, writes(f, b) ? b : NULL);
+	for (const rt_mfield *f = fields; rc == RT_OK && f->key; f++)
+		if (!(f->flags & RT_MF_NODIFF) && !writes(f, a) && writes(f, b))
+			rc = diff_field(d, path, len, f, NULL, b);
 	return rc;
 }
 
-/* Whether every item of s's sequence is a mapping with a scalar under key. */
-static int all_have(side s, const char *key)
-{
-	for (int i = 0; i < rt_yr_nitems(s.n); i++)
-		if (!rt_yr_scalar(rt_yr_get(s.r, rt_yr_item(s.r, s.n, i), key)))
-			return 0;
-	return 1;
-}
-
-/* The natural key of the items of a and b, NULL when they have none. */
-static const char *natural_key(side a, side b)
-{
-	for (size_t i = 0; i < RT_COUNT(natural_keys); i++)
-		if (all_have(a, natural_keys[i]) && all_have(b, natural_keys[i]))
-			return natural_keys[i];
-	return NULL;
-}
-
-/* The item of s's sequence whose key is value, NULL if none. */
-static const rt_ynode *item_by_key(side s, const char *key, const char *value)
-{
-	int n = rt_yr_nitems(s.n);
-	for (int i = 0; i < (n < RT_MDIFF_MAX_ITEMS ? n : RT_MDIFF_MAX_ITEMS); i++) {
-		const rt_ynode *it = rt_yr_item(s.r, s.n, i);
-		if (!strcmp(rt_yr_scalar(rt_yr_get(s.r, it, key)), value))
-			return it;
-	}
-	return NULL;
-}
-
-static int diff_keyed_items(rt_mdiff *d, char *path, size_t len, const char *key, side a,
-			    side b)
-{
-	int rc = RT_OK, na = capped(d, rt_yr_nitems(a.n)), nb = capped(d, rt_yr_nitems(b.n));
-	for (int i = 0; rc == RT_OK && i < na; i++) {
-		const rt_ynode *it = rt_yr_item(a.r, a.n, i);
-		const char *v = rt_yr_scalar(rt_yr_get(a.r, it, key));
-		rc = diff_at(d, path, len, v, 1, (side){a.r, it},
-			     (side){b.r, item_by_key(b, key, v)});
-	}
-	for (int i = 0; rc == RT_OK && i < nb; i++) {
-		const rt_ynode *it = rt_yr_item(b.r, b.n, i);
-		const char *v = rt_yr_scalar(rt_yr_get(b.r, it, key));
-		if (!item_by_key(a, key, v))
-			rc = diff_at(d, path, len, v, 1, (side){a.r, NULL}, (side){b.r, it});
-	}
-	return rc;
-}
-
-static int diff_seqs(rt_mdiff *d, char *path, size_t len, side a, side b)
-{
-	if (all_scalars(a.r, a.n) && all_scalars(b.r, b.n))
-		return diff_leaf(d, path, a, b);
-	const char *key = natural_key(a, b);
-	if (key)
-		return diff_keyed_items(d, path, len, key, a, b);
-	int na = capped(d, rt_yr_nitems(a.n)), nb = capped(d, rt_yr_nitems(b.n)), rc = RT_OK;
-	for (int i = 0; rc == RT_OK && i < (na > nb ? na : nb); i++) {
-		char label[16];
-		snprintf(label, sizeof label, "%d", i);
-		side ia = {a.r, i < na ? rt_yr_item(a.r, a.n, i) : NULL};
-		side ib = {b.r, i < nb ? rt_yr_item(b.r, b.n, i) : NULL};
-		rc = diff_at(d, path, len, label, 1, ia, ib);
-	}
-	return rc;
-}
-
-static int diff_node(rt_mdiff *d, char *path, size_t len, side a, side b)
-{
-	yaml_node_type_t ta = type_of(a.n), tb = type_of(b.n);
-	if (ta != tb && ta != YAML_NO_NODE && tb != YAML_NO_NODE) {
-		/* a scalar became a mapping...: the one is gone, the other new */
-		int rc = diff_node(d, path, len, a, (side){b.r, NULL});
-		return rc ? rc : diff_node(d, path, len, (side){a.r, NULL}, b);
-	}
-	switch (ta != YAML_NO_NODE ? ta : tb) {
-	case YAML_MAPPING_NODE: return diff_maps(d, path, len, a, b);
-	case YAML_SEQUENCE_NODE: return diff_seqs(d, path, len, a, b);
-	case YAML_SCALAR_NODE: return diff_leaf(d, path, a, b);
-	default: return RT_OK;
-	}
-}
-
-int rt_mdiff_compute(const rt_yr *ra, const rt_ynode *a, const rt_yr *rb, const rt_ynode *b,
-		     rt_mdiff *d)
+int rt_mdiff_compute(const rt_machine *a, const rt_machine *b, rt_mdiff *d)
 {
 	char path[PATH_MAX_LEN] = "";
+	rt_mctx ca = {.m = a, .obj = a, .index = 0, .count = 1};
+	rt_mctx cb = {.m = b, .obj = b, .index = 0, .count = 1};
 	memset(d, 0, sizeof *d);
-	return diff_node(d, path, 0, (side){ra, a}, (side){rb, b});
+	return diff_fields(d, path, 0, rt_machine_fields, &ca, &cb);
 }
 
 void rt_mdiff_free(rt_mdiff *d)
@@ -294,5 +217,5 @@ const rt_mdiff_entry *rt_mdiff_find(const rt_mdiff *d, const char *field)
 
 int rt_mdiff_is_hardware(const rt_mdiff_entry *e)
 {
-	return in_table(e->field, hardware_fields, RT_COUNT(hardware_fields));
+	return e->hardware;
 }

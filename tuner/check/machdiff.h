@@ -1,44 +1,43 @@
 /*
- * machdiff.h: what changed between two descriptions of a machine (the
- * `machine:` mapping that probe prints, that tune's configuration and the
- * journal's header keep), for `rigtune check`.
+ * machdiff.h: what changed between two machines (the baseline's, read from
+ * the `machine:` mapping that its configuration or journal header keeps,
+ * and this one's as probed), for `rigtune check`.
  *
- * The diff is generic: it walks both YAML trees and reports every scalar
- * whose dotted path is only on one side or has another value, so a field
- * that a later probe adds is diffed without new code here. Mappings are
- * matched by key; a sequence of mappings by each item's natural key (the
- * first of backend, index, node, efficiency that all its items have:
- * accelerators by backend, devices by index, NUMA nodes by node, CPU kinds
- * by efficiency rank), any other sequence of mappings by position; a
- * sequence of scalars is one value ("[fp64, fp32]"). Paths read
+ * The diff walks the machine's field table (machine.h: rt_machine_fields),
+ * so a field added there is diffed without code here. It reports every
+ * field whose text (as the document writes it) differs, or that one side
+ * writes and the other does not. Mappings are walked field by field; the
+ * items of a sequence are matched by their key field (accelerators by
+ * backend, devices by index, NUMA nodes by node, CPU kinds by efficiency
+ * rank); precisions are one value ("[fp64, fp32]"). Paths read
  * "blas.core", "cpu.numa_nodes[0].memory_gib",
- * "accelerators[cuda].devices[0].driver". Fields of the moment (available
- * memory) and the fingerprint (a hash of fields that are diffed themselves)
- * are left out, and memory sizes (under a memory_gib key) within 5% of each
+ * "accelerators[cuda].devices[0].driver". Fields flagged RT_MF_NODIFF are
+ * left out: of the moment (available memory, the source) or derived from
+ * fields that are diffed (the fingerprint, smt, usable_cores, a kind's
+ * role, the bf16 note); and memory sizes (RT_MF_NEAR) within 5% of each
  * other are the same: what a machine reports moves with the kernel's
- * reservations and, in a VM, its balloon. The walk is bounded: it stops at
- * RT_MDIFF_MAX_ENTRIES fields and compares the first RT_MDIFF_MAX_ITEMS
- * items of a sequence (truncated set).
+ * reservations and, in a VM, its balloon. The diff stops at
+ * RT_MDIFF_MAX_ENTRIES fields (truncated set); a sequence holds at most its
+ * array's items (RT_MAX_NUMA, RT_MAX_DEVICES...).
  */
 #ifndef RT_MACHDIFF_H
 #define RT_MACHDIFF_H
 
-#include "../yamlr.h"
+#include "../machine.h"
 
 typedef struct rt_mdiff_entry {
 	char *field;  /* dotted path */
 	char *before; /* NULL: the field is new */
 	char *after;  /* NULL: the field is gone */
+	int hardware; /* its field is RT_MF_HARDWARE */
 } rt_mdiff_entry;
 
 /*
- * The most fields a diff lists, and items of a sequence it compares: a
- * machine description has a few dozen fields and sequences of a few
- * entries; a crafted baseline must not turn into millions of lines, or
- * keyed sequences into a quadratic walk.
+ * The most fields a diff lists: a machine description has a few dozen
+ * fields; a crafted baseline (64 NUMA nodes, 8 backends of 16 devices)
+ * must not turn into thousands of lines.
  */
 #define RT_MDIFF_MAX_ENTRIES 200
-#define RT_MDIFF_MAX_ITEMS 256
 
 typedef struct rt_mdiff {
 	rt_mdiff_entry *v;
@@ -47,20 +46,21 @@ typedef struct rt_mdiff {
 } rt_mdiff;
 
 /*
- * The fields that differ from machine a (read by ra) to machine b (read by
- * rb), in the order of a's tree, then the fields only b has. d starts empty
- * and is freed with rt_mdiff_free, also on failure (RT_ENOMEM).
+ * The fields that differ from machine a to machine b: in each mapping those
+ * a writes, in the table's order, then those only b writes; in each
+ * sequence a's items, then those only b has. d starts empty and is freed
+ * with rt_mdiff_free, also on failure (RT_ENOMEM).
  */
-int rt_mdiff_compute(const rt_yr *ra, const rt_ynode *a, const rt_yr *rb, const rt_ynode *b,
-		     rt_mdiff *d);
+int rt_mdiff_compute(const rt_machine *a, const rt_machine *b, rt_mdiff *d);
 void rt_mdiff_free(rt_mdiff *d); /* accepts an empty or half-filled diff */
 
 /* The entry for field, NULL when it did not change. */
 const rt_mdiff_entry *rt_mdiff_find(const rt_mdiff *d, const char *field);
 
 /*
- * Whether the entry says the hardware is another: the CPU model, the
- * architecture, or the count of packages, cores or PUs.
+ * Whether the entry says the hardware is another: a field flagged
+ * RT_MF_HARDWARE (the CPU model, the architecture, the count of packages,
+ * cores or PUs).
  */
 int rt_mdiff_is_hardware(const rt_mdiff_entry *e);
 

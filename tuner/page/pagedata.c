@@ -515,6 +515,8 @@ static void analysis_of(rt_config_xo *xo, rt_pg_crossover *x)
 		rt_config_xo_curve *c = &xo->curves[i];
 		rt_pg_curve *pc = &x->curves[x->ncurves++];
 		snprintf(pc->label, sizeof pc->label, "%s/%s", c->backend, c->precision);
+		pc->name = c->backend;
+		pc->precision = c->precision;
 		pc->fit = c->fit;
 		pc->noutliers = c->noutliers;
 		pc->outliers = c->outliers;
@@ -532,10 +534,7 @@ static void attach_observations(rt_page *pg)
 {
 	for (int i = 0; i < pg->xo.ncurves; i++) {
 		rt_pg_curve *c = &pg->xo.curves[i];
-		const char *slash = strrchr(c->label, '/');
-		char be[64];
-		snprintf(be, sizeof be, "%.*s", (int)(slash - c->label), c->label);
-		long k = rt_replay_find(pg->replay, be, slash + 1);
+		long k = rt_replay_find(pg->replay, c->name, c->precision);
 		c->obs = k >= 0 ? &pg->replay->curves[k] : NULL;
 	}
 }
@@ -548,6 +547,8 @@ static int curves_of(const rt_crossover_fits *f, rt_pg_crossover *x, char *err, 
 		rt_pg_curve *pc = &x->curves[x->ncurves++];
 		RT_BUG_ON(x->ncurves > RT_PG_MAX_CURVES);
 		snprintf(pc->label, sizeof pc->label, "%s", f->name[i]);
+		pc->name = c->backend;
+		pc->precision = c->precision;
 		pc->fit = f->fit[i];
 		for (size_t k = 0; k < c->count; k++)
 			pc->noutliers += f->outlier[i][k];

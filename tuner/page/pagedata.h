@@ -88,6 +88,7 @@ typedef struct rt_pg_workload {
 /* A fitted crossover curve and, when recorded, its observations. */
 typedef struct rt_pg_curve {
 	char label[64]; /* "cpu:2t/fp32" */
+	const char *name, *precision; /* its label ("cpu:2t") and precision, as the analysis has them */
 	rt_fit fit;
 	const rt_replay_curve *obs; /* NULL when the observations are not available */
 	int noutliers;
