@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -286,5 +287,27 @@ int rt_grow(void *array, int *cap, int n, size_t elem, int first)
 		return RT_ENOMEM;
 	memcpy(array, &p, sizeof p);
 	*cap = c;
+	return RT_OK;
+}
+
+int rt_parse_long(const char *s, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || errno)
+		return RT_EINVAL;
+	*out = v;
+	return RT_OK;
+}
+
+int rt_parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v))
+		return RT_EINVAL;
+	*out = v;
 	return RT_OK;
 }

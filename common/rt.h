@@ -130,6 +130,11 @@ double rt_now(void);
  */
 int rt_grow(void *array, int *cap, int n, size_t elem, int first);
 
+/* Parses a whole decimal integer; RT_EINVAL unless all of s is a number. */
+int rt_parse_long(const char *s, long *out);
+/* Parses a finite decimal number; RT_EINVAL otherwise. */
+int rt_parse_double(const char *s, double *out);
+
 /* Returns the status from the enclosing function when call fails. */
 #define RT_TRY(call)                   \
 	do {                           \

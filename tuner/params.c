@@ -3,33 +3,9 @@
 #include "../workloads/knobs.h"
 #include "../workloads/loader.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int rt_parse_long(const char *s, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || errno)
-		return RT_EINVAL;
-	*out = v;
-	return RT_OK;
-}
-
-int rt_parse_double(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (!*s || *end || errno || !isfinite(v))
-		return RT_EINVAL;
-	*out = v;
-	return RT_OK;
-}
 
 int rt_arglist_split(const char *list, const char *what, int max, rt_arglist *l, char *err,
 		     size_t errlen)

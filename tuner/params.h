@@ -53,9 +53,4 @@ typedef struct rt_arglist {
 int rt_arglist_split(const char *list, const char *what, int max, rt_arglist *l, char *err,
 		     size_t errlen);
 
-/* Parses a whole decimal integer; RT_EINVAL unless all of s is a number. */
-int rt_parse_long(const char *s, long *out);
-/* Parses a finite decimal number; RT_EINVAL otherwise. */
-int rt_parse_double(const char *s, double *out);
-
 #endif

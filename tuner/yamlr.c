@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "../common/rt.h"
-#include "params.h"
 
 void rt_yr_view(rt_yr *r, const char *name, yaml_document_t *doc, char *err, size_t errlen)
 {
