@@ -48,8 +48,11 @@ rec_block() { awk '/^- workload:/ {rec = 0} /^  roles: \[recommended/ {rec = 1} 
 # check inside one rightly finds the point slower (an A/A of this 60 s tune's
 # baseline once read 11% in 2 trials over 17 s): a second check, after the
 # first's regression is shown, must not; one that always finds it still fails.
+# The A/A runs with the user's contention limit (not this file's 1): a trial
+# whose cores other work took is set aside and measured again, as for a user.
 for attempt in 1 2; do
-  $R check --baseline t.yaml --cmd "$CMD" --budget 30 -o same.yaml >"$TMP/out" 2>"$TMP/err"
+  env -u RIGTUNE_CONTENTION_LIMIT $R check --baseline t.yaml --cmd "$CMD" --budget 30 -o same.yaml \
+    >"$TMP/out" 2>"$TMP/err"
   rc=$?
   [ "$rc" -ne 1 ] && break
   echo "# A/A attempt $attempt: exit 1: $(grep -m1 '^regression' "$TMP/err")"
