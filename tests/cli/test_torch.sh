@@ -57,8 +57,14 @@ for attempt in 1 2; do
   [ "$rc" -ne 1 ] && break
   echo "# A/A attempt $attempt: exit 1: $(grep -m1 '^regression' "$TMP/err")"
 done
+# Under the sanitizers (make asan) this A/A read 11% and 19% slower on a quiet
+# machine in two of two CI runs, and never in the plain build's: the verdict is
+# asserted there and only shown here (issue 33 has the calibration).
+sanitized=$(grep -qa __asan_init "$R" && echo 1)
 if [ "$rc" -eq 1 ] && grep -q "^suggestion: other processes took up to" "$TMP/err"; then
   n=$((n + 1)); echo "ok $n # SKIP A/A check of the PyTorch configuration: a regression, but $(grep -m1 '^suggestion: other processes' "$TMP/err" | cut -c13-90)..."
+elif [ "$rc" -eq 1 ] && [ -n "$sanitized" ]; then
+  n=$((n + 1)); echo "ok $n # SKIP A/A check of the PyTorch configuration under the sanitizers (asserted in the plain build): $(grep -m1 '^regression' "$TMP/err" | cut -c1-150)"
 else
   [ "$rc" -eq 0 ] && ok "check of the unchanged PyTorch configuration: no regression (exit 0)" ||
     not_ok "check of the unchanged PyTorch configuration: no regression (exit 0)" "exit $rc" \
