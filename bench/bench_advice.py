@@ -229,7 +229,7 @@ def ppo_run(python, args):
 
 
 PPO_GRID = (  # (num_envs, vec, workers, threads, passive)
-    [(n, "dummy", 0, 1, 0) for n in (4, 16, 64)] + [(16, "dummy", 0, 2, 0), (16, "dummy", 0, 2, 1)]
+    [(n, "dummy", 0, 1, 0) for n in (4, 16, 64, 128)] + [(16, "dummy", 0, 2, 0), (16, "dummy", 0, 2, 1)]
     + [(n, "subproc", 0, 1, 0) for n in (4, 16)]
     + [(16, "chunked", 2, 1, 0), (64, "chunked", 2, 1, 0)])
 

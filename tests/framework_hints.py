@@ -324,8 +324,8 @@ CHECKS = [
     (r"cast params and inputs to jnp\.float16", check_jax_fp16),
     (r"envs = gymnasium\.vector\.(Async|Sync)VectorEnv\(\[make_env\] \* (\d+)\)(  # .*)?",
      check_vector_env),
-    (r"env = make_vec_env\(make_env, n_envs=(\d+), vec_env_cls=(DummyVecEnv|SubprocVecEnv)\)",
-     check_make_vec_env),
+    (r"env = make_vec_env\(make_env, n_envs=(\d+), vec_env_cls=(DummyVecEnv|SubprocVecEnv)\)"
+     r"(  # .*)?", check_make_vec_env),
     (r"model = PPO\('MlpPolicy', env, n_steps=(\d+), batch_size=(\d+), n_epochs=(\d+), "
      r"device='(cpu|cuda|mps)'\)", check_ppo),
 ]

@@ -492,13 +492,14 @@ static void tap_line(void *user, int is_err, const char *text)
 /*
  * Probes python for real, checks it has the frameworks this build is meant to
  * prove (each name in want), and applies every line its hints can emit in
- * real processes of it.
+ * real processes of it. Returns what the probe found.
  */
-static void apply_in(const char *python, const char *const *want, const char *blas)
+static const rt_frameworks *apply_in(const char *python, const char *const *want,
+				     const char *blas)
 {
 	static rt_frameworks fw;
 	char err[RT_ERRLEN] = "";
-	if (rt_frameworks_probe(python, 120, &fw, err, sizeof err))
+	if (rt_frameworks_probe(python, 120, RT_FW_TIME_SB3_STEP, &fw, err, sizeof err))
 		fail_msg("%s: %s", python, err);
 	for (const char *const *w = want; *w; w++) {
 		int found = 0;
@@ -530,6 +531,7 @@ static void apply_in(const char *python, const char *const *want, const char *bl
 	assert_int_equal(failed, 0);
 	if (!WIFEXITED(x.status) || WEXITSTATUS(x.status))
 		fail_msg("tests/framework_hints.py ended with status %d: %s", x.status, x.last_err);
+	return &fw;
 }
 
 /* Debian's python3-torch: OpenBLAS with its own pthread pool. */
@@ -540,7 +542,12 @@ static void test_in_debian_torch(void **state)
 	apply_in(SYSTEM_PYTHON, want, "openblas");
 }
 
-/* PyPI's torch (MKL in GNU OpenMP), jax, gymnasium and SB3: make test's environment. */
+/*
+ * PyPI's torch (MKL in GNU OpenMP), jax, gymnasium and SB3: make test's
+ * environment. SB3's vector step was timed: a policy's forward call and
+ * Python's loop cost more than nothing, whatever the envs, and each env adds
+ * its own work (tens of microseconds, not seconds).
+ */
 static void test_in_pypi_frameworks(void **state)
 {
 	(void)state;
@@ -550,7 +557,16 @@ static void test_in_pypi_frameworks(void **state)
 	if (!python || !*python)
 		fail_msg("RIGTUNE_TEST_PYTHON is not set: run through tests/run.sh (make test), or "
 			 "set it to $(scripts/venv.sh --path)/bin/python");
-	apply_in(python, want, "mkl");
+	const rt_framework *sb3 = &apply_in(python, want, "mkl")->fw[RT_FW_SB3];
+	const char *fixed = rt_framework_get(sb3, "step_fixed_us");
+	const char *per_env = rt_framework_get(sb3, "step_per_env_us");
+	double f, e;
+	if (!fixed || !per_env || rt_parse_double(fixed, &f) || rt_parse_double(per_env, &e))
+		fail_msg("SB3's step costs: step_fixed_us=%s step_per_env_us=%s",
+			 fixed ? fixed : "(none)", per_env ? per_env : "(none)");
+	print_message("# SB3's vector step here: %.0f us + %.1f us an env\n", f, e);
+	assert_true(f > 10 && f < 1e5);
+	assert_true(e > 0 && e < 1e4);
 }
 
 int main(void)

@@ -207,28 +207,66 @@ static void test_hints(void **state)
 	rt_point_default(&pt);
 	rt_shape_default(w, &sh);
 	sh.v[rt_shape_index(w, "num_envs")] = 128;
-	assert_int_equal(w->hints(RT_HINT_PYTORCH, &pt, &sh, lines, 4), 0);
-	assert_int_equal(w->hints(RT_HINT_GYMNASIUM, &pt, &sh, lines, 4), 1);
+	assert_int_equal(w->hints(RT_HINT_PYTORCH, &pt, &sh, NULL, lines, 4), 0);
+	assert_int_equal(w->hints(RT_HINT_GYMNASIUM, &pt, &sh, NULL, lines, 4), 1);
 	assert_string_equal(lines[0], "envs = gymnasium.vector.SyncVectorEnv([make_env] * 128)  # "
 				      "stepped on the learner's thread");
-	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, lines, 4), 2);
+	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, NULL, lines, 4), 2);
 	assert_string_equal(lines[0],
 			    "env = make_vec_env(make_env, n_envs=128, vec_env_cls=DummyVecEnv)");
 	assert_string_equal(lines[1], "model = PPO('MlpPolicy', env, n_steps=128, batch_size=256, "
 				      "n_epochs=4, device='cpu')");
 	pt.workers = 3; /* a 15 us env: its own process per env does not pay */
-	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, lines, 4), 2);
+	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, NULL, lines, 4), 2);
 	assert_string_equal(lines[0],
 			    "env = make_vec_env(make_env, n_envs=128, vec_env_cls=DummyVecEnv)");
 	sh.v[rt_shape_index(w, "env_us")] = 1000; /* a millisecond's env: it does */
-	assert_int_equal(w->hints(RT_HINT_GYMNASIUM, &pt, &sh, lines, 4), 1);
+	assert_int_equal(w->hints(RT_HINT_GYMNASIUM, &pt, &sh, NULL, lines, 4), 1);
 	assert_string_equal(lines[0], "envs = gymnasium.vector.AsyncVectorEnv([make_env] * 128)  # "
 				      "one process per env");
-	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, lines, 4), 2);
+	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, NULL, lines, 4), 2);
 	assert_string_equal(lines[0],
 			    "env = make_vec_env(make_env, n_envs=128, vec_env_cls=SubprocVecEnv)");
 	assert_string_equal(w->knee, "num_envs");
 	assert_true(w->budget_weight > rt_workload_find(RT_GEMM_WORKLOAD)->budget_weight);
+}
+
+/*
+ * SB3's envs follow what its vector step costs in the user's Python: from the
+ * point's 16, doubled until the fixed cost is at most 5% of a step (fixed
+ * 300 us, 40 + 15 us an env: 128 envs, 300 <= 0.05 x (300 + 128 x 55), where
+ * 64 gives 0.05 x 3820 = 191); a fixed cost that 16 envs already dwarf keeps
+ * 16; the envs stop at 1024; one process per env (SubprocVecEnv) and
+ * gymnasium's line keep the point's envs.
+ */
+static void test_sb3_envs(void **state)
+{
+	(void)state;
+	const rt_workload *w = &rt_workload_ppo;
+	char lines[4][RT_HINT_LEN];
+	rt_point pt;
+	rt_shape sh;
+	rt_point_default(&pt);
+	rt_shape_default(w, &sh);
+	sh.v[rt_shape_index(w, "num_envs")] = 16;
+	sh.v[rt_shape_index(w, "env_us")] = 15;
+	rt_hint_cost cost = {.fixed_us = 300, .per_env_us = 40};
+	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, &cost, lines, 4), 2);
+	assert_string_equal(lines[0], "env = make_vec_env(make_env, n_envs=128, vec_env_cls=DummyVecEnv)"
+				      "  # not 16: SB3's 300 us a vector step (timed here) shared");
+	assert_int_equal(w->hints(RT_HINT_GYMNASIUM, &pt, &sh, &cost, lines, 4), 1);
+	assert_string_equal(lines[0], "envs = gymnasium.vector.SyncVectorEnv([make_env] * 16)  # "
+				      "stepped on the learner's thread");
+	cost.fixed_us = 40; /* 5% of 40 + 16 x 55 is 46 */
+	w->hints(RT_HINT_SB3, &pt, &sh, &cost, lines, 4);
+	assert_string_equal(lines[0], "env = make_vec_env(make_env, n_envs=16, vec_env_cls=DummyVecEnv)");
+	cost.fixed_us = 1e6;
+	w->hints(RT_HINT_SB3, &pt, &sh, &cost, lines, 4);
+	assert_non_null(strstr(lines[0], "n_envs=1024,"));
+	pt.workers = 1;
+	sh.v[rt_shape_index(w, "env_us")] = 1000;
+	w->hints(RT_HINT_SB3, &pt, &sh, &cost, lines, 4);
+	assert_string_equal(lines[0], "env = make_vec_env(make_env, n_envs=16, vec_env_cls=SubprocVecEnv)");
 }
 
 /*
@@ -309,6 +347,7 @@ int main(void)
 		cmocka_unit_test(test_learns_uptrend),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_hints),
+		cmocka_unit_test(test_sb3_envs),
 		cmocka_unit_test(test_env_us_phase),
 		cmocka_unit_test(test_check),
 	};

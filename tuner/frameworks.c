@@ -110,15 +110,55 @@ static const char probe_tensorflow[] =
 	"out('gpus', len(tf.config.list_physical_devices('GPU')))\n";
 
 /*
- * gymnasium and SB3: their versions from the installed metadata, without
- * importing them (SB3 imports torch: seconds that PyTorch's own probe spends
- * already); tests/framework_hints.py runs their lines for real.
+ * gymnasium: its version from the installed metadata, without importing it
+ * (tests/framework_hints.py runs its lines for real).
  */
 #define PROBE_METADATA(module, dist)                                                      \
 	"MODULE = '" module "'\n" PROBE_PRELUDE "import importlib.metadata\n"               \
 	"out('version', importlib.metadata.version('" dist "'))\n"
 static const char probe_gymnasium[] = PROBE_METADATA("gymnasium", "gymnasium");
-static const char probe_sb3[] = PROBE_METADATA("stable_baselines3", "stable_baselines3");
+
+/*
+ * SB3: its version, then what its vector step costs here (the PPO hints'
+ * envs follow it): PPO's learn() on DummyVecEnvs of 1 and 16 environments
+ * that cost nothing (the trading environment's observation and actions),
+ * with the workload's default update (n_epochs 4, batch_size 256) and one
+ * torch thread, as the advice runs it. Time per vector step = fixed + n x
+ * per_env. Only where asked (bit 1 of sys.argv[2]: RT_FW_TIME_SB3_STEP), and
+ * not when less than STEP_COST_S is left of the probes' time (the driver's
+ * deadline is sys.argv[1]).
+ */
+_Static_assert(RT_FW_TIME_SB3_STEP == 1, "probe_sb3 reads bit 1");
+#define STEP_COST_S "4"
+static const char probe_sb3[] =
+	PROBE_METADATA("stable_baselines3", "stable_baselines3")
+	"import time\n"
+	"if not int(sys.argv[2]) & 1 or time.monotonic() > float(sys.argv[1]) - " STEP_COST_S ":\n"
+	"    sys.exit(0)\n"
+	"import gymnasium as gym, numpy as np, torch\n"
+	"from stable_baselines3 import PPO\n"
+	"from stable_baselines3.common.logger import Logger\n"
+	"from stable_baselines3.common.vec_env import DummyVecEnv\n"
+	"torch.set_num_threads(1)\n"
+	"class Still(gym.Env):\n"
+	"    observation_space = gym.spaces.Box(-1.0, 1.0, (151,), np.float32)\n"
+	"    action_space = gym.spaces.Box(-1.0, 1.0, (30,), np.float32)\n"
+	"    def reset(self, *, seed=None, options=None):\n"
+	"        return np.zeros(151, np.float32), {}\n"
+	"    def step(self, action):\n"
+	"        return np.zeros(151, np.float32), 0.0, False, False, {}\n"
+	"def per_vector_step(n, steps=256):\n"
+	"    model = PPO('MlpPolicy', DummyVecEnv([Still] * n), n_steps=steps, batch_size=256,\n"
+	"                n_epochs=4, device='cpu')\n"
+	"    model.set_logger(Logger(None, []))\n"
+	"    model.learn(steps * n)\n" /* the first iteration pays for the warm-up */
+	"    t = time.perf_counter()\n"
+	"    model.learn(2 * steps * n)\n"
+	"    return (time.perf_counter() - t) / (2 * steps)\n"
+	"one, many = per_vector_step(1), per_vector_step(16)\n"
+	"per_env = max(0.0, (many - one) / 15)\n"
+	"out('step_fixed_us', round(1e6 * (one - per_env), 1))\n"
+	"out('step_per_env_us', round(1e6 * per_env, 1))\n";
 
 static const struct {
 	const char *name;
@@ -142,17 +182,19 @@ static const struct {
  * 2-core machine): one after another they would not fit a short tune's share.
  * argv: the deadline on CLOCK_MONOTONIC (rt_now's clock, and Python's
  * time.monotonic on Linux: the interpreter's own start is charged to it),
- * then NAME SCRIPT pairs. Output goes to files, so that no probe blocks on
- * a full pipe while another is read.
+ * what to time (RT_FW_TIME_*), then NAME SCRIPT pairs; each script gets the
+ * deadline and what to time as its sys.argv[1] and [2].
+ * Output goes to files, so that no probe blocks on a full pipe while another
+ * is read.
  */
 static const char probe_driver[] =
 	"import subprocess, sys, tempfile, time\n"
-	"until = float(sys.argv[1])\n"
+	"until, timed = float(sys.argv[1]), sys.argv[2]\n"
 	"runs = []\n"
-	"for name, script in zip(sys.argv[2::2], sys.argv[3::2]):\n"
+	"for name, script in zip(sys.argv[3::2], sys.argv[4::2]):\n"
 	"    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()\n"
-	"    p = subprocess.Popen([sys.executable, '-c', script], stdin=subprocess.DEVNULL,\n"
-	"                         stdout=out, stderr=err)\n"
+	"    p = subprocess.Popen([sys.executable, '-c', script, str(until), timed],\n"
+	"                         stdin=subprocess.DEVNULL, stdout=out, stderr=err)\n"
 	"    runs.append((name, p, out, err))\n"
 	"for name, p, out, err in runs:\n"
 	"    try:\n"
@@ -239,13 +281,13 @@ static void settle(rt_framework *f, const probe_out *o, int id, double seconds)
  * Every framework of one python into out, to end by `until` (rt_now's
  * clock); RT_EINVAL when python cannot be run at all.
  */
-static int probe_python(const char *python, double until, rt_frameworks *out,
+static int probe_python(const char *python, double until, unsigned timed, rt_frameworks *out,
 			char *executable, size_t exlen, char *err, size_t errlen)
 {
 	static probe_out o; /* large: not on the stack */
-	/* python -c driver deadline, a name and a script per framework, NULL */
-	char deadline[32], *argv[5 + 2 * RT_NFW] = {(char *)python, "-c", (char *)probe_driver,
-						    deadline};
+	/* python -c driver deadline timed, a name and a script per framework, NULL */
+	char deadline[32], what[16], *argv[6 + 2 * RT_NFW] = {(char *)python, "-c",
+							      (char *)probe_driver, deadline, what};
 	double left = until - rt_now();
 	memset(out, 0, sizeof *out);
 	memset(&o, 0, sizeof o);
@@ -255,12 +297,13 @@ static int probe_python(const char *python, double until, rt_frameworks *out,
 		out->fw[id].name = probes[id].name;
 		snprintf(out->fw[id].note, sizeof out->fw[id].note,
 			 "not probed: the probes' time was spent");
-		argv[4 + 2 * id] = (char *)probes[id].name;
-		argv[5 + 2 * id] = (char *)probes[id].script;
+		argv[5 + 2 * id] = (char *)probes[id].name;
+		argv[6 + 2 * id] = (char *)probes[id].script;
 	}
 	if (left < MIN_PROBE_S)
 		return RT_OK;
 	snprintf(deadline, sizeof deadline, "%.3f", until);
+	snprintf(what, sizeof what, "%u", timed);
 	rt_usercmd c = {.argv = argv, .timeout_s = left + DRIVER_GRACE_S, .line = probe_line,
 			.user = &o};
 	rt_usercmd_exit x;
@@ -278,14 +321,14 @@ static int probe_python(const char *python, double until, rt_frameworks *out,
 	return RT_OK;
 }
 
-int rt_frameworks_probe(const char *python, double deadline_s, rt_frameworks *out, char *err,
-			size_t errlen)
+int rt_frameworks_probe(const char *python, double deadline_s, unsigned timed, rt_frameworks *out,
+			char *err, size_t errlen)
 {
 	char exe[256] = "", why[RT_ERRLEN];
 	double until = rt_now() + deadline_s;
 	if (python)
-		return probe_python(python, until, out, exe, sizeof exe, err, errlen);
-	int rc = probe_python(DEFAULT_PYTHON, until, out, exe, sizeof exe, why, sizeof why);
+		return probe_python(python, until, timed, out, exe, sizeof exe, err, errlen);
+	int rc = probe_python(DEFAULT_PYTHON, until, timed, out, exe, sizeof exe, why, sizeof why);
 	if (rc == RT_OK && out->fw[RT_FW_PYTORCH].installed)
 		return RT_OK;
 	/* PATH's python3 (a pyenv build, say) lacks what the system's may have */
@@ -293,7 +336,7 @@ int rt_frameworks_probe(const char *python, double deadline_s, rt_frameworks *ou
 	int other = real && strcmp(real, exe);
 	free(real);
 	static rt_frameworks sys; /* large: not on the stack */
-	if (other && probe_python(SYSTEM_PYTHON, until, &sys, sys_exe, sizeof sys_exe, NULL,
+	if (other && probe_python(SYSTEM_PYTHON, until, timed, &sys, sys_exe, sizeof sys_exe, NULL,
 				  0) == RT_OK &&
 	    sys.fw[RT_FW_PYTORCH].installed) {
 		*out = sys;

@@ -17,8 +17,11 @@
  *               cpu_pool_threads (the threads of the CPU client's Eigen
  *               pool, counted after a jitted matmul)
  *   tensorflow  version, intra_op_threads, interop_threads, gpus
- *   gymnasium, stable_baselines3  version (from the installed metadata: no
- *               import)
+ *   gymnasium   version (from the installed metadata: no import)
+ *   stable_baselines3  version; step_fixed_us, step_per_env_us (what its
+ *               PPO costs a vector step of n envs, as fixed + n x per_env,
+ *               timed on an environment that costs nothing, where asked:
+ *               RT_FW_TIME_SB3_STEP; left out when the probes' time is short)
  *
  * A framework that is not there is "not installed"; one that fails to
  * import says how in its note.
@@ -59,17 +62,23 @@ typedef struct rt_frameworks {
 	rt_framework fw[RT_NFW];
 } rt_frameworks;
 
+/* What a probe times beyond what the frameworks say of themselves. */
+enum {
+	RT_FW_TIME_SB3_STEP = 1 /* SB3's vector step: step_fixed_us, step_per_env_us (seconds) */
+};
+
 /*
  * Probes the interpreter python, every framework within deadline_s seconds
- * in all (one that cannot start in time is noted "not probed").
+ * in all (one that cannot start in time is noted "not probed"), and times
+ * what `timed` asks (RT_FW_TIME_*, or 0).
  * With python NULL: `python3` on PATH, and where that has no PyTorch,
  * /usr/bin/python3 (the system's, where a distribution's packages go) when
  * that is another interpreter and has it. A default Python that is not there
  * is a note, not an error. RT_EINVAL "cannot run PYTHON: why" for a python
  * the user named that cannot run.
  */
-int rt_frameworks_probe(const char *python, double deadline_s, rt_frameworks *out, char *err,
-			size_t errlen);
+int rt_frameworks_probe(const char *python, double deadline_s, unsigned timed, rt_frameworks *out,
+			char *err, size_t errlen);
 
 /* Whether python runs at all (`python -c pass`, a few seconds at most): RT_EINVAL with why not. */
 int rt_frameworks_check(const char *python, char *err, size_t errlen);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/rt.h"
 #include "../workloads/loader.h"
 
 /* Lines a workload may add (its data loading, its environments). */
@@ -134,10 +135,10 @@ static void thread_env(rt_hints *h, int intra, int blas, int threads)
 
 /* What the workload says lib must be told (its data loading, its environments). */
 static void workload_lines(rt_hint_block *b, rt_hint_lib lib, const rt_workload *w,
-			   const rt_point *pt, const rt_shape *sh)
+			   const rt_point *pt, const rt_shape *sh, const rt_hint_cost *cost)
 {
 	char own[WORKLOAD_LINES][RT_HINT_LEN];
-	int n = w->hints ? w->hints(lib, pt, sh, own, WORKLOAD_LINES) : 0;
+	int n = w->hints ? w->hints(lib, pt, sh, cost, own, WORKLOAD_LINES) : 0;
 	for (int i = 0; i < n && i < WORKLOAD_LINES; i++)
 		add_line(b, "%s", own[i]);
 }
@@ -233,7 +234,7 @@ static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_r
 		add_line(b, "os.environ['%s'] = '%d'  # before importing torch", blas_pool_var(f),
 			 r->blas_all ? pt->threads : 1);
 	add_line(b, "torch.set_num_threads(%d)", r->intra_all ? pt->threads : 1);
-	workload_lines(b, RT_HINT_PYTORCH, w, pt, sh);
+	workload_lines(b, RT_HINT_PYTORCH, w, pt, sh, NULL);
 	pytorch_precision(b, pt);
 	mark_untestable(b, pt);
 }
@@ -329,6 +330,18 @@ static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *
 	mark_untestable(b, pt);
 }
 
+/* What the probe timed of SB3's vector step (frameworks.h), or NULL. */
+static const rt_hint_cost *library_cost(const rt_framework *fw, rt_hint_cost *cost)
+{
+	const char *fixed = fw ? rt_framework_get(fw, "step_fixed_us") : NULL;
+	const char *per_env = fw ? rt_framework_get(fw, "step_per_env_us") : NULL;
+	if (!fixed || !per_env || rt_parse_double(fixed, &cost->fixed_us) ||
+	    rt_parse_double(per_env, &cost->per_env_us) || cost->fixed_us <= 0 ||
+	    cost->per_env_us < 0)
+		return NULL;
+	return cost;
+}
+
 /*
  * The RL libraries' lines come from the workload (its environments); a
  * workload without environments gives none, and the block is left out.
@@ -340,9 +353,10 @@ static void rl_lines(rt_hint_block *b, const rt_frameworks *f, rt_fw_id id, rt_h
 					    [RT_FW_SB3] = "stable_baselines3"};
 	const rt_framework *fw = installed(f, id);
 	const char *v = fw ? rt_framework_get(fw, "version") : NULL;
+	rt_hint_cost cost;
 	b->framework = names[id];
 	b->untested = fw == NULL;
-	workload_lines(b, lib, w, pt, sh);
+	workload_lines(b, lib, w, pt, sh, library_cost(fw, &cost));
 	if (fw)
 		snprintf(b->about, sizeof b->about, "%s %s: the point's environments, workers and "
 			 "update as its classes take them", names[id], v ? v : "?");

@@ -597,6 +597,15 @@ static int probe(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errl
 	return rc ? rt_fail(err, errlen, rc, "--python: %.400s", err) : RT_OK;
 }
 
+/* What the probe times for the run's hints: SB3's vector step where a workload gives SB3 lines. */
+static unsigned probe_timed(const rt_tune_run *run)
+{
+	for (int i = 0; i < run->nwl; i++)
+		if (run->wl[i].w && rt_workload_hints_lib(run->wl[i].w, RT_HINT_SB3))
+			return RT_FW_TIME_SB3_STEP;
+	return 0;
+}
+
 /* The frameworks the hints follow, all probed within `seconds`, before the measuring. */
 static void probe_frameworks(const rt_tune_opts *o, rt_tune_run *run, double seconds,
 			     rt_progress *progress)
@@ -604,7 +613,8 @@ static void probe_frameworks(const rt_tune_opts *o, rt_tune_run *run, double sec
 	char err[RT_ERRLEN];
 	rt_progress_note(progress, "probing the ML frameworks of %s (%.0f s at most)",
 			 o->python ? o->python : "python3", seconds);
-	if (rt_frameworks_probe(o->python, seconds, &run->frameworks, err, sizeof err))
+	if (rt_frameworks_probe(o->python, seconds, probe_timed(run), &run->frameworks, err,
+				sizeof err))
 		snprintf(run->frameworks.note, sizeof run->frameworks.note, "%.280s", err);
 }
 

@@ -727,7 +727,6 @@ static int ppo_derive(const rt_point *pt, const rt_shape *sh, double items_per_s
 	return n;
 }
 
-/* How gymnasium's vector environments step num_envs envs like the point's workers do. */
 /*
  * An env-step cost (env_us) from which a process of its own per env pays: an
  * asynchronous vector env (gymnasium's AsyncVectorEnv, SB3's SubprocVecEnv)
@@ -740,13 +739,51 @@ static int ppo_derive(const rt_point *pt, const rt_shape *sh, double items_per_s
  */
 #define ASYNC_ENV_US 1000
 
+/* A vector step's fixed cost may take this share of the step (the knee's 5%). */
+#define LIBRARY_FIXED_SHARE 0.05
+/* The most envs the SB3 line asks for: its rollout holds n_steps x envs samples. */
+#define LIBRARY_ENVS_MAX 1024
+
+/*
+ * The envs SB3 should step at once. rigtune's C environment steps its envs
+ * with no cost per vector step, so the point's num_envs is the knee of a
+ * curve that has none; SB3's DummyVecEnv pays one each step whatever the
+ * envs (its policy's forward call, Python's loop: cost->fixed_us, timed in
+ * the user's Python), and more envs share it. From the point's envs, doubled
+ * until that fixed cost is at most LIBRARY_FIXED_SHARE of a vector step whose
+ * envs cost SB3's per-env work and the environment's own (env_us).
+ */
+static long library_envs(const rt_shape *sh, const rt_hint_cost *cost)
+{
+	long envs = sh->v[KEY_ENVS];
+	if (!cost || cost->fixed_us <= 0)
+		return envs;
+	double per_env = cost->per_env_us + (double)sh->v[KEY_ENV_US];
+	while (envs * 2 <= LIBRARY_ENVS_MAX &&
+	       cost->fixed_us > LIBRARY_FIXED_SHARE * (cost->fixed_us + (double)envs * per_env))
+		envs *= 2;
+	return envs;
+}
+
+/* SB3's vector env: the class, and the envs (library_envs) with why where they differ. */
+static void sb3_vec_line(char *line, const rt_shape *sh, const rt_hint_cost *cost, int async)
+{
+	long envs = async ? sh->v[KEY_ENVS] : library_envs(sh, cost);
+	int n = snprintf(line, RT_HINT_LEN, "env = make_vec_env(make_env, n_envs=%ld, vec_env_cls=%s)",
+			 envs, async ? "SubprocVecEnv" : "DummyVecEnv");
+	if (envs != sh->v[KEY_ENVS] && n > 0 && n < RT_HINT_LEN)
+		snprintf(line + n, RT_HINT_LEN - (size_t)n,
+			 "  # not %ld: SB3's %.0f us a vector step (timed here) shared",
+			 sh->v[KEY_ENVS], cost->fixed_us);
+}
+
 /*
  * The point's environments as gymnasium's vector classes and Stable-Baselines3
- * take them (ASYNC_ENV_US), and the rollout, minibatch and epochs as SB3's
- * n_steps, batch_size and n_epochs.
+ * take them (ASYNC_ENV_US; SB3's envs from library_envs), and the rollout,
+ * minibatch and epochs as SB3's n_steps, batch_size and n_epochs.
  */
 static int ppo_hints(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
-		     char (*lines)[RT_HINT_LEN], int max)
+		     const rt_hint_cost *cost, char (*lines)[RT_HINT_LEN], int max)
 {
 	long envs = sh->v[KEY_ENVS];
 	int async = pt->workers > 0 && sh->v[KEY_ENV_US] >= ASYNC_ENV_US;
@@ -757,9 +794,7 @@ static int ppo_hints(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
 		return 1;
 	}
 	if (lib == RT_HINT_SB3 && max >= 2) {
-		snprintf(lines[0], RT_HINT_LEN,
-			 "env = make_vec_env(make_env, n_envs=%ld, vec_env_cls=%s)", envs,
-			 async ? "SubprocVecEnv" : "DummyVecEnv");
+		sb3_vec_line(lines[0], sh, cost, async);
 		char device[24];
 		rt_backend_framework_device(pt->backend, device, sizeof device);
 		snprintf(lines[1], RT_HINT_LEN,

@@ -963,9 +963,10 @@ static int tf_derive(const rt_point *pt, const rt_shape *sh, double items_per_s,
 
 /* The batch and the data loading of the point, as PyTorch's DataLoader takes them. */
 static int tf_hints(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
-		    char (*lines)[RT_HINT_LEN], int max)
+		    const rt_hint_cost *cost, char (*lines)[RT_HINT_LEN], int max)
 {
 	(void)sh;
+	(void)cost;
 	if (lib != RT_HINT_PYTORCH || max < 1)
 		return 0;
 	snprintf(lines[0], RT_HINT_LEN, "DataLoader(batch_size=%d, num_workers=%d%s)", pt->batch,

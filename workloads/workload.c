@@ -76,3 +76,15 @@ int rt_shape_equal(const rt_shape *a, const rt_shape *b)
 			return 0;
 	return 1;
 }
+
+int rt_workload_hints_lib(const rt_workload *w, rt_hint_lib lib)
+{
+	char lines[4][RT_HINT_LEN];
+	rt_point pt;
+	rt_shape sh;
+	if (!w->hints)
+		return 0;
+	rt_point_default(&pt);
+	rt_shape_default(w, &sh);
+	return w->hints(lib, &pt, &sh, NULL, lines, 4) > 0;
+}

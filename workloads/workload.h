@@ -138,6 +138,15 @@ typedef struct rt_gemm_dims {
 /* The libraries whose lines a workload's hints give (its data loading, its environments). */
 typedef enum rt_hint_lib { RT_HINT_PYTORCH, RT_HINT_GYMNASIUM, RT_HINT_SB3 } rt_hint_lib;
 
+/*
+ * What the library costs a vector step of n environments in the user's own
+ * Python, as fixed_us + n x per_env_us (the frameworks' probe times SB3's
+ * PPO on an environment that costs nothing); fixed_us 0: not measured.
+ */
+typedef struct rt_hint_cost {
+	double fixed_us, per_env_us;
+} rt_hint_cost;
+
 typedef struct rt_workload {
 	const char *name;
 	const char *unit;             /* unit of items per second: "samples/s" */
@@ -203,10 +212,11 @@ typedef struct rt_workload {
 	 * Optional: what a script using lib must be told to train like pt and
 	 * sh, beyond the threads and the precision that every workload shares
 	 * (its data loading, its environments): up to max lines into lines;
-	 * returns how many (0: lib has nothing to do with this workload).
+	 * returns how many (0: lib has nothing to do with this workload). cost:
+	 * what lib's own step costs where it was measured, else NULL.
 	 */
 	int (*hints)(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
-		     char (*lines)[RT_HINT_LEN], int max);
+		     const rt_hint_cost *cost, char (*lines)[RT_HINT_LEN], int max);
 	/*
 	 * Optional: the GEMMs of one step whose rows grow with the batch, m =
 	 * batch x *rows_per_sample, for the crossover's question "from which
@@ -250,5 +260,7 @@ int rt_shape_known(const rt_workload *w, const char *key);
 const rt_workload *rt_workload_builtin(const char *name);
 /* 1 when a and b have the same keys' count and values. */
 int rt_shape_equal(const rt_shape *a, const rt_shape *b);
+/* 1 when w's hints give lines for lib (at its defaults): the libraries w is trained with. */
+int rt_workload_hints_lib(const rt_workload *w, rt_hint_lib lib);
 
 #endif

@@ -48,8 +48,14 @@ for fw in pytorch jax gymnasium stable_baselines3; do
 done
 expect_grep "for: '?PyTorch 2\.[0-9.]+.* with mkl .*\(openmp\)" pytorch.block "PyTorch's block names the MKL build"
 expect_grep "for: '?JAX 0\.[0-9.]+ \(jaxlib" jax.block "JAX's block names jaxlib"
-expect_grep "make_vec_env\(make_env, n_envs=16, vec_env_cls=(DummyVecEnv|SubprocVecEnv)\)" \
-  stable_baselines3.block "SB3's vector env at the recommended envs"
+# SB3's envs: from the point's 16, doubled while SB3's fixed cost per vector step, as
+# the probe timed it in this Python, is over 5% of a step (its per-env cost + env_us 15)
+sb3_cost() { awk -v k="$1:" '/^  stable_baselines3:/ {on = 1} on && $1 == k {gsub(/\047/, "", $2); print $2; exit}' t.yaml; }
+fixed=$(sb3_cost step_fixed_us) per_env=$(sb3_cost step_per_env_us)
+envs=$(awk -v f="$fixed" -v e="$per_env" 'BEGIN {n = 16; while (n * 2 <= 1024 && f > 0.05 * (f + n * (e + 15))) n *= 2; print n}')
+if [ -z "$fixed" ] || [ -z "$per_env" ]; then not_ok "the probe timed SB3's vector step" "$(sed -n '/^frameworks:/,$p' t.yaml)"
+else expect_grep "make_vec_env\(make_env, n_envs=$envs, vec_env_cls=DummyVecEnv\)" stable_baselines3.block \
+  "SB3's envs: $envs from its timed step ($fixed us + $per_env us an env)"; fi
 expect_grep "untested: true" <(block tensorflow) "TensorFlow, not installed, stays untested"
 sed -n '/^your_settings:/,/^[a-z]/p' t.yaml >settings
 expect_grep "XLA_CPU_MULTI_THREAD_EIGEN:" settings "your_settings lists the variable set"

@@ -66,7 +66,8 @@ static int run_probe(int argc, char **argv)
 	if (rc == RT_OK && !topology)
 		rt_probe_accelerators(m);
 	if (rc == RT_OK && python &&
-	    (rc = rt_frameworks_probe(python, RT_FRAMEWORK_DEADLINE_S, fw, err, sizeof err))) {
+	    (rc = rt_frameworks_probe(python, RT_FRAMEWORK_DEADLINE_S, RT_FW_TIME_SB3_STEP, fw, err,
+				       sizeof err))) {
 		rc = rt_usage_error("probe", "--python: %s", err);
 		goto out;
 	}
