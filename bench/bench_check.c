@@ -6,8 +6,20 @@
  *   build/bench/bench_check [--rounds N] [--minutes M] [--slowdown F]
  *       [--workloads W,...] [--tune-seconds S] [--rebase]
  *       [--ab-slowdown F] [--ab-threshold PCT] [--ab-budget S] [--no-ab]
+ *       [--cmd COMMAND --metric REGEX [--space FILE]] [--slow-env NAME=VALUE,...]
+ *       [--budget S]
  *   (defaults: 40 rounds and 30 minutes, whichever ends later; 0.10; gemm;
  *    20 s; A/B: 0.05, 2%, 30 s)
+ *
+ * With --cmd the baseline is a `rigtune tune --cmd COMMAND --metric REGEX
+ * [--space FILE]` process (a real script: give its paths absolute, it runs in
+ * the temporary directory), the checks are `check --baseline ... --cmd
+ * COMMAND` (its trials are the check's children, so what is preloaded into
+ * the check reaches the script's processes), and there is no A/B (its one
+ * point is gemm's). --slow-env replaces the slowed check's libslowblas with
+ * the environment given, for a component that is not the BLAS (a Python
+ * environment step: examples/trading_env.py's TRADING_ENV_SLOWDOWN).
+ * --budget is the A/A and slowed checks' --budget (default: check's own).
  *
  * It tunes WORKLOADS on the CPU for S seconds into a baseline (in a
  * temporary directory), then runs rounds of checks, each a `rigtune check`
@@ -67,6 +79,7 @@
 
 #define MAX_ROUNDS 1000
 #define MAX_ARGS 24
+#define MAX_ENV 8
 
 /* ---- one check: `rigtune check` as a process, its YAML read back ---- */
 
@@ -82,7 +95,7 @@ typedef struct outcome {
 /* What one kind of check runs: its arguments after `rigtune check`, and environment. */
 typedef struct check_cmd {
 	const char *args[MAX_ARGS]; /* NULL-terminated */
-	char *env[4];               /* "NAME=value", NULL-terminated */
+	char *env[MAX_ENV];         /* "NAME=value", NULL-terminated */
 } check_cmd;
 
 /* The check's stderr, shown with BENCH_CHECK_VERBOSE (its progress and table). */
@@ -132,6 +145,23 @@ static int read_result(const char *path, outcome *out, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * `rigtune ARGS...` with ENV added, its exit code returned (-1: it did not
+ * run or ended on a signal, ERR says why).
+ */
+static int run_rigtune(char **argv, char **env, double *seconds, char *err, size_t errlen)
+{
+	rt_usercmd uc = {.argv = argv, .env = env, .pin = RT_PIN_NONE, .line = show_line,
+			 .user = getenv("BENCH_CHECK_VERBOSE")};
+	rt_usercmd_exit x;
+	int rc = rt_usercmd_run(&uc, &x, err, errlen);
+	*seconds = x.seconds;
+	int code = rc == RT_OK && WIFEXITED(x.status) ? WEXITSTATUS(x.status) : -1;
+	if (rc == RT_OK && code != 0 && code != 1)
+		rt_fail(err, errlen, RT_ERUNTIME, "exit %d: %s", code, x.last_err);
+	return code;
+}
+
 /* One check, its YAML kept as rNN-KIND.yaml in the run's directory. */
 static outcome check_once(const char *rigtune, const check_cmd *c, int round, const char *kind)
 {
@@ -146,16 +176,9 @@ static outcome check_once(const char *rigtune, const check_cmd *c, int round, co
 	argv[n++] = "result.yaml";
 	argv[n] = NULL;
 	unlink("result.yaml");
-	rt_usercmd uc = {.argv = argv, .env = c->env, .pin = RT_PIN_NONE, .line = show_line,
-			 .user = getenv("BENCH_CHECK_VERBOSE")};
-	rt_usercmd_exit x;
-	int rc = rt_usercmd_run(&uc, &x, err, sizeof err);
-	out.seconds = x.seconds;
-	int code = rc == RT_OK && WIFEXITED(x.status) ? WEXITSTATUS(x.status) : -1;
-	if (code == 0 || code == 1)
-		rc = read_result("result.yaml", &out, err, sizeof err);
-	else if (rc == RT_OK)
-		rc = rt_fail(err, sizeof err, RT_ERUNTIME, "exit %d: %s", code, x.last_err);
+	int code = run_rigtune(argv, (char **)c->env, &out.seconds, err, sizeof err);
+	int rc = code == 0 || code == 1 ? read_result("result.yaml", &out, err, sizeof err)
+					: RT_ERUNTIME;
 	if (rc == RT_OK)
 		out.status = code;
 	else
@@ -165,6 +188,14 @@ static outcome check_once(const char *rigtune, const check_cmd *c, int round, co
 	rename("result.yaml", keep);
 	return out;
 }
+
+/* ---- the command line ---- */
+
+typedef struct bench_opts {
+	int rounds, rebase, ab;
+	double minutes, slowdown, tune_s, ab_slowdown, ab_threshold, ab_budget, budget;
+	const char *workloads, *cmd, *metric, *space, *slow_env;
+} bench_opts;
 
 /* ---- the baseline ---- */
 
@@ -199,6 +230,39 @@ static int make_baseline(const char *workloads, double budget, const char *path)
 		rt_tune_run_free(run);
 	free(run);
 	return rc;
+}
+
+/*
+ * A `tune --cmd` configuration as the baseline: rigtune tune as a process
+ * (what a user runs), with the run's lock directory in ENV.
+ */
+static int make_cmd_baseline(const char *rigtune, const bench_opts *b, char **env,
+			     const char *path)
+{
+	char budget[32], err[RT_ERRLEN];
+	snprintf(budget, sizeof budget, "%g", b->tune_s);
+	char *argv[16] = {(char *)rigtune, "tune", "--cmd", (char *)b->cmd, "--metric",
+			  (char *)b->metric, "--budget", budget, "--fresh", "--quiet",
+			  "-o", (char *)path};
+	int n = 12;
+	if (b->space) {
+		argv[n++] = "--space";
+		argv[n++] = (char *)b->space;
+	}
+	argv[n] = NULL;
+	double seconds;
+	int code = run_rigtune(argv, env, &seconds, err, sizeof err);
+	if (code == 0)
+		return RT_OK;
+	fprintf(stderr, "bench_check: tune --cmd: %s\n", code == 1 ? "exit 1" : err);
+	return RT_ERUNTIME;
+}
+
+/* The baseline of this run: the built-in workloads, or the command's configuration. */
+static int baseline(const char *rigtune, const bench_opts *b, char **env)
+{
+	return b->cmd ? make_cmd_baseline(rigtune, b, env, "baseline.yaml")
+		      : make_baseline(b->workloads, b->tune_s, "baseline.yaml");
 }
 
 /* ---- rates ---- */
@@ -255,16 +319,17 @@ static void print_rate(const char *what, const tally *t, const char *target)
 }
 
 /* How much slower the slowed checks saw their points than the unslowed ones. */
-static void print_effect(const char *what, double applied, const tally *slow, const tally *same)
+static void print_effect(const char *what, const char *applied, const tally *slow,
+			 const tally *same)
 {
 	size_t n = (size_t)(slow->n < MAX_ROUNDS ? slow->n : MAX_ROUNDS);
 	size_t m = (size_t)(same->n < MAX_ROUNDS ? same->n : MAX_ROUNDS);
 	if (!n || !m)
 		return;
 	double effect = 1 - rt_median(slow->ratio, n) / rt_median(same->ratio, m);
-	printf("  %s: the BLAS was slowed %.1f%% (libslowblas), the checks saw their points "
-	       "%.1f%% slower (median now/base against the unslowed checks')\n",
-	       what, 100 * applied, 100 * effect);
+	printf("  %s: %s, the checks saw their points %.1f%% slower (median now/base against "
+	       "the unslowed checks')\n",
+	       what, applied, 100 * effect);
 }
 
 static double load1(void)
@@ -273,13 +338,19 @@ static double load1(void)
 	return getloadavg(l, 1) == 1 ? l[0] : NAN;
 }
 
-/* ---- the command line ---- */
+/* ---- parsing ---- */
 
-typedef struct bench_opts {
-	int rounds, rebase, ab;
-	double minutes, slowdown, tune_s, ab_slowdown, ab_threshold, ab_budget;
-	const char *workloads;
-} bench_opts;
+/* --slow-env: NAME=VALUE, comma-separated, that fit the slowed check's environment. */
+static int slow_env_ok(const char *list)
+{
+	if (!list)
+		return 1;
+	int n = 1;
+	for (const char *p = list; *p; p++)
+		n += *p == ',';
+	return n <= MAX_ENV - 2 && strchr(list, '=') && !strstr(list, ",,") &&
+	       list[0] != ',' && list[strlen(list) - 1] != ',';
+}
 
 static int parse(int argc, char **argv, bench_opts *b)
 {
@@ -294,6 +365,11 @@ static int parse(int argc, char **argv, bench_opts *b)
 		{"ab-threshold", required_argument, NULL, 'T'},
 		{"ab-budget", required_argument, NULL, 'B'},
 		{"no-ab", no_argument, NULL, 'N'},
+		{"cmd", required_argument, NULL, 'c'},
+		{"metric", required_argument, NULL, 'M'},
+		{"space", required_argument, NULL, 'p'},
+		{"slow-env", required_argument, NULL, 'e'},
+		{"budget", required_argument, NULL, 'b'},
 		{NULL, 0, NULL, 0},
 	};
 	*b = (bench_opts){.rounds = 40, .minutes = 30, .slowdown = 0.10, .tune_s = 20, .ab = 1,
@@ -312,13 +388,21 @@ static int parse(int argc, char **argv, bench_opts *b)
 		case 'T': b->ab_threshold = atof(optarg); break;
 		case 'B': b->ab_budget = atof(optarg); break;
 		case 'N': b->ab = 0; break;
+		case 'c': b->cmd = optarg; break;
+		case 'M': b->metric = optarg; break;
+		case 'p': b->space = optarg; break;
+		case 'e': b->slow_env = optarg; break;
+		case 'b': b->budget = atof(optarg); break;
 		default: return -1;
 		}
 	}
 	int ok = optind == argc && b->rounds >= 1 && b->rounds <= MAX_ROUNDS &&
 		 b->minutes >= 0 && b->slowdown > 0 && b->slowdown < 0.9 && b->tune_s >= 2 &&
 		 b->ab_slowdown > 0 && b->ab_slowdown < 0.9 && b->ab_threshold > 0 &&
-		 b->ab_threshold < 100 && b->ab_budget >= 2;
+		 b->ab_threshold < 100 && b->ab_budget >= 2 && (b->budget == 0 || b->budget >= 2) &&
+		 !b->cmd == !b->metric && (b->cmd || !b->space) && slow_env_ok(b->slow_env);
+	if (b->cmd)
+		b->ab = 0; /* A/B's one point is gemm's, not the command's */
 	return ok ? 0 : -1;
 }
 
@@ -334,13 +418,29 @@ static void beside_self(const char *up, const char *name, char *buf, size_t len)
 /* The checks of a round, as `rigtune check` runs them. */
 typedef struct checks {
 	check_cmd aa, slow, ab_same, ab_slow;
-	char lock[PATH_MAX + 32], preload[PATH_MAX + 32], slowdown[64];
-	char side_b[2 * PATH_MAX], budget[32], threshold[32];
+	char lock[PATH_MAX + 32], preload[PATH_MAX + 32], slowdown[64], budget_aa[32];
+	char side_b[2 * PATH_MAX], budget[32], threshold[32], *slow_env;
 } checks;
 
+/* The slowed check's environment: --slow-env's NAME=VALUE words, else libslowblas. */
+static void slowed_env(checks *c, const bench_opts *b)
+{
+	int n = 1; /* env[0] is the lock */
+	if (!b->slow_env) {
+		c->slow.env[n++] = c->preload;
+		c->slow.env[n++] = c->slowdown;
+	} else if ((c->slow_env = strdup(b->slow_env))) {
+		for (char *save = NULL, *w = strtok_r(c->slow_env, ",", &save); w && n < MAX_ENV - 1;
+		     w = strtok_r(NULL, ",", &save))
+			c->slow.env[n++] = w;
+	}
+	c->slow.env[n] = NULL;
+}
+
 /*
- * A/A and slowed: check against the baseline at its defaults, the slowed one
- * with libslowblas preloaded into the check (its trials are its children).
+ * A/A and slowed: check against the baseline at its defaults (with --cmd,
+ * the command given again), the slowed one with libslowblas preloaded into
+ * the check (its trials are its children) or --slow-env's environment.
  * A/B (gemm at its default shape, one point: the pairs the signed-rank test
  * needs, 8 at least, fit in the budget; the baseline's 4 points would get 2
  * or 3 each): --a current against --b current, or --b with libslowblas. Every
@@ -357,16 +457,34 @@ static void make_checks(checks *c, const bench_opts *b, const char *lockdir)
 	snprintf(c->side_b, sizeof c->side_b, "env:LD_PRELOAD=%s,SLOWBLAS_SLOWDOWN=%g", lib,
 		 b->ab_slowdown);
 	snprintf(c->budget, sizeof c->budget, "%g", b->ab_budget);
+	snprintf(c->budget_aa, sizeof c->budget_aa, "%g", b->budget);
 	snprintf(c->threshold, sizeof c->threshold, "%g", b->ab_threshold);
-	c->aa = (check_cmd){.args = {"--baseline", "baseline.yaml", NULL}, .env = {c->lock}};
+	c->aa = (check_cmd){.args = {"--baseline", "baseline.yaml"}, .env = {c->lock}};
+	int n = 2;
+	if (b->cmd) {
+		c->aa.args[n++] = "--cmd";
+		c->aa.args[n++] = b->cmd;
+	}
+	if (b->budget > 0) {
+		c->aa.args[n++] = "--budget";
+		c->aa.args[n++] = c->budget_aa;
+	}
 	c->slow = c->aa;
-	c->slow.env[1] = c->preload;
-	c->slow.env[2] = c->slowdown;
+	slowed_env(c, b);
 	c->ab_same = (check_cmd){.args = {"--a", "current", "--b", "current", "--budget", c->budget,
 					  "--threshold", c->threshold, NULL},
 				 .env = {c->lock}};
 	c->ab_slow = c->ab_same;
 	c->ab_slow.args[3] = c->side_b;
+}
+
+/* What the slowed check changes, in words. */
+static void describe_slowdown(const bench_opts *b, char *buf, size_t len)
+{
+	if (b->slow_env)
+		snprintf(buf, len, "the environment %s", b->slow_env);
+	else
+		snprintf(buf, len, "the BLAS %.0f%% slower (libslowblas)", 100 * b->slowdown);
 }
 
 int main(int argc, char **argv)
@@ -377,7 +495,9 @@ int main(int argc, char **argv)
 				"[--workloads W,...]\n"
 				"                   [--tune-seconds S] [--rebase] [--ab-slowdown F] "
 				"[--ab-threshold PCT]\n"
-				"                   [--ab-budget S] [--no-ab]\n");
+				"                   [--ab-budget S] [--no-ab] [--budget S]\n"
+				"                   [--cmd COMMAND --metric REGEX [--space FILE]] "
+				"[--slow-env NAME=VALUE,...]\n");
 		return 2;
 	}
 	/* the machine's measuring lock for the whole run: no other rigtune measures meanwhile */
@@ -398,19 +518,26 @@ int main(int argc, char **argv)
 		perror("bench_check: lock directory");
 		return 3;
 	}
-	printf("bench_check: baseline: tune --workload %s --backend cpu --budget %g (in %s)%s\n",
-	       b.workloads, b.tune_s, dir, b.rebase ? ", again before every round" : "");
-	fflush(stdout);
-	if (make_baseline(b.workloads, b.tune_s, "baseline.yaml"))
-		return 3;
 	checks *c = calloc(1, sizeof *c);
 	if (!c)
 		return 3;
 	make_checks(c, &b, lockdir);
-	printf("bench_check: rounds of A/A and BLAS %.0f%% slower (libslowblas; default budget and "
-	       "threshold)%s, until %d rounds and %.0f minutes\n",
-	       100 * b.slowdown, b.ab ? ", A/B same and A/B with B's BLAS slower" : "", b.rounds,
-	       b.minutes);
+	if (b.cmd)
+		printf("bench_check: baseline: tune --cmd '%s' --metric '%s'%s%s --budget %g",
+		       b.cmd, b.metric, b.space ? " --space " : "", b.space ? b.space : "", b.tune_s);
+	else
+		printf("bench_check: baseline: tune --workload %s --backend cpu --budget %g",
+		       b.workloads, b.tune_s);
+	printf(" (in %s)%s\n", dir, b.rebase ? ", again before every round" : "");
+	fflush(stdout);
+	if (baseline(rigtune, &b, c->aa.env))
+		return 3;
+	char what[256];
+	describe_slowdown(&b, what, sizeof what);
+	printf("bench_check: rounds of A/A and %s (%s budget, default threshold)%s, until %d "
+	       "rounds and %.0f minutes\n",
+	       what, b.budget > 0 ? c->budget_aa : "default",
+	       b.ab ? ", A/B same and A/B with B's BLAS slower" : "", b.rounds, b.minutes);
 	if (b.ab)
 		printf("bench_check: A/B: B's BLAS %.0f%% slower, --budget %g --threshold %g\n",
 		       100 * b.ab_slowdown, b.ab_budget, b.ab_threshold);
@@ -418,7 +545,7 @@ int main(int argc, char **argv)
 	tally aa = {0}, slow = {0}, ab_same = {0}, ab_slow = {0};
 	double t0 = rt_now(), load_lo = INFINITY, load_hi = 0;
 	for (int r = 0; r < MAX_ROUNDS && (r < b.rounds || rt_now() - t0 < 60 * b.minutes); r++) {
-		if (b.rebase && r > 0 && make_baseline(b.workloads, b.tune_s, "baseline.yaml"))
+		if (b.rebase && r > 0 && baseline(rigtune, &b, c->aa.env))
 			return 3;
 		double l = load1(), tr = rt_now();
 		load_lo = fmin(load_lo, l);
@@ -456,13 +583,16 @@ int main(int argc, char **argv)
 	       "%ld CPUs; every check's YAML is in %s (rNN-KIND.yaml)\n",
 	       aa.n, (rt_now() - t0) / 60, load_lo, load_hi, sysconf(_SC_NPROCESSORS_ONLN), dir);
 	print_rate("false alarms (A/A):", &aa, "<= 5%");
-	print_rate("detection (BLAS slowed):", &slow, ">= 95%");
-	print_effect("slowed", b.slowdown, &slow, &aa);
+	print_rate("detection (slowed):", &slow, ">= 95%");
+	print_effect("slowed", what, &slow, &aa);
 	if (b.ab) {
 		print_rate("A/B false alarms (same):", &ab_same, "<= 5%");
 		print_rate("A/B detection (B slower):", &ab_slow, ">= 95%");
-		print_effect("A/B slow", b.ab_slowdown, &ab_slow, &ab_same);
+		snprintf(what, sizeof what, "B's BLAS %.0f%% slower (libslowblas)",
+			 100 * b.ab_slowdown);
+		print_effect("A/B slow", what, &ab_slow, &ab_same);
 	}
+	free(c->slow_env);
 	free(c);
 	rt_lock_release(&lock);
 	return 0;

@@ -12,7 +12,14 @@ Python and numpy on small arrays: tens of microseconds (rigtune's ppo shape
 calls that cost env_us; its default is 15 us, the low end), measured by
 
     python examples/trading_env.py          # prints us/step for 30 stocks
+
+TRADING_ENV_SLOWDOWN=F (0 <= F < 0.9, in the environment) makes every step
+take 1 / (1 - F) of its time, spinning by the wall clock after the step's
+work: a slower environment step, for checking `rigtune check` (bench_check
+--slow-env TRADING_ENV_SLOWDOWN=0.1). A process started from this one
+(SubprocVecEnv's workers) inherits it.
 """
+import os
 import sys
 import time
 
@@ -20,6 +27,23 @@ import gymnasium as gym
 import numpy as np
 
 WINDOWS = (5, 20)  # the moving averages among the indicators
+
+
+def slowdown_from_env():
+    """TRADING_ENV_SLOWDOWN as a fraction in [0, 0.9); a bad value is an error that names it."""
+    text = os.environ.get("TRADING_ENV_SLOWDOWN", "0")
+    try:
+        f = float(text)
+    except ValueError:
+        f = -1.0
+    if not 0 <= f < 0.9:
+        print(f"trading_env: TRADING_ENV_SLOWDOWN={text!r}: want a number in [0, 0.9)",
+              file=sys.stderr)
+        sys.exit(2)
+    return f
+
+
+SLOWDOWN = slowdown_from_env()
 
 
 class TradingEnv(gym.Env):
@@ -60,6 +84,15 @@ class TradingEnv(gym.Env):
         return self._obs(), {}
 
     def step(self, action):
+        start = time.perf_counter()
+        out = self._step(action)
+        if SLOWDOWN:  # the step's own time, stretched to 1 / (1 - F) of it
+            end = start + (time.perf_counter() - start) / (1 - SLOWDOWN)
+            while time.perf_counter() < end:
+                pass
+        return out
+
+    def _step(self, action):
         p = self.prices[self.t + max(WINDOWS)]
         before = self._value()
         shares = np.round(np.clip(action, -1, 1) * self.max_shares)

@@ -479,3 +479,51 @@ rc=$?
   && ok "A/B of two environments: B 6% slower than A is a regression (exit 1)" \
   || not_ok "A/B of two environments: B 6% slower than A is a regression" "exit $rc: $(grep -E 'ratio|verdict' abenv.yaml)"
 cd "$TMP" || exit 1
+
+# bench_check with a `tune --cmd` baseline (issue 33's calibration of a real
+# script): the baseline is the command's configuration (rigtune tune --cmd
+# with the space given), the slowed check's environment reaches the
+# command's processes (libslowblas preloaded into the check: the stand-in
+# reads LD_PRELOAD and reports half its rate; --slow-env: the variable given,
+# 30% slower), and the verdicts it tallies are the checks' YAMLs'. The rates
+# are computed, so the ratios as measured are exact; a verdict may move with
+# the canary, so it is compared with the YAML, not asserted.
+mkdir "$TMP/bench" && cd "$TMP/bench" || exit 1
+cat >train.sh <<'SH'
+rate=$((100 * $1))
+case "$LD_PRELOAD" in *libslowblas.so*) rate=$((rate / 2)) ;; esac
+[ -n "$FAKE_SLOW" ] && rate=$((rate * 7 / 10))
+for i in 1 2 3 4 5 6 7 8 9 10; do echo "step $i rate $rate.$((RANDOM % 3))"; sleep 0.02; done
+SH
+printf 'workload: command\nparams:\n  batch: [1, 2]\n' >space.yaml
+BCMD="/bin/bash $PWD/train.sh {batch}"
+bench_check() { # ARGS...: one round, its directory in $bdir
+  "$BUILD_DIR/bench/bench_check" --cmd "$BCMD" --metric 'rate ([0-9.]+)' --space "$PWD/space.yaml" \
+    --tune-seconds 4 --budget 8 --rounds 1 --minutes 0 "$@" >"$TMP/out" 2>"$TMP/err"
+  brc=$? bdir=$(sed -n 's/.*every check.s YAML is in \([^ ]*\) .*/\1/p' "$TMP/out")
+}
+# the tally's "verdicts: NAME COUNT ..." line (the Nth) against the YAML's verdicts
+same_counts() { # N FILE
+  sed -n 's/^  verdicts: \(.*\) (unchanged.*/\1/p' "$TMP/out" | sed -n "$1p" |
+    xargs -n2 | while read -r v k; do
+      [ "$(grep -c "^  verdict: $v$" "$2")" -eq "$k" ] || echo "$v: $k, the YAML has $(grep -c "^  verdict: $v$" "$2")"
+    done
+}
+bench_check
+[ "$brc" -eq 0 ] && [ -d "$bdir" ] && ok "bench_check --cmd: a round (exit 0)" ||
+  not_ok "bench_check --cmd: a round (exit 0)" "exit $brc" "$(tail -3 "$TMP/err")"
+expect_grep "^    command: /bin/bash $PWD/train\.sh \{batch\}$" "$bdir/baseline.yaml" \
+  "its baseline is the command's tune --cmd configuration"
+expect_grep "^  round  1 .*A/A [a-zA-Z]+ +now/base (0\.99[89]|1\.00[0-2]) .*\| slowed [a-zA-Z]+ +0\.(49[89]|50[0-2]) " \
+  "$TMP/out" "the check's preload reaches the command's processes: slowed 0.50, A/A 1.00"
+bad="$(same_counts 1 "$bdir/r01-aa.yaml")$(same_counts 2 "$bdir/r01-slowed.yaml")"
+[ -z "$bad" ] && grep -q "^  verdicts: " "$TMP/out" && ok "the verdicts it counts are the checks' YAMLs'" ||
+  not_ok "the verdicts it counts are the checks' YAMLs'" "$bad"
+rm -rf "$bdir"
+bench_check --slow-env FAKE_SLOW=1
+expect_grep "^  round  1 .*\| slowed [a-zA-Z]+ +0\.(69[89]|70[0-2]) " "$TMP/out" \
+  "--slow-env: the slowed check's environment reaches the command (0.70)"
+expect_grep "^  slowed: the environment FAKE_SLOW=1, " "$TMP/out" "and is named"
+rm -rf "$bdir"
+expect_exit 2 "bench_check: --cmd without --metric" "$BUILD_DIR/bench/bench_check" --cmd "$BCMD"
+cd "$TMP" || exit 1

@@ -74,4 +74,17 @@ OPENBLAS_NUM_THREADS=16 expect_exit 0 "env with OPENBLAS_NUM_THREADS set" $R env
 expect_grep "^# your OPENBLAS_NUM_THREADS: pytorch 2\.[0-9.+a-z]* ignores it \(this PyTorch's BLAS is not OpenBLAS\)" \
   "$TMP/out" "env says the MKL PyTorch ignores OPENBLAS_NUM_THREADS"
 sh -n "$TMP/out" && ok "env's output is still a shell script" || not_ok "env's output parses" "$(cat "$TMP/out")"
+# ---- the SB3 example's environment, slowed for bench_check (issue 33) ----
+# TRADING_ENV_SLOWDOWN spins after each step and changes nothing else: the same
+# 200 steps give the same rewards and observations; a bad value is exit 2.
+steps='import sys; sys.path.insert(0, sys.argv[1]); import numpy as np, trading_env as t
+e = t.TradingEnv(); e.reset(seed=0); a = np.random.default_rng(1).uniform(-1, 1, (200, e.stocks))
+r = [e.step(x.astype(np.float32)) for x in a]
+print(t.SLOWDOWN, sum(s[1] for s in r), float(sum(s[0].sum() for s in r)))'
+plain=$("$VENV" -c "$steps" "$SRC/examples" 2>&1) slowed=$(TRADING_ENV_SLOWDOWN=0.25 "$VENV" -c "$steps" "$SRC/examples" 2>&1)
+[ "${plain#0.0 }" = "${slowed#0.25 }" ] && [ "$plain" != "$slowed" ] &&
+  ok "TRADING_ENV_SLOWDOWN=0.25 is read and the steps' results are the same" ||
+  not_ok "TRADING_ENV_SLOWDOWN: read, results unchanged" "plain: $plain" "slowed: $slowed"
+TRADING_ENV_SLOWDOWN=1.5 expect_exit 2 "TRADING_ENV_SLOWDOWN=1.5 is refused" "$VENV" "$SRC/examples/trading_env.py"
+expect_grep "^trading_env: TRADING_ENV_SLOWDOWN='1\.5': want a number in \[0, 0\.9\)$" "$TMP/err" "naming it"
 echo "1..$n"
