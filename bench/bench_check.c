@@ -318,18 +318,29 @@ static void print_rate(const char *what, const tally *t, const char *target)
 	printf(" (unchanged %.0f%%)\n", all ? 100.0 * t->counts[RT_VERDICT_UNCHANGED] / all : 0);
 }
 
+/* The median of a tally's ratios, over the checks that measured one (0: none did). */
+static double median_ratio(const tally *t)
+{
+	double v[MAX_ROUNDS];
+	size_t n = 0;
+	for (int i = 0; i < t->n && i < MAX_ROUNDS; i++)
+		if (t->ratio[i] > 0)
+			v[n++] = t->ratio[i];
+	return n ? rt_median(v, n) : 0;
+}
+
 /* How much slower the slowed checks saw their points than the unslowed ones. */
 static void print_effect(const char *what, const char *applied, const tally *slow,
 			 const tally *same)
 {
-	size_t n = (size_t)(slow->n < MAX_ROUNDS ? slow->n : MAX_ROUNDS);
-	size_t m = (size_t)(same->n < MAX_ROUNDS ? same->n : MAX_ROUNDS);
-	if (!n || !m)
-		return;
-	double effect = 1 - rt_median(slow->ratio, n) / rt_median(same->ratio, m);
-	printf("  %s: %s, the checks saw their points %.1f%% slower (median now/base against "
-	       "the unslowed checks')\n",
-	       what, applied, 100 * effect);
+	double a = median_ratio(slow), b = median_ratio(same);
+	if (a > 0 && b > 0)
+		printf("  %s: %s, the checks saw their points %.1f%% slower (median now/base "
+		       "against the unslowed checks')\n",
+		       what, applied, 100 * (1 - a / b));
+	else
+		printf("  %s: %s, no point measured on both (every trial set aside or failed)\n",
+		       what, applied);
 }
 
 static double load1(void)

@@ -579,6 +579,34 @@ static int none_alive(const char *path)
 }
 
 /*
+ * tune's runs and check's trials are placed and capped by one function: the
+ * CPUs from the machine's physical cores (not the logical CPUs), the memory
+ * cap only where no GPU runtime can be in the run.
+ */
+static void test_point_limits(void **state)
+{
+	(void)state;
+	static const char *const accel[][2] = {{"cpu", NULL}, {"cuda", "CUDA_VISIBLE_DEVICES"}};
+	rt_machine *m = (rt_machine *)machine_with(accel, 2);
+	m->cores = 4;
+	m->pus = 8;
+	rt_knob_value pin[] = {{"pin", "compact"}, {"batch", "8"}};
+	rt_usercmd uc = {0};
+	rt_cmd_point_limits(point_of(pin, 2), m, &uc);
+	assert_int_equal(uc.pin, RT_PIN_COMPACT);
+	assert_int_equal(uc.pin_cpus, 4); /* no thread knob: the physical cores */
+	assert_true(uc.mem_cap > 0);      /* no accelerator available: capped */
+	m->accel[1].available = 1;
+	rt_cmd_point_limits(point_of(pin, 2), m, &uc);
+	assert_int_equal(uc.mem_cap, 0); /* CUDA may be in it */
+	rt_knob_value cpu[] = {{"device", "cpu"}, {"threads", "2"}, {"workers", "1"}};
+	rt_cmd_point_limits(point_of(cpu, 3), m, &uc);
+	assert_int_equal(uc.pin, RT_PIN_NONE);
+	assert_int_equal(uc.pin_cpus, 3);
+	assert_true(uc.mem_cap > 0); /* device cpu: capped although a GPU is there */
+}
+
+/*
  * A child that double-forks into its own session (setsid) is out of reach
  * of killpg: it survived the trial. The whole tree ends with it, whether
  * the command exits on its own, times out, or leaves a process below the
@@ -677,6 +705,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_shell_values),
 		cmocka_unit_test(test_shell_refused),
 		cmocka_unit_test(test_quote),
+		cmocka_unit_test(test_point_limits),
 		cmocka_unit_test(test_env_and_status),
 		cmocka_unit_test(test_exec_failure),
 		cmocka_unit_test(test_timeout_kills_group),

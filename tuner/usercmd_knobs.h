@@ -89,4 +89,14 @@ int rt_cmd_point_cpus(const rt_cmd_point *pt, int usable_cores);
 /* The point's pin policy: its pin knob, RT_PIN_NONE without one. */
 rt_pin rt_cmd_point_pin(const rt_cmd_point *pt);
 
+/*
+ * How a run of pt is placed and capped on machine m, the same for tune's
+ * runs and check's trials (so that the two measure alike): uc's pin policy
+ * and CPUs (rt_cmd_point_cpus with m's usable cores, rt_machine_pcores), and
+ * its memory cap (rt_measure_mem_cap) only where no GPU runtime can be in the
+ * run: device cpu, or no device knob on a machine without an available
+ * accelerator (CUDA reserves far more address space than it uses).
+ */
+void rt_cmd_point_limits(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd *uc);
+
 #endif

@@ -304,11 +304,9 @@ static int command_trial(const rt_base_point *b, const rt_check_side *s,
 	env_side(&env, s);
 	for (int i = 0; i < point_env.n; i++)
 		env_add(&env, point_env.var[i]);
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	rt_usercmd uc = {.argv = argv, .env = env.ptr,
-			 .pin = rt_cmd_point_pin(&pt),
-			 .pin_cpus = rt_cmd_point_cpus(&pt, (int)cores),
-			 .timeout_s = 60 + 4 * b->trial_s};
+	/* placed and capped as tune ran it: a trial measured otherwise is not comparable */
+	rt_usercmd uc = {.argv = argv, .env = env.ptr, .timeout_s = 60 + 4 * b->trial_s};
+	rt_cmd_point_limits(&pt, here, &uc);
 	if (rc == RT_OK)
 		rc = rt_usercmd_measure(&uc, &metric, m, err, errlen);
 	rt_argv_free(argv);
