@@ -57,9 +57,12 @@ for attempt in 1 2; do
   [ "$rc" -ne 1 ] && break
   echo "# A/A attempt $attempt: exit 1: $(grep -m1 '^regression' "$TMP/err")"
 done
-# Under the sanitizers (make asan) this A/A read 11% and 19% slower on a quiet
-# machine in two of two CI runs, and never in the plain build's: the verdict is
-# asserted there and only shown here (issue 33 has the calibration).
+# Under the sanitizers (make asan) this A/A read 11% and 19% slower, taken then
+# for the sanitizers' doing; but a plain build's CI run read the same (10.4% and
+# 8.8%, 2026-11-26), each with the canary's compute half about 6% slower: the
+# host's drift between tune and check, which run the command alike (issue 33;
+# rt_cmd_point_limits). The verdict is asserted in the plain build and only
+# shown here (issue 33 has the calibration).
 sanitized=$(grep -qa __asan_init "$R" && echo 1)
 if [ "$rc" -eq 1 ] && grep -q "^suggestion: other processes took up to" "$TMP/err"; then
   n=$((n + 1)); echo "ok $n # SKIP A/A check of the PyTorch configuration: a regression, but $(grep -m1 '^suggestion: other processes' "$TMP/err" | cut -c13-90)..."
