@@ -1,9 +1,11 @@
 /*
  * plan.c: the launches of each fp32 elementwise call (plan.h): 1-D kernels
  * stride over n with at most MTL_MAX_GROUPS threadgroups, row kernels take
- * one threadgroup per row, column sums one per MTL_COL_TILE columns.
+ * one threadgroup per row, column sums one per MTL_COL_TILE columns; and of
+ * a bf16 GEMM, one threadgroup per MTL_GEMM_TILE-square tile of C.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../kernels.h"
@@ -25,6 +27,7 @@ const mtl_kernel_info mtl_kernels[MK_COUNT] = {
     [MK_LAYERNORM_DPARAMS] = {"k_layernorm_dparams", 6, 2 * sizeof(float)},
     [MK_MSE_LOSS] = {"k_mse_loss", 4, sizeof(float)},
     [MK_ADAM] = {"k_adam", 4, 0},
+    [MK_GEMM_BF16] = {"k_gemm_bf16", 3, 2 * sizeof(uint16_t), 310},
 };
 
 mtl_u64 mtl_groups(size_t n)
@@ -88,6 +91,11 @@ static mtl_launch *add_2d(mtl_plan *p, mtl_kernel k, int rows, int cols, mtl_u64
 static mtl_u64 col_groups(int cols)
 {
 	return ((mtl_u64)cols + MTL_COL_TILE - 1) / MTL_COL_TILE;
+}
+
+static mtl_u64 tiles(int size)
+{
+	return ((mtl_u64)size + MTL_GEMM_TILE - 1) / MTL_GEMM_TILE;
 }
 
 /* Every plan starts empty. */
@@ -253,4 +261,22 @@ int mtl_plan_adam(mtl_plan *p, size_t n, void *w, const void *g, void *m, void *
 		memcpy(l->args.s, s, sizeof s);
 	}
 	return 0;
+}
+
+void mtl_plan_gemm_bf16(mtl_plan *p, int transa, int transb, int m, int n, int k, double alpha,
+                        const void *a, int lda, const void *b, int ldb, double beta, void *c,
+                        int ldc)
+{
+	if (m == 0 || n == 0) {
+		start(p);
+		return;
+	}
+	mtl_launch *l = launch_2d(start(p), MK_GEMM_BF16, m, n, tiles(m) * tiles(n), BUFS(a, b, c));
+	l->args.depth = (mtl_u32)k;
+	l->args.lda = (mtl_u32)lda;
+	l->args.ldb = (mtl_u32)ldb;
+	l->args.ldc = (mtl_u32)ldc;
+	l->args.trans = (transa ? 1u : 0u) | (transb ? 2u : 0u);
+	l->args.s[0] = (float)alpha;
+	l->args.s[1] = (float)beta;
 }

@@ -30,18 +30,23 @@ typedef enum mtl_kernel {
 	MK_LAYERNORM_DPARAMS,
 	MK_MSE_LOSS,
 	MK_ADAM,
+	MK_GEMM_BF16,
 	MK_COUNT
 } mtl_kernel;
 
 /*
  * A kernel of kernels.metal: its function name, how many buffers follow
- * mtl_args, and the bytes of threadgroup memory each of its MTL_GROUP
- * threads takes at threadgroup index 0 (0: none; a float or a float2).
+ * mtl_args, the bytes of threadgroup memory each of its MTL_GROUP threads
+ * takes at threadgroup index 0 (0: none; a float, a float2, two bfloats),
+ * and the Metal Shading Language version it needs (as __METAL_VERSION__,
+ * 310 for 3.1; 0: any), which an older OS compiles it out of: no pipeline,
+ * and what it serves is not offered.
  */
 typedef struct mtl_kernel_info {
 	const char *name;
 	int nbuf;
 	int tg_bytes;
+	int msl;
 } mtl_kernel_info;
 
 extern const mtl_kernel_info mtl_kernels[MK_COUNT];
@@ -67,6 +72,15 @@ typedef struct mtl_plan {
 
 /* Threadgroups of a 1-D grid-stride kernel over n > 0 items. */
 mtl_u64 mtl_groups(size_t n);
+
+/*
+ * The plan of one bf16 GEMM of the ABI (fp32 data, the shape already
+ * checked by the plugin, host_common.h's gemm_check): k_gemm_bf16 on a
+ * threadgroup per tile of C; nothing for an empty C.
+ */
+void mtl_plan_gemm_bf16(mtl_plan *p, int transa, int transb, int m, int n, int k, double alpha,
+                        const void *a, int lda, const void *b, int ldb, double beta, void *c,
+                        int ldc);
 
 /*
  * The plans of the fp32 calls, with the ABI's arguments less the context
