@@ -139,8 +139,11 @@ static void call(const mtl_launch *l, mtl_args &a, void *sh, uint g, uint t)
 	case MK_LAYERNORM_DPARAMS:
 		k_layernorm_dparams(a, B(0), B(1), B(2), B(3), B(4), B(5), f2, g, t);
 		break;
+	case MK_MSE_PARTIAL:
+		k_mse_partial(a, B(0), B(1), B(2), B(3), f, g, t, gid, grid);
+		break;
 	case MK_MSE_LOSS:
-		k_mse_loss(a, B(0), B(1), B(2), B(3), f, t);
+		k_mse_loss(a, B(0), B(1), f, t);
 		break;
 	case MK_ADAM:
 		k_adam(a, B(0), B(1), B(2), B(3), gid, grid);

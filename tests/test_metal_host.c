@@ -288,14 +288,30 @@ static void test_plans_columns_and_loss(void **state)
 	bufs_are(l, (const void *[]){B[0], B[1]});
 	assert_int_equal(mtl_plan_add_bias(&p, -1, 4, B[0], B[1]), RT_EINVAL);
 
-	/* the loss: one threadgroup, k = 2 / n in double then rounded, n as float */
-	assert_int_equal(mtl_plan_mse_loss(&p, 77100, B[0], B[1], B[2], B[3]), 0);
-	l = only(&p, MK_MSE_LOSS, 1);
+	/*
+	 * the loss: a sum per threadgroup of a 1-D grid (at most MTL_GROUP threadgroups) into the
+	 * partials, k = 2 / n in double then rounded; then one threadgroup adds the grid's
+	 * partials, over n as float
+	 */
+	assert_int_equal(mtl_plan_mse_loss(&p, 77100, B[0], B[1], B[2], B[3], B[4]), 0);
+	assert_int_equal(p.n, 2);
+	l = &p.l[0];
+	assert_int_equal(l->k, MK_MSE_PARTIAL);
+	assert_int_equal(l->groups, MTL_GROUP); /* 302 groups of the 1-D grid, capped */
 	assert_int_equal(l->args.n, 77100);
 	assert_true(l->args.s[0] == (float)(2.0 / 77100.0));
+	bufs_are(l, (const void *[]){B[0], B[1], B[3], B[4]});
+	l = &p.l[1];
+	assert_int_equal(l->k, MK_MSE_LOSS);
+	assert_int_equal(l->groups, 1);
+	assert_int_equal(l->args.n, MTL_GROUP);
 	assert_true(l->args.s[1] == 77100.0f);
-	bufs_are(l, (const void *[]){B[0], B[1], B[2], B[3]});
-	assert_int_equal(mtl_plan_mse_loss(&p, 0, B[0], B[1], B[2], B[3]), RT_EINVAL);
+	bufs_are(l, (const void *[]){B[4], B[2]});
+	/* under the cap, a group per MTL_GROUP terms and a partial sum each */
+	assert_int_equal(mtl_plan_mse_loss(&p, 1000, B[0], B[1], B[2], B[3], B[4]), 0);
+	assert_int_equal(p.l[0].groups, 4);
+	assert_int_equal(p.l[1].args.n, 4);
+	assert_int_equal(mtl_plan_mse_loss(&p, 0, B[0], B[1], B[2], B[3], B[4]), RT_EINVAL);
 	assert_int_equal(p.n, 0);
 }
 
@@ -390,10 +406,16 @@ static int op_layernorm_backward(rt_ctx *cpu, const eshape *s, float *const *b)
 	                  b[6], b[7]);
 }
 
+/* The first level's sums, which the plugin keeps in its context. */
+static float partials[MTL_PARTIALS_SIZE / sizeof(float)];
+
 static int op_mse_loss(rt_ctx *cpu, const eshape *s, float *const *b)
 {
 	mtl_plan plan;
-	return REF_OR_EMU(mse_loss, NELEM(s), b[0], b[1], b[2], b[3]);
+	if (cpu)
+		return rt_cpu_mse_loss(cpu, RT_F32, NELEM(s), b[0], b[1], b[2], b[3]);
+	return emulated(mtl_plan_mse_loss(&plan, NELEM(s), b[0], b[1], b[2], b[3], partials),
+	                &plan);
 }
 
 static int op_adam(rt_ctx *cpu, const eshape *s, float *const *b)
@@ -791,6 +813,51 @@ static void test_gemm_bf16_tolerance_catches(void **state)
 	rt_cpu_backend()->close(cpu);
 }
 
+/*
+ * The loss of n = 2^22 terms (p - target = 1.0001, all alike) against a
+ * double sum: within 1e-6. One threadgroup adding it all (each thread 2^14
+ * terms, past 4096 where a float's half step exceeds each term's 0.0002
+ * over 1) loses that part of most terms, about 1e-4: this data tells the
+ * two, as the simulated one-level sum below shows.
+ */
+static void test_mse_loss_large_n(void **state)
+{
+	(void)state;
+	const size_t n = (size_t)1 << 22;
+	float *pred = malloc(n * sizeof *pred), *target = malloc(n * sizeof *target);
+	float *dp = malloc(n * sizeof *dp), loss = 0;
+	assert_non_null(pred);
+	assert_non_null(target);
+	assert_non_null(dp);
+	rt_rng rng;
+	rt_rng_seed(&rng, 4);
+	double want = 0, one_level = 0;
+	float thread_sums[MTL_GROUP] = {0};
+	for (size_t i = 0; i < n; i++) {
+		target[i] = (float)rt_rng_normal(&rng);
+		pred[i] = target[i] + 1.0001f;
+		const float d = pred[i] - target[i];
+		want += (double)d * d;
+		thread_sums[i % MTL_GROUP] += d * d;
+	}
+	for (int t = 0; t < MTL_GROUP; t++)
+		one_level += thread_sums[t];
+	want /= (double)n;
+	mtl_plan plan;
+	assert_int_equal(mtl_plan_mse_loss(&plan, n, pred, target, &loss, dp, partials), 0);
+	assert_int_equal(mtl_emulate(&plan), 0);
+	const double rel = fabs(loss - want) / want;
+	if (!(rel <= 1e-6))
+		fail_msg("mse_loss of 2^22 terms: %.9g, the double sum %.9g (%.3g off)", loss, want,
+		         rel);
+	assert_true(fabs(one_level / (double)n - want) / want > 1e-5);
+	for (size_t i = 0; i < n; i += 4099)
+		assert_true(dp[i] == (float)(2.0 / (double)n) * (pred[i] - target[i]));
+	free(pred);
+	free(target);
+	free(dp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -802,6 +869,7 @@ int main(void)
 	    cmocka_unit_test(test_bfloat_rounds_to_nearest_even),
 	    cmocka_unit_test(test_gemm_bf16_emulated),
 	    cmocka_unit_test(test_gemm_bf16_tolerance_catches),
+	    cmocka_unit_test(test_mse_loss_large_n),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

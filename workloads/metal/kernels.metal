@@ -289,20 +289,38 @@ kernel void k_layernorm_dparams(constant mtl_args &a [[buffer(0)]],
 }
 
 /*
- * One threadgroup: dp = k (p - target) with k = 2 / n in s[0]; the loss is
- * the sum of squares over n, as float, in s[1].
+ * mse_loss's first level, a 1-D grid of at most MTL_GROUP threadgroups:
+ * dp = k (p - target) with k = 2 / n in s[0]; threadgroup g's sum of squares
+ * into partial[g]. Two levels, so that each thread adds n / MTL_GROUP^2
+ * terms rather than one threadgroup's n / MTL_GROUP (a float sum's error
+ * grows with its terms).
  */
-kernel void k_mse_loss(constant mtl_args &a [[buffer(0)]], device const float *p [[buffer(1)]],
-                       device const float *target [[buffer(2)]], device float *loss [[buffer(3)]],
-                       device float *dp [[buffer(4)]], threadgroup float *sh TG_MEMORY,
-                       uint t [[thread_position_in_threadgroup]])
+kernel void k_mse_partial(constant mtl_args &a [[buffer(0)]], device const float *p [[buffer(1)]],
+                          device const float *target [[buffer(2)]], device float *dp [[buffer(3)]],
+                          device float *partial [[buffer(4)]], threadgroup float *sh TG_MEMORY,
+                          uint g [[threadgroup_position_in_grid]],
+                          uint t [[thread_position_in_threadgroup]],
+                          uint gid [[thread_position_in_grid]], uint grid [[threads_per_grid]])
 {
 	float s = 0.0f;
-	for (ulong i = t; i < a.n; i += MTL_GROUP) {
+	for (ulong i = gid; i < a.n; i += grid) {
 		const float d = p[i] - target[i];
 		dp[i] = a.s[0] * d;
 		s += d * d;
 	}
+	s = group_sum(s, sh, t);
+	if (t == 0)
+		partial[g] = s;
+}
+
+/* The second level, one threadgroup: the n partial sums added, over the loss's n in s[1]. */
+kernel void k_mse_loss(constant mtl_args &a [[buffer(0)]], device const float *partial [[buffer(1)]],
+                       device float *loss [[buffer(2)]], threadgroup float *sh TG_MEMORY,
+                       uint t [[thread_position_in_threadgroup]])
+{
+	float s = 0.0f;
+	for (ulong i = t; i < a.n; i += MTL_GROUP)
+		s += partial[i];
 	s = group_sum(s, sh, t);
 	if (t == 0)
 		loss[0] = s / a.s[1];

@@ -276,6 +276,7 @@ struct rt_ctx {
 	int nops;   /* kernels encoded into cb */
 	id pending[MAX_IN_FLIGHT]; /* committed command buffers, retained, in order */
 	int npending;
+	void *partials; /* MTL_PARTIALS_SIZE bytes from alloc(): mse_loss's first level */
 	int timing;
 	double busy_s; /* device time of what completed since the last device_time() */
 	char err[256];
@@ -325,6 +326,7 @@ static int make_pipelines(rt_ctx *c, char *err, size_t errlen)
 }
 
 static void metal_close(rt_ctx *c);
+static int metal_alloc(rt_ctx *c, size_t bytes, void **ptr);
 
 static int metal_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen)
 {
@@ -339,6 +341,8 @@ static int metal_open(int dev, int threads, rt_ctx **out, char *err, size_t errl
 		rc = fail(err, errlen, RT_ERUNTIME, "newCommandQueue failed");
 	if (rc == RT_OK)
 		rc = make_pipelines(c, err, errlen);
+	if (rc == RT_OK && (rc = metal_alloc(c, MTL_PARTIALS_SIZE, &c->partials)))
+		snprintf(err, errlen, "%s", c->err);
 	if (rc) {
 		metal_close(c);
 		return rc;
@@ -753,20 +757,23 @@ static int run_plan(rt_ctx *c, const mtl_plan *p)
 }
 
 /*
- * metal_NAME: fp32 through NAME's plan on the GPU; fp64 (and a dtype the
- * CPU refuses) through the CPU reference once the GPU's work is done. The
- * variable arguments are the ABI call's after the context and dtype.
+ * metal_NAME: fp32 through NAME's plan on the GPU, called with plan_args;
+ * fp64 (and a dtype the CPU refuses) through the CPU reference once the
+ * GPU's work is done. The variable arguments are the ABI call's after the
+ * context and dtype.
  */
-#define ELEMENTWISE(name, params, ...)                                                             \
+#define ELEMENTWISE_PLAN(name, params, plan_args, ...)                                             \
 	static int metal_##name params                                                             \
 	{                                                                                          \
 		mtl_plan plan;                                                                     \
 		int rc;                                                                            \
 		if (t != RT_F32)                                                                   \
 			return (rc = drain(c)) ? rc : rt_cpu_##name(c->cpu, t, __VA_ARGS__);       \
-		rc = mtl_plan_##name(&plan, __VA_ARGS__);                                          \
+		rc = mtl_plan_##name plan_args;                                                    \
 		return rc ? rc : run_plan(c, &plan);                                               \
 	}
+/* The plan takes the ABI call's arguments. */
+#define ELEMENTWISE(name, params, ...) ELEMENTWISE_PLAN(name, params, (&plan, __VA_ARGS__), __VA_ARGS__)
 
 ELEMENTWISE(fill, (rt_ctx * c, rt_dtype t, void *x, size_t n, double v), x, n, v)
 ELEMENTWISE(axpby, (rt_ctx * c, rt_dtype t, size_t n, double a, const void *x, double b, void *y),
@@ -799,10 +806,11 @@ ELEMENTWISE(layernorm_backward,
             (rt_ctx * c, rt_dtype t, int r, int k, const void *x, const void *g, const void *mean,
              const void *rstd, const void *dy, void *dx, void *dg, void *db),
             r, k, x, g, mean, rstd, dy, dx, dg, db)
-ELEMENTWISE(mse_loss,
-            (rt_ctx * c, rt_dtype t, size_t n, const void *pred, const void *target, void *loss,
-             void *dp),
-            n, pred, target, loss, dp)
+/* and the context's buffer of first-level sums */
+ELEMENTWISE_PLAN(mse_loss,
+                 (rt_ctx * c, rt_dtype t, size_t n, const void *pred, const void *target,
+                  void *loss, void *dp),
+                 (&plan, n, pred, target, loss, dp, c->partials), n, pred, target, loss, dp)
 ELEMENTWISE(adam,
             (rt_ctx * c, rt_dtype t, size_t n, void *w, const void *g, void *m, void *v, double lr,
              double b1, double b2, double eps, int step),

@@ -25,7 +25,8 @@ const mtl_kernel_info mtl_kernels[MK_COUNT] = {
     [MK_LAYERNORM] = {"k_layernorm", 6, sizeof(float), 0},
     [MK_LAYERNORM_DX] = {"k_layernorm_dx", 6, 2 * sizeof(float), 0},
     [MK_LAYERNORM_DPARAMS] = {"k_layernorm_dparams", 6, 2 * sizeof(float), 0},
-    [MK_MSE_LOSS] = {"k_mse_loss", 4, sizeof(float), 0},
+    [MK_MSE_PARTIAL] = {"k_mse_partial", 4, sizeof(float), 0},
+    [MK_MSE_LOSS] = {"k_mse_loss", 2, sizeof(float), 0},
     [MK_ADAM] = {"k_adam", 4, 0, 0},
     [MK_GEMM_BF16] = {"k_gemm_bf16", 3, 2 * sizeof(uint16_t), 310},
 };
@@ -228,18 +229,26 @@ int mtl_plan_layernorm_backward(mtl_plan *p, int rows, int cols, const void *x, 
 	return rc;
 }
 
-/* One threadgroup: the sum is small work next to the GEMMs that produced pred. */
+/*
+ * A sum per threadgroup of a 1-D grid of at most MTL_GROUP threadgroups
+ * (each thread adds n / 65536 terms and more: few next to one group's
+ * n / 256), then one threadgroup adds them, a thread each.
+ */
 int mtl_plan_mse_loss(mtl_plan *p, size_t n, const void *pred, const void *target, void *loss,
-                      void *dp)
+                      void *dp, void *partial)
 {
 	start(p);
 	if (n == 0)
 		return RT_EINVAL;
-	mtl_launch *l = add(p, MK_MSE_LOSS, 1);
+	mtl_u64 groups = mtl_groups(n);
+	mtl_launch *l = add(p, MK_MSE_PARTIAL, groups < MTL_GROUP ? groups : MTL_GROUP);
 	l->args.n = n;
+	set_bufs(l, BUFS(pred, target, dp, partial));
 	l->args.s[0] = (float)(2.0 / (double)n);
-	l->args.s[1] = (float)n;
-	set_bufs(l, BUFS(pred, target, loss, dp));
+	mtl_launch *f = add(p, MK_MSE_LOSS, 1);
+	f->args.n = l->groups;
+	f->args.s[1] = (float)n;
+	set_bufs(f, BUFS(partial, loss));
 	return 0;
 }
 

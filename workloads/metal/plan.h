@@ -28,6 +28,7 @@ typedef enum mtl_kernel {
 	MK_LAYERNORM,
 	MK_LAYERNORM_DX,
 	MK_LAYERNORM_DPARAMS,
+	MK_MSE_PARTIAL,
 	MK_MSE_LOSS,
 	MK_ADAM,
 	MK_GEMM_BF16,
@@ -55,6 +56,8 @@ extern const mtl_kernel_info mtl_kernels[MK_COUNT];
 #define MTL_MAX_LAUNCHES 2
 /* A 1-D kernel's grid is at most this many threadgroups; its loop strides over the rest. */
 #define MTL_MAX_GROUPS 4096
+/* mse_loss's first level: at most MTL_GROUP threadgroups, a sum each for a thread of the second. */
+#define MTL_PARTIALS_SIZE (MTL_GROUP * sizeof(float))
 
 /* One dispatch: groups threadgroups of MTL_GROUP threads (1-D). */
 typedef struct mtl_launch {
@@ -105,8 +108,9 @@ int mtl_plan_layernorm(mtl_plan *p, int rows, int cols, const void *x, const voi
 int mtl_plan_layernorm_backward(mtl_plan *p, int rows, int cols, const void *x, const void *g,
                                 const void *mean, const void *rstd, const void *dy, void *dx,
                                 void *dg, void *db);
+/* partial: MTL_PARTIALS_SIZE bytes of the plugin's, for the first level's sums. */
 int mtl_plan_mse_loss(mtl_plan *p, size_t n, const void *pred, const void *target, void *loss,
-                      void *dp);
+                      void *dp, void *partial);
 int mtl_plan_adam(mtl_plan *p, size_t n, void *w, const void *g, void *m, void *v, double lr,
                   double b1, double b2, double eps, int step);
 
