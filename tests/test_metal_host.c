@@ -66,7 +66,7 @@ static int guarded_by(const char *src, const char *def, int msl)
 	for (const char *p = src; (p = strstr(p, head)) && p < def; p++)
 		open = p;
 	const char *end = open ? strstr(open, "#endif") : NULL;
-	return open && end > def;
+	return end && end > def;
 }
 
 static void test_kernel_table(void **state)
