@@ -159,20 +159,25 @@ rt_pin rt_cmd_point_pin(const rt_cmd_point *pt)
 	return (rt_pin)rt_cmd_point_num(pt, "pin", RT_PIN_NONE);
 }
 
-/* An accelerator of m that a command could use: the cap must then stay off. */
+/* Whether m has an accelerator available that a command could use. */
 static int gpu_here(const rt_machine *m)
 {
-	for (int i = 0; i < m->naccel; i++)
+	for (int i = 0; m && i < m->naccel; i++)
 		if (!rt_backend_on_host(m->accel[i].backend) && m->accel[i].available)
 			return 1;
 	return 0;
 }
 
-void rt_cmd_point_limits(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd *uc)
+uint64_t rt_cmd_point_mem_cap(const rt_cmd_point *pt, const rt_machine *m)
 {
 	const rt_cmd_knob *device = rt_cmd_point_find(pt, "device");
 	int cpu_only = device ? rt_backend_on_host(device->text) : !gpu_here(m);
+	return cpu_only ? rt_measure_mem_cap() : 0;
+}
+
+void rt_cmd_point_limits(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd *uc)
+{
 	uc->pin = rt_cmd_point_pin(pt);
 	uc->pin_cpus = rt_cmd_point_cpus(pt, rt_machine_pcores(m));
-	uc->mem_cap = cpu_only ? rt_measure_mem_cap() : 0;
+	uc->mem_cap = rt_cmd_point_mem_cap(pt, m);
 }

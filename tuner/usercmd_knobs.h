@@ -90,12 +90,21 @@ int rt_cmd_point_cpus(const rt_cmd_point *pt, int usable_cores);
 rt_pin rt_cmd_point_pin(const rt_cmd_point *pt);
 
 /*
+ * The memory cap of a run of the point on machine m (usercmd.h's mem_cap:
+ * an oversized batch fails as memory, not swap; RLIMIT_AS, or where that
+ * does not hold the watchdog on the command's whole tree): the CPU trials'
+ * cap (measure.h) only where no GPU runtime can be in the run, device cpu
+ * or no device knob on a machine with no accelerator available (CUDA
+ * reserves far more address space than it uses); else 0, none. m may be
+ * NULL: no accelerator. tune --cmd and check --cmd both take it.
+ */
+uint64_t rt_cmd_point_mem_cap(const rt_cmd_point *pt, const rt_machine *m);
+
+/*
  * How a run of pt is placed and capped on machine m, the same for tune's
- * runs and check's trials (so that the two measure alike): uc's pin policy
- * and CPUs (rt_cmd_point_cpus with m's usable cores, rt_machine_pcores), and
- * its memory cap (rt_measure_mem_cap) only where no GPU runtime can be in the
- * run: device cpu, or no device knob on a machine without an available
- * accelerator (CUDA reserves far more address space than it uses).
+ * runs and check's trials (so that the two measure alike): uc's pin policy,
+ * its CPUs (rt_cmd_point_cpus with m's usable cores, rt_machine_pcores: the
+ * physical cores, not the logical CPUs) and rt_cmd_point_mem_cap.
  */
 void rt_cmd_point_limits(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd *uc);
 
