@@ -104,7 +104,8 @@ uint64_t rt_cmd_point_mem_cap(const rt_cmd_point *pt, const rt_machine *m);
  * How a run of pt is placed and capped on machine m, the same for tune's
  * runs and check's trials (so that the two measure alike): uc's pin policy,
  * its CPUs (rt_cmd_point_cpus with m's usable cores, rt_machine_pcores: the
- * physical cores, not the logical CPUs) and rt_cmd_point_mem_cap.
+ * physical cores, not the logical CPUs) and rt_cmd_point_mem_cap; m is not
+ * NULL.
  */
 void rt_cmd_point_limits(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd *uc);
 
