@@ -260,8 +260,9 @@ static int workload_measure(const tune_ctx *c, const rt_tune_trial *t, double ca
 static int workload_append(const tune_ctx *c, const rt_tune_trial *t, const rt_measurement *m,
 			   char *err, size_t errlen)
 {
-	return rt_journal_append(c->journal, t->naive ? RT_TRIAL_NAIVE : RT_TRIAL_SEARCH,
-				 c->twl->w, &t->pt, &t->sh, m, err, errlen);
+	rt_journal_trial jt = {.role = t->naive ? RT_TRIAL_NAIVE : RT_TRIAL_SEARCH,
+			       .w = c->twl->w, .pt = &t->pt, .sh = &t->sh, .m = m};
+	return rt_journal_append(c->journal, &jt, err, errlen);
 }
 
 /* ---- one workload ---- */
