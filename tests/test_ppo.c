@@ -253,7 +253,7 @@ static void test_sb3_envs(void **state)
 	rt_hint_cost cost = {.fixed_us = 300, .per_env_us = 40};
 	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, &cost, lines, 4), 2);
 	assert_string_equal(lines[0], "env = make_vec_env(make_env, n_envs=128, vec_env_cls=DummyVecEnv)"
-				      "  # not 16: SB3's 300 us a vector step (timed here) shared");
+				      "  # more than the point's 16: they share SB3's 300 us a vector step (timed here)");
 	assert_int_equal(w->hints(RT_HINT_GYMNASIUM, &pt, &sh, &cost, lines, 4), 1);
 	assert_string_equal(lines[0], "envs = gymnasium.vector.SyncVectorEnv([make_env] * 16)  # "
 				      "stepped on the learner's thread");
@@ -266,7 +266,8 @@ static void test_sb3_envs(void **state)
 	pt.workers = 1;
 	sh.v[rt_shape_index(w, "env_us")] = 1000;
 	w->hints(RT_HINT_SB3, &pt, &sh, &cost, lines, 4);
-	assert_string_equal(lines[0], "env = make_vec_env(make_env, n_envs=16, vec_env_cls=SubprocVecEnv)");
+	assert_string_equal(lines[0],
+			    "env = make_vec_env(make_env, n_envs=16, vec_env_cls=SubprocVecEnv)");
 }
 
 /*

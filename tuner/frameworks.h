@@ -21,7 +21,8 @@
  *   stable_baselines3  version; step_fixed_us, step_per_env_us (what its
  *               PPO costs a vector step of n envs, as fixed + n x per_env,
  *               timed on an environment that costs nothing, where asked:
- *               RT_FW_TIME_SB3_STEP; left out when the probes' time is short)
+ *               RT_FW_TIME_SB3_STEP; left out when the probes' time is short;
+ *               step_costs says why where the timing failed)
  *
  * A framework that is not there is "not installed"; one that fails to
  * import says how in its note.

@@ -773,7 +773,7 @@ static void sb3_vec_line(char *line, const rt_shape *sh, const rt_hint_cost *cos
 			 envs, async ? "SubprocVecEnv" : "DummyVecEnv");
 	if (envs != sh->v[KEY_ENVS] && n > 0 && n < RT_HINT_LEN)
 		snprintf(line + n, RT_HINT_LEN - (size_t)n,
-			 "  # not %ld: SB3's %.0f us a vector step (timed here) shared",
+			 "  # more than the point's %ld: they share SB3's %.0f us a vector step (timed here)",
 			 sh->v[KEY_ENVS], cost->fixed_us);
 }
 

@@ -56,6 +56,13 @@ envs=$(awk -v f="$fixed" -v e="$per_env" 'BEGIN {n = 16; while (n * 2 <= 1024 &&
 if [ -z "$fixed" ] || [ -z "$per_env" ]; then not_ok "the probe timed SB3's vector step" "$(sed -n '/^frameworks:/,$p' t.yaml)"
 else expect_grep "make_vec_env\(make_env, n_envs=$envs, vec_env_cls=DummyVecEnv\)" stable_baselines3.block \
   "SB3's envs: $envs from its timed step ($fixed us + $per_env us an env)"; fi
+# a timing that fails (gymnasium broken in this Python): SB3 is still there, and says why
+mkdir -p shadow/gymnasium && echo 'raise ImportError("broken on purpose")' >shadow/gymnasium/__init__.py
+PYTHONPATH=$PWD/shadow expect_exit 0 "probe --python with a gymnasium that fails to import" \
+  $R probe --python "$VENV" -o shadow.yaml
+sed -n '/^  stable_baselines3:/,/^  [a-z_]*:$/p' shadow.yaml >shadow.sb3
+expect_grep "version: '2\." shadow.sb3 "SB3 is installed whatever its timing met"
+expect_grep "step_costs: 'not timed: ImportError: broken on purpose'" shadow.sb3 "and says why it was not timed"
 expect_grep "untested: true" <(block tensorflow) "TensorFlow, not installed, stays untested"
 sed -n '/^your_settings:/,/^[a-z]/p' t.yaml >settings
 expect_grep "XLA_CPU_MULTI_THREAD_EIGEN:" settings "your_settings lists the variable set"
