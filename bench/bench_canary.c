@@ -34,13 +34,8 @@
 
 static double load1(void)
 {
-	double l = -1;
-	FILE *f = fopen("/proc/loadavg", "r");
-	if (f && fscanf(f, "%lf", &l) != 1)
-		l = -1;
-	if (f)
-		fclose(f);
-	return l;
+	double l[1];
+	return getloadavg(l, 1) == 1 ? l[0] : -1;
 }
 
 /* The median and interquartile range / median of n values. */

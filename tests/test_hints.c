@@ -560,7 +560,7 @@ static void test_in_pypi_frameworks(void **state)
 	const rt_framework *sb3 = &apply_in(python, want, "mkl")->fw[RT_FW_SB3];
 	const char *fixed = rt_framework_get(sb3, "step_fixed_us");
 	const char *per_env = rt_framework_get(sb3, "step_per_env_us");
-	double f, e;
+	double f = 0, e = 0;
 	if (!fixed || !per_env || rt_parse_double(fixed, &f) || rt_parse_double(per_env, &e))
 		fail_msg("SB3's step costs: step_fixed_us=%s step_per_env_us=%s",
 			 fixed ? fixed : "(none)", per_env ? per_env : "(none)");
