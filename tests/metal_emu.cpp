@@ -10,7 +10,9 @@
  * here) or the GPU's memory model.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 extern "C" {
 #include "../common/platform.h"
@@ -42,6 +44,38 @@ float metal::precise::tanh(float x)
 float metal::precise::sqrt(float x)
 {
 	return sqrtf(x);
+}
+
+/*
+ * float -> bfloat as an Apple GPU converts: the 16 dropped bits rounded to
+ * nearest, a tie to the even kept value (a carry may reach the exponent:
+ * the largest floats round to infinity); a NaN keeps its sign and top bits,
+ * made quiet, rather than rounding into infinity.
+ */
+bfloat::bfloat(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	const uint32_t keep = u >> 16, dropped = u & 0xffffu;
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		bits = (unsigned short)(keep | 0x40u);
+	else if (dropped > 0x8000u || (dropped == 0x8000u && (keep & 1u)))
+		bits = (unsigned short)(keep + 1u);
+	else
+		bits = (unsigned short)keep;
+}
+
+bfloat::operator float() const
+{
+	const uint32_t u = (uint32_t)bits << 16;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+extern "C" float mtl_emu_bfloat(float x)
+{
+	return float(bfloat(x));
 }
 
 /* One launch being run: its threads share sh and bar. */
@@ -105,11 +139,17 @@ static void call(const mtl_launch *l, mtl_args &a, void *sh, uint g, uint t)
 	case MK_LAYERNORM_DPARAMS:
 		k_layernorm_dparams(a, B(0), B(1), B(2), B(3), B(4), B(5), f2, g, t);
 		break;
+	case MK_MSE_PARTIAL:
+		k_mse_partial(a, B(0), B(1), B(2), B(3), f, g, t, gid, grid);
+		break;
 	case MK_MSE_LOSS:
-		k_mse_loss(a, B(0), B(1), B(2), B(3), f, t);
+		k_mse_loss(a, B(0), B(1), f, t);
 		break;
 	case MK_ADAM:
 		k_adam(a, B(0), B(1), B(2), B(3), gid, grid);
+		break;
+	case MK_GEMM_BF16:
+		k_gemm_bf16(a, B(0), B(1), B(2), (bfloat *)sh, g, t);
 		break;
 	case MK_COUNT:
 		break;
@@ -138,6 +178,7 @@ static int run_launch(const mtl_launch *l)
 	uint started = 0;
 	r.l = l;
 	r.sh = calloc(MTL_GROUP, 2 * sizeof(float)); /* the largest, a float2 a thread */
+	static_assert(sizeof(bfloat) == 2, "two bfloats a thread fit a float2");
 	if (!r.sh || rt_barrier_init(&r.bar, MTL_GROUP)) {
 		free(r.sh);
 		return RT_ERUNTIME;

@@ -19,6 +19,9 @@ extern "C" {
  */
 int mtl_emulate(const mtl_plan *p);
 
+/* x through the emulated bfloat and back: what an Apple GPU's bfloat(x) holds. */
+float mtl_emu_bfloat(float x);
+
 #ifdef __cplusplus
 }
 #endif

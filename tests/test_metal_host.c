@@ -57,6 +57,18 @@ static int count_in(const char *s, size_t len, const char *what)
 	return k;
 }
 
+/* Whether the definition at def is inside `#if __METAL_VERSION__ >= msl` ... `#endif` of src. */
+static int guarded_by(const char *src, const char *def, int msl)
+{
+	char head[48];
+	snprintf(head, sizeof head, "#if __METAL_VERSION__ >= %d\n", msl);
+	const char *open = NULL;
+	for (const char *p = src; (p = strstr(p, head)) && p < def; p++)
+		open = p;
+	const char *end = open ? strstr(open, "#endif") : NULL;
+	return end && end > def;
+}
+
 static void test_kernel_table(void **state)
 {
 	(void)state;
@@ -84,11 +96,14 @@ static void test_kernel_table(void **state)
 		}
 		/* its threadgroup memory, of the type whose size the host sets (x 16 bytes) */
 		const char *tg = ki->tg_bytes == 8   ? "threadgroup float2 *sh TG_MEMORY"
+		                 : ki->msl >= 310    ? "threadgroup bfloat *sh TG_MEMORY"
 		                 : ki->tg_bytes == 4 ? "threadgroup float *sh TG_MEMORY"
 		                                     : "TG_MEMORY";
 		assert_int_equal(count_in(params, len, tg), ki->tg_bytes ? 1 : 0);
 		assert_int_equal(count_in(params, len, "TG_MEMORY"), ki->tg_bytes ? 1 : 0);
 		assert_int_equal(ki->tg_bytes * MTL_GROUP % 16, 0);
+		if (ki->msl)
+			assert_true(guarded_by(src, params, ki->msl));
 	}
 	/* every kernel has a pipeline: no definition outside the table */
 	assert_int_equal(count_in(src, n, "kernel void "), MK_COUNT);
@@ -105,6 +120,12 @@ static void test_args_layout(void **state)
 	assert_int_equal(offsetof(mtl_args, cols), 12);
 	assert_int_equal(offsetof(mtl_args, block), 16);
 	assert_int_equal(offsetof(mtl_args, s), 20);
+	assert_int_equal(offsetof(mtl_args, depth), 44);
+	assert_int_equal(offsetof(mtl_args, lda), 48);
+	assert_int_equal(offsetof(mtl_args, ldb), 52);
+	assert_int_equal(offsetof(mtl_args, ldc), 56);
+	assert_int_equal(offsetof(mtl_args, trans), 60);
+	assert_int_equal(MTL_GEMM_TILE * MTL_GEMM_TILE, MTL_GROUP);
 	assert_int_equal(MTL_COL_TILE * MTL_COL_SPLIT, MTL_GROUP);
 }
 
@@ -267,14 +288,30 @@ static void test_plans_columns_and_loss(void **state)
 	bufs_are(l, (const void *[]){B[0], B[1]});
 	assert_int_equal(mtl_plan_add_bias(&p, -1, 4, B[0], B[1]), RT_EINVAL);
 
-	/* the loss: one threadgroup, k = 2 / n in double then rounded, n as float */
-	assert_int_equal(mtl_plan_mse_loss(&p, 77100, B[0], B[1], B[2], B[3]), 0);
-	l = only(&p, MK_MSE_LOSS, 1);
+	/*
+	 * the loss: a sum per threadgroup of a 1-D grid (at most MTL_GROUP threadgroups) into the
+	 * partials, k = 2 / n in double then rounded; then one threadgroup adds the grid's
+	 * partials, over n as float
+	 */
+	assert_int_equal(mtl_plan_mse_loss(&p, 77100, B[0], B[1], B[2], B[3], B[4]), 0);
+	assert_int_equal(p.n, 2);
+	l = &p.l[0];
+	assert_int_equal(l->k, MK_MSE_PARTIAL);
+	assert_int_equal(l->groups, MTL_GROUP); /* 302 groups of the 1-D grid, capped */
 	assert_int_equal(l->args.n, 77100);
 	assert_true(l->args.s[0] == (float)(2.0 / 77100.0));
+	bufs_are(l, (const void *[]){B[0], B[1], B[3], B[4]});
+	l = &p.l[1];
+	assert_int_equal(l->k, MK_MSE_LOSS);
+	assert_int_equal(l->groups, 1);
+	assert_int_equal(l->args.n, MTL_GROUP);
 	assert_true(l->args.s[1] == 77100.0f);
-	bufs_are(l, (const void *[]){B[0], B[1], B[2], B[3]});
-	assert_int_equal(mtl_plan_mse_loss(&p, 0, B[0], B[1], B[2], B[3]), RT_EINVAL);
+	bufs_are(l, (const void *[]){B[4], B[2]});
+	/* under the cap, a group per MTL_GROUP terms and a partial sum each */
+	assert_int_equal(mtl_plan_mse_loss(&p, 1000, B[0], B[1], B[2], B[3], B[4]), 0);
+	assert_int_equal(p.l[0].groups, 4);
+	assert_int_equal(p.l[1].args.n, 4);
+	assert_int_equal(mtl_plan_mse_loss(&p, 0, B[0], B[1], B[2], B[3], B[4]), RT_EINVAL);
 	assert_int_equal(p.n, 0);
 }
 
@@ -369,10 +406,16 @@ static int op_layernorm_backward(rt_ctx *cpu, const eshape *s, float *const *b)
 	                  b[6], b[7]);
 }
 
+/* The first level's sums, which the plugin keeps in its context. */
+static float partials[MTL_PARTIALS_SIZE / sizeof(float)];
+
 static int op_mse_loss(rt_ctx *cpu, const eshape *s, float *const *b)
 {
 	mtl_plan plan;
-	return REF_OR_EMU(mse_loss, NELEM(s), b[0], b[1], b[2], b[3]);
+	if (cpu)
+		return rt_cpu_mse_loss(cpu, RT_F32, NELEM(s), b[0], b[1], b[2], b[3]);
+	return emulated(mtl_plan_mse_loss(&plan, NELEM(s), b[0], b[1], b[2], b[3], partials),
+	                &plan);
 }
 
 static int op_adam(rt_ctx *cpu, const eshape *s, float *const *b)
@@ -516,6 +559,305 @@ static void test_emulation_catches(void **state)
 	rt_cpu_backend()->close(cpu);
 }
 
+static void test_plan_gemm_bf16(void **state)
+{
+	(void)state;
+	mtl_plan p;
+	/* C 33 x 17: 3 x 2 tiles of 16, row-major; k, the leading dimensions, both transposes */
+	mtl_plan_gemm_bf16(&p, 1, 1, 33, 17, 70, 1.5, B[0], 40, B[1], 71, 0.25, B[2], 20);
+	const mtl_launch *l = only(&p, MK_GEMM_BF16, 6);
+	assert_int_equal(l->args.rows, 33);
+	assert_int_equal(l->args.cols, 17);
+	assert_int_equal(l->args.depth, 70);
+	assert_int_equal(l->args.lda, 40);
+	assert_int_equal(l->args.ldb, 71);
+	assert_int_equal(l->args.ldc, 20);
+	assert_int_equal(l->args.trans, 3);
+	assert_true(l->args.s[0] == 1.5f && l->args.s[1] == 0.25f);
+	bufs_are(l, (const void *[]){B[0], B[1], B[2]});
+	mtl_plan_gemm_bf16(&p, 0, 1, 16, 16, 1, 1, B[0], 1, B[1], 1, 0, B[2], 16);
+	assert_int_equal(only(&p, MK_GEMM_BF16, 1)->args.trans, 2);
+	/* k == 0 still writes beta C; an empty C launches nothing */
+	mtl_plan_gemm_bf16(&p, 0, 0, 5, 7, 0, 1, B[0], 1, B[1], 7, 0.5, B[2], 7);
+	only(&p, MK_GEMM_BF16, 1);
+	mtl_plan_gemm_bf16(&p, 0, 0, 0, 7, 3, 1, B[0], 3, B[1], 7, 0, B[2], 7);
+	assert_int_equal(p.n, 0);
+}
+
+static float bits_float(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+static uint32_t float_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, sizeof u);
+	return u;
+}
+
+/* The emulated bfloat(x), bit for bit, is the CPU backend's rounding (to nearest even). */
+static void test_bfloat_rounds_to_nearest_even(void **state)
+{
+	(void)state;
+	const uint32_t cases[] = {
+	    0x3f808000u, /* a tie to the even 0x3f80: down */
+	    0x3f818000u, /* a tie to the even 0x3f82: up */
+	    0x3f808001u, /* past the tie: up */
+	    0x3f807fffu, /* short of it: down */
+	    0xbf818000u, /* negative, a tie: away from zero to the even */
+	    0x7f7fffffu, /* the largest float: up into infinity */
+	    0x7f800000u, 0xff800000u, 0x00000000u, 0x80000000u,
+	    0x00018000u, /* a subnormal tie */
+	    0x7fc00001u, 0x7f800001u, /* NaNs, the second signalling: a NaN still */
+	};
+	for (size_t i = 0; i < RT_COUNT(cases); i++) {
+		const float x = bits_float(cases[i]);
+		uint16_t want;
+		rt_cpu_round_bf16(&want, &x, 1);
+		const uint32_t got = float_bits(mtl_emu_bfloat(x));
+		if (got != (uint32_t)want << 16)
+			fail_msg("bfloat(0x%08x) is 0x%08x, not 0x%08x", cases[i], got,
+			         (uint32_t)want << 16);
+	}
+	assert_true(mtl_emu_bfloat(bits_float(0x3f808000u)) == 1.0f);
+	assert_true(mtl_emu_bfloat(bits_float(0x3f818000u)) == bits_float(0x3f820000u));
+	assert_true(isinf(mtl_emu_bfloat(bits_float(0x7f7fffffu))));
+	assert_true(isnan(mtl_emu_bfloat(bits_float(0x7f800001u))));
+	rt_rng rng;
+	rt_rng_seed(&rng, 35);
+	for (int i = 0; i < 100000; i++) {
+		const float x = (float)(rt_rng_normal(&rng) * 1e3);
+		uint16_t want;
+		rt_cpu_round_bf16(&want, &x, 1);
+		assert_int_equal(float_bits(mtl_emu_bfloat(x)), (uint32_t)want << 16);
+	}
+}
+
+/* A bf16 GEMM's shape: C m x n, inner k; the operands' leading dimensions padded by pad. */
+typedef struct gshape {
+	int m, n, k, transa, transb, pad;
+	double alpha, beta;
+} gshape;
+
+/* Edge tiles of every kind, each transpose, padded rows, k past a tile and none, C read. */
+static const gshape gshapes[] = {
+    {1, 1, 1, 0, 0, 0, 1.0, 0.0},     {37, 45, 70, 0, 0, 0, 1.3, 0.0},
+    {33, 17, 50, 1, 0, 3, 1.0, 0.5},  {20, 40, 33, 0, 1, 5, -0.7, 0.0},
+    {64, 48, 300, 1, 1, 0, 1.0, 0.0}, {5, 7, 0, 0, 0, 0, 1.0, 0.5},
+};
+
+/* One bf16 GEMM's buffers, seeded: op(A), op(B), C, and their leading dimensions. */
+typedef struct gbufs {
+	float *a, *b, *c;
+	int lda, ldb, ldc;
+	size_t na, nb, nc;
+} gbufs;
+
+static void gbufs_make(gbufs *g, const gshape *s, rt_rng *rng)
+{
+	g->lda = (s->transa ? s->m : s->k) + s->pad + (s->k == 0); /* lda >= 1 */
+	g->ldb = (s->transb ? s->k : s->n) + s->pad;
+	g->ldc = s->n + s->pad;
+	g->na = (size_t)(s->transa ? s->k : s->m) * (size_t)g->lda + 1;
+	g->nb = (size_t)(s->transb ? s->n : s->k) * (size_t)g->ldb + 1;
+	g->nc = (size_t)s->m * (size_t)g->ldc + 1;
+	float **all[3] = {&g->a, &g->b, &g->c};
+	size_t lens[3] = {g->na, g->nb, g->nc};
+	for (int i = 0; i < 3; i++) {
+		*all[i] = malloc(lens[i] * sizeof(float));
+		assert_non_null(*all[i]);
+		for (size_t j = 0; j < lens[i]; j++)
+			(*all[i])[j] = (float)rt_rng_normal(rng);
+	}
+}
+
+static void gbufs_free(gbufs *g)
+{
+	free(g->a);
+	free(g->b);
+	free(g->c);
+}
+
+/* A copy of n floats, each rounded to bf16 (rt_cpu_round_bf16) or kept as is. */
+static float *copy_rounded(const float *x, size_t n, int round)
+{
+	float *y = malloc(n * sizeof *y);
+	uint16_t *h = malloc(n * sizeof *h);
+	assert_non_null(y);
+	assert_non_null(h);
+	rt_cpu_round_bf16(h, x, n);
+	for (size_t i = 0; i < n; i++)
+		y[i] = round ? bits_float((uint32_t)h[i] << 16) : x[i];
+	free(h);
+	return y;
+}
+
+/*
+ * The CPU reference of the bf16 GEMM into c: its inputs rounded to bf16
+ * (round; 0 for the fp32 GEMM a kernel that forgot them would be), then the
+ * CPU backend's fp32 GEMM (a product of two bf16 is exact in float, so only
+ * the order of the sums differs); flip swaps B's transpose, a kernel that
+ * read B the wrong way.
+ */
+static void gemm_reference(rt_ctx *cpu, const gshape *s, const gbufs *g, float *c, int round,
+                           int flip)
+{
+	float *a = copy_rounded(g->a, g->na, round), *b = copy_rounded(g->b, g->nb, round);
+	int transb = flip ? !s->transb : s->transb, ldb = g->ldb;
+	if (flip && s->n != s->k) /* B is square for the flip to read it: as far as it goes */
+		transb = s->transb;
+	assert_int_equal(rt_cpu_backend()->gemm(cpu, RT_F32, RT_FP32, s->transa, transb, s->m,
+	                                        s->n, s->k, s->alpha, a, g->lda, b, ldb, s->beta,
+	                                        c, g->ldc),
+	                 0);
+	free(a);
+	free(b);
+}
+
+/* The emulated C against want over C's m x n: the worst difference over the largest |want|. */
+static double gemm_rel(const gshape *s, const gbufs *g, const float *got, const float *want)
+{
+	double diff = 0, top = 0;
+	for (int i = 0; i < s->m; i++)
+		for (int j = 0; j < s->n; j++) {
+			const size_t at = (size_t)i * (size_t)g->ldc + (size_t)j;
+			const double d = fabs((double)got[at] - want[at]);
+			diff = !(d <= diff) ? d : diff;
+			top = fabs(want[at]) > top ? fabs(want[at]) : top;
+		}
+	return diff / (top > 0 ? top : 1);
+}
+
+/* The sums in float, against a double reference: what order alone moves (k <= 300). */
+#define GEMM_RTOL 1e-5
+
+/* k_gemm_bf16 through the emulator; the padding of C past n (its ldc) left as it was. */
+static float *gemm_emulated(const gshape *s, const gbufs *g)
+{
+	float *c = copy_rounded(g->c, g->nc, 0);
+	mtl_plan p;
+	mtl_plan_gemm_bf16(&p, s->transa, s->transb, s->m, s->n, s->k, s->alpha, g->a, g->lda, g->b,
+	                   g->ldb, s->beta, c, g->ldc);
+	assert_int_equal(mtl_emulate(&p), 0);
+	return c;
+}
+
+static void test_gemm_bf16_emulated(void **state)
+{
+	(void)state;
+	rt_ctx *cpu = NULL;
+	char err[256] = "";
+	rt_rng rng;
+	rt_rng_seed(&rng, 20261127);
+	assert_int_equal(rt_cpu_backend()->open(0, 1, &cpu, err, sizeof err), 0);
+	for (size_t i = 0; i < RT_COUNT(gshapes); i++) {
+		const gshape *s = &gshapes[i];
+		gbufs g;
+		gbufs_make(&g, s, &rng);
+		float *got = gemm_emulated(s, &g), *want = copy_rounded(g.c, g.nc, 0);
+		gemm_reference(cpu, s, &g, want, 1, 0);
+		double rel = gemm_rel(s, &g, got, want);
+		if (!(rel <= GEMM_RTOL))
+			fail_msg("bf16 GEMM %dx%dx%d (%c%c): off the reference by %.3g", s->m, s->n,
+			         s->k, s->transa ? 'T' : 'N', s->transb ? 'T' : 'N', rel);
+		/* C's padding past n is not written */
+		for (int r = 0; r < s->m; r++)
+			for (int j = s->n; j < g.ldc; j++)
+				assert_true(got[(size_t)r * g.ldc + j] == g.c[(size_t)r * g.ldc + j]);
+		free(got);
+		free(want);
+		gbufs_free(&g);
+	}
+	rt_cpu_backend()->close(cpu);
+}
+
+/*
+ * What the tolerance catches: inputs not rounded to bf16, B read transposed,
+ * and sums kept in bf16 rather than float, each off by far more than
+ * GEMM_RTOL on a 64 x 64 x 64 GEMM.
+ */
+static void test_gemm_bf16_tolerance_catches(void **state)
+{
+	(void)state;
+	rt_ctx *cpu = NULL;
+	char err[256] = "";
+	rt_rng rng;
+	const gshape s = {64, 64, 64, 0, 0, 0, 1.0, 0.0};
+	gbufs g;
+	rt_rng_seed(&rng, 11);
+	assert_int_equal(rt_cpu_backend()->open(0, 1, &cpu, err, sizeof err), 0);
+	gbufs_make(&g, &s, &rng);
+	float *got = gemm_emulated(&s, &g), *want = copy_rounded(g.c, g.nc, 0);
+	gemm_reference(cpu, &s, &g, want, 1, 0);
+	assert_true(gemm_rel(&s, &g, got, want) <= GEMM_RTOL);
+	gemm_reference(cpu, &s, &g, want, 0, 0); /* fp32 inputs */
+	assert_true(gemm_rel(&s, &g, got, want) > 10 * GEMM_RTOL);
+	gemm_reference(cpu, &s, &g, want, 1, 1); /* B transposed */
+	assert_true(gemm_rel(&s, &g, got, want) > 10 * GEMM_RTOL);
+	/* the bf16 inputs' products summed with each partial sum rounded to bf16 */
+	for (int i = 0; i < s.m; i++)
+		for (int j = 0; j < s.n; j++) {
+			float acc = 0;
+			for (int p = 0; p < s.k; p++)
+				acc = mtl_emu_bfloat(acc + mtl_emu_bfloat(g.a[i * g.lda + p]) *
+				                               mtl_emu_bfloat(g.b[p * g.ldb + j]));
+			want[i * g.ldc + j] = acc;
+		}
+	assert_true(gemm_rel(&s, &g, got, want) > 10 * GEMM_RTOL);
+	free(got);
+	free(want);
+	gbufs_free(&g);
+	rt_cpu_backend()->close(cpu);
+}
+
+/*
+ * The loss of n = 2^22 terms (p - target = 1.0001, all alike) against a
+ * double sum: within 1e-6. One threadgroup adding it all (each thread 2^14
+ * terms, past 4096 where a float's half step exceeds each term's 0.0002
+ * over 1) loses that part of most terms, about 1e-4: this data tells the
+ * two, as the simulated one-level sum below shows.
+ */
+static void test_mse_loss_large_n(void **state)
+{
+	(void)state;
+	const size_t n = (size_t)1 << 22;
+	float *pred = malloc(n * sizeof *pred), *target = malloc(n * sizeof *target);
+	float *dp = malloc(n * sizeof *dp), loss = 0;
+	assert_non_null(pred);
+	assert_non_null(target);
+	assert_non_null(dp);
+	rt_rng rng;
+	rt_rng_seed(&rng, 4);
+	double want = 0, one_level = 0;
+	float thread_sums[MTL_GROUP] = {0};
+	for (size_t i = 0; i < n; i++) {
+		target[i] = (float)rt_rng_normal(&rng);
+		pred[i] = target[i] + 1.0001f;
+		const float d = pred[i] - target[i];
+		want += (double)d * d;
+		thread_sums[i % MTL_GROUP] += d * d;
+	}
+	for (int t = 0; t < MTL_GROUP; t++)
+		one_level += thread_sums[t];
+	want /= (double)n;
+	mtl_plan plan;
+	assert_int_equal(mtl_plan_mse_loss(&plan, n, pred, target, &loss, dp, partials), 0);
+	assert_int_equal(mtl_emulate(&plan), 0);
+	const double rel = fabs(loss - want) / want;
+	if (!(rel <= 1e-6))
+		fail_msg("mse_loss of 2^22 terms: %.9g, the double sum %.9g (%.3g off)", loss, want,
+		         rel);
+	assert_true(fabs(one_level / (double)n - want) / want > 1e-5);
+	for (size_t i = 0; i < n; i += 4099)
+		assert_true(dp[i] == (float)(2.0 / (double)n) * (pred[i] - target[i]));
+	free(pred);
+	free(target);
+	free(dp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +865,11 @@ int main(void)
 	    cmocka_unit_test(test_groups),           cmocka_unit_test(test_plans_1d),
 	    cmocka_unit_test(test_plans_rows),       cmocka_unit_test(test_plans_columns_and_loss),
 	    cmocka_unit_test(test_kernels_emulated), cmocka_unit_test(test_emulation_catches),
+	    cmocka_unit_test(test_plan_gemm_bf16),
+	    cmocka_unit_test(test_bfloat_rounds_to_nearest_even),
+	    cmocka_unit_test(test_gemm_bf16_emulated),
+	    cmocka_unit_test(test_gemm_bf16_tolerance_catches),
+	    cmocka_unit_test(test_mse_loss_large_n),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -427,13 +427,13 @@ static void test_descriptor_for_the_tuner(void **state)
 	assert_true(g[1].k == 768 && g[1].n == 3072);
 	char lines[2][RT_HINT_LEN];
 	rt_point pt = point(RT_FP32, 64, 2, 0);
-	assert_int_equal(w->hints(RT_HINT_PYTORCH, &pt, &sh, lines, 2), 1);
+	assert_int_equal(w->hints(RT_HINT_PYTORCH, &pt, &sh, NULL, lines, 2), 1);
 	assert_string_equal(lines[0], "DataLoader(batch_size=64, num_workers=0)");
 	pt.workers = 2;
-	assert_int_equal(w->hints(RT_HINT_PYTORCH, &pt, &sh, lines, 2), 1);
+	assert_int_equal(w->hints(RT_HINT_PYTORCH, &pt, &sh, NULL, lines, 2), 1);
 	assert_string_equal(lines[0],
 			    "DataLoader(batch_size=64, num_workers=2, persistent_workers=True)");
-	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, lines, 2), 0); /* no environments */
+	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, NULL, lines, 2), 0); /* no environments */
 	assert_string_equal(w->knee, "batch");
 	rt_derived d[RT_MAX_DERIVED];
 	char sentence[64] = "x";

@@ -31,7 +31,6 @@ struct rt_tune_command {
 	char name[64];
 	char unit[64];
 	double timeout_s;
-	int gpu_here; /* an accelerator is available: the command may use it */
 };
 
 /*
@@ -56,20 +55,6 @@ static const rt_journal_record *cmd_find(const tune_ctx *c, const rt_tune_trial 
 	rt_cmd_point_at(c->twl->space, t->idx, &p);
 	return rt_journal_find_knobs(c->reuse, c->nreuse, c->run->fingerprint, c->twl->cmd->hash,
 				     &p);
-}
-
-/*
- * Its memory is capped (an oversized batch fails as memory, not swap:
- * RLIMIT_AS, or where that does not hold the watchdog on its whole tree,
- * usercmd.h) only where no GPU runtime can be in it: device cpu, or no
- * device knob on a machine without an accelerator (CUDA reserves far more
- * address space than it uses).
- */
-static uint64_t mem_cap(const struct rt_tune_command *cmd, const rt_cmd_point *p)
-{
-	const rt_cmd_knob *device = rt_cmd_point_find(p, "device");
-	int cpu_only = device ? rt_backend_on_host(device->text) : !cmd->gpu_here;
-	return cpu_only ? rt_measure_mem_cap() : 0;
 }
 
 /*
@@ -132,7 +117,7 @@ static int cmd_measure(const tune_ctx *c, const rt_tune_trial *t, double cap, rt
 			 .env = env.ptr,
 			 .pin = rt_cmdknobs_pin(&p),
 			 .pin_cpus = rt_cmdknobs_cpus(&p, c->run->usable_cores),
-			 .mem_cap = mem_cap(cmd, &p),
+			 .mem_cap = rt_cmdknobs_mem_cap(&p, &c->run->machine),
 			 .timeout_s = cmd->timeout_s,
 			 .stop = rt_tune_stop_requested};
 	rc = rt_usercmd_measure(&uc, &cmd->metric, m, err, errlen);
@@ -264,9 +249,6 @@ int rt_tune_command_setup(const rt_tune_opts *o, const rt_tune_run *run,
 	else
 		unit_of(co->metric, cmd->unit, sizeof cmd->unit);
 	cmd->timeout_s = co->timeout_s > 0 ? co->timeout_s : o->budget_s;
-	for (int i = 0; i < run->machine.naccel; i++)
-		cmd->gpu_here |= !rt_backend_on_host(run->machine.accel[i].backend) &&
-				 run->machine.accel[i].available;
 	twl->name = cmd->name;
 	twl->unit = cmd->unit;
 	twl->minimize = co->minimize;

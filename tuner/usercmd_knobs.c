@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "envnames.h"
+#include "measure.h"
 #include "params.h"
 #include "../workloads/loader.h"
 
@@ -156,4 +157,20 @@ rt_pin rt_cmdknobs_pin(const rt_cmd_point *pt)
 {
 	/* pin's row is the built-in table's: its number is an rt_pin */
 	return (rt_pin)rt_cmd_point_num(pt, "pin", RT_PIN_NONE);
+}
+
+/* Whether m has an accelerator available that a command could use. */
+static int gpu_here(const rt_machine *m)
+{
+	for (int i = 0; m && i < m->naccel; i++)
+		if (!rt_backend_on_host(m->accel[i].backend) && m->accel[i].available)
+			return 1;
+	return 0;
+}
+
+uint64_t rt_cmdknobs_mem_cap(const rt_cmd_point *pt, const rt_machine *m)
+{
+	const rt_cmd_knob *device = rt_cmd_point_find(pt, "device");
+	int cpu_only = device ? rt_backend_on_host(device->text) : !gpu_here(m);
+	return cpu_only ? rt_measure_mem_cap() : 0;
 }

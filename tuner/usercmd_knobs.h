@@ -90,4 +90,15 @@ int rt_cmdknobs_cpus(const rt_cmd_point *pt, int usable_cores);
 /* The point's pin policy: its pin knob, RT_PIN_NONE without one. */
 rt_pin rt_cmdknobs_pin(const rt_cmd_point *pt);
 
+/*
+ * The memory cap of a run of the point on machine m (usercmd.h's mem_cap:
+ * an oversized batch fails as memory, not swap; RLIMIT_AS, or where that
+ * does not hold the watchdog on the command's whole tree): the CPU trials'
+ * cap (measure.h) only where no GPU runtime can be in the run, device cpu
+ * or no device knob on a machine with no accelerator available (CUDA
+ * reserves far more address space than it uses); else 0, none. m may be
+ * NULL: no accelerator. tune --cmd and check --cmd both take it.
+ */
+uint64_t rt_cmdknobs_mem_cap(const rt_cmd_point *pt, const rt_machine *m);
+
 #endif

@@ -478,4 +478,22 @@ rc=$?
 [ "$rc" -eq 1 ] && grep -q "^  verdict: regression$" abenv.yaml \
   && ok "A/B of two environments: B 6% slower than A is a regression (exit 1)" \
   || not_ok "A/B of two environments: B 6% slower than A is a regression" "exit $rc: $(grep -E 'ratio|verdict' abenv.yaml)"
+# check --cmd caps a trial's memory as tune --cmd does (one function: usercmd_knobs.c's
+# rt_cmdknobs_mem_cap): two workers of 400 MiB each (tests/eat_workers.py), which ran in the
+# uncapped tune, are over a 640 MiB cap together on the watchdog's path (RIGTUNE_MEMWATCH_MIB,
+# a test hook; each alone is within it, as RLIMIT_AS would see them): ended as memory, said
+# as tune says it.
+EAT="/usr/bin/python3 $SRC/tests/eat_workers.py {mib} {procs}"
+printf 'workload: command\nparams:\n  mib: [400]\n  procs: [2]\n' >smem.yaml
+expect_exit 0 "a tune of a command whose two workers hold 400 MiB each, uncapped" \
+  $R tune --cmd "$EAT" --metric 'rate ([0-9.]+)' --warmup 0 --space smem.yaml --strategy grid \
+  --timeout 30 --budget 30 --quiet -o mem.yaml
+RIGTUNE_MEMWATCH_MIB=640 $R check --baseline mem.yaml --cmd "$EAT" --no-canary --budget 10 \
+  -o memcheck.yaml >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 1 ] && ok "check --cmd under a 640 MiB cap: the point no longer runs (exit 1)" ||
+  not_ok "check --cmd under a 640 MiB cap: the point no longer runs (exit 1)" "exit $rc: $(head -c 300 "$TMP/err")"
+expect_grep "^  cause: memory$" memcheck.yaml "  its cause is memory"
+expect_grep "needs more than the 0\.6 GiB cap \((0\.[6-9]|1\.0) GiB when the watchdog ended it\)" \
+  "$TMP/err" "  with the cap and the figure seen, as tune --cmd says them"
 cd "$TMP" || exit 1

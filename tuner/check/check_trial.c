@@ -305,6 +305,7 @@ static int command_trial(const rt_base_point *b, const rt_check_side *s,
 	rt_usercmd uc = {.argv = argv, .env = env.ptr,
 			 .pin = rt_cmdknobs_pin(pt),
 			 .pin_cpus = rt_cmdknobs_cpus(pt, (int)cores),
+			 .mem_cap = rt_cmdknobs_mem_cap(pt, here),
 			 .timeout_s = 60 + 4 * b->trial_s};
 	if (rc == RT_OK)
 		rc = rt_usercmd_measure(&uc, &metric, m, err, errlen);

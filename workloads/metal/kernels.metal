@@ -1,7 +1,8 @@
 /*
  * kernels.metal: the elementwise kernels of backend.h in Metal Shading
  * Language, for fp32 (Metal has no double: the plugin runs fp64 calls on the
- * CPU reference). Embedded in librigtune_metal.dylib after args.h, which
+ * CPU reference), and the bf16 GEMM that MPS lacks, where the OS's language
+ * (3.1 and later) has bfloat. Embedded in librigtune_metal.dylib after args.h, which
  * defines mtl_args and the threadgroup sizes, and compiled when a context
  * opens (newLibraryWithSource, fast math off); one pipeline per kernel.
  *
@@ -288,20 +289,38 @@ kernel void k_layernorm_dparams(constant mtl_args &a [[buffer(0)]],
 }
 
 /*
- * One threadgroup: dp = k (p - target) with k = 2 / n in s[0]; the loss is
- * the sum of squares over n, as float, in s[1].
+ * mse_loss's first level, a 1-D grid of at most MTL_GROUP threadgroups:
+ * dp = k (p - target) with k = 2 / n in s[0]; threadgroup g's sum of squares
+ * into partial[g]. Two levels, so that each thread adds n / MTL_GROUP^2
+ * terms rather than one threadgroup's n / MTL_GROUP (a float sum's error
+ * grows with its terms).
  */
-kernel void k_mse_loss(constant mtl_args &a [[buffer(0)]], device const float *p [[buffer(1)]],
-                       device const float *target [[buffer(2)]], device float *loss [[buffer(3)]],
-                       device float *dp [[buffer(4)]], threadgroup float *sh TG_MEMORY,
-                       uint t [[thread_position_in_threadgroup]])
+kernel void k_mse_partial(constant mtl_args &a [[buffer(0)]], device const float *p [[buffer(1)]],
+                          device const float *target [[buffer(2)]], device float *dp [[buffer(3)]],
+                          device float *partial [[buffer(4)]], threadgroup float *sh TG_MEMORY,
+                          uint g [[threadgroup_position_in_grid]],
+                          uint t [[thread_position_in_threadgroup]],
+                          uint gid [[thread_position_in_grid]], uint grid [[threads_per_grid]])
 {
 	float s = 0.0f;
-	for (ulong i = t; i < a.n; i += MTL_GROUP) {
+	for (ulong i = gid; i < a.n; i += grid) {
 		const float d = p[i] - target[i];
 		dp[i] = a.s[0] * d;
 		s += d * d;
 	}
+	s = group_sum(s, sh, t);
+	if (t == 0)
+		partial[g] = s;
+}
+
+/* The second level, one threadgroup: the n partial sums added, over the loss's n in s[1]. */
+kernel void k_mse_loss(constant mtl_args &a [[buffer(0)]], device const float *partial [[buffer(1)]],
+                       device float *loss [[buffer(2)]], threadgroup float *sh TG_MEMORY,
+                       uint t [[thread_position_in_threadgroup]])
+{
+	float s = 0.0f;
+	for (ulong i = t; i < a.n; i += MTL_GROUP)
+		s += partial[i];
 	s = group_sum(s, sh, t);
 	if (t == 0)
 		loss[0] = s / a.s[1];
@@ -323,3 +342,51 @@ kernel void k_adam(constant mtl_args &a [[buffer(0)]], device float *w [[buffer(
 		w[i] -= lr * (mi / c1) / (precise::sqrt(vi / c2) + eps);
 	}
 }
+
+#if __METAL_VERSION__ >= 310
+/*
+ * Element (r, c) of op(x), an r_n x c_n matrix: x row-major with ld a row
+ * (transposed: x is c_n x r_n); 0 outside it.
+ */
+static float gemm_at(device const float *x, uint ld, uint trans, uint r, uint c, uint r_n, uint c_n)
+{
+	if (r >= r_n || c >= c_n)
+		return 0.0f;
+	return trans ? x[(ulong)c * ld + r] : x[(ulong)r * ld + c];
+}
+
+/*
+ * The ABI's bf16 GEMM on fp32 data: C = alpha op(A) op(B) + beta C, row-major,
+ * A and B rounded to bfloat (Metal Shading Language 3.1, macOS 14: compiled
+ * only where the OS's language has it, so the plugin finds this function or
+ * offers no bf16) as each tile is loaded into threadgroup memory, the
+ * products and their sums in float, C in float (beta == 0: C is not read).
+ * One threadgroup per MTL_GEMM_TILE-square tile of C (tiles row-major),
+ * C rows x cols, inner size depth; alpha, beta in s[0], s[1]. Past the
+ * edges the tiles hold zeros, which add nothing to the sums.
+ */
+kernel void k_gemm_bf16(constant mtl_args &a [[buffer(0)]], device const float *A [[buffer(1)]],
+                        device const float *B [[buffer(2)]], device float *C [[buffer(3)]],
+                        threadgroup bfloat *sh TG_MEMORY,
+                        uint g [[threadgroup_position_in_grid]],
+                        uint t [[thread_position_in_threadgroup]])
+{
+	const uint tiles_n = (a.cols + MTL_GEMM_TILE - 1) / MTL_GEMM_TILE;
+	const uint ty = t / MTL_GEMM_TILE, tx = t % MTL_GEMM_TILE;
+	const uint i = g / tiles_n * MTL_GEMM_TILE + ty, j = g % tiles_n * MTL_GEMM_TILE + tx;
+	threadgroup bfloat *ta = sh, *tb = sh + MTL_GROUP;
+	float acc = 0.0f;
+	for (uint p0 = 0; p0 < a.depth; p0 += MTL_GEMM_TILE) {
+		ta[t] = bfloat(gemm_at(A, a.lda, a.trans & 1u, i, p0 + tx, a.rows, a.depth));
+		tb[t] = bfloat(gemm_at(B, a.ldb, a.trans & 2u, p0 + ty, j, a.depth, a.cols));
+		threadgroup_barrier(mem_flags::mem_threadgroup);
+		for (uint q = 0; q < MTL_GEMM_TILE; q++)
+			acc += float(ta[ty * MTL_GEMM_TILE + q]) * float(tb[q * MTL_GEMM_TILE + tx]);
+		threadgroup_barrier(mem_flags::mem_threadgroup);
+	}
+	if (i < a.rows && j < a.cols) {
+		device float *c = C + (ulong)i * a.ldc + j;
+		*c = a.s[1] == 0.0f ? a.s[0] * acc : a.s[0] * acc + a.s[1] * *c;
+	}
+}
+#endif

@@ -7,7 +7,10 @@
  *
  * Memory is unified: alloc() makes a shared MTLBuffer and hands out its
  * contents pointer, which the CPU reads and writes in place. GEMMs run on
- * the GPU (MPSMatrixMultiplication, fp32, and fp16 through half copies).
+ * the GPU (MPSMatrixMultiplication, fp32, and fp16 through half copies;
+ * bf16 through kernels.metal's k_gemm_bf16, where the OS's Metal Shading
+ * Language is 3.1 or later and so has bfloat: the first device query
+ * compiles the kernels and looks for it).
  * The elementwise kernels run on the GPU in fp32: Metal Shading Language in
  * kernels.metal, embedded here with args.h and compiled when a context
  * opens, one compute pipeline per kernel (plan.c says what each call
@@ -63,6 +66,9 @@ static struct {
 	id (*create_device)(void);
 	bool (*mps_supports)(id);
 	id device;
+	id lib;        /* the kernels' library, compiled once (compile_kernels) */
+	int bf16;      /* 0: not yet asked; 1: k_gemm_bf16 compiled; -1: not, bf16_why says why */
+	char bf16_why[128];
 	char why[1024]; /* init's or device_info's failure, or the kernels' compile error */
 } rt;
 
@@ -137,6 +143,91 @@ static uint64_t allocated(void)
 	return MSG(uint64_t(*)(id, SEL))(rt.device, S("currentAllocatedSize"));
 }
 
+/* An autoreleased NSString of text. */
+static id nsstring(const char *text)
+{
+	return MSG(id(*)(id, SEL, const char *))(CLS("NSString"), S("stringWithUTF8String:"), text);
+}
+
+/* RT_ERUNTIME with "what: the NSError's description" in err and in last_error(NULL). */
+static int ns_fail(char *err, size_t errlen, const char *what, id error)
+{
+	snprintf(rt.why, sizeof rt.why, "%s: %s", what,
+	         error ? text_of(send(error, "localizedDescription")) : "no reason given");
+	return fail(err, errlen, RT_ERUNTIME, "%s", rt.why);
+}
+
+/*
+ * The kernels' library: args.h and kernels.metal compiled with fast math off
+ * (kernels.h's math), in the newest language version the OS has (the
+ * options' default), which decides whether k_gemm_bf16 is in it.
+ */
+static id compile_kernels(char *err, size_t errlen)
+{
+	size_t la = strlen(rt_metal_args_h), lk = strlen(rt_metal_kernels);
+	char *text = malloc(la + lk + 2);
+	if (!text) {
+		fail(err, errlen, RT_ENOMEM, "out of memory");
+		return NULL;
+	}
+	memcpy(text, rt_metal_args_h, la);
+	text[la] = '\n';
+	memcpy(text + la + 1, rt_metal_kernels, lk + 1);
+	id opts = send(send(CLS("MTLCompileOptions"), "alloc"), "init"), error = NULL;
+	if (opts)
+		MSG(void (*)(id, SEL, bool))(opts, S("setFastMathEnabled:"), false);
+	id lib = opts ? MSG(id(*)(id, SEL, id, id, id *))(rt.device,
+	                                                  S("newLibraryWithSource:options:error:"),
+	                                                  nsstring(text), opts, &error)
+	              : NULL;
+	free(text);
+	release(opts);
+	if (!lib)
+		ns_fail(err, errlen,
+		        "the Metal kernels (workloads/metal/kernels.metal) did not compile", error);
+	return lib;
+}
+
+/* The kernels' library, compiled at the first call and kept (NULL: err says why). */
+static id kernels(char *err, size_t errlen)
+{
+	if (!rt.lib)
+		rt.lib = compile_kernels(err, errlen);
+	return rt.lib;
+}
+
+/* Whether the library has function name (a kernel the OS's language version compiles). */
+static bool has_function(id lib, const char *name)
+{
+	id fn = MSG(id(*)(id, SEL, id))(lib, S("newFunctionWithName:"), nsstring(name));
+	release(fn);
+	return fn != NULL;
+}
+
+/*
+ * The GEMM precisions offered: fp32 and fp16 through MPS, bf16 where the
+ * kernels compiled with k_gemm_bf16 in them (decided once; bf16_why says
+ * why not).
+ */
+static unsigned offered_precisions(void)
+{
+	if (!rt.bf16) {
+		char err[sizeof rt.bf16_why];
+		void *pool = rt.pool_push();
+		id lib = kernels(err, sizeof err);
+		rt.bf16 = lib && has_function(lib, mtl_kernels[MK_GEMM_BF16].name) ? 1 : -1;
+		if (!lib)
+			snprintf(rt.bf16_why, sizeof rt.bf16_why, "%s", err);
+		else if (rt.bf16 < 0)
+			snprintf(rt.bf16_why, sizeof rt.bf16_why,
+			         "this macOS's Metal Shading Language is older than 3.1 (macOS 14), "
+			         "which has bfloat");
+		rt.pool_pop(pool);
+	}
+	unsigned p = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP16);
+	return rt.bf16 > 0 ? p | RT_PREC_BIT(RT_BF16) : p;
+}
+
 static int metal_device_info(int dev, rt_device_info *info)
 {
 	if (dev != 0 || !rt.device)
@@ -148,10 +239,16 @@ static int metal_device_info(int dev, rt_device_info *info)
 	info->mem_total = working_set();
 	info->mem_free = info->mem_total > allocated() ? info->mem_total - allocated() : 0;
 	info->compute_units = 0; /* Metal does not say how many GPU cores */
-	info->precisions = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP16);
+	info->precisions = offered_precisions();
 	info->unified_memory = MSG(bool (*)(id, SEL))(rt.device, S("hasUnifiedMemory"));
-	snprintf(info->gemm_impl, sizeof info->gemm_impl,
-	         "MPSMatrixMultiplication (fp16 through half copies)");
+	if (rt.bf16 > 0)
+		snprintf(info->gemm_impl, sizeof info->gemm_impl,
+		         "MPSMatrixMultiplication (fp16 through half copies); bf16: k_gemm_bf16 "
+		         "(bfloat inputs, fp32 sums)");
+	else
+		snprintf(info->gemm_impl, sizeof info->gemm_impl,
+		         "MPSMatrixMultiplication (fp16 through half copies); no bf16: %s",
+		         rt.bf16_why);
 	rt.pool_pop(pool);
 	return 0;
 }
@@ -179,6 +276,7 @@ struct rt_ctx {
 	int nops;   /* kernels encoded into cb */
 	id pending[MAX_IN_FLIGHT]; /* committed command buffers, retained, in order */
 	int npending;
+	void *partials; /* MTL_PARTIALS_SIZE bytes from alloc(): mse_loss's first level */
 	int timing;
 	double busy_s; /* device time of what completed since the last device_time() */
 	char err[256];
@@ -189,47 +287,6 @@ static id retain(id o)
 	return o ? send(o, "retain") : NULL;
 }
 
-/* An autoreleased NSString of text. */
-static id nsstring(const char *text)
-{
-	return MSG(id(*)(id, SEL, const char *))(CLS("NSString"), S("stringWithUTF8String:"), text);
-}
-
-/* RT_ERUNTIME with "what: the NSError's description" in err and in last_error(NULL). */
-static int ns_fail(char *err, size_t errlen, const char *what, id error)
-{
-	snprintf(rt.why, sizeof rt.why, "%s: %s", what,
-	         error ? text_of(send(error, "localizedDescription")) : "no reason given");
-	return fail(err, errlen, RT_ERUNTIME, "%s", rt.why);
-}
-
-/* The kernels' library: args.h and kernels.metal compiled with fast math off (kernels.h's math). */
-static id compile_kernels(char *err, size_t errlen)
-{
-	size_t la = strlen(rt_metal_args_h), lk = strlen(rt_metal_kernels);
-	char *text = malloc(la + lk + 2);
-	if (!text) {
-		fail(err, errlen, RT_ENOMEM, "out of memory");
-		return NULL;
-	}
-	memcpy(text, rt_metal_args_h, la);
-	text[la] = '\n';
-	memcpy(text + la + 1, rt_metal_kernels, lk + 1);
-	id opts = send(send(CLS("MTLCompileOptions"), "alloc"), "init"), error = NULL;
-	if (opts)
-		MSG(void (*)(id, SEL, bool))(opts, S("setFastMathEnabled:"), false);
-	id lib = opts ? MSG(id(*)(id, SEL, id, id, id *))(rt.device,
-	                                                  S("newLibraryWithSource:options:error:"),
-	                                                  nsstring(text), opts, &error)
-	              : NULL;
-	free(text);
-	release(opts);
-	if (!lib)
-		ns_fail(err, errlen,
-		        "the Metal kernels (workloads/metal/kernels.metal) did not compile", error);
-	return lib;
-}
-
 /* The pipeline of kernel k from lib; it must run MTL_GROUP threads a threadgroup. */
 static int make_pipeline(rt_ctx *c, id lib, mtl_kernel k, char *err, size_t errlen)
 {
@@ -237,6 +294,8 @@ static int make_pipeline(rt_ctx *c, id lib, mtl_kernel k, char *err, size_t errl
 	char what[96];
 	id fn = MSG(id(*)(id, SEL, id))(lib, S("newFunctionWithName:"), nsstring(name)),
 	   error = NULL;
+	if (!fn && mtl_kernels[k].msl) /* compiled out by an older language: not offered */
+		return RT_OK;
 	if (!fn)
 		return fail(err, errlen, RT_ERUNTIME, "the Metal kernels have no function %s",
 		            name);
@@ -258,16 +317,16 @@ static int make_pipeline(rt_ctx *c, id lib, mtl_kernel k, char *err, size_t errl
 static int make_pipelines(rt_ctx *c, char *err, size_t errlen)
 {
 	void *pool = rt.pool_push();
-	id lib = compile_kernels(err, errlen);
+	id lib = kernels(err, errlen);
 	int rc = lib ? RT_OK : RT_ERUNTIME;
 	for (int k = 0; rc == RT_OK && k < MK_COUNT; k++)
 		rc = make_pipeline(c, lib, (mtl_kernel)k, err, errlen);
-	release(lib);
 	rt.pool_pop(pool);
 	return rc;
 }
 
 static void metal_close(rt_ctx *c);
+static int metal_alloc(rt_ctx *c, size_t bytes, void **ptr);
 
 static int metal_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen)
 {
@@ -282,6 +341,8 @@ static int metal_open(int dev, int threads, rt_ctx **out, char *err, size_t errl
 		rc = fail(err, errlen, RT_ERUNTIME, "newCommandQueue failed");
 	if (rc == RT_OK)
 		rc = make_pipelines(c, err, errlen);
+	if (rc == RT_OK && (rc = metal_alloc(c, MTL_PARTIALS_SIZE, &c->partials)))
+		snprintf(err, errlen, "%s", c->err);
 	if (rc) {
 		metal_close(c);
 		return rc;
@@ -513,17 +574,56 @@ static void encode(id cb, const operand *a, const operand *b, const operand *cm,
 	release(C);
 }
 
-/* The ABI's checks (host_common.h), then what Metal cannot do: fp64, tf32, bf16. */
+/*
+ * The ABI's checks (host_common.h), then what Metal cannot do: fp64, tf32,
+ * and bf16 where this context has no k_gemm_bf16 (the reason appended).
+ */
 static int check_gemm(rt_ctx *c, const gemm_args *g)
 {
 	unsigned offered = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP16);
-	return gemm_check(g, offered, "metal", 0, c->err, sizeof c->err);
+	if (c->pipes[MK_GEMM_BF16])
+		offered |= RT_PREC_BIT(RT_BF16);
+	int rc = gemm_check(g, offered, "metal", 0, c->err, sizeof c->err);
+	if (rc == RT_EUNAVAIL && g->prec == RT_BF16 &&
+	    !(offered_precisions() & RT_PREC_BIT(RT_BF16))) {
+		size_t used = strlen(c->err);
+		snprintf(c->err + used, sizeof c->err - used, " (%s)", rt.bf16_why);
+	}
+	return rc;
+}
+
+static int run_plan(rt_ctx *c, const mtl_plan *p);
+
+/*
+ * count bf16 GEMMs, one k_gemm_bf16 launch each, encoded in call order into
+ * the open command buffer like the kernels; every operand is found first,
+ * so that a bad one leaves no GEMM of the batch done.
+ */
+static int gemm_bf16(rt_ctx *c, int transa, int transb, int m, int n, int k, double alpha,
+                     const float *a, int lda, long sa, const float *b, int ldb, long sb,
+                     double beta, float *cc, int ldc, long sc, int count)
+{
+	size_t off;
+	for (int i = 0; i < count; i++)
+		if (!find(c, a + i * sa, &off) || !find(c, b + i * sb, &off) ||
+		    !find(c, cc + i * sc, &off))
+			return fail(c->err, sizeof c->err, RT_EINVAL,
+			            "a GEMM operand not from alloc()");
+	int rc = RT_OK;
+	for (int i = 0; rc == RT_OK && i < count; i++) {
+		mtl_plan plan;
+		mtl_plan_gemm_bf16(&plan, transa, transb, m, n, k, alpha, a + i * sa, lda, b + i * sb,
+		                   ldb, beta, cc + i * sc, ldc);
+		rc = run_plan(c, &plan);
+	}
+	return rc;
 }
 
 /*
  * count GEMMs of one shape, encoded after the kernels before them into the
  * open command buffer, which is committed without waiting (fp32); fp16
- * converts the operands to halves, waits, and converts C back. Every
+ * converts the operands to halves, waits, and converts C back; bf16 runs
+ * gemm_bf16. Every
  * operand is found before anything is encoded: a bad one leaves no GEMM
  * of the batch done.
  */
@@ -531,6 +631,9 @@ static int gemm_many(rt_ctx *c, rt_precision prec, int transa, int transb, int m
                      double alpha, const float *a, int lda, long sa, const float *b, int ldb,
                      long sb, double beta, float *cc, int ldc, long sc, int count)
 {
+	if (prec == RT_BF16)
+		return gemm_bf16(c, transa, transb, m, n, k, alpha, a, lda, sa, b, ldb, sb, beta, cc,
+		                 ldc, sc, count);
 	int half = prec == RT_FP16, rc = half ? drain(c) : RT_OK;
 	unsigned type = half ? MPS_FLOAT16 : MPS_FLOAT32;
 	size_t esize = half ? sizeof(_Float16) : sizeof(float);
@@ -654,20 +757,23 @@ static int run_plan(rt_ctx *c, const mtl_plan *p)
 }
 
 /*
- * metal_NAME: fp32 through NAME's plan on the GPU; fp64 (and a dtype the
- * CPU refuses) through the CPU reference once the GPU's work is done. The
- * variable arguments are the ABI call's after the context and dtype.
+ * metal_NAME: fp32 through NAME's plan on the GPU, called with plan_args;
+ * fp64 (and a dtype the CPU refuses) through the CPU reference once the
+ * GPU's work is done. The variable arguments are the ABI call's after the
+ * context and dtype.
  */
-#define ELEMENTWISE(name, params, ...)                                                             \
+#define ELEMENTWISE_PLAN(name, params, plan_args, ...)                                             \
 	static int metal_##name params                                                             \
 	{                                                                                          \
 		mtl_plan plan;                                                                     \
 		int rc;                                                                            \
 		if (t != RT_F32)                                                                   \
 			return (rc = drain(c)) ? rc : rt_cpu_##name(c->cpu, t, __VA_ARGS__);       \
-		rc = mtl_plan_##name(&plan, __VA_ARGS__);                                          \
+		rc = mtl_plan_##name plan_args;                                                    \
 		return rc ? rc : run_plan(c, &plan);                                               \
 	}
+/* The plan takes the ABI call's arguments. */
+#define ELEMENTWISE(name, params, ...) ELEMENTWISE_PLAN(name, params, (&plan, __VA_ARGS__), __VA_ARGS__)
 
 ELEMENTWISE(fill, (rt_ctx * c, rt_dtype t, void *x, size_t n, double v), x, n, v)
 ELEMENTWISE(axpby, (rt_ctx * c, rt_dtype t, size_t n, double a, const void *x, double b, void *y),
@@ -700,10 +806,11 @@ ELEMENTWISE(layernorm_backward,
             (rt_ctx * c, rt_dtype t, int r, int k, const void *x, const void *g, const void *mean,
              const void *rstd, const void *dy, void *dx, void *dg, void *db),
             r, k, x, g, mean, rstd, dy, dx, dg, db)
-ELEMENTWISE(mse_loss,
-            (rt_ctx * c, rt_dtype t, size_t n, const void *pred, const void *target, void *loss,
-             void *dp),
-            n, pred, target, loss, dp)
+/* and the context's buffer of first-level sums */
+ELEMENTWISE_PLAN(mse_loss,
+                 (rt_ctx * c, rt_dtype t, size_t n, const void *pred, const void *target,
+                  void *loss, void *dp),
+                 (&plan, n, pred, target, loss, dp, c->partials), n, pred, target, loss, dp)
 ELEMENTWISE(adam,
             (rt_ctx * c, rt_dtype t, size_t n, void *w, const void *g, void *m, void *v, double lr,
              double b1, double b2, double eps, int step),

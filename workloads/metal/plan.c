@@ -1,30 +1,34 @@
 /*
  * plan.c: the launches of each fp32 elementwise call (plan.h): 1-D kernels
  * stride over n with at most MTL_MAX_GROUPS threadgroups, row kernels take
- * one threadgroup per row, column sums one per MTL_COL_TILE columns.
+ * one threadgroup per row, column sums one per MTL_COL_TILE columns; and of
+ * a bf16 GEMM, one threadgroup per MTL_GEMM_TILE-square tile of C.
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../kernels.h"
 #include "plan.h"
 
 const mtl_kernel_info mtl_kernels[MK_COUNT] = {
-    [MK_FILL] = {"k_fill", 1, 0},
-    [MK_AXPBY] = {"k_axpby", 2, 0},
-    [MK_ADD_BIAS] = {"k_add_bias", 2, 0},
-    [MK_SUM_ROWS] = {"k_sum_rows", 2, sizeof(float)},
-    [MK_GELU] = {"k_gelu", 2, 0},
-    [MK_GELU_BACKWARD] = {"k_gelu_backward", 3, 0},
-    [MK_TANH] = {"k_tanh", 2, 0},
-    [MK_TANH_BACKWARD] = {"k_tanh_backward", 3, 0},
-    [MK_SOFTMAX] = {"k_softmax", 2, sizeof(float)},
-    [MK_SOFTMAX_BACKWARD] = {"k_softmax_backward", 3, sizeof(float)},
-    [MK_LAYERNORM] = {"k_layernorm", 6, sizeof(float)},
-    [MK_LAYERNORM_DX] = {"k_layernorm_dx", 6, 2 * sizeof(float)},
-    [MK_LAYERNORM_DPARAMS] = {"k_layernorm_dparams", 6, 2 * sizeof(float)},
-    [MK_MSE_LOSS] = {"k_mse_loss", 4, sizeof(float)},
-    [MK_ADAM] = {"k_adam", 4, 0},
+    [MK_FILL] = {"k_fill", 1, 0, 0},
+    [MK_AXPBY] = {"k_axpby", 2, 0, 0},
+    [MK_ADD_BIAS] = {"k_add_bias", 2, 0, 0},
+    [MK_SUM_ROWS] = {"k_sum_rows", 2, sizeof(float), 0},
+    [MK_GELU] = {"k_gelu", 2, 0, 0},
+    [MK_GELU_BACKWARD] = {"k_gelu_backward", 3, 0, 0},
+    [MK_TANH] = {"k_tanh", 2, 0, 0},
+    [MK_TANH_BACKWARD] = {"k_tanh_backward", 3, 0, 0},
+    [MK_SOFTMAX] = {"k_softmax", 2, sizeof(float), 0},
+    [MK_SOFTMAX_BACKWARD] = {"k_softmax_backward", 3, sizeof(float), 0},
+    [MK_LAYERNORM] = {"k_layernorm", 6, sizeof(float), 0},
+    [MK_LAYERNORM_DX] = {"k_layernorm_dx", 6, 2 * sizeof(float), 0},
+    [MK_LAYERNORM_DPARAMS] = {"k_layernorm_dparams", 6, 2 * sizeof(float), 0},
+    [MK_MSE_PARTIAL] = {"k_mse_partial", 4, sizeof(float), 0},
+    [MK_MSE_LOSS] = {"k_mse_loss", 2, sizeof(float), 0},
+    [MK_ADAM] = {"k_adam", 4, 0, 0},
+    [MK_GEMM_BF16] = {"k_gemm_bf16", 3, 2 * sizeof(uint16_t), 310},
 };
 
 mtl_u64 mtl_groups(size_t n)
@@ -88,6 +92,11 @@ static mtl_launch *add_2d(mtl_plan *p, mtl_kernel k, int rows, int cols, mtl_u64
 static mtl_u64 col_groups(int cols)
 {
 	return ((mtl_u64)cols + MTL_COL_TILE - 1) / MTL_COL_TILE;
+}
+
+static mtl_u64 tiles(int size)
+{
+	return ((mtl_u64)size + MTL_GEMM_TILE - 1) / MTL_GEMM_TILE;
 }
 
 /* Every plan starts empty. */
@@ -220,18 +229,26 @@ int mtl_plan_layernorm_backward(mtl_plan *p, int rows, int cols, const void *x, 
 	return rc;
 }
 
-/* One threadgroup: the sum is small work next to the GEMMs that produced pred. */
+/*
+ * A sum per threadgroup of a 1-D grid of at most MTL_GROUP threadgroups
+ * (each thread adds n / 65536 terms and more: few next to one group's
+ * n / 256), then one threadgroup adds them, a thread each.
+ */
 int mtl_plan_mse_loss(mtl_plan *p, size_t n, const void *pred, const void *target, void *loss,
-                      void *dp)
+                      void *dp, void *partial)
 {
 	start(p);
 	if (n == 0)
 		return RT_EINVAL;
-	mtl_launch *l = add(p, MK_MSE_LOSS, 1);
+	mtl_u64 groups = mtl_groups(n);
+	mtl_launch *l = add(p, MK_MSE_PARTIAL, groups < MTL_GROUP ? groups : MTL_GROUP);
 	l->args.n = n;
+	set_bufs(l, BUFS(pred, target, dp, partial));
 	l->args.s[0] = (float)(2.0 / (double)n);
-	l->args.s[1] = (float)n;
-	set_bufs(l, BUFS(pred, target, loss, dp));
+	mtl_launch *f = add(p, MK_MSE_LOSS, 1);
+	f->args.n = l->groups;
+	f->args.s[1] = (float)n;
+	set_bufs(f, BUFS(partial, loss));
 	return 0;
 }
 
@@ -253,4 +270,22 @@ int mtl_plan_adam(mtl_plan *p, size_t n, void *w, const void *g, void *m, void *
 		memcpy(l->args.s, s, sizeof s);
 	}
 	return 0;
+}
+
+void mtl_plan_gemm_bf16(mtl_plan *p, int transa, int transb, int m, int n, int k, double alpha,
+                        const void *a, int lda, const void *b, int ldb, double beta, void *c,
+                        int ldc)
+{
+	if (m == 0 || n == 0) {
+		start(p);
+		return;
+	}
+	mtl_launch *l = launch_2d(start(p), MK_GEMM_BF16, m, n, tiles(m) * tiles(n), BUFS(a, b, c));
+	l->args.depth = (mtl_u32)k;
+	l->args.lda = (mtl_u32)lda;
+	l->args.ldb = (mtl_u32)ldb;
+	l->args.ldc = (mtl_u32)ldc;
+	l->args.trans = (transa ? 1u : 0u) | (transb ? 2u : 0u);
+	l->args.s[0] = (float)alpha;
+	l->args.s[1] = (float)beta;
 }
