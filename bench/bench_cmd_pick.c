@@ -117,7 +117,7 @@ static void run_point(const bench *b, point *p, int round)
 	rt_usercmd_env env;
 	int rc = rt_cmd_point_of(kv, 3, &pt, NULL, 0);
 	RT_BUG_ON(rc); /* three integers are a point */
-	rt_cmd_point_env(&pt, NULL, &env);
+	rt_cmdknobs_env(&pt, NULL, &env);
 	char *argv[] = {(char *)b->python, (char *)b->example, "--batch", batch, "--steps", "100",
 			"--seconds", "2", NULL};
 	snprintf(what, sizeof what, "(%ld, %ld, %ld)", p->batch, p->threads, p->blas);

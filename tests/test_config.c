@@ -12,6 +12,7 @@
 
 #include "../common/rt.h"
 #include "../tuner/config.h"
+#include "../tuner/crossover.h"
 
 /* The shape `rigtune tune` writes (rt_config_emit, tuner/config.c), cut to what the reader needs. */
 static const char config_text[] =
@@ -378,7 +379,7 @@ static void test_machine_section(void **state)
 static const char xo_text[] =
 	"crossover:\n"
 	"  curves:\n"
-	"  - {backend: cpu, precision: fp32, fit: {a: 1e-12, b: 3, c: 2e-6}, range: [32, 2048],"
+	"  - {backend: cpu:8t, precision: fp32, fit: {a: 1e-12, b: 3, c: 2e-6}, range: [32, 2048],"
 	" outliers: [[64, 0.5]]}\n"
 	"  pairs:\n"
 	"  - {between: [cpu/fp32, cuda/fp32], kind: in_range, n_star: 258.75, ci95: [256, 261],"
@@ -388,18 +389,26 @@ static const char xo_text[] =
 	"  - {backend: cpu, precision: fp32, threads: 8, summary: 8 pay from 80, pays_from_n: 80,"
 	" best: [{threads: 1, from_n: 32, to_n: 80}, {threads: 8, from_n: 80, to_n: 2048}]}\n";
 
-/* The crossover: section (rt_crossover_emit's analysis) as numbers; a malformed one refused at its place. */
+/*
+ * The crossover: section (rt_crossover_emit's analysis) as numbers, read by
+ * crossover's reader, its curves' labels as rt_curves; a malformed one
+ * refused at its place.
+ */
 static void test_crossover_section(void **state)
 {
 	(void)state;
 	rt_config c;
-	rt_config_xo x;
+	rt_crossover_doc x;
 	char err[RT_ERRLEN];
+	rt_yr r;
 	write_config(replaced("crossover: null\n", xo_text));
 	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
-	assert_int_equal(rt_config_read_crossover(&c, &x, err, sizeof err), RT_OK);
+	r = rt_yr_with_err(&c.yr, err, sizeof err);
+	assert_int_equal(rt_crossover_read(&r, c.crossover, &x), RT_OK);
 	assert_int_equal(x.ncurves, 1);
-	assert_string_equal(x.curves[0].backend, "cpu");
+	assert_string_equal(x.curves[0].label, "cpu:8t");
+	assert_string_equal(x.curves[0].id.backend, "cpu");
+	assert_true(x.curves[0].id.threads == 8 && !x.curves[0].id.xfer && !x.curves[0].id.pin[0]);
 	assert_true(x.curves[0].fit.b == 3 && x.curves[0].fit.n_min == 32 &&
 		    x.curves[0].fit.n_max == 2048);
 	assert_int_equal(x.curves[0].noutliers, 1);
@@ -416,7 +425,7 @@ static void test_crossover_section(void **state)
 	assert_true(x.threads[0].pays_from == 80);
 	assert_int_equal(x.threads[0].nbest, 2);
 	assert_true(x.threads[0].best[1].threads == 8 && x.threads[0].best[1].n_hi == 2048);
-	rt_config_xo_free(&x);
+	rt_crossover_doc_free(&x);
 	rt_config_free(&c);
 	unlink(path);
 
@@ -427,11 +436,12 @@ static void test_crossover_section(void **state)
 	memcpy(o, "[[64]]     ", 11);
 	write_config(text);
 	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
-	assert_int_equal(rt_config_read_crossover(&c, &x, err, sizeof err), RT_EINVAL);
+	r = rt_yr_with_err(&c.yr, err, sizeof err);
+	assert_int_equal(rt_crossover_read(&r, c.crossover, &x), RT_EINVAL);
 	assert_non_null(strstr(err, path));
 	assert_non_null(strstr(err, ":29:"));
 	assert_non_null(strstr(err, "outliers: expected [n, seconds] pairs"));
-	rt_config_xo_free(&x);
+	rt_crossover_doc_free(&x);
 	rt_config_free(&c);
 	unlink(path);
 }

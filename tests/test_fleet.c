@@ -141,7 +141,8 @@ static void append(rt_journal *j, int batch)
 	rt_measurement m = {.feasible = 1, .nsamples = 3, .samples = samples, .median = 2.5,
 			    .nphases = w->nphases};
 	char err[256];
-	assert_int_equal(rt_journal_append(j, RT_TRIAL_SEARCH, w, &pt, &sh, &m, err, sizeof err),
+	rt_journal_trial jt = {.role = RT_TRIAL_SEARCH, .w = w, .pt = &pt, .sh = &sh, .m = &m};
+	assert_int_equal(rt_journal_append(j, &jt, err, sizeof err),
 			 RT_OK);
 }
 

@@ -101,7 +101,8 @@ static void append_trial(rt_journal *j, int i)
 	rt_measurement m;
 	char err[RT_ERRLEN] = "";
 	make_trial(i, &pt, &sh, &m);
-	int rc = rt_journal_append(j, RT_TRIAL_SEARCH, gemm(), &pt, &sh, &m, err, sizeof err);
+	rt_journal_trial jt = {.role = RT_TRIAL_SEARCH, .w = gemm(), .pt = &pt, .sh = &sh, .m = &m};
+	int rc = rt_journal_append(j, &jt, err, sizeof err);
 	rt_measurement_free(&m);
 	if (rc)
 		fail_msg("append: %s", err);
@@ -665,7 +666,8 @@ static void test_roles(void **state)
 		rt_measurement m;
 		make_trial(i, &pt, &sh, &m);
 		rt_trial_role role = i == 1 ? RT_TRIAL_NAIVE : RT_TRIAL_SEARCH;
-		if (rt_journal_append(j, role, gemm(), &pt, &sh, &m, err, sizeof err))
+		rt_journal_trial jt = {.role = role, .w = gemm(), .pt = &pt, .sh = &sh, .m = &m};
+		if (rt_journal_append(j, &jt, err, sizeof err))
 			fail_msg("append: %s", err);
 		rt_measurement_free(&m);
 	}
@@ -740,11 +742,14 @@ static void test_command_trials(void **state)
 	rt_measurement_summarize(&m);
 	bad.cause = RT_CAUSE_BAD_OUTPUT;
 	snprintf(bad.reason, sizeof bad.reason, "no match of the metric");
-	int rc = rt_journal_append_command(j, "00000000deadbeef", "mine", &pt3, "samples/s", &m,
-					   err, sizeof err);
+	rt_journal_trial good = {.hash = "00000000deadbeef", .name = "mine", .unit = "samples/s",
+				 .knobs = &pt3, .m = &m};
+	rt_journal_trial failed = good;
+	failed.knobs = &pt2;
+	failed.m = &bad;
+	int rc = rt_journal_append(j, &good, err, sizeof err);
 	if (rc == RT_OK)
-		rc = rt_journal_append_command(j, "00000000deadbeef", "mine", &pt2, "samples/s",
-					       &bad, err, sizeof err);
+		rc = rt_journal_append(j, &failed, err, sizeof err);
 	if (rc)
 		fail_msg("append: %s", err);
 	char path[256];
@@ -774,12 +779,14 @@ static void test_command_trials(void **state)
 	assert_true(recs[1].m.median == m.median && recs[1].m.contention == 0.25);
 	assert_true(recs[2].m.cause == RT_CAUSE_BAD_OUTPUT && !recs[2].m.feasible);
 	rt_knob_value shuffled[] = {{"opt", "adam w"}, {"batch", "32"}, {"threads", "1"}};
-	assert_ptr_equal(rt_journal_find_command(recs, n, FP, "00000000deadbeef", shuffled, 3),
-			 &recs[1]);
-	assert_ptr_equal(rt_journal_find_command(recs, n, FP, "00000000deadbeef", kv, 2), &recs[2]);
-	assert_null(rt_journal_find_command(recs, n, FP, "00000000deadbeee", kv, 3));
+	rt_cmd_point other;
+	assert_int_equal(rt_cmd_point_of(shuffled, 3, &other, err, sizeof err), RT_OK);
+	assert_ptr_equal(rt_journal_find_knobs(recs, n, FP, "00000000deadbeef", &other), &recs[1]);
+	assert_ptr_equal(rt_journal_find_knobs(recs, n, FP, "00000000deadbeef", &pt2), &recs[2]);
+	assert_null(rt_journal_find_knobs(recs, n, FP, "00000000deadbeee", &pt3));
 	shuffled[1].value = "64";
-	assert_null(rt_journal_find_command(recs, n, FP, "00000000deadbeef", shuffled, 3));
+	assert_int_equal(rt_cmd_point_of(shuffled, 3, &other, err, sizeof err), RT_OK);
+	assert_null(rt_journal_find_knobs(recs, n, FP, "00000000deadbeef", &other));
 	rt_point pt;
 	rt_shape sh;
 	make_trial(0, &pt, &sh, &m);
@@ -870,7 +877,8 @@ static void kill_while_appending(int after)
 			rt_shape sh;
 			rt_measurement m;
 			make_trial(i, &pt, &sh, &m);
-			if (rt_journal_append(j, RT_TRIAL_SEARCH, gemm(), &pt, &sh, &m, NULL, 0))
+			rt_journal_trial jt = {.w = gemm(), .pt = &pt, .sh = &sh, .m = &m};
+			if (rt_journal_append(j, &jt, NULL, 0))
 				_exit(1);
 			rt_measurement_free(&m);
 			if (write(fds[1], "", 1) < 0) {

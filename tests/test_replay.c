@@ -346,8 +346,8 @@ static void check_without_a_file(void **state)
 
 /*
  * A curve's label is what its struct says, made in one place; a label read
- * from a file says backend, threads and transfers once, when its curve is
- * made, and a curve made here keeps its struct as given.
+ * from a file says backend, threads, transfers and pin once, when its curve
+ * is made, and a curve made here keeps its struct as given.
  */
 static void curve_labels(void **state)
 {
@@ -362,6 +362,9 @@ static void curve_labels(void **state)
 	assert_string_equal(label, "cuda+xfer");
 	rt_curve_label(&pinned, label, sizeof label);
 	assert_string_equal(label, "cpu:4t pin=spread");
+	rt_curve back = rt_curve_of_label(label);
+	assert_true(rt_curve_equal(&back, &pinned));
+	assert_false(rt_curve_equal(&back, &host));
 	rt_replay *r = rt_replay_new();
 	assert_non_null(r);
 	assert_int_equal(rt_replay_add(r, "cpu:8t", "fp32", 64, 1e-3, err, sizeof err), 0);

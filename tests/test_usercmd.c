@@ -499,7 +499,7 @@ static void test_point_env(void **state)
 	rt_knob_value kv[] = {{"threads", "1"}, {"blas_threads", "2"}, {"device", "cuda:1"},
 			      {"lr", "0.01"}, {"workers", "1"}};
 	rt_usercmd_env e;
-	rt_cmd_point_env(point_of(kv, 5), m, &e);
+	rt_cmdknobs_env(point_of(kv, 5), m, &e);
 	assert_string_equal(env_of(&e, "OMP_NUM_THREADS"), "1");
 	assert_string_equal(env_of(&e, "MKL_NUM_THREADS"), "1"); /* PyTorch reads it first */
 	assert_string_equal(env_of(&e, "OPENBLAS_NUM_THREADS"), "2");
@@ -510,40 +510,40 @@ static void test_point_env(void **state)
 	assert_string_equal(env_of(&e, "RIGTUNE_DEVICE"), "cuda:0"); /* the one GPU it sees */
 	assert_string_equal(env_of(&e, "RIGTUNE_BLAS_THREADS"), "2");
 	assert_null(e.ptr[e.n]);
-	assert_int_equal(rt_cmd_point_cpus(point_of(kv, 5), 8), 3); /* max(1, 2) + 1 worker */
+	assert_int_equal(rt_cmdknobs_cpus(point_of(kv, 5), 8), 3); /* max(1, 2) + 1 worker */
 	rt_knob_value cpu[] = {{"device", "cpu"}, {"workers", "2"}};
-	rt_cmd_point_env(point_of(cpu, 2), m, &e);
+	rt_cmdknobs_env(point_of(cpu, 2), m, &e);
 	assert_string_equal(env_of(&e, "CUDA_VISIBLE_DEVICES"), "");
 	assert_string_equal(env_of(&e, "HIP_VISIBLE_DEVICES"), "");
 	assert_string_equal(env_of(&e, "ZE_AFFINITY_MASK"), ""); /* every backend's, hidden */
 	assert_null(env_of(&e, "OMP_NUM_THREADS"));
 	/* no thread knob: every core */
-	assert_int_equal(rt_cmd_point_cpus(point_of(cpu, 2), 8), 10);
+	assert_int_equal(rt_cmdknobs_cpus(point_of(cpu, 2), 8), 10);
 	rt_knob_value hip[] = {{"device", "hip:2"}};
-	rt_cmd_point_env(point_of(hip, 1), m, &e);
+	rt_cmdknobs_env(point_of(hip, 1), m, &e);
 	assert_string_equal(env_of(&e, "HIP_VISIBLE_DEVICES"), "2");
 	assert_null(env_of(&e, "CUDA_VISIBLE_DEVICES"));
 	/* the variable comes from the backend's table: a plugin from elsewhere needs no line here */
 	rt_knob_value xpu[] = {{"device", "xpu:3"}};
-	rt_cmd_point_env(point_of(xpu, 1), m, &e);
+	rt_cmdknobs_env(point_of(xpu, 1), m, &e);
 	assert_string_equal(env_of(&e, "ZE_AFFINITY_MASK"), "3");
 	assert_null(env_of(&e, "CUDA_VISIBLE_DEVICES"));
 	/* a backend the probe could not load has no variable to set */
-	rt_cmd_point_env(point_of(hip, 1), machine_with(accel, 2), &e);
+	rt_cmdknobs_env(point_of(hip, 1), machine_with(accel, 2), &e);
 	assert_null(env_of(&e, "HIP_VISIBLE_DEVICES"));
-	assert_int_equal(rt_cmd_device_check("cpu:1"), -1);
-	assert_int_equal(rt_cmd_device_check("hip:-1"), -1);
-	assert_int_equal(rt_cmd_device_check("hip:0"), 0);
-	assert_int_equal(rt_cmd_device_check("cuda:"), -1);
-	assert_int_equal(rt_cmd_device_check("gpu"), -1);
-	assert_null(rt_cmd_knob_name_bad("blas_threads"));
-	assert_non_null(rt_cmd_knob_name_bad("2x"));
-	assert_non_null(rt_cmd_knob_name_bad("a-b"));
+	assert_int_equal(rt_cmdknobs_device_check("cpu:1"), -1);
+	assert_int_equal(rt_cmdknobs_device_check("hip:-1"), -1);
+	assert_int_equal(rt_cmdknobs_device_check("hip:0"), 0);
+	assert_int_equal(rt_cmdknobs_device_check("cuda:"), -1);
+	assert_int_equal(rt_cmdknobs_device_check("gpu"), -1);
+	assert_null(rt_cmdknobs_name_bad("blas_threads"));
+	assert_non_null(rt_cmdknobs_name_bad("2x"));
+	assert_non_null(rt_cmdknobs_name_bad("a-b"));
 	/* a knob's variable may not be one of rigtune's own settings, whatever its case */
-	assert_non_null(rt_cmd_knob_name_bad("backend_path"));
-	assert_non_null(rt_cmd_knob_name_bad("Lock_Dir"));
-	assert_non_null(rt_cmd_knob_name_bad("cpu_mask"));
-	assert_null(rt_cmd_knob_name_bad("backend"));
+	assert_non_null(rt_cmdknobs_name_bad("backend_path"));
+	assert_non_null(rt_cmdknobs_name_bad("Lock_Dir"));
+	assert_non_null(rt_cmdknobs_name_bad("cpu_mask"));
+	assert_null(rt_cmdknobs_name_bad("backend"));
 }
 
 
@@ -592,15 +592,15 @@ static void test_point_limits(void **state)
 	m->pus = 8;
 	rt_knob_value pin[] = {{"pin", "compact"}, {"batch", "8"}};
 	rt_usercmd uc = {0};
-	rt_cmd_point_limits(point_of(pin, 2), m, &uc);
+	rt_cmdknobs_limits(point_of(pin, 2), m, &uc);
 	assert_int_equal(uc.pin, RT_PIN_COMPACT);
 	assert_int_equal(uc.pin_cpus, 4); /* no thread knob: the physical cores */
 	assert_true(uc.mem_cap > 0);      /* no accelerator available: capped */
 	m->accel[1].available = 1;
-	rt_cmd_point_limits(point_of(pin, 2), m, &uc);
+	rt_cmdknobs_limits(point_of(pin, 2), m, &uc);
 	assert_int_equal(uc.mem_cap, 0); /* CUDA may be in it */
 	rt_knob_value cpu[] = {{"device", "cpu"}, {"threads", "2"}, {"workers", "1"}};
-	rt_cmd_point_limits(point_of(cpu, 3), m, &uc);
+	rt_cmdknobs_limits(point_of(cpu, 3), m, &uc);
 	assert_int_equal(uc.pin, RT_PIN_NONE);
 	assert_int_equal(uc.pin_cpus, 3);
 	assert_true(uc.mem_cap > 0); /* device cpu: capped although a GPU is there */

@@ -52,8 +52,8 @@ static int command_binding(rt_applied *a, char *err, size_t errlen)
 	int rc = rt_config_command_point(&a->cfg, &a->rec->recommended, &pt, err, errlen);
 	if (rc)
 		return rc;
-	a->pin = rt_cmd_point_pin(&pt);
-	a->cpus = a->pin == RT_PIN_NONE ? 0 : rt_cmd_point_cpus(&pt, usable_cores());
+	a->pin = rt_cmdknobs_pin(&pt);
+	a->cpus = a->pin == RT_PIN_NONE ? 0 : rt_cmdknobs_cpus(&pt, usable_cores());
 	return RT_OK;
 }
 

@@ -7,16 +7,15 @@
  * The reader checks the document's schema version and the fields every
  * consumer relies on (per workload: recommended and fastest, each with its
  * point, shape and throughput; reason; env), and keeps the whole document:
- * the machine: and crossover: sections are read on demand
- * (rt_config_read_machine, rt_config_read_crossover), anything else (hints,
- * runner-ups) with the getters below. Keys it does not know are left alone: a
+ * the machine: section is read on demand (rt_config_read_machine), the
+ * crossover: by its own module's reader (rt_crossover_read in crossover.h,
+ * on c->crossover), anything else (hints, runner-ups) with the getters below. Keys it does not know are left alone: a
  * newer rigtune may add some. Every string points into the document and is
  * valid until rt_config_free(); an rt_config must not be copied.
  */
 #ifndef RT_CONFIG_H
 #define RT_CONFIG_H
 
-#include "../search/fit.h"
 #include "../workloads/workload.h"
 #include "machine.h"
 #include "yamlr.h"
@@ -200,52 +199,6 @@ typedef struct rt_config_machine {
 
 /* The machine: section of c into m; what is not there is NULL or NAN, never an error. */
 void rt_config_read_machine(const rt_config *c, rt_config_machine *m);
-
-/* ---- the crossover: section, the analysis rt_crossover_emit wrote (crossover.h) ---- */
-
-#define RT_CONFIG_XO_MAX 16
-#define RT_CONFIG_XO_MAX_RANGES 8
-
-/* A fitted curve, with the observations it left out. */
-typedef struct rt_config_xo_curve {
-	const char *backend, *precision;
-	rt_fit fit;       /* a, b, c; n_min, n_max: its range */
-	int noutliers;
-	double *outliers; /* n, seconds pairs; owned */
-} rt_config_xo_curve;
-
-/* Where two curves cross: kind in_range, extrapolated or none; error when not solved. */
-typedef struct rt_config_xo_pair {
-	const char *a, *b; /* the curves */
-	const char *kind;  /* NULL with error */
-	const char *summary, *error;
-	double n_star, ci_lo, ci_hi; /* NAN when absent */
-} rt_config_xo_pair;
-
-/* The thread counts of a backend and precision: from which size more threads pay. */
-typedef struct rt_config_xo_threads {
-	const char *backend, *precision, *summary, *error;
-	int threads;
-	double pays_from; /* NAN: never in the measured range */
-	int nbest;
-	rt_thread_range best[RT_CONFIG_XO_MAX_RANGES];
-} rt_config_xo_threads;
-
-typedef struct rt_config_xo {
-	int ncurves, npairs, nthreads;
-	rt_config_xo_curve curves[RT_CONFIG_XO_MAX];
-	rt_config_xo_pair pairs[RT_CONFIG_XO_MAX];
-	rt_config_xo_threads threads[RT_CONFIG_XO_MAX];
-} rt_config_xo;
-
-/*
- * The crossover: section of c (c->crossover, not NULL) into x, strings
- * pointing into c: RT_EINVAL "PATH:LINE:COLUMN: problem" for a section that
- * is not such an analysis or lists more than RT_CONFIG_XO_MAX of a kind,
- * RT_ENOMEM. Free with rt_config_xo_free, also on failure.
- */
-int rt_config_read_crossover(const rt_config *c, rt_config_xo *x, char *err, size_t errlen);
-void rt_config_xo_free(rt_config_xo *x);
 
 /*
  * The writer: the document of a tune run (tune_run.h; declared here by its

@@ -23,6 +23,7 @@
 #include "../workloads/workload.h"
 #include "machine.h"
 #include "replay.h"
+#include "yamlr.h"
 #include "yamlw.h"
 
 /* A model: the workload, its shape and the GEMMs of its step. given 0: none. */
@@ -171,12 +172,64 @@ int rt_crossover_fit(const rt_crossover_data *d, const rt_crossover_shape *shape
 	      size_t errlen);
 void rt_crossover_analysis_free(rt_crossover_analysis *a); /* accepts NULL and a zeroed analysis */
 
+/*
+ * The analysis as a document (crossover_doc.c): its writer, and its reader
+ * for what a configuration keeps of it.
+ */
+
 /* "in_range", "extrapolated", "none": how a pair's curves cross, as the YAML says it. */
 const char *rt_crossover_kind_name(rt_cross_kind k);
 
 /* The `crossover:` mapping value of a (after its key), with `replay:` naming d->replay. */
 void rt_crossover_emit(rt_yw *w, const rt_crossover_analysis *a, const rt_crossover_data *d,
 		const rt_crossover_shape *shape);
+
+#define RT_CROSSOVER_DOC_MAX 16
+#define RT_CROSSOVER_DOC_MAX_RANGES 8
+
+/* A fitted curve as read back, with the observations it left out. */
+typedef struct rt_crossover_doc_curve {
+	const char *label, *precision; /* as the document says them ("cpu:2t", "fp32") */
+	rt_curve id;                   /* what its label says */
+	rt_fit fit;                    /* a, b, c; n_min, n_max: its range */
+	int noutliers;
+	double *outliers;              /* n, seconds pairs; owned */
+} rt_crossover_doc_curve;
+
+/* Where two curves cross: kind in_range, extrapolated or none; error when not solved. */
+typedef struct rt_crossover_doc_pair {
+	const char *a, *b; /* the curves' names ("cpu:2t/fp32") */
+	const char *kind;  /* NULL with error */
+	const char *summary, *error;
+	double n_star, ci_lo, ci_hi; /* NAN when absent */
+} rt_crossover_doc_pair;
+
+/* The thread counts of a backend and precision: from which size more threads pay. */
+typedef struct rt_crossover_doc_threads {
+	const char *backend, *precision, *summary, *error;
+	int threads;
+	double pays_from; /* NAN: never in the measured range */
+	int nbest;
+	rt_thread_range best[RT_CROSSOVER_DOC_MAX_RANGES];
+} rt_crossover_doc_threads;
+
+/* What a reader shows of an analysis: what the document says, as it says it. */
+typedef struct rt_crossover_doc {
+	int ncurves, npairs, nthreads;
+	rt_crossover_doc_curve curves[RT_CROSSOVER_DOC_MAX];
+	rt_crossover_doc_pair pairs[RT_CROSSOVER_DOC_MAX];
+	rt_crossover_doc_threads threads[RT_CROSSOVER_DOC_MAX];
+} rt_crossover_doc;
+
+/*
+ * The `crossover:` mapping xo (rt_crossover_emit's) into x, strings
+ * pointing into r's document: RT_EINVAL "PATH:LINE:COLUMN: problem" (into
+ * r's error buffer) for a mapping that is not such an analysis or lists
+ * more than RT_CROSSOVER_DOC_MAX of a kind, RT_ENOMEM. Free with
+ * rt_crossover_doc_free, also on failure.
+ */
+int rt_crossover_read(const rt_yr *r, const rt_ynode *xo, rt_crossover_doc *x);
+void rt_crossover_doc_free(rt_crossover_doc *x);
 
 /*
  * Draws the square curves of a and their crossovers into svg (gnuplot; the

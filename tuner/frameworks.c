@@ -150,7 +150,7 @@ static const char probe_sb3[] =
 	"            return np.zeros(151, np.float32), 0.0, False, False, {}\n"
 	"    def per_vector_step(n, steps=256):\n"
 	"        model = PPO('MlpPolicy', DummyVecEnv([Still] * n), n_steps=steps,\n"
-	"                    batch_size=256, n_epochs=4, device='cpu')\n"
+	"                    batch_size=256, n_epochs=4, device='cpu')\n" /* not a backend: torch's */
 	"        model.set_logger(Logger(None, []))\n"
 	"        model.learn(steps * n)\n" /* the first iteration pays for the warm-up */
 	"        t = time.perf_counter()\n"

@@ -274,59 +274,61 @@ static int trial_finish(rt_yw *y, rt_journal *j, char *err, size_t errlen)
 /* The role: values of a journal, by rt_trial_role; a search's trial is written without one. */
 static const char *const role_names[] = {[RT_TRIAL_SEARCH] = "search", [RT_TRIAL_NAIVE] = "naive"};
 
-int rt_journal_append(rt_journal *j, rt_trial_role role, const rt_workload *w,
-		      const rt_point *pt, const rt_shape *sh, const rt_measurement *m, char *err,
-		      size_t errlen)
-{
-	rt_yw y;
-	int rc = trial_start(&y, j, err, errlen);
-	if (rc)
-		return rc;
-	RT_BUG_ON((size_t)role >= RT_COUNT(role_names));
-	if (role != RT_TRIAL_SEARCH)
-		rt_yw_kstr(&y, "role", role_names[role]);
-	rt_emit_measurement_fields(&y, w, pt, sh, m, 1, 0);
-	rc = trial_finish(&y, j, err, errlen);
-	if (rc == RT_OK) {
-		rt_journal_record rec = {.workload = w, .role = role, .point = *pt, .shape = *sh,
-					 .m = *m};
-		snprintf(rec.fingerprint, sizeof rec.fingerprint, "%s", j->fingerprint);
-		observed(j, &rec);
-	}
-	return rc;
-}
-
 #define EXACT 17 /* digits that read back bit for bit */
 
-int rt_journal_append_command(rt_journal *j, const char *hash, const char *name,
-			      const rt_cmd_point *pt, const char *unit, const rt_measurement *m,
-			      char *err, size_t errlen)
+/* A command's trial: the command, its knobs, what its metric gave. */
+static void emit_command_trial(rt_yw *y, const rt_journal_trial *t)
+{
+	const rt_measurement *m = t->m;
+	rt_yw_str(y, "command");
+	rt_yw_map(y, 1);
+	rt_yw_kstr(y, "hash", t->hash);
+	rt_yw_kstr(y, "name", t->name);
+	rt_yw_end_map(y);
+	rt_yw_str(y, "knobs");
+	rt_cmd_point_emit(y, t->knobs, 0);
+	if (m->feasible) {
+		rt_emit_throughput(y, t->unit, m->median, m->ci_lo, m->ci_hi, m->cv, 1);
+		rt_yw_knum(y, "contention", m->contention, EXACT);
+		rt_yw_knums(y, "samples", m->samples, (size_t)m->nsamples, EXACT);
+	} else {
+		rt_yw_kstr(y, "infeasible", m->reason);
+		rt_yw_kstr(y, "cause", rt_cause_name(m->cause));
+	}
+	rt_yw_knum(y, "seconds", m->seconds, EXACT);
+}
+
+/* The trial as the journal's load reads it back, for its observer. */
+static rt_journal_record record_of(const rt_journal *j, const rt_journal_trial *t)
+{
+	rt_journal_record rec = {.workload = t->w, .role = t->role, .m = *t->m};
+	if (t->w) {
+		rec.point = *t->pt;
+		rec.shape = *t->sh;
+	} else {
+		rec.knobs = *t->knobs;
+		snprintf(rec.command, sizeof rec.command, "%s", t->hash);
+	}
+	snprintf(rec.fingerprint, sizeof rec.fingerprint, "%s", j->fingerprint);
+	return rec;
+}
+
+int rt_journal_append(rt_journal *j, const rt_journal_trial *t, char *err, size_t errlen)
 {
 	rt_yw y;
 	int rc = trial_start(&y, j, err, errlen);
 	if (rc)
 		return rc;
-	rt_yw_str(&y, "command");
-	rt_yw_map(&y, 1);
-	rt_yw_kstr(&y, "hash", hash);
-	rt_yw_kstr(&y, "name", name);
-	rt_yw_end_map(&y);
-	rt_yw_str(&y, "knobs");
-	rt_cmd_point_emit(&y, pt, 0);
-	if (m->feasible) {
-		rt_emit_throughput(&y, unit, m->median, m->ci_lo, m->ci_hi, m->cv, 1);
-		rt_yw_knum(&y, "contention", m->contention, EXACT);
-		rt_yw_knums(&y, "samples", m->samples, (size_t)m->nsamples, EXACT);
-	} else {
-		rt_yw_kstr(&y, "infeasible", m->reason);
-		rt_yw_kstr(&y, "cause", rt_cause_name(m->cause));
-	}
-	rt_yw_knum(&y, "seconds", m->seconds, EXACT);
+	RT_BUG_ON((size_t)t->role >= RT_COUNT(role_names) || (!t->w && t->role != RT_TRIAL_SEARCH));
+	if (t->role != RT_TRIAL_SEARCH)
+		rt_yw_kstr(&y, "role", role_names[t->role]);
+	if (t->w)
+		rt_emit_measurement_fields(&y, t->w, t->pt, t->sh, t->m, 1, 0);
+	else
+		emit_command_trial(&y, t);
 	rc = trial_finish(&y, j, err, errlen);
 	if (rc == RT_OK) {
-		rt_journal_record rec = {.role = RT_TRIAL_SEARCH, .knobs = *pt, .m = *m};
-		snprintf(rec.fingerprint, sizeof rec.fingerprint, "%s", j->fingerprint);
-		snprintf(rec.command, sizeof rec.command, "%s", hash);
+		rt_journal_record rec = record_of(j, t);
 		observed(j, &rec);
 	}
 	return rc;
@@ -984,14 +986,4 @@ const rt_journal_record *rt_journal_find_knobs(const rt_journal_record *records,
 			return r;
 	}
 	return NULL;
-}
-
-const rt_journal_record *rt_journal_find_command(const rt_journal_record *records, size_t n,
-						 const char *fingerprint, const char *hash,
-						 const rt_knob_value *kv, int nkv)
-{
-	rt_cmd_point pt;
-	if (rt_cmd_point_of(kv, nkv, &pt, NULL, 0))
-		return NULL;
-	return rt_journal_find_knobs(records, n, fingerprint, hash, &pt);
 }

@@ -74,21 +74,26 @@ typedef enum rt_trial_role {
 } rt_trial_role;
 
 /*
+ * A finished trial to append: a built-in workload's point and shape, or,
+ * with w NULL, a user's command's (its hash and name, its knobs, its
+ * metric's unit; role RT_TRIAL_SEARCH).
+ */
+typedef struct rt_journal_trial {
+	rt_trial_role role;
+	const rt_workload *w;
+	const rt_point *pt;
+	const rt_shape *sh;
+	const char *hash, *name, *unit;
+	const rt_cmd_point *knobs;
+	const rt_measurement *m;
+} rt_journal_trial;
+
+/*
  * Appends one finished trial (feasible or not) and syncs it to disk. On a
  * failed write the file is cut back to where it was, so the journal stays
  * readable; RT_EIO then.
  */
-int rt_journal_append(rt_journal *j, rt_trial_role role, const rt_workload *w,
-		      const rt_point *pt, const rt_shape *sh, const rt_measurement *m, char *err,
-		      size_t errlen);
-
-/*
- * Appends one finished trial of the user's command: its hash and name, its
- * point, the metric's unit. As rt_journal_append otherwise.
- */
-int rt_journal_append_command(rt_journal *j, const char *hash, const char *name,
-			      const rt_cmd_point *pt, const char *unit, const rt_measurement *m,
-			      char *err, size_t errlen);
+int rt_journal_append(rt_journal *j, const rt_journal_trial *t, char *err, size_t errlen);
 
 void rt_journal_close(rt_journal *j); /* accepts NULL */
 
@@ -174,14 +179,6 @@ const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_
 const rt_journal_record *rt_journal_find_knobs(const rt_journal_record *records, size_t n,
 					       const char *fingerprint, const char *hash,
 					       const rt_cmd_point *pt);
-/*
- * The same for a point given as nkv name/value texts (a baseline's, as
- * check_baseline.c reads it); NULL too when they are not a point.
- */
-const rt_journal_record *rt_journal_find_command(const rt_journal_record *records, size_t n,
-						 const char *fingerprint, const char *hash,
-						 const rt_knob_value *kv, int nkv);
-
 /*
  * The journals of host in dir (journal_list.c), oldest first (by the time
  * in their name, then by the -N suffix): *paths is a new array of *n

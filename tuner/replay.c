@@ -90,8 +90,13 @@ void rt_curve_label(const rt_curve *c, char *buf, size_t len)
 		 c->pin[0] ? " pin=" : "", c->pin);
 }
 
-/* What a label says (rt_curve): the one place a curve's label is read. */
-static rt_curve curve_of_label(const char *label)
+int rt_curve_equal(const rt_curve *a, const rt_curve *b)
+{
+	return !strcmp(a->backend, b->backend) && a->threads == b->threads && a->xfer == b->xfer &&
+	       !strcmp(a->pin, b->pin);
+}
+
+rt_curve rt_curve_of_label(const char *label)
 {
 	rt_curve c = {0};
 	size_t n = strcspn(label, ":+");
@@ -100,6 +105,9 @@ static rt_curve curve_of_label(const char *label)
 	if (t)
 		c.threads = atoi(t + 1);
 	c.xfer = strstr(label, "+xfer") != NULL;
+	const char *pin = strstr(label, " pin=");
+	if (pin)
+		snprintf(c.pin, sizeof c.pin, "%s", pin + strlen(" pin="));
 	return c;
 }
 
@@ -117,7 +125,7 @@ static rt_replay_curve *new_curve(rt_replay *r, const char *backend, const rt_cu
 	}
 	rt_replay_curve *c = &r->curves[r->ncurves];
 	*c = (rt_replay_curve){.backend = strdup(backend),
-			       .id = id ? *id : curve_of_label(backend),
+			       .id = id ? *id : rt_curve_of_label(backend),
 			       .precision = strdup(precision)};
 	if (!c->backend || !c->precision) {
 		free(c->backend);

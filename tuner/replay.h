@@ -26,8 +26,8 @@
  * host -> device -> host transfers, "cpu:4t pin=spread" a journal's trial
  * pinned otherwise (check). A replay file may name a curve anything
  * ("a100"): its label up to ':' or '+' is the backend, the number after
- * ':' the threads, "+xfer" in it the transfers; that is read once, when
- * the curve is made.
+ * ':' the threads, "+xfer" in it the transfers, what follows " pin=" the
+ * pin; that is read once, when the curve comes in (rt_curve_of_label).
  */
 typedef struct rt_curve {
 	char backend[16];
@@ -38,6 +38,13 @@ typedef struct rt_curve {
 
 /* c's label, as files and output name the curve ("cpu:2t", "cuda+xfer"). */
 void rt_curve_label(const rt_curve *c, char *buf, size_t len);
+/*
+ * What a label says: the one place a label is read, where a curve comes in
+ * from a file (a replay CSV, a configuration's crossover: section).
+ */
+rt_curve rt_curve_of_label(const char *label);
+/* 1 when a and b are the same curve (every field alike). */
+int rt_curve_equal(const rt_curve *a, const rt_curve *b);
 
 typedef struct rt_replay_curve {
 	char *backend;   /* its label, as read or made (rt_curve_label) */

@@ -34,7 +34,7 @@ static int pin_name(const char *s)
 
 static int device_name(const char *s)
 {
-	return rt_cmd_device_check(s);
+	return rt_cmdknobs_device_check(s);
 }
 
 /* A value of a user's own knob: any name a point holds (a list of integers only is ordinal). */
@@ -376,7 +376,7 @@ static const key_rule *user_rule(parser *p, const rt_ynode *kn, int *rc)
 {
 	rules *rs = &p->rules;
 	const char *name = rt_yr_scalar(kn);
-	const char *bad = name ? rt_cmd_knob_name_bad(name) : "not a scalar";
+	const char *bad = name ? rt_cmdknobs_name_bad(name) : "not a scalar";
 	if (bad) {
 		*rc = rt_yr_bad(&p->y, kn, "params: %s cannot name a knob: %s", shown(kn), bad);
 		return NULL;

@@ -91,6 +91,20 @@ typedef struct rt_tune_leaders {
 } rt_tune_leaders;
 
 /* The search of one workload, or of the user's command. */
+/* The most values a choice knob has (its names: precision, pin). */
+#define RT_TUNE_MAX_CHOICES 8
+
+/*
+ * A parameter of a built-in workload's space as its point has it, typed
+ * once when the space is checked (tune_workload.c): its knob's row, or the
+ * index of its shape key, and a choice knob's values as their indices.
+ */
+typedef struct rt_tune_param {
+	const struct rt_knob *knob; /* NULL: the shape key `shape` */
+	int shape;
+	int choice[RT_TUNE_MAX_CHOICES];
+} rt_tune_param;
+
 typedef struct rt_tune_workload {
 	const rt_workload *w;            /* NULL for the user's command */
 	const char *name, *unit;         /* the workload's, or the command's */
@@ -105,6 +119,7 @@ typedef struct rt_tune_workload {
 	int reused;
 	rt_tune_trial naive;  /* the naive default as measured; naive.feasible 0: none */
 	int naive_idx[RT_SPACE_MAX_PARAMS]; /* its nearest point of the space, a candidate */
+	rt_tune_param params[RT_SPACE_MAX_PARAMS]; /* a workload's space, typed (above) */
 	rt_tune_leaders leaders; /* a command's: its best points told apart */
 	char unscreened[512]; /* backend x precision points not screened, with why */
 	int status;           /* RT_OK, or why it has no recommendation */

@@ -44,7 +44,7 @@ static int cmd_feasible(const tune_ctx *c, const int *idx, int *cpus)
 	rt_cmd_point p;
 	int usable = c->run->usable_cores;
 	rt_cmd_point_at(c->twl->space, idx, &p);
-	*cpus = rt_cmd_point_cpus(&p, usable);
+	*cpus = rt_cmdknobs_cpus(&p, usable);
 	return rt_cmd_point_num(&p, "threads", 0) <= usable &&
 	       rt_cmd_point_num(&p, "blas_threads", 0) <= usable;
 }
@@ -108,8 +108,8 @@ static int cmd_measure(const tune_ctx *c, const rt_tune_trial *t, double cap, rt
 	if (c->deadline > 0 && predicted > left)
 		return skip_run(m, predicted, left);
 	rt_cmd_point_at(c->twl->space, t->idx, &p);
-	rt_cmd_point_placeholders(&p, shown);
-	rt_cmd_point_env(&p, &c->run->machine, &env);
+	rt_cmdknobs_placeholders(&p, shown);
+	rt_cmdknobs_env(&p, &c->run->machine, &env);
 	int rc = rt_cmd_template_expand(&cmd->tpl, shown, p.n, &argv, err, errlen);
 	if (rc)
 		return rc;
@@ -117,7 +117,7 @@ static int cmd_measure(const tune_ctx *c, const rt_tune_trial *t, double cap, rt
 			 .env = env.ptr,
 			 .timeout_s = cmd->timeout_s,
 			 .stop = rt_tune_stop_requested};
-	rt_cmd_point_limits(&p, &c->run->machine, &uc);
+	rt_cmdknobs_limits(&p, &c->run->machine, &uc);
 	rc = rt_usercmd_measure(&uc, &cmd->metric, m, err, errlen);
 	rt_argv_free(argv);
 	return rc;
@@ -129,8 +129,9 @@ static int cmd_append(const tune_ctx *c, const rt_tune_trial *t, const rt_measur
 	const struct rt_tune_command *cmd = c->twl->cmd;
 	rt_cmd_point p;
 	rt_cmd_point_at(c->twl->space, t->idx, &p);
-	return rt_journal_append_command(c->journal, cmd->hash, cmd->name, &p, cmd->unit, m, err,
-					 errlen);
+	rt_journal_trial jt = {.role = RT_TRIAL_SEARCH, .hash = cmd->hash, .name = cmd->name,
+			       .unit = cmd->unit, .knobs = &p, .m = m};
+	return rt_journal_append(c->journal, &jt, err, errlen);
 }
 
 const rt_tune_target rt_tune_target_command = {
@@ -273,7 +274,7 @@ int rt_tune_command_argv(const struct rt_tune_command *cmd, const rt_space *s, c
 	rt_knob_value shown[RT_CMD_MAX_KNOBS];
 	char **argv;
 	rt_cmd_point_at(s, idx, &p);
-	rt_cmd_point_placeholders(&p, shown);
+	rt_cmdknobs_placeholders(&p, shown);
 	int rc = rt_cmd_template_expand(&cmd->tpl, shown, p.n, &argv, NULL, 0);
 	if (rc == RT_OK) {
 		rt_argv_format(argv, buf, len);
@@ -287,5 +288,5 @@ void rt_tune_command_env(const rt_space *s, const int *idx, const rt_machine *m,
 {
 	rt_cmd_point p;
 	rt_cmd_point_at(s, idx, &p);
-	rt_cmd_point_env(&p, m, env);
+	rt_cmdknobs_env(&p, m, env);
 }

@@ -85,25 +85,69 @@ static int check_backends(const rt_tune_opts *o, rt_tune_run *run, char *err, si
 
 /* ---- points of a space ---- */
 
-/* Sets parameter p of space s at its value v into pt or sh; RT_EINVAL if it is not the workload's. */
-static int set_param(const rt_space *s, int p, int v, const rt_workload *w, rt_point *pt,
-		     rt_shape *sh, char *err, size_t errlen)
+/*
+ * Whether value v of parameter p of space s is one the workload takes, as
+ * the file's text is checked (the CLI's rules and messages): RT_EINVAL if not.
+ */
+static int check_value(const rt_space *s, int p, int v, const rt_workload *w, char *err,
+		       size_t errlen)
 {
 	const char *name = rt_space_name(s, p);
+	rt_point pt;
+	rt_shape sh;
+	rt_point_default(&pt);
+	rt_shape_default(w, &sh);
 	if (!rt_space_numeric(s, p))
-		return rt_params_set(w, name, rt_space_str_at(s, p, v), pt, sh, err, errlen);
-	return rt_params_set_long(w, name, rt_space_int_at(s, p, v), pt, sh, err, errlen);
+		return rt_params_set(w, name, rt_space_str_at(s, p, v), &pt, &sh, err, errlen);
+	return rt_params_set_long(w, name, rt_space_int_at(s, p, v), &pt, &sh, err, errlen);
 }
 
-/* The point and shape that idx stands for; RT_EINVAL if a parameter is not the workload's. */
-static int point_of(const rt_space *s, const int *idx, const rt_tune_workload *twl,
-		    rt_point *pt, rt_shape *sh, char *err, size_t errlen)
+/*
+ * The parameters of twl's space typed (every value checked): a knob's row
+ * or a shape key's index, a choice knob's values as their indices, so that
+ * a point of the space is made without reading a name again.
+ */
+static void type_params(rt_tune_workload *twl)
+{
+	const rt_space *s = twl->space;
+	for (int p = 0; p < rt_space_nparams(s); p++) {
+		rt_tune_param *tp = &twl->params[p];
+		const char *name = rt_space_name(s, p);
+		tp->knob = rt_knob_find(name);
+		tp->shape = tp->knob ? -1 : rt_shape_index(twl->w, name);
+		RT_BUG_ON(!tp->knob && (tp->shape < 0 || !rt_space_numeric(s, p)));
+		if (!tp->knob || tp->knob->kind != RT_KNOB_CHOICE)
+			continue;
+		RT_BUG_ON(rt_space_size(s, p) > RT_TUNE_MAX_CHOICES);
+		for (int v = 0; v < rt_space_size(s, p); v++)
+			tp->choice[v] = rt_knob_choice(tp->knob, rt_space_str_at(s, p, v));
+	}
+}
+
+/* Sets parameter p of twl's space at its value v into pt or sh, by its type. */
+static void set_param(const rt_tune_workload *twl, int p, int v, rt_point *pt, rt_shape *sh)
+{
+	const rt_space *s = twl->space;
+	const rt_tune_param *tp = &twl->params[p];
+	int rc = RT_OK;
+	if (!tp->knob)
+		sh->v[tp->shape] = rt_space_int_at(s, p, v);
+	else if (tp->knob->kind == RT_KNOB_CHOICE)
+		rc = rt_knob_set_long(tp->knob, tp->choice[v], pt, NULL, 0);
+	else if (rt_space_numeric(s, p))
+		rc = rt_knob_set_long(tp->knob, rt_space_int_at(s, p, v), pt, NULL, 0);
+	else /* a backend: its name is its value */
+		rc = rt_knob_set(tp->knob, rt_space_str_at(s, p, v), pt, NULL, 0);
+	RT_BUG_ON(rc != RT_OK); /* check_space took every value */
+}
+
+/* The point and shape that idx stands for. */
+static void point_of(const rt_tune_workload *twl, const int *idx, rt_point *pt, rt_shape *sh)
 {
 	rt_point_default(pt);
 	*sh = twl->shape;
-	for (int p = 0; p < rt_space_nparams(s); p++)
-		RT_TRY(set_param(s, p, idx[p], twl->w, pt, sh, err, errlen));
-	return RT_OK;
+	for (int p = 0; p < rt_space_nparams(twl->space); p++)
+		set_param(twl, p, idx[p], pt, sh);
 }
 
 /*
@@ -132,8 +176,7 @@ static int workload_feasible(const tune_ctx *c, const int *idx, int *cpus)
 {
 	rt_point pt;
 	rt_shape sh;
-	if (point_of(c->twl->space, idx, c->twl, &pt, &sh, NULL, 0))
-		return 0;
+	point_of(c->twl, idx, &pt, &sh);
 	*cpus = pt.threads + pt.workers;
 	return point_runs_here(c, &pt, &sh);
 }
@@ -159,7 +202,10 @@ static void measure_opts(double cap, rt_measure_opts *mo)
 
 static int workload_point(const tune_ctx *c, rt_tune_trial *t, char *err, size_t errlen)
 {
-	return point_of(c->twl->space, t->idx, c->twl, &t->pt, &t->sh, err, errlen);
+	(void)err;
+	(void)errlen;
+	point_of(c->twl, t->idx, &t->pt, &t->sh);
+	return RT_OK;
 }
 
 static const rt_journal_record *workload_find(const tune_ctx *c, const rt_tune_trial *t)
@@ -260,8 +306,9 @@ static int workload_measure(const tune_ctx *c, const rt_tune_trial *t, double ca
 static int workload_append(const tune_ctx *c, const rt_tune_trial *t, const rt_measurement *m,
 			   char *err, size_t errlen)
 {
-	return rt_journal_append(c->journal, t->naive ? RT_TRIAL_NAIVE : RT_TRIAL_SEARCH,
-				 c->twl->w, &t->pt, &t->sh, m, err, errlen);
+	rt_journal_trial jt = {.role = t->naive ? RT_TRIAL_NAIVE : RT_TRIAL_SEARCH,
+			       .w = c->twl->w, .pt = &t->pt, .sh = &t->sh, .m = m};
+	return rt_journal_append(c->journal, &jt, err, errlen);
 }
 
 /* ---- one workload ---- */
@@ -300,7 +347,8 @@ static int apply_shape(shape_args *a, rt_tune_workload *twl, char *err, size_t e
 /*
  * Checks that every value of every parameter of the space is a valid knob of
  * the workload (the space file has checked the keys; this checks the values
- * against the knobs' ranges).
+ * against the knobs' ranges), then types the space's parameters: the
+ * search's points are made from those.
  */
 static int check_space(tune_ctx *c, char *err, size_t errlen)
 {
@@ -308,14 +356,10 @@ static int check_space(tune_ctx *c, char *err, size_t errlen)
 	const char *where = c->o->space_file ? c->o->space_file : c->twl->w->name;
 	char why[RT_ERRLEN];
 	for (int p = 0; p < rt_space_nparams(s); p++)
-		for (int v = 0; v < rt_space_size(s, p); v++) {
-			int idx[RT_SPACE_MAX_PARAMS] = {0};
-			rt_point pt;
-			rt_shape sh;
-			idx[p] = v;
-			if (point_of(s, idx, c->twl, &pt, &sh, why, sizeof why))
+		for (int v = 0; v < rt_space_size(s, p); v++)
+			if (check_value(s, p, v, c->twl->w, why, sizeof why))
 				return rt_fail(err, errlen, RT_EINVAL, "%s: %s", where, why);
-		}
+	type_params(c->twl);
 	return RT_OK;
 }
 
@@ -406,9 +450,8 @@ static void nearest_to_naive(const tune_ctx *c, int *idx)
 		for (int v = 0; v < rt_space_size(s, p); v++) {
 			pt = naive;
 			sh = nsh;
-			double d = set_param(s, p, v, c->twl->w, &pt, &sh, NULL, 0)
-					   ? INFINITY
-					   : point_distance(&pt, &sh, &naive, &nsh);
+			set_param(c->twl, p, v, &pt, &sh);
+			double d = point_distance(&pt, &sh, &naive, &nsh);
 			if (d < best) {
 				best = d;
 				idx[p] = v;

@@ -26,7 +26,7 @@ static int gpu_device(const char *value, char *backend, size_t len, long *index)
 	return rt_backend_on_host(backend) ? -1 : 0;
 }
 
-int rt_cmd_device_check(const char *value)
+int rt_cmdknobs_device_check(const char *value)
 {
 	char backend[RT_BACKEND_NAMELEN];
 	long index;
@@ -38,7 +38,7 @@ int rt_cmd_device_check(const char *value)
 		   : -1;
 }
 
-const char *rt_cmd_knob_name_bad(const char *name)
+const char *rt_cmdknobs_name_bad(const char *name)
 {
 	_Static_assert(RT_KNOB_NAMELEN == 32, "the message says 32");
 	static const char syntax[] = "letters, digits and _, not starting with a digit, under "
@@ -83,7 +83,7 @@ static void device_env(rt_usercmd_env *env, const rt_machine *m, const char *dev
 	}
 }
 
-void rt_cmd_point_env(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd_env *env)
+void rt_cmdknobs_env(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd_env *env)
 {
 	const rt_cmd_knob *threads = rt_cmd_point_find(pt, "threads");
 	const rt_cmd_knob *blas = rt_cmd_point_find(pt, "blas_threads");
@@ -101,11 +101,11 @@ void rt_cmd_point_env(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd_en
 	}
 	if (device)
 		device_env(env, m, device->text);
-	rt_cmd_point_placeholders(pt, shown);
+	rt_cmdknobs_placeholders(pt, shown);
 	for (int i = 0; i < pt->n; i++) {
 		char name[RT_KNOB_NAMELEN + 8];
 		rt_env_knob_var(shown[i].name, name, sizeof name);
-		/* every knob name read from a file was checked (rt_cmd_knob_name_bad) */
+		/* every knob name read from a file was checked (rt_cmdknobs_name_bad) */
 		RT_BUG_ON(!rt_env_knob_ok(shown[i].name));
 		setenv_at(env, name, shown[i].value);
 	}
@@ -135,7 +135,7 @@ static const char *seen_device(const char *device)
 	return shown[i];
 }
 
-void rt_cmd_point_placeholders(const rt_cmd_point *pt, rt_knob_value *out)
+void rt_cmdknobs_placeholders(const rt_cmd_point *pt, rt_knob_value *out)
 {
 	for (int i = 0; i < pt->n; i++) {
 		const rt_cmd_knob *k = &pt->k[i];
@@ -145,7 +145,7 @@ void rt_cmd_point_placeholders(const rt_cmd_point *pt, rt_knob_value *out)
 	}
 }
 
-int rt_cmd_point_cpus(const rt_cmd_point *pt, int usable_cores)
+int rt_cmdknobs_cpus(const rt_cmd_point *pt, int usable_cores)
 {
 	long threads = rt_cmd_point_num(pt, "threads", 0);
 	long blas = rt_cmd_point_num(pt, "blas_threads", 0);
@@ -153,7 +153,7 @@ int rt_cmd_point_cpus(const rt_cmd_point *pt, int usable_cores)
 	return (int)((compute ? compute : usable_cores) + rt_cmd_point_num(pt, "workers", 0));
 }
 
-rt_pin rt_cmd_point_pin(const rt_cmd_point *pt)
+rt_pin rt_cmdknobs_pin(const rt_cmd_point *pt)
 {
 	/* pin's row is the built-in table's: its number is an rt_pin */
 	return (rt_pin)rt_cmd_point_num(pt, "pin", RT_PIN_NONE);
@@ -168,16 +168,16 @@ static int gpu_here(const rt_machine *m)
 	return 0;
 }
 
-uint64_t rt_cmd_point_mem_cap(const rt_cmd_point *pt, const rt_machine *m)
+uint64_t rt_cmdknobs_mem_cap(const rt_cmd_point *pt, const rt_machine *m)
 {
 	const rt_cmd_knob *device = rt_cmd_point_find(pt, "device");
 	int cpu_only = device ? rt_backend_on_host(device->text) : !gpu_here(m);
 	return cpu_only ? rt_measure_mem_cap() : 0;
 }
 
-void rt_cmd_point_limits(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd *uc)
+void rt_cmdknobs_limits(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd *uc)
 {
-	uc->pin = rt_cmd_point_pin(pt);
-	uc->pin_cpus = rt_cmd_point_cpus(pt, rt_machine_pcores(m));
-	uc->mem_cap = rt_cmd_point_mem_cap(pt, m);
+	uc->pin = rt_cmdknobs_pin(pt);
+	uc->pin_cpus = rt_cmdknobs_cpus(pt, rt_machine_pcores(m));
+	uc->mem_cap = rt_cmdknobs_mem_cap(pt, m);
 }

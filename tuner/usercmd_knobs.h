@@ -2,7 +2,8 @@
  * usercmd_knobs.h: the knobs of a user's command (`rigtune tune --cmd`, a space
  * file with `workload: command`) and what a point means for the process.
  *
- * A point is an rt_cmd_point (cmdpoint.h). The knobs rigtune gives a meaning:
+ * A point is an rt_cmd_point (cmdpoint.h: rt_cmd_point_*); what it means for
+ * the process is here (rt_cmdknobs_*). The knobs rigtune gives a meaning:
  *
  *   threads       the framework's own intra-op pool: OMP_NUM_THREADS and
  *                 MKL_NUM_THREADS (PyTorch sizes its pool from either, MKL
@@ -48,7 +49,7 @@
  * 0 when value is a device a command can be given, else -1: cpu, or
  * BACKEND:N for a GPU backend rigtune knows (rt_backend_known: cuda:0, hip:1).
  */
-int rt_cmd_device_check(const char *value);
+int rt_cmdknobs_device_check(const char *value);
 
 /*
  * Why name cannot be a knob of a user's command, or NULL when it can: it
@@ -57,7 +58,7 @@ int rt_cmd_device_check(const char *value);
  * a knob called backend_path would point the command's rigtune at another
  * plugin directory. Every knob name read from a file passes here.
  */
-const char *rt_cmd_knob_name_bad(const char *name);
+const char *rt_cmdknobs_name_bad(const char *name);
 
 /* The environment of a point: "NAME=value" strings. */
 typedef struct rt_usercmd_env {
@@ -70,7 +71,7 @@ typedef struct rt_usercmd_env {
  * What point pt sets in the environment, in the order above. The device
  * knob's variables are those of m's accelerators (NULL: none).
  */
-void rt_cmd_point_env(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd_env *env);
+void rt_cmdknobs_env(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd_env *env);
 
 /*
  * The values placeholders take at point pt: each knob's own text, but
@@ -78,16 +79,16 @@ void rt_cmd_point_env(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd_en
  * backend's devices with index 0: cuda:0). Fills out (pt->n entries,
  * pointing into pt or static text).
  */
-void rt_cmd_point_placeholders(const rt_cmd_point *pt, rt_knob_value *out);
+void rt_cmdknobs_placeholders(const rt_cmd_point *pt, rt_knob_value *out);
 
 /*
  * The CPUs the point uses, for its pin policy: max(threads, blas_threads)
  * + workers, with usable_cores for threads when neither is a knob.
  */
-int rt_cmd_point_cpus(const rt_cmd_point *pt, int usable_cores);
+int rt_cmdknobs_cpus(const rt_cmd_point *pt, int usable_cores);
 
 /* The point's pin policy: its pin knob, RT_PIN_NONE without one. */
-rt_pin rt_cmd_point_pin(const rt_cmd_point *pt);
+rt_pin rt_cmdknobs_pin(const rt_cmd_point *pt);
 
 /*
  * The memory cap of a run of the point on machine m (usercmd.h's mem_cap:
@@ -98,15 +99,15 @@ rt_pin rt_cmd_point_pin(const rt_cmd_point *pt);
  * reserves far more address space than it uses); else 0, none. m may be
  * NULL: no accelerator. tune --cmd and check --cmd both take it.
  */
-uint64_t rt_cmd_point_mem_cap(const rt_cmd_point *pt, const rt_machine *m);
+uint64_t rt_cmdknobs_mem_cap(const rt_cmd_point *pt, const rt_machine *m);
 
 /*
  * How a run of pt is placed and capped on machine m, the same for tune's
  * runs and check's trials (so that the two measure alike): uc's pin policy,
- * its CPUs (rt_cmd_point_cpus with m's usable cores, rt_machine_pcores: the
- * physical cores, not the logical CPUs) and rt_cmd_point_mem_cap; m is not
+ * its CPUs (rt_cmdknobs_cpus with m's usable cores, rt_machine_pcores: the
+ * physical cores, not the logical CPUs) and rt_cmdknobs_mem_cap; m is not
  * NULL.
  */
-void rt_cmd_point_limits(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd *uc);
+void rt_cmdknobs_limits(const rt_cmd_point *pt, const rt_machine *m, rt_usercmd *uc);
 
 #endif

@@ -479,7 +479,7 @@ rc=$?
   && ok "A/B of two environments: B 6% slower than A is a regression (exit 1)" \
   || not_ok "A/B of two environments: B 6% slower than A is a regression" "exit $rc: $(grep -E 'ratio|verdict' abenv.yaml)"
 # check --cmd caps a trial's memory as tune --cmd does (one function: usercmd_knobs.c's
-# rt_cmd_point_mem_cap): two workers of 400 MiB each (tests/eat_workers.py), which ran in the
+# rt_cmdknobs_mem_cap): two workers of 400 MiB each (tests/eat_workers.py), which ran in the
 # uncapped tune, are over a 640 MiB cap together on the watchdog's path (RIGTUNE_MEMWATCH_MIB,
 # a test hook; each alone is within it, as RLIMIT_AS would see them): ended as memory, said
 # as tune says it.

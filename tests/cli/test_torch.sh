@@ -61,7 +61,7 @@ done
 # for the sanitizers' doing; but a plain build's CI run read the same (10.4% and
 # 8.8%, 2026-11-26), each with the canary's compute half about 6% slower: the
 # host's drift between tune and check, which run the command alike (issue 33;
-# rt_cmd_point_limits). The verdict is asserted in the plain build and only
+# rt_cmdknobs_limits). The verdict is asserted in the plain build and only
 # shown here (issue 33 has the calibration).
 sanitized=$(grep -qa __asan_init "$R" && echo 1)
 if [ "$rc" -eq 1 ] && grep -q "^suggestion: other processes took up to" "$TMP/err"; then

@@ -15,8 +15,6 @@
 #include "../usercmd.h"
 #include "../usercmd_knobs.h"
 
-_Static_assert(RT_BASE_MAX_KNOBS >= RT_CMD_MAX_KNOBS, "a command's point fits");
-
 #define SWEEP_SIZES 3
 
 /* Every failure to use a baseline is the user's to fix: bad input, never "I/O error". */
@@ -25,23 +23,12 @@ static int as_input(int rc)
 	return rc == RT_EIO ? RT_EINVAL : rc;
 }
 
-static int same_knobs(const rt_base_point *a, const rt_base_point *b)
-{
-	if (a->nknobs != b->nknobs)
-		return 0;
-	for (int i = 0; i < a->nknobs; i++)
-		if (strcmp(a->knobs[i].name, b->knobs[i].name) ||
-		    strcmp(a->knobs[i].value, b->knobs[i].value))
-			return 0;
-	return 1;
-}
-
 static int same_point(const rt_base_point *a, const rt_base_point *b)
 {
 	if (a->w || b->w)
 		return a->w == b->w && rt_point_equal(&a->pt, &b->pt) &&
 		       rt_shape_equal(&a->sh, &b->sh);
-	return a->cmd == b->cmd && same_knobs(a, b);
+	return a->cmd == b->cmd && rt_cmd_point_equal(&a->knobs, &b->knobs);
 }
 
 /*
@@ -375,15 +362,14 @@ typedef struct trial_key {
 	const rt_point *pt;
 	const rt_shape *sh;
 	const char *hash;
-	const rt_knob_value *kv;
-	int nkv;
+	const rt_cmd_point *knobs;
 } trial_key;
 
 static const rt_journal_record *find_in(const rt_journal_record *recs, size_t n,
 					const trial_key *k)
 {
 	return k->w ? rt_journal_find(recs, n, k->fingerprint, k->w, k->sh, k->pt)
-		    : rt_journal_find_command(recs, n, k->fingerprint, k->hash, k->kv, k->nkv);
+		    : rt_journal_find_knobs(recs, n, k->fingerprint, k->hash, k->knobs);
 }
 
 static int find_trial(rt_baseline *b, trial_source *src, const trial_key *k,
@@ -495,24 +481,24 @@ int rt_baseline_accept_command(rt_baseline *b, const char *text, int shell, char
 	return rc;
 }
 
-/* The knobs of a point: {knob: value, ...} (a runner-up's too). */
+/* The knobs of a point: {knob: value, ...} (a runner-up's too), each a row's value. */
 static int decode_knobs(const rt_baseline *b, const rt_ynode *map, rt_base_point *p)
 {
 	const rt_yr *r = &b->cfg->yr;
 	int rc = rt_yr_expect(r, map, YAML_MAPPING_NODE, "point");
-	p->nknobs = rc ? 0 : rt_yr_npairs(map);
-	if (p->nknobs > RT_BASE_MAX_KNOBS)
-		return rt_yr_bad(r, map, "point: more than %d knobs", RT_BASE_MAX_KNOBS);
-	for (int i = 0; rc == RT_OK && i < p->nknobs; i++) {
+	p->knobs.n = 0;
+	for (int i = 0; rc == RT_OK && i < rt_yr_npairs(map); i++) {
 		const rt_ynode *k, *v;
+		char why[RT_ERRLEN];
 		rt_yr_pair(r, map, i, &k, &v);
-		p->knobs[i] = (rt_knob_value){rt_yr_scalar(k), rt_yr_scalar(v)};
-		const char *bad = p->knobs[i].name ? rt_cmd_knob_name_bad(p->knobs[i].name) : NULL;
-		if (!p->knobs[i].name || !p->knobs[i].value)
+		const char *name = rt_yr_scalar(k), *value = rt_yr_scalar(v);
+		const char *bad = name ? rt_cmdknobs_name_bad(name) : NULL;
+		if (!name || !value)
 			rc = rt_yr_bad(r, v, "point: expected knob: value");
 		else if (bad)
-			rc = rt_yr_bad(r, k, "point: %s cannot name a knob: %s", p->knobs[i].name,
-				       bad);
+			rc = rt_yr_bad(r, k, "point: %s cannot name a knob: %s", name, bad);
+		else if (rt_cmd_point_add(&p->knobs, name, value, why, sizeof why))
+			rc = rt_yr_bad(r, k, "point: %s", why);
 	}
 	return rc;
 }
@@ -532,8 +518,7 @@ static int add_command_point(rt_baseline *b, trial_source *src, const rt_config_
 	rt_base_point p = {.name = c->name, .unit = c->unit, .cmd = c, .roles = role};
 	const rt_journal_record *r = NULL;
 	int rc = decode_knobs(b, map, &p);
-	trial_key k = {.fingerprint = rec->fingerprint, .hash = c->hash, .kv = p.knobs,
-		       .nkv = p.nknobs};
+	trial_key k = {.fingerprint = rec->fingerprint, .hash = c->hash, .knobs = &p.knobs};
 	if (rc == RT_OK)
 		rc = find_trial(b, src, &k, &r, err, errlen);
 	if (rc == RT_OK && !r)
@@ -790,9 +775,9 @@ static void label_roles(const rt_base_point *b, char *buf, size_t len)
 static void label_command(const rt_base_point *b, char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "%s", b->name);
-	for (int i = 0; i < b->nknobs && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, " %s=%s", b->knobs[i].name,
-				      b->knobs[i].value);
+	for (int i = 0; i < b->knobs.n && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " %s=%s", b->knobs.k[i].name,
+				      b->knobs.k[i].text);
 	if (n < len)
 		label_roles(b, buf + n, len - n);
 }

@@ -37,14 +37,11 @@
 
 #include "../canary.h"
 #include "../config.h"
-#include "../knob.h"
+#include "../cmdpoint.h"
 #include "../yamlr.h"
 
 /* Why a point is checked (a bit mask: a point can be recommended and fastest). */
 enum { RT_BASE_RECOMMENDED = 1, RT_BASE_FASTEST = 2, RT_BASE_SWEEP = 4, RT_BASE_RUNNER_UP = 8 };
-
-/* Knobs of a command's point: as many as a command's space has (RT_CMD_MAX_KNOBS). */
-#define RT_BASE_MAX_KNOBS 16
 
 /*
  * A user's command (tune --cmd) as its configuration keeps it: how it ran
@@ -68,9 +65,8 @@ typedef struct rt_base_point {
 	const rt_workload *w;      /* a built-in workload; NULL for a command */
 	rt_point pt;
 	rt_shape sh;
-	const rt_base_command *cmd; /* a command's point: its knobs */
-	int nknobs;
-	rt_knob_value knobs[RT_BASE_MAX_KNOBS];
+	const rt_base_command *cmd; /* a command's point: */
+	rt_cmd_point knobs;         /* its knobs, in the document's order */
 	unsigned roles;
 	char curve[64];  /* a sweep point's curve ("cpu:2t fp32"); "" for the others */
 	double *samples; /* throughput, higher is better; owned */

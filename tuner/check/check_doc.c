@@ -136,15 +136,6 @@ static void emit_canary(rt_yw *w, const rt_check_run *run)
 	rt_yw_end_map(w);
 }
 
-/* A command's point: {knob: value, ...} */
-static void emit_knobs(rt_yw *w, const rt_base_point *b)
-{
-	rt_yw_map(w, 1);
-	for (int i = 0; i < b->nknobs; i++)
-		rt_yw_kstr(w, b->knobs[i].name, b->knobs[i].value);
-	rt_yw_end_map(w);
-}
-
 static void emit_point(rt_yw *w, const rt_check_point *p)
 {
 	const rt_base_point *b = p->base;
@@ -161,7 +152,7 @@ static void emit_point(rt_yw *w, const rt_check_point *p)
 		rt_yw_kstr(w, "curve", b->curve);
 	rt_yw_str(w, "point");
 	if (b->cmd) {
-		emit_knobs(w, b);
+		rt_cmd_point_emit(w, &b->knobs, 0); /* {knob: value, ...}, as the baseline has them */
 	} else {
 		rt_emit_point(w, &b->pt, b->w);
 		rt_yw_str(w, "shape");

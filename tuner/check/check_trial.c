@@ -281,8 +281,8 @@ static int command_trial(const rt_base_point *b, const rt_check_side *s,
 	const rt_base_command *c = b->cmd;
 	rt_cmd_template tpl = {0};
 	rt_metric metric = {0};
-	rt_knob_value shown[RT_BASE_MAX_KNOBS];
-	rt_cmd_point pt;
+	rt_knob_value shown[RT_CMD_MAX_KNOBS];
+	const rt_cmd_point *pt = &b->knobs;
 	rt_usercmd_env point_env;
 	child_env env;
 	char **argv = NULL;
@@ -290,23 +290,20 @@ static int command_trial(const rt_base_point *b, const rt_check_side *s,
 	const char *text = side_cmd ? s->command : c->run;
 	/* a point whose command check was not given is not run (check_run.c init_points) */
 	RT_BUG_ON(!text);
-	/* the baseline's knobs, as its document gives them, into the point they stand for */
-	int rc = rt_cmd_point_of(b->knobs, b->nknobs, &pt, err, errlen);
-	if (rc == RT_OK)
-		rc = rt_cmd_template_parse(text, side_cmd ? s->shell : c->run_shell, &tpl, err,
-					   errlen);
+	int rc = rt_cmd_template_parse(text, side_cmd ? s->shell : c->run_shell, &tpl, err,
+				       errlen);
 	if (rc == RT_OK)
 		rc = rt_metric_init(&metric, c->regex, c->warmup, err, errlen);
-	rt_cmd_point_placeholders(&pt, shown);
+	rt_cmdknobs_placeholders(pt, shown);
 	if (rc == RT_OK)
-		rc = rt_cmd_template_expand(&tpl, shown, pt.n, &argv, err, errlen);
-	rt_cmd_point_env(&pt, here, &point_env);
+		rc = rt_cmd_template_expand(&tpl, shown, pt->n, &argv, err, errlen);
+	rt_cmdknobs_env(pt, here, &point_env);
 	env_side(&env, s);
 	for (int i = 0; i < point_env.n; i++)
 		env_add(&env, point_env.var[i]);
 	/* placed and capped as tune ran it: a trial measured otherwise is not comparable */
 	rt_usercmd uc = {.argv = argv, .env = env.ptr, .timeout_s = 60 + 4 * b->trial_s};
-	rt_cmd_point_limits(&pt, here, &uc);
+	rt_cmdknobs_limits(pt, here, &uc);
 	if (rc == RT_OK)
 		rc = rt_usercmd_measure(&uc, &metric, m, err, errlen);
 	rt_argv_free(argv);

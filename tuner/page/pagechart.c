@@ -671,14 +671,16 @@ int rt_pagechart_crossover(const rt_pg_crossover *xo, const char *gnuplot, const
 
 /* ---- threads ---- */
 
-/* The curve labelled "BACKEND:Nt/PRECISION", or NULL. */
+/* The curve of t's backend and precision at n threads, compact, data resident; or NULL. */
 static const rt_pg_curve *thread_curve(const rt_pg_crossover *xo, const rt_pg_threads *t, int n)
 {
-	char label[64];
-	snprintf(label, sizeof label, "%s:%dt/%s", t->backend, n, t->precision);
-	for (int i = 0; i < xo->ncurves; i++)
-		if (!strcmp(xo->curves[i].label, label))
-			return &xo->curves[i];
+	rt_curve want = {.threads = n};
+	snprintf(want.backend, sizeof want.backend, "%s", t->backend);
+	for (int i = 0; i < xo->ncurves; i++) {
+		const rt_pg_curve *c = &xo->curves[i];
+		if (rt_curve_equal(&c->id, &want) && !strcmp(c->precision, t->precision))
+			return c;
+	}
 	return NULL;
 }
 

@@ -509,13 +509,14 @@ static int assign_trials(rt_page *pg, char *err, size_t errlen)
  * The configuration's analysis (config.c read it) into the page's: each
  * curve labelled backend/precision, its outliers moved over.
  */
-static void analysis_of(rt_config_xo *xo, rt_pg_crossover *x)
+static void analysis_of(rt_crossover_doc *xo, rt_pg_crossover *x)
 {
 	for (int i = 0; i < xo->ncurves; i++) {
-		rt_config_xo_curve *c = &xo->curves[i];
+		rt_crossover_doc_curve *c = &xo->curves[i];
 		rt_pg_curve *pc = &x->curves[x->ncurves++];
-		snprintf(pc->label, sizeof pc->label, "%s/%s", c->backend, c->precision);
-		pc->name = c->backend;
+		snprintf(pc->label, sizeof pc->label, "%s/%s", c->label, c->precision);
+		pc->name = c->label;
+		pc->id = c->id;
 		pc->precision = c->precision;
 		pc->fit = c->fit;
 		pc->noutliers = c->noutliers;
@@ -548,6 +549,7 @@ static int curves_of(const rt_crossover_fits *f, rt_pg_crossover *x, char *err, 
 		RT_BUG_ON(x->ncurves > RT_PG_MAX_CURVES);
 		snprintf(pc->label, sizeof pc->label, "%s", f->name[i]);
 		pc->name = c->backend;
+		pc->id = c->id;
 		pc->precision = c->precision;
 		pc->fit = f->fit[i];
 		for (size_t k = 0; k < c->count; k++)
@@ -592,7 +594,7 @@ static void threads_of(const rt_crossover_threads *t, rt_pg_threads *pt)
 	pt->summary = t->summary;
 	if (!isinf(t->pays_from))
 		pt->pays_from = t->pays_from;
-	for (size_t k = 0; t->has_best && k < t->nbest && pt->nbest < RT_CONFIG_XO_MAX_RANGES;
+	for (size_t k = 0; t->has_best && k < t->nbest && pt->nbest < RT_CROSSOVER_DOC_MAX_RANGES;
 	     k++)
 		pt->best[pt->nbest++] = t->best[k];
 }
@@ -638,11 +640,12 @@ static int fit_replay(rt_page *pg, const char *path, char *err, size_t errlen)
 static int config_crossover(rt_page *pg, char *err, size_t errlen)
 {
 	const rt_config *c = &pg->config;
-	rt_config_xo xo;
-	int rc = rt_config_read_crossover(c, &xo, err, errlen);
+	rt_yr view = rt_yr_with_err(&c->yr, err, errlen);
+	rt_crossover_doc xo;
+	int rc = rt_crossover_read(&view, c->crossover, &xo);
 	if (rc == RT_OK)
 		analysis_of(&xo, &pg->xo);
-	rt_config_xo_free(&xo);
+	rt_crossover_doc_free(&xo);
 	if (rc)
 		return rc;
 	snprintf(pg->xo.source, sizeof pg->xo.source, "the analysis in %s", c->path);

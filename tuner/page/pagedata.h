@@ -23,8 +23,8 @@
 
 #define RT_PG_MAX_ROWS 12
 #define RT_PG_MAX_HINTS 8
-#define RT_PG_MAX_CURVES RT_CONFIG_XO_MAX /* as many as a configuration's analysis holds */
-#define RT_PG_MAX_PAIRS RT_CONFIG_XO_MAX
+#define RT_PG_MAX_CURVES RT_CROSSOVER_DOC_MAX /* as many as a configuration's analysis holds */
+#define RT_PG_MAX_PAIRS RT_CROSSOVER_DOC_MAX
 #define RT_PG_MAX_NOTES 8
 #define RT_PG_MAX_JOURNALS 64
 
@@ -89,15 +89,16 @@ typedef struct rt_pg_workload {
 typedef struct rt_pg_curve {
 	char label[64]; /* "cpu:2t/fp32" */
 	const char *name, *precision; /* its label ("cpu:2t") and precision, as the analysis has them */
+	rt_curve id;                  /* what its label says */
 	rt_fit fit;
 	const rt_replay_curve *obs; /* NULL when the observations are not available */
 	int noutliers;
 	double *outliers; /* n, seconds pairs */
 } rt_pg_curve;
 
-/* A crossover of two curves, and the thread counts of a curve: as config.h reads them. */
-typedef rt_config_xo_pair rt_pg_pair;
-typedef rt_config_xo_threads rt_pg_threads;
+/* A crossover of two curves, and the thread counts of a curve: as crossover.h reads them. */
+typedef rt_crossover_doc_pair rt_pg_pair;
+typedef rt_crossover_doc_threads rt_pg_threads;
 
 typedef struct rt_pg_crossover {
 	int present;
