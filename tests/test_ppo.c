@@ -191,6 +191,13 @@ static void test_summary(void **state)
 	assert_float_equal(busy, -1, 0);
 }
 
+/* The default point, and w's default shape. */
+static void defaults(const rt_workload *w, rt_point *pt, rt_shape *sh)
+{
+	rt_point_default(pt);
+	rt_shape_default(w, sh);
+}
+
 /*
  * The RL libraries' lines: gymnasium's vector env and SB3's make_vec_env of
  * num_envs, synchronous without workers or below a millisecond an env-step,
@@ -204,8 +211,7 @@ static void test_hints(void **state)
 	char lines[4][RT_HINT_LEN];
 	rt_point pt;
 	rt_shape sh;
-	rt_point_default(&pt);
-	rt_shape_default(w, &sh);
+	defaults(w, &pt, &sh);
 	sh.v[rt_shape_index(w, "num_envs")] = 128;
 	assert_int_equal(w->hints(RT_HINT_PYTORCH, &pt, &sh, NULL, lines, 4), 0);
 	assert_int_equal(w->hints(RT_HINT_GYMNASIUM, &pt, &sh, NULL, lines, 4), 1);
@@ -246,14 +252,14 @@ static void test_sb3_envs(void **state)
 	char lines[4][RT_HINT_LEN];
 	rt_point pt;
 	rt_shape sh;
-	rt_point_default(&pt);
-	rt_shape_default(w, &sh);
+	defaults(w, &pt, &sh);
 	sh.v[rt_shape_index(w, "num_envs")] = 16;
 	sh.v[rt_shape_index(w, "env_us")] = 15;
 	rt_hint_cost cost = {.fixed_us = 300, .per_env_us = 40};
 	assert_int_equal(w->hints(RT_HINT_SB3, &pt, &sh, &cost, lines, 4), 2);
 	assert_string_equal(lines[0], "env = make_vec_env(make_env, n_envs=128, vec_env_cls=DummyVecEnv)"
-				      "  # more than the point's 16: they share SB3's 300 us a vector step (timed here)");
+				      "  # more than the point's 16: they share SB3's 300 us a vector "
+				      "step (timed here)");
 	assert_int_equal(w->hints(RT_HINT_GYMNASIUM, &pt, &sh, &cost, lines, 4), 1);
 	assert_string_equal(lines[0], "envs = gymnasium.vector.SyncVectorEnv([make_env] * 16)  # "
 				      "stepped on the learner's thread");
