@@ -30,7 +30,8 @@ static int read_machine(const char *name, const char *text, size_t len, rt_machi
 	rt_yr r;
 	if (rt_yr_load(&r, name, text, len, err, sizeof err))
 		return -1;
-	int rc = rt_machine_read(&r, rt_yr_root(&r), m);
+	static rt_machine_said said; /* read too: the derived values a page shows */
+	int rc = rt_machine_read(&r, rt_yr_root(&r), m, &said);
 	rt_yr_free(&r);
 	return rc;
 }

@@ -311,12 +311,19 @@ static void test_consumers_read_through_the_reader(void **state)
 	unlink(path);
 }
 
-/* The machine: section as the page shows it: what is there, and NULL or NAN for what is not. */
+/*
+ * The machine: section, read by the machine's own reader on c->machine as
+ * the page and the sweep read it: what is there, "" or 0 for what is not;
+ * the derived values as the document says them (an older rigtune's bf16
+ * sentence, a role), sizes in GiB as written. A malformed field is refused
+ * at its place, and the configuration still loads (a page still shows it).
+ */
 static void test_machine_section(void **state)
 {
 	(void)state;
 	rt_config c;
-	rt_config_machine m;
+	static rt_machine m;
+	rt_machine_said said;
 	char err[RT_ERRLEN];
 	write_config(replaced(
 		"  cpu: {model: AMD EPYC, cores: 2}\n",
@@ -324,54 +331,73 @@ static void test_machine_section(void **state)
 		"    model: AMD EPYC\n"
 		"    cores: 2\n"
 		"    pus: 4\n"
-		"    numa_nodes: [{node: 0, memory_gib: 7.5}, {node: 1, memory_gib: 8}]\n"
+		"    numa_nodes: [{node: 0, memory_gib: 7.5}, {node: 1, memory_gib: 0.15}]\n"
 		"    kinds: [{role: performance, cores: 2, pus: 4, core_type: Zen4,"
 		" freq_max_mhz: 5000}]\n"
+		"    usable_cores: 3\n"
 		"    caches_kib: {l1d: 32, l3: 32768}\n"
 		"  memory_gib: {total: 15.5}\n"
-		"  blas: {library: OpenBLAS, precisions: [fp64, fp32]}\n"
+		"  blas: {library: OpenBLAS, precisions: [fp64, fp32],"
+		" bf16: 'unavailable: no cblas_sbgemm'}\n"
 		"  accelerators:\n"
-		"  - {backend: cuda, available: true, devices: [{index: 0, name: GPU, memory_gib: 24,"
+		"  - {backend: cuda, available: true, devices: [{index: 0, name: GPU, memory_gib: 23.99,"
 		" compute_units: 128, precisions: [fp32, bf16]}]}\n"
 		"  - {backend: hip, available: false, reason: no plugin}\n"));
 	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
-	rt_config_read_machine(&c, &m);
-	assert_string_equal(m.model, "AMD EPYC");
-	assert_null(m.arch);
-	assert_true(m.cores == 2 && m.pus == 4 && isnan(m.packages) && isnan(m.usable_cores));
-	assert_int_equal(m.nnuma, 2);
-	assert_true(m.numa_gib[0] == 7.5 && m.numa_gib[1] == 8);
+	rt_yr view = rt_yr_with_err(&c.yr, err, sizeof err);
+	assert_int_equal(rt_machine_read(&view, c.machine, &m, &said), RT_OK);
+	assert_string_equal(m.cpu_model, "AMD EPYC");
+	assert_string_equal(m.arch, "");
+	assert_true(m.cores == 2 && m.pus == 4 && m.packages == 0);
+	assert_int_equal(m.numa_nodes, 2);
+	/* as written, not the byte count's 0.15000000037 */
+	assert_true(rt_machine_gib(m.numa_mem[0]) == 7.5 && rt_machine_gib(m.numa_mem[1]) == 0.15);
 	assert_int_equal(m.nkinds, 1);
-	assert_string_equal(m.kinds[0].role, "performance");
 	assert_string_equal(m.kinds[0].core_type, "Zen4");
 	assert_true(m.kinds[0].freq_max_mhz == 5000 && m.kinds[0].pus == 4);
-	assert_true(m.cache_kib[0] == 32 && isnan(m.cache_kib[1]) && m.cache_kib[2] == 32768);
-	assert_true(m.memory_gib == 15.5 && isnan(m.available_gib));
-	assert_int_equal(m.has_blas, 1);
+	assert_true(m.l1d == 32 << 10 && m.l2 == 0 && m.l3 == 32768 << 10);
+	assert_true(rt_machine_gib(m.mem_total) == 15.5 && m.mem_available == 0);
 	assert_string_equal(m.blas_library, "OpenBLAS");
-	assert_null(m.blas_version);
-	assert_int_equal(m.blas_precisions.n, 2);
-	assert_string_equal(m.blas_precisions.name[1], "fp32");
+	assert_string_equal(m.blas_version, "");
+	assert_int_equal(m.blas_precisions, RT_PREC_BIT(RT_FP64) | RT_PREC_BIT(RT_FP32));
 	assert_int_equal(m.naccel, 2);
 	assert_int_equal(m.accel[0].available, 1);
 	assert_int_equal(m.accel[0].ndevices, 1);
-	assert_true(m.accel[0].dev[0].memory_gib == 24 && m.accel[0].dev[0].compute_units == 128);
-	assert_string_equal(m.accel[0].dev[0].precisions.name[1], "bf16");
-	assert_null(m.accel[0].dev[0].driver);
-	assert_true(m.accel[0].dev[0].index == 0);
+	assert_true(rt_machine_gib(m.accel[0].dev[0].mem_total) == 23.99);
+	assert_int_equal(m.accel[0].dev[0].compute_units, 128);
+	assert_int_equal(m.accel[0].dev[0].precisions, RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_BF16));
+	assert_string_equal(m.accel[0].dev[0].driver, "");
 	assert_int_equal(m.accel[1].available, 0);
 	assert_string_equal(m.accel[1].reason, "no plugin");
 	assert_int_equal(m.accel[1].ndevices, 0);
+	assert_ptr_equal(rt_machine_accel(&m, "hip"), &m.accel[1]);
+	/* what it says, though this rigtune would derive 2 and write another sentence */
+	assert_int_equal(said.usable_cores, 3);
+	assert_int_equal(rt_machine_pcores(&m), 2);
+	assert_string_equal(said.role[0], "performance");
+	assert_string_equal(said.bf16, "unavailable: no cblas_sbgemm");
 	rt_config_free(&c);
 	unlink(path);
 
 	/* a machine: with little in it reads as little, not as an error */
 	write_config(config_text);
 	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
-	rt_config_read_machine(&c, &m);
-	assert_true(m.nnuma == 0 && m.nkinds == 0 && m.naccel == 0 && !m.has_blas);
-	assert_true(isnan(m.memory_gib) && isnan(m.freq_max_mhz));
-	assert_null(m.source);
+	view = rt_yr_with_err(&c.yr, err, sizeof err);
+	assert_int_equal(rt_machine_read(&view, c.machine, &m, &said), RT_OK);
+	assert_true(m.numa_nodes == 0 && m.nkinds == 0 && m.naccel == 0 && !m.blas_library[0]);
+	assert_true(m.mem_total == 0 && m.freq_max_mhz == 0 && !m.source[0]);
+	assert_true(said.usable_cores == 0 && !said.role[0][0] && !said.bf16[0]);
+	rt_config_free(&c);
+	unlink(path);
+
+	/* a field of another type: the configuration loads, its machine is refused at the field */
+	write_config(replaced("cores: 2}", "cores: many}"));
+	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
+	view = rt_yr_with_err(&c.yr, err, sizeof err);
+	assert_int_equal(rt_machine_read(&view, c.machine, &m, &said), RT_EINVAL);
+	char want[128];
+	snprintf(want, sizeof want, "%s:6:33: machine: cores: expected a whole number", path);
+	assert_string_equal(err, want);
 	rt_config_free(&c);
 	unlink(path);
 }

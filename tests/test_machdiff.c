@@ -197,7 +197,8 @@ static void test_read_back(void **state)
 	rt_yr r;
 	char *text = emit_text(&a, &r), err[RT_ERRLEN];
 	rt_yr view = rt_yr_with_err(&r, err, sizeof err);
-	assert_int_equal(rt_machine_read(&view, rt_yr_root(&r), &b), 0);
+	rt_machine_said said;
+	assert_int_equal(rt_machine_read(&view, rt_yr_root(&r), &b, &said), 0);
 	char *again = emit_text(&b, NULL);
 	assert_string_equal(again, text);
 	rt_mdiff d;
@@ -212,6 +213,12 @@ static void test_read_back(void **state)
 	assert_int_equal(b.accel[0].dev[0].precisions, a.accel[0].dev[0].precisions);
 	assert_string_equal(b.accel[1].reason, "no HIP runtime");
 	assert_int_equal(b.accel[1].ndevices, 0);
+	/* what it derived, as it wrote it */
+	assert_int_equal(said.usable_cores, rt_machine_pcores(&a));
+	assert_string_equal(said.role[0], "efficiency");
+	assert_string_equal(said.role[1], "performance");
+	assert_true(!(a.blas_precisions & RT_PREC_BIT(RT_BF16)));
+	assert_non_null(strstr(said.bf16, "none in this"));
 	free(again);
 	free(text);
 	rt_yr_free(&r);
@@ -232,7 +239,7 @@ static void test_read_document(void **state)
 	char err[RT_ERRLEN];
 	assert_int_equal(rt_yr_load(&r, "base.yaml", doc, strlen(doc), err, sizeof err), 0);
 	rt_yr view = rt_yr_with_err(&r, err, sizeof err);
-	assert_int_equal(rt_machine_read(&view, rt_yr_root(&r), &m), 0);
+	assert_int_equal(rt_machine_read(&view, rt_yr_root(&r), &m, NULL), 0);
 	assert_string_equal(m.cpu_model, "X");
 	assert_int_equal(m.cores, 2);
 	assert_string_equal(m.governor, ""); /* "unknown" is how an empty one is written */
@@ -243,7 +250,7 @@ static void test_read_document(void **state)
 	static const char bad[] = "cpu:\n  model: X\n  cores: many\n";
 	assert_int_equal(rt_yr_load(&r, "base.yaml", bad, strlen(bad), err, sizeof err), 0);
 	view = rt_yr_with_err(&r, err, sizeof err);
-	assert_int_equal(rt_machine_read(&view, rt_yr_root(&r), &m), RT_EINVAL);
+	assert_int_equal(rt_machine_read(&view, rt_yr_root(&r), &m, NULL), RT_EINVAL);
 	assert_non_null(strstr(err, "base.yaml:3:"));
 	assert_non_null(strstr(err, "cores"));
 	rt_yr_free(&r);

@@ -234,6 +234,16 @@ static void page_data_from_the_gpubox_fixture(void **state)
 	assert_int_equal(pg->machine.nkinds, 2);
 	assert_int_equal(pg->machine.naccel, 3);
 	assert_true(pg->machine.accel[1].available);
+	/* the machine as the document says it: an older rigtune's bf16 words, sizes as written */
+	assert_string_equal(pg->machine.rows[6].label, "Memory");
+	assert_string_equal(pg->machine.rows[6].value, "62.6 GiB, 58.1 GiB available when tuned");
+	assert_string_equal(pg->machine.rows[7].value,
+	                    "OpenBLAS 0.3.21, Haswell kernels, pthreads threading; GEMM in fp64, fp32; "
+	                    "bf16 unavailable: this OpenBLAS does not export cblas_sbgemm");
+	assert_string_equal(pg->machine.accel[1].detail,
+	                    "NVIDIA GeForce RTX 4090: 24.0 GiB, 128 compute units, fp64 fp32 tf32 bf16 "
+	                    "fp16; 550.54.14");
+	assert_string_equal(pg->machine.problem, "");
 	assert_int_equal(pg->nwl, 3);
 	const rt_pg_workload *gemm = &pg->wl[0], *tr = &pg->wl[1], *ppo = &pg->wl[2];
 	assert_string_equal(gemm->xkey, "threads");
@@ -276,6 +286,42 @@ static void page_data_from_the_gpubox_fixture(void **state)
 	assert_int_equal(pg->xo.threads[0].nbest, 2);
 	rt_page_free(pg);
 	free(pg);
+}
+
+/*
+ * A configuration whose machine: the machine's reader refuses (cores: many)
+ * still makes a page: the machine is unknown, and the page says the
+ * section's problem at its place where the machine would be.
+ */
+static void page_of_an_unreadable_machine(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/rt-page-XXXXXX", cfg[64], want[256], err[RT_ERRLEN], *text;
+	size_t len;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cfg, sizeof cfg, "%s/tiny.yaml", dir);
+	assert_int_equal(rt_read_file(D "tiny.yaml", &text, &len, err, sizeof err), RT_OK);
+	char *at = strstr(text, "    cores: 2\n"); /* line 11 */
+	assert_non_null(at);
+	FILE *f = fopen(cfg, "w");
+	assert_non_null(f);
+	fprintf(f, "%.*s    cores: many\n%s", (int)(at - text), text, at + strlen("    cores: 2\n"));
+	fclose(f);
+	free(text);
+	rt_page *pg = malloc(sizeof *pg);
+	rt_page_inputs in = {.config = cfg};
+	assert_non_null(pg);
+	assert_int_equal(rt_page_load(pg, &in, err, sizeof err), RT_OK);
+	assert_false(pg->machine.known);
+	snprintf(want, sizeof want, "%s:11:12: machine: cores: expected a whole number", cfg);
+	assert_string_equal(pg->machine.problem, want);
+	assert_int_equal(pg->machine.nrows, 0);
+	assert_int_equal(pg->nwl, 1); /* the rest of the page as before */
+	assert_false(pg->wl[0].naive_known); /* its usable cores are not known */
+	rt_page_free(pg);
+	free(pg);
+	unlink(cfg);
+	rmdir(dir);
 }
 
 /*
@@ -345,6 +391,7 @@ int main(void)
 	    cmocka_unit_test(naive_point_is_an_untuned_run),
 	    cmocka_unit_test(checkdoc_reads_every_verdict),
 	    cmocka_unit_test(page_data_from_the_gpubox_fixture),
+	    cmocka_unit_test(page_of_an_unreadable_machine),
 	    cmocka_unit_test(page_fits_a_replay_csv_from_the_analysis),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

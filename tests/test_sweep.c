@@ -211,6 +211,44 @@ static void test_plan_memory_model(void **state)
 	unload_edited(path, &c);
 }
 
+/*
+ * A machine: the machine's reader refuses: a plan that needs its memory (ppo
+ * past what ran) fails with the section's problem at its place; one that
+ * does not (the transformer, each value ran or failed in tune) is made.
+ */
+static void test_plan_unreadable_machine(void **state)
+{
+	(void)state;
+	const edit bad = {"  memory_gib: {total: 16, available: 12}",
+			  "  cpu: {cores: many}\n  memory_gib: {total: 16, available: 12}"};
+	char path[] = "/tmp/rt-sweep-XXXXXX", want[128], err[RT_ERRLEN] = "";
+	rt_config c;
+	rt_sweep_plan plan;
+	load_edited(&bad, 1, path, &c);
+	rt_sweep_opts o = {"ppo", 100, 10};
+	assert_int_equal(rt_sweep_plan_make(&c, &o, &plan, err, sizeof err), RT_EINVAL);
+	snprintf(want, sizeof want, "%s/c.yaml:13:16: machine: cores: expected a whole number", path);
+	assert_string_equal(err, want);
+	/* with its journal beside it, the transformer's 256 ran out of memory in tune */
+	char journal[64], *text;
+	size_t len;
+	snprintf(journal, sizeof journal, "%s/journal.yaml", path);
+	assert_int_equal(rt_read_file("tests/data/sweep/journal.yaml", &text, &len, err, sizeof err),
+			 RT_OK);
+	FILE *f = fopen(journal, "w");
+	assert_non_null(f);
+	fwrite(text, 1, len, f);
+	fclose(f);
+	free(text);
+	o.workload = "transformer";
+	if (rt_sweep_plan_make(&c, &o, &plan, err, sizeof err))
+		fail_msg("%s", err);
+	assert_int_equal(plan.nbatch, 3);
+	assert_non_null(strstr(plan.limit, "batch=256 ran out of memory"));
+	unlink(journal);
+	unload_edited(path, &c);
+}
+
 static void test_plan_errors(void **state)
 {
 	(void)state;
@@ -370,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_params_kinds),   cmocka_unit_test(test_params_errors),
 		cmocka_unit_test(test_plan_from_journal), cmocka_unit_test(test_plan_memory_model),
 		cmocka_unit_test(test_plan_errors),    cmocka_unit_test(test_plan_without_knee),
+		cmocka_unit_test(test_plan_unreadable_machine),
 		cmocka_unit_test(test_put_float),
 		cmocka_unit_test(test_objective_check), cmocka_unit_test(test_grid),
 	};

@@ -6,7 +6,6 @@
  */
 #include "config.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,107 +335,6 @@ int rt_config_bad(const rt_config *c, const char *path, char *err, size_t errlen
 	if (!n)
 		return rt_fail(err, errlen, RT_EINVAL, "%s: %s: %s", c->path, path, msg);
 	return rt_yr_bad(&r, n, "%s: %s", path, msg);
-}
-
-/* ---- the machine: section ---- */
-
-static const char *str_at(const rt_yr *r, const rt_ynode *n, const char *path)
-{
-	return rt_yr_scalar(rt_yr_at(r, n, path));
-}
-
-/* The number at path, or NAN when it is absent or not a number. */
-static double num_at(const rt_yr *r, const rt_ynode *n, const char *path)
-{
-	const rt_ynode *v = rt_yr_at(r, n, path);
-	double x;
-	rt_yr view = rt_yr_with_err(r, NULL, 0);
-	return v && rt_yr_number(&view, v, path, &x) == RT_OK ? x : NAN;
-}
-
-static void read_precisions(const rt_yr *r, const rt_ynode *seq, rt_config_precisions *p)
-{
-	p->n = 0;
-	for (int i = 0; i < rt_yr_nitems(seq) && p->n < RT_CONFIG_MAX_PRECISIONS; i++) {
-		const char *s = rt_yr_scalar(rt_yr_item(r, seq, i));
-		if (s)
-			p->name[p->n++] = s;
-	}
-}
-
-static void read_cpu(const rt_yr *r, const rt_ynode *cpu, rt_config_machine *m)
-{
-	static const char *const levels[] = {"caches_kib.l1d", "caches_kib.l2", "caches_kib.l3"};
-	m->model = str_at(r, cpu, "model");
-	m->arch = str_at(r, cpu, "arch");
-	m->usable_cores = num_at(r, cpu, "usable_cores");
-	m->packages = num_at(r, cpu, "packages");
-	m->cores = num_at(r, cpu, "cores");
-	m->pus = num_at(r, cpu, "pus");
-	const rt_ynode *numa = rt_yr_get(r, cpu, "numa_nodes");
-	m->nnuma = rt_yr_nitems(numa);
-	for (int i = 0; i < m->nnuma && i < RT_MAX_NUMA; i++)
-		m->numa_gib[i] = num_at(r, rt_yr_item(r, numa, i), "memory_gib");
-	const rt_ynode *kinds = rt_yr_get(r, cpu, "kinds");
-	for (int i = 0; i < rt_yr_nitems(kinds) && m->nkinds < RT_MAX_KINDS; i++) {
-		const rt_ynode *k = rt_yr_item(r, kinds, i);
-		m->kinds[m->nkinds++] = (rt_config_cpukind){
-			str_at(r, k, "role"), str_at(r, k, "core_type"), num_at(r, k, "cores"),
-			num_at(r, k, "pus"), num_at(r, k, "freq_max_mhz")};
-	}
-	for (size_t i = 0; i < RT_COUNT(levels); i++)
-		m->cache_kib[i] = num_at(r, cpu, levels[i]);
-	m->governor = str_at(r, cpu, "governor");
-	m->freq_min_mhz = num_at(r, cpu, "freq_mhz.min");
-	m->freq_max_mhz = num_at(r, cpu, "freq_mhz.max");
-}
-
-static void read_blas(const rt_yr *r, const rt_ynode *blas, rt_config_machine *m)
-{
-	if (!(m->has_blas = blas != NULL))
-		return;
-	m->blas_library = str_at(r, blas, "library");
-	m->blas_version = str_at(r, blas, "version");
-	m->blas_core = str_at(r, blas, "core");
-	m->blas_threading = str_at(r, blas, "threading");
-	m->blas_bf16 = str_at(r, blas, "bf16");
-	read_precisions(r, rt_yr_get(r, blas, "precisions"), &m->blas_precisions);
-}
-
-static void read_accel(const rt_yr *r, const rt_ynode *a, rt_config_accel *ac)
-{
-	const char *av = str_at(r, a, "available");
-	const rt_ynode *devs = rt_yr_get(r, a, "devices");
-	ac->backend = str_at(r, a, "backend");
-	ac->available = av && !strcmp(av, "true");
-	ac->reason = str_at(r, a, "reason");
-	for (int d = 0; d < rt_yr_nitems(devs) && d < RT_MAX_DEVICES; d++) {
-		const rt_ynode *dv = rt_yr_item(r, devs, d);
-		rt_config_device *cd = &ac->dev[ac->ndevices++];
-		cd->name = str_at(r, dv, "name");
-		cd->driver = str_at(r, dv, "driver");
-		cd->index = num_at(r, dv, "index");
-		cd->memory_gib = num_at(r, dv, "memory_gib");
-		cd->compute_units = num_at(r, dv, "compute_units");
-		read_precisions(r, rt_yr_get(r, dv, "precisions"), &cd->precisions);
-	}
-}
-
-void rt_config_read_machine(const rt_config *c, rt_config_machine *m)
-{
-	const rt_yr *r = &c->yr;
-	const rt_ynode *mach = c->machine;
-	memset(m, 0, sizeof *m);
-	read_cpu(r, rt_yr_get(r, mach, "cpu"), m);
-	m->source = str_at(r, mach, "source");
-	m->os_name = str_at(r, mach, "os.name");
-	m->kernel = str_at(r, mach, "os.kernel");
-	m->memory_gib = num_at(r, mach, "memory_gib.total");
-	m->available_gib = num_at(r, mach, "memory_gib.available");
-	read_blas(r, rt_yr_get(r, mach, "blas"), m);
-	const rt_ynode *acc = rt_yr_get(r, mach, "accelerators");
-	for (int i = 0; i < rt_yr_nitems(acc) && m->naccel < RT_MAX_ACCEL; i++)
-		read_accel(r, rt_yr_item(r, acc, i), &m->accel[m->naccel++]);
 }
 
 /* ---- the writer: what `rigtune tune` found, as the document the reader above reads ---- */

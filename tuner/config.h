@@ -7,9 +7,9 @@
  * The reader checks the document's schema version and the fields every
  * consumer relies on (per workload: recommended and fastest, each with its
  * point, shape and throughput; reason; env), and keeps the whole document:
- * the machine: section is read on demand (rt_config_read_machine), the
- * crossover: by its own module's reader (rt_crossover_read in crossover.h,
- * on c->crossover), anything else (hints, runner-ups) with the getters below. Keys it does not know are left alone: a
+ * the machine: section by its own module's reader (rt_machine_read in
+ * machine.h, on c->machine), the crossover: by its own (rt_crossover_read in
+ * crossover.h, on c->crossover), anything else (hints, runner-ups) with the getters below. Keys it does not know are left alone: a
  * newer rigtune may add some. Every string points into the document and is
  * valid until rt_config_free(); an rt_config must not be copied.
  */
@@ -142,63 +142,6 @@ int rt_config_entry_shape(const rt_config *c, const rt_config_rec *rec, const rt
  */
 int rt_config_bad(const rt_config *c, const char *path, char *err, size_t errlen,
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-/* ---- the machine: section, as probe printed it when tune ran (rt_machine_emit) ---- */
-
-#define RT_CONFIG_MAX_PRECISIONS 8
-
-/* A sequence of precisions ([fp64, fp32]), its scalars in order. */
-typedef struct rt_config_precisions {
-	int n;
-	const char *name[RT_CONFIG_MAX_PRECISIONS];
-} rt_config_precisions;
-
-/* One kind of core (cpu.kinds[]). */
-typedef struct rt_config_cpukind {
-	const char *role, *core_type;
-	double cores, pus, freq_max_mhz;
-} rt_config_cpukind;
-
-/* One device of an accelerator (accelerators[].devices[]). */
-typedef struct rt_config_device {
-	const char *name, *driver;
-	double index, memory_gib, compute_units;
-	rt_config_precisions precisions;
-} rt_config_device;
-
-/* One backend of accelerators[]: its devices, or why it is not available. */
-typedef struct rt_config_accel {
-	const char *backend, *reason;
-	int available; /* available: true */
-	int ndevices;
-	rt_config_device dev[RT_MAX_DEVICES];
-} rt_config_accel;
-
-/*
- * What a reader of a configuration shows of its machine. Strings point into
- * the document and are NULL where the key is absent; numbers are NAN where
- * absent or not a number: a configuration of an older or newer rigtune may
- * lack some, and none is required.
- */
-typedef struct rt_config_machine {
-	const char *source, *model, *arch, *governor, *os_name, *kernel;
-	double usable_cores, packages, cores, pus;
-	int nnuma;                    /* cpu.numa_nodes: how many */
-	double numa_gib[RT_MAX_NUMA]; /* the memory_gib of the first RT_MAX_NUMA */
-	int nkinds;
-	rt_config_cpukind kinds[RT_MAX_KINDS];
-	double cache_kib[3]; /* caches_kib: l1d, l2, l3 */
-	double freq_min_mhz, freq_max_mhz;
-	double memory_gib, available_gib; /* memory_gib: total, available */
-	int has_blas;
-	const char *blas_library, *blas_version, *blas_core, *blas_threading, *blas_bf16;
-	rt_config_precisions blas_precisions;
-	int naccel;
-	rt_config_accel accel[RT_MAX_ACCEL];
-} rt_config_machine;
-
-/* The machine: section of c into m; what is not there is NULL or NAN, never an error. */
-void rt_config_read_machine(const rt_config *c, rt_config_machine *m);
 
 /*
  * The writer: the document of a tune run (tune_run.h; declared here by its

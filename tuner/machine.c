@@ -212,6 +212,14 @@ int rt_machine_pcores(const rt_machine *m)
 	return m->kinds[m->nkinds - 1].cores;
 }
 
+const rt_accel *rt_machine_accel(const rt_machine *m, const char *backend)
+{
+	for (int i = 0; i < m->naccel; i++)
+		if (!strcmp(m->accel[i].backend, backend))
+			return &m->accel[i];
+	return NULL;
+}
+
 void rt_machine_fingerprint(const rt_machine *m, char out[17])
 {
 	char buf[4096];

@@ -78,6 +78,9 @@ int rt_machine_probe(const char *topology_xml, rt_machine *m, char *err, size_t 
    rt_machine_pcores(); all physical cores otherwise. */
 int rt_machine_pcores(const rt_machine *m);
 
+/* The accelerator entry of backend ("cuda"), or NULL when m has none. */
+const rt_accel *rt_machine_accel(const rt_machine *m, const char *backend);
+
 /* 16 hex digits. */
 void rt_machine_fingerprint(const rt_machine *m, char out[17]);
 
@@ -119,8 +122,11 @@ struct rt_mfield {
 	size_t off, size; /* the value in its struct (a SEQ's array); size: a STR's buffer */
 	/* Whether it is written (NULL: always, or when set with RT_MF_IF_SET). */
 	int (*shown)(const rt_mctx *c);
-	/* A value derived from other fields, as text; the reader skips it. */
+	/* A value derived from other fields, as text; the reader does not set it in the machine. */
 	void (*derive)(const rt_mctx *c, char *buf, size_t len);
+	/* A derived value the reader keeps as the document says it: its place in an
+	   rt_machine_said (said_size 0: none); a SEQ's item i keeps it i * said_size further. */
+	size_t said_off, said_size;
 	const char *empty;     /* STR: the text written for "" ("unknown"); NULL: "" */
 	const rt_mfield *sub;  /* MAP: its fields; SEQ: an item's */
 	size_t count_off;      /* SEQ: the int that counts its items */
@@ -147,13 +153,36 @@ rt_mctx rt_mfield_item(const rt_mfield *f, const rt_mctx *c, int i);
 void rt_machine_emit(rt_yw *w, const rt_machine *m);
 
 /*
+ * What a document says of the values derived from its other fields, as it
+ * says them: a reader shows these (an older rigtune's words included), not
+ * what this one would derive from the fields (rt_machine_pcores, ...). ""
+ * or 0 where the document has none.
+ */
+typedef struct rt_machine_said {
+	int usable_cores;                /* cpu.usable_cores */
+	char role[RT_MAX_KINDS][16];     /* cpu.kinds[i].role: "performance" */
+	char bf16[256];                  /* blas.bf16: why the BLAS has no bf16 GEMM */
+} rt_machine_said;
+
+/*
  * The machine mapping map (as rt_machine_emit wrote it, in a configuration
- * or a journal's header) into m. A field that is absent is empty or 0; a
- * key that is not in the table is left alone (a later rigtune may add
- * some), and so is a precision it does not know. RT_EINVAL
+ * or a journal's header) into m, and into said (NULL: not wanted) the
+ * derived values it says. A field that is absent is empty or 0; a key that
+ * is not in the table is left alone (a later rigtune may add some), and so
+ * is a precision it does not know. RT_EINVAL
  * "NAME:LINE:COLUMN: machine: cores: expected a whole number" for a value
  * of another type.
  */
-int rt_machine_read(const rt_yr *r, const rt_ynode *map, rt_machine *m);
+int rt_machine_read(const rt_yr *r, const rt_ynode *map, rt_machine *m, rt_machine_said *said);
+
+/*
+ * A size the reader kept in bytes, in GiB as the document says it: 62.6
+ * for `memory_gib: 62.6`, not the 62.5999999996 of its byte count (exact
+ * to 6 significant digits; rt_machine_emit writes 4).
+ */
+double rt_machine_gib(uint64_t bytes);
+
+/* A mask of RT_PREC_BIT as its names in order, joined by sep ("fp64, fp32"). */
+void rt_machine_precisions_text(unsigned mask, const char *sep, char *buf, size_t len);
 
 #endif

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../common/rt.h"
@@ -84,6 +85,10 @@ static int accel_unavailable(const rt_mctx *c)
 #define INT(k, st, f, fl) {.key = k, .kind = RT_MF_INT, .flags = fl, .off = offsetof(st, f)}
 #define BYTES(k, kd, st, f, fl) {.key = k, .kind = kd, .flags = fl, .off = offsetof(st, f)}
 #define DERIVED(k, kd, fn, fl) {.key = k, .kind = kd, .flags = fl, .derive = fn}
+/* A derived value a reader shows as the document says it (rt_machine_said's field f). */
+#define SAID(k, kd, fn, fl, f) \
+	{.key = k, .kind = kd, .flags = fl, .derive = fn, .said_off = offsetof(rt_machine_said, f), \
+	 .said_size = SIZE(rt_machine_said, f)}
 #define MAP(k, t, fl) {.key = k, .kind = RT_MF_MAP, .flags = fl, .sub = t}
 #define SEQ(k, st, arr, n, t, fl) \
 	{.key = k, .kind = RT_MF_SEQ, .flags = fl, .off = offsetof(st, arr), .sub = t, \
@@ -100,7 +105,7 @@ static const rt_mfield numa_fields[] = {
 
 static const rt_mfield kind_fields[] = {
 	INT("efficiency", rt_cpukind, efficiency, RT_MF_KEY),
-	DERIVED("role", RT_MF_STR, derive_role, RT_MF_NODIFF),
+	SAID("role", RT_MF_STR, derive_role, RT_MF_NODIFF, role[0]),
 	INT("cores", rt_cpukind, cores, 0),
 	INT("pus", rt_cpukind, pus, 0),
 	STR("core_type", rt_cpukind, core_type, RT_MF_IF_SET),
@@ -130,7 +135,7 @@ static const rt_mfield cpu_fields[] = {
 	DERIVED("smt", RT_MF_INT, derive_smt, RT_MF_NODIFF),
 	SEQ("numa_nodes", rt_machine, numa_mem, numa_nodes, numa_fields, RT_MF_FLOW),
 	SEQ("kinds", rt_machine, kinds, nkinds, kind_fields, RT_MF_FLOW),
-	DERIVED("usable_cores", RT_MF_INT, derive_usable, RT_MF_NODIFF),
+	SAID("usable_cores", RT_MF_INT, derive_usable, RT_MF_NODIFF, usable_cores),
 	MAP("caches_kib", cache_fields, RT_MF_FLOW),
 	{.key = "governor", .kind = RT_MF_STR, .off = offsetof(rt_machine, governor),
 	 .size = SIZE(rt_machine, governor), .empty = "unknown"},
@@ -160,7 +165,7 @@ static const rt_mfield blas_fields[] = {
 	STR("from", rt_machine, blas_from, RT_MF_IF_SET),
 	STR("file", rt_machine, blas_file, RT_MF_IF_SET),
 	{.key = "precisions", .kind = RT_MF_PRECS, .off = offsetof(rt_machine, blas_precisions)},
-	DERIVED("bf16", RT_MF_STR, derive_bf16, RT_MF_IF_SET | RT_MF_NODIFF),
+	SAID("bf16", RT_MF_STR, derive_bf16, RT_MF_IF_SET | RT_MF_NODIFF, bf16),
 	END,
 };
 
@@ -211,15 +216,22 @@ static void *at_mut(const rt_mfield *f, void *obj)
 	return (char *)obj + f->off;
 }
 
-static void precisions_text(unsigned mask, char *buf, size_t len)
+void rt_machine_precisions_text(unsigned mask, const char *sep, char *buf, size_t len)
 {
-	size_t used = (size_t)snprintf(buf, len, "[");
+	size_t used = 0;
+	if (len)
+		buf[0] = '\0';
 	for (int p = 0; p < RT_NPRECISION && used < len; p++)
 		if (mask & RT_PREC_BIT(p))
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", used > 1 ? ", " : "",
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? sep : "",
 						 rt_precision_name((rt_precision)p));
-	if (used < len)
-		snprintf(buf + used, len - used, "]");
+}
+
+static void precisions_text(unsigned mask, char *buf, size_t len)
+{
+	char names[RT_MF_TEXT_LEN];
+	rt_machine_precisions_text(mask, ", ", names, sizeof names);
+	snprintf(buf, len, "[%s]", names);
 }
 
 /* The text of a field that is written, whether or not it has a value. */
@@ -354,22 +366,42 @@ static int read_bytes(const rt_yr *r, const rt_ynode *n, const rt_mfield *f, uin
 	return RT_OK;
 }
 
-static int read_fields(const rt_yr *r, const rt_ynode *map, const rt_mfield *fields, void *obj);
+/* Where the fields go: the struct they are in, and the derived values said (NULL: not kept). */
+typedef struct dest {
+	void *obj;
+	rt_machine_said *said;
+	int index; /* the item's place in its SEQ; 0 outside one */
+} dest;
 
-static int read_seq(const rt_yr *r, const rt_ynode *n, const rt_mfield *f, void *obj)
+static int read_fields(const rt_yr *r, const rt_ynode *map, const rt_mfield *fields, dest d);
+
+static int read_seq(const rt_yr *r, const rt_ynode *n, const rt_mfield *f, dest d)
 {
 	if (n->type != YAML_SEQUENCE_NODE)
 		return bad(r, n, f, "a sequence");
 	int count = rt_yr_nitems(n) < f->max ? rt_yr_nitems(n) : f->max, rc = RT_OK;
-	for (int i = 0; rc == RT_OK && i < count; i++)
-		rc = read_fields(r, rt_yr_item(r, n, i), f->sub,
-				 (char *)at_mut(f, obj) + (size_t)i * f->item_size);
-	*(int *)((char *)obj + f->count_off) = count;
+	for (int i = 0; rc == RT_OK && i < count; i++) {
+		dest item = {(char *)at_mut(f, d.obj) + (size_t)i * f->item_size, d.said, i};
+		rc = read_fields(r, rt_yr_item(r, n, i), f->sub, item);
+	}
+	*(int *)((char *)d.obj + f->count_off) = count;
 	return rc;
 }
 
-static int read_field(const rt_yr *r, const rt_ynode *n, const rt_mfield *f, void *obj)
+static int read_value(const rt_yr *r, const rt_ynode *n, const rt_mfield *f, dest d);
+
+/* A derived value as the document says it, into said (the field's kind and key, its place). */
+static int read_said(const rt_yr *r, const rt_ynode *n, const rt_mfield *f, dest d)
 {
+	rt_mfield at_said = {.key = f->key, .kind = f->kind,
+			     .off = f->said_off + (size_t)d.index * f->said_size,
+			     .size = f->said_size};
+	return read_value(r, n, &at_said, (dest){d.said, NULL, 0});
+}
+
+static int read_value(const rt_yr *r, const rt_ynode *n, const rt_mfield *f, dest d)
+{
+	void *obj = d.obj;
 	const char *s = rt_yr_scalar(n);
 	rt_yr quiet = rt_yr_with_err(r, NULL, 0); /* its own message is bad()'s */
 	long v;
@@ -392,30 +424,47 @@ static int read_field(const rt_yr *r, const rt_ynode *n, const rt_mfield *f, voi
 		*(int *)at_mut(f, obj) = !strcmp(s, "true");
 		return RT_OK;
 	case RT_MF_PRECS: return read_precisions(r, n, f, at_mut(f, obj));
-	case RT_MF_MAP: return read_fields(r, n, f->sub, obj);
-	case RT_MF_SEQ: return read_seq(r, n, f, obj);
+	case RT_MF_MAP: return read_fields(r, n, f->sub, d);
+	case RT_MF_SEQ: return read_seq(r, n, f, d);
 	}
 	return RT_OK;
 }
 
-/* The fields of map into obj; derived ones are not read, absent ones stay 0. */
-static int read_fields(const rt_yr *r, const rt_ynode *map, const rt_mfield *fields, void *obj)
+/* Whether f is read: a field, or a derived value said is kept for. */
+static int is_read(const rt_mfield *f, dest d)
+{
+	return !f->derive || (d.said && f->said_size);
+}
+
+/* The fields of map into d; a derived one into said if kept, absent ones stay 0. */
+static int read_fields(const rt_yr *r, const rt_ynode *map, const rt_mfield *fields, dest d)
 {
 	if (map->type != YAML_MAPPING_NODE)
 		return rt_yr_bad(r, map, "machine: expected a mapping");
 	int rc = RT_OK;
 	for (const rt_mfield *f = fields; rc == RT_OK && f->key; f++) {
-		const rt_ynode *n = f->derive ? NULL : rt_yr_get(r, map, f->key);
+		const rt_ynode *n = is_read(f, d) ? rt_yr_get(r, map, f->key) : NULL;
 		if (n && !rt_yr_is_null(n))
-			rc = read_field(r, n, f, obj);
+			rc = f->derive ? read_said(r, n, f, d) : read_value(r, n, f, d);
 	}
 	return rc;
 }
 
-int rt_machine_read(const rt_yr *r, const rt_ynode *map, rt_machine *m)
+int rt_machine_read(const rt_yr *r, const rt_ynode *map, rt_machine *m, rt_machine_said *said)
 {
 	memset(m, 0, sizeof *m);
+	if (said)
+		memset(said, 0, sizeof *said);
 	if (!map)
 		return rt_yr_bad(r, NULL, "machine: expected a mapping");
-	return read_fields(r, map, rt_machine_fields, m);
+	return read_fields(r, map, rt_machine_fields, (dest){m, said, 0});
+}
+
+double rt_machine_gib(uint64_t bytes)
+{
+	char text[32];
+	/* the byte count is within half a byte (2^-31 GiB) of what was written: rounded to 6
+	   significant digits, what was written with as many comes back exactly */
+	snprintf(text, sizeof text, "%.6g", (double)bytes / GIB);
+	return strtod(text, NULL);
 }

@@ -43,14 +43,6 @@
 
 /* ---- the machine's backends ---- */
 
-static const rt_accel *find_accel(const rt_machine *m, const char *backend)
-{
-	for (int i = 0; i < m->naccel; i++)
-		if (!strcmp(m->accel[i].backend, backend))
-			return &m->accel[i];
-	return NULL;
-}
-
 static int backend_wanted(const rt_tune_opts *o, const char *name)
 {
 	if (!o->nbackends)
@@ -157,7 +149,7 @@ static void point_of(const rt_tune_workload *twl, const int *idx, rt_point *pt, 
  */
 static int point_runs_here(const tune_ctx *c, const rt_point *pt, const rt_shape *sh)
 {
-	const rt_accel *a = find_accel(&c->run->machine, pt->backend);
+	const rt_accel *a = rt_machine_accel(&c->run->machine, pt->backend);
 	if (!a || !a->available || !backend_wanted(c->o, pt->backend) || pt->device >= a->ndevices)
 		return 0;
 	if (!(a->dev[pt->device].precisions & RT_PREC_BIT(pt->precision)))

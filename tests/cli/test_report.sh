@@ -79,6 +79,15 @@ expect_grep "id=\"nochart-crossover\"" "$T" "no crossover: a sentence"
 expect_grep "No GPU backend is available on this machine \(cuda: cudaGetDeviceCount" "$T" "no GPU: said, with why"
 grep -q '<svg' "$T" && not_ok "tiny has no chart" || ok "tiny has no chart"
 
+# a machine: section the machine's reader refuses: still a page, its problem where the machine is
+sed '11s/^    cores: 2$/    cores: many/' $D/tiny.yaml >"$TMP/manycores.yaml"
+M=$TMP/manycores.html
+expect_exit 0 "a machine with cores: many still makes a page" $R report --config "$TMP/manycores.yaml" -o "$M"
+well_formed "$M" manycores
+expect_grep "The configuration's machine section cannot be read: <code>$TMP/manycores.yaml:11:12: machine: cores: expected a whole number</code>" \
+  "$M" "the machine's place says the section's problem, at its line and column"
+expect_grep "no feasible point: every trial failed" "$M" "and the rest of the page is there"
+
 S=$TMP/single.html
 expect_exit 0 "single: one trial" $R report --config $D/single.yaml -o "$S"
 well_formed "$S" single

@@ -23,6 +23,11 @@ expect_exit 2 "an entry without a recommendation is exit 2" \
   $R sweep --from cfg.yaml --workload gemm --format grid
 expect_exit 2 "an unknown format is exit 2" $R sweep $S --format csv
 expect_exit 2 "a journal is not a configuration" $R sweep --from journal.yaml --workload transformer --format grid
+sed 's/^  memory_gib:/  cpu: {cores: many}\n  memory_gib:/' cfg.yaml >manycores.yaml
+expect_exit 2 "a machine: that cannot be read is exit 2 where the plan needs its memory" \
+  $R sweep --from manycores.yaml --workload ppo --format grid
+expect_grep "manycores.yaml:[0-9]+:16: machine: cores: expected a whole number" "$TMP/err" \
+  "  naming the field at its place"
 bad_params() { # description, expected FILE:LINE:COL message, yaml
   printf '%b' "$3" >bad.yaml
   expect_exit 2 "--params $1 is exit 2" $R sweep --from cfg.yaml --workload transformer --format grid --params bad.yaml

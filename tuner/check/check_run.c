@@ -106,7 +106,7 @@ static int diff_machine(rt_check_run *run, const rt_check_opts *o, char *err, si
 		return RT_OK;
 	}
 	rt_yr r = rt_yr_with_err(b->mr, err, errlen);
-	int rc = rt_machine_read(&r, b->machine, &run->then);
+	int rc = rt_machine_read(&r, b->machine, &run->then, NULL);
 	if (rc)
 		return rc;
 	if ((rc = rt_mdiff_compute(&run->then, &run->machine, &run->diff)))

@@ -424,6 +424,12 @@ static void machine(page_ctx *c)
 {
 	const rt_pg_machine *m = &c->pg->machine;
 	out(c, "<section class=\"card\" id=\"machine\">\n<h2>The machine</h2>\n");
+	if (m->problem[0]) {
+		out(c, "<p class=\"muted\">The configuration's machine section cannot be read: ");
+		elem(c, "code", NULL, m->problem);
+		out(c, "</p>\n</section>\n");
+		return;
+	}
 	if (!m->known) {
 		out(c, "<p class=\"muted\">Known only by its fingerprint, ");
 		elem(c, "code", NULL, c->pg->fingerprint[0] ? c->pg->fingerprint : "none");

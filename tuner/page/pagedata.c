@@ -60,15 +60,6 @@ static void kib_text(double kib, char *buf, size_t len)
 		snprintf(buf, len, "%.0f KiB", kib);
 }
 
-/* The precisions joined by sep ("fp64, fp32"). */
-static void join_precisions(const rt_config_precisions *p, const char *sep, char *buf,
-                            size_t len)
-{
-	buf[0] = '\0';
-	for (int i = 0; i < p->n; i++)
-		cat(buf, len, "%s%s", i ? sep : "", p->name[i]);
-}
-
 /* ---- the machine ---- */
 
 static rt_pg_row *add_row(rt_pg_machine *m, const char *label)
@@ -81,34 +72,37 @@ static rt_pg_row *add_row(rt_pg_machine *m, const char *label)
 	return row;
 }
 
-static void machine_topology(const rt_config_machine *cm, rt_pg_machine *m)
+/* The text of a field, "unknown" where the document has none. */
+static const char *or_unknown(const char *s)
 {
-	rt_pg_row *row = add_row(m, "Topology");
-	double pk = cm->packages, co = cm->cores, pu = cm->pus;
-	int nn = cm->nnuma;
-	cat(row->value, sizeof row->value,
-	    "%.0f package%s, %.0f cores, %.0f PUs (%s), %d NUMA node%s", pk, pk == 1 ? "" : "s", co,
-	    pu, pu > co ? "SMT" : "no SMT", nn, nn == 1 ? "" : "s");
-	for (int i = 0; i < nn && i < RT_MAX_NUMA; i++)
-		cat(row->value, sizeof row->value, "%s%.1f GiB%s", i ? ", " : " (", cm->numa_gib[i],
-		    i == nn - 1 ? ")" : "");
+	return s[0] ? s : "unknown";
 }
 
-static void machine_kinds(const rt_config_machine *cm, rt_pg_machine *m)
+static void machine_topology(const rt_machine *mc, rt_pg_machine *m)
+{
+	rt_pg_row *row = add_row(m, "Topology");
+	int pk = mc->packages, co = mc->cores, pu = mc->pus, nn = mc->numa_nodes;
+	cat(row->value, sizeof row->value, "%d package%s, %d cores, %d PUs (%s), %d NUMA node%s",
+	    pk, pk == 1 ? "" : "s", co, pu, pu > co ? "SMT" : "no SMT", nn, nn == 1 ? "" : "s");
+	for (int i = 0; i < nn; i++)
+		cat(row->value, sizeof row->value, "%s%.1f GiB%s", i ? ", " : " (",
+		    rt_machine_gib(mc->numa_mem[i]), i == nn - 1 ? ")" : "");
+}
+
+static void machine_kinds(const rt_machine *mc, const rt_machine_said *said, rt_pg_machine *m)
 {
 	rt_pg_row *row = add_row(m, "Core kinds");
-	for (int i = 0; i < cm->nkinds; i++) {
-		const rt_config_cpukind *k = &cm->kinds[i];
+	for (int i = 0; i < mc->nkinds; i++) {
+		const rt_cpukind *k = &mc->kinds[i];
 		rt_pg_kind *kd = &m->kinds[m->nkinds++];
 		const char *type = k->core_type;
-		double freq = k->freq_max_mhz;
-		snprintf(kd->role, sizeof kd->role, "%s", k->role ? k->role : "uniform");
-		kd->cores = (int)k->cores;
-		kd->pus = (int)k->pus;
-		snprintf(kd->label, sizeof kd->label, "%s%s", type ? type : "",
-		         type && freq > 0 ? ", " : "");
+		int freq = k->freq_max_mhz;
+		snprintf(kd->role, sizeof kd->role, "%s", said->role[i][0] ? said->role[i] : "uniform");
+		kd->cores = k->cores;
+		kd->pus = k->pus;
+		snprintf(kd->label, sizeof kd->label, "%s%s", type, type[0] && freq > 0 ? ", " : "");
 		if (freq > 0)
-			cat(kd->label, sizeof kd->label, "%.1f GHz", freq / 1000);
+			cat(kd->label, sizeof kd->label, "%.1f GHz", freq / 1000.0);
 		if (row)
 			cat(row->value, sizeof row->value, "%s%d %s%s%s%s", i ? " + " : "",
 			    kd->cores, kd->role, kd->label[0] ? " (" : "", kd->label,
@@ -118,22 +112,15 @@ static void machine_kinds(const rt_config_machine *cm, rt_pg_machine *m)
 		cat(row->value, sizeof row->value, "; %d usable for compute", m->usable_cores);
 }
 
-static void machine_cpu(const rt_config_machine *cm, rt_pg_machine *m)
+static void machine_caches(const rt_machine *mc, rt_pg_machine *m)
 {
-	const char *model = cm->model, *arch = cm->arch;
-	rt_pg_row *row = add_row(m, "CPU");
-	snprintf(row->value, sizeof row->value, "%s%s%s%s", model ? model : "unknown",
-	         arch ? " (" : "", arch ? arch : "", arch ? ")" : "");
-	m->usable_cores = isnan(cm->usable_cores) ? 0 : (int)cm->usable_cores;
-	machine_topology(cm, m);
-	machine_kinds(cm, m);
 	static const char *const names[] = {"L1d", "L2", "L3"};
-	row = add_row(m, "Caches");
+	const uint64_t bytes[] = {mc->l1d, mc->l2, mc->l3};
+	rt_pg_row *row = add_row(m, "Caches");
 	for (size_t i = 0; row && i < RT_COUNT(names); i++) {
 		char size[32];
-		double kib = cm->cache_kib[i];
-		if (kib > 0) {
-			kib_text(kib, size, sizeof size);
+		if (bytes[i]) {
+			kib_text((double)bytes[i] / 1024, size, sizeof size);
 			cat(row->value, sizeof row->value, "%s%s %s", row->value[0] ? ", " : "",
 			    names[i], size);
 		}
@@ -141,84 +128,115 @@ static void machine_cpu(const rt_config_machine *cm, rt_pg_machine *m)
 	if (row)
 		cat(row->value, sizeof row->value, "%s",
 		    row->value[0] ? " (each)" : "none reported");
-	const char *gov = cm->governor;
-	double fmin = cm->freq_min_mhz, fmax = cm->freq_max_mhz;
+}
+
+static void machine_cpu(const rt_machine *mc, const rt_machine_said *said, rt_pg_machine *m)
+{
+	const char *arch = mc->arch;
+	rt_pg_row *row = add_row(m, "CPU");
+	snprintf(row->value, sizeof row->value, "%s%s%s%s", or_unknown(mc->cpu_model),
+	         arch[0] ? " (" : "", arch, arch[0] ? ")" : "");
+	m->usable_cores = said->usable_cores;
+	machine_topology(mc, m);
+	machine_kinds(mc, said, m);
+	machine_caches(mc, m);
 	if ((row = add_row(m, "Frequency"))) {
-		cat(row->value, sizeof row->value, "governor %s", gov ? gov : "unknown");
-		if (fmax > 0)
-			cat(row->value, sizeof row->value, ", %.0f to %.0f MHz", fmin, fmax);
+		cat(row->value, sizeof row->value, "governor %s", or_unknown(mc->governor));
+		if (mc->freq_max_mhz > 0)
+			cat(row->value, sizeof row->value, ", %d to %d MHz", mc->freq_min_mhz,
+			    mc->freq_max_mhz);
 	}
 }
 
-static void machine_blas(const rt_config_machine *cm, rt_pg_machine *m)
+/* Whether the document says anything of the BLAS (rigtune always writes its library). */
+static int has_blas(const rt_machine *mc)
 {
-	rt_pg_row *row = cm->has_blas ? add_row(m, "BLAS") : NULL;
-	if (!row)
-		return;
-	const char *lib = cm->blas_library, *ver = cm->blas_version;
-	const char *core = cm->blas_core, *thr = cm->blas_threading;
-	const char *bf16 = cm->blas_bf16;
-	char prec[128];
-	join_precisions(&cm->blas_precisions, ", ", prec, sizeof prec);
-	cat(row->value, sizeof row->value, "%s %s", lib ? lib : "unknown", ver ? ver : "");
-	if (core)
-		cat(row->value, sizeof row->value, ", %s kernels", core);
-	if (thr)
-		cat(row->value, sizeof row->value, ", %s threading", thr);
-	if (prec[0])
-		cat(row->value, sizeof row->value, "; GEMM in %s", prec);
-	if (bf16)
-		cat(row->value, sizeof row->value, "; bf16 %s", bf16);
+	return mc->blas_library[0] || mc->blas_version[0] || mc->blas_core[0] ||
+	       mc->blas_threading[0] || mc->blas_precisions;
 }
 
-static void machine_accels(const rt_config_machine *cm, rt_pg_machine *m)
+static void machine_blas(const rt_machine *mc, const rt_machine_said *said, rt_pg_machine *m)
 {
-	for (int i = 0; i < cm->naccel; i++) {
-		const rt_config_accel *a = &cm->accel[i];
+	rt_pg_row *row = has_blas(mc) ? add_row(m, "BLAS") : NULL;
+	if (!row)
+		return;
+	char prec[128];
+	rt_machine_precisions_text(mc->blas_precisions, ", ", prec, sizeof prec);
+	cat(row->value, sizeof row->value, "%s %s", or_unknown(mc->blas_library), mc->blas_version);
+	if (mc->blas_core[0])
+		cat(row->value, sizeof row->value, ", %s kernels", mc->blas_core);
+	if (mc->blas_threading[0])
+		cat(row->value, sizeof row->value, ", %s threading", mc->blas_threading);
+	if (prec[0])
+		cat(row->value, sizeof row->value, "; GEMM in %s", prec);
+	if (said->bf16[0])
+		cat(row->value, sizeof row->value, "; bf16 %s", said->bf16);
+}
+
+static void machine_accels(const rt_machine *mc, rt_pg_machine *m)
+{
+	for (int i = 0; i < mc->naccel; i++) {
+		const rt_accel *a = &mc->accel[i];
 		rt_pg_accel *pa = &m->accel[m->naccel++];
-		snprintf(pa->backend, sizeof pa->backend, "%s", a->backend ? a->backend : "?");
+		snprintf(pa->backend, sizeof pa->backend, "%s", a->backend[0] ? a->backend : "?");
 		pa->available = a->available;
-		snprintf(pa->detail, sizeof pa->detail, "%s",
-		         pa->available ? "" : a->reason ? a->reason : "");
+		snprintf(pa->detail, sizeof pa->detail, "%s", pa->available ? "" : a->reason);
 		for (int d = 0; pa->available && d < a->ndevices; d++) {
-			const rt_config_device *dv = &a->dev[d];
+			const rt_device_info *dv = &a->dev[d];
 			char prec[128];
-			join_precisions(&dv->precisions, " ", prec, sizeof prec);
+			rt_machine_precisions_text(dv->precisions, " ", prec, sizeof prec);
 			cat(pa->detail, sizeof pa->detail,
-			    "%s%s: %.1f GiB, %.0f compute units, %s%s%s", d ? "; " : "",
-			    dv->name ? dv->name : "device", dv->memory_gib, dv->compute_units, prec,
-			    dv->driver ? "; " : "", dv->driver ? dv->driver : "");
+			    "%s%s: %.1f GiB, %d compute units, %s%s%s", d ? "; " : "",
+			    dv->name[0] ? dv->name : "device", rt_machine_gib(dv->mem_total),
+			    dv->compute_units, prec, dv->driver[0] ? "; " : "", dv->driver);
 		}
 	}
 }
 
-/* The machine's rows, from the configuration's machine: section (config.c reads it). */
-static void read_machine(rt_page *pg)
+/* The rows after the CPU's: OS, memory, BLAS, the accelerators, the fingerprint. */
+static void machine_rest(const rt_machine *mc, const rt_machine_said *said, const rt_page *pg,
+                         rt_pg_machine *m)
 {
-	rt_config_machine cm;
-	rt_pg_machine *m = &pg->machine;
-	rt_config_read_machine(&pg->config, &cm);
-	m->known = 1;
-	machine_cpu(&cm, m);
-	const char *os = cm.os_name, *kernel = cm.kernel;
 	rt_pg_row *row = add_row(m, "OS");
 	if (row)
-		snprintf(row->value, sizeof row->value, "%s, kernel %s", os ? os : "unknown",
-		         kernel ? kernel : "unknown");
-	double total = cm.memory_gib, avail = cm.available_gib;
+		snprintf(row->value, sizeof row->value, "%s, kernel %s", or_unknown(mc->os_name),
+		         or_unknown(mc->kernel));
 	if ((row = add_row(m, "Memory"))) {
-		cat(row->value, sizeof row->value, "%.1f GiB", total);
-		if (!isnan(avail))
+		cat(row->value, sizeof row->value, "%.1f GiB", rt_machine_gib(mc->mem_total));
+		if (mc->mem_available)
 			cat(row->value, sizeof row->value, ", %.1f GiB available when tuned",
-			    avail);
+			    rt_machine_gib(mc->mem_available));
 	}
-	machine_blas(&cm, m);
-	machine_accels(&cm, m);
-	const char *src = cm.source;
+	machine_blas(mc, said, m);
+	machine_accels(mc, m);
+	const char *src = mc->source;
+	int other = src[0] && strcmp(src, "live");
 	if ((row = add_row(m, "Fingerprint")))
 		snprintf(row->value, sizeof row->value, "%s%s%s", pg->fingerprint,
-		         src && strcmp(src, "live") ? ", topology from " : "",
-		         src && strcmp(src, "live") ? src : "");
+		         other ? ", topology from " : "", other ? src : "");
+}
+
+/*
+ * The machine's rows, from the configuration's machine: section as the
+ * machine's reader reads it. A section it refuses leaves the machine
+ * unknown, its problem in m->problem for the page to say where the machine
+ * would be: the rest of the page does not need it. RT_ENOMEM.
+ */
+static int read_machine(rt_page *pg, char *err, size_t errlen)
+{
+	rt_pg_machine *m = &pg->machine;
+	rt_yr view = rt_yr_with_err(&pg->config.yr, m->problem, sizeof m->problem);
+	rt_machine *mc = malloc(sizeof *mc);
+	rt_machine_said said;
+	if (!mc)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	if (rt_machine_read(&view, pg->config.machine, mc, &said) == RT_OK) {
+		m->known = 1;
+		machine_cpu(mc, &said, m);
+		machine_rest(mc, &said, pg, m);
+	}
+	free(mc);
+	return RT_OK;
 }
 
 /* ---- the workloads of the configuration ---- */
@@ -315,7 +333,7 @@ static int read_config(rt_page *pg, const char *path, char *err, size_t errlen)
 	pg->partial = c->partial;
 	pg->generated = rt_config_scalar(c, "generated");
 	pg->unavailable = rt_config_scalar(c, "unavailable");
-	read_machine(pg);
+	rc = read_machine(pg, err, errlen);
 	for (int i = 0; i < c->nrecs && rc == RT_OK; i++)
 		rc = read_entry(pg, &c->recs[i], &pg->wl[pg->nwl++], err, errlen);
 	return rc;

@@ -49,6 +49,7 @@ typedef struct rt_pg_kind {
 
 typedef struct rt_pg_machine {
 	int known; /* from a configuration; 0 when only journals were given */
+	char problem[RT_ERRLEN]; /* why the configuration's machine: cannot be read; "" */
 	int usable_cores;
 	int nrows, nkinds, naccel;
 	rt_pg_row rows[RT_PG_MAX_ROWS];

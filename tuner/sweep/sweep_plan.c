@@ -210,22 +210,37 @@ static void add_space_values(const rt_sweep_plan *plan, evidence *e)
 
 /* ---- memory ------------------------------------------------------------------ */
 
-/* The device's memory in GiB from the machine section (config.c reads it); 0 if not said. */
-static double device_gib(const rt_sweep_plan *plan)
+/* The memory a value is estimated against: read from the machine section once a value needs it. */
+typedef struct memory {
+	int read;
+	double gib; /* 0 where the section does not say it */
+} memory;
+
+/*
+ * The recommended device's memory in GiB (the host's available memory for a
+ * host backend) from the configuration's machine section, as the machine's
+ * reader reads it; RT_EINVAL at its place when the section cannot be read.
+ */
+static int device_gib(const rt_sweep_plan *plan, memory *mem, char *err, size_t errlen)
 {
-	rt_config_machine m;
-	rt_config_read_machine(plan->cfg, &m);
-	if (rt_backend_on_host(plan->point.backend))
-		return isnan(m.available_gib) ? 0 : m.available_gib;
-	for (int i = 0; i < m.naccel; i++) {
-		const rt_config_accel *a = &m.accel[i];
-		if (!a->backend || strcmp(a->backend, plan->point.backend))
-			continue;
-		for (int d = 0; d < a->ndevices; d++)
-			if (a->dev[d].index == plan->point.device && !isnan(a->dev[d].memory_gib))
-				return a->dev[d].memory_gib;
+	if (mem->read)
+		return RT_OK;
+	rt_machine *m = malloc(sizeof *m);
+	if (!m)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	rt_yr view = rt_yr_with_err(&plan->cfg->yr, err, errlen);
+	int rc = rt_machine_read(&view, plan->cfg->machine, m, NULL);
+	if (rc == RT_OK) {
+		const rt_accel *a = rt_machine_accel(m, plan->point.backend);
+		int dev = plan->point.device;
+		mem->read = 1;
+		if (rt_backend_on_host(plan->point.backend))
+			mem->gib = rt_machine_gib(m->mem_available);
+		else if (a && dev >= 0 && dev < a->ndevices)
+			mem->gib = rt_machine_gib(a->dev[dev].mem_total);
 	}
-	return 0;
+	free(m);
+	return rc;
 }
 
 static double model_gib(const rt_sweep_plan *plan, long v)
@@ -237,29 +252,34 @@ static double model_gib(const rt_sweep_plan *plan, long v)
 }
 
 /*
- * Whether value v fits; when it does not, says why in plan->limit. The
- * values come in increasing order and the first that does not fit ends
- * the list (memory grows along the knee key).
+ * Whether value v fits (*fit); when it does not, says why in plan->limit.
+ * The values come in increasing order and the first that does not fit ends
+ * the list (memory grows along the knee key). RT_EINVAL when v needs the
+ * machine's memory and its section cannot be read.
  */
-static int fits(rt_sweep_plan *plan, const evidence *e, long v, double dev_gib, int *measured)
+static int fits(rt_sweep_plan *plan, const evidence *e, long v, memory *mem, int *fit,
+		int *measured, char *err, size_t errlen)
 {
 	const char *unit = plan->axis;
 	*measured = e->largest_ok && v <= e->largest_ok;
+	*fit = 0;
 	if (e->first_failed && v >= e->first_failed) {
 		snprintf(plan->limit, sizeof plan->limit,
 			 "%s=%ld ran out of memory in tune: the sweep stops below it", unit,
 			 e->first_failed);
-		return 0;
+		return RT_OK;
 	}
+	*fit = *measured;
 	if (*measured)
-		return 1;
-	double need = model_gib(plan, v);
+		return RT_OK;
+	RT_TRY(device_gib(plan, mem, err, errlen));
+	double need = model_gib(plan, v), dev_gib = mem->gib;
 	if (dev_gib <= 0) {
 		snprintf(plan->limit, sizeof plan->limit,
 			 "%s=%ld did not run in tune and the configuration gives no memory size "
 			 "to estimate it against",
 			 unit, v);
-		return 0;
+		return RT_OK;
 	}
 	if (need > RT_SWEEP_MEM_SHARE * dev_gib) {
 		snprintf(plan->limit, sizeof plan->limit,
@@ -267,9 +287,10 @@ static int fits(rt_sweep_plan *plan, const evidence *e, long v, double dev_gib, 
 			 "the %.2f GiB of %s memory",
 			 unit, v, need, 100 * RT_SWEEP_MEM_SHARE, dev_gib,
 			 rt_backend_on_host(plan->point.backend) ? "available host" : "device");
-		return 0;
+		return RT_OK;
 	}
-	return 1;
+	*fit = 1;
+	return RT_OK;
 }
 
 /* ---- throughput -------------------------------------------------------------- */
@@ -381,9 +402,9 @@ static int find_entry(const rt_config *c, const char *name, rt_sweep_plan *plan,
 	return RT_OK;
 }
 
-static int build_batches(rt_sweep_plan *plan, evidence *e)
+static int build_batches(rt_sweep_plan *plan, evidence *e, char *err, size_t errlen)
 {
-	double dev_gib = device_gib(plan);
+	memory mem = {0, 0};
 	qsort(e->seen, (size_t)e->nseen, sizeof e->seen[0], cmp_long);
 	qsort(e->tp, (size_t)e->ntp, sizeof e->tp[0], cmp_tp);
 	snprintf(plan->limit, sizeof plan->limit,
@@ -391,10 +412,11 @@ static int build_batches(rt_sweep_plan *plan, evidence *e)
 		 plan->axis, e->nseen ? e->seen[e->nseen - 1] : plan->knee);
 	for (int i = 0; i < e->nseen && plan->nbatch < RT_SWEEP_MAX_BATCH; i++) {
 		long v = e->seen[i];
-		int measured;
+		int fit, measured;
 		if (v < plan->knee)
 			continue;
-		if (!fits(plan, e, v, dev_gib, &measured))
+		RT_TRY(fits(plan, e, v, &mem, &fit, &measured, err, errlen));
+		if (!fit)
 			break;
 		rt_sweep_batch *b = &plan->batch[plan->nbatch++];
 		b->value = v;
@@ -429,7 +451,7 @@ int rt_sweep_plan_make(const rt_config *c, const rt_sweep_opts *o, rt_sweep_plan
 	if (rc == RT_OK) {
 		add_space_values(plan, e);
 		read_journal(plan, e);
-		rc = build_batches(plan, e);
+		rc = build_batches(plan, e, err, errlen);
 	}
 	free(e);
 	if (rc == RT_OK && plan->nbatch == 0)
