@@ -20,6 +20,7 @@
 #include "output.h"
 #include "pin.h"
 #include "spaces.h"
+#include "tune_baseline.h"
 #include "tune_target.h"
 
 void rt_tune_opts_default(rt_tune_opts *o)
@@ -658,27 +659,40 @@ static int save_sweep(rt_tune_run *run, char *err, size_t errlen)
 	return rc;
 }
 
-/* A short square-GEMM crossover sweep, saved and fitted; the config emits the analysis. */
-static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budget,
-			   rt_progress *progress)
+/*
+ * A short square-GEMM crossover sweep within budget seconds, of which
+ * XO_FIT_SHARE is left for fitting it (crossover_fit); xo says how it was
+ * measured (the baseline rounds measure some of its sizes again). 0 when
+ * nothing was measured.
+ */
+static int crossover_sweep(const rt_tune_opts *o, rt_tune_run *run, double budget,
+			   rt_progress *progress, rt_crossover_sweep_opts *xo)
 {
-	rt_crossover_sweep_opts xo = {.backends = o->nbackends ? o->backends : NULL,
-			       .nbackends = o->nbackends,
-			       .precisions = RT_PREC_BIT(RT_FP32),
-			       .usable_cores = run->usable_cores,
-			       .seconds_per_point = budget / 40 < 0.05 ? 0.05 : budget / 40,
-			       .max_n = 1024,
-			       .quiet = 1,
-			       .deadline = rt_now() + (1 - XO_FIT_SHARE) * budget,
-			       .stop = rt_tune_stop_requested,
-			       .machine = &run->machine};
+	*xo = (rt_crossover_sweep_opts){.backends = o->nbackends ? o->backends : NULL,
+					.nbackends = o->nbackends,
+					.precisions = RT_PREC_BIT(RT_FP32),
+					.usable_cores = run->usable_cores,
+					.seconds_per_point = budget / 40 < 0.05 ? 0.05 : budget / 40,
+					.max_n = 1024,
+					.quiet = 1,
+					.deadline = rt_now() + (1 - XO_FIT_SHARE) * budget,
+					.stop = rt_tune_stop_requested,
+					.machine = &run->machine};
 	rt_crossover_shape shape = {0};
 	char skipped[1024], err[RT_ERRLEN];
 	rt_progress_note(progress, "measuring the CPU/GPU and thread crossovers (%.0f s)", budget);
-	if (rt_crossover_sweep(&xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err)) {
+	if (rt_crossover_sweep(xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err)) {
 		rt_progress_note(progress, "crossover skipped: %s", err);
-		return;
+		return 0;
 	}
+	return 1;
+}
+
+/* The sweep's observations saved and fitted; the config emits the analysis. */
+static void crossover_fit(rt_tune_run *run, rt_progress *progress)
+{
+	rt_crossover_shape shape = {0};
+	char err[RT_ERRLEN];
 	if (save_sweep(run, err, sizeof err))
 		rt_progress_note(progress, "the crossover's observations are not saved: %s", err);
 	/* the analysis the configuration gives, fitted now: its time is the budget's */
@@ -722,8 +736,10 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		goto out;
 	probe_frameworks(o, run, fmin(RT_FRAMEWORK_DEADLINE_S, PROBE_SHARE * o->budget_s), progress);
 	double probed = rt_now() - t0;
-	/* the crossover's share is kept back; the workloads share what the probes left */
+	/* the crossover's and the baseline rounds' shares are kept back; the workloads share what
+	   the probes left */
 	double xo_budget = o->crossover && !o->cmd ? CROSSOVER_SHARE * o->budget_s : 0;
+	double base_budget = !o->cmd && journal ? RT_TUNE_BASELINE_SHARE * o->budget_s : 0;
 	double weights = 0;
 	for (int i = 0; i < run->nwl; i++)
 		weights += workload_weight(&run->wl[i]);
@@ -735,7 +751,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	for (int i = 0; i < run->nwl && !rc && !rt_tune_stop_requested(); i++) {
 		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o, .progress = progress,
 			      .journal = journal, .reuse = reuse, .nreuse = nreuse, .topo = topo};
-		double left = o->budget_s - xo_budget - (rt_now() - t0);
+		double left = o->budget_s - xo_budget - base_budget - (rt_now() - t0);
 		double budget = left * workload_weight(c.twl) / weights;
 		weights -= workload_weight(c.twl);
 		if (budget < MIN_SEARCH_S) {
@@ -745,11 +761,19 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 			rc = rt_tune_search(&c, budget, err, errlen);
 		}
 	}
+	double left = o->budget_s - base_budget - (rt_now() - t0), fit_s = 0;
+	rt_crossover_sweep_opts xo;
+	int swept = !rc && !rt_tune_stop_requested() && xo_budget > 0 && left >= MIN_SEARCH_S &&
+		    crossover_sweep(o, run, left, progress, &xo);
+	if (swept) /* what the sweep left of its fitting time */
+		fit_s = fmax(0, o->budget_s - base_budget - (rt_now() - t0));
+	if (!rc && !rt_tune_stop_requested() && base_budget > 0)
+		rc = rt_tune_baseline(o, run, journal, progress, topo, swept ? &xo : NULL,
+				      t0 + o->budget_s - fit_s, err, errlen);
+	if (swept)
+		crossover_fit(run, progress);
 	if (topo)
 		hwloc_topology_destroy(topo);
-	double left = o->budget_s - (rt_now() - t0);
-	if (!rc && !rt_tune_stop_requested() && xo_budget > 0 && left >= MIN_SEARCH_S)
-		tune_crossover(o, run, left, progress);
 	run->interrupted = rt_tune_stop_requested();
 	rt_progress_note(progress, "%.1f s: %.1f s probing the machine and its frameworks, %.1f s "
 				   "measuring",

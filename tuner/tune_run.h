@@ -64,6 +64,7 @@ typedef struct rt_tune_trial {
 	int idx[RT_SPACE_MAX_PARAMS];
 	int feasible, reused;
 	int naive;               /* the naive default (naive.h): journaled as such, never ranked */
+	int again;               /* a copy measured again for a check's baseline (tune_baseline.h) */
 	int skipped;             /* not run: predicted over its cap (reason says) */
 	int predicted;           /* the naive default not measured: median, step_seconds predicted */
 	rt_cause cause;          /* why not, when !feasible */

@@ -58,6 +58,11 @@ expect_grep "^  p: [0-9.e-]+$" aa.yaml "A/A: and the p-value"
 
 journal=$(ls results/*.yaml | head -1)
 canary=${journal%.yaml}-canary.csv
+# the baseline pools every trial of its point in the journal: the search's and
+# those of the tune's last rounds (tune_baseline.h), whatever the budget fitted
+ntrials=$(grep -cE '^point: \{backend: cpu, precision: fp32, .*threads: 1, .*pin: compact\}$' "$journal")
+expect_grep "^  baseline: \{median: [0-9.]+, n: [0-9]+, trials: $ntrials\}$" aa.yaml \
+  "A/A: the baseline pools the point's $ntrials trials of the journal"
 
 # The canary: tune took two samples after every trial beside the journal, the
 # check two before every trial, and says what the machine's own speed did.
@@ -322,11 +327,12 @@ rc=$?
 expect_grep "keeps no machine description" old.yaml "a note says only the fingerprint is compared"
 
 # feasible in the baseline, not now: a regression of its own kind. The journal
-# gets a copy of its last search trial (the naive default's is never ranked) on a device no
-# machine here has, made the fastest.
+# gets a copy of its last search trial (one without a role: the naive default's and
+# those measured again for a check are never ranked) on a device no machine here has,
+# made the fastest.
 cp "$journal" results/dev7.yaml
-awk '/^---$/ { if (doc !~ /\nrole: naive\n/) last = doc; doc = "" } { doc = doc $0 "\n" }
-  END { if (doc !~ /\nrole: naive\n/) last = doc; printf "%s", last }' "$journal" |
+awk '/^---$/ { if (doc !~ /\nrole: /) last = doc; doc = "" } { doc = doc $0 "\n" }
+  END { if (doc !~ /\nrole: /) last = doc; printf "%s", last }' "$journal" |
   sed -e 's/backend: cpu,/backend: cuda, device: 7,/' -e 's/median: [0-9.e+-]*/median: 1e9/' \
   >>results/dev7.yaml
 expect_exit 1 "a point that ran in the baseline and cannot now is a regression" \
@@ -366,7 +372,8 @@ if grep -q "^    reused: [1-9]" reused.yaml; then
   rc=$?
   [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] && ok "check finds them in the host's other journal (exit $rc)" \
     || not_ok "check finds reused trials" "exit $rc: $(head -c 300 "$TMP/err")"
-  expect_grep "^  baseline: \{median: [0-9.]+, n: [0-9]+\}$" reused-out.yaml "with their samples"
+  expect_grep "^  baseline: \{median: [0-9.]+, n: [0-9]+, trials: [1-9][0-9]*\}$" reused-out.yaml \
+    "with their samples"
 else
   for t in "check finds them in the host's other journal" "with their samples"; do
     n=$((n + 1)); echo "ok $n # SKIP $t: the first tune's trial was contended, so tune measured it again instead of reusing it"
