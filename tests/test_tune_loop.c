@@ -303,13 +303,12 @@ static void test_baseline_rounds_measure_the_picks_again(void **state)
 	setup(&s, &f);
 	search_ok(&s);
 	int searched = f.nlog;
-	assert_int_equal(rt_tune_baseline(&s.o, &s.run, NULL, &s.progress, NULL, NULL, rt_now(),
-					  err, sizeof err),
-			 RT_OK);
+	rt_tune_rounds r = {.o = &s.o, .run = &s.run, .progress = &s.progress,
+			    .deadline = rt_now(), .stop = rt_tune_stop_requested};
+	assert_int_equal(rt_tune_baseline(&r, err, sizeof err), RT_OK);
 	assert_int_equal(f.nlog, searched);
-	assert_int_equal(rt_tune_baseline(&s.o, &s.run, NULL, &s.progress, NULL, NULL,
-					  rt_now() + BUDGET_S, err, sizeof err),
-			 RT_OK);
+	r.deadline = rt_now() + BUDGET_S;
+	assert_int_equal(rt_tune_baseline(&r, err, sizeof err), RT_OK);
 	assert_int_equal(f.nlog, searched + 2 * RT_TUNE_BASELINE_ROUNDS);
 	static const int order[4][2] = {{32, 3}, {64, 3}, {64, 3}, {32, 3}};
 	for (int i = 0; i < 4; i++) {

@@ -175,73 +175,6 @@ static int walk_to_knee(tune_ctx *c, double deadline, double cap)
 	return RT_OK;
 }
 
-int rt_tune_top_trials(const rt_tune_workload *twl, const int *skip, int nskip, int *out, int n)
-{
-	int k = 0;
-	while (k < n) {
-		int next = -1;
-		for (int i = 0; i < twl->ntrials; i++) {
-			const rt_tune_trial *t = &twl->trials[i];
-			int taken = 0;
-			for (int j = 0; j < k; j++)
-				taken |= out[j] == i;
-			for (int j = 0; j < nskip; j++)
-				taken |= skip[j] == i;
-			if (t->feasible && !taken && (next < 0 || t->score > twl->trials[next].score))
-				next = i;
-		}
-		if (next < 0)
-			break;
-		out[k++] = next;
-	}
-	return k;
-}
-
-/* The trial of point idx, or NULL. */
-static const rt_tune_trial *trial_at(const rt_tune_workload *twl, const int *idx)
-{
-	for (int i = 0; i < twl->ntrials; i++)
-		if (!memcmp(twl->trials[i].idx, idx, sizeof(int) * (size_t)rt_space_nparams(twl->space)))
-			return &twl->trials[i];
-	return NULL;
-}
-
-int rt_tune_pick(const rt_tune_workload *twl, const rt_tune_trial **fastest,
-		 const rt_tune_trial **rec, int *naive_kept)
-{
-	const rt_search_result *r = twl->result;
-	int k;
-	*naive_kept = 0;
-	*fastest = *rec = NULL;
-	if (twl->status != RT_OK || !r || r->best < 0 ||
-	    !(*fastest = trial_at(twl, r->trials[r->best].idx)))
-		return RT_EINVAL;
-	*rec = *fastest;
-	if (rt_knee_point(twl->space, r, RT_KNEE_WITHIN, &k, NULL, 0) == RT_OK && trial_at(twl, r->trials[k].idx))
-		*rec = trial_at(twl, r->trials[k].idx);
-	const rt_tune_trial *naive = twl->naive.feasible ? &twl->naive : NULL;
-	const rt_tune_trial *cand = twl->w ? trial_at(twl, twl->naive_idx) : NULL;
-	if (!naive && cand && cand->feasible)
-		naive = cand;
-	if (!naive)
-		return RT_OK;
-	if ((*fastest)->median <= naive->ci_hi && cand && cand->feasible) {
-		*rec = cand; /* nothing beat the naive default beyond its noise: keep it */
-		*naive_kept = 1;
-	} else if ((*rec)->median < naive->median) {
-		*rec = *fastest; /* the knee gave up more than tuning won */
-	}
-	return RT_OK;
-}
-
-double rt_tune_naive_ratio(const rt_tune_workload *twl, const rt_tune_trial *rec)
-{
-	const rt_tune_trial *n = &twl->naive;
-	if (!rec || !(n->feasible || n->predicted) || n->median <= 0 || rec->median <= 0)
-		return 0;
-	return twl->minimize ? n->median / rec->median : rec->median / n->median;
-}
-
 /* A progress line for a point measured again. */
 static void report_again(tune_ctx *c, const rt_tune_trial *t, const rt_measurement *m)
 {
@@ -450,7 +383,7 @@ static void keep_naive_unbeaten(rt_tune_workload *twl)
 	const rt_tune_trial *fastest, *rec;
 	int kept;
 	if (rt_tune_pick(twl, &fastest, &rec, &kept) || kept || !twl->naive.feasible ||
-	    fastest->median > twl->naive.ci_hi || trial_at(twl, twl->naive_idx))
+	    fastest->median > twl->naive.ci_hi || rt_tune_trial_at(twl, twl->naive_idx))
 		return;
 	twl->status = RT_EINFEASIBLE;
 	snprintf(twl->note, sizeof twl->note,
@@ -767,9 +700,14 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		    crossover_sweep(o, run, left, progress, &xo);
 	if (swept) /* what the sweep left of its fitting time */
 		fit_s = fmax(0, o->budget_s - base_budget - (rt_now() - t0));
-	if (!rc && !rt_tune_stop_requested() && base_budget > 0)
-		rc = rt_tune_baseline(o, run, journal, progress, topo, swept ? &xo : NULL,
-				      t0 + o->budget_s - fit_s, err, errlen);
+	rt_tune_rounds rounds = {.o = o, .run = run, .journal = journal, .progress = progress,
+				 .topo = topo, .xo = swept ? &xo : NULL,
+				 .deadline = t0 + o->budget_s - fit_s, .stop = rt_tune_stop_requested};
+	if (!rc && !rt_tune_stop_requested() && base_budget > 0) {
+		rc = rt_tune_baseline(&rounds, err, errlen);
+		if (rc && rt_tune_stop_requested()) /* interrupted: what was measured stands */
+			rc = RT_OK;
+	}
 	if (swept)
 		crossover_fit(run, progress);
 	if (topo)
@@ -784,14 +722,6 @@ out:
 	rt_journal_records_free(reuse, nreuse);
 	run->seconds = rt_now() - t0;
 	return rc;
-}
-
-int rt_tune_recommends(const rt_tune_run *run)
-{
-	for (int i = 0; i < run->nwl; i++)
-		if (run->wl[i].status == RT_OK && run->wl[i].result && run->wl[i].result->best >= 0)
-			return 1;
-	return 0;
 }
 
 void rt_tune_run_free(rt_tune_run *run)

@@ -7,7 +7,6 @@
 
 #include "../common/rt.h"
 #include "replay.h"
-#include "tune.h"
 #include "tune_target.h"
 
 /* A workload's trial gets the length its search gave it, within these. */
@@ -76,21 +75,8 @@ static int add_sweep(const rt_tune_run *run, const rt_crossover_sweep_opts *xo, 
 	return rc;
 }
 
-/* What every run of the rounds needs. */
-typedef struct rounds {
-	const rt_tune_opts *o;
-	rt_tune_run *run;
-	rt_journal *journal;
-	rt_progress *progress;
-	hwloc_topology_t topo;
-	const rt_crossover_sweep_opts *xo;
-	double deadline;
-	char *err;
-	size_t errlen;
-} rounds;
-
 /* A workload's point once more, journaled (and a canary sample after it). */
-static int measure_trial(const rounds *r, item *it)
+static int measure_trial(const rt_tune_rounds *r, item *it, char *err, size_t errlen)
 {
 	tune_ctx c = {.run = r->run, .twl = &r->run->wl[it->wl], .o = r->o,
 		      .progress = r->progress, .journal = r->journal, .topo = r->topo,
@@ -99,7 +85,7 @@ static int measure_trial(const rounds *r, item *it)
 	rt_tune_trial again = *it->t; /* journaled as role: again */
 	again.again = 1;
 	rt_measurement m;
-	int rc = rt_tune_measure_fresh(&c, &again, cap, &m, r->err, r->errlen);
+	int rc = rt_tune_measure_fresh(&c, &again, cap, &m, err, errlen);
 	if (rc)
 		return rc;
 	it->cost = m.seconds > 0 ? m.seconds : it->cost;
@@ -108,11 +94,11 @@ static int measure_trial(const rounds *r, item *it)
 }
 
 /* A sweep's size once more, its samples added to its curve. */
-static int measure_size(const rounds *r, item *it)
+static int measure_size(const rt_tune_rounds *r, item *it, char *err, size_t errlen)
 {
 	double seconds = 0;
 	int rc = rt_crossover_measure_again(r->xo, r->run->crossover.square, it->curve, it->n,
-					    &seconds, r->err, r->errlen);
+					    &seconds, err, errlen);
 	it->cost = seconds > 0 ? seconds : it->cost;
 	return rc;
 }
@@ -122,13 +108,14 @@ static int measure_size(const rounds *r, item *it)
  * different places of the rounds; *runs counts them. Stops before a run
  * predicted to end past the deadline.
  */
-static int round_of(const rounds *r, items *s, int backward, int *runs)
+static int round_of(const rt_tune_rounds *r, items *s, int backward, int *runs, char *err,
+		    size_t errlen)
 {
 	for (int k = 0; k < s->n; k++) {
 		item *it = &s->v[backward ? s->n - 1 - k : k];
-		if (rt_tune_stop_requested() || rt_now() + it->cost > r->deadline)
+		if ((r->stop && r->stop()) || rt_now() + it->cost > r->deadline)
 			return RT_OK;
-		int rc = it->wl >= 0 ? measure_trial(r, it) : measure_size(r, it);
+		int rc = it->wl >= 0 ? measure_trial(r, it, err, errlen) : measure_size(r, it, err, errlen);
 		if (rc)
 			return rc;
 		(*runs)++;
@@ -136,30 +123,26 @@ static int round_of(const rounds *r, items *s, int backward, int *runs)
 	return RT_OK;
 }
 
-int rt_tune_baseline(const rt_tune_opts *o, rt_tune_run *run, rt_journal *journal,
-		     rt_progress *progress, hwloc_topology_t topo,
-		     const rt_crossover_sweep_opts *xo, double deadline, char *err, size_t errlen)
+int rt_tune_baseline(const rt_tune_rounds *r, char *err, size_t errlen)
 {
-	rounds r = {.o = o, .run = run, .journal = journal, .progress = progress, .topo = topo,
-		    .xo = xo, .deadline = deadline, .err = err, .errlen = errlen};
 	items s = {0};
-	int rc = add_workloads(run, &s);
+	int rc = add_workloads(r->run, &s);
 	if (rc == RT_OK)
-		rc = add_sweep(run, xo, &s);
+		rc = add_sweep(r->run, r->xo, &s);
 	if (rc == RT_ENOMEM)
 		rt_fail(err, errlen, rc, "out of memory");
 	int runs = 0;
 	if (rc == RT_OK && s.n)
-		rt_progress_note(progress, "measuring again what a check compares (%d point%s, up to "
-					   "%d rounds, %.0f s), so that its baseline is more than "
-					   "one draw of the machine's state",
+		rt_progress_note(r->progress, "measuring again what a check compares (%d point%s, up to "
+					      "%d rounds, %.0f s), so that its baseline is more than "
+					      "one draw of the machine's state",
 				 s.n, s.n == 1 ? "" : "s", RT_TUNE_BASELINE_ROUNDS,
-				 fmax(0, deadline - rt_now()));
+				 fmax(0, r->deadline - rt_now()));
 	for (int k = 0; rc == RT_OK && s.n && k < RT_TUNE_BASELINE_ROUNDS; k++)
-		rc = round_of(&r, &s, k % 2, &runs);
+		rc = round_of(r, &s, k % 2, &runs, err, errlen);
 	if (rc == RT_OK && s.n)
-		rt_progress_note(progress, "measured again: %d run%s of %d point%s", runs,
+		rt_progress_note(r->progress, "measured again: %d run%s of %d point%s", runs,
 				 runs == 1 ? "" : "s", s.n, s.n == 1 ? "" : "s");
 	free(s.v);
-	return rt_tune_stop_requested() ? RT_OK : rc;
+	return rc;
 }

@@ -33,15 +33,23 @@
 /* The most rounds: with the search's trial, 3 draws of each point. */
 #define RT_TUNE_BASELINE_ROUNDS 2
 
+/* What the rounds measure with, and until when. */
+typedef struct rt_tune_rounds {
+	const rt_tune_opts *o;
+	rt_tune_run *run;       /* its workloads' picks and its sweep */
+	rt_journal *journal;    /* the workloads' runs are appended; NULL: not kept */
+	rt_progress *progress;
+	hwloc_topology_t topo;  /* may be NULL */
+	const rt_crossover_sweep_opts *xo; /* how the sweep was measured; NULL: no sweep */
+	double deadline;        /* rt_now() past which no run is predicted to end */
+	int (*stop)(void);      /* asked before each run: nonzero ends the rounds */
+} rt_tune_rounds;
+
 /*
- * Up to RT_TUNE_BASELINE_ROUNDS rounds of the points above until deadline
- * (rt_now()); no run starts that its last run predicts to end past it. xo
- * is how the sweep was measured, NULL when it was not (then its sizes are
- * not measured again). RT_OK also when interrupted (rt_tune_stop_requested);
- * else a failure to measure or to journal.
+ * Up to RT_TUNE_BASELINE_ROUNDS rounds of the points above; no run starts
+ * that its point's last run predicts to end past the deadline. RT_OK also
+ * when stopped; else a failure to measure or to journal.
  */
-int rt_tune_baseline(const rt_tune_opts *o, rt_tune_run *run, rt_journal *journal,
-		     rt_progress *progress, hwloc_topology_t topo,
-		     const rt_crossover_sweep_opts *xo, double deadline, char *err, size_t errlen);
+int rt_tune_baseline(const rt_tune_rounds *r, char *err, size_t errlen);
 
 #endif

@@ -144,6 +144,10 @@ typedef struct rt_tune_run {
 	rt_frameworks frameworks;  /* of the Python the hints are for */
 } rt_tune_run;
 
+/* The pick of a finished search (tune_pick.c): */
+/* the trial of twl at point idx of its space, or NULL; */
+const rt_tune_trial *rt_tune_trial_at(const rt_tune_workload *twl, const int *idx);
+
 /*
  * The up to n feasible trials of twl with the highest scores, best first, as
  * indices into twl->trials, leaving out the nskip indices of skip.
