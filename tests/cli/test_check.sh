@@ -355,6 +355,10 @@ expect_grep "GEMM sweep: not comparable" aa.yaml "without a saved sweep, the not
 expect_exit 0 "a short crossover sweep is saved beside the journal" \
   $R crossover --backend cpu --max-n 256 --seconds 0.1 --quiet \
   --save "${journal%.yaml}-crossover.csv" -o /dev/null
+# the smallest size of the 1-thread curve run again after the sweep (as tune's baseline
+# rounds do): its rows again at the end, a second trial of that size
+grep '^cpu:1t,fp32,32,' "${journal%.yaml}-crossover.csv" >"$TMP/again.csv"
+cat "$TMP/again.csv" >>"${journal%.yaml}-crossover.csv"
 $R check --baseline base.yaml --budget 10 -o sweep.yaml >/dev/null 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] && ok "check with the sweep ran (exit $rc)" || not_ok "check with the sweep ran" "exit $rc"
@@ -363,6 +367,11 @@ nsweep=$(grep -c "^  roles: \[sweep\]$" sweep.yaml)
 expect_grep "^  curve: cpu:1t fp32$" sweep.yaml "the single-thread curve is there"
 expect_grep "^  shape: \{m: 32, n: 32, k: 32, transfer: 0\}$" sweep.yaml "at its smallest size"
 expect_grep "^  shape: \{m: 256, n: 256, k: 256, transfer: 0\}$" sweep.yaml "and its largest"
+# the 1-thread curve's sizes as "m, trials" (the shape line gives "32," and the baseline "2")
+sweep_trials=$(awk '/^- / { c = "" } /^  curve: / { c = $2 } /^  shape: / { m = $3 } /^  baseline: \{median/ && c == "cpu:1t" {
+  t = $0; sub(/.*trials: /, "", t); sub(/}.*/, "", t); print m t }' sweep.yaml | tr '\n' ' ')
+[ "$sweep_trials" = "32,2 91,1 256,1 " ] && ok "a size's runs in the saved sweep are its trials (32: 2)" \
+  || not_ok "a size's runs in the saved sweep are its trials" "$sweep_trials"
 if grep -q "not comparable" sweep.yaml; then not_ok "no note about a missing sweep"; else ok "no note about a missing sweep"; fi
 
 # a configuration whose trials were reused from an earlier journal: found there
