@@ -5,9 +5,11 @@
  * the knee; a point the target rules out is never measured and one that did
  * not fit is never picked; a trial the journals hold is reused, not
  * measured; a contended trial is measured again and its second figure kept;
- * an interruption stops the search with what was measured; a naive
- * default's point that cannot run does not take the pick away; a search
- * with nothing feasible says why each point failed.
+ * an interruption stops the search with what was measured; the baseline
+ * rounds measure the recommended and fastest points again, interleaved,
+ * within their deadline; a naive default's point that cannot run does not
+ * take the pick away; a search with nothing feasible says why each point
+ * failed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 
 #include "../common/rt.h"
 #include "../tuner/tune.h"
+#include "../tuner/tune_baseline.h"
 #include "../tuner/tune_target.h"
 
 #define NB 4
@@ -288,6 +291,36 @@ static void test_a_contended_trial_is_measured_again(void **state)
 	teardown(&s);
 }
 
+/*
+ * After the search, the baseline rounds (tune_baseline.h) measure the
+ * recommended point (32, 3) and the fastest (64, 3) again: A B, then B A;
+ * no sweep was measured, so nothing else. With no time left, nothing.
+ */
+static void test_baseline_rounds_measure_the_picks_again(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	char err[RT_ERRLEN] = "";
+	setup(&s, &f);
+	search_ok(&s);
+	int searched = f.nlog;
+	rt_tune_rounds r = {.o = &s.o, .run = &s.run, .progress = &s.progress,
+			    .deadline = rt_now(), .stop = rt_tune_stop_requested};
+	assert_int_equal(rt_tune_baseline(&r, err, sizeof err), RT_OK);
+	assert_int_equal(f.nlog, searched);
+	r.deadline = rt_now() + BUDGET_S;
+	assert_int_equal(rt_tune_baseline(&r, err, sizeof err), RT_OK);
+	assert_int_equal(f.nlog, searched + 2 * RT_TUNE_BASELINE_ROUNDS);
+	static const int order[4][2] = {{32, 3}, {64, 3}, {64, 3}, {32, 3}};
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(f.log[searched + i][0], order[i][0]);
+		assert_int_equal(f.log[searched + i][1], order[i][1]);
+	}
+	assert_pick(&s, 64, 3, 32, 3);
+	teardown(&s);
+}
+
 /* Interrupted in its 6th trial, the search ends there: 5 trials, no error. */
 static void test_an_interruption_stops_the_search(void **state)
 {
@@ -359,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_stored_trials_are_reused_not_measured),
 		cmocka_unit_test(test_a_contended_trial_is_measured_again),
 		cmocka_unit_test(test_an_interruption_stops_the_search),
+		cmocka_unit_test(test_baseline_rounds_measure_the_picks_again),
 		cmocka_unit_test(test_a_naive_point_that_cannot_run_leaves_the_pick),
 		cmocka_unit_test(test_every_point_infeasible_says_each_cause),
 	};
