@@ -7,7 +7,9 @@
  * measured; a contended trial is measured again and its second figure kept;
  * an interruption stops the search with what was measured; the baseline
  * rounds measure the recommended and fastest points again, interleaved,
- * within their deadline.
+ * within their deadline; a naive default's point that cannot run does not
+ * take the pick away; a search with nothing feasible says why each point
+ * failed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -334,6 +336,54 @@ static void test_an_interruption_stops_the_search(void **state)
 	teardown(&s);
 }
 
+/*
+ * The naive default's point of the space is one the target rules out (batch
+ * 64 on 4 threads): never measured, whatever the budget. The fastest (64 on
+ * 3, 1939/s) is within the naive default's noise (1900/s, CI up to 1950):
+ * the pick stands, the fastest, as the knee (32 on 3, 1882/s) falls below
+ * the naive default's median. It was no recommendation at all, as if the
+ * budget had run out before that point.
+ */
+static void test_a_naive_point_that_cannot_run_leaves_the_pick(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.max_threads = 3;
+	rt_tune_workload *twl = s.c.twl;
+	twl->naive = (rt_tune_trial){.naive = 1, .feasible = 1, .median = 1900, .ci_lo = 1850,
+				     .ci_hi = 1950};
+	twl->naive_idx[0] = NB - 1;
+	twl->naive_idx[1] = NT - 1;
+	search_ok(&s);
+	assert_int_equal(measured(&f, 64, 4), 0);
+	assert_string_equal(twl->note, "");
+	assert_pick(&s, 64, 3, 64, 3);
+	teardown(&s);
+}
+
+/*
+ * Nothing fits (batch 8 out of memory, and so every larger batch): the note
+ * says, for each point measured, the cause it failed with.
+ */
+static void test_every_point_infeasible_says_each_cause(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.oom_batch = 8;
+	search_ok(&s);
+	assert_int_equal(f.nlog, NT);
+	assert_int_equal(s.c.twl->status, RT_EINFEASIBLE);
+	assert_string_equal(s.c.twl->note,
+			    "every point measured was infeasible: batch=8 threads=1: memory; "
+			    "batch=8 threads=2: memory; batch=8 threads=3: memory; batch=8 "
+			    "threads=4: memory");
+	teardown(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +393,8 @@ int main(void)
 		cmocka_unit_test(test_a_contended_trial_is_measured_again),
 		cmocka_unit_test(test_an_interruption_stops_the_search),
 		cmocka_unit_test(test_baseline_rounds_measure_the_picks_again),
+		cmocka_unit_test(test_a_naive_point_that_cannot_run_leaves_the_pick),
+		cmocka_unit_test(test_every_point_infeasible_says_each_cause),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

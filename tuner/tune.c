@@ -376,14 +376,17 @@ static int separate_leaders(tune_ctx *c, double deadline, char *err, size_t errl
  * When nothing measured beat the naive default beyond its noise and its
  * point of the space was not measured (the budget ran out), there is no
  * point to recommend but the naive default itself: the configuration says
- * so instead of recommending something slower.
+ * so instead of recommending something slower. A point that cannot run here
+ * (its pin binds the PUs of an earlier one, its precision is not offered)
+ * was never going to be measured, whatever the budget: the pick stands.
  */
 static void keep_naive_unbeaten(rt_tune_workload *twl)
 {
 	const rt_tune_trial *fastest, *rec;
 	int kept;
 	if (rt_tune_pick(twl, &fastest, &rec, &kept) || kept || !twl->naive.feasible ||
-	    fastest->median > twl->naive.ci_hi || rt_tune_trial_at(twl, twl->naive_idx))
+	    fastest->median > twl->naive.ci_hi || rt_tune_trial_at(twl, twl->naive_idx) ||
+	    !rt_space_feasible(twl->space, twl->naive_idx))
 		return;
 	twl->status = RT_EINFEASIBLE;
 	snprintf(twl->note, sizeof twl->note,
@@ -391,6 +394,39 @@ static void keep_naive_unbeaten(rt_tune_workload *twl)
 		 "beyond the noise: keep it",
 		 twl->naive.pt.backend, rt_precision_name(twl->naive.pt.precision),
 		 twl->naive.pt.threads, twl->naive.median, twl->unit);
+}
+
+/*
+ * Why a search found no feasible point, into its note (the configuration's
+ * `none`, tune's message): each point measured with the cause it failed
+ * with ("precision=fp64 threads=2: timeout"), as many as the note holds,
+ * then how many more the journal has; or that none was measured, and why
+ * the search stopped.
+ */
+static void note_infeasible(rt_tune_workload *twl)
+{
+	char *note = twl->note;
+	size_t len = sizeof twl->note;
+	int shown = 0;
+	if (!twl->ntrials) {
+		snprintf(note, len, "no point was measured (the search stopped: %s)",
+			 twl->result && twl->result->stop ? twl->result->stop : "done");
+		return;
+	}
+	snprintf(note, len, "every point measured was infeasible: ");
+	for (; shown < twl->ntrials; shown++) {
+		const rt_tune_trial *t = &twl->trials[shown];
+		char what[160], one[220];
+		rt_space_format(twl->space, t->idx, what, sizeof what);
+		snprintf(one, sizeof one, "%s%s: %s%s", shown ? "; " : "", what,
+			 rt_cause_name(t->cause), t->skipped ? " foreseen, not run" : "");
+		if (strlen(note) + strlen(one) + sizeof " (and 9999 more)" > len)
+			break;
+		strcat(note, one);
+	}
+	if (shown < twl->ntrials)
+		snprintf(note + strlen(note), len - strlen(note), " (and %d more)",
+			 twl->ntrials - shown);
 }
 
 /* The search's result of the trials measured before it alone (an interrupted run). */
@@ -478,7 +514,7 @@ int rt_tune_search(tune_ctx *c, double budget, char *err, size_t errlen)
 	twl->status = rc;
 	if (rc == RT_OK && (!twl->result || twl->result->best < 0)) {
 		twl->status = RT_EINFEASIBLE;
-		snprintf(twl->note, sizeof twl->note, "every point measured was infeasible");
+		note_infeasible(twl);
 	}
 	if (rc == RT_OK && twl->status == RT_OK)
 		keep_naive_unbeaten(twl);

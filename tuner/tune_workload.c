@@ -439,7 +439,25 @@ static double point_distance(const rt_point *a, const rt_shape *as, const rt_poi
 	return d;
 }
 
-/* The point of the space nearest the naive default, knob by knob, into idx. */
+/*
+ * Where the point nearest the naive default cannot run because of its pin
+ * policy, the first of the space's policies with which it can: no pinning
+ * on every core binds the PUs that any policy binds there, and the search
+ * runs only the first of the policies that bind the same PUs (tune.c). Else
+ * the naive default's point would never be measured, nor screened.
+ */
+static void runnable_pin(const rt_space *s, int *idx)
+{
+	int p = rt_space_find(s, "pin"), nearest = p >= 0 ? idx[p] : 0;
+	if (p < 0 || rt_space_feasible(s, idx))
+		return;
+	for (idx[p] = 0; idx[p] < rt_space_size(s, p); idx[p]++)
+		if (rt_space_feasible(s, idx))
+			return;
+	idx[p] = nearest; /* not the pin: the point cannot run with any */
+}
+
+/* The point of the space nearest the naive default, knob by knob, into idx (runnable_pin). */
 static void nearest_to_naive(const tune_ctx *c, int *idx)
 {
 	const rt_space *s = c->twl->space;
@@ -460,6 +478,7 @@ static void nearest_to_naive(const tune_ctx *c, int *idx)
 			}
 		}
 	}
+	runnable_pin(s, idx);
 }
 
 /* Notes a point that was not screened, and why, for the progress and the reason. */
