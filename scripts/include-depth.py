@@ -70,6 +70,7 @@ BUDGET_CLOCK = (
     "tuner/crossover.c",
     "tuner/progress.c",
     "tuner/tune.c",
+    "tuner/tune_baseline.c",
     "tuner/tune_trial.c",
     "tuner/tune_usercmd.c",
     "tuner/tune_workload.c",

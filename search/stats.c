@@ -276,33 +276,100 @@ static double resampled_median(const double *x, size_t n, double *buf, rt_rng *r
 	return quantile_sorted(buf, n, 0.5);
 }
 
-int rt_bootstrap_ratio_ci(const double *x, size_t nx, const double *y, size_t ny, int reps,
-			  double level, uint64_t seed, double *lo, double *hi)
+/* Whether t splits n samples into trials: more than one, of sizes >= 1 adding up to n. */
+static int in_trials(const rt_trials *t, size_t n)
+{
+	if (!t || t->n < 2)
+		return 0;
+	size_t sum = 0;
+	for (size_t i = 0; i < t->n; i++)
+		sum += t->size[i] > 0 ? (size_t)t->size[i] : n + 1;
+	return sum == n;
+}
+
+/* Room a resample by trials needs: t->n times the largest trial. */
+static size_t trials_room(const rt_trials *t, size_t n)
+{
+	size_t most = 0;
+	for (size_t i = 0; in_trials(t, n) && i < t->n; i++)
+		most = (size_t)t->size[i] > most ? (size_t)t->size[i] : most;
+	return most ? most * t->n : n;
+}
+
+/*
+ * The median of one resample of x by its trials: t->n trials drawn with
+ * replacement, and each drawn trial's samples drawn with replacement within
+ * it (the two-stage bootstrap), so that the spread between trials enters the
+ * CI, not only the spread within one; with one trial, resampled_median.
+ * buf has trials_room() values; start is scratch of t->n + 1.
+ */
+static double resampled_median_by_trial(const double *x, size_t n, const rt_trials *t,
+					size_t *start, double *buf, rt_rng *r)
+{
+	if (!in_trials(t, n))
+		return resampled_median(x, n, buf, r);
+	start[0] = 0;
+	for (size_t i = 0; i < t->n; i++)
+		start[i + 1] = start[i] + (size_t)t->size[i];
+	size_t m = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t g = rt_rng_below(r, t->n), size = (size_t)t->size[g];
+		for (size_t k = 0; k < size; k++)
+			buf[m++] = x[start[g] + rt_rng_below(r, size)];
+	}
+	qsort(buf, m, sizeof *buf, cmp_double);
+	return quantile_sorted(buf, m, 0.5);
+}
+
+/*
+ * Percentile bootstrap CI of median(y) / median(x) with the samples of each
+ * side in trials (tx, ty: NULL or one trial, as rt_bootstrap_ratio_ci), and
+ * of median(x) alone (xlo, xhi; NULL: not wanted).
+ */
+static int ratio_ci_by_trial(const double *x, size_t nx, const rt_trials *tx, const double *y,
+			     size_t ny, const rt_trials *ty, int reps, double level, uint64_t seed,
+			     double *lo, double *hi, double *xlo, double *xhi)
 {
 	*lo = *hi = NAN;
 	if (nx == 0 || ny == 0 || reps < 2)
 		return RT_EINVAL;
-	double *res = malloc((size_t)reps * sizeof *res);
-	double *buf = malloc((nx > ny ? nx : ny) * sizeof *buf);
-	int rc = res && buf ? RT_OK : RT_ENOMEM;
+	size_t room = trials_room(tx, nx) > trials_room(ty, ny) ? trials_room(tx, nx)
+								  : trials_room(ty, ny);
+	size_t groups = (tx ? tx->n : 0) + (ty ? ty->n : 0) + 2;
+	double *res = malloc(2 * (size_t)reps * sizeof *res), *mx = res ? res + reps : NULL;
+	double *buf = malloc(room * sizeof *buf);
+	size_t *start = malloc(groups * sizeof *start);
+	int rc = res && buf && start ? RT_OK : RT_ENOMEM;
 	rt_rng r;
 	rt_rng_seed(&r, seed);
 	for (int k = 0; rc == RT_OK && k < reps; k++) {
-		double mx = resampled_median(x, nx, buf, &r);
-		double my = resampled_median(y, ny, buf, &r);
-		if (mx == 0)
+		mx[k] = resampled_median_by_trial(x, nx, tx, start, buf, &r);
+		double my = resampled_median_by_trial(y, ny, ty, start, buf, &r);
+		if (mx[k] == 0)
 			rc = RT_EINVAL;
-		res[k] = my / mx;
+		res[k] = my / mx[k];
 	}
+	double a = (1 - level) / 2;
 	if (rc == RT_OK) {
 		qsort(res, (size_t)reps, sizeof *res, cmp_double);
-		double a = (1 - level) / 2;
 		*lo = quantile_sorted(res, (size_t)reps, a);
 		*hi = quantile_sorted(res, (size_t)reps, 1 - a);
 	}
+	if (rc == RT_OK && xlo) {
+		qsort(mx, (size_t)reps, sizeof *mx, cmp_double);
+		*xlo = quantile_sorted(mx, (size_t)reps, a);
+		*xhi = quantile_sorted(mx, (size_t)reps, 1 - a);
+	}
 	free(res);
 	free(buf);
+	free(start);
 	return rc;
+}
+
+int rt_bootstrap_ratio_ci(const double *x, size_t nx, const double *y, size_t ny, int reps,
+			  double level, uint64_t seed, double *lo, double *hi)
+{
+	return ratio_ci_by_trial(x, nx, NULL, y, ny, NULL, reps, level, seed, lo, hi, NULL, NULL);
 }
 
 double rt_median_se(const double *x, size_t n)
@@ -346,10 +413,10 @@ static double decisive_distance(double r, double t)
  * keeps); the spread of now, from its rt_median_se.
  */
 static int estimate_more(rt_comparison *c, const double *base, const double *now,
-			 const rt_compare_opts *o)
+			 const rt_compare_opts *o, double lo, double hi)
 {
-	double lo, hi;
-	rt_bootstrap_ci(base, c->base_n, rt_median, o->reps, 0.95, o->seed, &lo, &hi);
+	if (isnan(lo)) /* the baseline in one trial: the bootstrap of its samples */
+		rt_bootstrap_ci(base, c->base_n, rt_median, o->reps, 0.95, o->seed, &lo, &hi);
 	if (isnan(lo))
 		return RT_ENOMEM;
 	c->base_halfwidth = fmax(hi - c->base_median, c->base_median - lo) / c->base_median;
@@ -380,12 +447,16 @@ int rt_compare(const double *base, size_t nb, const double *now, size_t nn,
 	if (!(c->base_median != 0))
 		return RT_EINVAL;
 	c->ratio = c->now_median / c->base_median;
-	int rc = rt_bootstrap_ratio_ci(base, nb, now, nn, o->reps, 0.95, o->seed, &c->ci_lo,
-				       &c->ci_hi);
+	/* a baseline in trials: its median's CI from the same two-stage resamples */
+	double lo = NAN, hi = NAN;
+	int trials = in_trials(&o->base_trials, nb);
+	int rc = ratio_ci_by_trial(base, nb, &o->base_trials, now, nn, &o->now_trials, o->reps,
+				   0.95, o->seed, &c->ci_lo, &c->ci_hi, trials ? &lo : NULL,
+				   trials ? &hi : NULL);
 	if (rc == RT_OK)
 		rc = rt_mann_whitney(now, nn, base, nb, &c->test);
 	if (rc)
 		return rc;
 	c->change = classify(c, o);
-	return c->change == RT_CHANGE_UNDECIDED ? estimate_more(c, base, now, o) : RT_OK;
+	return c->change == RT_CHANGE_UNDECIDED ? estimate_more(c, base, now, o, lo, hi) : RT_OK;
 }

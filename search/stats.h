@@ -76,7 +76,8 @@ double rt_median_se(const double *x, size_t n);
  * Whether throughput samples `now` differ from `base` in practice, the way
  * `rigtune check` decides (the rule is asv's and criterion's together):
  *   ratio = median(now) / median(base), with the bootstrap 95% CI of the
- *   ratio and the Mann-Whitney p-value;
+ *   ratio (by trial when the samples came in trials: rt_compare_opts) and
+ *   the Mann-Whitney p-value;
  *   SLOWER    p < alpha, the CI below 1, and ratio <= 1 - threshold;
  *   FASTER    p < alpha, the CI above 1, and ratio >= 1 + threshold;
  *   SAME      the whole CI within [1 - threshold, 1 + threshold];
@@ -96,11 +97,29 @@ typedef enum rt_change {
 	RT_CHANGE_UNDECIDED,
 } rt_change;
 
+/*
+ * Samples that came in trials: size[i] consecutive samples are trial i's.
+ * Each trial is one draw of the machine's state (on a VM, the host's other
+ * tenants move a rate by a fifth for seconds at a time), so samples of one
+ * trial are not independent of each other. n 0 or 1 (or sizes that do not
+ * add up to the samples): one trial.
+ */
+typedef struct rt_trials {
+	const int *size;
+	size_t n;
+} rt_trials;
+
 typedef struct rt_compare_opts {
 	double alpha;     /* 0.01 */
 	double threshold; /* 0.05: a change smaller than this is no change */
 	int reps;         /* bootstrap resamples */
 	uint64_t seed;
+	/*
+	 * The trials of base and now: when a side has several, its resamples
+	 * draw trials and then samples within them (a two-stage bootstrap), so
+	 * that the CI holds the spread between trials. Zero: one trial each.
+	 */
+	rt_trials base_trials, now_trials;
 } rt_compare_opts;
 
 typedef struct rt_comparison {

@@ -694,7 +694,7 @@ static void test_roles(void **state)
 
 	snprintf(bad, sizeof bad, "%s/bad.yaml", tmp);
 	int line = splice_at(bad, text, 0, "role: naive", "role: fancy");
-	expect_einval(bad, line, "role: expected search or naive, got 'fancy'");
+	expect_einval(bad, line, "role: expected search, naive or again, got 'fancy'");
 	free(text);
 }
 

@@ -279,6 +279,49 @@ static void test_compare_decides(void **state)
 }
 
 /*
+ * A baseline of four trials, three at 100 and one at 120 (each tight), and
+ * four trials now at 110. Pooled, the baseline's median is 100 in nearly
+ * every resample: "10% faster", CI clear of 1. By trial, a resample draws
+ * the 120 trial twice or more with probability 1 - (3/4)^4 - 4 (1/4)
+ * (3/4)^3 = 26% (the baseline's median then 110 or 120, the ratio 1 or
+ * 0.92): the CI takes in 1, and no change is called. Sizes that do not add
+ * up to the samples are one trial: the pooled answer.
+ */
+static void test_compare_by_trial(void **state)
+{
+	(void)state;
+	rt_rng r;
+	rt_rng_seed(&r, 5);
+	double base[40], now[40];
+	noisy(base, 10, 100, 0.002, &r);
+	noisy(base + 10, 10, 100, 0.002, &r);
+	noisy(base + 20, 10, 120, 0.002, &r);
+	noisy(base + 30, 10, 100, 0.002, &r);
+	noisy(now, 40, 110, 0.002, &r);
+	static const int ten[] = {10, 10, 10, 10}, wrong[] = {10, 10, 10, 9};
+	rt_comparison pooled, by_trial, mismatched;
+	rt_compare_opts o = cmp_opts;
+	assert_int_equal(rt_compare(base, 40, now, 40, &o, &pooled), 0);
+	assert_int_equal(pooled.change, RT_CHANGE_FASTER);
+	assert_true(pooled.ci_lo > 1.05);
+	o.base_trials = (rt_trials){ten, 4};
+	o.now_trials = (rt_trials){ten, 4};
+	assert_int_equal(rt_compare(base, 40, now, 40, &o, &by_trial), 0);
+	assert_float_equal(by_trial.ratio, pooled.ratio, 1e-12);
+	assert_true(by_trial.ci_lo < 0.93 && by_trial.ci_hi > 1.09);
+	assert_int_equal(by_trial.change, RT_CHANGE_UNDECIDED);
+	/* the baseline's own spread, by trial, covers the distance: no more samples decide it */
+	assert_true(by_trial.base_halfwidth > 0.15);
+	assert_int_equal(by_trial.more_samples, 0);
+	o.base_trials = (rt_trials){wrong, 4};
+	o.now_trials = (rt_trials){0};
+	assert_int_equal(rt_compare(base, 40, now, 40, &o, &mismatched), 0);
+	assert_float_equal(mismatched.ci_lo, pooled.ci_lo, 0);
+	assert_float_equal(mismatched.ci_hi, pooled.ci_hi, 0);
+	assert_int_equal(mismatched.change, RT_CHANGE_FASTER);
+}
+
+/*
  * 4% slower on 5 samples each: p = 2/252 (separated) but the ratio 0.96
  * is inside the band and its CI crosses 0.95. The baseline's own spread
  * is wider than the 1% to the band's edge: the bootstrap median of
@@ -371,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_median_se),
 		cmocka_unit_test(test_compare_decides),
 		cmocka_unit_test(test_compare_baseline_limited),
+	    cmocka_unit_test(test_compare_by_trial),
 		cmocka_unit_test(test_compare_more_samples),
 		cmocka_unit_test(test_compare_rates),
 	};

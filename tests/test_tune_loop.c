@@ -7,7 +7,9 @@
  * never picked; a trial the journals hold is reused, not measured; a
  * contended trial is measured again, and its second figure kept, where the
  * budget has the time for it; the budget stops the search at the trial it
- * runs out in; an interruption stops the search with what was measured.
+ * runs out in; an interruption stops the search with what was measured; the
+ * baseline rounds measure the recommended and fastest points again,
+ * interleaved, within their deadline.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 #include "../common/clock.h"
 #include "../common/rt.h"
 #include "../tuner/tune.h"
+#include "../tuner/tune_baseline.h"
 #include "../tuner/tune_target.h"
 
 #define NB 4
@@ -350,6 +353,36 @@ static void test_a_contended_trial_past_the_budget_is_kept(void **state)
 	teardown(&s);
 }
 
+/*
+ * After the search, the baseline rounds (tune_baseline.h) measure the
+ * recommended point (32, 3) and the fastest (64, 3) again: A B, then B A;
+ * no sweep was measured, so nothing else. With no time left, nothing.
+ */
+static void test_baseline_rounds_measure_the_picks_again(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	char err[RT_ERRLEN] = "";
+	setup(&s, &f);
+	search_ok(&s);
+	int searched = f.nlog;
+	rt_tune_rounds r = {.o = &s.o, .run = &s.run, .progress = &s.progress,
+			    .deadline = rt_clock_now(), .stop = rt_tune_stop_requested};
+	assert_int_equal(rt_tune_baseline(&r, err, sizeof err), RT_OK);
+	assert_int_equal(f.nlog, searched);
+	r.deadline = rt_clock_now() + BUDGET_S;
+	assert_int_equal(rt_tune_baseline(&r, err, sizeof err), RT_OK);
+	assert_int_equal(f.nlog, searched + 2 * RT_TUNE_BASELINE_ROUNDS);
+	static const int order[4][2] = {{32, 3}, {64, 3}, {64, 3}, {32, 3}};
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(f.log[searched + i][0], order[i][0]);
+		assert_int_equal(f.log[searched + i][1], order[i][1]);
+	}
+	assert_pick(&s, 64, 3, 32, 3);
+	teardown(&s);
+}
+
 /* Interrupted in its 6th trial, the search ends there: 5 trials, no error. */
 static void test_an_interruption_stops_the_search(void **state)
 {
@@ -375,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_a_contended_trial_past_the_budget_is_kept),
 		cmocka_unit_test(test_the_budget_stops_the_search),
 		cmocka_unit_test(test_an_interruption_stops_the_search),
+		cmocka_unit_test(test_baseline_rounds_measure_the_picks_again),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,6 +97,17 @@ static void note_impl(rt_crossover_data *d, const char *label, const char *prec,
 	snprintf(d->impl[d->nimpl++].impl, sizeof d->impl[0].impl, "%s", impl);
 }
 
+/* How a sweep measures one size. */
+static void sweep_measure_opts(const rt_crossover_sweep_opts *o, rt_measure_opts *mo)
+{
+	rt_measure_defaults(mo);
+	mo->warmup_s = 0.05;
+	mo->time_cap_s = o->seconds_per_point;
+	mo->min_samples = 5;
+	mo->rel_ci = 0.03;
+	mo->timeout_s = 30 + 10 * o->seconds_per_point;
+}
+
 static int measure_curve(const curve_job *job, const rt_crossover_sweep_opts *o,
 			 const rt_crossover_shape *shape, rt_replay *r, rt_crossover_data *d, char *err,
 			 size_t errlen)
@@ -104,12 +115,7 @@ static int measure_curve(const curve_job *job, const rt_crossover_sweep_opts *o,
 	const rt_workload *w = rt_workload_builtin(RT_GEMM_WORKLOAD);
 	const char *prec = rt_precision_name(job->pt.precision);
 	rt_measure_opts mo;
-	rt_measure_defaults(&mo);
-	mo.warmup_s = 0.05;
-	mo.time_cap_s = o->seconds_per_point;
-	mo.min_samples = 5;
-	mo.rel_ci = 0.03;
-	mo.timeout_s = 30 + 10 * o->seconds_per_point;
+	sweep_measure_opts(o, &mo);
 	long m, n, k;
 	char label[24];
 	rt_curve_label(&job->id, label, sizeof label);
@@ -264,6 +270,32 @@ int rt_crossover_curve_point(const rt_replay_curve *c, long n, rt_point *pt, rt_
 	sh->v[rt_shape_known(w, "k")] = n;
 	sh->v[rt_shape_known(w, "transfer")] = c->id.xfer;
 	return RT_OK;
+}
+
+int rt_crossover_measure_again(const rt_crossover_sweep_opts *o, rt_replay *r, size_t curve,
+			       long n, double *seconds, char *err, size_t errlen)
+{
+	rt_point pt;
+	rt_shape sh;
+	rt_measure_opts mo;
+	rt_measurement meas;
+	const rt_workload *w = rt_workload_builtin(RT_GEMM_WORKLOAD);
+	/* copied: adding samples may move the curves */
+	rt_curve id = r->curves[curve].id;
+	char prec[16];
+	snprintf(prec, sizeof prec, "%s", r->curves[curve].precision);
+	sweep_measure_opts(o, &mo);
+	int rc = rt_crossover_curve_point(&r->curves[curve], n, &pt, &sh, err, errlen);
+	if (rc == RT_OK)
+		rc = rt_measure(w, &pt, &sh, &mo, &meas, err, errlen);
+	if (rc)
+		return rc;
+	*seconds = meas.seconds;
+	if (meas.feasible)
+		rc = add_samples(r, &id, prec, (double)n, 2e-9 * (double)n * (double)n * (double)n,
+				 &meas, err, errlen);
+	rt_measurement_free(&meas);
+	return rc;
 }
 
 void rt_crossover_data_free(rt_crossover_data *d)

@@ -96,6 +96,15 @@ int rt_crossover_curve_point(const rt_replay_curve *c, long n, rt_point *pt, rt_
 			     char *err, size_t errlen);
 
 /*
+ * Size n of square curve `curve` of r (one o's sweep measured) measured
+ * again as the sweep measured it, its samples added to the curve (a tune's
+ * baseline rounds: tune_baseline.h); *seconds is the trial's wall time. A
+ * size that does not run now adds nothing (not an error).
+ */
+int rt_crossover_measure_again(const rt_crossover_sweep_opts *o, rt_replay *r, size_t curve,
+			       long n, double *seconds, char *err, size_t errlen);
+
+/*
  * The analysis, in three calls: rt_crossover_fit computes it (numbers only),
  * rt_crossover_emit writes it as the `crossover:` mapping (a configuration's, or
  * `rigtune crossover`'s output), rt_crossover_plot draws it. A reader that wants the

@@ -272,7 +272,14 @@ static int trial_finish(rt_yw *y, rt_journal *j, char *err, size_t errlen)
 }
 
 /* The role: values of a journal, by rt_trial_role; a search's trial is written without one. */
-static const char *const role_names[] = {[RT_TRIAL_SEARCH] = "search", [RT_TRIAL_NAIVE] = "naive"};
+static const char *const role_names[] = {[RT_TRIAL_SEARCH] = "search", [RT_TRIAL_NAIVE] = "naive",
+					 [RT_TRIAL_AGAIN] = "again"};
+
+const char *rt_trial_role_name(rt_trial_role role)
+{
+	RT_BUG_ON((size_t)role >= RT_COUNT(role_names));
+	return role_names[role];
+}
 
 #define EXACT 17 /* digits that read back bit for bit */
 
@@ -516,7 +523,7 @@ static int decode_role(const reader *r, const rt_ynode *root, rt_trial_role *rol
 			*role = (rt_trial_role)i;
 			return RT_OK;
 		}
-	return rt_yr_bad(r, n, "role: expected search or naive, got '%s'", name ? name : "?");
+	return rt_yr_bad(r, n, "role: expected search, naive or again, got '%s'", name ? name : "?");
 }
 
 /*
@@ -961,17 +968,29 @@ int rt_journal_record_measurement(const rt_journal_record *rec, rt_measurement *
 	return RT_OK;
 }
 
+int rt_journal_is_trial(const rt_journal_record *r, const char *fingerprint, const rt_workload *w,
+			const rt_shape *sh, const rt_point *pt)
+{
+	return r->workload && !strcmp(r->fingerprint, fingerprint) &&
+	       !strcmp(r->workload->name, w->name) && rt_shape_equal(&r->shape, sh) &&
+	       rt_point_equal(&r->point, pt);
+}
+
+int rt_journal_is_command_trial(const rt_journal_record *r, const char *fingerprint,
+				const char *hash, const rt_cmd_point *pt)
+{
+	return !r->workload && !strcmp(r->fingerprint, fingerprint) && !strcmp(r->command, hash) &&
+	       rt_cmd_point_equal(&r->knobs, pt);
+}
+
 const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_t n,
 					 const char *fingerprint, const rt_workload *w,
 					 const rt_shape *sh, const rt_point *pt)
 {
-	for (size_t i = n; i-- > 0;) {
-		const rt_journal_record *r = &records[i];
-		if (r->workload && !strcmp(r->fingerprint, fingerprint) &&
-		    !strcmp(r->workload->name, w->name) && rt_shape_equal(&r->shape, sh) &&
-		    rt_point_equal(&r->point, pt))
-			return r;
-	}
+	for (size_t i = n; i-- > 0;)
+		if (records[i].role != RT_TRIAL_AGAIN &&
+		    rt_journal_is_trial(&records[i], fingerprint, w, sh, pt))
+			return &records[i];
 	return NULL;
 }
 
@@ -979,11 +998,8 @@ const rt_journal_record *rt_journal_find_knobs(const rt_journal_record *records,
 					       const char *fingerprint, const char *hash,
 					       const rt_cmd_point *pt)
 {
-	for (size_t i = n; i-- > 0;) {
-		const rt_journal_record *r = &records[i];
-		if (!r->workload && !strcmp(r->fingerprint, fingerprint) &&
-		    !strcmp(r->command, hash) && rt_cmd_point_equal(&r->knobs, pt))
-			return r;
-	}
+	for (size_t i = n; i-- > 0;)
+		if (rt_journal_is_command_trial(&records[i], fingerprint, hash, pt))
+			return &records[i];
 	return NULL;
 }

@@ -71,7 +71,12 @@ const char *rt_journal_path(const rt_journal *j);
 typedef enum rt_trial_role {
 	RT_TRIAL_SEARCH = 0, /* a point of the search: what tune ranks and recommends */
 	RT_TRIAL_NAIVE,      /* the naive default (naive.h), for comparison: never ranked */
+	RT_TRIAL_AGAIN,      /* measured again at the tune's end for a check's baseline
+				(tune_baseline.h): pooled by check, never ranked */
 } rt_trial_role;
+
+/* "search", "naive", "again": the journal's word for a role. */
+const char *rt_trial_role_name(rt_trial_role role);
 
 /*
  * A finished trial to append: a built-in workload's point and shape, or,
@@ -166,10 +171,20 @@ void rt_journal_records_free(rt_journal_record *records, size_t n); /* accepts N
 int rt_journal_record_measurement(const rt_journal_record *rec, rt_measurement *out);
 
 /*
+ * Whether r is a trial of workload w with exactly this fingerprint, shape
+ * (every value) and point (every field); or of the command of hash at pt.
+ */
+int rt_journal_is_trial(const rt_journal_record *r, const char *fingerprint, const rt_workload *w,
+			const rt_shape *sh, const rt_point *pt);
+int rt_journal_is_command_trial(const rt_journal_record *r, const char *fingerprint,
+				const char *hash, const rt_cmd_point *pt);
+
+/*
  * The finished trial of records with exactly this fingerprint, workload,
  * shape (every value) and point (every field), or NULL. Where several
  * match, the last one: the newest when records are in the order they were
- * written (as rt_journal_load_host returns them).
+ * written (as rt_journal_load_host returns them). A trial measured again for
+ * a check (role again) is not the point's trial: the search's is.
  */
 const rt_journal_record *rt_journal_find(const rt_journal_record *records, size_t n,
 					 const char *fingerprint, const rt_workload *w,

@@ -45,6 +45,41 @@ long rt_replay_find(const rt_replay *r, const char *backend, const char *precisi
 	return -1;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The count values of n, sorted and without repeats, into sizes (count of room); how many. */
+static size_t sorted_distinct(const double *n, size_t count, double *sizes)
+{
+	memcpy(sizes, n, count * sizeof *sizes);
+	qsort(sizes, count, sizeof *sizes, cmp_double);
+	size_t k = 0;
+	for (size_t i = 0; i < count; i++)
+		if (!k || sizes[i] != sizes[k - 1])
+			sizes[k++] = sizes[i];
+	return k;
+}
+
+int rt_replay_check_sizes(const double *n, size_t count, double out[RT_REPLAY_CHECK_SIZES],
+			  size_t *picked, size_t *distinct)
+{
+	double *sizes = malloc((count ? count : 1) * sizeof *sizes);
+	*picked = *distinct = 0;
+	if (!sizes)
+		return RT_ENOMEM;
+	size_t k = sorted_distinct(n, count, sizes);
+	size_t pick[RT_REPLAY_CHECK_SIZES] = {0, k / 2, k - 1};
+	for (int s = 0; k && s < RT_REPLAY_CHECK_SIZES; s++)
+		if (!*picked || sizes[pick[s]] != out[*picked - 1])
+			out[(*picked)++] = sizes[pick[s]];
+	*distinct = k;
+	free(sizes);
+	return RT_OK;
+}
+
 rt_series rt_replay_series(const rt_replay_curve *c)
 {
 	return (rt_series){c->n, c->seconds, c->count};
@@ -320,22 +355,6 @@ static int parse_row(rt_replay *r, char *line, const char *path, long ln, const 
 	return RT_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static size_t distinct_n(const rt_replay_curve *c, double *scratch)
-{
-	memcpy(scratch, c->n, c->count * sizeof *scratch);
-	qsort(scratch, c->count, sizeof *scratch, cmp_double);
-	size_t d = 1;
-	for (size_t i = 1; i < c->count; i++)
-		d += scratch[i] != scratch[i - 1];
-	return d;
-}
-
 /* "PATH:LINE: " into buf, or "" without a path (observations not from a file). */
 static void place(char *buf, size_t len, const char *path, long line)
 {
@@ -356,7 +375,7 @@ static int check_curves(const rt_replay *r, const char *path, long last, char *e
 		if (!scratch)
 			return rt_fail(err, errlen, RT_ENOMEM, "out of memory checking %s",
 				       path ? path : "the observations");
-		size_t d = distinct_n(c, scratch);
+		size_t d = sorted_distinct(c->n, c->count, scratch);
 		free(scratch);
 		place(at, sizeof at, path, c->first_line);
 		if (d < 3)

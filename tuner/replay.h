@@ -88,6 +88,16 @@ int rt_replay_add_curve(rt_replay *r, const rt_curve *id, const char *precision,
 /* Index of the curve (backend, precision), or -1. */
 long rt_replay_find(const rt_replay *r, const char *backend, const char *precision);
 
+/*
+ * The sizes of a curve that `rigtune check` compares, where a crossover
+ * that moved shows: its smallest, middle and largest distinct n, ascending
+ * and without repeats, into out (*picked of them). n holds count sizes in
+ * any order (a curve's rows); *distinct is how many differ. RT_ENOMEM.
+ */
+#define RT_REPLAY_CHECK_SIZES 3
+int rt_replay_check_sizes(const double *n, size_t count, double out[RT_REPLAY_CHECK_SIZES],
+			  size_t *picked, size_t *distinct);
+
 /* A view of a curve for search/fit. */
 rt_series rt_replay_series(const rt_replay_curve *c);
 

@@ -21,6 +21,7 @@
 #include "output.h"
 #include "pin.h"
 #include "spaces.h"
+#include "tune_baseline.h"
 #include "tune_target.h"
 
 void rt_tune_opts_default(rt_tune_opts *o)
@@ -173,73 +174,6 @@ static int walk_to_knee(tune_ctx *c, double deadline, double cap)
 		knee = rt_knee_along(r, params[i], knee, RT_KNEE_WITHIN);
 	}
 	return RT_OK;
-}
-
-int rt_tune_top_trials(const rt_tune_workload *twl, const int *skip, int nskip, int *out, int n)
-{
-	int k = 0;
-	while (k < n) {
-		int next = -1;
-		for (int i = 0; i < twl->ntrials; i++) {
-			const rt_tune_trial *t = &twl->trials[i];
-			int taken = 0;
-			for (int j = 0; j < k; j++)
-				taken |= out[j] == i;
-			for (int j = 0; j < nskip; j++)
-				taken |= skip[j] == i;
-			if (t->feasible && !taken && (next < 0 || t->score > twl->trials[next].score))
-				next = i;
-		}
-		if (next < 0)
-			break;
-		out[k++] = next;
-	}
-	return k;
-}
-
-/* The trial of point idx, or NULL. */
-static const rt_tune_trial *trial_at(const rt_tune_workload *twl, const int *idx)
-{
-	for (int i = 0; i < twl->ntrials; i++)
-		if (!memcmp(twl->trials[i].idx, idx, sizeof(int) * (size_t)rt_space_nparams(twl->space)))
-			return &twl->trials[i];
-	return NULL;
-}
-
-int rt_tune_pick(const rt_tune_workload *twl, const rt_tune_trial **fastest,
-		 const rt_tune_trial **rec, int *naive_kept)
-{
-	const rt_search_result *r = twl->result;
-	int k;
-	*naive_kept = 0;
-	*fastest = *rec = NULL;
-	if (twl->status != RT_OK || !r || r->best < 0 ||
-	    !(*fastest = trial_at(twl, r->trials[r->best].idx)))
-		return RT_EINVAL;
-	*rec = *fastest;
-	if (rt_knee_point(twl->space, r, RT_KNEE_WITHIN, &k, NULL, 0) == RT_OK && trial_at(twl, r->trials[k].idx))
-		*rec = trial_at(twl, r->trials[k].idx);
-	const rt_tune_trial *naive = twl->naive.feasible ? &twl->naive : NULL;
-	const rt_tune_trial *cand = twl->w ? trial_at(twl, twl->naive_idx) : NULL;
-	if (!naive && cand && cand->feasible)
-		naive = cand;
-	if (!naive)
-		return RT_OK;
-	if ((*fastest)->median <= naive->ci_hi && cand && cand->feasible) {
-		*rec = cand; /* nothing beat the naive default beyond its noise: keep it */
-		*naive_kept = 1;
-	} else if ((*rec)->median < naive->median) {
-		*rec = *fastest; /* the knee gave up more than tuning won */
-	}
-	return RT_OK;
-}
-
-double rt_tune_naive_ratio(const rt_tune_workload *twl, const rt_tune_trial *rec)
-{
-	const rt_tune_trial *n = &twl->naive;
-	if (!rec || !(n->feasible || n->predicted) || n->median <= 0 || rec->median <= 0)
-		return 0;
-	return twl->minimize ? n->median / rec->median : rec->median / n->median;
 }
 
 /* A progress line for a point measured again. */
@@ -450,7 +384,7 @@ static void keep_naive_unbeaten(rt_tune_workload *twl)
 	const rt_tune_trial *fastest, *rec;
 	int kept;
 	if (rt_tune_pick(twl, &fastest, &rec, &kept) || kept || !twl->naive.feasible ||
-	    fastest->median > twl->naive.ci_hi || trial_at(twl, twl->naive_idx))
+	    fastest->median > twl->naive.ci_hi || rt_tune_trial_at(twl, twl->naive_idx))
 		return;
 	twl->status = RT_EINFEASIBLE;
 	snprintf(twl->note, sizeof twl->note,
@@ -660,27 +594,40 @@ static int save_sweep(rt_tune_run *run, char *err, size_t errlen)
 	return rc;
 }
 
-/* A short square-GEMM crossover sweep, saved and fitted; the config emits the analysis. */
-static void tune_crossover(const rt_tune_opts *o, rt_tune_run *run, double budget,
-			   rt_progress *progress)
+/*
+ * A short square-GEMM crossover sweep within budget seconds, of which
+ * XO_FIT_SHARE is left for fitting it (crossover_fit); xo says how it was
+ * measured (the baseline rounds measure some of its sizes again). 0 when
+ * nothing was measured.
+ */
+static int crossover_sweep(const rt_tune_opts *o, rt_tune_run *run, double budget,
+			   rt_progress *progress, rt_crossover_sweep_opts *xo)
 {
-	rt_crossover_sweep_opts xo = {.backends = o->nbackends ? o->backends : NULL,
-			       .nbackends = o->nbackends,
-			       .precisions = RT_PREC_BIT(RT_FP32),
-			       .usable_cores = run->usable_cores,
-			       .seconds_per_point = budget / 40 < 0.05 ? 0.05 : budget / 40,
-			       .max_n = 1024,
-			       .quiet = 1,
-			       .deadline = rt_clock_now() + (1 - XO_FIT_SHARE) * budget,
-			       .stop = rt_tune_stop_requested,
-			       .machine = &run->machine};
+	*xo = (rt_crossover_sweep_opts){.backends = o->nbackends ? o->backends : NULL,
+					.nbackends = o->nbackends,
+					.precisions = RT_PREC_BIT(RT_FP32),
+					.usable_cores = run->usable_cores,
+					.seconds_per_point = budget / 40 < 0.05 ? 0.05 : budget / 40,
+					.max_n = 1024,
+					.quiet = 1,
+					.deadline = rt_clock_now() + (1 - XO_FIT_SHARE) * budget,
+					.stop = rt_tune_stop_requested,
+					.machine = &run->machine};
 	rt_crossover_shape shape = {0};
 	char skipped[1024], err[RT_ERRLEN];
 	rt_progress_note(progress, "measuring the CPU/GPU and thread crossovers (%.0f s)", budget);
-	if (rt_crossover_sweep(&xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err)) {
+	if (rt_crossover_sweep(xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err)) {
 		rt_progress_note(progress, "crossover skipped: %s", err);
-		return;
+		return 0;
 	}
+	return 1;
+}
+
+/* The sweep's observations saved and fitted; the config emits the analysis. */
+static void crossover_fit(rt_tune_run *run, rt_progress *progress)
+{
+	rt_crossover_shape shape = {0};
+	char err[RT_ERRLEN];
 	if (save_sweep(run, err, sizeof err))
 		rt_progress_note(progress, "the crossover's observations are not saved: %s", err);
 	/* the analysis the configuration gives, fitted now: its time is the budget's */
@@ -724,8 +671,10 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		goto out;
 	probe_frameworks(o, run, fmin(RT_FRAMEWORK_DEADLINE_S, PROBE_SHARE * o->budget_s), progress);
 	double probed = rt_clock_now() - t0;
-	/* the crossover's share is kept back; the workloads share what the probes left */
+	/* the crossover's and the baseline rounds' shares are kept back; the workloads share what
+	   the probes left */
 	double xo_budget = o->crossover && !o->cmd ? CROSSOVER_SHARE * o->budget_s : 0;
+	double base_budget = !o->cmd && journal ? RT_TUNE_BASELINE_SHARE * o->budget_s : 0;
 	double weights = 0;
 	for (int i = 0; i < run->nwl; i++)
 		weights += workload_weight(&run->wl[i]);
@@ -737,7 +686,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	for (int i = 0; i < run->nwl && !rc && !rt_tune_stop_requested(); i++) {
 		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o, .progress = progress,
 			      .journal = journal, .reuse = reuse, .nreuse = nreuse, .topo = topo};
-		double left = o->budget_s - xo_budget - (rt_clock_now() - t0);
+		double left = o->budget_s - xo_budget - base_budget - (rt_clock_now() - t0);
 		double budget = left * workload_weight(c.twl) / weights;
 		weights -= workload_weight(c.twl);
 		if (budget < MIN_SEARCH_S) {
@@ -747,11 +696,24 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 			rc = rt_tune_search(&c, budget, err, errlen);
 		}
 	}
+	double left = o->budget_s - base_budget - (rt_clock_now() - t0), fit_s = 0;
+	rt_crossover_sweep_opts xo;
+	int swept = !rc && !rt_tune_stop_requested() && xo_budget > 0 && left >= MIN_SEARCH_S &&
+		    crossover_sweep(o, run, left, progress, &xo);
+	if (swept) /* what the sweep left of its fitting time */
+		fit_s = fmax(0, o->budget_s - base_budget - (rt_clock_now() - t0));
+	rt_tune_rounds rounds = {.o = o, .run = run, .journal = journal, .progress = progress,
+				 .topo = topo, .xo = swept ? &xo : NULL,
+				 .deadline = t0 + o->budget_s - fit_s, .stop = rt_tune_stop_requested};
+	if (!rc && !rt_tune_stop_requested() && base_budget > 0) {
+		rc = rt_tune_baseline(&rounds, err, errlen);
+		if (rc && rt_tune_stop_requested()) /* interrupted: what was measured stands */
+			rc = RT_OK;
+	}
+	if (swept)
+		crossover_fit(run, progress);
 	if (topo)
 		hwloc_topology_destroy(topo);
-	double left = o->budget_s - (rt_clock_now() - t0);
-	if (!rc && !rt_tune_stop_requested() && xo_budget > 0 && left >= MIN_SEARCH_S)
-		tune_crossover(o, run, left, progress);
 	run->interrupted = rt_tune_stop_requested();
 	rt_progress_note(progress, "%.1f s: %.1f s probing the machine and its frameworks, %.1f s "
 				   "measuring",
@@ -762,14 +724,6 @@ out:
 	rt_journal_records_free(reuse, nreuse);
 	run->seconds = rt_clock_now() - t0;
 	return rc;
-}
-
-int rt_tune_recommends(const rt_tune_run *run)
-{
-	for (int i = 0; i < run->nwl; i++)
-		if (run->wl[i].status == RT_OK && run->wl[i].result && run->wl[i].result->best >= 0)
-			return 1;
-	return 0;
 }
 
 void rt_tune_run_free(rt_tune_run *run)

@@ -64,6 +64,7 @@ typedef struct rt_tune_trial {
 	int idx[RT_SPACE_MAX_PARAMS];
 	int feasible, reused;
 	int naive;               /* the naive default (naive.h): journaled as such, never ranked */
+	int again;               /* a copy measured again for a check's baseline (tune_baseline.h) */
 	int skipped;             /* not run: predicted over its cap (reason says) */
 	int predicted;           /* the naive default not measured: median, step_seconds predicted */
 	rt_cause cause;          /* why not, when !feasible */
@@ -142,6 +143,10 @@ typedef struct rt_tune_run {
 	rt_crossover_analysis xo;
 	rt_frameworks frameworks;  /* of the Python the hints are for */
 } rt_tune_run;
+
+/* The pick of a finished search (tune_pick.c): */
+/* the trial of twl at point idx of its space, or NULL; */
+const rt_tune_trial *rt_tune_trial_at(const rt_tune_workload *twl, const int *idx);
 
 /*
  * The up to n feasible trials of twl with the highest scores, best first, as

@@ -307,7 +307,9 @@ static int workload_measure(const tune_ctx *c, const rt_tune_trial *t, double ca
 static int workload_append(const tune_ctx *c, const rt_tune_trial *t, const rt_measurement *m,
 			   char *err, size_t errlen)
 {
-	rt_journal_trial jt = {.role = t->naive ? RT_TRIAL_NAIVE : RT_TRIAL_SEARCH,
+	rt_journal_trial jt = {.role = t->again ? RT_TRIAL_AGAIN
+				       : t->naive ? RT_TRIAL_NAIVE
+						  : RT_TRIAL_SEARCH,
 			       .w = c->twl->w, .pt = &t->pt, .sh = &t->sh, .m = m};
 	return rt_journal_append(c->journal, &jt, err, errlen);
 }

@@ -58,6 +58,11 @@ expect_grep "^  p: [0-9.e-]+$" aa.yaml "A/A: and the p-value"
 
 journal=$(ls results/*.yaml | head -1)
 canary=${journal%.yaml}-canary.csv
+# the baseline pools every trial of its point in the journal: the search's and
+# those of the tune's last rounds (tune_baseline.h), whatever the budget fitted
+ntrials=$(grep -cE '^point: \{backend: cpu, precision: fp32, .*threads: 1, .*pin: compact\}$' "$journal")
+expect_grep "^  baseline: \{median: [0-9.]+, n: [0-9]+, trials: $ntrials\}$" aa.yaml \
+  "A/A: the baseline pools the point's $ntrials trials of the journal"
 
 # The canary: tune took two samples after every trial beside the journal, the
 # check two before every trial, and says what the machine's own speed did.
@@ -322,11 +327,12 @@ rc=$?
 expect_grep "keeps no machine description" old.yaml "a note says only the fingerprint is compared"
 
 # feasible in the baseline, not now: a regression of its own kind. The journal
-# gets a copy of its last search trial (the naive default's is never ranked) on a device no
-# machine here has, made the fastest.
+# gets a copy of its last search trial (one without a role: the naive default's and
+# those measured again for a check are never ranked) on a device no machine here has,
+# made the fastest.
 cp "$journal" results/dev7.yaml
-awk '/^---$/ { if (doc !~ /\nrole: naive\n/) last = doc; doc = "" } { doc = doc $0 "\n" }
-  END { if (doc !~ /\nrole: naive\n/) last = doc; printf "%s", last }' "$journal" |
+awk '/^---$/ { if (doc !~ /\nrole: /) last = doc; doc = "" } { doc = doc $0 "\n" }
+  END { if (doc !~ /\nrole: /) last = doc; printf "%s", last }' "$journal" |
   sed -e 's/backend: cpu,/backend: cuda, device: 7,/' -e 's/median: [0-9.e+-]*/median: 1e9/' \
   >>results/dev7.yaml
 expect_exit 1 "a point that ran in the baseline and cannot now is a regression" \
@@ -349,6 +355,10 @@ expect_grep "GEMM sweep: not comparable" aa.yaml "without a saved sweep, the not
 expect_exit 0 "a short crossover sweep is saved beside the journal" \
   $R crossover --backend cpu --max-n 256 --seconds 0.1 --quiet \
   --save "${journal%.yaml}-crossover.csv" -o /dev/null
+# the smallest size of the 1-thread curve run again after the sweep (as tune's baseline
+# rounds do): its rows again at the end, a second trial of that size
+grep '^cpu:1t,fp32,32,' "${journal%.yaml}-crossover.csv" >"$TMP/again.csv"
+cat "$TMP/again.csv" >>"${journal%.yaml}-crossover.csv"
 $R check --baseline base.yaml --budget 10 -o sweep.yaml >/dev/null 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] && ok "check with the sweep ran (exit $rc)" || not_ok "check with the sweep ran" "exit $rc"
@@ -357,6 +367,11 @@ nsweep=$(grep -c "^  roles: \[sweep\]$" sweep.yaml)
 expect_grep "^  curve: cpu:1t fp32$" sweep.yaml "the single-thread curve is there"
 expect_grep "^  shape: \{m: 32, n: 32, k: 32, transfer: 0\}$" sweep.yaml "at its smallest size"
 expect_grep "^  shape: \{m: 256, n: 256, k: 256, transfer: 0\}$" sweep.yaml "and its largest"
+# the 1-thread curve's sizes as "m, trials" (the shape line gives "32," and the baseline "2")
+sweep_trials=$(awk '/^- / { c = "" } /^  curve: / { c = $2 } /^  shape: / { m = $3 } /^  baseline: \{median/ && c == "cpu:1t" {
+  t = $0; sub(/.*trials: /, "", t); sub(/}.*/, "", t); print m t }' sweep.yaml | tr '\n' ' ')
+[ "$sweep_trials" = "32,2 91,1 256,1 " ] && ok "a size's runs in the saved sweep are its trials (32: 2)" \
+  || not_ok "a size's runs in the saved sweep are its trials" "$sweep_trials"
 if grep -q "not comparable" sweep.yaml; then not_ok "no note about a missing sweep"; else ok "no note about a missing sweep"; fi
 
 # a configuration whose trials were reused from an earlier journal: found there
@@ -366,7 +381,8 @@ if grep -q "^    reused: [1-9]" reused.yaml; then
   rc=$?
   [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] && ok "check finds them in the host's other journal (exit $rc)" \
     || not_ok "check finds reused trials" "exit $rc: $(head -c 300 "$TMP/err")"
-  expect_grep "^  baseline: \{median: [0-9.]+, n: [0-9]+\}$" reused-out.yaml "with their samples"
+  expect_grep "^  baseline: \{median: [0-9.]+, n: [0-9]+, trials: [1-9][0-9]*\}$" reused-out.yaml \
+    "with their samples"
 else
   for t in "check finds them in the host's other journal" "with their samples"; do
     n=$((n + 1)); echo "ok $n # SKIP $t: the first tune's trial was contended, so tune measured it again instead of reusing it"

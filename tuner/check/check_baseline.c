@@ -15,8 +15,6 @@
 #include "../usercmd.h"
 #include "../usercmd_knobs.h"
 
-#define SWEEP_SIZES 3
-
 /* Every failure to use a baseline is the user's to fix: bad input, never "I/O error". */
 static int as_input(int rc)
 {
@@ -58,21 +56,18 @@ static int add_point(rt_baseline *b, const rt_base_point *p)
 	rt_base_point *q = &b->points[b->npoints];
 	*q = *p;
 	q->samples = malloc(sizeof(double) * (size_t)(p->nsamples ? p->nsamples : 1));
-	if (!q->samples)
+	q->trial_n = malloc(sizeof(int) * (size_t)(p->trials ? p->trials : 1));
+	if (!q->samples || !q->trial_n) {
+		free(q->samples);
+		free(q->trial_n);
 		return RT_ENOMEM;
+	}
 	if (p->nsamples) /* an A/B point has no baseline samples (and no array) */
 		memcpy(q->samples, p->samples, sizeof(double) * (size_t)p->nsamples);
+	if (p->trials)
+		memcpy(q->trial_n, p->trial_n, sizeof(int) * (size_t)p->trials);
 	b->npoints++;
 	return RT_OK;
-}
-
-static int add_record(rt_baseline *b, const rt_journal_record *r, unsigned role)
-{
-	rt_base_point p = {.name = r->workload->name, .unit = r->workload->unit,
-			   .w = r->workload, .pt = r->point, .sh = r->shape, .roles = role,
-			   .samples = r->m.samples, .nsamples = r->m.nsamples,
-			   .trial_s = r->m.seconds, .contention = r->m.contention};
-	return add_point(b, &p);
 }
 
 /* ---- the GEMM sweep ---- */
@@ -135,24 +130,6 @@ static int sweep_add(sweep_curve *c, double n, double v)
 	return RT_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The distinct sizes of a curve, ascending, into sizes (count entries); how many. */
-static size_t distinct_sizes(const sweep_curve *c, double *sizes)
-{
-	memcpy(sizes, c->n, c->count * sizeof *sizes);
-	qsort(sizes, c->count, sizeof *sizes, cmp_double);
-	size_t k = 0;
-	for (size_t i = 0; i < c->count; i++)
-		if (!k || sizes[i] != sizes[k - 1])
-			sizes[k++] = sizes[i];
-	return k;
-}
-
 /*
  * The smallest, middle and largest size of a curve become points with their
  * samples, when it has at least min_sizes sizes; *used says whether it had.
@@ -160,31 +137,38 @@ static size_t distinct_sizes(const sweep_curve *c, double *sizes)
 static int add_curve_points(rt_baseline *b, const sweep_curve *c, size_t min_sizes, int *used)
 {
 	const rt_workload *gemm = rt_workload_builtin(RT_GEMM_WORKLOAD);
-	double *sizes = malloc(c->count * sizeof *sizes);
-	double *samples = malloc(c->count * sizeof *samples);
-	int rc = sizes && samples ? RT_OK : RT_ENOMEM;
-	size_t k = rc == RT_OK ? distinct_sizes(c, sizes) : 0;
-	size_t pick[SWEEP_SIZES] = {0, k / 2, k - 1};
-	*used = k > 0 && k >= min_sizes;
-	for (int s = 0; rc == RT_OK && *used && s < SWEEP_SIZES; s++) {
-		if (s && pick[s] == pick[s - 1])
-			continue;
-		double n = sizes[pick[s]];
-		int ns = 0;
-		for (size_t i = 0; i < c->count; i++)
-			if (c->n[i] == n)
-				samples[ns++] = c->v[i];
+	double sizes[RT_REPLAY_CHECK_SIZES];
+	size_t picked, distinct;
+	double *samples = malloc((c->count ? c->count : 1) * sizeof *samples);
+	int *run_n = malloc((c->count ? c->count : 1) * sizeof *run_n);
+	int rc = samples && run_n
+			 ? rt_replay_check_sizes(c->n, c->count, sizes, &picked, &distinct)
+			 : RT_ENOMEM;
+	*used = rc == RT_OK && distinct > 0 && distinct >= min_sizes;
+	for (size_t s = 0; rc == RT_OK && *used && s < picked; s++) {
+		double n = sizes[s];
+		int ns = 0, runs = 0;
+		for (size_t i = 0; i < c->count; i++) {
+			if (c->n[i] != n)
+				continue;
+			samples[ns++] = c->v[i];
+			/* rows of one size in a row are one run of it; the tune's baseline
+			   rounds (tune_baseline.h) add others after the sweep's */
+			if (i == 0 || c->n[i - 1] != n)
+				run_n[runs++] = 0;
+			run_n[runs - 1]++;
+		}
 		rt_base_point p = {.name = gemm->name, .unit = gemm->unit, .w = gemm, .pt = c->pt,
-				   .sh = c->sh, .roles = RT_BASE_SWEEP,
-				   .samples = samples, .nsamples = ns};
+				   .sh = c->sh, .roles = RT_BASE_SWEEP, .samples = samples,
+				   .nsamples = ns, .trials = runs, .trial_n = run_n};
 		p.sh.v[rt_shape_known(gemm, "m")] = p.sh.v[rt_shape_known(gemm, "n")] = (long)n;
 		p.sh.v[rt_shape_known(gemm, "k")] = (long)n;
 		snprintf(p.curve, sizeof p.curve, "%s %s", c->label,
 			 rt_precision_name(c->pt.precision));
 		rc = add_point(b, &p);
 	}
-	free(sizes);
 	free(samples);
+	free(run_n);
 	return rc;
 }
 
@@ -295,7 +279,7 @@ static int has_workload_point(const rt_baseline *b)
 
 /*
  * The sweep's points: from the saved sweep, else from the journal's square
- * gemm trials where a curve has SWEEP_SIZES sizes; else a note of what the
+ * gemm trials where a curve has RT_REPLAY_CHECK_SIZES sizes; else a note of what the
  * baseline would need.
  */
 static int add_sweep(rt_baseline *b, const rt_journal_record *recs, size_t n, char *err,
@@ -309,7 +293,7 @@ static int add_sweep(rt_baseline *b, const rt_journal_record *recs, size_t n, ch
 	for (size_t i = 0; rc == RT_OK && i < set.n; i++) {
 		int u;
 		/* a saved sweep's every curve; of a journal's, those that look like a sweep */
-		rc = add_curve_points(b, &set.c[i], csv ? 1 : SWEEP_SIZES, &u);
+		rc = add_curve_points(b, &set.c[i], csv ? 1 : RT_REPLAY_CHECK_SIZES, &u);
 		used += u;
 	}
 	sweep_set_free(&set);
@@ -319,7 +303,7 @@ static int add_sweep(rt_baseline *b, const rt_journal_record *recs, size_t n, ch
 			 "or more square sizes per backend and precision; it needs its crossover "
 			 "sweep saved beside the journal as %.*s-crossover.csv (columns "
 			 "backend,precision,n,seconds: what `rigtune crossover --save` writes)",
-			 SWEEP_SIZES, (int)(strlen(b->journal) - 5), b->journal);
+			 RT_REPLAY_CHECK_SIZES, (int)(strlen(b->journal) - 5), b->journal);
 	if (rc == RT_ENOMEM)
 		rt_fail(err, errlen, rc, "out of memory");
 	return rc;
@@ -365,18 +349,32 @@ typedef struct trial_key {
 	const rt_cmd_point *knobs;
 } trial_key;
 
+static int key_matches(const rt_journal_record *r, const trial_key *k)
+{
+	return k->w ? rt_journal_is_trial(r, k->fingerprint, k->w, k->sh, k->pt)
+		    : rt_journal_is_command_trial(r, k->fingerprint, k->hash, k->knobs);
+}
+
+/* The newest trial of k in recs, or NULL. */
 static const rt_journal_record *find_in(const rt_journal_record *recs, size_t n,
 					const trial_key *k)
 {
-	return k->w ? rt_journal_find(recs, n, k->fingerprint, k->w, k->sh, k->pt)
-		    : rt_journal_find_knobs(recs, n, k->fingerprint, k->hash, k->knobs);
+	for (size_t i = n; i-- > 0;)
+		if (key_matches(&recs[i], k))
+			return &recs[i];
+	return NULL;
 }
 
-static int find_trial(rt_baseline *b, trial_source *src, const trial_key *k,
-		      const rt_journal_record **out, char *err, size_t errlen)
+/*
+ * The trials of k: the journal's, else the host's other journals beside it;
+ * *recs and *n are the set they were found in (0 when none).
+ */
+static int find_trials(rt_baseline *b, trial_source *src, const trial_key *k,
+		       const rt_journal_record **recs, size_t *n, char *err, size_t errlen)
 {
-	*out = find_in(src->recs, src->n, k);
-	if (*out)
+	*recs = src->recs;
+	*n = src->n;
+	if (find_in(*recs, *n, k))
 		return RT_OK;
 	if (!src->host_loaded) {
 		char dir[sizeof b->journal];
@@ -387,8 +385,73 @@ static int find_trial(rt_baseline *b, trial_source *src, const trial_key *k,
 			return as_input(rc);
 		src->host_loaded = 1;
 	}
-	*out = find_in(src->host_recs, src->host_n, k);
+	*recs = src->host_recs;
+	*n = find_in(src->host_recs, src->host_n, k) ? src->host_n : 0;
 	return RT_OK;
+}
+
+/* Whether r counts toward its point's baseline: it ran, and, unless none did, uncontended. */
+static int pooled(const rt_journal_record *r, int any_clear)
+{
+	return r->m.feasible && r->m.nsamples > 0 && !(any_clear && r->m.contended);
+}
+
+/*
+ * Every trial of k in recs that counts (pooled()), oldest first, into p:
+ * its samples, how many trials, the newest one's length and contention. A
+ * tune measures the points a check compares again at its end
+ * (tune_baseline.h), so that a baseline is several draws of the machine's
+ * state over the tune, not one (on a VM a 2-thread rate moves by a fifth
+ * for seconds at a time). NULL samples: none ran (the newest's cause stands).
+ */
+static int pool_trials(const rt_journal_record *recs, size_t n, const trial_key *k,
+		       rt_base_point *p)
+{
+	int any_clear = 0, total = 0;
+	for (size_t i = 0; i < n; i++)
+		if (key_matches(&recs[i], k) && recs[i].m.feasible) {
+			any_clear |= !recs[i].m.contended;
+			total += recs[i].m.nsamples;
+		}
+	p->samples = total ? malloc(sizeof(double) * (size_t)total) : NULL;
+	p->trial_n = total ? malloc(sizeof(int) * n) : NULL;
+	if (total && (!p->samples || !p->trial_n))
+		return RT_ENOMEM;
+	p->nsamples = p->trials = 0;
+	for (size_t i = 0; i < n; i++) {
+		const rt_journal_record *r = &recs[i];
+		if (!key_matches(r, k) || !pooled(r, any_clear))
+			continue;
+		memcpy(p->samples + p->nsamples, r->m.samples, sizeof(double) * (size_t)r->m.nsamples);
+		p->nsamples += r->m.nsamples;
+		p->trial_n[p->trials++] = r->m.nsamples;
+		p->trial_s = r->m.seconds;
+		p->contention = r->m.contention;
+	}
+	return RT_OK;
+}
+
+/*
+ * The point of k with the samples of all its trials (pool_trials), added
+ * to b; *found says whether the journals have a trial of it at all (one
+ * that never ran is not added: it has nothing to compare with).
+ */
+static int add_trials(rt_baseline *b, trial_source *src, const trial_key *k, rt_base_point *p,
+		      int *found, char *err, size_t errlen)
+{
+	const rt_journal_record *recs;
+	size_t n;
+	int rc = find_trials(b, src, k, &recs, &n, err, errlen);
+	*found = rc == RT_OK && n > 0;
+	if (rc == RT_OK && *found)
+		rc = pool_trials(recs, n, k, p);
+	if (rc == RT_OK && p->samples)
+		rc = add_point(b, p);
+	free(p->samples);
+	free(p->trial_n);
+	p->samples = NULL;
+	p->trial_n = NULL;
+	return rc == RT_ENOMEM ? rt_fail(err, errlen, rc, "out of memory") : rc;
 }
 
 /* RT_EINVAL: the configuration's point is in no journal. */
@@ -401,22 +464,31 @@ static int not_in_journals(const rt_baseline *b, const trial_source *src, const 
 		       src->dropped ? " (which ends in a half-written trial)" : "");
 }
 
+/* A journal's trial r as a point, with the samples of every trial of it (add_trials). */
+static int add_record(rt_baseline *b, trial_source *src, const rt_journal_record *r,
+		      unsigned role, char *err, size_t errlen)
+{
+	rt_base_point p = {.name = r->workload->name, .unit = r->workload->unit,
+			   .w = r->workload, .pt = r->point, .sh = r->shape, .roles = role};
+	trial_key k = {.fingerprint = r->fingerprint, .w = r->workload, .pt = &p.pt, .sh = &p.sh};
+	int found;
+	return add_trials(b, src, &k, &p, &found, err, errlen);
+}
+
 static int add_config_point(rt_baseline *b, trial_source *src, const rt_config_rec *rec,
 			    const rt_workload *w, int fastest, char *err, size_t errlen)
 {
-	rt_point pt;
-	rt_shape sh;
 	const rt_config_point *cp = fastest ? &rec->fastest : &rec->recommended;
 	const char *role = fastest ? "fastest" : "recommended";
-	int rc = rt_config_point_decode(b->cfg, cp, w, &pt, &sh, err, errlen);
-	const rt_journal_record *r = NULL;
-	trial_key k = {.fingerprint = rec->fingerprint, .w = w, .pt = &pt, .sh = &sh};
+	rt_base_point p = {.name = w->name, .unit = w->unit, .w = w,
+			   .roles = fastest ? RT_BASE_FASTEST : RT_BASE_RECOMMENDED};
+	int found = 0;
+	int rc = rt_config_point_decode(b->cfg, cp, w, &p.pt, &p.sh, err, errlen);
+	trial_key k = {.fingerprint = rec->fingerprint, .w = w, .pt = &p.pt, .sh = &p.sh};
 	if (rc == RT_OK)
-		rc = find_trial(b, src, &k, &r, err, errlen);
-	if (rc == RT_OK && !r)
+		rc = add_trials(b, src, &k, &p, &found, err, errlen);
+	if (rc == RT_OK && !found)
 		rc = not_in_journals(b, src, role, w->name, err, errlen);
-	if (rc == RT_OK)
-		rc = add_record(b, r, fastest ? RT_BASE_FASTEST : RT_BASE_RECOMMENDED);
 	return rc;
 }
 
@@ -510,29 +582,21 @@ static void invert(double *v, int n)
 		v[i] = v[i] != 0 ? 1 / v[i] : 0;
 }
 
-/* The point of the command at map (a point: mapping), with the samples of its trial. */
+/* The point of the command at map (a point: mapping), with the samples of its trials. */
 static int add_command_point(rt_baseline *b, trial_source *src, const rt_config_rec *rec,
 			     const rt_base_command *c, const rt_ynode *map, unsigned role,
 			     const char *what, char *err, size_t errlen)
 {
 	rt_base_point p = {.name = c->name, .unit = c->unit, .cmd = c, .roles = role};
-	const rt_journal_record *r = NULL;
+	int found = 0, had = b->npoints;
 	int rc = decode_knobs(b, map, &p);
 	trial_key k = {.fingerprint = rec->fingerprint, .hash = c->hash, .knobs = &p.knobs};
 	if (rc == RT_OK)
-		rc = find_trial(b, src, &k, &r, err, errlen);
-	if (rc == RT_OK && !r)
+		rc = add_trials(b, src, &k, &p, &found, err, errlen);
+	if (rc == RT_OK && !found)
 		rc = not_in_journals(b, src, what, c->name, err, errlen);
-	if (rc == RT_OK && !r->m.feasible)
-		return RT_OK; /* a runner-up that failed then has nothing to compare with */
-	if (rc == RT_OK) {
-		p.samples = r->m.samples;
-		p.nsamples = r->m.nsamples;
-		p.trial_s = r->m.seconds;
-		p.contention = r->m.contention;
-		rc = add_point(b, &p);
-	}
-	if (rc == RT_OK && c->minimize)
+	/* a runner-up that failed then has nothing to compare with, and is not added */
+	if (rc == RT_OK && c->minimize && b->npoints > had)
 		invert(b->points[b->npoints - 1].samples, b->points[b->npoints - 1].nsamples);
 	return rc;
 }
@@ -670,10 +734,11 @@ static int load_journal(rt_baseline *b, trial_source *src, char *err, size_t err
 	snprintf(b->fingerprint, sizeof b->fingerprint, "%s", hdr.fingerprint);
 	snprintf(b->host, sizeof b->host, "%s", hdr.host);
 	rc = load_header(b, err, errlen);
-	for (size_t i = 0; rc == RT_OK && i < src->n; i++) /* a tuned command's trials: not here */
-		if (src->recs[i].workload &&
-		    fastest_of_kind(src->recs, src->n, &src->recs[i]) == &src->recs[i])
-			rc = add_record(b, &src->recs[i], RT_BASE_FASTEST);
+	for (size_t i = 0; rc == RT_OK && i < src->n; i++) { /* a tuned command's trials: not here */
+		const rt_journal_record *r = &src->recs[i];
+		if (r->workload && fastest_of_kind(src->recs, src->n, r) == r)
+			rc = add_record(b, src, r, RT_BASE_FASTEST, err, errlen);
+	}
 	if (rc == RT_OK && b->npoints == 0)
 		rc = rt_fail(err, errlen, RT_EINVAL, "%s: no feasible trial to compare with",
 			     b->path);
@@ -734,7 +799,7 @@ int rt_baseline_load_points(const char *path, int threads, rt_baseline *b, char 
 		rc = default_points(b, threads);
 	}
 	for (int i = 0; rc == RT_OK && i < b->npoints; i++) {
-		b->points[i].nsamples = 0;
+		b->points[i].nsamples = b->points[i].trials = 0;
 		b->points[i].contention = 0;
 	}
 	if (rc == RT_ENOMEM)
@@ -744,8 +809,10 @@ int rt_baseline_load_points(const char *path, int threads, rt_baseline *b, char 
 
 void rt_baseline_free(rt_baseline *b)
 {
-	for (int i = 0; i < b->npoints; i++)
+	for (int i = 0; i < b->npoints; i++) {
 		free(b->points[i].samples);
+		free(b->points[i].trial_n);
+	}
 	free(b->points);
 	free(b->canary);
 	if (b->cfg)

@@ -4,7 +4,7 @@
  * A baseline file is either
  *   - a configuration written by `rigtune tune`: its points are each
  *     workload's recommended and fastest points; their samples come from
- *     the journal its search.journal names (looked up as written, then
+ *     every trial of the point in the journal its search.journal names (looked up as written, then
  *     beside the configuration's directory), or, for a trial tune reused,
  *     from another journal of the host in that directory; or
  *   - a journal itself: each workload and shape's fastest feasible trial of
@@ -71,7 +71,9 @@ typedef struct rt_base_point {
 	char curve[64];  /* a sweep point's curve ("cpu:2t fp32"); "" for the others */
 	double *samples; /* throughput, higher is better; owned */
 	int nsamples;
-	double trial_s;  /* wall time of its baseline trial; 0 when not known */
+	int trials;      /* the trials they came in (a sweep's size: its runs in the saved sweep) */
+	int *trial_n;    /* the samples of each trial, in order; owned */
+	double trial_s;  /* wall time of its newest baseline trial; 0 when not known */
 	double contention; /* the share of its cores others took then (contention.h); 0 unknown */
 } rt_base_point;
 

@@ -164,6 +164,8 @@ static void emit_point(rt_yw *w, const rt_check_point *p)
 	double base = rt_base_point_median(b);
 	emit_num_or_null(w, "median", base, isfinite(base), 6);
 	rt_yw_kint(w, "n", b->nsamples);
+	if (b->trials) /* a sweep's sizes do not keep their trials apart */
+		rt_yw_kint(w, "trials", b->trials);
 	rt_yw_end_map(w);
 	rt_yw_str(w, "now");
 	rt_yw_map(w, 1);

@@ -132,10 +132,14 @@ static int compare_canary(rt_check_run *run, const rt_check_opts *o, char *err, 
 static int keep_samples(rt_check_point *p, const rt_measurement *m)
 {
 	double *med = realloc(p->medians, sizeof(double) * (size_t)p->trials);
-	if (!med)
+	if (med)
+		p->medians = med;
+	int *tn = med ? realloc(p->trial_n, sizeof(int) * (size_t)p->trials) : NULL;
+	if (!tn)
 		return RT_ENOMEM;
-	p->medians = med;
+	p->trial_n = tn;
 	p->medians[p->trials - 1 - p->failures] = m->median;
+	p->trial_n[p->trials - 1 - p->failures] = m->nsamples;
 	if (p->nsamples + m->nsamples > p->cap) {
 		int cap = 2 * (p->nsamples + m->nsamples);
 		double *v = realloc(p->samples, sizeof(double) * (size_t)cap);
@@ -317,8 +321,11 @@ static int confirmed(const rt_check_point *p, double confirm_s)
 static int compare_point(rt_check_point *p, const rt_check_opts *o,
 			 const rt_check_canary *canary)
 {
+	/* each trial one draw of the machine's state, on either side (rt_trials) */
 	rt_compare_opts co = {.alpha = o->alpha, .threshold = o->threshold,
-			      .reps = BOOTSTRAP_REPS, .seed = o->seed};
+			      .reps = BOOTSTRAP_REPS, .seed = o->seed,
+			      .base_trials = {p->base->trial_n, (size_t)p->base->trials},
+			      .now_trials = {p->trial_n, (size_t)(p->trials - p->failures)}};
 	int rc = rt_check_canary_judge(canary, p->base->samples, (size_t)p->base->nsamples,
 				       p->samples, (size_t)p->nsamples, &co, &p->cmp,
 				       &p->machine_explains, &p->machine_bound);
@@ -873,6 +880,7 @@ void rt_check_run_free(rt_check_run *run)
 	for (int i = 0; i < run->npoints; i++) {
 		free(run->points[i].samples);
 		free(run->points[i].medians);
+		free(run->points[i].trial_n);
 		free(run->points[i].pairs);
 	}
 	free(run->points);

@@ -40,6 +40,7 @@ typedef struct rt_check_point {
 	double *samples; /* now; owned */
 	int nsamples, cap;
 	double *medians; /* the median of each trial now that ran; owned */
+	int *trial_n;    /* and its samples, in the order of samples; owned */
 	int trials;
 	int slow_trials, fast_trials; /* trials whose median is past the threshold */
 	int slow_last, fast_last;     /* of them, among the last two */

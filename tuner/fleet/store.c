@@ -430,7 +430,7 @@ int rt_store_put_trial(rt_store *s, const char *node, const rt_journal_header *h
 		base ? base + 1 : path,
 		seqs,
 		workload,
-		rec->role == RT_TRIAL_NAIVE ? "naive" : "search",
+		rt_trial_role_name(rec->role),
 		point,
 		shape,
 		rec->workload ? rec->workload->unit : NULL,

@@ -468,7 +468,7 @@ static int assign_trials(rt_page *pg, char *err, size_t errlen)
 		for (size_t i = 0; i < pg->journals[j].n; i++) {
 			const rt_journal_record *r = &pg->journals[j].records[i];
 			rt_pg_workload *wl = workload_of(pg, r->workload);
-			if (!wl)
+			if (!wl || r->role == RT_TRIAL_AGAIN) /* the page shows the search's trials */
 				continue;
 			if (strcmp(r->fingerprint, pg->fingerprint)) {
 				other_machine++;
