@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/clock.h"
 #include "backends.h"
 #include "crossover.h"
 #include "journal.h"
@@ -136,7 +137,7 @@ static int walk_down(tune_ctx *c, int p, int from, double bar, double deadline, 
 	int idx[RT_SPACE_MAX_PARAMS], lo = -1, hi, ok;
 	memcpy(idx, r->trials[from].idx, sizeof(int) * (size_t)r->nparams);
 	hi = idx[p]; /* hi reaches the bar, lo does not (-1: below the smallest value) */
-	while (hi - lo > 1 && !rt_tune_stop_requested() && rt_now() + cap / 4 < deadline) {
+	while (hi - lo > 1 && !rt_tune_stop_requested() && rt_clock_now() + cap / 4 < deadline) {
 		idx[p] = lo + (hi - lo) / 2;
 		int rc = reaches(c, idx, bar, cap, &ok);
 		if (rc)
@@ -212,7 +213,7 @@ typedef struct leaders_ctx {
 static double leaders_clock(void *user)
 {
 	(void)user;
-	return rt_now();
+	return rt_clock_now();
 }
 
 static double leaders_cost(void *user, int i)
@@ -444,14 +445,15 @@ static int result_of_prior(tune_ctx *c)
 }
 
 /*
- * The strategy's clock (rt_search_opts): the real one, run on to the end of
+ * The strategy's clock (rt_search_opts): the budget clock, run on to the end of
  * its budget once a trial did not fit what was left of the budget, so that
  * the strategy stops instead of proposing points that cannot run.
  */
 static double search_clock(void *user)
 {
 	const tune_ctx *c = user;
-	return c->spent ? fmax(rt_now(), c->search_end) : rt_now();
+	double now = rt_clock_now();
+	return c->spent ? fmax(now, c->search_end) : now;
 }
 
 /* The recommendation against the naive default, for the progress. */
@@ -481,7 +483,7 @@ int rt_tune_search(tune_ctx *c, double budget, char *err, size_t errlen)
 	c->best_score = 0;
 	snprintf(c->best, sizeof c->best, "-");
 	rt_progress_note(c->progress, "tuning %s (%.0f s, %s)", twl->name, budget, st->name);
-	double deadline = rt_now() + budget;
+	double deadline = rt_clock_now() + budget;
 	c->deadline = deadline;
 	int rc = twl->target->before_search
 			 ? twl->target->before_search(c, budget, so.trial_s, err, errlen)
@@ -492,10 +494,10 @@ int rt_tune_search(tune_ctx *c, double budget, char *err, size_t errlen)
 	so.prior = c->prior;
 	so.nprior = c->nprior;
 	so.start = c->have_start ? c->start : NULL;
-	so.budget_s = (deadline - rt_now()) * (twl->target->confirm ? 1 - CONFIRM_SHARE : 1);
+	so.budget_s = (deadline - rt_clock_now()) * (twl->target->confirm ? 1 - CONFIRM_SHARE : 1);
 	so.clock = search_clock;
 	so.clock_user = c;
-	c->search_end = rt_now() + so.budget_s;
+	c->search_end = rt_clock_now() + so.budget_s;
 	if (rc == RT_OK)
 		rc = rt_search_run(st, twl->space, rt_tune_objective, c, &so, &twl->result, err, errlen);
 	if (rc == RT_OK)
@@ -644,7 +646,7 @@ static int crossover_sweep(const rt_tune_opts *o, rt_tune_run *run, double budge
 					.seconds_per_point = budget / 40 < 0.05 ? 0.05 : budget / 40,
 					.max_n = 1024,
 					.quiet = 1,
-					.deadline = rt_now() + (1 - XO_FIT_SHARE) * budget,
+					.deadline = rt_clock_now() + (1 - XO_FIT_SHARE) * budget,
 					.stop = rt_tune_stop_requested,
 					.machine = &run->machine};
 	rt_crossover_shape shape = {0};
@@ -685,7 +687,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 {
 	memset(run, 0, sizeof *run);
 	rt_tune_interrupt_clear();
-	double t0 = rt_now();
+	double t0 = rt_clock_now();
 	run->strategy = o->strategy ? o->strategy : RT_STRATEGY_DEFAULT;
 	if (!rt_strategy_find(run->strategy))
 		return rt_fail(err, errlen, RT_EINVAL, "unknown strategy '%s'", run->strategy);
@@ -704,7 +706,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	if (rc)
 		goto out;
 	probe_frameworks(o, run, fmin(RT_FRAMEWORK_DEADLINE_S, PROBE_SHARE * o->budget_s), progress);
-	double probed = rt_now() - t0;
+	double probed = rt_clock_now() - t0;
 	/* the crossover's and the baseline rounds' shares are kept back; the workloads share what
 	   the probes left */
 	double xo_budget = o->crossover && !o->cmd ? CROSSOVER_SHARE * o->budget_s : 0;
@@ -720,7 +722,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	for (int i = 0; i < run->nwl && !rc && !rt_tune_stop_requested(); i++) {
 		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o, .progress = progress,
 			      .journal = journal, .reuse = reuse, .nreuse = nreuse, .topo = topo};
-		double left = o->budget_s - xo_budget - base_budget - (rt_now() - t0);
+		double left = o->budget_s - xo_budget - base_budget - (rt_clock_now() - t0);
 		double budget = left * workload_weight(c.twl) / weights;
 		weights -= workload_weight(c.twl);
 		if (budget < MIN_SEARCH_S) {
@@ -730,12 +732,12 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 			rc = rt_tune_search(&c, budget, err, errlen);
 		}
 	}
-	double left = o->budget_s - base_budget - (rt_now() - t0), fit_s = 0;
+	double left = o->budget_s - base_budget - (rt_clock_now() - t0), fit_s = 0;
 	rt_crossover_sweep_opts xo;
 	int swept = !rc && !rt_tune_stop_requested() && xo_budget > 0 && left >= MIN_SEARCH_S &&
 		    crossover_sweep(o, run, left, progress, &xo);
 	if (swept) /* what the sweep left of its fitting time */
-		fit_s = fmax(0, o->budget_s - base_budget - (rt_now() - t0));
+		fit_s = fmax(0, o->budget_s - base_budget - (rt_clock_now() - t0));
 	rt_tune_rounds rounds = {.o = o, .run = run, .journal = journal, .progress = progress,
 				 .topo = topo, .xo = swept ? &xo : NULL,
 				 .deadline = t0 + o->budget_s - fit_s, .stop = rt_tune_stop_requested};
@@ -751,12 +753,12 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	run->interrupted = rt_tune_stop_requested();
 	rt_progress_note(progress, "%.1f s: %.1f s probing the machine and its frameworks, %.1f s "
 				   "measuring",
-			 rt_now() - t0, probed, rt_now() - t0 - probed);
+			 rt_clock_now() - t0, probed, rt_clock_now() - t0 - probed);
 out:
 	rt_progress_done(progress);
 	rt_journal_close(journal);
 	rt_journal_records_free(reuse, nreuse);
-	run->seconds = rt_now() - t0;
+	run->seconds = rt_clock_now() - t0;
 	return rc;
 }
 

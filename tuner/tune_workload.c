@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/clock.h"
 #include "../workloads/knobs.h"
 #include "backends.h"
 #include "naive.h"
@@ -286,7 +287,7 @@ static int workload_measure(const tune_ctx *c, const rt_tune_trial *t, double ca
 {
 	const rt_tune_trial *ref;
 	double setup, step = predicted_step(c, t, &setup, &ref);
-	double trial = setup + (step >= cap / 4 ? 2 * step : cap), left = c->deadline - rt_now();
+	double trial = setup + (step >= cap / 4 ? 2 * step : cap), left = c->deadline - rt_clock_now();
 	if (step > cap)
 		return skip(m, RT_SKIP_CAP, "predicted %.2g s a step, over the %.2g s trial cap", step,
 			    cap);
@@ -507,7 +508,7 @@ static int screen_point(tune_ctx *c, const int *idx, double cap, double until)
 	for (int i = 0; i < c->nprior; i++)
 		if (!memcmp(c->prior[i].idx, idx, sizeof(int) * (size_t)rt_space_nparams(twl->space)))
 			return RT_OK;
-	cap = fmin(cap, until - rt_now());
+	cap = fmin(cap, until - rt_clock_now());
 	if (cap < MIN_TRIAL_S) {
 		note_unscreened(c, idx, "no time left in the budget");
 		return RT_OK;
@@ -566,7 +567,7 @@ static int screen(tune_ctx *c, const int *naive, double cap, double until)
 				n += rt_space_feasible(s, pts[n]); /* else not a point of this machine */
 			}
 	for (int i = 0; i < n && !rc && !rt_tune_stop_requested(); i++)
-		rc = screen_point(c, pts[i], fmin(cap, (until - rt_now()) / (n - i)), until);
+		rc = screen_point(c, pts[i], fmin(cap, (until - rt_clock_now()) / (n - i)), until);
 	free(pts);
 	return rc;
 }
@@ -590,13 +591,13 @@ static double naive_cap(double budget, double cap)
 static int screen_and_naive(tune_ctx *c, double budget, double cap, char *err, size_t errlen)
 {
 	rt_tune_workload *twl = c->twl;
-	double until = rt_now() + SCREEN_SHARE * budget;
+	double until = rt_clock_now() + SCREEN_SHARE * budget;
 	nearest_to_naive(c, twl->naive_idx);
 	int rc = screen(c, twl->naive_idx, cap, until);
 	if (rc == RT_OK && !rt_tune_stop_requested())
 		rc = measure_naive(c, naive_cap(budget, cap), err, errlen);
 	if (rc == RT_OK && !rt_tune_stop_requested())
-		rc = screen_point(c, twl->naive_idx, cap, fmax(until, rt_now() + cap));
+		rc = screen_point(c, twl->naive_idx, cap, fmax(until, rt_clock_now() + cap));
 	int best = -1;
 	for (int i = 0; i < c->nprior; i++)
 		if (!c->prior[i].cause && (best < 0 || c->prior[i].value > c->prior[best].value))
