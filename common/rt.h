@@ -120,7 +120,7 @@ uint64_t rt_fnv1a(const void *data, size_t n);
 int rt_drill_at(const char *point);
 void rt_drill(const char *point);
 
-/* Monotonic wall clock in seconds. */
+/* Monotonic wall clock in seconds: what measures, never faked (budgets: clock.h). */
 double rt_now(void);
 
 /*

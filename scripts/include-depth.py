@@ -28,7 +28,9 @@ For each FILE given, its own longest file chain. Exit 1 when
 - the layering is broken: search/ or workloads/ including a tuner/ header,
   or a file outside a tuner/ family folder including one of the family's
   headers other than its doors (DOORS; tests, benchmarks and fuzz harnesses
-  are not read, they may include internals);
+  are not read, they may include internals), or a file other than those that
+  count a budget (BUDGET_CLOCK) including common/clock.h, the clock tests
+  fake: what measures keeps rt_now(), which nothing fakes;
 - with --objects BUILD: files call each other in a circle. BUILD's object
   files of the same folders (BUILD/tuner/tune.o for tuner/tune.c) say, by
   their symbols (nm), which file uses a function or an object another file
@@ -58,6 +60,22 @@ DOORS = {
     "tuner/fleet": ("tuner/fleet/fleet.h",),
     "tuner/check": ("tuner/check/check.h", "tuner/check/check_result.h"),
 }
+# The files that read the budget clock (common/clock.h), which a test may
+# fake: budgets, deadlines, progress, a command's cost to the budget. A file
+# that measures (a rate, a timeout, the canary, the watchdogs) is not here.
+BUDGET_CLOCK = (
+    "common/clock.c",
+    "search/strategy_impl.c",
+    "tuner/check/check_run.c",
+    "tuner/crossover.c",
+    "tuner/progress.c",
+    "tuner/tune.c",
+    "tuner/tune_baseline.c",
+    "tuner/tune_trial.c",
+    "tuner/tune_usercmd.c",
+    "tuner/tune_workload.c",
+    "tuner/usercmd.c",
+)
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -143,6 +161,9 @@ def layering(graph):
             for family, doors in DOORS.items():
                 if q.startswith(family + "/") and not p.startswith(family + "/") and q not in doors:
                     bad.append(f"{p} includes {q}: enter {family}/ through {' or '.join(doors)}")
+            if q == "common/clock.h" and p not in BUDGET_CLOCK + ("common/clock.h",):
+                bad.append(f"{p} includes {q}: the budget clock, which tests fake; "
+                           "a measurement keeps rt_now() (or add it to BUDGET_CLOCK)")
     return bad
 
 

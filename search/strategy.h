@@ -71,12 +71,12 @@ typedef struct rt_search_opts {
 	int nprior;
 	/* Where model starts (NULL: its own start point): the best of the screening. */
 	const int *start;
-	/* The clock that budget_s is counted on; NULL: rt_now(). Tests fake it. */
+	/* The clock that budget_s is counted on; NULL: the budget clock (common/clock.h). */
 	double (*clock)(void *user);
 	void *clock_user;
 } rt_search_opts;
 
-/* Fills o with defaults: no budget, trial_s 1 s, seed 1, the real clock. */
+/* Fills o with defaults: no budget, trial_s 1 s, seed 1, the budget clock. */
 void rt_search_opts_default(rt_search_opts *o);
 
 typedef struct rt_trial {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/clock.h"
 #include "../common/rng.h"
 #include "../common/rt.h"
 
@@ -20,7 +21,7 @@
 
 static double search_clock(const rt_search *se)
 {
-	return se->o.clock ? se->o.clock(se->o.clock_user) : rt_now();
+	return se->o.clock ? se->o.clock(se->o.clock_user) : rt_clock_now();
 }
 
 static size_t hash_slot(const uint64_t *keys, size_t cap, uint64_t key)

@@ -18,7 +18,10 @@ by 1 + F * (another), from random.Random seeded with the run's number in
 FILE (a counter this run increments), so a run's figures differ from the
 last one's and the sequence is the same for the same order of runs.
 --startup S sleeps S seconds before the first step (an import of PyTorch:
-a run's fixed cost, which the rate leaves out). RIGTUNE_OPT, when set, must
+a run's fixed cost, which the rate leaves out); under rigtune's test clock
+(RIGTUNE_TEST_CLOCK names a file of its seconds: common/clock.h) it moves
+that clock on by S instead, so that the run costs the budget S seconds and
+the test none. Its steps take no time on that clock. RIGTUNE_OPT, when set, must
 equal --opt. FAKE_TRAIN_SPEED, when set, scales R
 (0.88: "after the upgrade, the training is 12% slower").
 """
@@ -43,6 +46,22 @@ def run_luck(noise, path):
         with open(path, "w") as f:
             f.write(str(n + 1))
     return random.Random(n)
+
+
+def spend(seconds):
+    """Takes seconds: asleep, or on rigtune's test clock when there is one (written whole)."""
+    path = os.environ.get("RIGTUNE_TEST_CLOCK")
+    if not path:
+        time.sleep(seconds)
+        return
+    try:
+        with open(path) as f:
+            now = float(f.read() or 0)
+    except FileNotFoundError:
+        now = 0.0
+    with open(path + ".tmp", "w") as f:
+        f.write(repr(now + seconds))
+    os.replace(path + ".tmp", path)
 
 
 def main(argv):
@@ -76,7 +95,7 @@ def main(argv):
         print("step 1 rate 1", flush=True)
         print("RuntimeError: the fake crashed", file=sys.stderr)
         return 1
-    time.sleep(a.startup)
+    spend(a.startup)
     if a.fail == "hang":
         time.sleep(600)
     if a.fail == "oom":

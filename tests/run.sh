@@ -10,10 +10,13 @@
 #
 # A test's tier is the line "tier: TIER (why)" in its opening comment; none is
 # fast. fast: no real engine, no real-time budget beyond a few seconds (the
-# simulated device, fake targets and clocks); slow: hermetic but spends real
-# seconds of tuning budget; integration: a real engine (PyTorch, JAX, SB3,
-# Hydra, Ray, PostgreSQL, Slurm, Chromium). The output names each test's tier
-# and its seconds, so that a test that grows slow is seen.
+# simulated device, fake targets, and budgets on the fake budget clock where
+# the trials are simulated: common/clock.h; the binary takes it from
+# RIGTUNE_TEST_CLOCK, a file that tests/fake_train.py moves on instead of
+# sleeping); slow: hermetic but spends real seconds of tuning budget;
+# integration: a real engine (PyTorch, JAX, SB3, Hydra, Ray, PostgreSQL,
+# Slurm, Chromium). The output names each test's tier and its seconds, so
+# that a test that grows slow is seen.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}

@@ -1,13 +1,17 @@
 /*
  * test_tune_loop.c: the loop of `rigtune tune` (tune.c, tune_trial.c) through a
  * fake target (tune_target.h) whose true rates are known and whose trials
- * cost nothing: the grid measures every feasible point once and the pick is
- * the knee; a point the target rules out is never measured and one that did
- * not fit is never picked; a trial the journals hold is reused, not
- * measured; a contended trial is measured again and its second figure kept;
- * an interruption stops the search with what was measured; the baseline
- * rounds measure the recommended and fastest points again, interleaved,
- * within their deadline.
+ * take fake seconds on the fake budget clock (common/clock.h), no real ones:
+ * the grid measures every feasible point once and the pick is the knee; a
+ * point the target rules out is never measured and one that did not fit is
+ * never picked; a trial the journals hold is reused, not measured; a
+ * contended trial is measured again, and its second figure kept, where the
+ * budget has the time for it; the budget stops the search at the trial it
+ * runs out in; an interruption stops the search with what was measured; the
+ * baseline rounds measure the recommended and fastest points again,
+ * interleaved, within their deadline; a naive default's point that cannot
+ * run does not take the pick away; a search with nothing feasible says why
+ * each point failed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "../common/clock.h"
 #include "../common/rt.h"
 #include "../tuner/tune.h"
 #include "../tuner/tune_baseline.h"
@@ -27,7 +32,8 @@
 #define NT 4
 static const long batches[NB] = {8, 16, 32, 64};
 #define MAX_LOG 64
-#define BUDGET_S 600.0 /* never reached: every fake trial is instant */
+#define BUDGET_S 600.0 /* fake seconds: far more than the 16 points' trials take */
+#define TRIAL_S 1.0    /* a fake trial's fake seconds, unless a test says otherwise */
 
 /* What the fake target does, and what the loop asked of it. */
 typedef struct fake {
@@ -36,6 +42,7 @@ typedef struct fake {
 	long stored_batch;        /* find(): the journals hold this batch's points (0: none) */
 	int contended_at;         /* measure(): this call reports contention (-1: none) */
 	int interrupt_at;         /* measure(): this call is interrupted (-1: none) */
+	double trial_s;           /* measure(): each trial's fake seconds, whatever the cap */
 	int log[MAX_LOG][2];      /* the points measured, in order */
 	int nlog;
 	rt_journal_record stored; /* what find() returns */
@@ -94,7 +101,9 @@ static int fake_measure(const tune_ctx *c, const rt_tune_trial *t, double cap,
 	f->log[f->nlog][0] = (int)b;
 	f->log[f->nlog++][1] = th;
 	memset(m, 0, sizeof *m);
-	m->seconds = 0.01;
+	/* what a simulated trial took: the fake budget clock moves by it, nothing else does */
+	m->seconds = f->trial_s;
+	rt_clock_advance(m->seconds);
 	if (call == f->interrupt_at)
 		rt_tune_interrupt();
 	if (f->oom_batch && b >= f->oom_batch) {
@@ -137,9 +146,10 @@ typedef struct search {
 static void setup(search *s, fake *f)
 {
 	memset(s, 0, sizeof *s);
-	*f = (fake){.max_threads = NT, .contended_at = -1, .interrupt_at = -1};
+	*f = (fake){.max_threads = NT, .contended_at = -1, .interrupt_at = -1, .trial_s = TRIAL_S};
 	the_fake = f;
 	rt_tune_interrupt_clear();
+	rt_clock_fake(0); /* before the progress, which starts on it */
 	rt_tune_opts_default(&s->o);
 	s->run.strategy = "grid";
 	rt_progress_init(&s->progress, BUDGET_S, 1);
@@ -156,10 +166,15 @@ static void setup(search *s, fake *f)
 	s->c = (tune_ctx){.run = &s->run, .twl = twl, .o = &s->o, .progress = &s->progress};
 }
 
-static void search_ok(search *s)
+static void search_within(search *s, double budget)
 {
 	char err[RT_ERRLEN] = "";
-	assert_int_equal(rt_tune_search(&s->c, BUDGET_S, err, sizeof err), RT_OK);
+	assert_int_equal(rt_tune_search(&s->c, budget, err, sizeof err), RT_OK);
+}
+
+static void search_ok(search *s)
+{
+	search_within(s, BUDGET_S);
 }
 
 /* How many times the fake measured point (b, t). */
@@ -190,6 +205,7 @@ static void teardown(search *s)
 {
 	rt_tune_run_free(&s->run);
 	rt_tune_interrupt_clear();
+	rt_clock_real();
 }
 
 /*
@@ -205,6 +221,7 @@ static void test_grid_measures_each_point_once_and_picks_the_knee(void **state)
 	setup(&s, &f);
 	search_ok(&s);
 	assert_int_equal(f.nlog, NB * NT);
+	assert_float_equal(rt_clock_now(), NB * NT * TRIAL_S, 1e-9); /* its trials' time, no more */
 	for (int b = 0; b < NB; b++)
 		for (int t = 1; t <= NT; t++)
 			assert_int_equal(measured(&f, batches[b], t), 1);
@@ -290,6 +307,55 @@ static void test_a_contended_trial_is_measured_again(void **state)
 }
 
 /*
+ * A budget of 100 s and trials of 10 s: the grid (2 s caps, batch major)
+ * starts its 10th trial with 10 s left and no 11th with none; nothing is
+ * walked towards the knee after it. The best of those 10 points, batch 16
+ * on 3 threads (1778/s), is the pick; batch 8 on 3 threads (1600/s) and
+ * batch 16 on 2 (1600/s) fall short of it.
+ */
+static void test_the_budget_stops_the_search(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.trial_s = 10;
+	search_within(&s, 100);
+	assert_int_equal(f.nlog, 10);
+	assert_int_equal(s.c.twl->ntrials, 10);
+	assert_float_equal(rt_clock_now(), 100, 1e-9);
+	assert_int_equal(measured(&f, 32, 2), 1);
+	assert_int_equal(measured(&f, 32, 3), 0);
+	assert_int_equal(measured(&f, 64, 3), 0);
+	assert_pick(&s, 16, 3, 16, 3);
+	teardown(&s);
+}
+
+/*
+ * The 10th trial of that budget is contended: it ends with the budget, so it
+ * is not measured again and its low figure stands (half of batch 32 on 2
+ * threads' 1694/s).
+ */
+static void test_a_contended_trial_past_the_budget_is_kept(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.trial_s = 10;
+	f.contended_at = 9;
+	search_within(&s, 100);
+	assert_int_equal(f.nlog, 10);
+	assert_int_equal(measured(&f, 32, 2), 1);
+	const rt_tune_trial *t = &s.c.twl->trials[9];
+	assert_int_equal(batch_at(s.c.twl->space, t->idx), 32);
+	assert_int_equal(threads_at(s.c.twl->space, t->idx), 2);
+	assert_float_equal(t->median, 0.5 * rate(32, 2), 1e-9);
+	assert_float_equal(t->contention, 0.5, 1e-9);
+	teardown(&s);
+}
+
+/*
  * After the search, the baseline rounds (tune_baseline.h) measure the
  * recommended point (32, 3) and the fastest (64, 3) again: A B, then B A;
  * no sweep was measured, so nothing else. With no time left, nothing.
@@ -304,10 +370,10 @@ static void test_baseline_rounds_measure_the_picks_again(void **state)
 	search_ok(&s);
 	int searched = f.nlog;
 	rt_tune_rounds r = {.o = &s.o, .run = &s.run, .progress = &s.progress,
-			    .deadline = rt_now(), .stop = rt_tune_stop_requested};
+			    .deadline = rt_clock_now(), .stop = rt_tune_stop_requested};
 	assert_int_equal(rt_tune_baseline(&r, err, sizeof err), RT_OK);
 	assert_int_equal(f.nlog, searched);
-	r.deadline = rt_now() + BUDGET_S;
+	r.deadline = rt_clock_now() + BUDGET_S;
 	assert_int_equal(rt_tune_baseline(&r, err, sizeof err), RT_OK);
 	assert_int_equal(f.nlog, searched + 2 * RT_TUNE_BASELINE_ROUNDS);
 	static const int order[4][2] = {{32, 3}, {64, 3}, {64, 3}, {32, 3}};
@@ -334,6 +400,54 @@ static void test_an_interruption_stops_the_search(void **state)
 	teardown(&s);
 }
 
+/*
+ * The naive default's point of the space is one the target rules out (batch
+ * 64 on 4 threads): never measured, whatever the budget. The fastest (64 on
+ * 3, 1939/s) is within the naive default's noise (1900/s, CI up to 1950):
+ * the pick stands, the fastest, as the knee (32 on 3, 1882/s) falls below
+ * the naive default's median. It was no recommendation at all, as if the
+ * budget had run out before that point.
+ */
+static void test_a_naive_point_that_cannot_run_leaves_the_pick(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.max_threads = 3;
+	rt_tune_workload *twl = s.c.twl;
+	twl->naive = (rt_tune_trial){.naive = 1, .feasible = 1, .median = 1900, .ci_lo = 1850,
+				     .ci_hi = 1950};
+	twl->naive_idx[0] = NB - 1;
+	twl->naive_idx[1] = NT - 1;
+	search_ok(&s);
+	assert_int_equal(measured(&f, 64, 4), 0);
+	assert_string_equal(twl->note, "");
+	assert_pick(&s, 64, 3, 64, 3);
+	teardown(&s);
+}
+
+/*
+ * Nothing fits (batch 8 out of memory, and so every larger batch): the note
+ * says, for each point measured, the cause it failed with.
+ */
+static void test_every_point_infeasible_says_each_cause(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.oom_batch = 8;
+	search_ok(&s);
+	assert_int_equal(f.nlog, NT);
+	assert_int_equal(s.c.twl->status, RT_EINFEASIBLE);
+	assert_string_equal(s.c.twl->note,
+			    "every point measured was infeasible: batch=8 threads=1: memory; "
+			    "batch=8 threads=2: memory; batch=8 threads=3: memory; batch=8 "
+			    "threads=4: memory");
+	teardown(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,8 +455,12 @@ int main(void)
 		cmocka_unit_test(test_infeasible_points_are_not_measured_or_picked),
 		cmocka_unit_test(test_stored_trials_are_reused_not_measured),
 		cmocka_unit_test(test_a_contended_trial_is_measured_again),
+		cmocka_unit_test(test_a_contended_trial_past_the_budget_is_kept),
+		cmocka_unit_test(test_the_budget_stops_the_search),
 		cmocka_unit_test(test_an_interruption_stops_the_search),
 		cmocka_unit_test(test_baseline_rounds_measure_the_picks_again),
+		cmocka_unit_test(test_a_naive_point_that_cannot_run_leaves_the_pick),
+		cmocka_unit_test(test_every_point_infeasible_says_each_cause),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/clock.h"
 #include "backends.h"
 #include "cli.h"
 #include "../workloads/loader.h"
@@ -119,7 +120,7 @@ static int measure_curve(const curve_job *job, const rt_crossover_sweep_opts *o,
 	char label[24];
 	rt_curve_label(&job->id, label, sizeof label);
 	for (int i = 0; sweep_size(job, shape, o->max_n, i, &m, &n, &k); i++) {
-		if (o->deadline > 0 && rt_now() > o->deadline)
+		if (o->deadline > 0 && rt_clock_now() > o->deadline)
 			break;
 		rt_shape sh;
 		rt_measurement meas;

@@ -66,7 +66,7 @@ typedef struct rt_crossover_sweep_opts {
 	double seconds_per_point;
 	double max_n;                /* largest square size */
 	int quiet;                   /* no progress lines on stderr */
-	double deadline;             /* rt_now() after which no point starts; 0: none */
+	double deadline;             /* rt_clock_now() after which no point starts; 0: none */
 	int (*stop)(void);           /* asked before each point: nonzero ends the sweep */
 	const rt_machine *machine;   /* its accelerators; NULL: probe them */
 } rt_crossover_sweep_opts;

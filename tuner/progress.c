@@ -4,12 +4,13 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "../common/rt.h"
 #include "cli.h"
 
 void rt_progress_init(rt_progress *p, double budget_s, int quiet)
 {
-	*p = (rt_progress){.quiet = quiet, .tty = isatty(STDERR_FILENO), .start = rt_now(),
+	*p = (rt_progress){.quiet = quiet, .tty = isatty(STDERR_FILENO), .start = rt_clock_now(),
 			   .budget_s = budget_s};
 }
 
@@ -27,7 +28,7 @@ void rt_progress_trial(rt_progress *p, const char *what, const char *outcome,
 	p->trials++;
 	if (p->quiet)
 		return;
-	double used = rt_now() - p->start;
+	double used = rt_clock_now() - p->start;
 	double left = p->budget_s - used > 0 ? p->budget_s - used : 0;
 	if (!p->tty) {
 		rt_tprintf(stderr, "rigtune: trial %d (%.0f s left): %s: %s\n", p->trials, left, what,

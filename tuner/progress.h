@@ -8,7 +8,7 @@
 
 typedef struct rt_progress {
 	int quiet, tty;
-	double start, budget_s;
+	double start, budget_s; /* start: on the budget clock (common/clock.h) */
 	int trials;
 	int drawn; /* a bar is on screen and needs a newline before other output */
 } rt_progress;

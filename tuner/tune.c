@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/clock.h"
 #include "backends.h"
 #include "crossover.h"
 #include "journal.h"
@@ -136,7 +137,7 @@ static int walk_down(tune_ctx *c, int p, int from, double bar, double deadline, 
 	int idx[RT_SPACE_MAX_PARAMS], lo = -1, hi, ok;
 	memcpy(idx, r->trials[from].idx, sizeof(int) * (size_t)r->nparams);
 	hi = idx[p]; /* hi reaches the bar, lo does not (-1: below the smallest value) */
-	while (hi - lo > 1 && !rt_tune_stop_requested() && rt_now() + cap / 4 < deadline) {
+	while (hi - lo > 1 && !rt_tune_stop_requested() && rt_clock_now() + cap / 4 < deadline) {
 		idx[p] = lo + (hi - lo) / 2;
 		int rc = reaches(c, idx, bar, cap, &ok);
 		if (rc)
@@ -212,7 +213,7 @@ typedef struct leaders_ctx {
 static double leaders_clock(void *user)
 {
 	(void)user;
-	return rt_now();
+	return rt_clock_now();
 }
 
 static double leaders_cost(void *user, int i)
@@ -376,14 +377,17 @@ static int separate_leaders(tune_ctx *c, double deadline, char *err, size_t errl
  * When nothing measured beat the naive default beyond its noise and its
  * point of the space was not measured (the budget ran out), there is no
  * point to recommend but the naive default itself: the configuration says
- * so instead of recommending something slower.
+ * so instead of recommending something slower. A point that cannot run here
+ * (its pin binds the PUs of an earlier one, its precision is not offered)
+ * was never going to be measured, whatever the budget: the pick stands.
  */
 static void keep_naive_unbeaten(rt_tune_workload *twl)
 {
 	const rt_tune_trial *fastest, *rec;
 	int kept;
 	if (rt_tune_pick(twl, &fastest, &rec, &kept) || kept || !twl->naive.feasible ||
-	    fastest->median > twl->naive.ci_hi || rt_tune_trial_at(twl, twl->naive_idx))
+	    fastest->median > twl->naive.ci_hi || rt_tune_trial_at(twl, twl->naive_idx) ||
+	    !rt_space_feasible(twl->space, twl->naive_idx))
 		return;
 	twl->status = RT_EINFEASIBLE;
 	snprintf(twl->note, sizeof twl->note,
@@ -391,6 +395,39 @@ static void keep_naive_unbeaten(rt_tune_workload *twl)
 		 "beyond the noise: keep it",
 		 twl->naive.pt.backend, rt_precision_name(twl->naive.pt.precision),
 		 twl->naive.pt.threads, twl->naive.median, twl->unit);
+}
+
+/*
+ * Why a search found no feasible point, into its note (the configuration's
+ * `none`, tune's message): each point measured with the cause it failed
+ * with ("precision=fp64 threads=2: timeout"), as many as the note holds,
+ * then how many more the journal has; or that none was measured, and why
+ * the search stopped.
+ */
+static void note_infeasible(rt_tune_workload *twl)
+{
+	char *note = twl->note;
+	size_t len = sizeof twl->note;
+	int shown = 0;
+	if (!twl->ntrials) {
+		snprintf(note, len, "no point was measured (the search stopped: %s)",
+			 twl->result && twl->result->stop ? twl->result->stop : "done");
+		return;
+	}
+	snprintf(note, len, "every point measured was infeasible: ");
+	for (; shown < twl->ntrials; shown++) {
+		const rt_tune_trial *t = &twl->trials[shown];
+		char what[160], one[220];
+		rt_space_format(twl->space, t->idx, what, sizeof what);
+		snprintf(one, sizeof one, "%s%s: %s%s", shown ? "; " : "", what,
+			 rt_cause_name(t->cause), t->skipped ? " foreseen, not run" : "");
+		if (strlen(note) + strlen(one) + sizeof " (and 9999 more)" > len)
+			break;
+		strcat(note, one);
+	}
+	if (shown < twl->ntrials)
+		snprintf(note + strlen(note), len - strlen(note), " (and %d more)",
+			 twl->ntrials - shown);
 }
 
 /* The search's result of the trials measured before it alone (an interrupted run). */
@@ -408,14 +445,15 @@ static int result_of_prior(tune_ctx *c)
 }
 
 /*
- * The strategy's clock (rt_search_opts): the real one, run on to the end of
+ * The strategy's clock (rt_search_opts): the budget clock, run on to the end of
  * its budget once a trial did not fit what was left of the budget, so that
  * the strategy stops instead of proposing points that cannot run.
  */
 static double search_clock(void *user)
 {
 	const tune_ctx *c = user;
-	return c->spent ? fmax(rt_now(), c->search_end) : rt_now();
+	double now = rt_clock_now();
+	return c->spent ? fmax(now, c->search_end) : now;
 }
 
 /* The recommendation against the naive default, for the progress. */
@@ -445,7 +483,7 @@ int rt_tune_search(tune_ctx *c, double budget, char *err, size_t errlen)
 	c->best_score = 0;
 	snprintf(c->best, sizeof c->best, "-");
 	rt_progress_note(c->progress, "tuning %s (%.0f s, %s)", twl->name, budget, st->name);
-	double deadline = rt_now() + budget;
+	double deadline = rt_clock_now() + budget;
 	c->deadline = deadline;
 	int rc = twl->target->before_search
 			 ? twl->target->before_search(c, budget, so.trial_s, err, errlen)
@@ -456,10 +494,10 @@ int rt_tune_search(tune_ctx *c, double budget, char *err, size_t errlen)
 	so.prior = c->prior;
 	so.nprior = c->nprior;
 	so.start = c->have_start ? c->start : NULL;
-	so.budget_s = (deadline - rt_now()) * (twl->target->confirm ? 1 - CONFIRM_SHARE : 1);
+	so.budget_s = (deadline - rt_clock_now()) * (twl->target->confirm ? 1 - CONFIRM_SHARE : 1);
 	so.clock = search_clock;
 	so.clock_user = c;
-	c->search_end = rt_now() + so.budget_s;
+	c->search_end = rt_clock_now() + so.budget_s;
 	if (rc == RT_OK)
 		rc = rt_search_run(st, twl->space, rt_tune_objective, c, &so, &twl->result, err, errlen);
 	if (rc == RT_OK)
@@ -478,7 +516,7 @@ int rt_tune_search(tune_ctx *c, double budget, char *err, size_t errlen)
 	twl->status = rc;
 	if (rc == RT_OK && (!twl->result || twl->result->best < 0)) {
 		twl->status = RT_EINFEASIBLE;
-		snprintf(twl->note, sizeof twl->note, "every point measured was infeasible");
+		note_infeasible(twl);
 	}
 	if (rc == RT_OK && twl->status == RT_OK)
 		keep_naive_unbeaten(twl);
@@ -608,7 +646,7 @@ static int crossover_sweep(const rt_tune_opts *o, rt_tune_run *run, double budge
 					.seconds_per_point = budget / 40 < 0.05 ? 0.05 : budget / 40,
 					.max_n = 1024,
 					.quiet = 1,
-					.deadline = rt_now() + (1 - XO_FIT_SHARE) * budget,
+					.deadline = rt_clock_now() + (1 - XO_FIT_SHARE) * budget,
 					.stop = rt_tune_stop_requested,
 					.machine = &run->machine};
 	rt_crossover_shape shape = {0};
@@ -649,7 +687,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 {
 	memset(run, 0, sizeof *run);
 	rt_tune_interrupt_clear();
-	double t0 = rt_now();
+	double t0 = rt_clock_now();
 	run->strategy = o->strategy ? o->strategy : RT_STRATEGY_DEFAULT;
 	if (!rt_strategy_find(run->strategy))
 		return rt_fail(err, errlen, RT_EINVAL, "unknown strategy '%s'", run->strategy);
@@ -668,7 +706,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	if (rc)
 		goto out;
 	probe_frameworks(o, run, fmin(RT_FRAMEWORK_DEADLINE_S, PROBE_SHARE * o->budget_s), progress);
-	double probed = rt_now() - t0;
+	double probed = rt_clock_now() - t0;
 	/* the crossover's and the baseline rounds' shares are kept back; the workloads share what
 	   the probes left */
 	double xo_budget = o->crossover && !o->cmd ? CROSSOVER_SHARE * o->budget_s : 0;
@@ -684,7 +722,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	for (int i = 0; i < run->nwl && !rc && !rt_tune_stop_requested(); i++) {
 		tune_ctx c = {.run = run, .twl = &run->wl[i], .o = o, .progress = progress,
 			      .journal = journal, .reuse = reuse, .nreuse = nreuse, .topo = topo};
-		double left = o->budget_s - xo_budget - base_budget - (rt_now() - t0);
+		double left = o->budget_s - xo_budget - base_budget - (rt_clock_now() - t0);
 		double budget = left * workload_weight(c.twl) / weights;
 		weights -= workload_weight(c.twl);
 		if (budget < MIN_SEARCH_S) {
@@ -694,12 +732,12 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 			rc = rt_tune_search(&c, budget, err, errlen);
 		}
 	}
-	double left = o->budget_s - base_budget - (rt_now() - t0), fit_s = 0;
+	double left = o->budget_s - base_budget - (rt_clock_now() - t0), fit_s = 0;
 	rt_crossover_sweep_opts xo;
 	int swept = !rc && !rt_tune_stop_requested() && xo_budget > 0 && left >= MIN_SEARCH_S &&
 		    crossover_sweep(o, run, left, progress, &xo);
 	if (swept) /* what the sweep left of its fitting time */
-		fit_s = fmax(0, o->budget_s - base_budget - (rt_now() - t0));
+		fit_s = fmax(0, o->budget_s - base_budget - (rt_clock_now() - t0));
 	rt_tune_rounds rounds = {.o = o, .run = run, .journal = journal, .progress = progress,
 				 .topo = topo, .xo = swept ? &xo : NULL,
 				 .deadline = t0 + o->budget_s - fit_s, .stop = rt_tune_stop_requested};
@@ -715,12 +753,12 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	run->interrupted = rt_tune_stop_requested();
 	rt_progress_note(progress, "%.1f s: %.1f s probing the machine and its frameworks, %.1f s "
 				   "measuring",
-			 rt_now() - t0, probed, rt_now() - t0 - probed);
+			 rt_clock_now() - t0, probed, rt_clock_now() - t0 - probed);
 out:
 	rt_progress_done(progress);
 	rt_journal_close(journal);
 	rt_journal_records_free(reuse, nreuse);
-	run->seconds = rt_now() - t0;
+	run->seconds = rt_clock_now() - t0;
 	return rc;
 }
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../common/clock.h"
 #include "../common/rt.h"
 #include "replay.h"
 #include "tune_target.h"
@@ -113,7 +114,7 @@ static int round_of(const rt_tune_rounds *r, items *s, int backward, int *runs, 
 {
 	for (int k = 0; k < s->n; k++) {
 		item *it = &s->v[backward ? s->n - 1 - k : k];
-		if ((r->stop && r->stop()) || rt_now() + it->cost > r->deadline)
+		if ((r->stop && r->stop()) || rt_clock_now() + it->cost > r->deadline)
 			return RT_OK;
 		int rc = it->wl >= 0 ? measure_trial(r, it, err, errlen) : measure_size(r, it, err, errlen);
 		if (rc)
@@ -137,7 +138,7 @@ int rt_tune_baseline(const rt_tune_rounds *r, char *err, size_t errlen)
 					      "%d rounds, %.0f s), so that its baseline is more than "
 					      "one draw of the machine's state",
 				 s.n, s.n == 1 ? "" : "s", RT_TUNE_BASELINE_ROUNDS,
-				 fmax(0, r->deadline - rt_now()));
+				 fmax(0, r->deadline - rt_clock_now()));
 	for (int k = 0; rc == RT_OK && s.n && k < RT_TUNE_BASELINE_ROUNDS; k++)
 		rc = round_of(r, &s, k % 2, &runs, err, errlen);
 	if (rc == RT_OK && s.n)

@@ -41,7 +41,7 @@ typedef struct rt_tune_rounds {
 	rt_progress *progress;
 	hwloc_topology_t topo;  /* may be NULL */
 	const rt_crossover_sweep_opts *xo; /* how the sweep was measured; NULL: no sweep */
-	double deadline;        /* rt_now() past which no run is predicted to end */
+	double deadline;        /* rt_clock_now() past which no run is predicted to end */
 	int (*stop)(void);      /* asked before each run: nonzero ends the rounds */
 } rt_tune_rounds;
 

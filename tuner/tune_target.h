@@ -33,8 +33,8 @@ typedef struct tune_ctx {
 	hwloc_topology_t topo;          /* to tell pin policies apart; NULL if unknown */
 	char best[96];
 	double best_score;
-	double deadline;                /* rt_now() at which this search's budget ends */
-	double search_end;              /* rt_now() at which the strategy's budget ends */
+	double deadline;                /* rt_clock_now() at which this search's budget ends */
+	double search_end;              /* rt_clock_now() at which the strategy's budget ends */
 	int spent;                      /* a trial did not fit what was left: the search ends */
 	/* What the target measured before the search (before_search): */
 	rt_trial prior[RT_TUNE_MAX_PRIOR]; /* the search takes them as visited */

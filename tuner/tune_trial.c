@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "canary.h"
+#include "../common/clock.h"
 #include "journal.h"
 #include "tune.h"
 #include "tune_target.h"
@@ -145,7 +146,7 @@ int rt_tune_run_trial(tune_ctx *c, rt_tune_trial *t, double cap, char *err, size
 		 * another process took the trial's CPUs: its figures are low; once
 		 * more, where the budget has the time for it
 		 */
-		if (rc == RT_OK && m.contended && (c->deadline <= 0 || rt_now() + m.seconds <= c->deadline)) {
+		if (rc == RT_OK && m.contended && (c->deadline <= 0 || rt_clock_now() + m.seconds <= c->deadline)) {
 			rt_progress_note(c->progress, "%s: %.0f%% of the trial's CPUs went to other "
 						      "processes; measuring it again",
 					 c->twl->name, 100 * m.contention);
@@ -207,7 +208,7 @@ int rt_tune_objective(const rt_space *s, const int *idx, double cap, void *user,
 	 * a trial that did not fit less than a cap (or its predicted run) left:
 	 * no other will (search_clock)
 	 */
-	c->spent |= t->skipped == RT_SKIP_BUDGET && c->deadline - rt_now() < fmax(cap, t->seconds);
+	c->spent |= t->skipped == RT_SKIP_BUDGET && c->deadline - rt_clock_now() < fmax(cap, t->seconds);
 	report_trial(c, s, t);
 	*value = t->score;
 	*cause = t->cause;

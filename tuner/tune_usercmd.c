@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "usercmd_knobs.h"
+#include "../common/clock.h"
 #include "pin.h"
 #include "spacefile.h"
 #include "tune.h"
@@ -104,7 +105,7 @@ static int cmd_measure(const tune_ctx *c, const rt_tune_trial *t, double cap, rt
 	rt_usercmd_env env;
 	char **argv;
 	(void)cap; /* the command decides how long it runs; the budget and the timeout bound it */
-	double predicted = predicted_run(c, t), left = c->deadline - rt_now();
+	double predicted = predicted_run(c, t), left = c->deadline - rt_clock_now();
 	if (c->deadline > 0 && predicted > left)
 		return skip_run(m, predicted, left);
 	rt_cmd_point_at(c->twl->space, t->idx, &p);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/clock.h"
 #include "../workloads/knobs.h"
 #include "backends.h"
 #include "naive.h"
@@ -278,7 +279,7 @@ static int workload_measure(const tune_ctx *c, const rt_tune_trial *t, double ca
 {
 	const rt_tune_trial *ref;
 	double setup, step = predicted_step(c, t, &setup, &ref);
-	double trial = setup + (step >= cap / 4 ? 2 * step : cap), left = c->deadline - rt_now();
+	double trial = setup + (step >= cap / 4 ? 2 * step : cap), left = c->deadline - rt_clock_now();
 	if (step > cap)
 		return skip(m, RT_SKIP_CAP, "predicted %.2g s a step, over the %.2g s trial cap", step,
 			    cap);
@@ -431,7 +432,25 @@ static double point_distance(const rt_point *a, const rt_shape *as, const rt_poi
 	return d;
 }
 
-/* The point of the space nearest the naive default, knob by knob, into idx. */
+/*
+ * Where the point nearest the naive default cannot run because of its pin
+ * policy, the first of the space's policies with which it can: no pinning
+ * on every core binds the PUs that any policy binds there, and the search
+ * runs only the first of the policies that bind the same PUs (tune.c). Else
+ * the naive default's point would never be measured, nor screened.
+ */
+static void runnable_pin(const rt_space *s, int *idx)
+{
+	int p = rt_space_find(s, "pin"), nearest = p >= 0 ? idx[p] : 0;
+	if (p < 0 || rt_space_feasible(s, idx))
+		return;
+	for (idx[p] = 0; idx[p] < rt_space_size(s, p); idx[p]++)
+		if (rt_space_feasible(s, idx))
+			return;
+	idx[p] = nearest; /* not the pin: the point cannot run with any */
+}
+
+/* The point of the space nearest the naive default, knob by knob, into idx (runnable_pin). */
 static void nearest_to_naive(const tune_ctx *c, int *idx)
 {
 	const rt_space *s = c->twl->space;
@@ -452,6 +471,7 @@ static void nearest_to_naive(const tune_ctx *c, int *idx)
 			}
 		}
 	}
+	runnable_pin(s, idx);
 }
 
 /* Notes a point that was not screened, and why, for the progress and the reason. */
@@ -480,7 +500,7 @@ static int screen_point(tune_ctx *c, const int *idx, double cap, double until)
 	for (int i = 0; i < c->nprior; i++)
 		if (!memcmp(c->prior[i].idx, idx, sizeof(int) * (size_t)rt_space_nparams(twl->space)))
 			return RT_OK;
-	cap = fmin(cap, until - rt_now());
+	cap = fmin(cap, until - rt_clock_now());
 	if (cap < MIN_TRIAL_S) {
 		note_unscreened(c, idx, "no time left in the budget");
 		return RT_OK;
@@ -539,7 +559,7 @@ static int screen(tune_ctx *c, const int *naive, double cap, double until)
 				n += rt_space_feasible(s, pts[n]); /* else not a point of this machine */
 			}
 	for (int i = 0; i < n && !rc && !rt_tune_stop_requested(); i++)
-		rc = screen_point(c, pts[i], fmin(cap, (until - rt_now()) / (n - i)), until);
+		rc = screen_point(c, pts[i], fmin(cap, (until - rt_clock_now()) / (n - i)), until);
 	free(pts);
 	return rc;
 }
@@ -563,13 +583,13 @@ static double naive_cap(double budget, double cap)
 static int screen_and_naive(tune_ctx *c, double budget, double cap, char *err, size_t errlen)
 {
 	rt_tune_workload *twl = c->twl;
-	double until = rt_now() + SCREEN_SHARE * budget;
+	double until = rt_clock_now() + SCREEN_SHARE * budget;
 	nearest_to_naive(c, twl->naive_idx);
 	int rc = screen(c, twl->naive_idx, cap, until);
 	if (rc == RT_OK && !rt_tune_stop_requested())
 		rc = measure_naive(c, naive_cap(budget, cap), err, errlen);
 	if (rc == RT_OK && !rt_tune_stop_requested())
-		rc = screen_point(c, twl->naive_idx, cap, fmax(until, rt_now() + cap));
+		rc = screen_point(c, twl->naive_idx, cap, fmax(until, rt_clock_now() + cap));
 	int best = -1;
 	for (int i = 0; i < c->nprior; i++)
 		if (!c->prior[i].cause && (best < 0 || c->prior[i].value > c->prior[best].value))

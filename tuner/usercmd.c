@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
 #include "child.h"
 #include "contention.h"
 #include "pin.h"
@@ -189,6 +190,7 @@ int rt_usercmd_start(rt_usercmd *c, char *err, size_t errlen)
 	rt_child_adopt_orphans(1);
 	fflush(NULL);
 	c->t0 = rt_now();
+	c->clock0 = rt_clock_now();
 	pid_t self = getpid();
 	c->pid = fork();
 	if (c->pid < 0) {
@@ -305,6 +307,7 @@ static int reap(rt_usercmd *c, int options, rt_usercmd_exit *out)
 	if (r != c->pid)
 		return 0;
 	out->seconds = rt_now() - c->t0;
+	out->cost_s = rt_clock_now() - c->clock0;
 	out->cpu_s = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
 		     (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
 	return 1;
@@ -442,7 +445,7 @@ void rt_metric_line(rt_metric *m, const char *text)
 		double v = strtod(num, &end);
 		int ok = g[1].rm_so >= 0 && end != num && !*end && isfinite(v);
 		if (ok && !m->matches)
-			m->first_at = rt_now();
+			m->first_at = rt_clock_now();
 		if (!ok)
 			snprintf(m->bad, sizeof m->bad, "'%s'", num);
 		else if (m->matches >= m->warmup)
@@ -545,8 +548,8 @@ int rt_usercmd_measure(rt_usercmd *c, rt_metric *m, rt_measurement *out, char *e
 	int rc = rt_usercmd_run(c, &x, err, errlen);
 	if (rc)
 		return rc;
-	out->seconds = x.seconds;
-	out->setup_seconds = m->first_at > 0 ? m->first_at - c->t0 : 0;
+	out->seconds = x.cost_s;
+	out->setup_seconds = m->first_at > 0 ? m->first_at - c->clock0 : 0;
 	if (have_times && rt_cpu_times_read(&after) == 0)
 		out->contention = rt_contention(&before, &after, &c->cpus, x.seconds, x.cpu_s);
 	out->contended = out->contention > rt_contended_share();

@@ -105,6 +105,7 @@ typedef struct rt_usercmd_exit {
 	int stopped;           /* killed because stop() asked */
 	int oom_killed;        /* the kernel's OOM killer took a process of our cgroup meanwhile */
 	double seconds;        /* from start to exit */
+	double cost_s;         /* the same on the budget clock (common/clock.h): its cost to a budget */
 	double cpu_s;          /* CPU time of the child and the children it waited for */
 	char last_err[256];    /* the last non-empty line of stderr */
 	char oom_err[256];     /* the last line of stderr that says it ran out of memory */
@@ -127,7 +128,8 @@ typedef struct rt_usercmd {
 	/* state, from start to finish */
 	pid_t pid;
 	int out_fd, err_fd;
-	double t0;
+	double t0;               /* rt_now() at the start: the timeout's */
+	double clock0;           /* rt_clock_now() at the start: the budget's */
 	uint64_t oom_before;
 	rt_cpuset cpus;          /* the CPUs it may run on */
 	rt_memcap cap_how;       /* how mem_cap holds */
@@ -161,7 +163,7 @@ typedef struct rt_metric {
 	int matches;            /* seen so far */
 	double *samples;        /* after the warm-up, as printed (thinned: see below) */
 	int nsamples, cap;
-	double first_at;        /* rt_now() at the first match, warm-up or not; 0: none yet */
+	double first_at;        /* rt_clock_now() at the first match, warm-up or not; 0: none */
 	long seen;              /* samples after the warm-up, kept or not */
 	long stride;            /* the samples kept: every stride-th seen (1, 2, 4, ...) */
 	char bad[128];          /* a match that was not a number, for the reason */
@@ -199,7 +201,8 @@ void rt_metric_free(rt_metric *m); /* accepts a zeroed metric */
  * reason is otherwise the last non-empty line of stderr (or how it ended).
  * out->setup_seconds is the time from the start to the first match (an
  * import, the model's construction: a run's fixed cost, which the rate it
- * prints leaves out), out->seconds the whole run's. Returns 0,
+ * prints leaves out), out->seconds the whole run's, both on the budget
+ * clock (common/clock.h): what the run costs a budget. Returns 0,
  * or RT_EINVAL when the command cannot be started (exec failed), RT_ERUNTIME.
  */
 int rt_usercmd_measure(rt_usercmd *c, rt_metric *m, rt_measurement *out, char *err,

@@ -13,7 +13,8 @@ export RIGTUNE_CONTENTION_LIMIT=1 # a trial measured twice for contention is not
 # --replace: the drill is of the write and its rename; the placeholder is no configuration to add to
 TUNE=("$RIGTUNE" tune --workload gemm --budget 30 --no-crossover --quiet --replace -o cfg.yaml)
 
-# The points of a journal's complete trial documents: "backend precision threads pin m n k".
+# The points of a journal's complete trial documents: "backend precision threads pin m n k"
+# (the search's: a point measured again for a check's baseline, role again, repeats by design).
 finished_points() {
   /usr/bin/python3 - "$1" <<'EOF'
 import sys, yaml
@@ -24,7 +25,7 @@ for d in docs[1:-1] if not text.endswith("\n...\n") else docs[1:]:
     if not d.startswith("---"):
         continue
     t = yaml.safe_load(d[3:])
-    if not t or "infeasible" in t:
+    if not t or "infeasible" in t or t.get("role") == "again":
         continue
     p, s = t["point"], t["shape"]
     print(p["backend"], p["precision"], p["threads"], p["pin"], s["m"], s["n"], s["k"])

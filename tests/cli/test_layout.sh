@@ -2,7 +2,8 @@
 # The house's walls (docs/internals.md, "Layering"): no include circle among
 # rigtune's own files or modules, no circle of calls between files (read from
 # the build's objects); search/, workloads/ and common/ include no
-# tuner/ header; a tuner/ family folder is entered only through its doors; the
+# tuner/ header; a tuner/ family folder is entered only through its doors; only
+# the files that count a budget read the budget clock that tests fake; the
 # include tower no taller than its limits. scripts/include-depth.py checks
 # them all and prints the tower.
 . "$(dirname "$0")/lib.sh"
@@ -34,6 +35,8 @@ caught "an include circle is caught and named" tuner/replay.h '#include "crossov
   '^include circle \(files\):.*tuner/replay.h'
 caught "check entered past its two doors is caught" tuner/apply.c '#include "check/check_run.h"' \
   'tuner/apply.c includes tuner/check/check_run.h: enter tuner/check/ through tuner/check/check.h or tuner/check/check_result.h'
+caught "a measuring module that reads the budget clock (which tests fake) is caught" tuner/measure.c \
+  '#include "../common/clock.h"' 'tuner/measure.c includes common/clock.h: the budget clock'
 caught "a module circle is caught and named" tuner/cli.c '#include "cmd/commands.h"' \
   '^include circle \(modules\): tuner/cli <-> tuner/cmd/commands'
 caught "a taller tower is caught (the page entering check through the run's door)" \

@@ -100,6 +100,22 @@ npin=$(search_points results/*.yaml | grep -c 'pin: none}$'); nnaive=$(grep -c '
 [ "$npin" -eq 2 ] && [ "$nnaive" -eq 1 ] && ok "the journal has the point twice, once as the naive default" \
   || not_ok "the point twice in the journal" "$npin times, $nnaive naive"
 
+# No pinning on every usable core binds the PUs that compact binds there (where the cores are
+# all the PUs): the search runs compact alone, and the naive default's point of the space is the
+# point that runs, screened before the naive default is measured. It was the one with no
+# pinning, never measured: no screening, and no recommendation when compact was within the naive
+# default's noise.
+printf 'workload: gemm\nparams:\n  backend: [cpu]\n  precision: [fp32]\n  threads: [%s]\n  pin: [compact, none]\n' "$cores" >pn.space
+rm -rf results
+expect_exit 0 "a space that lists no pinning after compact" $R tune --workload gemm --backend cpu \
+  --no-crossover --space pn.space --strategy grid --budget 30 --quiet -o pn.yaml
+expect_grep "^    recommended:" pn.yaml "has a recommendation"
+first=$(grep -h -m1 -e '^point:' -e '^role: naive$' results/*.yaml)
+case $first in
+  point:*) ok "the naive default's point of the space is screened first ($first)" ;;
+  *) not_ok "the naive default's point of the space is screened first" "the first trial: $first" ;;
+esac
+
 # SIGINT: best so far, exit 130
 start_logged int.fifo $R tune --workload transformer --backend cpu --no-crossover --budget 60 --fresh -o i.yaml
 wait_trials 1 int.log && ok "the run reported a trial" || not_ok "a trial reported" "$(cat int.log)"

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../common/clock.h"
 #include "../backends.h"
 #include "../contention.h"
 #include "../measure.h"
@@ -225,7 +226,7 @@ static void note_trial(const rt_check_point *p, const rt_check_opts *o, int side
 	rt_base_point_label(p->base, what, sizeof what);
 	if (o->ab)
 		snprintf(side_name, sizeof side_name, " %c", side ? 'B' : 'A');
-	double left = progress->budget_s - (rt_now() - progress->start);
+	double left = progress->budget_s - (rt_clock_now() - progress->start);
 	if (m->feasible)
 		rt_progress_note(progress, "check trial %d%s (%.0f s left): %s: %.4g %s%s",
 				 progress->trials + 1, side_name, left > 0 ? left : 0, what,
@@ -465,14 +466,14 @@ static int measure_points(rt_check_run *run, const rt_check_opts *o, char *err, 
 		for (int i = 0; rc == RT_OK && i < run->npoints; i++) {
 			rt_check_point *p = &run->points[i];
 			double next = expected_trial_s(p) * (o->ab ? 2 : 1);
-			if (p->done || (round > 0 && rt_now() + next > deadline))
+			if (p->done || (round > 0 && rt_clock_now() + next > deadline))
 				continue;
 			rc = measure_once(run, p, round, o, &progress, err, errlen);
 			ran = 1;
 		}
 	}
 	rt_progress_done(&progress);
-	run->seconds = rt_now() - progress.start;
+	run->seconds = rt_clock_now() - progress.start;
 	return rc;
 }
 

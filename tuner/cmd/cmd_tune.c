@@ -226,17 +226,35 @@ static int parse_args(int argc, char **argv, rt_tune_opts *o, rt_tune_cmd *cmd,
 }
 
 /*
+ * Why no workload has a recommendation, RT_ERUNTIME: each one's note (the
+ * cause each point failed with, or that nothing beat the naive default),
+ * and the journal that has every trial.
+ */
+static int no_workload_recommended(const rt_tune_run *run, char *err, size_t errlen)
+{
+	char why[RT_ERRLEN] = "";
+	for (int i = 0; i < run->nwl; i++) {
+		char one[RT_ERRLEN];
+		snprintf(one, sizeof one, "%s: %s", run->wl[i].name,
+			 run->wl[i].note[0] ? run->wl[i].note : "no trial finished");
+		rt_list_append(why, sizeof why, "; ", one);
+	}
+	/* the journal first: a long note is what the message's length cuts */
+	return rt_fail(err, errlen, RT_ERUNTIME,
+		       "no recommendation for any workload (the journal %s has every trial): %s",
+		       run->journal_path, why);
+}
+
+/*
  * Why nothing can be recommended: RT_EINVAL when every run of the user's
  * command printed nothing the metric matches (the metric is wrong, not the
- * points), else RT_ERUNTIME with the last reason.
+ * points), else RT_ERUNTIME with the last reason (the workloads' notes).
  */
 static int no_recommendation(const rt_tune_run *run, char *err, size_t errlen)
 {
 	const rt_tune_workload *twl = &run->wl[0];
 	if (!run->nwl || twl->w || !twl->ntrials)
-		return rt_fail(err, errlen, RT_ERUNTIME,
-			       "no feasible point for any workload (the journal %s says why)",
-			       run->journal_path);
+		return no_workload_recommended(run, err, errlen);
 	int bad = 0;
 	for (int i = 0; i < twl->ntrials; i++)
 		bad += twl->trials[i].cause == RT_CAUSE_BAD_OUTPUT;
