@@ -324,6 +324,30 @@ static void page_of_an_unreadable_machine(void **state)
 	rmdir(dir);
 }
 
+/* A machine section without cpu: (the sweep's fixture): its topology is unknown, not 0 cores. */
+static void page_of_a_machine_without_its_cpu(void **state)
+{
+	(void)state;
+	char err[RT_ERRLEN];
+	rt_page *pg = malloc(sizeof *pg);
+	rt_page_inputs in = {.config = "tests/data/sweep/config.yaml"};
+	assert_non_null(pg);
+	assert_int_equal(rt_page_load(pg, &in, err, sizeof err), RT_OK);
+	assert_true(pg->machine.known);
+	int topology = -1, memory = -1;
+	for (int i = 0; i < pg->machine.nrows; i++) {
+		if (!strcmp(pg->machine.rows[i].label, "Topology"))
+			topology = i;
+		if (!strcmp(pg->machine.rows[i].label, "Memory"))
+			memory = i;
+	}
+	assert_true(topology >= 0 && memory >= 0);
+	assert_string_equal(pg->machine.rows[topology].value, "unknown");
+	assert_string_equal(pg->machine.rows[memory].value, "16.0 GiB, 12.0 GiB available when tuned");
+	rt_page_free(pg);
+	free(pg);
+}
+
 /*
  * --crossover FILE.csv: the page takes its fits from the analysis itself
  * (rt_crossover_fit), not from YAML written for it; they are the figures the
@@ -392,6 +416,7 @@ int main(void)
 	    cmocka_unit_test(checkdoc_reads_every_verdict),
 	    cmocka_unit_test(page_data_from_the_gpubox_fixture),
 	    cmocka_unit_test(page_of_an_unreadable_machine),
+	    cmocka_unit_test(page_of_a_machine_without_its_cpu),
 	    cmocka_unit_test(page_fits_a_replay_csv_from_the_analysis),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

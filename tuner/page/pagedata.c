@@ -82,6 +82,10 @@ static void machine_topology(const rt_machine *mc, rt_pg_machine *m)
 {
 	rt_pg_row *row = add_row(m, "Topology");
 	int pk = mc->packages, co = mc->cores, pu = mc->pus, nn = mc->numa_nodes;
+	if (!co && !pu) { /* no machine has none: the document has no cpu: section */
+		cat(row->value, sizeof row->value, "unknown");
+		return;
+	}
 	cat(row->value, sizeof row->value, "%d package%s, %d cores, %d PUs (%s), %d NUMA node%s",
 	    pk, pk == 1 ? "" : "s", co, pu, pu > co ? "SMT" : "no SMT", nn, nn == 1 ? "" : "s");
 	for (int i = 0; i < nn; i++)
@@ -201,7 +205,9 @@ static void machine_rest(const rt_machine *mc, const rt_machine_said *said, cons
 	if (row)
 		snprintf(row->value, sizeof row->value, "%s, kernel %s", or_unknown(mc->os_name),
 		         or_unknown(mc->kernel));
-	if ((row = add_row(m, "Memory"))) {
+	if ((row = add_row(m, "Memory")) && !mc->mem_total) { /* the document does not say */
+		cat(row->value, sizeof row->value, "unknown");
+	} else if (row) {
 		cat(row->value, sizeof row->value, "%.1f GiB", rt_machine_gib(mc->mem_total));
 		if (mc->mem_available)
 			cat(row->value, sizeof row->value, ", %.1f GiB available when tuned",
