@@ -290,10 +290,12 @@ static int in_trials(const rt_trials *t, size_t n)
 /* Room a resample by trials needs: t->n times the largest trial. */
 static size_t trials_room(const rt_trials *t, size_t n)
 {
+	if (!in_trials(t, n))
+		return n;
 	size_t most = 0;
-	for (size_t i = 0; in_trials(t, n) && i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++)
 		most = (size_t)t->size[i] > most ? (size_t)t->size[i] : most;
-	return most ? most * t->n : n;
+	return most * t->n;
 }
 
 /*
@@ -333,8 +335,8 @@ static int ratio_ci_by_trial(const double *x, size_t nx, const rt_trials *tx, co
 	*lo = *hi = NAN;
 	if (nx == 0 || ny == 0 || reps < 2)
 		return RT_EINVAL;
-	size_t room = trials_room(tx, nx) > trials_room(ty, ny) ? trials_room(tx, nx)
-								  : trials_room(ty, ny);
+	size_t room_x = trials_room(tx, nx), room_y = trials_room(ty, ny);
+	size_t room = room_x > room_y ? room_x : room_y;
 	size_t groups = (tx ? tx->n : 0) + (ty ? ty->n : 0) + 2;
 	double *res = malloc(2 * (size_t)reps * sizeof *res), *mx = res ? res + reps : NULL;
 	double *buf = malloc(room * sizeof *buf);

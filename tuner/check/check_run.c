@@ -132,9 +132,10 @@ static int compare_canary(rt_check_run *run, const rt_check_opts *o, char *err, 
 static int keep_samples(rt_check_point *p, const rt_measurement *m)
 {
 	double *med = realloc(p->medians, sizeof(double) * (size_t)p->trials);
-	if (med)
-		p->medians = med;
-	int *tn = med ? realloc(p->trial_n, sizeof(int) * (size_t)p->trials) : NULL;
+	if (!med)
+		return RT_ENOMEM;
+	p->medians = med;
+	int *tn = realloc(p->trial_n, sizeof(int) * (size_t)p->trials);
 	if (!tn)
 		return RT_ENOMEM;
 	p->trial_n = tn;
