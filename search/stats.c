@@ -436,29 +436,114 @@ static int estimate_more(rt_comparison *c, const double *base, const double *now
 	return RT_OK;
 }
 
+/*
+ * One side of a comparison: its samples in the trials it keeps. x and t
+ * are the caller's when every trial is kept, else own_x and own_size.
+ */
+typedef struct side {
+	const double *x;
+	size_t n;
+	rt_trials t;
+	size_t left_out;
+	double *own_x;
+	int *own_size;
+} side;
+
+static void side_free(side *s)
+{
+	free(s->own_x);
+	free(s->own_size);
+}
+
+/* Copies the trials whose median is at least `least` into s's own arrays. */
+static int copy_kept(const double *x, const rt_trials *t, const double *med, double least,
+		     side *s)
+{
+	s->own_x = malloc(s->n * sizeof *s->own_x);
+	s->own_size = malloc(t->n * sizeof *s->own_size);
+	if (!s->own_x || !s->own_size)
+		return RT_ENOMEM;
+	size_t n = 0, kept = 0, at = 0;
+	for (size_t i = 0; i < t->n; at += (size_t)t->size[i++]) {
+		if (!(med[i] >= least))
+			continue;
+		memcpy(s->own_x + n, x + at, (size_t)t->size[i] * sizeof *x);
+		n += (size_t)t->size[i];
+		s->own_size[kept++] = t->size[i];
+	}
+	s->x = s->own_x;
+	s->n = n;
+	s->t = (rt_trials){s->own_size, kept};
+	return RT_OK;
+}
+
+/*
+ * The trials of x (in t) that a throughput comparison keeps: those whose
+ * median is within `within` of the fastest trial's (rt_compare_opts'
+ * keep_within); every trial when within is 0 or x is one trial.
+ */
+static int keep_fastest(const double *x, size_t n, const rt_trials *t, double within, side *s)
+{
+	*s = (side){.x = x, .n = n, .t = *t};
+	if (!(within > 0) || !in_trials(t, n))
+		return RT_OK;
+	double *med = malloc(t->n * sizeof *med), fastest = -INFINITY;
+	if (!med)
+		return RT_ENOMEM;
+	int rc = RT_OK;
+	for (size_t i = 0, at = 0; i < t->n && rc == RT_OK; at += (size_t)t->size[i++]) {
+		med[i] = rt_median(x + at, (size_t)t->size[i]);
+		rc = isnan(med[i]) ? RT_ENOMEM : RT_OK;
+		fastest = fmax(fastest, med[i]);
+	}
+	double least = (1 - within) * fastest;
+	for (size_t i = 0; i < t->n && rc == RT_OK; i++)
+		s->left_out += !(med[i] >= least);
+	if (rc == RT_OK && s->left_out)
+		rc = copy_kept(x, t, med, least, s);
+	free(med);
+	return rc;
+}
+
+/* rt_compare on the samples of the trials each side keeps. */
+static int compare_sides(const side *b, const side *n, const rt_compare_opts *o,
+			 rt_comparison *c)
+{
+	c->base_n = b->n;
+	c->now_n = n->n;
+	c->base_median = rt_median(b->x, b->n);
+	c->now_median = rt_median(n->x, n->n);
+	if (!(c->base_median != 0))
+		return RT_EINVAL;
+	c->ratio = c->now_median / c->base_median;
+	/* a baseline in trials: its median's CI from the same two-stage resamples */
+	double lo = NAN, hi = NAN;
+	int trials = in_trials(&b->t, b->n);
+	int rc = ratio_ci_by_trial(b->x, b->n, &b->t, n->x, n->n, &n->t, o->reps, 0.95, o->seed,
+				   &c->ci_lo, &c->ci_hi, trials ? &lo : NULL, trials ? &hi : NULL);
+	if (rc == RT_OK)
+		rc = rt_mann_whitney(n->x, n->n, b->x, b->n, &c->test);
+	if (rc)
+		return rc;
+	c->change = classify(c, o);
+	return c->change == RT_CHANGE_UNDECIDED ? estimate_more(c, b->x, n->x, o, lo, hi) : RT_OK;
+}
+
 int rt_compare(const double *base, size_t nb, const double *now, size_t nn,
 	       const rt_compare_opts *o, rt_comparison *c)
 {
 	memset(c, 0, sizeof *c);
 	if (nb == 0 || nn == 0)
 		return RT_EINVAL;
-	c->base_n = nb;
-	c->now_n = nn;
-	c->base_median = rt_median(base, nb);
-	c->now_median = rt_median(now, nn);
-	if (!(c->base_median != 0))
-		return RT_EINVAL;
-	c->ratio = c->now_median / c->base_median;
-	/* a baseline in trials: its median's CI from the same two-stage resamples */
-	double lo = NAN, hi = NAN;
-	int trials = in_trials(&o->base_trials, nb);
-	int rc = ratio_ci_by_trial(base, nb, &o->base_trials, now, nn, &o->now_trials, o->reps,
-				   0.95, o->seed, &c->ci_lo, &c->ci_hi, trials ? &lo : NULL,
-				   trials ? &hi : NULL);
+	side b, n = {0};
+	int rc = keep_fastest(base, nb, &o->base_trials, o->keep_within, &b);
 	if (rc == RT_OK)
-		rc = rt_mann_whitney(now, nn, base, nb, &c->test);
-	if (rc)
-		return rc;
-	c->change = classify(c, o);
-	return c->change == RT_CHANGE_UNDECIDED ? estimate_more(c, base, now, o, lo, hi) : RT_OK;
+		rc = keep_fastest(now, nn, &o->now_trials, o->keep_within, &n);
+	if (rc == RT_OK)
+		rc = compare_sides(&b, &n, o, c);
+	c->base_left_out = b.left_out;
+	c->now_left_out = n.left_out;
+	side_free(&b);
+	side_free(&n);
+	return rc;
 }

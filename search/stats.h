@@ -120,6 +120,15 @@ typedef struct rt_compare_opts {
 	 * that the CI holds the spread between trials. Zero: one trial each.
 	 */
 	rt_trials base_trials, now_trials;
+	/*
+	 * 0: every trial counts. Else a trial whose median is more than this
+	 * fraction below its side's fastest trial's is left out, on both
+	 * sides alike. A host's other tenants only ever slow a trial, so the
+	 * fastest trials are the machine's own rate (the reason benchmark
+	 * harnesses judge by the minimum time); a slower library or machine
+	 * slows every trial, the fastest too, and is still seen.
+	 */
+	double keep_within;
 } rt_compare_opts;
 
 typedef struct rt_comparison {
@@ -130,6 +139,8 @@ typedef struct rt_comparison {
 	rt_change change;
 	long more_samples;
 	double base_halfwidth;
+	/* trials left out (keep_within); the medians and n are of the rest */
+	size_t base_left_out, now_left_out;
 } rt_comparison;
 
 /* RT_EINVAL for an empty sample or a zero median of base; RT_ENOMEM. */

@@ -597,7 +597,7 @@ static void result_reads_back_as_written(void **state)
 	memset(&run, 0, sizeof run);
 	rt_base_point b = {.name = "gemm", .unit = gemm->unit, .w = gemm,
 			   .roles = RT_BASE_RECOMMENDED | RT_BASE_FASTEST,
-			   .samples = values(10, 100, 1), .nsamples = 10};
+			   .samples = values(10, 100, 1), .nsamples = 10, .trials = 2};
 	rt_point_default(&b.pt);
 	b.pt.threads = 2;
 	rt_shape_default(gemm, &b.sh);
@@ -607,8 +607,12 @@ static void result_reads_back_as_written(void **state)
 	rt_check_point p = {.base = &b, .samples = values(12, 80, 2), .nsamples = 12, .trials = 2,
 			    .verdict = RT_VERDICT_REGRESSION};
 	snprintf(p.reason, sizeof p.reason, "20.0%% slower");
-	p.cmp = (rt_comparison){.ratio = 0.8, .ci_lo = 0.79, .ci_hi = 0.81, .test = {.p = 1e-5}};
+	/* the medians compared: a baseline trial left out, so not the pooled ones */
+	p.cmp = (rt_comparison){.ratio = 0.8, .ci_lo = 0.79, .ci_hi = 0.81, .test = {.p = 1e-5},
+				.base_left_out = 1};
 	p.raw_ratio = 0.72;
+	p.base_median = 101.5;
+	p.now_median = 73.08;
 	run.points = &p;
 	run.npoints = 1;
 	run.counts[RT_VERDICT_REGRESSION] = 1;
@@ -621,6 +625,8 @@ static void result_reads_back_as_written(void **state)
 	assert_non_null(strstr(text, "  speed: 0.9\n"));
 	assert_non_null(strstr(text, "  says: the machine is 10.0% slower overall\n"));
 	assert_non_null(strstr(text, "  raw_ratio: 0.72\n"));
+	assert_non_null(strstr(text, "  baseline: {median: 101.5, n: 10, trials: 2, left_out: 1}\n"));
+	assert_non_null(strstr(text, "  now: {median: 73.08, n: 12, trials: 2, left_out: 0}\n"));
 	snprintf(path, sizeof path, "%s/check.yaml", dir);
 	write_text(path, text);
 	free(text);
@@ -637,8 +643,8 @@ static void result_reads_back_as_written(void **state)
 	assert_int_equal(d.points[0].verdict, RT_VERDICT_REGRESSION);
 	assert_float_equal(d.points[0].ratio, 0.8, 1e-9);
 	assert_float_equal(d.points[0].ci_lo, 0.79, 1e-9);
-	assert_float_equal(d.points[0].base_median, rt_median(b.samples, 10), 1e-3);
-	assert_float_equal(d.points[0].now_median, rt_median(p.samples, 12), 1e-3);
+	assert_float_equal(d.points[0].base_median, 101.5, 1e-9);
+	assert_float_equal(d.points[0].now_median, 73.08, 1e-9);
 	assert_int_equal(d.counts[RT_VERDICT_REGRESSION], 1);
 	rt_checkdoc_free(&d);
 	free(b.samples);

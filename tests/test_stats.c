@@ -321,6 +321,61 @@ static void test_compare_by_trial(void **state)
 	assert_int_equal(mismatched.change, RT_CHANGE_FASTER);
 }
 
+/* Trials of ten samples each, of medians m[0..k), into x. */
+static void trials_of(double *x, const double *m, int k, rt_rng *r)
+{
+	for (int i = 0; i < k; i++)
+		noisy(x + 10 * i, 10, m[i], 0.002, r);
+}
+
+/*
+ * A baseline of three trials, one slowed 10% by the host: by trial it
+ * cannot say "unchanged" of an unchanged machine; with the slow trial left
+ * out (keep_within) it can. A 10% slower machine slows the fastest trials
+ * too and is still "slower"; a slow trial now is left out alike.
+ */
+static void test_compare_keeps_fastest(void **state)
+{
+	(void)state;
+	rt_rng r;
+	rt_rng_seed(&r, 9);
+	static const int ten[] = {10, 10, 10};
+	static const double base_m[] = {100, 90, 100}, same_m[] = {100.5, 100.5},
+			    slower_m[] = {90, 90.2}, spell_m[] = {90, 100.3};
+	double base[30], same[20], slower[20], spell[20];
+	trials_of(base, base_m, 3, &r);
+	trials_of(same, same_m, 2, &r);
+	trials_of(slower, slower_m, 2, &r);
+	trials_of(spell, spell_m, 2, &r);
+	rt_compare_opts o = cmp_opts;
+	o.base_trials = (rt_trials){ten, 3};
+	o.now_trials = (rt_trials){ten, 2};
+	rt_comparison c;
+	assert_int_equal(rt_compare(base, 30, same, 20, &o, &c), 0);
+	assert_int_equal(c.change, RT_CHANGE_UNDECIDED);
+	assert_true(c.ci_hi > 1.05);
+	assert_int_equal(c.base_left_out, 0);
+	assert_int_equal(c.base_n, 30);
+
+	o.keep_within = 0.05;
+	assert_int_equal(rt_compare(base, 30, same, 20, &o, &c), 0);
+	assert_int_equal(c.change, RT_CHANGE_SAME);
+	assert_int_equal(c.base_left_out, 1);
+	assert_int_equal(c.now_left_out, 0);
+	assert_int_equal(c.base_n, 20);
+	assert_float_equal(c.base_median, 100, 0.5);
+
+	assert_int_equal(rt_compare(base, 30, slower, 20, &o, &c), 0);
+	assert_int_equal(c.change, RT_CHANGE_SLOWER);
+	assert_int_equal(c.now_left_out, 0);
+	assert_float_equal(c.ratio, 0.901, 0.005);
+
+	assert_int_equal(rt_compare(base, 30, spell, 20, &o, &c), 0);
+	assert_int_equal(c.change, RT_CHANGE_SAME);
+	assert_int_equal(c.now_left_out, 1);
+	assert_int_equal(c.now_n, 10);
+}
+
 /*
  * 4% slower on 5 samples each: p = 2/252 (separated) but the ratio 0.96
  * is inside the band and its CI crosses 0.95. The baseline's own spread
@@ -415,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_compare_decides),
 		cmocka_unit_test(test_compare_baseline_limited),
 	    cmocka_unit_test(test_compare_by_trial),
+		cmocka_unit_test(test_compare_keeps_fastest),
 		cmocka_unit_test(test_compare_more_samples),
 		cmocka_unit_test(test_compare_rates),
 	};

@@ -61,7 +61,7 @@ canary=${journal%.yaml}-canary.csv
 # the baseline pools every trial of its point in the journal: the search's and
 # those of the tune's last rounds (tune_baseline.h), whatever the budget fitted
 ntrials=$(grep -cE '^point: \{backend: cpu, precision: fp32, .*threads: 1, .*pin: compact\}$' "$journal")
-expect_grep "^  baseline: \{median: [0-9.]+, n: [0-9]+, trials: $ntrials\}$" aa.yaml \
+expect_grep "^  baseline: \{median: [0-9.]+, n: [0-9]+, trials: $ntrials, left_out: [0-9]+\}$" aa.yaml \
   "A/A: the baseline pools the point's $ntrials trials of the journal"
 
 # The canary: tune took two samples after every trial beside the journal, the
@@ -163,7 +163,7 @@ aside=$(sed -n 's/^  set_aside: \([0-9]*\)$/\1/p' busy.yaml)
   || not_ok "a busy core in every trial: no regression, inconclusive" "exit $rc: $(grep -E 'verdict|reason|contention' busy.yaml)"
 [ "${aside:-0}" -ge 2 ] && ok "its trials were set aside and measured again ($aside)" \
   || not_ok "its trials were set aside and measured again" "set_aside: $aside"
-expect_grep "^  now: \{median: null, n: 0, trials: 0\}$" busy.yaml "no set-aside trial's samples were kept"
+expect_grep "^  now: \{median: null, n: 0, trials: 0, left_out: 0\}$" busy.yaml "no set-aside trial's samples were kept"
 expect_grep "^inconclusive: gemm .*other processes took the cores of every trial.*set aside, other processes took up to [0-9]+% of their cores" \
   "$TMP/err" "the reason says the machine was busy"
 expect_grep "other processes took its cores: set aside" "$TMP/err" "the progress line says so at each trial"
@@ -175,7 +175,7 @@ expect_grep "other processes took its cores: set aside" "$TMP/err" "the progress
 LD_PRELOAD=$SLOWBLAS SLOWBLAS_SLOWDOWN=0.6 SLOWBLAS_UNTIL=$(($(date +%s) + 4)) \
   $R check --baseline base.yaml --budget 20 -o passing.yaml >"$TMP/out" 2>"$TMP/err"
 rc=$?
-ntrials=$(sed -n 's/^  now: {.*trials: \([0-9]*\)}$/\1/p' passing.yaml)
+ntrials=$(sed -n 's/^  now: {.*trials: \([0-9]*\), left_out: [0-9]*}$/\1/p' passing.yaml)
 # other processes' share of the point's cores, at most, over its trials now:
 # a machine that busy slows the point for longer than the 4 s (a regression
 # that the check rightly blames on that load), so it is not judged then
@@ -369,7 +369,7 @@ expect_grep "^  shape: \{m: 32, n: 32, k: 32, transfer: 0\}$" sweep.yaml "at its
 expect_grep "^  shape: \{m: 256, n: 256, k: 256, transfer: 0\}$" sweep.yaml "and its largest"
 # the 1-thread curve's sizes as "m, trials" (the shape line gives "32," and the baseline "2")
 sweep_trials=$(awk '/^- / { c = "" } /^  curve: / { c = $2 } /^  shape: / { m = $3 } /^  baseline: \{median/ && c == "cpu:1t" {
-  t = $0; sub(/.*trials: /, "", t); sub(/}.*/, "", t); print m t }' sweep.yaml | tr '\n' ' ')
+  t = $0; sub(/.*trials: /, "", t); sub(/[,}].*/, "", t); print m t }' sweep.yaml | tr '\n' ' ')
 [ "$sweep_trials" = "32,2 91,1 256,1 " ] && ok "a size's runs in the saved sweep are its trials (32: 2)" \
   || not_ok "a size's runs in the saved sweep are its trials" "$sweep_trials"
 if grep -q "not comparable" sweep.yaml; then not_ok "no note about a missing sweep"; else ok "no note about a missing sweep"; fi
@@ -381,7 +381,7 @@ if grep -q "^    reused: [1-9]" reused.yaml; then
   rc=$?
   [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] && ok "check finds them in the host's other journal (exit $rc)" \
     || not_ok "check finds reused trials" "exit $rc: $(head -c 300 "$TMP/err")"
-  expect_grep "^  baseline: \{median: [0-9.]+, n: [0-9]+, trials: [1-9][0-9]*\}$" reused-out.yaml \
+  expect_grep "^  baseline: \{median: [0-9.]+, n: [0-9]+, trials: [1-9][0-9]*, left_out: [0-9]+\}$" reused-out.yaml \
     "with their samples"
 else
   for t in "check finds them in the host's other journal" "with their samples"; do

@@ -161,17 +161,20 @@ static void emit_point(rt_yw *w, const rt_check_point *p)
 	rt_yw_kstr(w, "unit", b->unit);
 	rt_yw_str(w, "baseline");
 	rt_yw_map(w, 1);
-	double base = rt_base_point_median(b);
+	double base = ok ? p->base_median : rt_base_point_median(b);
 	emit_num_or_null(w, "median", base, isfinite(base), 6);
 	rt_yw_kint(w, "n", b->nsamples);
-	if (b->trials) /* a sweep's sizes do not keep their trials apart */
+	if (b->trials) { /* a sweep's sizes do not keep their trials apart */
 		rt_yw_kint(w, "trials", b->trials);
+		rt_yw_kint(w, "left_out", (long)p->cmp.base_left_out);
+	}
 	rt_yw_end_map(w);
 	rt_yw_str(w, "now");
 	rt_yw_map(w, 1);
-	emit_num_or_null(w, "median", ok ? rt_median(p->samples, (size_t)p->nsamples) : 0, ok, 6);
+	emit_num_or_null(w, "median", ok ? p->now_median : 0, ok, 6);
 	rt_yw_kint(w, "n", p->nsamples);
 	rt_yw_kint(w, "trials", p->trials);
+	rt_yw_kint(w, "left_out", (long)p->cmp.now_left_out);
 	rt_yw_end_map(w);
 	emit_num_or_null(w, "ratio", p->cmp.ratio, ok, 4);
 	emit_num_or_null(w, "raw_ratio", p->raw_ratio, ok, 4);

@@ -161,7 +161,7 @@ static int keep_samples(rt_check_point *p, const rt_measurement *m)
  */
 static void count_trials(rt_check_point *p, double machine, double threshold)
 {
-	double base = rt_median(p->base->samples, (size_t)p->base->nsamples) * machine;
+	double base = p->base_median * machine;
 	int ran = p->trials - p->failures;
 	p->slow_trials = p->fast_trials = p->slow_last = p->fast_last = 0;
 	for (int i = 0; i < ran; i++) {
@@ -317,20 +317,26 @@ static int confirmed(const rt_check_point *p, double confirm_s)
 /*
  * now against the baseline, the machine's own change (the canary's) taken
  * out, and a change that the machine's may explain left undecided
- * (rt_check_canary_judge).
+ * (rt_check_canary_judge). Each trial is one draw of the machine's state,
+ * on either side (rt_trials), and a trial slower than its side's fastest by
+ * more than half the threshold is left out as one the host slowed
+ * (keep_within): within half, the trials kept cannot carry the CI past the
+ * threshold between them.
  */
 static int compare_point(rt_check_point *p, const rt_check_opts *o,
 			 const rt_check_canary *canary)
 {
-	/* each trial one draw of the machine's state, on either side (rt_trials) */
 	rt_compare_opts co = {.alpha = o->alpha, .threshold = o->threshold,
 			      .reps = BOOTSTRAP_REPS, .seed = o->seed,
 			      .base_trials = {p->base->trial_n, (size_t)p->base->trials},
-			      .now_trials = {p->trial_n, (size_t)(p->trials - p->failures)}};
+			      .now_trials = {p->trial_n, (size_t)(p->trials - p->failures)},
+			      .keep_within = o->threshold / 2};
 	int rc = rt_check_canary_judge(canary, p->base->samples, (size_t)p->base->nsamples,
 				       p->samples, (size_t)p->nsamples, &co, &p->cmp,
 				       &p->machine_explains, &p->machine_bound);
 	p->raw_ratio = p->cmp.ratio * canary->speed;
+	p->base_median = p->cmp.base_median;
+	p->now_median = p->cmp.now_median * canary->speed;
 	count_trials(p, canary->speed, o->threshold);
 	return rc;
 }
@@ -346,6 +352,8 @@ static int compare_pairs(rt_check_point *p, const rt_check_opts *o)
 	if (rc == RT_OK)
 		rt_compare_pairs(p->pairs, (size_t)p->npairs, &pooled.test, &co, &p->cmp);
 	p->raw_ratio = p->cmp.ratio;
+	p->base_median = pooled.base_median;
+	p->now_median = pooled.now_median;
 	return rc;
 }
 
@@ -561,6 +569,21 @@ static void say_set_aside(rt_check_point *p)
 			 p->set_aside == 1 ? "its" : "their");
 }
 
+/* The trials the comparison left out (keep_within), after the reason. */
+static void say_left_out(rt_check_point *p, double threshold)
+{
+	const rt_comparison *c = &p->cmp;
+	size_t n = strlen(p->reason);
+	if (!rt_check_point_compared(p) || !(c->base_left_out + c->now_left_out) ||
+	    n >= sizeof p->reason)
+		return;
+	snprintf(p->reason + n, sizeof p->reason - n,
+		 "; left out as slowed by the host, more than %.3g%% below their side's fastest "
+		 "trial: %zu of %d in the baseline, %zu of %d now",
+		 100 * threshold / 2, c->base_left_out, p->base->trials, c->now_left_out,
+		 p->trials - p->failures);
+}
+
 static void explain_verdict(rt_check_point *p, const rt_check_opts *o, double machine,
 			    double confirm_s)
 {
@@ -616,6 +639,7 @@ static void explain_verdict(rt_check_point *p, const rt_check_opts *o, double ma
 static void explain(rt_check_point *p, const rt_check_opts *o, double machine, double confirm_s)
 {
 	explain_verdict(p, o, machine, confirm_s);
+	say_left_out(p, o->threshold);
 	say_set_aside(p);
 }
 

@@ -62,6 +62,7 @@ typedef struct rt_check_point {
 	int npairs;
 	rt_comparison cmp;    /* now, the machine's own change taken out, against the baseline */
 	double raw_ratio;     /* median now / baseline as measured */
+	double base_median, now_median; /* as measured, of the trials compared (cmp's left_out) */
 	int machine_explains; /* a change the machine's own may explain: undecided */
 	double machine_bound; /* that change of the machine's (the canary's CI bound) */
 	rt_verdict verdict;
