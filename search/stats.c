@@ -478,9 +478,26 @@ static int copy_kept(const double *x, const rt_trials *t, const double *med, dou
 }
 
 /*
- * The trials of x (in t) that a throughput comparison keeps: those whose
- * median is within `within` of the fastest trial's (rt_compare_opts'
- * keep_within); every trial when within is 0 or x is one trial.
+ * The median of the slowest trial of the faster half of k (k/2 + k%2 of
+ * them): kept whatever the rest, so that the side's rate is an upper
+ * quantile of its trials, alike for 2 trials and for 30, not the luckiest
+ * of many. NAN when it cannot be sorted.
+ */
+static double faster_half_mark(const double *med, size_t k)
+{
+	double *s = sorted_copy(med, k);
+	if (!s)
+		return NAN;
+	double mark = s[k / 2];
+	free(s);
+	return mark;
+}
+
+/*
+ * The trials of x (in t) that a throughput comparison keeps: the faster
+ * half, and any other within `within` of the fastest trial's median
+ * (rt_compare_opts' keep_within); every trial when within is 0 or x is one
+ * trial.
  */
 static int keep_fastest(const double *x, size_t n, const rt_trials *t, double within, side *s)
 {
@@ -496,7 +513,9 @@ static int keep_fastest(const double *x, size_t n, const rt_trials *t, double wi
 		rc = isnan(med[i]) ? RT_ENOMEM : RT_OK;
 		fastest = fmax(fastest, med[i]);
 	}
-	double least = (1 - within) * fastest;
+	double mark = rc == RT_OK ? faster_half_mark(med, t->n) : NAN;
+	rc = rc == RT_OK && isnan(mark) ? RT_ENOMEM : rc;
+	double least = fmin((1 - within) * fastest, mark);
 	for (size_t i = 0; i < t->n && rc == RT_OK; i++)
 		s->left_out += !(med[i] >= least);
 	if (rc == RT_OK && s->left_out)

@@ -121,12 +121,14 @@ typedef struct rt_compare_opts {
 	 */
 	rt_trials base_trials, now_trials;
 	/*
-	 * 0: every trial counts. Else a trial whose median is more than this
-	 * fraction below its side's fastest trial's is left out, on both
-	 * sides alike. A host's other tenants only ever slow a trial, so the
-	 * fastest trials are the machine's own rate (the reason benchmark
-	 * harnesses judge by the minimum time); a slower library or machine
-	 * slows every trial, the fastest too, and is still seen.
+	 * 0: every trial counts. Else a trial of the slower half of its side's
+	 * trials whose median is more than this fraction below the side's
+	 * fastest trial's is left out, on both sides alike. A host's other
+	 * tenants only ever slow a trial, so the fastest trials are the
+	 * machine's own rate (the reason benchmark harnesses judge by the
+	 * minimum time); the faster half is always kept, so that a side of
+	 * many trials is not judged by its luckiest. A slower library or
+	 * machine slows every trial, the fastest too, and is still seen.
 	 */
 	double keep_within;
 } rt_compare_opts;

@@ -332,7 +332,8 @@ static void trials_of(double *x, const double *m, int k, rt_rng *r)
  * A baseline of three trials, one slowed 10% by the host: by trial it
  * cannot say "unchanged" of an unchanged machine; with the slow trial left
  * out (keep_within) it can. A 10% slower machine slows the fastest trials
- * too and is still "slower"; a slow trial now is left out alike.
+ * too and is still "slower"; a slow trial now is left out alike, but only
+ * from the slower half of a side's trials.
  */
 static void test_compare_keeps_fastest(void **state)
 {
@@ -374,6 +375,18 @@ static void test_compare_keeps_fastest(void **state)
 	assert_int_equal(c.change, RT_CHANGE_SAME);
 	assert_int_equal(c.now_left_out, 1);
 	assert_int_equal(c.now_n, 10);
+
+	/* the faster half stays: one fast trial of four is not the side's rate */
+	static const int ten4[] = {10, 10, 10, 10};
+	static const double mostly_slow_m[] = {90, 100.3, 90.1, 89.9};
+	double mostly_slow[40];
+	trials_of(mostly_slow, mostly_slow_m, 4, &r);
+	o.now_trials = (rt_trials){ten4, 4};
+	assert_int_equal(rt_compare(base, 30, mostly_slow, 40, &o, &c), 0);
+	assert_int_equal(c.now_left_out, 2);
+	assert_int_equal(c.now_n, 20);
+	assert_true(c.ratio < 0.97);
+	assert_true(c.change != RT_CHANGE_SAME);
 }
 
 /*

@@ -318,10 +318,10 @@ static int confirmed(const rt_check_point *p, double confirm_s)
  * now against the baseline, the machine's own change (the canary's) taken
  * out, and a change that the machine's may explain left undecided
  * (rt_check_canary_judge). Each trial is one draw of the machine's state,
- * on either side (rt_trials), and a trial slower than its side's fastest by
- * more than half the threshold is left out as one the host slowed
- * (keep_within): within half, the trials kept cannot carry the CI past the
- * threshold between them.
+ * on either side (rt_trials), and a trial of the slower half slower than its
+ * side's fastest by more than half the threshold is left out as one the host
+ * slowed (keep_within): within half, the trials kept cannot carry the CI past
+ * the threshold between them.
  */
 static int compare_point(rt_check_point *p, const rt_check_opts *o,
 			 const rt_check_canary *canary)
