@@ -548,6 +548,28 @@ static int compare_sides(const side *b, const side *n, const rt_compare_opts *o,
 	return c->change == RT_CHANGE_UNDECIDED ? estimate_more(c, b->x, n->x, o, lo, hi) : RT_OK;
 }
 
+/*
+ * A change the kept trials show stands only when every trial shows it too
+ * (rt_compare_opts' keep_within): a VM's host can hold a slower state for
+ * minutes, so the trials left out may be its usual state, not a spell.
+ * "The same" needs the kept trials only: the machine reaches the rate it had.
+ */
+static int confirm_with_all(const double *base, size_t nb, const double *now, size_t nn,
+			    const rt_compare_opts *o, rt_comparison *c)
+{
+	if (c->change != RT_CHANGE_SLOWER && c->change != RT_CHANGE_FASTER)
+		return RT_OK;
+	side b = {.x = base, .n = nb, .t = o->base_trials}, n = {.x = now, .n = nn,
+							       .t = o->now_trials};
+	rt_comparison all = {0};
+	int rc = compare_sides(&b, &n, o, &all);
+	if (rc == RT_OK && all.change != c->change) {
+		c->change = RT_CHANGE_UNDECIDED;
+		c->kept_only = 1;
+	}
+	return rc;
+}
+
 int rt_compare(const double *base, size_t nb, const double *now, size_t nn,
 	       const rt_compare_opts *o, rt_comparison *c)
 {
@@ -560,6 +582,8 @@ int rt_compare(const double *base, size_t nb, const double *now, size_t nn,
 		rc = keep_fastest(now, nn, &o->now_trials, o->keep_within, &n);
 	if (rc == RT_OK)
 		rc = compare_sides(&b, &n, o, c);
+	if (rc == RT_OK && (b.left_out || n.left_out))
+		rc = confirm_with_all(base, nb, now, nn, o, c);
 	c->base_left_out = b.left_out;
 	c->now_left_out = n.left_out;
 	side_free(&b);

@@ -127,8 +127,12 @@ typedef struct rt_compare_opts {
 	 * tenants only ever slow a trial, so the fastest trials are the
 	 * machine's own rate (the reason benchmark harnesses judge by the
 	 * minimum time); the faster half is always kept, so that a side of
-	 * many trials is not judged by its luckiest. A slower library or
-	 * machine slows every trial, the fastest too, and is still seen.
+	 * many trials is not judged by its luckiest. The trials kept decide
+	 * SAME; SLOWER and FASTER must hold with every trial counted too (a
+	 * host can hold its slower state for minutes, and then the trials left
+	 * out were its usual state), else UNDECIDED with kept_only set. A
+	 * slower library or machine slows every trial, the fastest too, and
+	 * is still seen.
 	 */
 	double keep_within;
 } rt_compare_opts;
@@ -143,6 +147,7 @@ typedef struct rt_comparison {
 	double base_halfwidth;
 	/* trials left out (keep_within); the medians and n are of the rest */
 	size_t base_left_out, now_left_out;
+	int kept_only; /* a change the kept trials show and all trials do not: UNDECIDED */
 } rt_comparison;
 
 /* RT_EINVAL for an empty sample or a zero median of base; RT_ENOMEM. */

@@ -406,8 +406,9 @@ static int judge(const rt_check_run *run, rt_check_point *p, const rt_check_opts
 		/* A/B: side A gains samples too, so more trials can always decide */
 		p->verdict = RT_VERDICT_INCONCLUSIVE;
 		/* a change the machine's may explain: more canary samples can decide it */
-		p->done = !o->ab && !p->machine_explains && p->trials >= CONFIRM_TRIALS &&
-			  p->cmp.more_samples == 0;
+		/* kept_only: a later trial at the baseline's rate can decide it */
+		p->done = !o->ab && !p->machine_explains && !p->cmp.kept_only &&
+			  p->trials >= CONFIRM_TRIALS && p->cmp.more_samples == 0;
 	}
 	return RT_OK;
 }
@@ -538,6 +539,12 @@ static void explain_inconclusive(rt_check_point *p, const rt_check_opts *o, cons
 			 "95%% CI reaches %+.1f%%, and with that taken out it is not clearly past "
 			 "the threshold); a longer --budget gives the canary more samples",
 			 change, 100 * (p->machine_bound - 1));
+	else if (c->kept_only)
+		snprintf(p->reason, sizeof p->reason,
+			 "unknown: %s against the baseline's fastest trials, but not against all of "
+			 "them: its slower trials (left out) may be this host's usual state, not a "
+			 "spell; check again when the machine is quiet, or with a longer --budget",
+			 change);
 	else if (c->change == RT_CHANGE_UNDECIDED && o->ab)
 		snprintf(p->reason, sizeof p->reason,
 			 "unknown, needs about %ld more pairs of trials (a longer --budget; %d so "
