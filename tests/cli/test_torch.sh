@@ -46,16 +46,18 @@ npoints=$(grep -E '^ {4}(  |- )point: ' t.yaml | knobs | sort -u | wc -l)
 rec_block() { awk '/^- workload:/ {rec = 0} /^  roles: \[recommended/ {rec = 1} rec' "$1"; }
 # A VM shared with other work has spells of running slower, minutes long, and a
 # check inside one rightly finds the point slower (an A/A of this 60 s tune's
-# baseline once read 11% in 2 trials over 17 s): a second check, after the
-# first's regression is shown, must not; one that always finds it still fails.
+# baseline once read 11% in 2 trials over 17 s; a CI run, 2026-11-27, 8.6% and
+# then 5.1% in two checks in a row): a later check, after the regression is
+# shown and a pause, must not; one that always finds it still fails.
 # The A/A runs with the user's contention limit (not this file's 1): a trial
 # whose cores other work took is set aside and measured again, as for a user.
-for attempt in 1 2; do
+for attempt in 1 2 3; do
   env -u RIGTUNE_CONTENTION_LIMIT $R check --baseline t.yaml --cmd "$CMD" --budget 30 -o same.yaml \
     >"$TMP/out" 2>"$TMP/err"
   rc=$?
   [ "$rc" -ne 1 ] && break
   echo "# A/A attempt $attempt: exit 1: $(grep -m1 '^regression' "$TMP/err")"
+  [ "$attempt" -lt 3 ] && sleep 20 # the host's slow spell may pass
 done
 # Under the sanitizers (make asan) this A/A read 11% and 19% slower, taken then
 # for the sanitizers' doing; but a plain build's CI run read the same (10.4% and

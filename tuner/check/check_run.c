@@ -161,7 +161,8 @@ static int keep_samples(rt_check_point *p, const rt_measurement *m)
  */
 static void count_trials(rt_check_point *p, double machine, double threshold)
 {
-	double base = p->base_median * machine;
+	/* every baseline trial, as a change must hold against them all (rt_compare: kept_only) */
+	double base = rt_median(p->base->samples, (size_t)p->base->nsamples) * machine;
 	int ran = p->trials - p->failures;
 	p->slow_trials = p->fast_trials = p->slow_last = p->fast_last = 0;
 	for (int i = 0; i < ran; i++) {
