@@ -478,19 +478,20 @@ static int copy_kept(const double *x, const rt_trials *t, const double *med, dou
 }
 
 /*
- * The median of the slowest trial of the faster half of k (k/2 + k%2 of
- * them): kept whatever the rest, so that the side's rate is an upper
- * quantile of its trials, alike for 2 trials and for 30, not the luckiest
- * of many. NAN when it cannot be sorted.
+ * The least median a side's trial needs to be kept: within `within` of the
+ * fastest trial's, or in the faster half of the k trials (k/2 + k%2 of
+ * them), so that the side's rate is an upper quantile of its trials, alike
+ * for 2 trials and for 30, not the luckiest of many. NAN when it cannot be
+ * sorted.
  */
-static double faster_half_mark(const double *med, size_t k)
+static double least_kept(const double *med, size_t k, double within)
 {
 	double *s = sorted_copy(med, k);
 	if (!s)
 		return NAN;
-	double mark = s[k / 2];
+	double least = fmin((1 - within) * s[k - 1], s[k / 2]);
 	free(s);
-	return mark;
+	return least;
 }
 
 /*
@@ -504,18 +505,16 @@ static int keep_fastest(const double *x, size_t n, const rt_trials *t, double wi
 	*s = (side){.x = x, .n = n, .t = *t};
 	if (!(within > 0) || !in_trials(t, n))
 		return RT_OK;
-	double *med = malloc(t->n * sizeof *med), fastest = -INFINITY;
+	double *med = malloc(t->n * sizeof *med);
 	if (!med)
 		return RT_ENOMEM;
 	int rc = RT_OK;
 	for (size_t i = 0, at = 0; i < t->n && rc == RT_OK; at += (size_t)t->size[i++]) {
 		med[i] = rt_median(x + at, (size_t)t->size[i]);
 		rc = isnan(med[i]) ? RT_ENOMEM : RT_OK;
-		fastest = fmax(fastest, med[i]);
 	}
-	double mark = rc == RT_OK ? faster_half_mark(med, t->n) : NAN;
-	rc = rc == RT_OK && isnan(mark) ? RT_ENOMEM : rc;
-	double least = fmin((1 - within) * fastest, mark);
+	double least = rc == RT_OK ? least_kept(med, t->n, within) : NAN;
+	rc = rc == RT_OK && isnan(least) ? RT_ENOMEM : rc;
 	for (size_t i = 0; i < t->n && rc == RT_OK; i++)
 		s->left_out += !(med[i] >= least);
 	if (rc == RT_OK && s->left_out)

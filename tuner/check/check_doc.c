@@ -161,7 +161,7 @@ static void emit_point(rt_yw *w, const rt_check_point *p)
 	rt_yw_kstr(w, "unit", b->unit);
 	rt_yw_str(w, "baseline");
 	rt_yw_map(w, 1);
-	double base = ok ? p->base_median : rt_base_point_median(b);
+	double base = rt_check_point_base_median(p);
 	emit_num_or_null(w, "median", base, isfinite(base), 6);
 	rt_yw_kint(w, "n", b->nsamples);
 	if (b->trials) { /* a sweep's sizes do not keep their trials apart */

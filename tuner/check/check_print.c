@@ -40,16 +40,14 @@ static void print_row(FILE *f, const rt_check_point *p)
 {
 	char label[160], change[64] = "-", pval[16] = "-", now[32] = "-";
 	const rt_base_point *b = p->base;
-	double base = rt_base_point_median(b);
 	rt_base_point_label(b, label, sizeof label);
 	if (rt_check_point_compared(p)) {
-		base = p->base_median;
 		snprintf(change, sizeof change, "%+6.1f%% [%+.1f, %+.1f]", 100 * (p->cmp.ratio - 1),
 			 100 * (p->cmp.ci_lo - 1), 100 * (p->cmp.ci_hi - 1));
 		snprintf(pval, sizeof pval, "%.2g", p->cmp.test.p);
 		snprintf(now, sizeof now, "%.4g", p->now_median);
 	}
-	rt_tprintf(f, "%-44s %10.4g %10s %-26s %8s  %s\n", label, base, now,
+	rt_tprintf(f, "%-44s %10.4g %10s %-26s %8s  %s\n", label, rt_check_point_base_median(p), now,
 		change, pval, rt_verdict_name(p->verdict));
 }
 

@@ -928,6 +928,11 @@ int rt_check_point_compared(const rt_check_point *p)
 	return p->nsamples > 0 && p->verdict != RT_VERDICT_INFEASIBLE;
 }
 
+double rt_check_point_base_median(const rt_check_point *p)
+{
+	return rt_check_point_compared(p) ? p->base_median : rt_base_point_median(p->base);
+}
+
 int rt_check_regressed(const rt_check_run *run)
 {
 	return run->counts[RT_VERDICT_REGRESSION] + run->counts[RT_VERDICT_INFEASIBLE] > 0;

@@ -111,4 +111,7 @@ int rt_check_regressed(const rt_check_run *run);
 /* Whether the point has a comparison to show: it ran now, at least once. */
 int rt_check_point_compared(const rt_check_point *p);
 
+/* The baseline's median shown: of the trials compared once it ran now, else of all. */
+double rt_check_point_base_median(const rt_check_point *p);
+
 #endif
