@@ -50,13 +50,14 @@
  * rNN-slowed.yaml, rNN-ab-same.yaml, rNN-ab-slow.yaml), to read why a check
  * raised an alarm or missed. Rates come with their 95% Wilson score intervals. The load the run met
  * (the 1-minute load average, min and max over the rounds) is printed, and
- * each round's seconds.
+ * each round's seconds. Then the same per workload and precision (a GEMM
+ * sweep's sizes apart): the A/A checks with a regression among its points,
+ * its share of unchanged verdicts, and the slowed checks that found one.
  *
  * Targets (issue 24): A/A false alarms <= 5%, detection >= 95% of a 10%
  * slowdown, A/B detection >= 95% of a 5% difference; issue 33: >= 90% of an
- * A/A check's verdicts unchanged. One baseline per workload (issue 33's
- * calibration): run it once per workload, --workloads gemm, then
- * transformer, then ppo.
+ * A/A check's verdicts unchanged, per workload a baseline can hold: one
+ * run with --workloads gemm,transformer,ppo gives each its line.
  */
 #include <getopt.h>
 #include <libgen.h>
@@ -78,13 +79,28 @@
 #include "../tuner/usercmd.h"
 
 #define MAX_ROUNDS 1000
+#define MAX_GROUPS 12
 #define MAX_ARGS 24
 #define MAX_ENV 8
 
 /* ---- one check: `rigtune check` as a process, its YAML read back ---- */
 
+/*
+ * A check's verdicts on the points of one workload and precision ("gemm
+ * bf16"), a GEMM sweep's sizes apart ("gemm fp32 sweep"): the calibration
+ * per workload that issue 33 asks for.
+ */
+typedef struct group {
+	char name[48];
+	int counts[RT_NVERDICT];
+	double log_ratios; /* the sum of log(now / baseline) as measured, over ratios of them */
+	int ratios;
+} group;
+
 typedef struct outcome {
 	int status; /* 0 pass, 1 regression, -1 failed */
+	group groups[MAX_GROUPS];
+	int ngroups;
 	double seconds;
 	int counts[RT_NVERDICT];
 	double ratio;      /* the median over its points of now / baseline, as measured */
@@ -105,13 +121,58 @@ static void show_line(void *user, int is_err, const char *line)
 		fprintf(stderr, "    | %s\n", line);
 }
 
-/* The median of the points' raw ratios (as measured), their worst contention. */
+/* The index of the group named NAME among the n of v; -1 when none is. */
+static int group_index(const group *v, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return i;
+	return -1;
+}
+
+/* The group named NAME in v (n of them), added when new; NULL when MAX_GROUPS are there. */
+static group *group_named(group *v, int *n, const char *name)
+{
+	int i = group_index(v, *n, name);
+	if (i >= 0)
+		return &v[i];
+	if (*n == MAX_GROUPS)
+		return NULL;
+	v[*n] = (group){0};
+	snprintf(v[*n].name, sizeof v[*n].name, "%s", name);
+	return &v[(*n)++];
+}
+
+/* Counts point p's verdict and raw ratio in its group of out. */
+static void count_point(const rt_yr *r, const rt_ynode *p, outcome *out)
+{
+	const char *wl = rt_yr_scalar(rt_yr_get(r, p, "workload"));
+	const char *prec = rt_yr_scalar(rt_yr_at(r, p, "point.precision"));
+	const char *verdict = rt_yr_scalar(rt_yr_get(r, p, "verdict"));
+	char name[48];
+	snprintf(name, sizeof name, "%s%s%s%s", wl ? wl : "?", prec ? " " : "", prec ? prec : "",
+		 rt_yr_get(r, p, "curve") ? " sweep" : "");
+	group *g = group_named(out->groups, &out->ngroups, name);
+	for (int v = 0; g && verdict && v < RT_NVERDICT; v++)
+		g->counts[v] += !strcmp(verdict, rt_verdict_name((rt_verdict)v));
+	double x;
+	if (g && rt_yr_number(r, rt_yr_get(r, p, "raw_ratio"), "raw_ratio", &x) == RT_OK && x > 0) {
+		g->log_ratios += log(x);
+		g->ratios++;
+	}
+}
+
+/*
+ * The median of the points' raw ratios (as measured), their worst
+ * contention, and their verdicts by group.
+ */
 static void read_points(const rt_yr *r, const rt_ynode *points, outcome *out)
 {
 	double v[64];
 	int n = 0;
 	for (int i = 0; i < rt_yr_nitems(points) && n < 64; i++) {
 		const rt_ynode *p = rt_yr_item(r, points, i);
+		count_point(r, p, out);
 		double x;
 		if (rt_yr_number(r, rt_yr_get(r, p, "raw_ratio"), "raw_ratio", &x) == RT_OK &&
 		    x > 0)
@@ -284,10 +345,36 @@ typedef struct tally {
 	int alarms, failed, n;
 	int counts[RT_NVERDICT];
 	double ratio[MAX_ROUNDS], worst_s, sum_s;
+	/* per group: its verdicts over the rounds, the checks it was in, and those with a
+	   regression among its points */
+	group groups[MAX_GROUPS];
+	int group_checks[MAX_GROUPS], group_alarms[MAX_GROUPS], ngroups;
 } tally;
+
+/* A regression, as check's exit status counts one: slower, or not running now. */
+static int regressed(const int *counts)
+{
+	return counts[RT_VERDICT_REGRESSION] + counts[RT_VERDICT_INFEASIBLE] > 0;
+}
+
+static void count_groups(tally *t, const outcome *o)
+{
+	for (int i = 0; i < o->ngroups; i++) {
+		group *g = group_named(t->groups, &t->ngroups, o->groups[i].name);
+		if (!g)
+			continue;
+		for (int v = 0; v < RT_NVERDICT; v++)
+			g->counts[v] += o->groups[i].counts[v];
+		g->log_ratios += o->groups[i].log_ratios;
+		g->ratios += o->groups[i].ratios;
+		t->group_alarms[g - t->groups] += regressed(o->groups[i].counts);
+		t->group_checks[g - t->groups]++;
+	}
+}
 
 static void count(tally *t, const outcome *o)
 {
+	count_groups(t, o);
 	t->failed += o->status < 0;
 	t->alarms += o->status == 1;
 	for (int v = 0; v < RT_NVERDICT; v++)
@@ -296,6 +383,15 @@ static void count(tally *t, const outcome *o)
 	t->worst_s = fmax(t->worst_s, o->seconds);
 	t->sum_s += o->seconds;
 	t->n++;
+}
+
+/* k in percent of all the verdicts counted. */
+static double percent_of(int k, const int *counts)
+{
+	int all = 0;
+	for (int v = 0; v < RT_NVERDICT; v++)
+		all += counts[v];
+	return all ? 100.0 * k / all : 0;
 }
 
 static void print_rate(const char *what, const tally *t, const char *target)
@@ -308,14 +404,54 @@ static void print_rate(const char *what, const tally *t, const char *target)
 	       "%.1f s on average, %.1f s at most%s\n",
 	       what, t->alarms, t->n, 100.0 * t->alarms / t->n, 100 * lo, 100 * hi, target,
 	       t->sum_s / t->n, t->worst_s, t->failed ? " (some checks failed)" : "");
-	int all = 0;
 	printf("  verdicts:");
-	for (int v = 0; v < RT_NVERDICT; v++) {
+	for (int v = 0; v < RT_NVERDICT; v++)
 		printf(" %s %d", rt_verdict_name((rt_verdict)v), t->counts[v]);
-		all += t->counts[v];
-	}
 	/* on an unchanged machine the common answer must be unchanged, not inconclusive */
-	printf(" (unchanged %.0f%%)\n", all ? 100.0 * t->counts[RT_VERDICT_UNCHANGED] / all : 0);
+	printf(" (unchanged %.0f%%)\n", percent_of(t->counts[RT_VERDICT_UNCHANGED], t->counts));
+}
+
+/* How much slower the slowed checks saw a group's points than the A/A checks (geometric means). */
+static double seen_slowdown(const group *slow, const group *aa)
+{
+	if (!slow->ratios || !aa->ratios)
+		return NAN;
+	return 1 - exp(slow->log_ratios / slow->ratios - aa->log_ratios / aa->ratios);
+}
+
+/*
+ * Per group: the A/A checks with a regression among its points (a false
+ * alarm there) and its unchanged share, and the slowed checks that found
+ * a regression among its points (detection there), with the slowdown they
+ * saw: a workload whose step is not all GEMMs sees less than the BLAS's.
+ */
+static void print_groups(const tally *aa, const tally *slow)
+{
+	if (!aa->ngroups)
+		return;
+	printf("by workload and precision (A/A: checks with a regression among its points, and "
+	       "its verdicts unchanged; slowed: checks that found one, its verdicts regression, "
+	       "and how much slower its points were than in the A/A checks):\n");
+	for (int i = 0; i < aa->ngroups; i++) {
+		const group *a = &aa->groups[i];
+		int k = group_index(slow->groups, slow->ngroups, a->name);
+		double lo, hi;
+		wilson(aa->group_alarms[i], aa->group_checks[i], &lo, &hi);
+		printf("  %-22s A/A %3d of %3d (95%% CI %.1f%% to %.1f%%), unchanged %3.0f%%", a->name,
+		       aa->group_alarms[i], aa->group_checks[i], 100 * lo, 100 * hi,
+		       percent_of(a->counts[RT_VERDICT_UNCHANGED], a->counts));
+		if (k >= 0) {
+			const group *s = &slow->groups[k];
+			wilson(slow->group_alarms[k], slow->group_checks[k], &lo, &hi);
+			printf(" | slowed %3d of %3d (95%% CI %.1f%% to %.1f%%), regression %3.0f%%, "
+			       "seen %.1f%% slower",
+			       slow->group_alarms[k], slow->group_checks[k], 100 * lo, 100 * hi,
+			       percent_of(s->counts[RT_VERDICT_REGRESSION] +
+					  s->counts[RT_VERDICT_INFEASIBLE], s->counts),
+			       100 * seen_slowdown(s, a));
+		}
+		printf("\n");
+	}
 }
 
 /* The median of a tally's ratios, over the checks that measured one (0: none did). */
@@ -596,6 +732,7 @@ int main(int argc, char **argv)
 	print_rate("false alarms (A/A):", &aa, "<= 5%");
 	print_rate("detection (slowed):", &slow, ">= 95%");
 	print_effect("slowed", what, &slow, &aa);
+	print_groups(&aa, &slow);
 	if (b.ab) {
 		print_rate("A/B false alarms (same):", &ab_same, "<= 5%");
 		print_rate("A/B detection (B slower):", &ab_slow, ">= 95%");

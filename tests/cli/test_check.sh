@@ -553,6 +553,21 @@ expect_grep "^  round  1 .*A/A [a-zA-Z]+ +now/base (0\.99[89]|1\.00[0-2]) .*\| s
 bad="$(same_counts 1 "$bdir/r01-aa.yaml")$(same_counts 2 "$bdir/r01-slowed.yaml")"
 [ -z "$bad" ] && grep -q "^  verdicts: " "$TMP/out" && ok "the verdicts it counts are the checks' YAMLs'" ||
   not_ok "the verdicts it counts are the checks' YAMLs'" "$bad"
+# its line per workload (the command's points are one): "A U S R", the A/A
+# check with a regression among them (0 or 1), their unchanged percent, the
+# slowed check with one, their regression percent, as the YAMLs give them;
+# and the slowdown its points saw, half the rate: 50% slower
+group_want() { # AA_YAML SLOWED_YAML
+  awk 'FNR == 1 { f++ } /^  verdict: / { n[f]++; u[f] += $2 == "unchanged"
+         r[f] += $2 == "regression" || $2 == "infeasible" }
+       END { printf "%d %.0f %d %.0f\n", (r[1] > 0), n[1] ? 100 * u[1] / n[1] : 0, (r[2] > 0),
+               n[2] ? 100 * r[2] / n[2] : 0 }' "$1" "$2"
+}
+got=$(sed -En 's/^  command +A\/A +([0-9]+) of +1 .*, unchanged +([0-9]+)% \| slowed +([0-9]+) of +1 .*, regression +([0-9]+)%, seen (49\.[89]|50\.[0-2])% slower$/\1 \2 \3 \4/p' "$TMP/out")
+want=$(group_want "$bdir/r01-aa.yaml" "$bdir/r01-slowed.yaml")
+[ -n "$got" ] && [ "$got" = "$want" ] && ok "its line per workload counts the YAMLs' verdicts ($got)" ||
+  not_ok "its line per workload counts the YAMLs' verdicts" "the line: '$got', the YAMLs: '$want'" \
+    "$(grep -A3 '^by workload' "$TMP/out")"
 rm -rf "$bdir"
 bench_check --slow-env FAKE_SLOW=1
 expect_grep "^  round  1 .*\| slowed [a-zA-Z]+ +0\.(69[89]|70[0-2]) " "$TMP/out" \
