@@ -143,8 +143,8 @@ static group *group_named(group *v, int *n, const char *name)
 	return &v[(*n)++];
 }
 
-/* Counts point p's verdict and raw ratio in its group of out. */
-static void count_point(const rt_yr *r, const rt_ynode *p, outcome *out)
+/* Counts point p's verdict and raw ratio (0: none) in its group of out. */
+static void count_point(const rt_yr *r, const rt_ynode *p, double raw_ratio, outcome *out)
 {
 	const char *wl = rt_yr_scalar(rt_yr_get(r, p, "workload"));
 	const char *prec = rt_yr_scalar(rt_yr_at(r, p, "point.precision"));
@@ -155,9 +155,8 @@ static void count_point(const rt_yr *r, const rt_ynode *p, outcome *out)
 	group *g = group_named(out->groups, &out->ngroups, name);
 	for (int v = 0; g && verdict && v < RT_NVERDICT; v++)
 		g->counts[v] += !strcmp(verdict, rt_verdict_name((rt_verdict)v));
-	double x;
-	if (g && rt_yr_number(r, rt_yr_get(r, p, "raw_ratio"), "raw_ratio", &x) == RT_OK && x > 0) {
-		g->log_ratios += log(x);
+	if (g && raw_ratio > 0) {
+		g->log_ratios += log(raw_ratio);
 		g->ratios++;
 	}
 }
@@ -172,10 +171,11 @@ static void read_points(const rt_yr *r, const rt_ynode *points, outcome *out)
 	int n = 0;
 	for (int i = 0; i < rt_yr_nitems(points) && n < 64; i++) {
 		const rt_ynode *p = rt_yr_item(r, points, i);
-		count_point(r, p, out);
 		double x;
-		if (rt_yr_number(r, rt_yr_get(r, p, "raw_ratio"), "raw_ratio", &x) == RT_OK &&
-		    x > 0)
+		if (rt_yr_number(r, rt_yr_get(r, p, "raw_ratio"), "raw_ratio", &x) != RT_OK)
+			x = 0;
+		count_point(r, p, x, out);
+		if (x > 0)
 			v[n++] = x;
 		if (rt_yr_number(r, rt_yr_at(r, p, "contention.now"), "contention", &x) == RT_OK)
 			out->contention = fmax(out->contention, x);
@@ -351,12 +351,6 @@ typedef struct tally {
 	int group_checks[MAX_GROUPS], group_alarms[MAX_GROUPS], ngroups;
 } tally;
 
-/* A regression, as check's exit status counts one: slower, or not running now. */
-static int regressed(const int *counts)
-{
-	return counts[RT_VERDICT_REGRESSION] + counts[RT_VERDICT_INFEASIBLE] > 0;
-}
-
 static void count_groups(tally *t, const outcome *o)
 {
 	for (int i = 0; i < o->ngroups; i++) {
@@ -367,7 +361,7 @@ static void count_groups(tally *t, const outcome *o)
 			g->counts[v] += o->groups[i].counts[v];
 		g->log_ratios += o->groups[i].log_ratios;
 		g->ratios += o->groups[i].ratios;
-		t->group_alarms[g - t->groups] += regressed(o->groups[i].counts);
+		t->group_alarms[g - t->groups] += rt_verdict_regressions(o->groups[i].counts) > 0;
 		t->group_checks[g - t->groups]++;
 	}
 }
@@ -446,8 +440,7 @@ static void print_groups(const tally *aa, const tally *slow)
 			printf(" | slowed %3d of %3d (95%% CI %.1f%% to %.1f%%), regression %3.0f%%, "
 			       "seen %.1f%% slower",
 			       slow->group_alarms[k], slow->group_checks[k], 100 * lo, 100 * hi,
-			       percent_of(s->counts[RT_VERDICT_REGRESSION] +
-					  s->counts[RT_VERDICT_INFEASIBLE], s->counts),
+			       percent_of(rt_verdict_regressions(s->counts), s->counts),
 			       100 * seen_slowdown(s, a));
 		}
 		printf("\n");

@@ -162,7 +162,7 @@ static int keep_samples(rt_check_point *p, const rt_measurement *m)
 static void count_trials(rt_check_point *p, double machine, double threshold)
 {
 	/* every baseline trial, as a change must hold against them all (rt_compare: kept_only) */
-	double base = rt_median(p->base->samples, (size_t)p->base->nsamples) * machine;
+	double base = rt_base_point_median(p->base) * machine;
 	int ran = p->trials - p->failures;
 	p->slow_trials = p->fast_trials = p->slow_last = p->fast_last = 0;
 	for (int i = 0; i < ran; i++) {
@@ -935,5 +935,5 @@ double rt_check_point_base_median(const rt_check_point *p)
 
 int rt_check_regressed(const rt_check_run *run)
 {
-	return run->counts[RT_VERDICT_REGRESSION] + run->counts[RT_VERDICT_INFEASIBLE] > 0;
+	return rt_verdict_regressions(run->counts) > 0;
 }

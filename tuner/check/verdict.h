@@ -22,4 +22,7 @@ typedef enum rt_verdict {
 /* "unchanged", "regression", ...: the words of the YAML (check_doc.c). */
 const char *rt_verdict_name(rt_verdict v);
 
+/* Of verdicts counted by kind, the regressions: slower, or no longer running (exit 1). */
+int rt_verdict_regressions(const int counts[RT_NVERDICT]);
+
 #endif

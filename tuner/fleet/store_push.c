@@ -149,8 +149,7 @@ static int push_check(rt_store *s, const char *node, const char *path, rt_store_
 	char host[64], regs[16], ratio[32], wpoint[512] = "";
 	rt_fleet_default_node(host, sizeof host);
 	int w = worst_point(&d);
-	snprintf(regs, sizeof regs, "%d",
-		 d.counts[RT_VERDICT_REGRESSION] + d.counts[RT_VERDICT_INFEASIBLE]);
+	snprintf(regs, sizeof regs, "%d", rt_verdict_regressions(d.counts));
 	if (w >= 0)
 		snprintf(wpoint, sizeof wpoint, "%s %s", d.points[w].workload, d.points[w].point);
 	const char *k[] = {node, d.generated, d.baseline};
