@@ -25,11 +25,6 @@ const char *rt_verdict_name(rt_verdict v)
 	return (unsigned)v < RT_NVERDICT ? verdict_names[v] : "unknown";
 }
 
-int rt_verdict_regressions(const int counts[RT_NVERDICT])
-{
-	return counts[RT_VERDICT_REGRESSION] + counts[RT_VERDICT_INFEASIBLE];
-}
-
 /* ---- writing ---- */
 
 static const char *const role_names[] = {"recommended", "fastest", "sweep", "runner_up"};
