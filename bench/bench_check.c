@@ -6,7 +6,7 @@
  *   build/bench/bench_check [--rounds N] [--minutes M] [--slowdown F]
  *       [--workloads W,...] [--tune-seconds S] [--rebase]
  *       [--ab-slowdown F] [--ab-threshold PCT] [--ab-budget S] [--no-ab]
- *       [--cmd COMMAND --metric REGEX [--space FILE]] [--slow-env NAME=VALUE,...]
+ *       [--cmd COMMAND --metric REGEX] [--space FILE] [--slow-env NAME=VALUE,...]
  *       [--budget S]
  *   (defaults: 40 rounds and 30 minutes, whichever ends later; 0.10; gemm;
  *    20 s; A/B: 0.05, 2%, 30 s)
@@ -20,6 +20,8 @@
  * the environment given, for a component that is not the BLAS (a Python
  * environment step: examples/trading_env.py's TRADING_ENV_SLOWDOWN).
  * --budget is the A/A and slowed checks' --budget (default: check's own).
+ * Without --cmd, --space is the tune's space for the workload it names (a
+ * precision the tune would not pick, say: bench/space-transformer-fp32.yaml).
  *
  * It tunes WORKLOADS on the CPU for S seconds into a baseline (in a
  * temporary directory), then runs rounds of checks, each a `rigtune check`
@@ -260,18 +262,20 @@ typedef struct bench_opts {
 
 /* ---- the baseline ---- */
 
-static int make_baseline(const char *workloads, double budget, const char *path)
+static int make_baseline(const bench_opts *b, const char *path)
 {
 	char list[128];
+	double budget = b->tune_s;
 	rt_tune_opts o;
 	rt_tune_opts_default(&o);
-	snprintf(list, sizeof list, "%s", workloads);
+	snprintf(list, sizeof list, "%s", b->workloads);
 	for (char *save = NULL, *w = strtok_r(list, ",", &save);
 	     w && o.nworkloads < RT_NWORKLOADS; w = strtok_r(NULL, ",", &save))
 		o.workloads[o.nworkloads++] = w;
 	o.backends[0] = "cpu";
 	o.nbackends = 1;
 	o.budget_s = budget;
+	o.space_file = b->space;
 	o.quiet = 1;
 	o.fresh = 1;
 	rt_progress pr;
@@ -323,7 +327,7 @@ static int make_cmd_baseline(const char *rigtune, const bench_opts *b, char **en
 static int baseline(const char *rigtune, const bench_opts *b, char **env)
 {
 	return b->cmd ? make_cmd_baseline(rigtune, b, env, "baseline.yaml")
-		      : make_baseline(b->workloads, b->tune_s, "baseline.yaml");
+		      : make_baseline(b, "baseline.yaml");
 }
 
 /* ---- rates ---- */
@@ -540,7 +544,7 @@ static int parse(int argc, char **argv, bench_opts *b)
 		 b->minutes >= 0 && b->slowdown > 0 && b->slowdown < 0.9 && b->tune_s >= 2 &&
 		 b->ab_slowdown > 0 && b->ab_slowdown < 0.9 && b->ab_threshold > 0 &&
 		 b->ab_threshold < 100 && b->ab_budget >= 2 && (b->budget == 0 || b->budget >= 2) &&
-		 !b->cmd == !b->metric && (b->cmd || !b->space) && slow_env_ok(b->slow_env);
+		 !b->cmd == !b->metric && slow_env_ok(b->slow_env);
 	if (b->cmd)
 		b->ab = 0; /* A/B's one point is gemm's, not the command's */
 	return ok ? 0 : -1;
@@ -636,7 +640,7 @@ int main(int argc, char **argv)
 				"                   [--tune-seconds S] [--rebase] [--ab-slowdown F] "
 				"[--ab-threshold PCT]\n"
 				"                   [--ab-budget S] [--no-ab] [--budget S]\n"
-				"                   [--cmd COMMAND --metric REGEX [--space FILE]] "
+				"                   [--cmd COMMAND --metric REGEX] [--space FILE] "
 				"[--slow-env NAME=VALUE,...]\n");
 		return 2;
 	}
@@ -666,8 +670,8 @@ int main(int argc, char **argv)
 		printf("bench_check: baseline: tune --cmd '%s' --metric '%s'%s%s --budget %g",
 		       b.cmd, b.metric, b.space ? " --space " : "", b.space ? b.space : "", b.tune_s);
 	else
-		printf("bench_check: baseline: tune --workload %s --backend cpu --budget %g",
-		       b.workloads, b.tune_s);
+		printf("bench_check: baseline: tune --workload %s --backend cpu%s%s --budget %g",
+		       b.workloads, b.space ? " --space " : "", b.space ? b.space : "", b.tune_s);
 	printf(" (in %s)%s\n", dir, b.rebase ? ", again before every round" : "");
 	fflush(stdout);
 	if (baseline(rigtune, &b, c->aa.env))

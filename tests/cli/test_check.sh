@@ -574,5 +574,17 @@ expect_grep "^  round  1 .*\| slowed [a-zA-Z]+ +0\.(69[89]|70[0-2]) " "$TMP/out"
   "--slow-env: the slowed check's environment reaches the command (0.70)"
 expect_grep "^  slowed: the environment FAKE_SLOW=1, " "$TMP/out" "and is named"
 rm -rf "$bdir"
+# --space without --cmd: the tune's space for the workload it names, so that a
+# baseline can hold the transformer in fp32, which a tune of the default space
+# leaves for bf16 on a CPU that has it
+"$BUILD_DIR/bench/bench_check" --workloads transformer --space "$SRC/bench/space-transformer-fp32.yaml" \
+  --tune-seconds 6 --budget 6 --rounds 1 --minutes 0 --no-ab >"$TMP/out" 2>"$TMP/err"
+brc=$? bdir=$(sed -n 's/.*every check.s YAML is in \([^ ]*\) .*/\1/p' "$TMP/out")
+precs=$(sed -n 's/^  point: {backend: [a-z]*, precision: \([a-z0-9]*\),.*/\1/p' "$bdir/r01-aa.yaml" | sort -u)
+[ "$brc" -eq 0 ] && [ "$precs" = fp32 ] && ok "bench_check --space: the workload's baseline is in the space (fp32 alone)" ||
+  not_ok "bench_check --space: the workload's baseline is in the space (fp32 alone)" "exit $brc, precisions '$precs'" \
+    "$(tail -3 "$TMP/err")"
+expect_grep "^  transformer fp32 +A/A +[01] of +1 " "$TMP/out" "  and its line per workload is transformer fp32"
+rm -rf "$bdir"
 expect_exit 2 "bench_check: --cmd without --metric" "$BUILD_DIR/bench/bench_check" --cmd "$BCMD"
 cd "$TMP" || exit 1
