@@ -352,6 +352,41 @@ static void a_canary_within_its_own_spread_excuses_nothing(void **state)
 }
 
 /*
+ * A regression on a machine whose canary read it 3% slower, within its own
+ * spread: nothing is taken out, but the check suggests a host's spell; not
+ * when the canary was used (20% slower), read the same, or faster, or off.
+ */
+static void a_canary_slower_within_its_spread_is_a_suspicion(void **state)
+{
+	(void)state;
+	const struct {
+		double speed;
+		rt_canary_use use;
+		int suspect;
+	} cases[] = {{0.97, RT_CANARY_USE, 1}, {0.8, RT_CANARY_USE, 0},
+		     {1.0, RT_CANARY_USE, 0},  {1.03, RT_CANARY_USE, 0},
+		     {0.97, RT_CANARY_OFF, 0}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		rt_baseline b;
+		rt_check_canary c;
+		char says[640] = "untouched";
+		canaries(&b, &c, cases[i].speed);
+		assert_int_equal(compare(&c, &b, cases[i].use), RT_OK);
+		assert_int_equal(rt_check_canary_suspect(&c, says, sizeof says), cases[i].suspect);
+		if (cases[i].suspect) {
+			assert_float_equal(c.speed, 1, 0);
+			assert_non_null(strstr(says, "the canary read the machine 3."));
+			assert_non_null(strstr(says, "% slower too (95% CI -"));
+			assert_non_null(strstr(says, "(--a, --b)"));
+		} else {
+			assert_string_equal(says, "untouched");
+		}
+		free(b.canary);
+		rt_check_canary_free(&c);
+	}
+}
+
+/*
  * A baseline whose canary drifted 8% from the first half of its tune to the
  * second: the canary moves that much on its own, so a machine 6% slower by it
  * is not taken out; 20% slower is.
@@ -662,6 +697,7 @@ int main(void)
 	    cmocka_unit_test(a_drifting_machine_is_no_regression),
 	    cmocka_unit_test(a_memory_half_that_moved_changes_no_verdict),
 	    cmocka_unit_test(a_canary_within_its_own_spread_excuses_nothing),
+	    cmocka_unit_test(a_canary_slower_within_its_spread_is_a_suspicion),
 	    cmocka_unit_test(a_canary_that_drifts_on_its_own_is_trusted_less),
 	    cmocka_unit_test(a_slower_component_is_a_regression),
 	    cmocka_unit_test(a_noisy_canary_hides_nothing),

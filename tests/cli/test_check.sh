@@ -126,6 +126,18 @@ expect_grep "^regression: gemm cpu " "$TMP/err" "the table names the slowed poin
 expect_grep "^  reason: '?[0-9.]+% slower" slow.yaml "the reason gives the slowdown"
 expect_grep "^suggestion: OpenBLAS kernel core changed \(blas\.core\) [A-Za-z0-9]+ -> Prescott" "$TMP/err" \
   "the machine diff explains it"
+# the canary's reading decides whether the check also suspects the host: read
+# slower (CI below 1) but not past its spread (speed 1), it says so; else not
+spell=$(awk '/^canary:/ { c = 1 } c && /^  ci95: / { gsub(/[][,]/, ""); hi = $3 }
+             c && /^  speed: / { print (hi < 1 && $2 == 1) ? "yes" : "no"; exit }' slow.yaml)
+if [ "$spell" = yes ]; then
+  expect_grep "^suggestion: the canary read the machine [0-9.]+% slower too \(95% CI -" "$TMP/err" \
+    "a regression while the canary read slower within its spread: suspect the host (suggested)"
+else
+  grep -q "^suggestion: the canary read" "$TMP/err" &&
+    not_ok "no host suggestion when the canary did not read slower within its spread" "$(grep -A8 '^canary:' slow.yaml)" ||
+    ok "no host suggestion when the canary did not read slower within its spread ($spell)"
+fi
 
 # A slower BLAS through bench's interposer (libslowblas: every GEMM spun to
 # 1 / (1 - 0.6) of its time), preloaded into the check: its trials are its

@@ -227,6 +227,20 @@ int rt_check_canary_judge(const rt_check_canary *c, const double *base, size_t n
 	return rc;
 }
 
+int rt_check_canary_suspect(const rt_check_canary *c, char *buf, size_t len)
+{
+	if (!c->compared || c->noisy || c->speed != 1 || !(c->cmp.ci_hi < 1))
+		return 0;
+	snprintf(buf, len,
+		 "the canary read the machine %.1f%% slower too (95%% CI %+.1f%% to %+.1f%%), "
+		 "within what it moves with nothing changed, so nothing was taken out: on a VM "
+		 "that is often the host slowing its cores for minutes, but a canary cannot tell "
+		 "that from a slower component; check again later, or compare before and after "
+		 "in one session (--a, --b)",
+		 100 * (1 - c->cmp.ratio), 100 * (c->cmp.ci_lo - 1), 100 * (c->cmp.ci_hi - 1));
+	return 1;
+}
+
 void rt_check_canary_free(rt_check_canary *c)
 {
 	free(c->v);

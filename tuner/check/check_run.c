@@ -724,6 +724,15 @@ static void suggest_load(rt_check_run *run)
 			 "power limit), or another process using memory bandwidth?");
 }
 
+/* A regression on a machine whose canary read slower, within its own spread. */
+static void suggest_spell(rt_check_run *run)
+{
+	char says[640];
+	if (run->counts[RT_VERDICT_REGRESSION] &&
+	    rt_check_canary_suspect(&run->canary, says, sizeof says))
+		add_line(run->suggestions, &run->nsuggestions, "%s", says);
+}
+
 static void suggest(rt_check_run *run)
 {
 	int changed = run->counts[RT_VERDICT_REGRESSION] + run->counts[RT_VERDICT_IMPROVEMENT] +
@@ -742,6 +751,7 @@ static void suggest(rt_check_run *run)
 			}
 	}
 	suggest_load(run);
+	suggest_spell(run);
 }
 
 /* ---- the run ---- */
