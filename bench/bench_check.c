@@ -20,8 +20,9 @@
  * the environment given, for a component that is not the BLAS (a Python
  * environment step: examples/trading_env.py's TRADING_ENV_SLOWDOWN).
  * --budget is the A/A and slowed checks' --budget (default: check's own).
- * Without --cmd, --space is the tune's space for the workload it names (a
- * precision the tune would not pick, say: bench/space-transformer-fp32.yaml).
+ * Without --cmd, --space is the tune's space for the one workload of
+ * --workloads, which it names (a precision the tune would not pick, say:
+ * --workloads transformer --space bench/space-transformer-fp32.yaml).
  *
  * It tunes WORKLOADS on the CPU for S seconds into a baseline (in a
  * temporary directory), then runs rounds of checks, each a `rigtune check`
@@ -61,6 +62,7 @@
  * A/A check's verdicts unchanged, per workload a baseline can hold: one
  * run with --workloads gemm,transformer,ppo gives each its line.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -258,6 +260,7 @@ typedef struct bench_opts {
 	int rounds, rebase, ab;
 	double minutes, slowdown, tune_s, ab_slowdown, ab_threshold, ab_budget, budget;
 	const char *workloads, *cmd, *metric, *space, *slow_env;
+	char space_path[PATH_MAX]; /* --space made absolute: the run works in a temporary directory */
 } bench_opts;
 
 /* ---- the baseline ---- */
@@ -544,7 +547,15 @@ static int parse(int argc, char **argv, bench_opts *b)
 		 b->minutes >= 0 && b->slowdown > 0 && b->slowdown < 0.9 && b->tune_s >= 2 &&
 		 b->ab_slowdown > 0 && b->ab_slowdown < 0.9 && b->ab_threshold > 0 &&
 		 b->ab_threshold < 100 && b->ab_budget >= 2 && (b->budget == 0 || b->budget >= 2) &&
-		 !b->cmd == !b->metric && slow_env_ok(b->slow_env);
+		 !b->cmd == !b->metric && slow_env_ok(b->slow_env) &&
+		 (b->cmd || !b->space || !strchr(b->workloads, ',')); /* a space is one workload's */
+	if (ok && b->space) {
+		if (!realpath(b->space, b->space_path)) {
+			fprintf(stderr, "bench_check: --space %s: %s\n", b->space, strerror(errno));
+			return -1;
+		}
+		b->space = b->space_path;
+	}
 	if (b->cmd)
 		b->ab = 0; /* A/B's one point is gemm's, not the command's */
 	return ok ? 0 : -1;

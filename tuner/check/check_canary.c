@@ -233,10 +233,9 @@ int rt_check_canary_suspect(const rt_check_canary *c, char *buf, size_t len)
 		return 0;
 	snprintf(buf, len,
 		 "the canary read the machine %.1f%% slower too (95%% CI %+.1f%% to %+.1f%%), "
-		 "within what it moves with nothing changed, so nothing was taken out: on a VM "
-		 "that is often the host slowing its cores for minutes, but a canary cannot tell "
-		 "that from a slower component; check again later, or compare before and after "
-		 "in one session (--a, --b)",
+		 "not enough to take out of the points: on a VM that is often the host slowing "
+		 "its cores for minutes, but a canary cannot tell that from a slower component; "
+		 "check again later, or compare before and after in one session (--a, --b)",
 		 100 * (1 - c->cmp.ratio), 100 * (c->cmp.ci_lo - 1), 100 * (c->cmp.ci_hi - 1));
 	return 1;
 }

@@ -542,9 +542,10 @@ static void explain_inconclusive(rt_check_point *p, const rt_check_opts *o, cons
 			 change, 100 * (p->machine_bound - 1));
 	else if (c->kept_only)
 		snprintf(p->reason, sizeof p->reason,
-			 "unknown: %s against the baseline's fastest trials, but not against all of "
-			 "them: its slower trials (left out) may be this host's usual state, not a "
-			 "spell; check again when the machine is quiet, or with a longer --budget",
+			 "unknown: %s against the baseline's fastest trials, not all of them: its "
+			 "slower ones (left out) may be the host's usual state, not a spell; check "
+			 "again when it is quiet or with a longer --budget, or A/B in one session "
+			 "(--a, --b)",
 			 change);
 	else if (c->change == RT_CHANGE_UNDECIDED && o->ab)
 		snprintf(p->reason, sizeof p->reason,
@@ -724,7 +725,11 @@ static void suggest_load(rt_check_run *run)
 			 "power limit), or another process using memory bandwidth?");
 }
 
-/* A regression on a machine whose canary read slower, within its own spread. */
+/*
+ * A regression on a machine whose canary read slower, not enough to be taken
+ * out: the canary cannot veto it (it reads so in checks of a real slowdown
+ * too), but the host is a suspect that an exit 1 should name.
+ */
 static void suggest_spell(rt_check_run *run)
 {
 	char says[640];

@@ -22,9 +22,11 @@ typedef enum rt_verdict {
 /* "unchanged", "regression", ...: the words of the YAML (check_doc.c). */
 const char *rt_verdict_name(rt_verdict v);
 
-/* Of verdicts counted by kind, the regressions: slower, or no longer running (exit 1).
- * Inline so that the check's run and its document both count them without
- * calling into each other. */
+/*
+ * Of verdicts counted by kind, the regressions: slower, or no longer running
+ * (exit 1). Inline: check_run.c, the fleet's store and bench_check count them
+ * alike, and a home in check_doc.c made a call circle with check_run.c.
+ */
 static inline int rt_verdict_regressions(const int counts[RT_NVERDICT])
 {
 	return counts[RT_VERDICT_REGRESSION] + counts[RT_VERDICT_INFEASIBLE];
