@@ -268,7 +268,6 @@ typedef struct bench_opts {
 static int make_baseline(const bench_opts *b, const char *path)
 {
 	char list[128];
-	double budget = b->tune_s;
 	rt_tune_opts o;
 	rt_tune_opts_default(&o);
 	snprintf(list, sizeof list, "%s", b->workloads);
@@ -277,12 +276,12 @@ static int make_baseline(const bench_opts *b, const char *path)
 		o.workloads[o.nworkloads++] = w;
 	o.backends[0] = "cpu";
 	o.nbackends = 1;
-	o.budget_s = budget;
+	o.budget_s = b->tune_s;
 	o.space_file = b->space;
 	o.quiet = 1;
 	o.fresh = 1;
 	rt_progress pr;
-	rt_progress_init(&pr, budget, 1);
+	rt_progress_init(&pr, b->tune_s, 1);
 	char err[RT_ERRLEN], *text = NULL;
 	size_t len;
 	rt_tune_run *run = calloc(1, sizeof *run);

@@ -108,9 +108,9 @@ int rt_check_canary_judge(const rt_check_canary *c, const double *base, size_t n
  * For a check that found a regression: whether the canary read the machine
  * slower (its compute half's 95% CI below 1) but not enough to be taken out
  * (speed 1, not noisy), and a sentence saying what that may mean in buf
- * (untouched when it returns 0). On the development VM it
- * read so in 28 of 29 false alarms, and in 44 of 75 checks of a BLAS 10%
- * slower too (issue 33): a reason to check again, not a verdict.
+ * (untouched when it returns 0). On the development VM it read so in 28 of
+ * 29 false alarms, and in 44 of 75 checks of a BLAS 10% slower too (issue
+ * 33): a reason to check again, not a verdict.
  */
 int rt_check_canary_suspect(const rt_check_canary *c, char *buf, size_t len);
 
