@@ -772,8 +772,9 @@ void rt_tune_run_free(rt_tune_run *run)
 		free(run->wl[i].trials);
 		rt_tune_command_free(run->wl[i].cmd);
 	}
-	rt_crossover_data_free(&run->crossover);
+	/* the analysis's fits point into the sweep's replay: free them first */
 	if (run->xo_fitted)
 		rt_crossover_analysis_free(&run->xo);
+	rt_crossover_data_free(&run->crossover);
 	memset(run, 0, sizeof *run);
 }
