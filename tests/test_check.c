@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../common/platform.h"
 #include "../common/rng.h"
 #include "../common/rt.h"
 #include "../tuner/canary.h"
@@ -68,8 +70,10 @@ static void canary_file_round_trip(void **state)
 		assert_int_equal(rt_canary_append(path, &in[i], err, sizeof err), RT_OK);
 	rt_canary_sample *out;
 	size_t n;
-	assert_int_equal(rt_canary_read(path, &out, &n, err, sizeof err), RT_OK);
+	int older = 1;
+	assert_int_equal(rt_canary_read(path, &out, &n, &older, err, sizeof err), RT_OK);
 	assert_int_equal(n, 3);
+	assert_int_equal(older, 0);
 	for (int i = 0; i < 3; i++) {
 		assert_float_equal(out[i].t, in[i].t, 0.5);
 		assert_float_equal(out[i].compute, in[i].compute, 1e-5);
@@ -80,8 +84,35 @@ static void canary_file_round_trip(void **state)
 	FILE *f = fopen(path, "r");
 	char line[128];
 	assert_non_null(fgets(line, sizeof line, f));
-	assert_string_equal(line, "unix_time,compute,memory\n");
+	assert_string_equal(line, "unix_time,compute_v2,memory_v2\n");
 	fclose(f);
+}
+
+/*
+ * An older rigtune's canary (version 1, threads unbound) reads as none, and
+ * a tune that goes on with its journal adds nothing to it.
+ */
+static void canary_file_of_version_1_is_not_compared(void **state)
+{
+	(void)state;
+	char path[128], err[256];
+	const char *v1 = "unix_time,compute,memory\n1795507769,3.5,22\n1795507770,6.2,24\n";
+	snprintf(path, sizeof path, "%s/v1-canary.csv", dir);
+	write_text(path, v1);
+	rt_canary_sample *v = (rt_canary_sample *)1, s = {1795507771, 6.9, 25};
+	size_t n = 9;
+	int older = 0;
+	assert_int_equal(rt_canary_read(path, &v, &n, &older, err, sizeof err), RT_OK);
+	assert_int_equal(older, 1);
+	assert_int_equal(n, 0);
+	assert_null(v);
+	assert_int_equal(rt_canary_append(path, &s, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "v1-canary.csv: its first line is not 'unix_time,compute_v2"));
+	char *text;
+	size_t len;
+	assert_int_equal(rt_read_file(path, &text, &len, err, sizeof err), RT_OK);
+	assert_string_equal(text, v1);
+	free(text);
 }
 
 static void canary_file_errors_name_the_line(void **state)
@@ -90,25 +121,26 @@ static void canary_file_errors_name_the_line(void **state)
 	char path[128], err[256];
 	rt_canary_sample *v;
 	size_t n;
+	int older;
 	snprintf(path, sizeof path, "%s/bad-canary.csv", dir);
-	write_text(path, "unix_time,compute,memory\n# a comment\n1,2,3\n1,abc,3\n");
-	assert_int_equal(rt_canary_read(path, &v, &n, err, sizeof err), RT_EINVAL);
+	write_text(path, "unix_time,compute_v2,memory_v2\n# a comment\n1,2,3\n1,abc,3\n");
+	assert_int_equal(rt_canary_read(path, &v, &n, &older, err, sizeof err), RT_EINVAL);
 	assert_non_null(strstr(err, "bad-canary.csv:4: "));
 	assert_null(v);
 	write_text(path, "time,compute\n1,2,3\n");
-	assert_int_equal(rt_canary_read(path, &v, &n, err, sizeof err), RT_EINVAL);
+	assert_int_equal(rt_canary_read(path, &v, &n, &older, err, sizeof err), RT_EINVAL);
 	assert_non_null(strstr(err, "bad-canary.csv:1: expected the header"));
-	write_text(path, "unix_time,compute,memory\n1,2,0\n");
-	assert_int_equal(rt_canary_read(path, &v, &n, err, sizeof err), RT_EINVAL);
+	write_text(path, "unix_time,compute_v2,memory_v2\n1,2,0\n");
+	assert_int_equal(rt_canary_read(path, &v, &n, &older, err, sizeof err), RT_EINVAL);
 	assert_non_null(strstr(err, ":2: "));
 	/* a last write cut short: its line is dropped, the rest read */
-	write_text(path, "unix_time,compute,memory\n1,2,3\n\n2,4,5\n3,4.5");
-	assert_int_equal(rt_canary_read(path, &v, &n, err, sizeof err), RT_OK);
+	write_text(path, "unix_time,compute_v2,memory_v2\n1,2,3\n\n2,4,5\n3,4.5");
+	assert_int_equal(rt_canary_read(path, &v, &n, &older, err, sizeof err), RT_OK);
 	assert_int_equal(n, 2);
 	assert_float_equal(v[1].compute, 4, 0);
 	free(v);
 	snprintf(path, sizeof path, "%s/none-canary.csv", dir);
-	assert_int_equal(rt_canary_read(path, &v, &n, err, sizeof err), RT_EIO);
+	assert_int_equal(rt_canary_read(path, &v, &n, &older, err, sizeof err), RT_EIO);
 }
 
 static void canary_measures_both_halves(void **state)
@@ -119,6 +151,35 @@ static void canary_measures_both_halves(void **state)
 	assert_true(s.compute > 0.01 && s.compute < 1000);
 	assert_true(s.memory > 0.01 && s.memory < 10000);
 	assert_true(s.t > 1.7e9);
+}
+
+/*
+ * Its threads bind to the CPUs the process may use, not to the machine's
+ * first ones: in a child kept to the last CPU alone, a sample is taken.
+ */
+static void canary_binds_within_the_affinity(void **state)
+{
+	(void)state;
+	if (!rt_plat_can_bind())
+		skip(); /* macOS binds no thread */
+	rt_cpuset all, last;
+	assert_int_equal(rt_plat_cpus_allowed(&all), 0);
+	int top = -1;
+	for (int c = 0; c < RT_CPUSET_MAX; c++)
+		top = rt_cpuset_has(&all, c) ? c : top;
+	rt_cpuset_zero(&last);
+	rt_cpuset_add(&last, top);
+	pid_t pid = fork();
+	if (pid == 0) {
+		rt_canary_sample s;
+		_exit(rt_plat_bind(&last) == 0 && rt_canary_measure(&s) == RT_OK && s.compute > 0
+			      ? 0
+			      : 1);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
 /* ---- the machine's change ---- */
@@ -693,7 +754,9 @@ int main(void)
 	    cmocka_unit_test(canary_path_is_beside_the_journal),
 	    cmocka_unit_test(canary_file_round_trip),
 	    cmocka_unit_test(canary_file_errors_name_the_line),
+	    cmocka_unit_test(canary_file_of_version_1_is_not_compared),
 	    cmocka_unit_test(canary_measures_both_halves),
+	    cmocka_unit_test(canary_binds_within_the_affinity),
 	    cmocka_unit_test(a_slower_machine_is_its_canary),
 	    cmocka_unit_test(a_drifting_machine_is_no_regression),
 	    cmocka_unit_test(a_memory_half_that_moved_changes_no_verdict),

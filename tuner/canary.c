@@ -25,7 +25,9 @@
 #define OPS_PER_ITER 6.0
 /* Read per thread and pass: together beyond a last-level cache of 32 MiB. */
 #define MEMORY_BYTES ((size_t)32 << 20)
-#define HEADER "unix_time,compute,memory"
+/* Version 2: threads bound one per CPU. Version 1's (unbound) read differently: not compared. */
+#define HEADER "unix_time,compute_v2,memory_v2"
+#define HEADER_V1 "unix_time,compute,memory"
 
 /*
  * Each half runs in PHASES steps with a barrier between them, as a
@@ -35,10 +37,12 @@
  */
 #define PHASES 16
 
-/* Where a half's threads wait until all of them have started (or one could not). */
+/* Where a half's threads wait until all of them are ready (or one could not start). */
 typedef struct gate {
 	pthread_mutex_t lock;
 	pthread_cond_t opened;
+	pthread_cond_t arrived; /* a thread is ready: bound, at the gate */
+	int ready;
 	int state; /* 0 closed, 1 go, -1 a thread did not start: none runs */
 } gate;
 
@@ -49,6 +53,8 @@ typedef struct worker {
 	const uint64_t *buf;     /* this thread's share of the memory buffer */
 	double sink;             /* keeps the compiler from dropping the work */
 	int memory;              /* which of the two it measures */
+	int cpu;                 /* the CPU it binds itself to; -1 where nothing binds */
+	int unbound;             /* set when the binding failed: the sample is not taken */
 } worker;
 
 /* A dependent chain of integer and floating-point steps: nothing a vector unit can take. */
@@ -85,10 +91,22 @@ static double memory_read(const uint64_t *buf, rt_barrier *step)
 	return (double)(s0 ^ s1 ^ s2 ^ s3);
 }
 
+/* Binds the calling thread alone to cpu (sched_setaffinity of a thread on Linux). */
+static int bind_to(int cpu)
+{
+	rt_cpuset one;
+	rt_cpuset_zero(&one);
+	rt_cpuset_add(&one, cpu);
+	return rt_plat_bind(&one);
+}
+
 static void *worker_main(void *arg)
 {
 	worker *w = arg;
+	w->unbound = w->cpu >= 0 && bind_to(w->cpu) != 0;
 	pthread_mutex_lock(&w->start->lock);
+	w->start->ready++;
+	pthread_cond_signal(&w->start->arrived);
 	while (!w->start->state)
 		pthread_cond_wait(&w->start->opened, &w->start->lock);
 	int go = w->start->state > 0;
@@ -99,10 +117,29 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static int nthreads(void)
+/*
+ * The CPUs the threads bind to, one each, in order: those this process may
+ * run on, up to RT_CANARY_MAX_THREADS; -1 each where the system binds no
+ * thread (macOS: as many threads as CPUs, placed by the scheduler). Returns
+ * how many threads.
+ *
+ * Unbound, the two threads of a sample on the 2-vCPU development VM ran on
+ * one vCPU for minutes at a time (the scheduler wakes a thread beside the
+ * one that woke it): the compute half read 3.4-3.7 G operations/s in such a
+ * spell, 6.2-6.8 outside, so a check's median depended on which spell it
+ * met. Bound, 300 samples read 6.8 (IQR 11%) where unbound ones read 3.4.
+ */
+static int thread_cpus(int cpu[RT_CANARY_MAX_THREADS])
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > RT_CANARY_MAX_THREADS ? RT_CANARY_MAX_THREADS : (int)n;
+	rt_cpuset allowed;
+	int n = 0;
+	if (rt_plat_cpus_allowed(&allowed) == 0)
+		for (int c = 0; c < RT_CPUSET_MAX && n < RT_CANARY_MAX_THREADS; c++)
+			if (rt_cpuset_has(&allowed, c))
+				cpu[n++] = rt_plat_can_bind() ? c : -1;
+	if (n == 0)
+		cpu[n++] = -1;
+	return n;
 }
 
 /*
@@ -125,9 +162,12 @@ static const uint64_t *memory_buffer(int threads)
 	return buf;
 }
 
-static void open_gate(gate *g, int state)
+/* Opens the gate: to go once the `started` threads are all at it, or (state -1) to end. */
+static void open_gate(gate *g, int started, int state)
 {
 	pthread_mutex_lock(&g->lock);
+	while (state > 0 && g->ready < started)
+		pthread_cond_wait(&g->arrived, &g->lock);
 	g->state = state;
 	pthread_cond_broadcast(&g->opened);
 	pthread_mutex_unlock(&g->lock);
@@ -135,11 +175,13 @@ static void open_gate(gate *g, int state)
 
 /*
  * Seconds for every thread to do its share of one half, timed from when all
- * have started; negative when a thread cannot start (then none runs).
+ * are bound and ready; negative when a thread cannot start (then none runs)
+ * or could not bind.
  */
 static double timed(worker *w, int threads)
 {
-	gate start = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+	gate start = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+		      PTHREAD_COND_INITIALIZER, 0, 0};
 	rt_barrier step;
 	if (rt_barrier_init(&step, (unsigned)threads))
 		return -1;
@@ -150,24 +192,27 @@ static double timed(worker *w, int threads)
 		if (pthread_create(&w[started].thread, NULL, worker_main, &w[started]))
 			break;
 	}
+	open_gate(&start, started, started == threads ? 1 : -1);
 	double t0 = rt_now();
-	open_gate(&start, started == threads ? 1 : -1);
-	for (int i = 0; i < started; i++)
+	int unbound = 0;
+	for (int i = 0; i < started; i++) {
 		pthread_join(w[i].thread, NULL);
+		unbound |= w[i].unbound;
+	}
 	double t = rt_now() - t0;
 	rt_barrier_destroy(&step);
-	return started == threads ? t : -1;
+	return started == threads && !unbound ? t : -1;
 }
 
 int rt_canary_measure(rt_canary_sample *s)
 {
-	int threads = nthreads();
+	int cpu[RT_CANARY_MAX_THREADS], threads = thread_cpus(cpu);
 	const uint64_t *buf = memory_buffer(threads);
 	if (!buf)
 		return RT_ENOMEM;
 	worker w[RT_CANARY_MAX_THREADS];
 	for (int i = 0; i < threads; i++)
-		w[i] = (worker){.buf = buf + MEMORY_BYTES / sizeof *buf * (size_t)i};
+		w[i] = (worker){.buf = buf + MEMORY_BYTES / sizeof *buf * (size_t)i, .cpu = cpu[i]};
 	double compute_s = timed(w, threads);
 	for (int i = 0; i < threads; i++)
 		w[i].memory = 1;
@@ -189,13 +234,28 @@ int rt_canary_path(const char *journal, char *buf, size_t len)
 	return w < 0 || (size_t)w >= len ? RT_EINVAL : RT_OK;
 }
 
+/* Whether the file open at fd starts with this version's header line. */
+static int has_header(int fd)
+{
+	char first[sizeof HEADER];
+	return pread(fd, first, sizeof first, 0) == (ssize_t)sizeof first &&
+	       !memcmp(first, HEADER "\n", sizeof first);
+}
+
 int rt_canary_append(const char *path, const rt_canary_sample *s, char *err, size_t errlen)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return rt_fail(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
 	char line[160];
 	off_t end = lseek(fd, 0, SEEK_END);
+	if (end > 0 && !has_header(fd)) {
+		close(fd);
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "%s: its first line is not '" HEADER "' (an older rigtune's canary, or "
+			       "not a canary): no sample is added to it",
+			       path);
+	}
 	int n = snprintf(line, sizeof line, "%s%.0f,%.6g,%.6g\n", end == 0 ? HEADER "\n" : "",
 			 s->t, s->compute, s->memory);
 	int rc = rt_write_all(fd, line, (size_t)n);
@@ -238,8 +298,8 @@ static int parse_line(const char *line, rt_canary_sample *s)
 	return s->compute > 0 && s->memory > 0 ? 0 : -1;
 }
 
-static int parse(const char *path, char *text, rt_canary_sample *v, size_t *n, char *err,
-		 size_t errlen)
+static int parse(const char *path, char *text, rt_canary_sample *v, size_t *n, int *older,
+		 char *err, size_t errlen)
 {
 	int header = 0;
 	long lineno = 0;
@@ -249,6 +309,10 @@ static int parse(const char *path, char *text, rt_canary_sample *v, size_t *n, c
 		if (!line[0] || line[0] == '#')
 			continue;
 		if (!header) {
+			if (!strcmp(line, HEADER_V1)) { /* read, but not to compare: none kept */
+				*older = 1;
+				return RT_OK;
+			}
 			if (strcmp(line, HEADER))
 				return rt_fail(err, errlen, RT_EINVAL,
 					       "%s:%ld: expected the header '" HEADER "'", path,
@@ -256,20 +320,22 @@ static int parse(const char *path, char *text, rt_canary_sample *v, size_t *n, c
 			header = 1;
 		} else if (parse_line(line, &v[(*n)++])) {
 			return rt_fail(err, errlen, RT_EINVAL,
-				       "%s:%ld: expected unix_time,compute,memory (positive "
-				       "numbers)",
+				       "%s:%ld: expected three positive numbers (unix time, "
+				       "compute, memory)",
 				       path, lineno);
 		}
 	}
 	return RT_OK;
 }
 
-int rt_canary_read(const char *path, rt_canary_sample **v, size_t *n, char *err, size_t errlen)
+int rt_canary_read(const char *path, rt_canary_sample **v, size_t *n, int *older, char *err,
+		   size_t errlen)
 {
 	char *text;
 	size_t len;
 	*v = NULL;
 	*n = 0;
+	*older = 0;
 	int rc = rt_read_file(path, &text, &len, err, errlen);
 	if (rc)
 		return rc;
@@ -279,9 +345,9 @@ int rt_canary_read(const char *path, rt_canary_sample **v, size_t *n, char *err,
 	if (!(*v = malloc(lines * sizeof **v)))
 		rc = RT_ENOMEM;
 	if (rc == RT_OK)
-		rc = parse(path, text, *v, n, err, errlen);
+		rc = parse(path, text, *v, n, older, err, errlen);
 	free(text);
-	if (rc) {
+	if (rc || *older) {
 		free(*v);
 		*v = NULL;
 		*n = 0;

@@ -142,6 +142,7 @@ typedef struct rt_tune_run {
 	int xo_fitted;             /* xo is the analysis of crossover (fitted within the budget) */
 	rt_crossover_analysis xo;
 	rt_frameworks frameworks;  /* of the Python the hints are for */
+	int canary_failed;         /* a canary sample failed: none more is taken (canary.h) */
 } rt_tune_run;
 
 /* The pick of a finished search (tune_pick.c): */

@@ -99,13 +99,19 @@ static int failure_lasts(rt_cause cause)
 /*
  * The machine's own speed after each trial, beside the journal (canary.h):
  * what lets a check tell a slower machine from a slower component. A
- * baseline without it still checks, so a failure costs a note, not the tune.
+ * baseline without it still checks, so a failure costs a note, not the tune;
+ * the next trial's would fail alike (a file of an older rigtune's canary), so
+ * none is tried after it.
  */
 static void tick_canary(tune_ctx *c)
 {
 	char why[RT_ERRLEN];
-	if (rt_canary_tick(rt_journal_path(c->journal), why, sizeof why))
-		rt_progress_note(c->progress, "no canary sample: %s", why);
+	if (c->run->canary_failed)
+		return;
+	if (rt_canary_tick(rt_journal_path(c->journal), why, sizeof why)) {
+		c->run->canary_failed = 1;
+		rt_progress_note(c->progress, "no canary sample: %s; none more in this tune", why);
+	}
 }
 
 int rt_tune_measure_fresh(tune_ctx *c, const rt_tune_trial *t, double cap, rt_measurement *m,

@@ -66,7 +66,7 @@ expect_grep "^  baseline: \{median: [0-9.]+, n: [0-9]+, trials: $ntrials, left_o
 
 # The canary: tune took two samples after every trial beside the journal, the
 # check two before every trial, and says what the machine's own speed did.
-expect_grep "^unix_time,compute,memory$" "$canary" "tune keeps a canary beside its journal"
+expect_grep "^unix_time,compute_v2,memory_v2$" "$canary" "tune keeps a canary beside its journal"
 ncanary=$(grep -cE "^[0-9]+,[0-9.e+-]+,[0-9.e+-]+$" "$canary")
 [ "$ncanary" -ge 2 ] && [ $((ncanary % 2)) -eq 0 ] && ok "two canary samples per trial ($ncanary)" \
   || not_ok "two canary samples per trial" "$ncanary lines"
@@ -241,6 +241,19 @@ expect_grep "^machine: the baseline has no canary \(its tune was made by a rigtu
   "$TMP/err" "and the table says so"
 expect_grep "^  file: null$" nocanary.yaml "the YAML's canary has no file"
 expect_grep "^  speed: 1$" nocanary.yaml "and the speed is 1"
+
+# A canary of version 1 (an older rigtune's, threads unbound: canary.h) is
+# not compared with this one's, and the check says why
+cp "$canary" "$TMP/canary.csv"
+sed -i '1s/.*/unix_time,compute,memory/' "$canary"
+$R check --baseline base.yaml --budget 5 -o oldcanary.yaml >"$TMP/out" 2>"$TMP/err"
+rc=$?
+mv "$TMP/canary.csv" "$canary"
+[ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] && ok "a baseline with a version 1 canary is checked (exit $rc)" \
+  || not_ok "a baseline with a version 1 canary is checked" "exit $rc" "$(head -c 400 "$TMP/err")"
+expect_grep "^machine: the baseline has no canary \(its tune's rigtune measured an older one, whose threads were not bound to CPUs" \
+  "$TMP/err" "and the table says its canary is not comparable"
+expect_grep "^  speed: 1$" oldcanary.yaml "  and the speed is 1"
 
 # A/B in one session: the baseline's points on both sides, interleaved
 $R check --baseline base.yaml --a current --b env:OPENBLAS_CORETYPE=Prescott --budget 40 \

@@ -753,7 +753,8 @@ static int load_canary(rt_baseline *b, char *err, size_t errlen)
 		b->canary_file[0] = '\0';
 		return RT_OK;
 	}
-	return as_input(rt_canary_read(b->canary_file, &b->canary, &b->ncanary, err, errlen));
+	return as_input(rt_canary_read(b->canary_file, &b->canary, &b->ncanary, &b->canary_older,
+				       err, errlen));
 }
 
 int rt_baseline_load(const char *path, rt_baseline *b, char *err, size_t errlen)

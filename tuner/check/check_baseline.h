@@ -95,6 +95,7 @@ typedef struct rt_baseline {
 	char canary_file[1100]; /* JOURNAL-canary.csv (canary.h) */
 	rt_canary_sample *canary; /* the machine's speed during the tune; NULL when not kept */
 	size_t ncanary;
+	int canary_older; /* the file is an older rigtune's canary: none kept (canary.h) */
 	rt_config *cfg;      /* a configuration's document */
 	rt_yr header;        /* a journal's header document */
 } rt_baseline;

@@ -148,8 +148,10 @@ static void say_uncompared(rt_check_canary *c, const rt_baseline *b, rt_canary_u
 		snprintf(c->says, sizeof c->says,
 			 "the baseline has no canary (%s): a slower machine cannot be told from "
 			 "a slower component, the points are compared as measured",
-			 b->ncanary ? "none was measured now"
-				    : "its tune was made by a rigtune that did not measure one");
+			 b->ncanary	      ? "none was measured now"
+			 : b->canary_older ? "its tune's rigtune measured an older one, whose "
+					     "threads were not bound to CPUs: not comparable"
+					   : "its tune was made by a rigtune that did not measure one");
 }
 
 int rt_check_canary_compare(rt_check_canary *c, const rt_baseline *b, rt_canary_use use,
