@@ -44,7 +44,12 @@ int rt_plat_cpus_allowed(rt_cpuset *s);
  */
 int rt_plat_can_bind(void);
 
-/* Binds the calling process to s. Async-signal-safe (between fork and exec). 0 or -1 (errno). */
+/*
+ * Binds the calling thread to s, and the threads it starts after: the whole
+ * process when called before it starts any (a trial between fork and exec),
+ * one thread when a thread calls it (the canary's). Async-signal-safe. 0 or
+ * -1 (errno).
+ */
 int rt_plat_bind(const rt_cpuset *s);
 
 /* Which cores the scheduler should prefer for this process: what a QoS class asks for. */

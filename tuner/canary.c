@@ -127,16 +127,16 @@ static void *worker_main(void *arg)
  * one vCPU for minutes at a time (the scheduler wakes a thread beside the
  * one that woke it): the compute half read 3.4-3.7 G operations/s in such a
  * spell, 6.2-6.8 outside, so a check's median depended on which spell it
- * met. Bound, 300 samples read 6.8 (IQR 11%) where unbound ones read 3.4.
+ * met (docs/check-calibration.md: bench_canary before and after binding).
  */
 static int thread_cpus(int cpu[RT_CANARY_MAX_THREADS])
 {
 	rt_cpuset allowed;
-	int n = 0;
+	int n = 0, binds = rt_plat_can_bind();
 	if (rt_plat_cpus_allowed(&allowed) == 0)
 		for (int c = 0; c < RT_CPUSET_MAX && n < RT_CANARY_MAX_THREADS; c++)
 			if (rt_cpuset_has(&allowed, c))
-				cpu[n++] = rt_plat_can_bind() ? c : -1;
+				cpu[n++] = binds ? c : -1;
 	if (n == 0)
 		cpu[n++] = -1;
 	return n;

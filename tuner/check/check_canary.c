@@ -134,6 +134,17 @@ static void say(rt_check_canary *c, double threshold)
 			 fabs(pct) < 100 * threshold ? ", within the threshold" : "", halves);
 }
 
+/* Why a check that wanted the canary has none of the baseline's to compare with. */
+static const char *no_canary_why(const rt_baseline *b)
+{
+	if (b->ncanary)
+		return "none was measured now";
+	if (b->canary_older)
+		return "its tune's rigtune measured an older one, whose threads were not bound "
+		       "to CPUs: not comparable";
+	return "its tune was made by a rigtune that did not measure one";
+}
+
 /* Why the points are compared as measured, when the canary is not compared. */
 static void say_uncompared(rt_check_canary *c, const rt_baseline *b, rt_canary_use use)
 {
@@ -148,10 +159,7 @@ static void say_uncompared(rt_check_canary *c, const rt_baseline *b, rt_canary_u
 		snprintf(c->says, sizeof c->says,
 			 "the baseline has no canary (%s): a slower machine cannot be told from "
 			 "a slower component, the points are compared as measured",
-			 b->ncanary	      ? "none was measured now"
-			 : b->canary_older ? "its tune's rigtune measured an older one, whose "
-					     "threads were not bound to CPUs: not comparable"
-					   : "its tune was made by a rigtune that did not measure one");
+			 no_canary_why(b));
 }
 
 int rt_check_canary_compare(rt_check_canary *c, const rt_baseline *b, rt_canary_use use,
