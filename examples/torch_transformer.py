@@ -43,7 +43,10 @@ def parse_args(argv):
                    help="torch.set_num_threads(N) (default: PyTorch's own choice)")
     p.add_argument("--workers", type=int, default=0, help="DataLoader worker processes")
     p.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
-                   help="bf16: autocast on the CPU")
+                   help="bf16: autocast on the device")
+    p.add_argument("--device", default="cpu",
+                   help="where the model trains: cpu, cuda, cuda:N, mps (batches are made on "
+                        "the CPU by the DataLoader, as a user's would be)")
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--weight-decay", type=float, default=0.0)
     p.add_argument("--dropout", type=float, default=0.0)
@@ -110,7 +113,8 @@ def main(argv):
     if a.threads is not None:
         torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
-    model = Model(a)
+    device = torch.device(a.device)
+    model = Model(a).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=a.lr, weight_decay=a.weight_decay)
     data = SyntheticSequences(a.batch * a.steps, a.seq_len, a.d_model, a.seed)
     loader = torch.utils.data.DataLoader(data, batch_size=a.batch, num_workers=a.workers,
@@ -118,16 +122,18 @@ def main(argv):
     print(f"threads: intra-op {torch.get_num_threads()}, inter-op "
           f"{torch.get_num_interop_threads()}, blas {blas_threads()}", file=sys.stderr,
           flush=True)
-    autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.precision == "bf16")
+    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=a.precision == "bf16")
     start = last = time.perf_counter()
     for step, (x, y) in enumerate(loader, 1):
+        x, y = x.to(device), y.to(device)
         with autocast:
             loss = nn.functional.mse_loss(model(x).float(), y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
+        value = loss.item()  # waits for the device, so that the clock reads a finished step
         now = time.perf_counter()
-        print(f"step {step} samples/s {x.shape[0] / (now - last):.2f} loss {loss.item():.4f}",
+        print(f"step {step} samples/s {x.shape[0] / (now - last):.2f} loss {value:.4f}",
               flush=True)
         last = now
         if a.seconds is not None and step >= 3 and now - start >= a.seconds:

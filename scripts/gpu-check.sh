@@ -9,6 +9,10 @@
 #
 # Usage: scripts/gpu-check.sh [BACKEND...]    (default: cuda hip; metal on a Mac: scripts/mac-check.sh)
 #   GPU_CHECK_QUICK=1  the operation checks only
+#   GPU_CHECK_PREBUILT=1  use the binaries in $BUILD as they are (carried from
+#                      a machine that could build them), without calling make
+#   PYTHON=...         the interpreter whose PyTorch runs the watched CUDA
+#                      training (default python3; skipped where it has none)
 # Exit: 0 if every available backend passed its checks, 1 if any failed,
 # 3 if none was available.
 set -u
@@ -26,10 +30,10 @@ run() { printf '$ %s\n' "$*"; "$@" 2>&1; }
 # Builds what is missing; binaries carried over from another machine are
 # used as they are when this one cannot build them.
 build() {
-  make -s BUILD="$BUILD" "$BUILD/rigtune" "$BUILD/tests/gpu_check" >&2 ||
+  [ -n "${GPU_CHECK_PREBUILT:-}" ] || make -s BUILD="$BUILD" "$BUILD/rigtune" "$BUILD/tests/gpu_check" >&2 ||
     echo "gpu-check: make failed; using the binaries already in $BUILD" >&2
   for name in "$@"; do
-    make -s BUILD="$BUILD" "$BUILD/librigtune_$name.$SO" >/dev/null 2>&1 || true
+    [ -n "${GPU_CHECK_PREBUILT:-}" ] || make -s BUILD="$BUILD" "$BUILD/librigtune_$name.$SO" >/dev/null 2>&1 || true
   done
   [ -x "$RT" ] && [ -x "$BUILD/tests/gpu_check" ] ||
     { echo "gpu-check: no $RT or $BUILD/tests/gpu_check" >&2; exit 3; }
@@ -86,6 +90,23 @@ workloads() {
   run "$RT" crossover --backend "cpu,$b" --precision fp32 --max-n 4096 --seconds 0.5 --quiet
 }
 
+# A user's own run on this GPU, as rigtune watch sees it: the PyTorch example
+# with its batches made on the main thread, then by worker processes.
+watch_torch() {
+  local py=${PYTHON:-python3} w
+  if ! "$py" -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+    section "cuda: watch skipped ($py has no PyTorch that sees a CUDA device)"
+    return 0
+  fi
+  for w in 0 4; do
+    section "cuda: rigtune watch on examples/torch_transformer.py --device cuda --workers $w"
+    "$RT" watch --quiet --metric 'samples/s ([0-9.]+)' -o "watch-cuda-w$w.yaml" -- \
+      "$py" examples/torch_transformer.py --device cuda --workers "$w" --batch 64 \
+      --d-model 512 --heads 8 --d-ff 2048 --layers 4 --seq-len 128 --steps 100000 --seconds 15
+    sed -n '/^binding:/,/^phases:/p' "watch-cuda-w$w.yaml"
+  done
+}
+
 main() {
   local names="${*:-cuda hip}" name
   build $names
@@ -94,6 +115,7 @@ main() {
   for name in $names; do
     if check "$name" && [ -z "${GPU_CHECK_QUICK:-}" ]; then
       workloads "$name"
+      [ "$name" = cuda ] && watch_torch
     fi
   done
   section "summary"
