@@ -163,7 +163,10 @@ static void chart(FILE *f, const rt_watch_run *r)
 	if (rate)
 		rate_dots(f, r, &l[n - 1]);
 	axis(f, r, height - AXIS_H + 2);
-	fputs("</svg>\n<figcaption>Phases:", f);
+	fputs("</svg>\n<figcaption>Phases", f);
+	if (r->win_steps)
+		fprintf(f, " over its steps (%.1f to %.1f s; the verdict's window)", r->win0, r->win1);
+	fputs(":", f);
 	for (int c = 0; c < RT_WC_N; c++)
 		fprintf(f,
 			" <span style=\"background:%s;padding:0 6px\">%s</span> %.0f%%", shade[c],

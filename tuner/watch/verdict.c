@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../common/rt.h"
@@ -13,6 +14,9 @@
 
 #define BURST_BUSY 0.5 /* a tick in which the device was at least this busy is in a burst */
 #define BESIDES_SHARE 0.15 /* another class this large is named after the binding one */
+#define HELPER_CORES 0.1   /* a process beside the driving one that ran this many cores is a worker */
+#define THREAD_FULL_WORDS 0.85 /* workers at this load each are near their limit */
+#define ONE_THREAD_REST_WORDS 0.5 /* the other threads' cores beside the one that are named */
 
 /* A class in words, for the list of the others. */
 static const char *const words[RT_WC_N] = {
@@ -42,25 +46,77 @@ static const char *const steps[RT_WC_N] = {
 			     "step, so that the steps are not starved",
 };
 
-/* The busiest thread's name over the ticks of class c, and its mean share there. */
-static const char *class_thread(const rt_watch_run *r, int c, double *share)
+/*
+ * The thread busiest over the window's ticks of class c (an index of
+ * r->threads, -1 when none is known), and the busiest thread's mean share
+ * of a core there.
+ */
+static int class_thread(const rt_watch_run *r, int c, double *share)
 {
-	int best = -1;
-	double most = 0, len = 0, sum = 0;
-	for (int p = 0; p < r->nphases; p++) {
-		const rt_watch_phase *ph = &r->phases[p];
-		if (ph->cls != c)
+	double *mine = calloc((size_t)r->nthreads + 1, sizeof *mine), len = 0, sum = 0;
+	for (int k = 0; k < r->nticks; k++) {
+		const rt_watch_tick *t = &r->ticks[k];
+		if (t->cls != c || !rt_watch_in_window(r, t))
 			continue;
-		double d = ph->t1 - ph->t0;
-		len += d;
-		sum += ph->top * d;
-		if (ph->top_thread >= 0 && ph->top * d > most) {
-			most = ph->top * d;
-			best = ph->top_thread;
+		len += t->dt;
+		sum += t->top * t->dt;
+		if (mine && t->top_thread >= 0 && t->top_thread < r->nthreads)
+			mine[t->top_thread] += t->top * t->dt;
+	}
+	int best = -1;
+	for (int i = 0; mine && i < r->nthreads; i++)
+		if (mine[i] > 0 && (best < 0 || mine[i] > mine[best]))
+			best = i;
+	free(mine);
+	*share = len > 0 ? sum / len : 0;
+	return best;
+}
+
+/* A process's CPU time over the run, all its threads (as far as listed). */
+static double process_cpu(const rt_watch_run *r, int pid)
+{
+	double cpu = 0;
+	for (int i = 0; i < r->nthreads; i++)
+		cpu += r->threads[i].pid == pid ? r->threads[i].cpu_s : 0;
+	return cpu;
+}
+
+/*
+ * The process that drives the steps: the command's own when it worked
+ * over the window (a shell that starts python does not), else the one of
+ * the busiest thread `top`; -1 when neither is known.
+ */
+static int driving_pid(const rt_watch_run *r, int top)
+{
+	double span = r->win1 - r->win0;
+	if (r->pid > 0 && span > 0 && process_cpu(r, r->pid) >= HELPER_CORES * span)
+		return r->pid;
+	return top >= 0 ? r->threads[top].pid : -1;
+}
+
+/*
+ * The processes beside the driving one that worked a tenth of a core or
+ * more over the window (loader workers, environment workers): how many,
+ * and their mean load in cores. Their CPU time counts from their start,
+ * a little before the first step (a loader prefetches): the load reads
+ * somewhat high.
+ */
+static int worker_processes(const rt_watch_run *r, int driver, double *load)
+{
+	double span = r->win1 - r->win0, sum = 0;
+	int n = 0;
+	for (int i = 0; i < r->nthreads && span > 0; i++) {
+		int pid = r->threads[i].pid, seen = pid == driver;
+		for (int j = 0; j < i && !seen; j++)
+			seen = r->threads[j].pid == pid;
+		double cpu = seen ? 0 : process_cpu(r, pid);
+		if (cpu >= HELPER_CORES * span) {
+			n++;
+			sum += cpu / span;
 		}
 	}
-	*share = len > 0 ? sum / len : 0;
-	return best >= 0 ? r->threads[best].comm : "?";
+	*load = n ? sum / n : 0;
+	return n;
 }
 
 /* The means over the ticks of class c of what the verdict quotes. */
@@ -74,7 +130,7 @@ static class_means class_figures(const rt_watch_run *r, int c)
 	double len = 0;
 	for (int k = 0; k < r->nticks; k++) {
 		const rt_watch_tick *t = &r->ticks[k];
-		if (t->cls != c)
+		if (t->cls != c || !rt_watch_in_window(r, t))
 			continue;
 		m.cores += t->cores * t->dt;
 		m.other += t->other * t->dt;
@@ -96,6 +152,8 @@ static int bursts(const rt_watch_run *r, double *len, double *every)
 	double first = 0, last = 0, busy = 0;
 	for (int k = 0; k < r->nticks; k++) {
 		const rt_watch_tick *t = &r->ticks[k];
+		if (!rt_watch_in_window(r, t))
+			continue;
 		int b = t->device >= BURST_BUSY;
 		if (b && !in) {
 			if (!n)
@@ -122,13 +180,28 @@ static void add(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* What the shares are of: the steps' time or the whole run's. */
+static const char *of_what(const rt_watch_run *r)
+{
+	return r->win_steps ? "of its steps' time" : "of wall time";
+}
+
+/* Where the window is the steps: how long they took and what came before them. */
+static void window_words(const rt_watch_run *r, char *v, size_t len)
+{
+	if (r->win_steps)
+		add(v, len, "over its steps (%.1f s, from its first rate line to its last; the "
+			    "%.1f s before them, startup, left out): ",
+		    r->win1 - r->win0, r->win0);
+}
+
 /* The device's part of the verdict: its busy share, its bursts, what a monitor read. */
 static void device_words(const rt_watch_run *r, char *v, size_t len)
 {
 	double blen, every;
 	if (r->device_busy < 0)
 		return;
-	add(v, len, "the device was busy %.0f%% of wall time", 100 * r->device_busy);
+	add(v, len, "the device was busy %.0f%% %s", 100 * r->device_busy, of_what(r));
 	if (bursts(r, &blen, &every) > 1)
 		add(v, len, ", in bursts of %.1f s every %.1f s", blen, every);
 	if (r->monitor_zero >= 0)
@@ -138,40 +211,51 @@ static void device_words(const rt_watch_run *r, char *v, size_t len)
 	add(v, len, "; ");
 }
 
+static void one_thread_words(const rt_watch_run *r, const class_means *m, double pct, char *v,
+			     size_t len)
+{
+	double top;
+	int t = class_thread(r, RT_WC_ONE_THREAD, &top);
+	double idle = fmax(0, r->ncpus - m->cores - m->other), rest = m->cores - top;
+	add(v, len, "one thread, `%s`, ran at %.0f%% of a core for %.0f%% %s ",
+	    t >= 0 ? r->threads[t].comm : "?", 100 * top, pct, of_what(r));
+	if (m->top_want - top > 0.1)
+		add(v, len, "(and waited for a CPU %.0f%% more: other processes took %.1f cores) ",
+		    100 * (m->top_want - top), m->other);
+	if (rest >= ONE_THREAD_REST_WORDS)
+		add(v, len, "while its other threads and processes kept %.1f cores busy and %.1f "
+			    "idled: the run is bound by one CPU thread",
+		    rest, idle);
+	else
+		add(v, len, "while %.1f other core%s idled: the run is bound by one CPU thread", idle,
+		    fabs(idle - 1) < 0.05 ? "" : "s");
+}
+
 /* The sentence of the binding class, with its figures. */
 static void class_words(const rt_watch_run *r, char *v, size_t len)
 {
 	int c = r->binding;
-	double pct = 100 * r->share[c], top;
+	double pct = 100 * r->share[c];
 	class_means m = class_figures(r, c);
-	double idle = fmax(0, r->ncpus - m.cores - m.other);
 	switch (c) {
 	case RT_WC_DEVICE:
-		add(v, len, "the device was the busy side for %.0f%% of wall time while the CPU "
-			    "kept %.1f of %d cores busy: the run is bound by the device",
-		    pct, m.cores, r->ncpus);
+		add(v, len, "the device was the busy side for %.0f%% %s while the CPU kept %.1f of "
+			    "%d cores busy: the run is bound by the device",
+		    pct, of_what(r), m.cores, r->ncpus);
 		break;
-	case RT_WC_ONE_THREAD: {
-		const char *name = class_thread(r, c, &top);
-		add(v, len, "one thread, `%s`, ran at %.0f%% of a core for %.0f%% of wall time ",
-		    name, 100 * top, pct);
-		if (m.top_want - top > 0.1)
-			add(v, len, "(and waited for a CPU %.0f%% more: other processes took %.1f "
-				    "cores) ",
-			    100 * (m.top_want - top), m.other);
-		add(v, len, "while %.1f other core%s idled: the run is bound by one CPU thread",
-		    idle, fabs(idle - 1) < 0.05 ? "" : "s");
+	case RT_WC_ONE_THREAD:
+		one_thread_words(r, &m, pct, v, len);
 		break;
-	}
 	case RT_WC_THREADS:
 		add(v, len, "its threads kept %.1f of %d cores busy (%.1f more taken by other "
-			    "processes) for %.0f%% of wall time: the run is bound by the CPU's cores",
-		    m.cores, r->ncpus, m.other, pct);
+			    "processes) for %.0f%% %s: the run is bound by the CPU's cores",
+		    m.cores, r->ncpus, m.other, pct, of_what(r));
 		break;
 	default:
-		add(v, len, "its threads %s for %.0f%% of wall time (%.1f of %d cores busy): the "
-			    "run is bound by waiting%s",
-		    c == RT_WC_WAIT_IO ? "waited for I/O" : "slept", pct, m.cores, r->ncpus,
+		add(v, len, "its threads %s for %.0f%% %s (%.1f of %d cores busy): the run is bound "
+			    "by waiting%s",
+		    c == RT_WC_WAIT_IO ? "waited for I/O" : "slept", pct, of_what(r), m.cores,
+		    r->ncpus,
 		    c == RT_WC_WAIT_IO ? " for I/O" : " (a queue, a lock, a sleep: a starved step)");
 	}
 }
@@ -190,9 +274,50 @@ static void besides(const rt_watch_run *r, char *v, size_t len)
 		if (best < 0)
 			return;
 		done[best] = 1;
-		add(v, len, "%s %s %.0f%% of wall time", any++ ? "," : "; besides:", words[best],
-		    100 * r->share[best]);
+		add(v, len, "%s %s %.0f%% %s", any++ ? "," : "; besides:", words[best],
+		    100 * r->share[best], of_what(r));
 	}
+}
+
+/* With a device, the driving thread launches its kernels: what makes them fewer and larger. */
+static void launch_words(const rt_watch_run *r, char *s, size_t len)
+{
+	if (r->device_busy >= 0)
+		add(s, len, "it launches the device's kernels, so fewer and larger ones help: a "
+			    "larger batch (`rigtune tune --cmd` with the batch knob), CUDA graphs or "
+			    "torch.compile, and no host sync (loss.item()) every step");
+	else
+		add(s, len, "more work per pass of it: a larger batch (`rigtune tune --cmd` with "
+			    "the batch knob), or its work vectorized");
+}
+
+/*
+ * One thread binds and worker processes ran beside it. Below a whole core
+ * each they kept up (on the H100, 8 and 12 loader workers instead of 4
+ * changed such a run by 1% and 6%): less work on the driving thread per
+ * sample helps. At a whole core each, they may bind as well.
+ */
+static void workers_step(const rt_watch_run *r, int driver, int workers, double load, char *s,
+			 size_t len)
+{
+	char name[sizeof r->threads[0].comm] = "its main thread";
+	double most = -1;
+	for (int i = 0; i < r->nthreads; i++)
+		if (r->threads[i].pid == driver && r->threads[i].cpu_s > most) {
+			most = r->threads[i].cpu_s;
+			snprintf(name, sizeof name, "%s", r->threads[i].comm);
+		}
+	if (load >= THREAD_FULL_WORDS) {
+		add(s, len, "`%s` and its %d worker process%s all ran near a whole core (%.0f%% "
+			    "each): both may bind, so try both: more workers (`rigtune tune --cmd` "
+			    "with a {workers} knob: DataLoader num_workers), and less work on `%s`: ",
+		    name, workers, workers == 1 ? "" : "es", 100 * fmin(load, 1), name);
+	} else {
+		add(s, len, "take work off `%s`, not onto more workers: its %d worker process%s "
+			    "kept up with it (%.0f%% of a core each), so more of them will not help; ",
+		    name, workers, workers == 1 ? "" : "es", 100 * load);
+	}
+	launch_words(r, s, len);
 }
 
 void rt_watch_verdict(rt_watch_run *r)
@@ -203,8 +328,18 @@ void rt_watch_verdict(rt_watch_run *r)
 			 "nothing was sampled: the run ended before its first interval");
 		return;
 	}
+	window_words(r, r->verdict, sizeof r->verdict);
 	device_words(r, r->verdict, sizeof r->verdict);
 	class_words(r, r->verdict, sizeof r->verdict);
 	besides(r, r->verdict, sizeof r->verdict);
-	snprintf(r->step, sizeof r->step, "%s", steps[r->binding]);
+	double top, load = 0;
+	int driver = -1, workers = 0;
+	if (r->binding == RT_WC_ONE_THREAD) {
+		driver = driving_pid(r, class_thread(r, RT_WC_ONE_THREAD, &top));
+		workers = worker_processes(r, driver, &load);
+	}
+	if (workers)
+		workers_step(r, driver, workers, load, r->step, sizeof r->step);
+	else
+		snprintf(r->step, sizeof r->step, "%s", steps[r->binding]);
 }

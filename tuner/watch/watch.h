@@ -91,6 +91,7 @@ typedef struct rt_watch_run {
 	char device_source[16], device_why[256];
 	int ndevices;
 	double realtime0; /* CLOCK_REALTIME at the start: the device samples' clock */
+	int read_back;    /* loaded from a YAML: no raw device samples, the ticks' shares stand */
 	rt_dev_sample *dev;
 	int ndev, dcap;
 	double peak_rss;
@@ -103,6 +104,8 @@ typedef struct rt_watch_run {
 	double monitor_zero;     /* share of 1 s monitor readings that read 0%; -1 none */
 	int monitor_readings;
 	double process_busy;     /* the tree's mean SM share, NVML's per-process samples; -1 none */
+	double win0, win1;       /* the window the shares and the verdict cover, s since the start */
+	int win_steps;           /* 1: the window is the steps, first rate line to last; 0: the run */
 	int binding;             /* the class with the largest share */
 	char verdict[1024];
 	char step[512];
@@ -143,6 +146,8 @@ int rt_watch_thread_index(rt_watch_run *r, const rt_proc_thread *th);
 int rt_watch_analyze(rt_watch_run *r);
 /* The class of one tick (ncpus: the cores the tree may use). */
 int rt_watch_classify(const rt_watch_tick *k, int ncpus);
+/* Whether the tick's middle is in the verdict's window. */
+int rt_watch_in_window(const rt_watch_run *r, const rt_watch_tick *k);
 
 /* ---- verdict.c ---- */
 
@@ -153,9 +158,11 @@ void rt_watch_verdict(rt_watch_run *r);
 
 int rt_watch_yaml(const rt_watch_run *r, char **text, size_t *len, char *err, size_t errlen);
 /*
- * Reads back what rt_watch_yaml wrote, as much as a page draws (the time
- * line, the shares, the verdict; not the phases' list, the threads or the
- * device's raw samples). RT_EINVAL "FILE:LINE:COLUMN: why", RT_EIO, RT_ENOMEM.
+ * Reads back what rt_watch_yaml wrote, as much as a page draws and the
+ * analysis needs again (the time line, the window, the shares, the verdict,
+ * the busiest threads; not the phases' list or the device's raw samples:
+ * rt_watch_analyze keeps the ticks' device shares of such a run).
+ * RT_EINVAL "FILE:LINE:COLUMN: why", RT_EIO, RT_ENOMEM.
  */
 int rt_watch_load(const char *path, rt_watch_run *r, char *err, size_t errlen);
 

@@ -44,6 +44,17 @@ static void shares_block(rt_yw *w, const rt_watch_run *r)
 	rt_yw_end_map(w);
 }
 
+/* The stretch the shares and the verdict cover: the steps, or the whole run. */
+static void window_block(rt_yw *w, const rt_watch_run *r)
+{
+	rt_yw_str(w, "window");
+	rt_yw_map(w, 1);
+	rt_yw_kstr(w, "of", r->win_steps ? "steps" : "run");
+	rt_yw_knum(w, "start_s", r->win0, 4);
+	rt_yw_knum(w, "end_s", r->win1, 4);
+	rt_yw_end_map(w);
+}
+
 static void phases_block(rt_yw *w, const rt_watch_run *r)
 {
 	rt_yw_str(w, "phases");
@@ -185,6 +196,7 @@ int rt_watch_yaml(const rt_watch_run *r, char **text, size_t *len, char *err, si
 	rt_yw_kstr(&w, "binding", rt_watch_class_name(r->binding));
 	rt_yw_kstr(&w, "verdict", r->verdict);
 	rt_yw_kstr(&w, "step", r->step);
+	window_block(&w, r);
 	shares_block(&w, r);
 	device_block(&w, r);
 	phases_block(&w, r);
@@ -315,12 +327,69 @@ static int read_device(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 	RT_TRY(rt_yr_need(y, root, "device", YAML_MAPPING_NODE, &d));
 	RT_TRY(rt_yr_need_int(y, d, "devices", 0, 64, &n));
 	r->ndevices = (int)n;
-	r->device_busy = r->monitor_zero = -1;
+	r->device_busy = r->monitor_zero = r->process_busy = -1;
 	if (!n)
 		return RT_OK;
 	RT_TRY(rt_yr_need_num(y, d, "busy_share", &r->device_busy));
 	if (rt_yr_get(y, d, "monitor_zero_share"))
 		RT_TRY(rt_yr_need_num(y, d, "monitor_zero_share", &r->monitor_zero));
+	if (rt_yr_get(y, d, "monitor_readings")) {
+		RT_TRY(rt_yr_need_int(y, d, "monitor_readings", 0, 1L << 30, &n));
+		r->monitor_readings = (int)n;
+	}
+	if (rt_yr_get(y, d, "process_sm_share"))
+		RT_TRY(rt_yr_need_num(y, d, "process_sm_share", &r->process_busy));
+	return RT_OK;
+}
+
+/* The window (absent before it was written: the whole run). */
+static int read_window(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
+{
+	const rt_ynode *w = rt_yr_get(y, root, "window");
+	const char *of;
+	r->win0 = 0;
+	r->win1 = r->wall_s;
+	if (!w)
+		return RT_OK;
+	RT_TRY(rt_yr_need_str(y, w, "of", &of));
+	if (strcmp(of, "steps") && strcmp(of, "run"))
+		return rt_yr_bad(y, rt_yr_get(y, w, "of"), "window.of is '%s', not steps or run",
+				 of);
+	r->win_steps = !strcmp(of, "steps");
+	RT_TRY(rt_yr_need_num(y, w, "start_s", &r->win0));
+	RT_TRY(rt_yr_need_num(y, w, "end_s", &r->win1));
+	return r->win1 >= r->win0 ? RT_OK
+				  : rt_yr_bad(y, w, "window ends (%g s) before it starts (%g s)",
+					      r->win1, r->win0);
+}
+
+/* The busiest threads as listed (the verdict names them and counts their processes). */
+static int read_threads(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
+{
+	const rt_ynode *seq = rt_yr_get(y, root, "threads");
+	if (!seq)
+		return RT_OK;
+	RT_TRY(rt_yr_need(y, root, "threads", YAML_SEQUENCE_NODE, &seq));
+	int n = rt_yr_nitems(seq);
+	if (n > THREADS_LISTED)
+		return rt_yr_bad(y, seq, "threads lists %d, at most %d", n, THREADS_LISTED);
+	r->threads = calloc((size_t)(n ? n : 1), sizeof *r->threads);
+	if (!r->threads)
+		return RT_ENOMEM;
+	r->thcap = n;
+	for (int i = 0; i < n; i++) {
+		const rt_ynode *t = rt_yr_item(y, seq, i);
+		const char *comm;
+		long pid, tid;
+		RT_TRY(rt_yr_need_int(y, t, "pid", 0, 1L << 31, &pid));
+		RT_TRY(rt_yr_need_int(y, t, "tid", 0, 1L << 31, &tid));
+		RT_TRY(rt_yr_need_str(y, t, "comm", &comm));
+		RT_TRY(rt_yr_need_num(y, t, "cpu_s", &r->threads[i].cpu_s));
+		r->threads[i].pid = (int)pid;
+		r->threads[i].tid = (int)tid;
+		snprintf(r->threads[i].comm, sizeof r->threads[i].comm, "%s", comm);
+		r->nthreads = i + 1;
+	}
 	return RT_OK;
 }
 
@@ -344,10 +413,18 @@ static int read_doc(const rt_yr *y, rt_watch_run *r)
 	RT_TRY(read_text(y, root, "step", r->step, sizeof r->step));
 	RT_TRY(rt_yr_need_int(y, root, "cpus", 1, 1 << 20, &cpus));
 	r->ncpus = (int)cpus;
+	if (rt_yr_get(y, root, "pid")) {
+		long pid;
+		RT_TRY(rt_yr_need_int(y, root, "pid", 0, 1L << 31, &pid));
+		r->pid = (pid_t)pid;
+	}
 	RT_TRY(rt_yr_need_num(y, root, "wall_s", &r->wall_s));
+	RT_TRY(read_window(y, root, r));
 	RT_TRY(read_shares(y, root, r));
 	RT_TRY(read_device(y, root, r));
+	RT_TRY(read_threads(y, root, r));
 	RT_TRY(read_metric(y, root, r));
+	r->read_back = 1;
 	return read_timeline(y, root, r);
 }
 
