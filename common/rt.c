@@ -70,6 +70,19 @@ void rt_list_append(char *buf, size_t len, const char *sep, const char *item)
 		snprintf(buf + n, len - n, "%s%s", n ? sep : "", item);
 }
 
+int rt_list_has(const char *list, const char *seps, const char *word)
+{
+	size_t wl = strlen(word);
+	while (list && *list) {
+		size_t n = strcspn(list, seps);
+		if (n == wl && !strncmp(list, word, wl))
+			return 1;
+		list += n;
+		list += strspn(list, seps);
+	}
+	return 0;
+}
+
 size_t rt_utf8_char(const unsigned char *s, size_t n)
 {
 	/* by lead byte: the length, and the range of the first continuation byte */

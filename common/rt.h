@@ -68,6 +68,9 @@ int rt_exit_code(int code);
  */
 void rt_list_append(char *buf, size_t len, const char *sep, const char *item);
 
+/* Whether word is an item of list, whose items are separated by any of seps (NULL list: no). */
+int rt_list_has(const char *list, const char *seps, const char *word);
+
 /*
  * The length of the UTF-8 character at s (at most n bytes), 0 when s does
  * not start one: a stray or missing continuation byte, an overlong form, a

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "../tuner/blas_kernels.h"
 #include "../tuner/blas_origin.h"
 #include "../tuner/machine.h"
 #include "../tuner/pin.h"
@@ -269,6 +270,40 @@ static void test_blas_file(void **state)
 	free(text);
 }
 
+/* The widest vector instructions named by whole flags, and kernels narrower than them. */
+static void test_blas_kernels(void **state)
+{
+	(void)state;
+	assert_string_equal(rt_cpu_vector_isa("fpu sse3 avx avx2 avx512f avx512_bf16 amx_tile"),
+			    "avx512_bf16");
+	assert_string_equal(rt_cpu_vector_isa("sse3 avx avx2 avx512f avx512dq"), "avx512");
+	assert_string_equal(rt_cpu_vector_isa("sse3 avx avx2 avx512_vbmi\n"), "avx2");
+	assert_string_equal(rt_cpu_vector_isa("sse3 avx2x avx"), "avx");
+	assert_string_equal(rt_cpu_vector_isa("pni sse3"), "sse");
+	assert_string_equal(rt_cpu_vector_isa("fp asimd sve"), "");
+	assert_string_equal(rt_cpu_vector_isa(""), "");
+	char note[RT_MF_TEXT_LEN];
+	/* the H100 host's case: SSE kernels on an AVX-512 BF16 Xeon */
+	rt_blas_kernels_note("Prescott", "avx512_bf16", note, sizeof note);
+	assert_non_null(strstr(note, "runs its Prescott kernels (sse) on a CPU with avx512_bf16"));
+	assert_non_null(strstr(note, "OPENBLAS_CORETYPE=Cooperlake selects"));
+	assert_true(strlen(note) < sizeof note - 1); /* whole, not cut */
+	rt_blas_kernels_note("zen", "avx512", note, sizeof note);
+	assert_non_null(strstr(note, "OPENBLAS_CORETYPE=SkylakeX"));
+	rt_blas_kernels_note("Sandybridge", "avx2", note, sizeof note);
+	assert_non_null(strstr(note, "OPENBLAS_CORETYPE=Haswell"));
+	/* kernels that fit, bf16 aside (it changes sbgemm alone), and names not in the table */
+	const char *fit[][2] = {{"SkylakeX", "avx512_bf16"}, {"Cooperlake", "avx512"},
+				{"Haswell", "avx2"},         {"Zen", "avx2"},
+				{"SapphireRapids", "avx512_bf16"}, {"NEOVERSEN1", ""},
+				{"VORTEX", "avx2"},          {"Prescott", ""}};
+	for (size_t i = 0; i < RT_COUNT(fit); i++) {
+		snprintf(note, sizeof note, "not cleared");
+		rt_blas_kernels_note(fit[i][0], fit[i][1], note, sizeof note);
+		assert_string_equal(note, "");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_yaml_round_trip),
 		cmocka_unit_test(test_blas_origin),
 		cmocka_unit_test(test_blas_file),
+		cmocka_unit_test(test_blas_kernels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

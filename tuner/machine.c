@@ -14,6 +14,7 @@
 #include "../common/platform.h"
 #include "../common/rt.h"
 #include "../workloads/backend.h"
+#include "blas_kernels.h"
 #include "blas_origin.h"
 
 /* Copies src (NULL: empty) into dst, truncating to fit. */
@@ -36,6 +37,9 @@ static void probe_live(rt_machine *m)
 	rt_plat_os_name(m->os_name, sizeof m->os_name);
 	rt_plat_cpu_freq(m->governor, sizeof m->governor, &m->freq_min_mhz, &m->freq_max_mhz);
 	rt_plat_cpu_microcode(m->microcode, sizeof m->microcode);
+	char flags[8192];
+	rt_plat_cpu_flags(flags, sizeof flags);
+	copy_str(m->vector_isa, sizeof m->vector_isa, rt_cpu_vector_isa(flags));
 	uint64_t total, avail;
 	if (rt_plat_memory(&total, &avail) == 0) {
 		m->mem_total = total;

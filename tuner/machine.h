@@ -56,6 +56,7 @@ typedef struct rt_machine {
 	char os_name[64], os_release[64], kernel[64];
 	char governor[32];    /* "" where not readable */
 	char microcode[32];   /* /proc/cpuinfo's revision ("0x1000065"); "" where not given */
+	char vector_isa[16];  /* the widest x86 vector instructions (blas_kernels.h); "" other */
 	int freq_min_mhz, freq_max_mhz;
 	uint64_t mem_total, mem_available;
 	char blas_library[32], blas_version[32], blas_core[32], blas_threading[16];
@@ -162,6 +163,7 @@ typedef struct rt_machine_said {
 	int usable_cores;                /* cpu.usable_cores */
 	char role[RT_MAX_KINDS][16];     /* cpu.kinds[i].role: "performance" */
 	char bf16[256];                  /* blas.bf16: why the BLAS has no bf16 GEMM */
+	char core_note[RT_MF_TEXT_LEN];  /* blas.core_note: its kernels narrower than the CPU's */
 } rt_machine_said;
 
 /*

@@ -13,6 +13,7 @@
 
 #include "../common/rt.h"
 #include "../workloads/backend.h"
+#include "blas_kernels.h"
 #include "machine.h"
 
 #define GIB (1024.0 * 1024 * 1024)
@@ -59,6 +60,11 @@ static void derive_bf16(const rt_mctx *c, char *buf, size_t len)
 			 "none in this %s (no cblas_sbgemm); the cpu backend's gemm_impl names what "
 			 "runs bf16",
 			 c->m->blas_library);
+}
+
+static void derive_core_note(const rt_mctx *c, char *buf, size_t len)
+{
+	rt_blas_kernels_note(c->m->blas_core, c->m->vector_isa, buf, len);
 }
 
 /* ---- when a field is written ---- */
@@ -140,6 +146,7 @@ static const rt_mfield cpu_fields[] = {
 	{.key = "governor", .kind = RT_MF_STR, .off = offsetof(rt_machine, governor),
 	 .size = SIZE(rt_machine, governor), .empty = "unknown"},
 	STR("microcode", rt_machine, microcode, RT_MF_IF_SET),
+	STR("vector_isa", rt_machine, vector_isa, RT_MF_IF_SET | RT_MF_NODIFF),
 	{.key = "freq_mhz", .kind = RT_MF_MAP, .flags = RT_MF_FLOW, .sub = freq_fields,
 	 .shown = has_freq},
 	END,
@@ -166,6 +173,7 @@ static const rt_mfield blas_fields[] = {
 	STR("file", rt_machine, blas_file, RT_MF_IF_SET),
 	{.key = "precisions", .kind = RT_MF_PRECS, .off = offsetof(rt_machine, blas_precisions)},
 	SAID("bf16", RT_MF_STR, derive_bf16, RT_MF_IF_SET | RT_MF_NODIFF, bf16),
+	SAID("core_note", RT_MF_STR, derive_core_note, RT_MF_IF_SET | RT_MF_NODIFF, core_note),
 	END,
 };
 

@@ -14,6 +14,7 @@
 
 #include "../common/clock.h"
 #include "backends.h"
+#include "blas_kernels.h"
 #include "crossover.h"
 #include "journal.h"
 #include "../search/leaders.h"
@@ -569,6 +570,15 @@ static int probe(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errl
 	return rc ? rt_fail(err, errlen, rc, "--python: %.400s", err) : RT_OK;
 }
 
+/* Kernels narrower than the CPU's run every CPU trial below its speed: said before them. */
+static void blas_kernels_warning(const rt_machine *m, rt_progress *progress)
+{
+	char note[RT_MF_TEXT_LEN];
+	rt_blas_kernels_note(m->blas_core, m->vector_isa, note, sizeof note);
+	if (note[0])
+		rt_progress_note(progress, "warning: %s", note);
+}
+
 /* What the probe times for the run's hints: SB3's vector step where a workload gives SB3 lines. */
 static unsigned probe_timed(const rt_tune_run *run)
 {
@@ -705,6 +715,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		rc = open_journal(o, run, &journal, &reuse, &nreuse, err, errlen);
 	if (rc)
 		goto out;
+	blas_kernels_warning(&run->machine, progress);
 	probe_frameworks(o, run, fmin(RT_FRAMEWORK_DEADLINE_S, PROBE_SHARE * o->budget_s), progress);
 	double probed = rt_clock_now() - t0;
 	/* the crossover's and the baseline rounds' shares are kept back; the workloads share what

@@ -29,26 +29,12 @@ static const struct {
 	{RT_CPUF_AMX_FP16, "amx_fp16"},
 };
 
-/* Whether the word `w` is an item of the list s, whose items are separated by any of seps. */
-static int has_word(const char *s, const char *seps, const char *w)
-{
-	size_t wl = strlen(w);
-	while (s && *s) {
-		size_t n = strcspn(s, seps);
-		if (n == wl && !strncmp(s, w, wl))
-			return 1;
-		s += n;
-		s += strspn(s, seps);
-	}
-	return 0;
-}
-
 unsigned rt_cpu_flags_parse(const char *cpuinfo_flags, const char *mask)
 {
 	unsigned f = 0;
 	for (size_t i = 0; i < RT_COUNT(cpu_flags); i++)
-		if (has_word(cpuinfo_flags, " \t\n", cpu_flags[i].name) &&
-		    !has_word(mask, ",", cpu_flags[i].name))
+		if (rt_list_has(cpuinfo_flags, " \t\n", cpu_flags[i].name) &&
+		    !rt_list_has(mask, ",", cpu_flags[i].name))
 			f |= cpu_flags[i].bit;
 	return f;
 }
