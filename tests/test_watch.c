@@ -237,6 +237,9 @@ static const recorded h100[] = {
 	{"live-w4b64", RT_WC_ONE_THREAD, "both may bind, so try both: more workers"},
 	{"live-big_fp32_w8", RT_WC_DEVICE, "the device is the bottleneck"},
 	{"live-w0b64", RT_WC_ONE_THREAD, "for input, more loader workers"},
+	/* its command a shell script that started python3: the driver is python3, not a worker */
+	{"final-w4b64", RT_WC_ONE_THREAD, "`python3` and its 4 worker processes all ran near"},
+	{"final-big_fp32_w8", RT_WC_DEVICE, "the device is the bottleneck"},
 	/* batches made on the main thread: 4 loader workers ran it 2.2 times faster */
 	{"w0b64", RT_WC_ONE_THREAD, "for input, more loader workers"},
 	{"w0b64-15s", RT_WC_ONE_THREAD, "for input, more loader workers"},

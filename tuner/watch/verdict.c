@@ -68,6 +68,10 @@ static int class_thread(const rt_watch_run *r, int c, double *share)
 		if (mine[i] > 0 && (best < 0 || mine[i] > mine[best]))
 			best = i;
 	free(mine);
+	/* ticks read back from a YAML do not say their thread: the run's busiest then */
+	for (int i = 0; best < 0 && r->read_back && i < r->nthreads; i++)
+		if (i == 0 || r->threads[i].cpu_s > r->threads[best].cpu_s)
+			best = i;
 	*share = len > 0 ? sum / len : 0;
 	return best;
 }
@@ -82,16 +86,23 @@ static double process_cpu(const rt_watch_run *r, int pid)
 }
 
 /*
- * The process that drives the steps: the command's own when it worked
- * over the window (a shell that starts python does not), else the one of
- * the busiest thread `top`; -1 when neither is known.
+ * The process that drives the steps: the one that ran the most CPU time
+ * over the run, its threads together (the command itself may be a shell
+ * or a launcher that waits; the main process also did the start-up).
+ * -1 when no thread is known.
  */
-static int driving_pid(const rt_watch_run *r, int top)
+static int driving_pid(const rt_watch_run *r)
 {
-	double span = r->win1 - r->win0;
-	if (r->pid > 0 && span > 0 && process_cpu(r, r->pid) >= HELPER_CORES * span)
-		return r->pid;
-	return top >= 0 ? r->threads[top].pid : -1;
+	int pid = -1;
+	double most = -1;
+	for (int i = 0; i < r->nthreads; i++) {
+		double cpu = process_cpu(r, r->threads[i].pid);
+		if (cpu > most) {
+			most = cpu;
+			pid = r->threads[i].pid;
+		}
+	}
+	return pid;
 }
 
 /*
@@ -332,10 +343,10 @@ void rt_watch_verdict(rt_watch_run *r)
 	device_words(r, r->verdict, sizeof r->verdict);
 	class_words(r, r->verdict, sizeof r->verdict);
 	besides(r, r->verdict, sizeof r->verdict);
-	double top, load = 0;
+	double load = 0;
 	int driver = -1, workers = 0;
 	if (r->binding == RT_WC_ONE_THREAD) {
-		driver = driving_pid(r, class_thread(r, RT_WC_ONE_THREAD, &top));
+		driver = driving_pid(r);
 		workers = worker_processes(r, driver, &load);
 	}
 	if (workers)

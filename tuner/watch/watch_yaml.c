@@ -263,6 +263,7 @@ static int read_timeline(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 	}
 	r->tcap = r->nticks;
 	for (int i = 0; i < r->nticks; i++) {
+		r->ticks[i].top_thread = -1; /* not written */
 		r->ticks[i].t = t[i];
 		r->ticks[i].dt = t[i] - (i ? t[i - 1] : 0);
 		if (i && r->ticks[i].dt < 0) {
@@ -413,11 +414,7 @@ static int read_doc(const rt_yr *y, rt_watch_run *r)
 	RT_TRY(read_text(y, root, "step", r->step, sizeof r->step));
 	RT_TRY(rt_yr_need_int(y, root, "cpus", 1, 1 << 20, &cpus));
 	r->ncpus = (int)cpus;
-	if (rt_yr_get(y, root, "pid")) {
-		long pid;
-		RT_TRY(rt_yr_need_int(y, root, "pid", 0, 1L << 31, &pid));
-		r->pid = (pid_t)pid;
-	}
+
 	RT_TRY(rt_yr_need_num(y, root, "wall_s", &r->wall_s));
 	RT_TRY(read_window(y, root, r));
 	RT_TRY(read_shares(y, root, r));
