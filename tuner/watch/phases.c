@@ -24,7 +24,6 @@
 #define DEVICE_BUSY 0.7
 #define WAIT_CORES 0.5       /* below this many cores wanted the tree waits (a tick half in: by its larger half) */
 #define CORES_BUSY 0.8       /* the share of the cores wanted that makes the cores the limit */
-#define THREAD_FULL 0.85     /* a thread that wanted this share of a core is at its limit */
 #define ONE_THREAD_SHARE 0.6 /* else: the busiest thread's least share of what the tree ran */
 #define ONE_THREAD_REST 0.5  /* and the most the other threads may run beside it, in cores */
 #define MIN_PHASE_S 0.2      /* the shortest phase (a 0.3 s burst is one) */
@@ -65,7 +64,7 @@ int rt_watch_classify(const rt_watch_tick *k, int ncpus)
 		return k->io_threads ? RT_WC_WAIT_IO : RT_WC_WAIT_SLEEP;
 	if (k->want >= CORES_BUSY * ncpus)
 		return RT_WC_THREADS;
-	if (k->top_want >= THREAD_FULL ||
+	if (k->top_want >= RT_WATCH_THREAD_FULL ||
 	    (k->top_want >= ONE_THREAD_SHARE * k->want && k->want < k->top_want + ONE_THREAD_REST))
 		return RT_WC_ONE_THREAD;
 	return RT_WC_THREADS;
@@ -91,17 +90,16 @@ static void steady_window(rt_watch_run *r)
 	r->win_steps = 0;
 	if (r->nmetric < 2 || r->metric[r->nmetric - 1].t <= r->metric[0].t)
 		return;
-	double a = r->metric[0].t, b = r->metric[r->nmetric - 1].t;
+	r->win0 = r->metric[0].t;
+	r->win1 = r->metric[r->nmetric - 1].t;
 	int inside = 0;
-	for (int k = 0; k < r->nticks; k++) {
-		double mid = r->ticks[k].t - r->ticks[k].dt / 2;
-		inside += mid >= a && mid <= b;
+	for (int k = 0; k < r->nticks; k++)
+		inside += rt_watch_in_window(r, &r->ticks[k]);
+	r->win_steps = inside >= MIN_PHASE_TICKS;
+	if (!r->win_steps) { /* steps too quick to sample: the whole run says more */
+		r->win0 = 0;
+		r->win1 = end;
 	}
-	if (inside < MIN_PHASE_TICKS)
-		return; /* steps too quick to sample: the whole run says more */
-	r->win0 = a;
-	r->win1 = b;
-	r->win_steps = 1;
 }
 
 /* A device sample's window on the run's clock. */

@@ -15,7 +15,6 @@
 #define BURST_BUSY 0.5 /* a tick in which the device was at least this busy is in a burst */
 #define BESIDES_SHARE 0.15 /* another class this large is named after the binding one */
 #define HELPER_CORES 0.1   /* a process beside the driving one that ran this many cores is a worker */
-#define THREAD_FULL_WORDS 0.85 /* workers at this load each are near their limit */
 #define ONE_THREAD_REST_WORDS 0.5 /* the other threads' cores beside the one that are named */
 
 /* A class in words, for the list of the others. */
@@ -318,7 +317,7 @@ static void workers_step(const rt_watch_run *r, int driver, int workers, double 
 			most = r->threads[i].cpu_s;
 			snprintf(name, sizeof name, "%s", r->threads[i].comm);
 		}
-	if (load >= THREAD_FULL_WORDS) {
+	if (load >= RT_WATCH_THREAD_FULL) {
 		add(s, len, "`%s` and its %d worker process%s all ran near a whole core (%.0f%% "
 			    "each): both may bind, so try both: more workers (`rigtune tune --cmd` "
 			    "with a {workers} knob: DataLoader num_workers), and less work on `%s`: ",

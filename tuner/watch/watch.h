@@ -18,6 +18,9 @@
 #include "device.h"
 #include "procfs.h"
 
+/* A thread (or a worker process) that wanted this share of a core is at its limit. */
+#define RT_WATCH_THREAD_FULL 0.85
+
 /* What binds an interval of the run. */
 typedef enum rt_watch_class {
 	RT_WC_DEVICE,      /* the accelerator was busy */
