@@ -42,7 +42,7 @@
  * the first two with check's default budget (the tune's time) and
  * threshold, the A/B ones with --budget S_ab and --threshold PCT (a
  * comparison in one session cancels the drift, so a smaller change can be
- * told). The slowdown the checks saw (the median raw now/base against the
+ * told). The slowdown the checks saw (the median now/base against the
  * A/A checks') is printed beside the one applied: the slowdown falls on the
  * GEMMs only, so a workload with other work in its step sees less of it.
  * With --rebase every round tunes a new baseline first: the false alarms
@@ -97,7 +97,7 @@
 typedef struct group {
 	char name[48];
 	int counts[RT_NVERDICT];
-	double log_ratios; /* the sum of log(now / baseline) as measured, over ratios of them */
+	double log_ratios; /* the sum of log(now / baseline), over ratios of them */
 	int ratios;
 } group;
 
@@ -107,8 +107,8 @@ typedef struct outcome {
 	int ngroups;
 	double seconds;
 	int counts[RT_NVERDICT];
-	double ratio;      /* the median over its points of now / baseline, as measured */
-	double speed;      /* the machine's speed that the canary saw */
+	double ratio;      /* the median over its points of now / baseline */
+	double canary;     /* the canary's compute half now / baseline (shown only); 0: none */
 	double contention; /* the most other processes took of a trial's cores */
 } outcome;
 
@@ -147,8 +147,8 @@ static group *group_named(group *v, int *n, const char *name)
 	return &v[(*n)++];
 }
 
-/* Counts point p's verdict and raw ratio (0: none) in its group of out. */
-static void count_point(const rt_yr *r, const rt_ynode *p, double raw_ratio, outcome *out)
+/* Counts point p's verdict and ratio (0: none) in its group of out. */
+static void count_point(const rt_yr *r, const rt_ynode *p, double ratio, outcome *out)
 {
 	const char *wl = rt_yr_scalar(rt_yr_get(r, p, "workload"));
 	const char *prec = rt_yr_scalar(rt_yr_at(r, p, "point.precision"));
@@ -159,16 +159,13 @@ static void count_point(const rt_yr *r, const rt_ynode *p, double raw_ratio, out
 	group *g = group_named(out->groups, &out->ngroups, name);
 	for (int v = 0; g && verdict && v < RT_NVERDICT; v++)
 		g->counts[v] += !strcmp(verdict, rt_verdict_name((rt_verdict)v));
-	if (g && raw_ratio > 0) {
-		g->log_ratios += log(raw_ratio);
+	if (g && ratio > 0) {
+		g->log_ratios += log(ratio);
 		g->ratios++;
 	}
 }
 
-/*
- * The median of the points' raw ratios (as measured), their worst
- * contention, and their verdicts by group.
- */
+/* The median of the points' ratios, their worst contention, and their verdicts by group. */
 static void read_points(const rt_yr *r, const rt_ynode *points, outcome *out)
 {
 	double v[64];
@@ -176,8 +173,8 @@ static void read_points(const rt_yr *r, const rt_ynode *points, outcome *out)
 	for (int i = 0; i < rt_yr_nitems(points) && n < 64; i++) {
 		const rt_ynode *p = rt_yr_item(r, points, i);
 		double x;
-		if (rt_yr_number(r, rt_yr_get(r, p, "raw_ratio"), "raw_ratio", &x) != RT_OK)
-			x = 0;
+		if (rt_yr_number(r, rt_yr_get(r, p, "ratio"), "ratio", &x) != RT_OK)
+			x = 0; /* null: infeasible or never run */
 		count_point(r, p, x, out);
 		if (x > 0)
 			v[n++] = x;
@@ -201,10 +198,8 @@ static int read_result(const char *path, outcome *out, char *err, size_t errlen)
 						      1000, &k);
 		out->counts[v] = (int)k;
 	}
-	out->speed = 1;
-	if (rt_yr_at(&r, root, "canary.speed"))
-		rc = rc ? rc : rt_yr_number(&r, rt_yr_at(&r, root, "canary.speed"), "canary.speed",
-					    &out->speed);
+	if (rt_yr_number(&r, rt_yr_at(&r, root, "canary.ratio"), "canary.ratio", &out->canary))
+		out->canary = 0; /* null: no canary compared */
 	read_points(&r, rt_yr_get(&r, root, "points"), out);
 	rt_yr_free(&r);
 	return rc;
@@ -715,10 +710,10 @@ int main(int argc, char **argv)
 		}
 		count(&aa, &x);
 		count(&slow, &y);
-		printf("  round %2d (%4.1f min, load %.1f): A/A %-10s now/base %.3f machine %.3f | "
-		       "slowed %-10s %.3f machine %.3f",
+		printf("  round %2d (%4.1f min, load %.1f): A/A %-10s now/base %.3f canary %.3f | "
+		       "slowed %-10s %.3f canary %.3f",
 		       r + 1, (tr - t0) / 60, l, x.status == 1 ? "REGRESSION" : "pass", x.ratio,
-		       x.speed, y.status == 1 ? "regression" : "MISSED", y.ratio, y.speed);
+		       x.canary, y.status == 1 ? "regression" : "MISSED", y.ratio, y.canary);
 		if (b.ab && r % 2 == 0) {
 			outcome u = check_once(rigtune, &c->ab_same, r, "ab-same");
 			count(&ab_same, &u);

@@ -2,8 +2,8 @@
 # Does `rigtune check` say "unchanged" on an unchanged machine (issue 33)? Tunes WORKLOADS
 # into a baseline, then runs CHECKS `rigtune check --baseline` in a row with the machine left
 # as it is, and prints per check its exit status, seconds against its budget, verdicts and
-# what its canary read (the compute half that decides, with its 95% CI, and the memory half
-# that is only shown), then the totals and the 1-minute load before and after: a busy machine
+# what its canary read (shown only: the compute half with its 95% CI, and the memory half),
+# then the totals and the 1-minute load before and after: a busy machine
 # is not an unchanged one. Every check's YAML stays in DIR (cN.yaml).
 #
 # Usage: scripts/check-aa.sh [-n CHECKS] [-w WORKLOADS] [-b TUNE_BUDGET] [-d DIR] [-r RIGTUNE]
@@ -45,7 +45,6 @@ tally() {
     c && /^  now: \{compute/ { split($0, f, /[:,}]/); nm = num(f[5]) }
     c && /^  ratio:/ { ratio = $2 }
     c && /^  ci95:/ { split($0, f, /[\[,\]]/); lo = num(f[2]); hi = num(f[3]) }
-    c && /^  speed:/ { speed = $2 }
     /^settings:/ { split($0, f, /[:,}]/); budget = num(f[7]); secs = num(f[9]) }
     /^summary:/ { n = split($0, f, /[{:,}]/)   # key, value, ...: every verdict but two is "other"
       for (i = 4; i <= n; i += 2) {
@@ -55,13 +54,13 @@ tally() {
     END {
       within = ratio == "null" ? "-" : (lo <= 1 && hi >= 1 ? "yes" : "no")
       mem = bm > 0 ? sprintf("%+.1f%%", 100 * (nm / bm - 1)) : "-"
-      printf "%s %.1f %g %d %d %d %s %s %s %s %s\n", status, secs, budget, u, inc, other,
-        ratio, lo "," hi, within, speed, mem
+      printf "%s %.1f %g %d %d %d %s %s %s %s\n", status, secs, budget, u, inc, other,
+        ratio, lo "," hi, within, mem
     }' "$2"
 }
 
-printf '%-5s %-6s %-12s %-10s %-12s %-5s %-22s %-6s %-7s %s\n' check exit seconds unchanged \
-  inconclusive other "canary compute [CI]" "in CI" speed memory
+printf '%-5s %-6s %-12s %-10s %-12s %-5s %-22s %-6s %s\n' check exit seconds unchanged \
+  inconclusive other "canary compute [CI]" "in CI" memory
 rows=()
 for i in $(seq 1 "$checks"); do
   set +e
@@ -72,19 +71,19 @@ for i in $(seq 1 "$checks"); do
     { echo "$0: check $i failed (exit $status): $dir/c$i.txt" >&2; exit 2; }
   row=$(tally "$status" "c$i.yaml")
   rows+=("$row")
-  read -r st secs bud u inc other ratio ci within speed mem <<<"$row"
-  printf '%-5s %-6s %-12s %-10s %-12s %-5s %-22s %-6s %-7s %s\n' "$i" "$st" "$secs/$bud" "$u" \
-    "$inc" "$other" "$ratio [$ci]" "$within" "$speed" "$mem"
+  read -r st secs bud u inc other ratio ci within mem <<<"$row"
+  printf '%-5s %-6s %-12s %-10s %-12s %-5s %-22s %-6s %s\n' "$i" "$st" "$secs/$bud" "$u" \
+    "$inc" "$other" "$ratio [$ci]" "$within" "$mem"
 done
 
 printf '%s\n' "${rows[@]}" | awk -v load="$(load)" '
   { n++; ones += $1 == 1; secs += $2; bud += $3; u += $4; inc += $5; other += $6
-    within += $9 == "yes"; compared += $9 != "-"; used += $10 != 1 }
+    within += $9 == "yes"; compared += $9 != "-" }
   END {
     total = u + inc + other
     printf "# %d checks: %d exited 1; verdicts %d of %d unchanged (%.0f%%), %d inconclusive, %d other\n",
       n, ones, u, total, total ? 100 * u / total : 0, inc, other
-    printf "# %.1f s a check on average, of a %.0f s budget; canary compute within its CI of no change in %d of %d, taken out in %d; load %s after\n",
-      secs / n, bud / n, within, compared, used, load
+    printf "# %.1f s a check on average, of a %.0f s budget; canary compute within its CI of no change in %d of %d; load %s after\n",
+      secs / n, bud / n, within, compared, load
     exit !(ones == 0 && total && u >= 0.9 * total)
   }'

@@ -209,222 +209,75 @@ static void canaries(rt_baseline *b, rt_check_canary *c, double now_speed)
 	c->n = c->cap = 30;
 }
 
-/* The canary compared as a check does, alpha 0.01 and threshold 5%. */
+/* The canary compared as a check does. */
 static int compare(rt_check_canary *c, const rt_baseline *b, rt_canary_use use)
 {
 	char err[256];
-	return rt_check_canary_compare(c, b, use, 0.01, 0.05, 1, err, sizeof err);
+	return rt_check_canary_compare(c, b, use, 1, err, sizeof err);
 }
 
-static void a_slower_machine_is_its_canary(void **state)
+/*
+ * A machine 20% slower by its canary: both halves said, with the compute
+ * half's CI, and said to be shown only (check_canary.h: it decides nothing
+ * until it reads its own noise in 95% of the checks of an unchanged machine).
+ */
+static void a_slower_machine_is_said_by_its_canary(void **state)
 {
 	(void)state;
 	rt_baseline b;
 	rt_check_canary c;
 	canaries(&b, &c, 0.8);
+	assert_true(rt_check_canary_wanted(&b, RT_CANARY_USE));
 	assert_int_equal(compare(&c, &b, RT_CANARY_USE), RT_OK);
 	assert_true(c.compared);
-	assert_float_equal(c.speed, 0.8, 0.02);
-	assert_float_equal(c.compute_ratio, 0.8, 0.02);
+	assert_float_equal(c.cmp.ratio, 0.8, 0.02);
+	assert_true(c.cmp.ci_hi < 0.85 && c.cmp.ci_lo > 0.75);
 	assert_float_equal(c.memory_ratio, 0.8, 0.02);
-	assert_non_null(strstr(c.says, "the machine is 2"));
-	assert_non_null(strstr(c.says, "% slower overall (canary: compute -"));
-	assert_true(rt_check_canary_wanted(&b, RT_CANARY_USE));
-	assert_true(rt_check_canary_settled(&c, &b, RT_CANARY_USE)); /* 30 samples */
+	assert_non_null(strstr(c.says, "compute -2"));
+	assert_non_null(strstr(c.says, "; memory -2"));
+	assert_non_null(strstr(c.says, "shown only, the points are compared as measured"));
 	free(b.canary);
 	rt_check_canary_free(&c);
 
-	/* within its noise: the machine is the same, nothing is taken out */
+	/* the same machine: about no change, said the same way */
 	canaries(&b, &c, 1.0);
 	assert_int_equal(compare(&c, &b, RT_CANARY_USE), RT_OK);
-	assert_float_equal(c.speed, 1, 0);
-	assert_non_null(strstr(c.says, "as fast as in the baseline"));
+	assert_float_equal(c.cmp.ratio, 1, 0.02);
+	assert_true(c.cmp.ci_lo < 1 && c.cmp.ci_hi > 1);
+	assert_non_null(strstr(c.says, "shown only"));
 
-	/* --no-canary and A/B: compared as measured, and said why */
+	/* --no-canary and A/B: none, and said why */
 	assert_int_equal(compare(&c, &b, RT_CANARY_OFF), RT_OK);
-	assert_float_equal(c.speed, 1, 0);
-	assert_non_null(strstr(c.says, "--no-canary"));
+	assert_false(c.compared);
+	assert_string_equal(c.says, "none (--no-canary)");
 	assert_false(rt_check_canary_wanted(&b, RT_CANARY_OFF));
 	assert_int_equal(compare(&c, &b, RT_CANARY_AB), RT_OK);
 	assert_non_null(strstr(c.says, "A and B were measured interleaved"));
 	assert_false(rt_check_canary_wanted(&b, RT_CANARY_AB));
-	/* too few samples now to believe */
-	c.n = RT_CHECK_CANARY_MIN - 1;
-	assert_false(rt_check_canary_settled(&c, &b, RT_CANARY_USE));
 	free(b.canary);
 	rt_check_canary_free(&c);
 
 	/* an old baseline without a canary: said so */
 	memset(&b, 0, sizeof b);
 	assert_int_equal(compare(&c, &b, RT_CANARY_USE), RT_OK);
-	assert_float_equal(c.speed, 1, 0);
-	assert_non_null(strstr(c.says, "the baseline has no canary"));
+	assert_false(c.compared);
+	assert_non_null(strstr(c.says, "the baseline has none"));
 	assert_false(rt_check_canary_wanted(&b, RT_CANARY_USE));
-	assert_true(rt_check_canary_settled(&c, &b, RT_CANARY_USE));
 }
 
 /*
- * A check's point and canary, synthetic: the baseline's point (20 samples,
- * 1% noise) and canary (n_base samples, canary_noise), and now 4 trials of
- * 8 samples whose point runs at point_speed (each trial off by up to 1%)
- * and a canary of n_now samples at canary_speed (its memory half at
- * memory_speed, when not 0). The point's verdict as the check takes it
- * (rt_check_canary_judge) into judged, and as the canary's estimate alone
- * would say (now / speed) into plain.
+ * A regression on a machine whose canary read it slower (its CI below 1):
+ * the check suggests a host's spell, whether the canary moved 3% or 20%; not
+ * when it read the same, or faster, or was off.
  */
-typedef struct drift_case {
-	double point_speed, canary_speed, canary_noise;
-	size_t n_base, n_now;
-	double memory_speed;
-} drift_case;
-
-static double noise(rt_rng *r, double amount)
-{
-	return 1 + amount * ((double)(rt_rng_next(r) % 10000) / 10000 - 0.5) * 2;
-}
-
-static void judge_case(const drift_case *k, uint64_t seed, rt_check_canary *c,
-		       rt_comparison *judged, rt_comparison *plain)
-{
-	rt_rng r;
-	rt_rng_seed(&r, seed);
-	rt_baseline b = {0};
-	double base[20], now[32];
-	for (int i = 0; i < 20; i++)
-		base[i] = 100 * noise(&r, 0.01);
-	for (int t = 0; t < 4; t++) {
-		double trial = noise(&r, 0.01);
-		for (int i = 0; i < 8; i++)
-			now[8 * t + i] = 100 * k->point_speed * trial * noise(&r, 0.01);
-	}
-	b.ncanary = k->n_base;
-	b.canary = calloc(k->n_base, sizeof *b.canary);
-	memset(c, 0, sizeof *c);
-	c->n = c->cap = k->n_now;
-	c->v = calloc(k->n_now, sizeof *c->v);
-	for (size_t i = 0; i < k->n_base + k->n_now; i++) {
-		double speed = i < k->n_base ? 1 : k->canary_speed;
-		double memory = i < k->n_base || !k->memory_speed ? speed : k->memory_speed;
-		rt_canary_sample *s = i < k->n_base ? &b.canary[i] : &c->v[i - k->n_base];
-		*s = (rt_canary_sample){1.8e9, 4 * speed * noise(&r, k->canary_noise),
-					12 * memory * noise(&r, k->canary_noise)};
-	}
-	char err[256];
-	assert_int_equal(rt_check_canary_compare(c, &b, RT_CANARY_USE, 0.01, 0.05, seed, err,
-						 sizeof err),
-			 RT_OK);
-	rt_compare_opts co = {.alpha = 0.01, .threshold = 0.05, .reps = 2000, .seed = seed};
-	int explained;
-	double bound;
-	assert_int_equal(rt_check_canary_judge(c, base, 20, now, 32, &co, judged, &explained,
-					       &bound),
-			 RT_OK);
-	assert_true(!explained || judged->change == RT_CHANGE_UNDECIDED);
-	double v[32];
-	for (int i = 0; i < 32; i++)
-		v[i] = now[i] / c->speed;
-	assert_int_equal(rt_compare(base, 20, v, 32, &co, plain), RT_OK);
-	free(b.canary);
-}
-
-/*
- * A host that drifts 7-11% slower, the canary and the point each by its own
- * amount within that: where the canary's compute half moved past its own
- * spread, "the machine is slower" and never a regression; where it did not,
- * it excuses nothing and the point is judged as measured.
- */
-static void a_drifting_machine_is_no_regression(void **state)
-{
-	(void)state;
-	int noticed = 0;
-	for (uint64_t seed = 1; seed <= 120; seed++) {
-		rt_rng r;
-		rt_rng_seed(&r, 1000 + seed);
-		/* the short tune's canary (12 samples), the check's first 8 or 16 */
-		drift_case k = {.point_speed = 0.89 + 0.04 * (double)(rt_rng_next(&r) % 101) / 100,
-				.canary_speed = 0.89 + 0.04 * (double)(rt_rng_next(&r) % 101) / 100,
-				.canary_noise = seed % 2 ? 0.03 : 0.06,
-				.n_base = 12,
-				.n_now = seed % 3 ? 16 : 8};
-		rt_check_canary c;
-		rt_comparison judged, plain;
-		judge_case(&k, seed, &c, &judged, &plain);
-		if (c.speed != 1) {
-			assert_int_not_equal(judged.change, RT_CHANGE_SLOWER);
-			noticed += strstr(c.says, "% slower overall") != NULL;
-		} else {
-			assert_int_equal(judged.change, plain.change);
-		}
-		rt_check_canary_free(&c);
-	}
-	assert_true(noticed >= 60); /* the machine's drift is said, mostly */
-}
-
-/*
- * Issue 33, as the development VM read it: an unchanged machine whose
- * canary's memory half reads 15% slower now than in the tune, with a tight
- * CI, its compute half as it was. The memory half excuses nothing and blames
- * nothing: unchanged points are unchanged, a point 10% slower a regression.
- */
-static void a_memory_half_that_moved_changes_no_verdict(void **state)
-{
-	(void)state;
-	const drift_case unchanged = {1.00, 0.99, 0.02, 30, 16, 0.85};
-	const drift_case slower = {0.90, 0.99, 0.02, 30, 16, 0.85};
-	int same = 0, found = 0;
-	for (uint64_t seed = 1; seed <= 40; seed++) {
-		rt_check_canary c;
-		rt_comparison judged, plain;
-		judge_case(&unchanged, seed, &c, &judged, &plain);
-		assert_float_equal(c.speed, 1, 0);
-		assert_float_equal(c.memory_ratio, 0.85, 0.02);
-		same += judged.change == RT_CHANGE_SAME;
-		rt_check_canary_free(&c);
-		judge_case(&slower, seed, &c, &judged, &plain);
-		found += judged.change == RT_CHANGE_SLOWER;
-		rt_check_canary_free(&c);
-	}
-	assert_true(same >= 38);
-	assert_true(found >= 38);
-}
-
-/*
- * A canary whose compute half reads 3% slower now, clearly (tight CI, p
- * small), is within what it moves on its own between a tune and a check:
- * it excuses nothing. A point 8% slower is a regression, not "the machine's
- * own change may explain it".
- */
-static void a_canary_within_its_own_spread_excuses_nothing(void **state)
-{
-	(void)state;
-	const drift_case k = {0.92, 0.97, 0.01, 30, 30, 0};
-	int found = 0;
-	for (uint64_t seed = 1; seed <= 40; seed++) {
-		rt_check_canary c;
-		rt_comparison judged, plain;
-		judge_case(&k, seed, &c, &judged, &plain);
-		assert_true(c.cmp.test.p < 0.05); /* it did move, a little */
-		assert_float_equal(c.speed, 1, 0);
-		assert_non_null(strstr(c.says, "as fast as in the baseline"));
-		found += judged.change == RT_CHANGE_SLOWER;
-		rt_check_canary_free(&c);
-	}
-	assert_true(found >= 38);
-}
-
-/*
- * A regression on a machine whose canary read it 3% slower, within its own
- * spread: nothing is taken out, but the check suggests a host's spell; not
- * when the canary was used (20% slower), read the same, or faster, or off.
- */
-static void a_canary_slower_within_its_spread_is_a_suspicion(void **state)
+static void a_canary_that_read_slower_is_a_suspicion(void **state)
 {
 	(void)state;
 	const struct {
 		double speed;
 		rt_canary_use use;
 		int suspect;
-	} cases[] = {{0.97, RT_CANARY_USE, 1}, {0.8, RT_CANARY_USE, 0},
+	} cases[] = {{0.97, RT_CANARY_USE, 1}, {0.8, RT_CANARY_USE, 1},
 		     {1.0, RT_CANARY_USE, 0},  {1.03, RT_CANARY_USE, 0},
 		     {0.97, RT_CANARY_OFF, 0}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -435,9 +288,10 @@ static void a_canary_slower_within_its_spread_is_a_suspicion(void **state)
 		assert_int_equal(compare(&c, &b, cases[i].use), RT_OK);
 		assert_int_equal(rt_check_canary_suspect(&c, says, sizeof says), cases[i].suspect);
 		if (cases[i].suspect) {
-			assert_float_equal(c.speed, 1, 0);
-			assert_float_equal(c.cmp.ratio, 0.97, 0.01);
-			assert_non_null(strstr(says, "the canary read the machine "));
+			char pct[32];
+			snprintf(pct, sizeof pct, "machine %.0f", 100 * (1 - cases[i].speed));
+			assert_non_null(strstr(says, "the canary read the "));
+			assert_non_null(strstr(says, pct));
 			assert_non_null(strstr(says, "% slower too (95% CI -"));
 			assert_non_null(strstr(says, "(--a, --b)"));
 		} else {
@@ -448,94 +302,10 @@ static void a_canary_slower_within_its_spread_is_a_suspicion(void **state)
 	}
 }
 
-/*
- * A baseline whose canary drifted 8% from the first half of its tune to the
- * second: the canary moves that much on its own, so a machine 6% slower by it
- * is not taken out; 20% slower is.
- */
-static void a_canary_that_drifts_on_its_own_is_trusted_less(void **state)
+/* 1 +- amount, uniform, from r. */
+static double noise(rt_rng *r, double amount)
 {
-	(void)state;
-	rt_baseline b = {0};
-	rt_check_canary c = {0};
-	b.ncanary = 20;
-	b.canary = calloc(20, sizeof *b.canary);
-	c.n = c.cap = 16;
-	c.v = calloc(16, sizeof *c.v);
-	const double now_speed[2] = {0.94, 0.80};
-	for (int run = 0; run < 2; run++) {
-		for (int i = 0; i < 20; i++)
-			b.canary[i] = (rt_canary_sample){1.8e9 + i, (i < 10 ? 4.0 : 4.32) +
-								    0.001 * (i % 3),
-							 12};
-		for (int i = 0; i < 16; i++)
-			c.v[i] = (rt_canary_sample){1.8e9 + 100 + i,
-						    4.16 * now_speed[run] + 0.001 * (i % 3), 12};
-		assert_int_equal(compare(&c, &b, RT_CANARY_USE), RT_OK);
-		if (run == 0) {
-			assert_float_equal(c.speed, 1, 0);
-			assert_non_null(strstr(c.says, "own spread of +-8.0%"));
-		} else {
-			assert_float_equal(c.speed, 0.8, 0.04);
-		}
-	}
-	free(b.canary);
-	rt_check_canary_free(&c);
-}
-
-/*
- * The component 10% slower on a steady machine (canary noise 3%), and 15%
- * slower on a machine 5% slower: regressions, nearly always.
- */
-static void a_slower_component_is_a_regression(void **state)
-{
-	(void)state;
-	const drift_case cases[] = {{0.90, 1.00, 0.03, 30, 16, 0}, {0.85 * 0.95, 0.95, 0.03, 30, 16, 0}};
-	for (size_t i = 0; i < RT_COUNT(cases); i++) {
-		int found = 0;
-		for (uint64_t seed = 1; seed <= 40; seed++) {
-			rt_check_canary c;
-			rt_comparison judged, plain;
-			judge_case(&cases[i], seed, &c, &judged, &plain);
-			found += judged.change == RT_CHANGE_SLOWER;
-			rt_check_canary_free(&c);
-		}
-		assert_true(found >= 38);
-	}
-}
-
-/*
- * The development VM's canary: a short tune's 14 samples and the check's 120
- * spread +-25% (a vCPU slowed for part of a sample, a memory read that varies
- * by a fifth), its median 12% lower now. Too noisy to tell the machine's
- * change at a 5% threshold: taking it out made an unchanged point an
- * improvement and hid a 10% slower one (three of eight checks missed on the
- * VM). Compared as measured instead, and said so.
- */
-static void a_noisy_canary_hides_nothing(void **state)
-{
-	(void)state;
-	const drift_case unchanged = {1.00, 0.92, 0.30, 14, 120, 0};
-	const drift_case slower = {0.90, 0.92, 0.30, 14, 120, 0};
-	int noisy = 0, same = 0, found = 0;
-	for (uint64_t seed = 1; seed <= 40; seed++) {
-		rt_check_canary c;
-		rt_comparison judged, plain;
-		judge_case(&unchanged, seed, &c, &judged, &plain);
-		if (c.noisy) { /* else its CI is clear of the band: a machine that moved */
-			noisy++;
-			assert_float_equal(c.speed, 1, 0);
-			assert_non_null(strstr(c.says, "too noisy"));
-			same += judged.change == RT_CHANGE_SAME;
-		}
-		rt_check_canary_free(&c);
-		judge_case(&slower, seed, &c, &judged, &plain);
-		found += c.noisy && judged.change == RT_CHANGE_SLOWER;
-		rt_check_canary_free(&c);
-	}
-	assert_true(noisy >= 20); /* the case arises */
-	assert_true(same >= noisy - 1);
-	assert_true(found >= noisy - 1);
+	return 1 + amount * ((double)(rt_rng_next(r) % 10000) / 10000 - 0.5) * 2;
 }
 
 /* ---- the sides of an A/B check ---- */
@@ -707,21 +477,19 @@ static void result_reads_back_as_written(void **state)
 	/* the medians compared: a baseline trial left out, so not the pooled ones */
 	p.cmp = (rt_comparison){.ratio = 0.8, .ci_lo = 0.79, .ci_hi = 0.81, .test = {.p = 1e-5},
 				.base_left_out = 1};
-	p.raw_ratio = 0.72;
 	p.base_median = 101.5;
 	p.now_median = 73.08;
 	run.points = &p;
 	run.npoints = 1;
 	run.counts[RT_VERDICT_REGRESSION] = 1;
-	run.canary.speed = 0.9;
-	snprintf(run.canary.says, sizeof run.canary.says, "the machine is 10.0%% slower overall");
+	snprintf(run.canary.says, sizeof run.canary.says, "compute -10.0%% [95%% CI -12.0, -8.0]");
 
 	char *text, err[256], path[128];
 	size_t len;
 	assert_int_equal(rt_check_emit(&run, &o, &text, &len, err, sizeof err), RT_OK);
-	assert_non_null(strstr(text, "  speed: 0.9\n"));
-	assert_non_null(strstr(text, "  says: the machine is 10.0% slower overall\n"));
-	assert_non_null(strstr(text, "  raw_ratio: 0.72\n"));
+	assert_non_null(strstr(text, "  says: compute -10.0% [95% CI -12.0, -8.0]\n"));
+	assert_null(strstr(text, "speed:")); /* the canary divides nothing */
+	assert_null(strstr(text, "raw_ratio"));
 	assert_non_null(strstr(text, "  baseline: {median: 101.5, n: 10, trials: 2, left_out: 1}\n"));
 	assert_non_null(strstr(text, "  now: {median: 73.08, n: 12, trials: 2, left_out: 0}\n"));
 	snprintf(path, sizeof path, "%s/check.yaml", dir);
@@ -757,14 +525,8 @@ int main(void)
 	    cmocka_unit_test(canary_file_of_version_1_is_not_compared),
 	    cmocka_unit_test(canary_measures_both_halves),
 	    cmocka_unit_test(canary_binds_within_the_affinity),
-	    cmocka_unit_test(a_slower_machine_is_its_canary),
-	    cmocka_unit_test(a_drifting_machine_is_no_regression),
-	    cmocka_unit_test(a_memory_half_that_moved_changes_no_verdict),
-	    cmocka_unit_test(a_canary_within_its_own_spread_excuses_nothing),
-	    cmocka_unit_test(a_canary_slower_within_its_spread_is_a_suspicion),
-	    cmocka_unit_test(a_canary_that_drifts_on_its_own_is_trusted_less),
-	    cmocka_unit_test(a_slower_component_is_a_regression),
-	    cmocka_unit_test(a_noisy_canary_hides_nothing),
+	    cmocka_unit_test(a_slower_machine_is_said_by_its_canary),
+	    cmocka_unit_test(a_canary_that_read_slower_is_a_suspicion),
 	    cmocka_unit_test(sides_from_specs),
 	    cmocka_unit_test(pairs_tell_a_difference_from_a_drift),
 	    cmocka_unit_test(pairs_find_five_percent_and_rarely_cry_wolf),

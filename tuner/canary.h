@@ -18,10 +18,9 @@
  *
  * `rigtune tune` takes RT_CANARY_PER_TICK after every trial it measures and
  * appends them to JOURNAL-canary.csv beside its journal (JOURNAL.yaml);
- * `rigtune check` takes as many after every trial and compares the two
- * series' compute halves: a canary that moved past its own spread says "the
- * machine is X% slower overall", and the points are compared after that
- * share is taken out (check_canary.h says why the memory half is not used).
+ * `rigtune check` takes as many after every trial and says how the two
+ * series compare, beside the points, as shown only (check_canary.h says why
+ * neither half decides anything).
  *
  * The file: a header line `unix_time,compute_v2,memory_v2` (compute in G
  * operations/s, memory in GB/s), then one sample per line, appended with

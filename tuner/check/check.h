@@ -10,15 +10,12 @@
  * 2. The baseline's points are measured again, interleaved (p1 p2 p3 p1 p2
  *    p3 ...), each trial as tune measures one (check_trial.h), each followed
  *    by canary samples (check_canary.h: the machine's own speed, as tune took
- *    it beside its journal). After every trial a point is compared with the
- *    baseline's samples, now divided by the machine's change when the
- *    canary's compute half moved past its own spread (rt_compare in
- *    search/stats.h); a change that the machine's, as far as the canary's CI
- *    reaches, could explain stays undecided (rt_check_canary_judge). A
- *    slowdown (or speedup) counts only when it holds in most trials now, and
- *    in two at least, and once the
- *    canary has enough samples to be believed: a burst of load during one
- *    trial is not a regression, and trials that disagree make the point
+ *    it beside its journal, shown beside the points and used for nothing).
+ *    After every trial a point is compared with the baseline's samples
+ *    (rt_compare in search/stats.h). A slowdown (or speedup) counts only
+ *    when it holds in most trials now, and in two at least, and still in
+ *    the last two, half the budget after the first: a burst of load during
+ *    one trial is not a regression, and trials that disagree make the point
  *    inconclusive. A point is done once it is unchanged, decided so, or no
  *    number of new samples can decide it; the others are measured again
  *    while the budget lasts (by default the time the baseline's tune took).
@@ -44,7 +41,7 @@
  *   machine_diff:                       # every field that changed; [] if none
  *   - {field: blas.core, before: Haswell, after: SkylakeX}   # null: absent
  *   canary: {file (or null), baseline: {compute, memory, n}, now: {...},
- *            ratio, ci95, p (null when not compared), speed, says}
+ *            ratio, ci95, p (null when not compared), says}
  *   settings: {alpha, threshold, budget_s, seconds}
  *   points:
  *   - workload: gemm                    # or the name of a tune --cmd command
@@ -55,8 +52,7 @@
  *     unit: GFLOP/s                     # higher is better ("1/ms" for a minimized metric)
  *     baseline: {median: 241.9, n: 5}   # A/B: side A
  *     now: {median: 240.1, n: 12, trials: 2}     # median null when it never ran
- *     ratio: 0.9926                     # now / baseline / canary speed; A/B: of the pairs
- *     raw_ratio: 0.9926                 # as measured
+ *     ratio: 0.9926                     # now / baseline; A/B: of the pairs
  *     ci95: [0.981, 1.004]              # bootstrap 95% CI of the ratio, or null
  *     p: 0.41                           # Mann-Whitney two-sided, or null
  *     test: exact|normal                # how p was computed, or null
@@ -88,7 +84,7 @@ int rt_check_emit(const rt_check_run *run, const rt_check_opts *o, char **text, 
 void rt_check_print_diff(FILE *f, const rt_check_run *run);
 /*
  * the table of points (point, baseline, now, change with CI, p, verdict),
- * the reason of every point that is not unchanged, the machine's speed,
+ * the reason of every point that is not unchanged, what the canary read,
  * notes, suggestions and a summary line.
  */
 void rt_check_print_table(FILE *f, const rt_check_run *run);

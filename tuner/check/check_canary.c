@@ -6,28 +6,6 @@
 #include <string.h>
 
 #define BOOTSTRAP_REPS 2000
-/*
- * The level at which the canary counts as moved. Looser than a point's: taking
- * out a small change of the machine that is only noise costs a point little,
- * leaving in one that is real costs a false verdict.
- */
-#define CANARY_ALPHA 0.05
-/* Samples each half of a series needs for its drift to count (own_spread). */
-#define DRIFT_MIN_HALF 4
-
-/*
- * Whether the canary's CI is too wide to say anything at the threshold's
- * scale: wider than +-threshold (in log terms) and not clear of the band of
- * no change either. A VM's canary can spread so (a vCPU slowed for part of
- * the samples, a memory read that varies by a fifth); taking its share out,
- * or letting its CI bound explain a point's change, would then hide any
- * regression smaller than its noise.
- */
-static int too_noisy(const rt_comparison *k, double threshold)
-{
-	int clear = k->ci_hi < 1 - threshold || k->ci_lo > 1 + threshold;
-	return !clear && 0.5 * log(k->ci_hi / k->ci_lo) > log1p(threshold);
-}
 
 int rt_check_canary_wanted(const rt_baseline *b, rt_canary_use use)
 {
@@ -60,11 +38,6 @@ int rt_check_canary_tick(rt_check_canary *c, char *err, size_t errlen)
 	return rc;
 }
 
-int rt_check_canary_settled(const rt_check_canary *c, const rt_baseline *b, rt_canary_use use)
-{
-	return !rt_check_canary_wanted(b, use) || c->n >= RT_CHECK_CANARY_MIN;
-}
-
 /* Which half of a sample: 0 compute, 1 memory. */
 static double field(const rt_canary_sample *s, int which)
 {
@@ -85,53 +58,15 @@ static double median_of(const rt_canary_sample *s, size_t n, int which, double *
 	return rt_median(v, n);
 }
 
-/*
- * How far the compute half of one series (in the order it was taken) moves
- * from its first half to its second, as a ratio's distance from 1: what the
- * canary does on its own over a tune or a check. 0 with too few samples; v is
- * scratch of n.
- */
-static double drift_within(const rt_canary_sample *s, size_t n, double *v)
-{
-	size_t h = n / 2;
-	if (h < DRIFT_MIN_HALF)
-		return 0;
-	double first = median_of(s, h, 0, v), second = median_of(s + h, n - h, 0, v);
-	return exp(fabs(log(second / first))) - 1;
-}
-
-/* Whether the comparison's CI lies wholly beyond +-spread: the canary moved. */
-static int moved(const rt_comparison *k, double spread)
-{
-	return k->ci_hi < 1 - spread || k->ci_lo > 1 + spread;
-}
-
-static void say(rt_check_canary *c, double threshold)
+static void say(rt_check_canary *c)
 {
 	const rt_comparison *k = &c->cmp;
-	double pct = 100 * (c->speed - 1);
-	char halves[224];
-	snprintf(halves, sizeof halves,
-		 "canary: compute %+.1f%% [95%% CI %+.1f, %+.1f], p = %.2g; memory %+.1f%%, "
-		 "shown only: it moves by a fifth between runs of an unchanged VM",
+	snprintf(c->says, sizeof c->says,
+		 "compute %+.1f%% [95%% CI %+.1f, %+.1f], p = %.2g; memory %+.1f%%; shown "
+		 "only, the points are compared as measured (on an unchanged VM it moves by "
+		 "a third or more between runs)",
 		 100 * (k->ratio - 1), 100 * (k->ci_lo - 1), 100 * (k->ci_hi - 1), k->test.p,
 		 100 * (c->memory_ratio - 1));
-	if (c->noisy)
-		snprintf(c->says, sizeof c->says,
-			 "the canary is too noisy to tell the machine's change at the threshold "
-			 "(%s): the points are compared as measured",
-			 halves);
-	else if (c->speed == 1)
-		snprintf(c->says, sizeof c->says,
-			 "the machine itself is as fast as in the baseline, within the canary's "
-			 "own spread of +-%.1f%% (%s): the points are compared as measured",
-			 100 * c->own_spread, halves);
-	else
-		snprintf(c->says, sizeof c->says,
-			 "the machine is %.1f%% %s overall%s (%s): the points are compared with "
-			 "that taken out",
-			 fabs(pct), pct < 0 ? "slower" : "faster",
-			 fabs(pct) < 100 * threshold ? ", within the threshold" : "", halves);
 }
 
 /* Why a check that wanted the canary has none of the baseline's to compare with. */
@@ -145,29 +80,26 @@ static const char *no_canary_why(const rt_baseline *b)
 	return "its tune was made by a rigtune that did not measure one";
 }
 
-/* Why the points are compared as measured, when the canary is not compared. */
+/* Why there is no canary to show. */
 static void say_uncompared(rt_check_canary *c, const rt_baseline *b, rt_canary_use use)
 {
 	if (use == RT_CANARY_AB)
 		snprintf(c->says, sizeof c->says,
-			 "A and B were measured interleaved in one session (A B, then B A, "
-			 "...): the machine's drift falls on both alike");
+			 "none: A and B were measured interleaved in one session (A B, then B "
+			 "A, ...), so the machine's drift falls on both alike");
 	else if (use == RT_CANARY_OFF)
 		snprintf(c->says, sizeof c->says,
-			 "no canary (--no-canary): the points are compared as measured");
+			 "none (--no-canary)");
 	else
 		snprintf(c->says, sizeof c->says,
-			 "the baseline has no canary (%s): a slower machine cannot be told from "
-			 "a slower component, the points are compared as measured",
+			 "none: the baseline has none (%s)",
 			 no_canary_why(b));
 }
 
 int rt_check_canary_compare(rt_check_canary *c, const rt_baseline *b, rt_canary_use use,
-			    double alpha, double threshold, uint64_t seed, char *err,
-			    size_t errlen)
+			    uint64_t seed, char *err, size_t errlen)
 {
-	c->speed = 1;
-	c->compared = c->noisy = 0;
+	c->compared = 0;
 	if (use != RT_CANARY_USE || !b->ncanary || !c->n) {
 		say_uncompared(c, b, use);
 		return RT_OK;
@@ -177,11 +109,10 @@ int rt_check_canary_compare(rt_check_canary *c, const rt_baseline *b, rt_canary_
 	if (!x)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
 	c->memory_ratio = median_of(c->v, nn, 1, y) / median_of(b->canary, nb, 1, x);
-	c->own_spread = fmax(RT_CANARY_OWN_SPREAD,
-			     fmax(drift_within(b->canary, nb, x), drift_within(c->v, nn, y)));
 	half_of(b->canary, nb, 0, x);
 	half_of(c->v, nn, 0, y);
-	rt_compare_opts co = {.alpha = alpha, .threshold = threshold, .reps = BOOTSTRAP_REPS,
+	/* alpha and threshold classify a change, which nothing reads here: the CI and p are said */
+	rt_compare_opts co = {.alpha = 0.05, .threshold = 0.05, .reps = BOOTSTRAP_REPS,
 			      .seed = seed};
 	int rc = rt_compare(x, nb, y, nn, &co, &c->cmp);
 	free(x);
@@ -189,63 +120,19 @@ int rt_check_canary_compare(rt_check_canary *c, const rt_baseline *b, rt_canary_
 		return rt_fail(err, errlen, rc, "%s", rc == RT_ENOMEM ? "out of memory"
 								     : "the canary's samples are zero");
 	c->compared = 1;
-	c->compute_ratio = c->cmp.ratio;
-	c->noisy = too_noisy(&c->cmp, threshold);
-	if (c->cmp.test.p < CANARY_ALPHA && !c->noisy && moved(&c->cmp, c->own_spread))
-		c->speed = c->cmp.ratio;
-	say(c, threshold);
+	say(c);
 	return RT_OK;
-}
-
-/* now / machine against base into out. */
-static int compare_at(const double *base, size_t nb, const double *now, size_t nn,
-		      double machine, const rt_compare_opts *co, rt_comparison *out)
-{
-	double *v = malloc(sizeof(double) * nn);
-	if (!v)
-		return RT_ENOMEM;
-	for (size_t i = 0; i < nn; i++)
-		v[i] = now[i] / machine;
-	int rc = rt_compare(base, nb, v, nn, co, out);
-	free(v);
-	return rc;
-}
-
-int rt_check_canary_judge(const rt_check_canary *c, const double *base, size_t nb,
-			  const double *now, size_t nn, const rt_compare_opts *co,
-			  rt_comparison *out, int *explained, double *bound)
-{
-	*explained = 0;
-	*bound = c->speed;
-	int rc = compare_at(base, nb, now, nn, c->speed, co, out);
-	/* a canary that did not move past its own spread excuses nothing */
-	if (rc || c->speed == 1 ||
-	    (out->change != RT_CHANGE_SLOWER && out->change != RT_CHANGE_FASTER))
-		return rc;
-	/* the bound of the machine's change that explains most of the point's */
-	double m = out->change == RT_CHANGE_SLOWER ? fmin(1, c->cmp.ci_lo) : fmax(1, c->cmp.ci_hi);
-	if (out->change == RT_CHANGE_SLOWER ? m >= c->speed : m <= c->speed)
-		return RT_OK;
-	rt_comparison worst;
-	rc = compare_at(base, nb, now, nn, m, co, &worst);
-	if (rc == RT_OK && worst.change != out->change) {
-		out->change = RT_CHANGE_UNDECIDED;
-		out->more_samples = worst.more_samples;
-		*explained = 1;
-		*bound = m;
-	}
-	return rc;
 }
 
 int rt_check_canary_suspect(const rt_check_canary *c, char *buf, size_t len)
 {
-	if (!c->compared || c->noisy || c->speed != 1 || !(c->cmp.ci_hi < 1))
+	if (!c->compared || !(c->cmp.ci_hi < 1))
 		return 0;
 	snprintf(buf, len,
-		 "the canary read the machine %.1f%% slower too (95%% CI %+.1f%% to %+.1f%%), "
-		 "not enough to take out of the points: on a VM that is often the host slowing "
-		 "its cores for minutes, but a canary cannot tell that from a slower component; "
-		 "check again later, or compare before and after in one session (--a, --b)",
+		 "the canary read the machine %.1f%% slower too (95%% CI %+.1f%% to %+.1f%%): "
+		 "on a VM that is often the host slowing its cores for minutes, but a canary "
+		 "cannot tell that from a slower machine or component; check again later, or "
+		 "compare before and after in one session (--a, --b)",
 		 100 * (1 - c->cmp.ratio), 100 * (c->cmp.ci_lo - 1), 100 * (c->cmp.ci_hi - 1));
 	return 1;
 }

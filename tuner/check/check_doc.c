@@ -131,7 +131,6 @@ static void emit_canary(rt_yw *w, const rt_check_run *run)
 	emit_num_or_null(w, "ratio", c->ratio, ok, 4);
 	emit_ci(w, c, ok);
 	emit_num_or_null(w, "p", c->test.p, ok, 3);
-	rt_yw_knum(w, "speed", k->speed, 4);
 	rt_yw_kstr(w, "says", k->says);
 	rt_yw_end_map(w);
 }
@@ -177,7 +176,6 @@ static void emit_point(rt_yw *w, const rt_check_point *p)
 	rt_yw_kint(w, "left_out", (long)p->cmp.now_left_out);
 	rt_yw_end_map(w);
 	emit_num_or_null(w, "ratio", p->cmp.ratio, ok, 4);
-	emit_num_or_null(w, "raw_ratio", p->raw_ratio, ok, 4);
 	emit_ci(w, &p->cmp, ok);
 	emit_num_or_null(w, "p", p->cmp.test.p, ok, 3);
 	emit_str_or_null(w, "test", ok ? (p->cmp.test.exact ? "exact" : "normal") : NULL);

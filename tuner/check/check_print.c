@@ -66,7 +66,7 @@ void rt_check_print_table(FILE *f, const rt_check_run *run)
 			rt_tprintf(f, "%s: %s: %s\n", rt_verdict_name(p->verdict), label, p->reason);
 		}
 	}
-	rt_tprintf(f, "machine: %s\n", run->canary.says);
+	rt_tprintf(f, "canary: %s\n", run->canary.says);
 	for (int i = 0; i < run->nnotes; i++)
 		rt_tprintf(f, "note: %s\n", run->notes[i]);
 	for (int i = 0; i < run->nsuggestions; i++)

@@ -124,8 +124,8 @@ static rt_canary_use canary_use(const rt_check_opts *o)
 
 static int compare_canary(rt_check_run *run, const rt_check_opts *o, char *err, size_t errlen)
 {
-	return rt_check_canary_compare(&run->canary, &run->base, canary_use(o), o->alpha,
-				       o->threshold, o->seed, err, errlen);
+	return rt_check_canary_compare(&run->canary, &run->base, canary_use(o), o->seed, err,
+				       errlen);
 }
 
 /* The trial's samples and its median; p->trials counts it already. */
@@ -155,14 +155,14 @@ static int keep_samples(rt_check_point *p, const rt_measurement *m)
 }
 
 /*
- * The trials' medians against the baseline's, the machine's own change
- * taken out: how many were past the threshold, each way (in all, and among
- * the last CONFIRM_TRIALS), and their range.
+ * The trials' medians against the baseline's: how many were past the
+ * threshold, each way (in all, and among the last CONFIRM_TRIALS), and their
+ * range.
  */
-static void count_trials(rt_check_point *p, double machine, double threshold)
+static void count_trials(rt_check_point *p, double threshold)
 {
 	/* every baseline trial, as a change must hold against them all (rt_compare: kept_only) */
-	double base = rt_base_point_median(p->base) * machine;
+	double base = rt_base_point_median(p->base);
 	int ran = p->trials - p->failures;
 	p->slow_trials = p->fast_trials = p->slow_last = p->fast_last = 0;
 	for (int i = 0; i < ran; i++) {
@@ -316,29 +316,25 @@ static int confirmed(const rt_check_point *p, double confirm_s)
 }
 
 /*
- * now against the baseline, the machine's own change (the canary's) taken
- * out, and a change that the machine's may explain left undecided
- * (rt_check_canary_judge). Each trial is one draw of the machine's state,
- * on either side (rt_trials), and a trial of the slower half slower than its
- * side's fastest by more than half the threshold is left out as one the host
- * slowed (keep_within): within half, the trials kept cannot carry the CI past
- * the threshold between them.
+ * now against the baseline, as measured (the canary decides nothing:
+ * check_canary.h). Each trial is one draw of the machine's state, on either
+ * side (rt_trials), and a trial of the slower half slower than its side's
+ * fastest by more than half the threshold is left out as one the host slowed
+ * (keep_within): within half, the trials kept cannot carry the CI past the
+ * threshold between them.
  */
-static int compare_point(rt_check_point *p, const rt_check_opts *o,
-			 const rt_check_canary *canary)
+static int compare_point(rt_check_point *p, const rt_check_opts *o)
 {
 	rt_compare_opts co = {.alpha = o->alpha, .threshold = o->threshold,
 			      .reps = BOOTSTRAP_REPS, .seed = o->seed,
 			      .base_trials = {p->base->trial_n, (size_t)p->base->trials},
 			      .now_trials = {p->trial_n, (size_t)(p->trials - p->failures)},
 			      .keep_within = o->threshold / 2};
-	int rc = rt_check_canary_judge(canary, p->base->samples, (size_t)p->base->nsamples,
-				       p->samples, (size_t)p->nsamples, &co, &p->cmp,
-				       &p->machine_explains, &p->machine_bound);
-	p->raw_ratio = p->cmp.ratio * canary->speed;
+	int rc = rt_compare(p->base->samples, (size_t)p->base->nsamples, p->samples,
+			    (size_t)p->nsamples, &co, &p->cmp);
 	p->base_median = p->cmp.base_median;
-	p->now_median = p->cmp.now_median * canary->speed;
-	count_trials(p, canary->speed, o->threshold);
+	p->now_median = p->cmp.now_median;
+	count_trials(p, o->threshold);
 	return rc;
 }
 
@@ -352,7 +348,6 @@ static int compare_pairs(rt_check_point *p, const rt_check_opts *o)
 			    (size_t)p->nsamples, &co, &pooled);
 	if (rc == RT_OK)
 		rt_compare_pairs(p->pairs, (size_t)p->npairs, &pooled.test, &co, &p->cmp);
-	p->raw_ratio = p->cmp.ratio;
 	p->base_median = pooled.base_median;
 	p->now_median = pooled.now_median;
 	return rc;
@@ -360,7 +355,7 @@ static int compare_pairs(rt_check_point *p, const rt_check_opts *o)
 
 /* After each trial: the comparison so far, and whether the point needs no more. */
 static int judge(const rt_check_run *run, rt_check_point *p, const rt_check_opts *o,
-		 int settled, char *err, size_t errlen)
+		 char *err, size_t errlen)
 {
 	if (p->infeasible[0]) {
 		/* as tune's reuse: a crash or a timeout may be the machine's mood */
@@ -379,7 +374,7 @@ static int judge(const rt_check_run *run, rt_check_point *p, const rt_check_opts
 		p->done = 0;
 		return RT_OK;
 	}
-	int rc = o->ab ? compare_pairs(p, o) : compare_point(p, o, &run->canary);
+	int rc = o->ab ? compare_pairs(p, o) : compare_point(p, o);
 	if (rc == RT_EINVAL) {
 		char what[256];
 		rt_base_point_label(p->base, what, sizeof what);
@@ -397,7 +392,7 @@ static int judge(const rt_check_run *run, rt_check_point *p, const rt_check_opts
 	case RT_CHANGE_FASTER: {
 		/* A/B: the pairs are the trials, interleaved; each one already counts */
 		int called = o->ab || confirmed(p, run->confirm_s);
-		p->done = called && (o->ab || settled);
+		p->done = called;
 		p->verdict = !called				     ? RT_VERDICT_INCONCLUSIVE
 			     : p->cmp.change == RT_CHANGE_SLOWER ? RT_VERDICT_REGRESSION
 								  : RT_VERDICT_IMPROVEMENT;
@@ -406,9 +401,8 @@ static int judge(const rt_check_run *run, rt_check_point *p, const rt_check_opts
 	default:
 		/* A/B: side A gains samples too, so more trials can always decide */
 		p->verdict = RT_VERDICT_INCONCLUSIVE;
-		/* a change the machine's may explain: more canary samples can decide it */
 		/* kept_only: a later trial at the baseline's rate can decide it */
-		p->done = !o->ab && !p->machine_explains && !p->cmp.kept_only &&
+		p->done = !o->ab && !p->cmp.kept_only &&
 			  p->trials >= CONFIRM_TRIALS && p->cmp.more_samples == 0;
 	}
 	return RT_OK;
@@ -436,7 +430,7 @@ static int keep_pair(rt_check_point *p, char *err, size_t errlen)
 
 /*
  * One trial of p, then canary samples when the baseline has a canary to
- * compare with (after the trial, as the tune took its own: the same place
+ * show beside it (after the trial, as the tune took its own: the same place
  * between trials, so that the two series are measured alike), and the point
  * judged on what is known so far. A/B: a trial on each side, A first in even
  * rounds and B first in odd ones, so that a drift of the machine falls on
@@ -452,13 +446,9 @@ static int measure_once(rt_check_run *run, rt_check_point *p, int round, const r
 		rc = run_trial(run, p, o->ab ? !(round % 2) : 0, o, progress, err, errlen);
 	if (rc == RT_OK && o->ab)
 		rc = keep_pair(p, err, errlen);
-	if (rc == RT_OK && rt_check_canary_wanted(&run->base, canary_use(o))) {
+	if (rc == RT_OK && rt_check_canary_wanted(&run->base, canary_use(o)))
 		rc = rt_check_canary_tick(&run->canary, err, errlen);
-		if (rc == RT_OK)
-			rc = compare_canary(run, o, err, errlen);
-	}
-	int settled = rt_check_canary_settled(&run->canary, &run->base, canary_use(o));
-	return rc == RT_OK ? judge(run, p, o, settled, err, errlen) : rc;
+	return rc == RT_OK ? judge(run, p, o, err, errlen) : rc;
 }
 
 /*
@@ -490,18 +480,14 @@ static int measure_points(rt_check_run *run, const rt_check_opts *o, char *err, 
 
 /* ---- verdicts in words ---- */
 
-/* The change in words; with the machine's own taken out, what was measured too. */
-static void say_change(const rt_check_point *p, double machine, char *buf, size_t len)
+/* The change in words. */
+static void say_change(const rt_check_point *p, char *buf, size_t len)
 {
 	const rt_comparison *c = &p->cmp;
-	double pct = 100 * (c->ratio - 1), raw = 100 * (p->raw_ratio - 1);
-	int n = snprintf(buf, len, "%.1f%% %s (95%% CI %+.1f%% to %+.1f%%), p = %.2g", fabs(pct),
-			 pct < 0 ? "slower" : "faster", 100 * (c->ci_lo - 1), 100 * (c->ci_hi - 1),
-			 c->test.p);
-	if (machine != 1 && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n,
-			 ", after the machine's own %+.1f%%: as measured %.1f%% %s", 
-			 100 * (machine - 1), fabs(raw), raw < 0 ? "slower" : "faster");
+	double pct = 100 * (c->ratio - 1);
+	snprintf(buf, len, "%.1f%% %s (95%% CI %+.1f%% to %+.1f%%), p = %.2g", fabs(pct),
+		 pct < 0 ? "slower" : "faster", 100 * (c->ci_lo - 1), 100 * (c->ci_hi - 1),
+		 c->test.p);
 }
 
 /* A change the samples show that did not hold as confirmed() asks: why not. */
@@ -534,13 +520,7 @@ static void explain_inconclusive(rt_check_point *p, const rt_check_opts *o, cons
 				 double t, double confirm_s)
 {
 	const rt_comparison *c = &p->cmp;
-	if (p->machine_explains)
-		snprintf(p->reason, sizeof p->reason,
-			 "unknown: %s, but the machine's own change may explain it (the canary's "
-			 "95%% CI reaches %+.1f%%, and with that taken out it is not clearly past "
-			 "the threshold); a longer --budget gives the canary more samples",
-			 change, 100 * (p->machine_bound - 1));
-	else if (c->kept_only)
+	if (c->kept_only)
 		snprintf(p->reason, sizeof p->reason,
 			 "unknown: %s against the baseline's fastest trials, not all of them: its "
 			 "slower ones (left out) may be the host's usual state, not a spell; check "
@@ -593,8 +573,7 @@ static void say_left_out(rt_check_point *p, double threshold)
 		 p->trials - p->failures);
 }
 
-static void explain_verdict(rt_check_point *p, const rt_check_opts *o, double machine,
-			    double confirm_s)
+static void explain_verdict(rt_check_point *p, const rt_check_opts *o, double confirm_s)
 {
 	char change[224];
 	double t = 100 * o->threshold;
@@ -616,7 +595,7 @@ static void explain_verdict(rt_check_point *p, const rt_check_opts *o, double ma
 		return;
 	}
 	if (p->verdict != RT_VERDICT_INFEASIBLE)
-		say_change(p, machine, change, sizeof change);
+		say_change(p, change, sizeof change);
 	switch (p->verdict) {
 	case RT_VERDICT_INFEASIBLE:
 		snprintf(p->reason, sizeof p->reason,
@@ -645,9 +624,9 @@ static void explain_verdict(rt_check_point *p, const rt_check_opts *o, double ma
 	}
 }
 
-static void explain(rt_check_point *p, const rt_check_opts *o, double machine, double confirm_s)
+static void explain(rt_check_point *p, const rt_check_opts *o, double confirm_s)
 {
-	explain_verdict(p, o, machine, confirm_s);
+	explain_verdict(p, o, confirm_s);
 	say_left_out(p, o->threshold);
 	say_set_aside(p);
 }
@@ -824,8 +803,8 @@ static int conclude(rt_check_run *run, const rt_check_opts *o, char *err, size_t
 	for (int i = 0; rc == RT_OK && i < run->npoints; i++) {
 		rt_check_point *p = &run->points[i];
 		if (p->trials)
-			rc = judge(run, p, o, 1, err, errlen);
-		explain(p, o, run->canary.speed, run->confirm_s);
+			rc = judge(run, p, o, err, errlen);
+		explain(p, o, run->confirm_s);
 		run->counts[p->verdict]++;
 	}
 	if (rc)
@@ -869,7 +848,6 @@ static int prepare_ab(const rt_check_opts *o, rt_check_run *run, char *err, size
 int rt_check_prepare(const rt_check_opts *o, rt_check_run *run, char *err, size_t errlen)
 {
 	memset(run, 0, sizeof *run);
-	run->canary.speed = 1;
 	run->ab = o->ab;
 	if (o->ab)
 		return prepare_ab(o, run, err, errlen);

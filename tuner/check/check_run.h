@@ -60,11 +60,8 @@ typedef struct rt_check_point {
 	double a_last, b_last;  /* A/B: the medians of the round's trials; NAN: did not run */
 	double *pairs;          /* A/B: log(B / A) of each round where both ran (check_pairs.h) */
 	int npairs;
-	rt_comparison cmp;    /* now, the machine's own change taken out, against the baseline */
-	double raw_ratio;     /* median now / baseline as measured */
-	double base_median, now_median; /* as measured, of the trials compared (cmp's left_out) */
-	int machine_explains; /* a change the machine's own may explain: undecided */
-	double machine_bound; /* that change of the machine's (the canary's CI bound) */
+	rt_comparison cmp;    /* now against the baseline */
+	double base_median, now_median; /* of the trials compared (cmp's left_out) */
 	rt_verdict verdict;
 	char reason[512];
 } rt_check_point;
