@@ -158,6 +158,75 @@ static int round_trip(const char *yaml, size_t len, rt_watch_run *back, char *er
 	return rc;
 }
 
+/*
+ * A loader worker that prefetches at a whole core for 3 s, then keeps up
+ * at 40% while the main thread runs the steps at a whole core from 3.2 s
+ * (the H100's 4 workers read 106% of a core each, their prefetch counted):
+ * snapshots as the sampler takes them, 0.1 s apart, and a rate line every
+ * 0.5 s from 3.7 s, marked on the tick that sees it as watch.c does. Over
+ * the run the worker ran more CPU time than the main process. Marked, the
+ * main process drives the steps and the worker reads 40% over them, kept
+ * up; unmarked (a file from before, or no --metric), the whole run's CPU
+ * time over the steps' span reads near a whole core.
+ */
+static void run_with_prefetch(rt_watch_run *r, int mark)
+{
+	memset(r, 0, sizeof *r);
+	r->ncpus = 2;
+	rt_proc_thread th[2] = {{.pid = 100, .tid = 100, .comm = "python3", .state = 'R'},
+				{.pid = 200, .tid = 200, .comm = "python3", .state = 'R'}};
+	rt_proc_snap snap = {.threads = th, .n = 2}, prev = snap;
+	double main_cpu = 0, worker_cpu = 0;
+	for (int i = 0; i <= 72; i++) {
+		double t = 0.1 * i;
+		th[0].cpu_ns = (uint64_t)(1e9 * main_cpu);
+		th[1].cpu_ns = (uint64_t)(1e9 * worker_cpu);
+		assert_int_equal(rt_watch_tick_add(r, &snap, i ? &prev : NULL, t, 0.1), RT_OK);
+		/* a line printed in the last interval: 3.7, 4.2, ..., 7.2 s */
+		int line = t > 3.65 && fmod(t - 3.7 + 1e-9, 0.5) < 0.1 - 1e-9;
+		if (line) {
+			assert_int_equal(rt_grow(&r->metric, &r->mcap, r->nmetric, sizeof *r->metric, 16), 0);
+			r->metric[r->nmetric++] = (rt_watch_point){t - 0.05, 100};
+			if (mark)
+				rt_watch_mark_steps(r, t);
+		}
+		main_cpu += t >= 3.2 ? 0.1 : 0;
+		worker_cpu += t < 3.0 ? 0.1 : 0.04;
+	}
+	r->wall_s = 7.2;
+	assert_int_equal(rt_watch_analyze(r), RT_OK);
+	rt_watch_verdict(r);
+}
+
+static void test_worker_load_leaves_out_the_prefetch(void **state)
+{
+	(void)state;
+	rt_watch_run r;
+	run_with_prefetch(&r, 1);
+	assert_true(r.win_steps);
+	assert_int_equal(r.binding, RT_WC_ONE_THREAD);
+	assert_int_equal(r.steps_marks, 8);
+	assert_true(r.threads[1].cpu_s > r.threads[0].cpu_s); /* the worker, over the run */
+	assert_float_equal(r.threads[0].steps_cores, 1.0, 0.03);
+	assert_float_equal(r.threads[1].steps_cores, 0.4, 0.03);
+	assert_non_null(strstr(r.step, "its 1 worker process kept up with it (40% of a core each)"));
+	char *text, err[256];
+	size_t len;
+	assert_int_equal(rt_watch_yaml(&r, &text, &len, err, sizeof err), RT_OK);
+	assert_non_null(strstr(text, "comm: python3, cpu_s: 4.68, steps_cores: 0.4}"));
+	rt_watch_run back;
+	assert_int_equal(round_trip(text, len, &back, err, sizeof err), RT_OK);
+	assert_string_equal(back.step, r.step); /* the file's steps_cores decide alike */
+	rt_watch_free(&back);
+	free(text);
+	rt_watch_free(&r);
+
+	run_with_prefetch(&r, 0);
+	assert_float_equal(r.threads[1].steps_cores, -1, 0);
+	assert_non_null(strstr(r.step, "all ran near a whole core"));
+	rt_watch_free(&r);
+}
+
 static void test_yaml_round_trip(void **state)
 {
 	(void)state;
@@ -274,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_phases_and_shares),
 		cmocka_unit_test(test_device_and_monitor),
 		cmocka_unit_test(test_yaml_round_trip),
+		cmocka_unit_test(test_worker_load_leaves_out_the_prefetch),
 		cmocka_unit_test(test_h100_recordings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

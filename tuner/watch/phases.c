@@ -102,6 +102,22 @@ static void steady_window(rt_watch_run *r)
 	}
 }
 
+/*
+ * Each thread's cores over the steps, when the window is the steps and the
+ * sampler marked them (two ticks at least saw new rate lines). A run read
+ * back keeps what its file says.
+ */
+static void steps_cores(rt_watch_run *r)
+{
+	double span = r->steps_t1 - r->steps_t0;
+	if (!r->win_steps || r->steps_marks < 2 || span <= 0)
+		return;
+	for (int i = 0; i < r->nthreads; i++) {
+		rt_watch_thread *t = &r->threads[i];
+		t->steps_cores = (t->steps_cpu1 - t->steps_cpu0) / span;
+	}
+}
+
 /* A device sample's window on the run's clock. */
 static void sample_span(const rt_watch_run *r, const rt_dev_sample *s, double *a, double *b)
 {
@@ -329,6 +345,7 @@ int rt_watch_analyze(rt_watch_run *r)
 	}
 	free(cursor);
 	steady_window(r);
+	steps_cores(r);
 	shares(r);
 	while (merge_shortest(r))
 		;

@@ -26,7 +26,21 @@ int rt_watch_thread_index(rt_watch_run *r, const rt_proc_thread *th)
 	memset(t, 0, sizeof *t);
 	t->pid = th->pid;
 	t->tid = th->tid;
+	t->steps_cores = -1;
 	return r->nthreads++;
+}
+
+void rt_watch_mark_steps(rt_watch_run *r, double t)
+{
+	/* a thread that starts later has steps_cpu0 0: all it does is in the steps */
+	for (int i = 0; i < r->nthreads; i++) {
+		if (!r->steps_marks)
+			r->threads[i].steps_cpu0 = r->threads[i].cpu_s;
+		r->threads[i].steps_cpu1 = r->threads[i].cpu_s;
+	}
+	if (!r->steps_marks++)
+		r->steps_t0 = t;
+	r->steps_t1 = t;
 }
 
 static int push_tick(rt_watch_run *r, const rt_watch_tick *k)

@@ -85,19 +85,40 @@ static double process_cpu(const rt_watch_run *r, int pid)
 }
 
 /*
- * The process that drives the steps: the one that ran the most CPU time
- * over the run, its threads together (the command itself may be a shell
- * or a launcher that waits; the main process also did the start-up).
- * -1 when no thread is known.
+ * A process's load over the window, in cores: its threads' cores over the
+ * steps when each of them is known (rt_watch_thread.steps_cores), else its CPU
+ * time over the whole run spread over the window, which reads high when
+ * the window is the steps and the process worked before them (a loader's
+ * prefetch: 4 workers read 106% of a core each on the H100).
+ */
+static double process_load(const rt_watch_run *r, int pid, double span)
+{
+	double steps = 0;
+	for (int i = 0; i < r->nthreads; i++) {
+		const rt_watch_thread *t = &r->threads[i];
+		if (t->pid != pid)
+			continue;
+		if (t->steps_cores < 0)
+			return process_cpu(r, pid) / span;
+		steps += t->steps_cores;
+	}
+	return steps;
+}
+
+/*
+ * The process that drives the steps: the one with the most load over the
+ * window, its threads together (the command itself may be a shell or a
+ * launcher that waits; over the whole run the main process also did the
+ * start-up, and a loader worker its prefetch). -1 when no thread is known.
  */
 static int driving_pid(const rt_watch_run *r)
 {
+	double span = r->win1 - r->win0, most = -1;
 	int pid = -1;
-	double most = -1;
-	for (int i = 0; i < r->nthreads; i++) {
-		double cpu = process_cpu(r, r->threads[i].pid);
-		if (cpu > most) {
-			most = cpu;
+	for (int i = 0; i < r->nthreads && span > 0; i++) {
+		double load = process_load(r, r->threads[i].pid, span);
+		if (load > most) {
+			most = load;
 			pid = r->threads[i].pid;
 		}
 	}
@@ -107,9 +128,7 @@ static int driving_pid(const rt_watch_run *r)
 /*
  * The processes beside the driving one that worked a tenth of a core or
  * more over the window (loader workers, environment workers): how many,
- * and their mean load in cores. Their CPU time counts from their start,
- * a little before the first step (a loader prefetches): the load reads
- * somewhat high.
+ * and their mean load in cores.
  */
 static int worker_processes(const rt_watch_run *r, int driver, double *load)
 {
@@ -119,10 +138,10 @@ static int worker_processes(const rt_watch_run *r, int driver, double *load)
 		int pid = r->threads[i].pid, seen = pid == driver;
 		for (int j = 0; j < i && !seen; j++)
 			seen = r->threads[j].pid == pid;
-		double cpu = seen ? 0 : process_cpu(r, pid);
-		if (cpu >= HELPER_CORES * span) {
+		double cores = seen ? 0 : process_load(r, pid, span);
+		if (cores >= HELPER_CORES) {
 			n++;
-			sum += cpu / span;
+			sum += cores;
 		}
 	}
 	*load = n ? sum / n : 0;

@@ -26,6 +26,8 @@ typedef struct sampler {
 	rt_devmon *dev;
 	double t0, period;
 	atomic_int stop;
+	atomic_int rate_lines; /* the metric's samples so far: the reader counts them */
+	int rate_lines_seen;   /* as the last tick saw them */
 	int rc;
 } sampler;
 
@@ -55,6 +57,11 @@ static int sample_once(sampler *sp, rt_proc_snap *cur, rt_proc_snap *prev, doubl
 	if (rc == RT_OK)
 		rc = rt_watch_tick_add(sp->r, cur, *last > 0 ? prev : NULL, now - sp->t0,
 				       now - *last);
+	int lines = atomic_load(&sp->rate_lines);
+	if (rc == RT_OK && lines != sp->rate_lines_seen) {
+		rt_watch_mark_steps(sp->r, now - sp->t0);
+		sp->rate_lines_seen = lines;
+	}
 	if (rc == RT_OK)
 		rc = rt_devmon_poll(sp->dev, in_tree, sp, &sp->r->dev, &sp->r->ndev, &sp->r->dcap);
 	*last = now;
@@ -91,6 +98,7 @@ typedef struct reader {
 	rt_metric *m;
 	double t0;
 	int quiet;
+	atomic_int *rate_lines; /* the sampler's count of them (its thread reads r->metric not) */
 } reader;
 
 static void on_line(void *user, int is_err, const char *text)
@@ -109,6 +117,7 @@ static void on_line(void *user, int is_err, const char *text)
 		if (rt_grow(&r->metric, &r->mcap, r->nmetric, sizeof *r->metric, 256))
 			return; /* a lost sample, not a wrong one */
 		r->metric[r->nmetric++] = (rt_watch_point){t, rd->m->samples[i]};
+		atomic_fetch_add(rd->rate_lines, 1);
 	}
 }
 
@@ -130,7 +139,7 @@ static int watch_command(const rt_watch_opts *o, sampler *sp, char *err, size_t 
 {
 	rt_watch_run *r = sp->r;
 	rt_metric m;
-	reader rd = {r, NULL, 0, o->quiet};
+	reader rd = {r, NULL, 0, o->quiet, &sp->rate_lines};
 	if (o->metric) {
 		RT_TRY(rt_metric_init(&m, o->metric, 0, err, errlen));
 		rd.m = &m;

@@ -57,6 +57,14 @@ typedef struct rt_watch_thread {
 	int pid, tid;
 	char comm[16];
 	double cpu_s;        /* on-CPU time while watched */
+	/*
+	 * Its cores over the steps (--metric): its CPU time from the tick that
+	 * saw the first rate line to the tick that saw the last, over that time;
+	 * -1 unknown (no such window, or a file that does not say). A loader's
+	 * prefetch before the first step is not in it, as it is in cpu_s.
+	 */
+	double steps_cores;
+	double steps_cpu0, steps_cpu1; /* cpu_s at those two ticks (rt_watch_mark_steps) */
 	uint64_t last_ns;    /* its CPU time at the last snapshot (the sampler's) */
 	uint64_t last_wait_ns; /* and its run-queue wait */
 } rt_watch_thread;
@@ -108,6 +116,8 @@ typedef struct rt_watch_run {
 	int monitor_readings;
 	double process_busy;     /* the tree's mean SM share, NVML's per-process samples; -1 none */
 	double win0, win1;       /* the window the shares and the verdict cover, s since the start */
+	int steps_marks;         /* ticks that saw a new rate line (rt_watch_mark_steps) */
+	double steps_t0, steps_t1; /* the first and the last of them */
 	int win_steps;           /* 1: the window is the steps, first rate line to last; 0: the run */
 	int binding;             /* the class with the largest share */
 	char verdict[1024];
@@ -142,6 +152,12 @@ int rt_watch_tick_add(rt_watch_run *r, const rt_proc_snap *s, const rt_proc_snap
 		      double t, double dt);
 /* The thread's index in r, added when new; -1 when out of memory. */
 int rt_watch_thread_index(rt_watch_run *r, const rt_proc_thread *th);
+/*
+ * The tick at time t saw a new rate line (--metric): the steps are running.
+ * The first such tick starts each thread's CPU over the steps, every one
+ * ends it for now (rt_watch_thread.steps_cores).
+ */
+void rt_watch_mark_steps(rt_watch_run *r, double t);
 
 /* ---- phases.c ---- */
 

@@ -98,6 +98,8 @@ static void threads_block(rt_yw *w, const rt_watch_run *r)
 			rt_yw_kint(w, "tid", t[i].tid);
 			rt_yw_kstr(w, "comm", t[i].comm);
 			rt_yw_knum(w, "cpu_s", t[i].cpu_s, 4);
+			if (t[i].steps_cores >= 0)
+				rt_yw_knum(w, "steps_cores", t[i].steps_cores, 3);
 			rt_yw_end_map(w);
 		}
 	}
@@ -364,6 +366,18 @@ static int read_window(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 					      r->win1, r->win0);
 }
 
+/* A thread's steps_cores: -1 where the file has none (no steps, or an older rigtune's). */
+static int read_steps_cores(const rt_yr *y, const rt_ynode *t, double *v)
+{
+	*v = -1;
+	if (!rt_yr_get(y, t, "steps_cores"))
+		return RT_OK;
+	RT_TRY(rt_yr_need_num(y, t, "steps_cores", v));
+	return *v >= 0 && *v <= 4096 ? RT_OK
+				     : rt_yr_bad(y, rt_yr_get(y, t, "steps_cores"),
+						 "steps_cores: %g is not a count of cores", *v);
+}
+
 /* The busiest threads as listed (the verdict names them and counts their processes). */
 static int read_threads(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 {
@@ -386,6 +400,7 @@ static int read_threads(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 		RT_TRY(rt_yr_need_int(y, t, "tid", 0, 1L << 31, &tid));
 		RT_TRY(rt_yr_need_str(y, t, "comm", &comm));
 		RT_TRY(rt_yr_need_num(y, t, "cpu_s", &r->threads[i].cpu_s));
+		RT_TRY(read_steps_cores(y, t, &r->threads[i].steps_cores));
 		r->threads[i].pid = (int)pid;
 		r->threads[i].tid = (int)tid;
 		snprintf(r->threads[i].comm, sizeof r->threads[i].comm, "%s", comm);
