@@ -141,7 +141,20 @@ static void test_device_and_monitor(void **state)
 	assert_int_equal(device_phases, 4);
 	rt_watch_verdict(&r);
 	assert_non_null(strstr(r.verdict, "would have read 0% in 100% of its 4 readings"));
-	assert_non_null(strstr(r.verdict, "every 1.0 s"));
+	/* 0.33 s busy a second, in 0.1 s ticks: the two it straddles count */
+	assert_non_null(strstr(r.verdict, "in bursts of 0.4 s every 1.0 s"));
+	rt_watch_free(&r);
+
+	/* a device that hovers about half busy (45% and 55% in turn) has no bursts to name */
+	make_run(&r, k, 40);
+	for (int i = 0; i < 40; i++)
+		r.ticks[i].device = i % 2 ? 0.55 : 0.45;
+	r.ndevices = 1;
+	r.read_back = 1; /* the ticks' device shares stand, as a file's */
+	assert_int_equal(rt_watch_analyze(&r), RT_OK);
+	rt_watch_verdict(&r);
+	assert_non_null(strstr(r.verdict, "the device was busy 50%"));
+	assert_null(strstr(r.verdict, "bursts"));
 	rt_watch_free(&r);
 }
 

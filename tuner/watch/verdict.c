@@ -12,7 +12,13 @@
 #include "../../common/rt.h"
 #include "watch.h"
 
-#define BURST_BUSY 0.5 /* a tick in which the device was at least this busy is in a burst */
+/*
+ * A burst starts at a tick in which the device was at least BURST_BUSY
+ * busy and lasts until one in which it was below BURST_IDLE: a device
+ * that hovers about half busy makes one long stretch, not bursts of noise.
+ */
+#define BURST_BUSY 0.5
+#define BURST_IDLE 0.2
 #define BESIDES_SHARE 0.15 /* another class this large is named after the binding one */
 #define HELPER_CORES 0.1   /* a process beside the driving one that ran this many cores is a worker */
 #define ONE_THREAD_REST_WORDS 0.5 /* the other threads' cores beside the one that are named */
@@ -183,7 +189,7 @@ static int bursts(const rt_watch_run *r, double *len, double *every)
 		const rt_watch_tick *t = &r->ticks[k];
 		if (!rt_watch_in_window(r, t))
 			continue;
-		int b = t->device >= BURST_BUSY;
+		int b = in ? t->device >= BURST_IDLE : t->device >= BURST_BUSY;
 		if (b && !in) {
 			if (!n)
 				first = t->t - t->dt;
