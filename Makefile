@@ -191,9 +191,11 @@ GPU_CHECK := $(BUILD)/tests/gpu_check
 test: test-deps
 	@$(MAKE) --no-print-directory build-test
 # What a CLI script may run beside rigtune: the test plugins, fake vendor libraries,
-# preloaded libraries and the GPU checker; and what it reads: the macOS cross-build.
-TEST_AIDS := $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_LIBS) $(GPU_CHECK) $(MAC_BUILD)
-build-test: build-all $(TEST_BINS) $(TEST_AIDS) $(BENCH_BINS)
+# preloaded libraries, the benchmarks (test_check.sh runs bench_check) and the GPU
+# checker; and what it reads: the macOS cross-build. `make check` builds them too, so
+# that one script alone never runs a stale benchmark.
+TEST_AIDS := $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_LIBS) $(BENCH_BINS) $(GPU_CHECK) $(MAC_BUILD)
+build-test: build-all $(TEST_BINS) $(TEST_AIDS)
 	@BUILD=$(BUILD) tests/run.sh
 
 # One test alone (T=test_journal, T=journal, T=test_tune): its binary if it is a unit test.
