@@ -322,6 +322,13 @@ static const recorded h100[] = {
 	/* its command a shell script that started python3: the driver is python3, not a worker */
 	{"final-w4b64", RT_WC_ONE_THREAD, "`python3` and its 4 worker processes all ran near"},
 	{"final-big_fp32_w8", RT_WC_DEVICE, "the device is the bottleneck"},
+	/*
+	 * with steps_cores (stop 47): over the steps 4 workers ran 85-96% of a core
+	 * each, so "both may bind" stands; 12 workers ran 27-31% each, and no faster
+	 * (1785 against 1775 samples/s)
+	 */
+	{"steps-w4b64", RT_WC_ONE_THREAD, "its 4 worker processes all ran near a whole core (90% each)"},
+	{"steps-w12b64", RT_WC_ONE_THREAD, "its 12 worker processes kept up with it (28% of a core each)"},
 	/* batches made on the main thread: 4 loader workers ran it 2.2 times faster */
 	{"w0b64", RT_WC_ONE_THREAD, "for input, more loader workers"},
 	{"w0b64-15s", RT_WC_ONE_THREAD, "for input, more loader workers"},
@@ -341,9 +348,9 @@ static void test_h100_recordings(void **state)
 		printf("# %s: %s: %s\n", h100[i].file, rt_watch_class_name(r.binding), r.step);
 		assert_int_equal(r.binding, h100[i].binding);
 		assert_non_null(strstr(r.step, h100[i].step));
-		/* the steps are the window: the 8-16 s of startup before them are not */
+		/* the steps (7 s and more) are the window: the 8-16 s of startup before them are not */
 		assert_int_equal(r.win_steps, 1);
-		assert_true(r.win0 > 8 && r.win1 > r.win0 + 7);
+		assert_true(r.win0 > 8 && r.win1 > r.win0 + 6.5);
 		assert_non_null(strstr(r.verdict, "of its steps' time"));
 		rt_watch_free(&r);
 	}
