@@ -1,7 +1,6 @@
 /* check_canary.c: the machine's own change during a check (check_canary.h). */
 #include "check_canary.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
