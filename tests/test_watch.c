@@ -123,8 +123,8 @@ static void test_device_and_monitor(void **state)
 	assert_non_null(r.dev);
 	for (int n = 1; n <= 24; n++) {
 		int w = n % 6; /* 3: the window (1/3, 1/2] of a second, 4: (1/2, 2/3] */
-		r.dev[n - 1] = (rt_dev_sample){0, RT_DEV_DEVICE, 1000 + n / 6.0, 1 / 6.0,
-					       w == 3 || w == 4 ? 0.9 : 0};
+		r.dev[n - 1] = (rt_dev_sample){
+		    0, RT_DEV_DEVICE, 0, 1000 + n / 6.0, 1 / 6.0, w == 3 || w == 4 ? 0.9 : 0};
 	}
 	r.ndev = r.dcap = 24;
 	assert_int_equal(rt_watch_analyze(&r), RT_OK);

@@ -4,7 +4,8 @@
  * cut into phases by the resource that binds it, and said in one verdict.
  *
  * The parts, one module each: procfs.c reads the kernel (the only module
- * that knows /proc), device.c the accelerator's monitor, sampler.c turns
+ * that knows /proc), workloads/devmon.h the accelerator's monitor (NVML,
+ * ROCm SMI, IOReport: the one the plugins use too), sampler.c turns
  * two snapshots into one tick, watch.c runs the command (or follows a pid)
  * with the sampler beside it, phases.c classifies and cuts, verdict.c says
  * it in words, watch_yaml.c writes and reads the result.
@@ -15,7 +16,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "device.h"
+#include "../../workloads/devmon.h"
 #include "procfs.h"
 
 /* A thread (or a worker process) that wanted this share of a core is at its limit. */
