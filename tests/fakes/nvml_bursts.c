@@ -6,8 +6,9 @@
  * `period`. Like the driver, it keeps a utilization sample per `window`
  * (default 1/6 s), stamped at the window's end, whose value is the share of
  * the window in which the device was busy; the newest 100 are kept. Its
- * per-process samples give the same share to the first child of the
- * process that loaded it (the watched command).
+ * per-process samples, one per window too and kept as long, give the same
+ * share to the first child of the process that loaded it (the watched
+ * command): all of the device's work is that command's kernels.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -167,21 +168,25 @@ static unsigned int first_child(void)
 	return found;
 }
 
-/* The newest window's share for the watched command, once per window. */
+/*
+ * The watched command's share of each kept window newer than last, as
+ * NVML gives the samples after lastSeenTimeStamp; NOT_FOUND when there is
+ * none (or no command yet).
+ */
 int nvmlDeviceGetProcessUtilization(void *dev, proc_sample *out, unsigned int *count,
 				    unsigned long long last)
 {
 	if (dev != &device)
 		return INVALID_ARGUMENT;
-	long newest = (long)((now_s() - t_init) / window);
+	long newest = (long)((now_s() - t_init) / window), n = 0;
 	unsigned int pid = newest > 0 && stamp(newest) > last ? first_child() : 0;
-	if (!pid) {
-		*count = 0;
-		return NOT_FOUND;
+	for (long i = newest - KEPT + 1 > 1 ? newest - KEPT + 1 : 1; pid && i <= newest; i++) {
+		if (stamp(i) <= last)
+			continue;
+		if ((unsigned int)n >= *count)
+			return INSUFFICIENT_SIZE;
+		out[n++] = (proc_sample){.pid = pid, .timestamp = stamp(i), .sm = percent(i)};
 	}
-	if (*count < 1)
-		return INSUFFICIENT_SIZE;
-	out[0] = (proc_sample){.pid = pid, .timestamp = stamp(newest), .sm = percent(newest)};
-	*count = 1;
-	return SUCCESS;
+	*count = (unsigned int)n;
+	return n ? SUCCESS : NOT_FOUND;
 }
