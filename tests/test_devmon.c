@@ -2,16 +2,20 @@
  * The device monitor's parts that need no device: IOReport's arithmetic
  * (workloads/devmon_ioreport.h) over the delta samples in
  * tests/data/ioreport/ (constructed, not recorded: its README says how),
- * the table's reasons when no vendor finds a device, and the samples'
- * batch. NVML's and ROCm SMI's monitors over their fakes are in
- * tests/test_gpu_host.c.
+ * the whole IOReport monitor (subscription, samples, deltas, releases)
+ * against a stand-in of libIOReport and CoreFoundation
+ * (tests/fakes/ioreport.c), the table's reasons when no vendor finds a
+ * device, and the samples' batch. NVML's and ROCm SMI's monitors over
+ * their fakes are in tests/test_gpu_host.c.
  */
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "../common/rt.h"
@@ -127,11 +131,86 @@ static void test_no_monitor(void **state)
 	assert_non_null(strstr(why, "; ROCm SMI: /nonexistent/librsmi.so: cannot open"));
 	assert_string_equal(rt_devmon_label(NULL), "none");
 	assert_int_equal(rt_devmon_ndevices(NULL), 0);
-	assert_null(rt_devmon_open(&rt_devmon_ioreport, NULL, why, sizeof why));
-	assert_string_equal(why, "IOReport is macOS's");
 	rt_devmon_close(NULL);
 	unsetenv("RIGTUNE_NVML");
 	unsetenv("RIGTUNE_ROCM_SMI");
+}
+
+/* The stand-in of IOReport and CoreFoundation, loaded for both. */
+static void *use_fake_ioreport(const char *script)
+{
+	static char path[1100];
+	const char *build = getenv("BUILD_DIR");
+	snprintf(path, sizeof path, "%s/tests/fakes/libioreport_fake.so",
+	         build && *build ? build : "build");
+	setenv("RIGTUNE_IOREPORT", path, 1);
+	setenv("RIGTUNE_COREFOUNDATION", path, 1);
+	setenv("RIGTUNE_FAKE_IOREPORT", script, 1);
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		fail_msg("%s", dlerror());
+	return lib;
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec t = {0, ms * 1000000};
+	nanosleep(&t, NULL);
+}
+
+/*
+ * The IOReport monitor as the Metal plugin reads it: the first call opens
+ * it (no sample yet), the next reads the GPU's busy share since, from the
+ * delta of two samples; watch's poll; every object it was handed is
+ * released at close.
+ */
+static void test_ioreport_monitor(void **state)
+{
+	(void)state;
+	char why[RT_ERRLEN] = "";
+	void *lib = use_fake_ioreport("busy=0.3");
+	int *live = dlsym(lib, "fake_ioreport_live");
+	assert_non_null(live);
+	rt_devmon *m = NULL;
+	int failed = 0;
+	double busy = -1;
+	assert_int_equal(
+	    rt_devmon_utilization(&m, &failed, &rt_devmon_ioreport, NULL, &busy, why, sizeof why),
+	    RT_EUNAVAIL);
+	assert_string_equal(why, "the monitor's window starts now");
+	assert_int_equal(rt_devmon_ndevices(m), 1);
+	assert_string_equal(rt_devmon_label(m), "IOReport");
+	pause_ms(20);
+	assert_int_equal(
+	    rt_devmon_utilization(&m, &failed, &rt_devmon_ioreport, NULL, &busy, why, sizeof why),
+	    RT_OK);
+	assert_float_equal(busy, 0.3, 1e-6);
+	/* watch's poll: one sample per poll, its window the time since the one before */
+	rt_dev_batch b = {NULL, 0, 0};
+	pause_ms(20);
+	assert_int_equal(rt_devmon_poll(m, &b), RT_OK);
+	assert_int_equal(b.n, 1);
+	assert_int_equal(b.s[0].kind, RT_DEV_DEVICE);
+	assert_int_equal(b.s[0].device, 0);
+	assert_true(b.s[0].window >= 0.015 && b.s[0].window < 5);
+	assert_float_equal(b.s[0].busy, 0.3, 1e-6);
+	free(b.s);
+	rt_devmon_close(m);
+	assert_int_equal(*live, 0);
+
+	/* a macOS without the GPU's channels, and one without the libraries */
+	use_fake_ioreport("gpu=0");
+	assert_null(rt_devmon_open(&rt_devmon_ioreport, NULL, why, sizeof why));
+	assert_string_equal(
+	    why, "IOReport: no GPU Stats / GPU Performance States channels to subscribe to");
+	assert_int_equal(*live, 0);
+	unsetenv("RIGTUNE_IOREPORT");
+	unsetenv("RIGTUNE_COREFOUNDATION");
+	unsetenv("RIGTUNE_FAKE_IOREPORT");
+	assert_null(rt_devmon_open(&rt_devmon_ioreport, NULL, why, sizeof why));
+	assert_non_null(strstr(why, "CoreFoundation"));
+	dlclose(lib);
+	dlclose(lib); /* use_fake_ioreport opened it twice */
 }
 
 static void test_batch(void **state)
@@ -150,11 +229,9 @@ static void test_batch(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_state_names),
-	    cmocka_unit_test(test_gpu_busy),
-	    cmocka_unit_test(test_gpu_busy_unavailable),
-	    cmocka_unit_test(test_no_monitor),
-	    cmocka_unit_test(test_batch),
+	    cmocka_unit_test(test_state_names),          cmocka_unit_test(test_gpu_busy),
+	    cmocka_unit_test(test_gpu_busy_unavailable), cmocka_unit_test(test_ioreport_monitor),
+	    cmocka_unit_test(test_no_monitor),           cmocka_unit_test(test_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -130,6 +130,7 @@ int rt_devmon_utilization(rt_devmon **m, int *failed, const rt_devmon_vendor *v,
 			return RT_EUNAVAIL;
 		}
 		rt_devmon_window_start(*m);
+		return rt_abi_fail(why, len, RT_EUNAVAIL, "the monitor's window starts now");
 	}
 	return rt_devmon_window_read(*m, busy, &n, why, len);
 }

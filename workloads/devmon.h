@@ -110,8 +110,10 @@ int rt_devmon_window_read(rt_devmon *m, double *busy, int *n, char *why, size_t 
 
 /*
  * A plugin's utilization() (backend.h) over *m: the first call opens v's
- * monitor of the device at bus and starts its window (and answers
- * RT_EUNAVAIL until a sample has come); each call reads the window. Once
+ * monitor of the device at bus and starts its window (RT_EUNAVAIL "the
+ * monitor's window starts now"); each later call reads the window
+ * (RT_EUNAVAIL until a sample has come: NVML's come at its period,
+ * IOReport's at each read). Once
  * the monitor failed to open (*failed set), RT_EUNAVAIL without trying
  * again. The reason in why.
  */

@@ -11,11 +11,15 @@
  * IOReport is private API: libIOReport.dylib and CoreFoundation are
  * dlopen'ed and their functions looked up by name, as metal.c reaches
  * Metal; a Mac without them has no monitor, and says why. The calls'
- * declarations are those the open-source monitors use. $RIGTUNE_IOREPORT
- * names the library to load instead of /usr/lib/libIOReport.dylib.
+ * declarations are those the open-source monitors use. Nothing here needs
+ * a Mac to compile: $RIGTUNE_IOREPORT and $RIGTUNE_COREFOUNDATION name the
+ * libraries to load instead of Apple's, and tests/test_devmon.c runs the
+ * whole reader on Linux against a stand-in of both (tests/fakes/ioreport.c).
+ * On Linux the table (devmon_table.c) does not list it.
  */
 #include "devmon_ioreport.h"
 
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,9 +59,6 @@ int rt_ioreport_gpu_busy(const rt_ior_channel *ch, int n, double *busy, char *wh
 	                   RT_IOR_GPU_CHANNEL, RT_IOR_GPU_GROUP, RT_IOR_GPU_SUBGROUP);
 }
 
-#ifdef __APPLE__
-#include <dlfcn.h>
-
 #define IOREPORT_LIB "/usr/lib/libIOReport.dylib"
 #define CF_FW "/System/Library/Frameworks/CoreFoundation.framework/CoreFoundation"
 #define CF_UTF8 0x08000100u /* kCFStringEncodingUTF8 */
@@ -96,9 +97,9 @@ typedef struct ior_state {
 
 static int load_api(ior_api *a, char *why, size_t len)
 {
-	a->cf = dlopen(CF_FW, RTLD_NOW | RTLD_LOCAL);
+	a->cf = rt_devmon_dlopen("RIGTUNE_COREFOUNDATION", CF_FW, why, len);
 	if (!a->cf)
-		return rt_abi_fail(why, len, RT_EUNAVAIL, "%s", dlerror());
+		return RT_EUNAVAIL;
 	a->lib = rt_devmon_dlopen("RIGTUNE_IOREPORT", IOREPORT_LIB, why, len);
 	const rt_dl_need cf[] = {
 	    RT_DL_NEED("CFStringCreateWithCString", a->str_create),
@@ -231,28 +232,6 @@ static void ior_close(void *state)
 {
 	ior_release((ior_state *)state);
 }
-#else
-typedef struct ior_state {
-	int unused;
-} ior_state;
-
-static int ior_open(void *state, const char *bus, int *ndev, char *why, size_t len)
-{
-	(void)state, (void)bus, (void)ndev;
-	return rt_abi_fail(why, len, RT_EUNAVAIL, "IOReport is macOS's");
-}
-
-static int ior_poll(void *state, rt_dev_batch *out)
-{
-	(void)state, (void)out;
-	return RT_OK;
-}
-
-static void ior_close(void *state)
-{
-	(void)state;
-}
-#endif
 
 const rt_devmon_vendor rt_devmon_ioreport = {
     "ioreport", "IOReport", sizeof(ior_state), ior_open, ior_poll, ior_close,

@@ -395,9 +395,10 @@ static int gpu_device_time(rt_ctx *ctx, int on, double *busy_s)
 
 /*
  * The monitor's mean busy fraction over its samples since the previous
- * call (the first call opens it: its window starts then, and it answers
- * RT_EUNAVAIL until a sample has come). RT_EUNAVAIL, with the reason in
- * last_error(), when there is no monitor.
+ * call (the first call opens it and starts its window, answering
+ * RT_EUNAVAIL, as later ones do until a sample has come: devmon.h's
+ * rt_devmon_utilization). RT_EUNAVAIL, with the reason in last_error(),
+ * when there is no monitor.
  */
 static int gpu_utilization(rt_ctx *ctx, double *busy)
 {
