@@ -18,6 +18,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "script.h"
+
 enum { STR, DICT, ARRAY, CHANNEL, SUB };
 #define STATES 4
 
@@ -43,24 +45,22 @@ static double now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* One setting of "busy=0.3,gpu=0" (script.h). */
+static void set(const char *key, double v)
+{
+	if (!strcmp(key, "busy"))
+		busy = v;
+	else if (!strcmp(key, "gpu"))
+		gpu = v != 0;
+}
+
 static void load(void)
 {
-	const char *s = getenv("RIGTUNE_FAKE_IOREPORT");
-	char key[16];
-	double v;
-	int used;
 	if (t0 == 0)
 		t0 = now_s();
 	busy = 0.25;
 	gpu = 1;
-	while (s && sscanf(s, "%15[a-z]=%lf%n", key, &v, &used) == 2) {
-		if (!strcmp(key, "busy"))
-			busy = v;
-		else if (!strcmp(key, "gpu"))
-			gpu = v != 0;
-		s += used;
-		s += *s == ',';
-	}
+	fake_script("RIGTUNE_FAKE_IOREPORT", set);
 }
 
 static obj *make(int kind, int counted)

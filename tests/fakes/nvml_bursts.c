@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "script.h"
+
 enum { SUCCESS = 0, INVALID_ARGUMENT = 2, NOT_FOUND = 6, INSUFFICIENT_SIZE = 7 };
 #define KEPT 100
 
@@ -45,25 +47,22 @@ static double now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* "busy=0.25,period=1" into the settings; an unknown word is ignored. */
+/* One setting of "busy=0.25,period=1" (script.h). */
+static void set(const char *key, double v)
+{
+	if (!strcmp(key, "busy"))
+		busy = v;
+	else if (!strcmp(key, "period"))
+		period = v;
+	else if (!strcmp(key, "phase"))
+		phase = v;
+	else if (!strcmp(key, "window"))
+		window = v;
+}
+
 static void read_script(void)
 {
-	const char *s = getenv("RIGTUNE_FAKE_NVML");
-	char key[16];
-	double v;
-	int used;
-	while (s && sscanf(s, "%15[a-z]=%lf%n", key, &v, &used) == 2) {
-		if (!strcmp(key, "busy"))
-			busy = v;
-		else if (!strcmp(key, "period"))
-			period = v;
-		else if (!strcmp(key, "phase"))
-			phase = v;
-		else if (!strcmp(key, "window"))
-			window = v;
-		s += used;
-		s += *s == ',';
-	}
+	fake_script("RIGTUNE_FAKE_NVML", set);
 }
 
 /* The busy seconds within [a, b] (seconds since init). */
