@@ -80,7 +80,8 @@ BENCH_LIBS := $(patsubst bench/lib/%.c,$(BUILD)/bench/lib%.so,$(wildcard bench/l
 # names it in PLUGINS_HERE (the loader knows it where it is not installed), adds
 # its library to PLUGINS where its compiler exists, and has its rule. The binary
 # never links them. A new plugin touches nothing outside its folder.
-GPU_DEPS := $(wildcard workloads/gpu/*) workloads/backend.h workloads/kernels.h common/rt.h
+GPU_DEPS := $(wildcard workloads/gpu/* workloads/devmon*) workloads/host_abi.h workloads/backend.h \
+	workloads/kernels.h common/rt.h
 PLUGINS :=
 PLUGINS_HERE :=
 # a fragment's first rule is not what a bare `make` builds

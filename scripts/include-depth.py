@@ -26,7 +26,9 @@ For each FILE given, its own longest file chain. Exit 1 when
   figures the tower was brought down to, or --max-files / --max-modules, so
   that the tower does not creep back up;
 - the layering is broken: search/ or workloads/ including a tuner/ header,
-  or a file outside a tuner/ family folder including one of the family's
+  a file outside the GPU plugins (GPU_PLUGIN_DIRS) including a header of
+  workloads/gpu/ (what the CPU backend, Metal and the device monitor share
+  with them is in workloads/: host_abi.h, devmon.h), or a file outside a tuner/ family folder including one of the family's
   headers other than its doors (DOORS; tests, benchmarks and fuzz harnesses
   are not read, they may include internals), or a file other than those that
   count a budget (BUDGET_CLOCK) including common/clock.h, the clock tests
@@ -77,6 +79,10 @@ BUDGET_CLOCK = (
     "tuner/usercmd.c",
 )
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+# The GPU plugins' folders, the only ones that include workloads/gpu/'s headers.
+GPU_PLUGIN_DIRS = ("workloads/gpu/", "workloads/cuda/", "workloads/hip/")
 
 
 def sources():
@@ -161,6 +167,9 @@ def layering(graph):
             for family, doors in DOORS.items():
                 if q.startswith(family + "/") and not p.startswith(family + "/") and q not in doors:
                     bad.append(f"{p} includes {q}: enter {family}/ through {' or '.join(doors)}")
+            if q.startswith("workloads/gpu/") and not p.startswith(GPU_PLUGIN_DIRS):
+                bad.append(f"{p} includes {q}: workloads/gpu/ is the GPU plugins' own; "
+                           "what others share with them is in workloads/")
             if q == "common/clock.h" and p not in BUDGET_CLOCK + ("common/clock.h",):
                 bad.append(f"{p} includes {q}: the budget clock, which tests fake; "
                            "a measurement keeps rt_now() (or add it to BUDGET_CLOCK)")

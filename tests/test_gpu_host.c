@@ -20,9 +20,9 @@
 #include <string.h>
 #include <time.h>
 
-/* Before cmocka.h: host_common.h has a fail() of its own. */
+/* Before cmocka.h, whose fail() macro is not the plugins' business. */
 #include "../workloads/gpu/blas_map.h"
-#include "../workloads/gpu/monitor.h"
+#include "../workloads/devmon.h"
 #include "../workloads/gpu/rocblas_api.h"
 #include "colmajor_model.h"
 
@@ -40,7 +40,7 @@ static const char *fake_path(const char *name, char *buf, size_t len)
 }
 
 /* Row-major reference: C_z = alpha op(A_z) op(B_z) + beta C_z, sums in increasing p. */
-static void rowmajor_gemm_ref(const gemm_args *g, const double *a, const double *b, double *c)
+static void rowmajor_gemm_ref(const rt_gemm_args *g, const double *a, const double *b, double *c)
 {
 	for (int z = 0; z < g->count; z++)
 		for (int i = 0; i < g->m; i++)
@@ -60,7 +60,7 @@ static void rowmajor_gemm_ref(const gemm_args *g, const double *a, const double 
 
 /* A GEMM case: operands with padded rows and batch strides, seeded values. */
 typedef struct gcase {
-	gemm_args g;
+	rt_gemm_args g;
 	long na, nb, nc;
 	double *a, *b, *c;
 } gcase;
@@ -68,7 +68,7 @@ typedef struct gcase {
 static void gcase_make(gcase *t, int ta, int tb, int m, int n, int k, int count, int pad,
 		       double beta, uint64_t seed)
 {
-	gemm_args *g = &t->g;
+	rt_gemm_args *g = &t->g;
 	memset(t, 0, sizeof *t);
 	g->t = RT_F64;
 	g->prec = RT_FP64;
@@ -80,9 +80,9 @@ static void gcase_make(gcase *t, int ta, int tb, int m, int n, int k, int count,
 	g->sa = count > 1 ? (long)(ta ? k : m) * g->lda + 2 * pad : 0;
 	g->sb = count > 1 ? (long)(tb ? n : k) * g->ldb + 2 * pad : 0;
 	g->sc = count > 1 ? (long)m * g->ldc + 2 * pad : 0;
-	t->na = (long)span(ta ? k : m, ta ? m : k, g->lda, g->sa, count);
-	t->nb = (long)span(tb ? n : k, tb ? k : n, g->ldb, g->sb, count);
-	t->nc = (long)span(m, n, g->ldc, g->sc, count);
+	t->na = (long)rt_gemm_span(ta ? k : m, ta ? m : k, g->lda, g->sa, count);
+	t->nb = (long)rt_gemm_span(tb ? n : k, tb ? k : n, g->ldb, g->sb, count);
+	t->nc = (long)rt_gemm_span(m, n, g->ldc, g->sc, count);
 	t->a = malloc(sizeof(double) * (size_t)t->na);
 	t->b = malloc(sizeof(double) * (size_t)t->nb);
 	t->c = malloc(sizeof(double) * (size_t)t->nc);
@@ -260,8 +260,8 @@ static void test_rocblas_dispatch(void **state)
 	/* bf16: 16-bit inputs, fp32 C and compute */
 	uint16_t one = 0x3f80; /* 1.0 in bf16 */
 	float out = 5;
-	gemm_args g = {RT_F32, RT_BF16, 0, 0, 1, 1, 1, 2.0, 0.0, &one, &one, &out, 1, 1, 1,
-		       0, 0, 0, 1};
+	rt_gemm_args g = {RT_F32, RT_BF16, 0, 0, 1, 1, 1, 2.0, 0.0, &one,
+	                  &one,   &out,    1, 1, 1, 0, 0, 0,   1};
 	colmajor_gemm c = colmajor_of(&g);
 	assert_int_equal(rocblas_gemm(&api, h, RT_BF16, &c, 2.0, 0.0, err, sizeof err), 0);
 	assert_int_equal(log->a_type, RB_BF16);
@@ -287,7 +287,8 @@ static void test_rocblas_errors(void **state)
 	rb_handle h = open_fake_rocblas(&api, &log, &status);
 	uint16_t x = 0x3c00;
 	float y = 0;
-	gemm_args g = {RT_F32, RT_FP16, 0, 0, 1, 1, 1, 1.0, 0.0, &x, &x, &y, 1, 1, 1, 0, 0, 0, 1};
+	rt_gemm_args g = {RT_F32, RT_FP16, 0, 0, 1, 1, 1, 1.0, 0.0, &x,
+	                  &x,     &y,      1, 1, 1, 0, 0, 0,   1};
 	colmajor_gemm c = colmajor_of(&g);
 	assert_int_equal(rocblas_gemm(&api, h, RT_FP16, &c, 1, 0, err, sizeof err), RT_EUNAVAIL);
 	assert_string_equal(err, "rocblas_gemm_ex(fp16): rocblas_status_not_implemented");
@@ -339,53 +340,106 @@ static void test_rocblas_not_found(void **state)
 	unsetenv("RIGTUNE_ROCBLAS");
 }
 
+/* The fake library at path, and its symbol name (it is the monitor's: dlopen counts). */
+static void *fake_symbol(const char *path, const char *name)
+{
+	void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL), *sym = lib ? dlsym(lib, name) : NULL;
+	assert_non_null(sym);
+	dlclose(lib); /* the monitor holds it open */
+	return sym;
+}
+
 /*
- * The NVML monitor over the fake: a window without samples says so; the
- * mean of the samples added since the last read, each counted once.
+ * The NVML monitor over the fake, as a plugin reads it: a window without
+ * samples says so; the mean of the samples added since the last read, each
+ * counted once.
  */
 static void test_nvml_monitor(void **state)
 {
 	(void)state;
-	gpu_monitor m;
 	char why[RT_ERRLEN] = "", path[1100];
 	double busy = -1;
 	int n = -1;
 	setenv("RIGTUNE_NVML", fake_path("nvml", path, sizeof path), 1);
-	if (monitor_open_nvml(&m, "0000:01:00.0", why, sizeof why))
+	rt_devmon *m = rt_devmon_open(&rt_devmon_nvml, "0000:01:00.0", why, sizeof why);
+	if (!m)
 		fail_msg("%s", why);
+	assert_int_equal(rt_devmon_ndevices(m), 1);
+	assert_string_equal(rt_devmon_label(m), "NVML");
 	void (*add)(unsigned int) = NULL;
-	void *sym = dlsym(m.lib, "fake_nvml_add");
-	assert_non_null(sym);
+	void *sym = fake_symbol(path, "fake_nvml_add");
 	memcpy(&add, &sym, sizeof add);
 
-	assert_int_equal(monitor_read(&m, &busy, &n, why, sizeof why), RT_EUNAVAIL);
+	rt_devmon_window_start(m);
+	assert_int_equal(rt_devmon_window_read(m, &busy, &n, why, sizeof why), RT_EUNAVAIL);
 	assert_string_equal(why, "no sample in the window");
 	assert_int_equal(n, 0);
 	add(10);
 	add(30);
-	assert_int_equal(monitor_read(&m, &busy, &n, why, sizeof why), 0);
+	assert_int_equal(rt_devmon_window_read(m, &busy, &n, why, sizeof why), 0);
 	assert_int_equal(n, 2);
 	assert_float_equal(busy, 0.20, 1e-12);
 	add(90);
-	assert_int_equal(monitor_read(&m, &busy, &n, why, sizeof why), 0);
+	assert_int_equal(rt_devmon_window_read(m, &busy, &n, why, sizeof why), 0);
 	assert_int_equal(n, 1);
 	assert_float_equal(busy, 0.90, 1e-12);
-	/* a reset forgets what came before it */
+	/* a new window forgets what came before it */
 	add(50);
-	monitor_reset(&m);
-	assert_int_equal(monitor_read(&m, &busy, &n, why, sizeof why), RT_EUNAVAIL);
-	monitor_close(&m);
-	assert_int_equal(m.kind, MON_NONE);
+	rt_devmon_window_start(m);
+	assert_int_equal(rt_devmon_window_read(m, &busy, &n, why, sizeof why), RT_EUNAVAIL);
+	rt_devmon_close(m);
 
-	assert_int_equal(monitor_open_nvml(&m, "0000:02:00.0", why, sizeof why), RT_EUNAVAIL);
+	assert_null(rt_devmon_open(&rt_devmon_nvml, "0000:02:00.0", why, sizeof why));
 	assert_string_equal(why, "nvmlDeviceGetHandleByPciBusId_v2(0000:02:00.0): Not Found");
 	setenv("RIGTUNE_NVML", fake_path("rocblas", path, sizeof path), 1);
-	assert_int_equal(monitor_open_nvml(&m, "0000:01:00.0", why, sizeof why), RT_EUNAVAIL);
+	assert_null(rt_devmon_open(&rt_devmon_nvml, "0000:01:00.0", why, sizeof why));
 	assert_string_equal(why, "libnvidia-ml.so.1: no symbol nvmlInit_v2");
 	setenv("RIGTUNE_NVML", "/nonexistent/libnvidia-ml.so.1", 1);
-	assert_int_equal(monitor_open_nvml(&m, "0000:01:00.0", why, sizeof why), RT_EUNAVAIL);
+	assert_null(rt_devmon_open(&rt_devmon_nvml, "0000:01:00.0", why, sizeof why));
 	assert_non_null(strstr(why, "/nonexistent/libnvidia-ml.so.1"));
 	unsetenv("RIGTUNE_NVML");
+}
+
+/*
+ * A plugin's utilization() over the fake: the first call opens the
+ * monitor and has no sample yet; the next reads what came since; a monitor
+ * that cannot open is not tried again.
+ */
+static void test_plugin_utilization(void **state)
+{
+	(void)state;
+	char why[RT_ERRLEN] = "", path[1100];
+	rt_devmon *m = NULL;
+	int failed = 0;
+	double busy = -1;
+	setenv("RIGTUNE_NVML", fake_path("nvml", path, sizeof path), 1);
+	assert_int_equal(rt_devmon_utilization(&m, &failed, &rt_devmon_nvml, "0000:01:00.0", &busy,
+	                                       why, sizeof why),
+	                 RT_EUNAVAIL);
+	assert_non_null(m);
+	void (*add)(unsigned int) = NULL;
+	void *sym = fake_symbol(path, "fake_nvml_add");
+	memcpy(&add, &sym, sizeof add);
+	add(70);
+	assert_int_equal(rt_devmon_utilization(&m, &failed, &rt_devmon_nvml, "0000:01:00.0", &busy,
+	                                       why, sizeof why),
+	                 0);
+	assert_float_equal(busy, 0.70, 1e-12);
+	rt_devmon_close(m);
+	m = NULL;
+	setenv("RIGTUNE_NVML", "/nonexistent/libnvidia-ml.so.1", 1);
+	assert_int_equal(rt_devmon_utilization(&m, &failed, &rt_devmon_nvml, "0000:01:00.0", &busy,
+	                                       why, sizeof why),
+	                 RT_EUNAVAIL);
+	assert_int_equal(failed, 1);
+	assert_null(m);
+	why[0] = '\0';
+	unsetenv("RIGTUNE_NVML"); /* the real library would open: failed keeps it from trying */
+	assert_int_equal(rt_devmon_utilization(&m, &failed, &rt_devmon_nvml, "0000:01:00.0", &busy,
+	                                       why, sizeof why),
+	                 RT_EUNAVAIL);
+	assert_null(m);
+	assert_string_equal(why, "");
 }
 
 /* Waits until the fake has been polled k more times (10 s at most). */
@@ -405,46 +459,45 @@ static void wait_polls(volatile int *reads, int k)
  * it ended; the second began after that), the window restarts, two more
  * polls; then its mean, and how many samples it had.
  */
-static int rsmi_window(gpu_monitor *m, unsigned int *pct, volatile int *reads,
-		       unsigned int percent, double *busy, int *n)
+static int rsmi_window(rt_devmon *m, unsigned int *pct, volatile int *reads, unsigned int percent,
+                       double *busy, int *n)
 {
 	char why[RT_ERRLEN];
 	__atomic_store_n(pct, percent, __ATOMIC_RELAXED);
 	wait_polls(reads, 2);
-	monitor_reset(m);
+	rt_devmon_window_start(m);
 	wait_polls(reads, 2);
-	return monitor_read(m, busy, n, why, sizeof why);
+	return rt_devmon_window_read(m, busy, n, why, sizeof why);
 }
 
 /*
  * The rocm_smi monitor over the fake: its poller finds the device by PCI
- * address and averages what it polls in each window; another address is
- * not found.
+ * bus id and averages what it polls in each window; another address is
+ * not found, nor a bus id that is not one.
  */
 static void test_rocm_smi_monitor(void **state)
 {
 	(void)state;
-	gpu_monitor m;
 	char why[RT_ERRLEN] = "", path[1100];
 	double busy = -1;
 	int n = 0;
 	setenv("RIGTUNE_ROCM_SMI", fake_path("rocm_smi", path, sizeof path), 1);
-	if (monitor_open_rsmi(&m, 0, 3, 0, why, sizeof why))
+	rt_devmon *m = rt_devmon_open(&rt_devmon_rsmi, "0000:03:00.0", why, sizeof why);
+	if (!m)
 		fail_msg("%s", why);
-	unsigned int *pct = dlsym(m.lib, "fake_rsmi_busy");
-	volatile int *reads = dlsym(m.lib, "fake_rsmi_reads");
-	assert_non_null(pct);
-	assert_non_null(reads);
-	assert_int_equal(rsmi_window(&m, pct, reads, 40, &busy, &n), 0);
+	unsigned int *pct = fake_symbol(path, "fake_rsmi_busy");
+	volatile int *reads = fake_symbol(path, "fake_rsmi_reads");
+	assert_int_equal(rsmi_window(m, pct, reads, 40, &busy, &n), 0);
 	assert_true(n >= 1);
 	assert_float_equal(busy, 0.40, 1e-12);
-	assert_int_equal(rsmi_window(&m, pct, reads, 80, &busy, &n), 0);
+	assert_int_equal(rsmi_window(m, pct, reads, 80, &busy, &n), 0);
 	assert_float_equal(busy, 0.80, 1e-12);
-	monitor_close(&m);
-	assert_int_equal(m.kind, MON_NONE);
+	rt_devmon_close(m);
 
-	assert_int_equal(monitor_open_rsmi(&m, 0, 4, 0, why, sizeof why), RT_EUNAVAIL);
+	assert_null(rt_devmon_open(&rt_devmon_rsmi, "0000:04:00.0", why, sizeof why));
 	assert_string_equal(why, "rocm_smi: no device at PCI 0000:04:00");
+	assert_null(rt_devmon_open(&rt_devmon_rsmi, "bus 4", why, sizeof why));
+	assert_string_equal(why, "rocm_smi: PCI bus id 'bus 4'");
 	unsetenv("RIGTUNE_ROCM_SMI");
 }
 
@@ -453,12 +506,10 @@ int main(void)
 	const char *build = getenv("BUILD_DIR");
 	snprintf(fakes, sizeof fakes, "%s/tests/fakes", build && *build ? build : "build");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_colmajor_mapping),
-		cmocka_unit_test(test_rocblas_dispatch),
-		cmocka_unit_test(test_rocblas_errors),
-		cmocka_unit_test(test_rocblas_not_found),
-		cmocka_unit_test(test_nvml_monitor),
-		cmocka_unit_test(test_rocm_smi_monitor),
+	    cmocka_unit_test(test_colmajor_mapping), cmocka_unit_test(test_rocblas_dispatch),
+	    cmocka_unit_test(test_rocblas_errors),   cmocka_unit_test(test_rocblas_not_found),
+	    cmocka_unit_test(test_nvml_monitor),     cmocka_unit_test(test_plugin_utilization),
+	    cmocka_unit_test(test_rocm_smi_monitor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -123,8 +123,8 @@ static void test_device_and_monitor(void **state)
 	assert_non_null(r.dev);
 	for (int n = 1; n <= 24; n++) {
 		int w = n % 6; /* 3: the window (1/3, 1/2] of a second, 4: (1/2, 2/3] */
-		r.dev[n - 1] = (rt_dev_sample){0, RT_DEV_DEVICE, 1000 + n / 6.0, 1 / 6.0,
-					       w == 3 || w == 4 ? 0.9 : 0};
+		r.dev[n - 1] = (rt_dev_sample){
+		    0, RT_DEV_DEVICE, 0, 1000 + n / 6.0, 1 / 6.0, w == 3 || w == 4 ? 0.9 : 0};
 	}
 	r.ndev = r.dcap = 24;
 	assert_int_equal(rt_watch_analyze(&r), RT_OK);
@@ -237,6 +237,79 @@ static void test_worker_load_leaves_out_the_prefetch(void **state)
 	run_with_prefetch(&r, 0);
 	assert_float_equal(r.threads[1].steps_cores, -1, 0);
 	assert_non_null(strstr(r.step, "all ran near a whole core"));
+	rt_watch_free(&r);
+}
+
+/*
+ * Issue 45's run: the device works 30% of every NVML window and one thread
+ * spins at a whole core all along (its Python 70% of the time, CUDA's
+ * cudaDeviceSynchronize the rest). The device's samples alone (30%) leave
+ * every interval to the thread; the tree's per-process samples (pid 42,
+ * 30% of each window) make 30% of each the device's: 30/70.
+ */
+static void run_30_70(rt_watch_run *r, int with_processes)
+{
+	enum { TICKS = 50, WINDOWS = 30 };
+	rt_watch_tick k[TICKS];
+	for (int i = 0; i < TICKS; i++)
+		k[i] = tick(1.0, 1.0, 1.0, 1.0);
+	make_run(r, k, TICKS);
+	r->ndevices = 1;
+	r->realtime0 = 1000;
+	r->dev = calloc(2 * WINDOWS, sizeof *r->dev);
+	assert_non_null(r->dev);
+	for (int n = 1; n <= WINDOWS; n++) {
+		double end = 1000 + n / 6.0;
+		r->dev[r->ndev++] = (rt_dev_sample){0, RT_DEV_DEVICE, 0, end, 1 / 6.0, 0.3};
+		if (with_processes) /* NVML gives no window: the one before's stamp says it */
+			r->dev[r->ndev++] = (rt_dev_sample){0, RT_DEV_PROCESS, 42, end, 0, 0.3};
+	}
+	r->dcap = 2 * WINDOWS;
+	assert_int_equal(rt_watch_analyze(r), RT_OK);
+	rt_watch_verdict(r);
+}
+
+static void test_device_wait(void **state)
+{
+	(void)state;
+	rt_watch_run r, back;
+	run_30_70(&r, 0);
+	assert_true(fabs(r.share[RT_WC_ONE_THREAD] - 1) < 1e-9);
+	assert_true(r.share[RT_WC_DEVICE] == 0);
+	rt_watch_free(&r);
+
+	run_30_70(&r, 1);
+	assert_true(fabs(r.share[RT_WC_DEVICE] - 0.3) < 0.01);
+	assert_true(fabs(r.share[RT_WC_ONE_THREAD] - 0.7) < 0.01);
+	assert_int_equal(r.binding, RT_WC_ONE_THREAD);
+	for (int i = 0; i < r.nticks; i++) {
+		assert_true(fabs(r.ticks[i].wait - 0.3) < 1e-9);
+		assert_int_equal(r.ticks[i].cls, RT_WC_ONE_THREAD); /* under half: the thread's */
+	}
+	assert_non_null(strstr(r.verdict, "for 70% of wall time"));
+	assert_non_null(strstr(r.verdict, "besides: the device busy 30% of wall time"));
+
+	/* read back, the time line's device_wait gives the same shares */
+	char *yaml, err[RT_ERRLEN];
+	size_t len;
+	assert_int_equal(rt_watch_yaml(&r, &yaml, &len, err, sizeof err), RT_OK);
+	assert_non_null(strstr(yaml, "device_wait: [0.3, 0.3,"));
+	assert_int_equal(round_trip(yaml, len, &back, err, sizeof err), RT_OK);
+	assert_int_equal(rt_watch_analyze(&back), RT_OK);
+	assert_true(fabs(back.share[RT_WC_DEVICE] - r.share[RT_WC_DEVICE]) < 1e-3);
+	free(yaml);
+	rt_watch_free(&back);
+
+	/* the tree's kernels busy most of a tick make it the device's, the rest stays the thread's
+	 */
+	for (int i = 0; i < r.ndev; i++)
+		if (r.dev[i].kind == RT_DEV_PROCESS)
+			r.dev[i].busy = 0.6;
+	assert_int_equal(rt_watch_analyze(&r), RT_OK);
+	assert_int_equal(r.ticks[10].cls, RT_WC_DEVICE);
+	assert_true(fabs(rt_watch_tick_part(&r.ticks[10], RT_WC_ONE_THREAD) - 0.4) < 1e-9);
+	assert_true(fabs(r.share[RT_WC_DEVICE] - 0.6) < 0.01);
+	assert_int_equal(r.binding, RT_WC_DEVICE);
 	rt_watch_free(&r);
 }
 
@@ -359,12 +432,13 @@ static void test_h100_recordings(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_classify),
-		cmocka_unit_test(test_phases_and_shares),
-		cmocka_unit_test(test_device_and_monitor),
-		cmocka_unit_test(test_yaml_round_trip),
-		cmocka_unit_test(test_worker_load_leaves_out_the_prefetch),
-		cmocka_unit_test(test_h100_recordings),
+	    cmocka_unit_test(test_classify),
+	    cmocka_unit_test(test_phases_and_shares),
+	    cmocka_unit_test(test_device_and_monitor),
+	    cmocka_unit_test(test_yaml_round_trip),
+	    cmocka_unit_test(test_device_wait),
+	    cmocka_unit_test(test_worker_load_leaves_out_the_prefetch),
+	    cmocka_unit_test(test_h100_recordings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,7 @@
 #include "../common/platform.h"
 #include "cpu_ctx.h"
 #include "cpu_dnnl.h"
+#include "host_abi.h"
 #include "kernels.h"
 
 
@@ -302,22 +303,20 @@ static int gemm_bf16(rt_ctx *ctx, int transa, int transb, int m, int n, int k, f
 }
 
 /*
- * Validates a GEMM's shape the way the reference BLAS would (row-major: the
- * stored A is m x k, or k x m when transposed, so lda >= its column count).
+ * The ABI's checks of a GEMM (host_abi.h): dtype and precision agree, the
+ * shape is one the reference BLAS takes; the reason in the context's why.
+ * tf32 and fp16 pass here and are declined by blas_gemm.
  */
-static int gemm_check(int transa, int transb, int m, int n, int k, int lda, int ldb, int ldc)
+static int check_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb, int m,
+                      int n, int k, int lda, int ldb, int ldc, long sa, long sb, long sc, int count)
 {
-	int acols = transa ? m : k, bcols = transb ? k : n;
-	if (m < 0 || n < 0 || k < 0)
-		return RT_EINVAL;
-	if (lda < (acols > 1 ? acols : 1) || ldb < (bcols > 1 ? bcols : 1) ||
-	    ldc < (n > 1 ? n : 1))
-		return RT_EINVAL;
-	return 0;
+	rt_gemm_args g = {t,    prec, transa, transb, m,   n,  k,  1.0, 0.0,  NULL,
+	                  NULL, NULL, lda,    ldb,    ldc, sa, sb, sc,  count};
+	return rt_gemm_check(&g, ~0u, RT_HOST_BACKEND, 0, ctx->why, sizeof ctx->why);
 }
 
-/* One GEMM, as cpu_gemm takes it (shape checked); elements of a, b, c are es bytes. */
-typedef struct gemm_args {
+/* One BLAS call, as cpu_gemm makes it (shape checked); elements of a, b, c are es bytes. */
+typedef struct blas_call {
 	rt_ctx *ctx;
 	rt_precision prec;
 	int transa, transb, m, n, k, lda, ldb, ldc;
@@ -325,10 +324,10 @@ typedef struct gemm_args {
 	const char *a, *b;
 	char *c;
 	size_t es;
-} gemm_args;
+} blas_call;
 
 /* The BLAS call of g (checked already): fp64, fp32 or (one) bf16. */
-static int blas_gemm(const gemm_args *g)
+static int blas_gemm(const blas_call *g)
 {
 	enum CBLAS_TRANSPOSE ta = g->transa ? CblasTrans : CblasNoTrans;
 	enum CBLAS_TRANSPOSE tb = g->transb ? CblasTrans : CblasNoTrans;
@@ -396,8 +395,8 @@ int rt_cpu_gemm_splits_rows(int threads, rt_precision prec, int m, int n, int k)
 /* Row blocks [begin, end) of the GEMM at p, one single-threaded BLAS call. */
 static void gemm_rows(void *p, size_t begin, size_t end)
 {
-	const gemm_args *g = p;
-	gemm_args part = *g;
+	const blas_call *g = p;
+	blas_call part = *g;
 	size_t r0 = begin * ROW_BLOCK, r1 = end * ROW_BLOCK < (size_t)g->m ? end * ROW_BLOCK
 									    : (size_t)g->m;
 	part.m = (int)(r1 - r0);
@@ -410,14 +409,12 @@ static int cpu_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int 
 		    int n, int k, double alpha, const void *a, int lda, const void *b, int ldb,
 		    double beta, void *c, int ldc)
 {
-	gemm_args g = {ctx, prec, transa, transb, m, n, k, lda, ldb, ldc, alpha, beta,
-		       a, b, c, rt_dtype_size(t)};
-	int rc = gemm_check(transa, transb, m, n, k, lda, ldb, ldc);
+	blas_call g = {ctx, prec, transa, transb, m, n, k, lda,
+	               ldb, ldc,  alpha,  beta,   a, b, c, rt_dtype_size(t)};
+	int rc = check_gemm(ctx, t, prec, transa, transb, m, n, k, lda, ldb, ldc, 0, 0, 0, 1);
 
 	if (rc)
 		return rc;
-	if ((t == RT_F64) != (prec == RT_FP64) || (unsigned)prec >= RT_NPRECISION)
-		return RT_EINVAL;
 	if (m == 0 || n == 0)
 		return 0;
 	if (!rt_cpu_gemm_splits_rows(ctx->threads, prec, m, n, k))
@@ -430,7 +427,7 @@ static int cpu_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int 
 
 /* One gemm_batched call, shared by the pool threads that run parts of it. */
 typedef struct batch_job {
-	gemm_args g;                   /* the first GEMM */
+	blas_call g;                   /* the first GEMM */
 	size_t step_a, step_b, step_c; /* bytes from one GEMM's operand to the next */
 } batch_job;
 
@@ -439,7 +436,7 @@ static void batch_range(void *p, size_t begin, size_t end)
 {
 	const batch_job *j = p;
 	for (size_t i = begin; i < end; i++) {
-		gemm_args g = j->g;
+		blas_call g = j->g;
 		g.a += i * j->step_a;
 		g.b += i * j->step_b;
 		g.c += i * j->step_c;
@@ -473,9 +470,10 @@ static int cpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int tran
 	if (count == 0)
 		return 0;
 	if (prec == RT_BF16) {
-		rc = gemm_check(transa, transb, m, n, k, lda, ldb, ldc);
-		if (rc || t != RT_F32)
-			return rc ? rc : RT_EINVAL;
+		rc = check_gemm(ctx, t, prec, transa, transb, m, n, k, lda, ldb, ldc, stride_a,
+		                stride_b, stride_c, count);
+		if (rc)
+			return rc;
 		if (m == 0 || n == 0)
 			return 0;
 		return gemm_bf16(ctx, transa, transb, m, n, k, (float)alpha, a, lda, stride_a, b,

@@ -35,6 +35,8 @@ caught "an include circle is caught and named" tuner/replay.h '#include "crossov
   '^include circle \(files\):.*tuner/replay.h'
 caught "check entered past its two doors is caught" tuner/apply.c '#include "check/check_run.h"' \
   'tuner/apply.c includes tuner/check/check_run.h: enter tuner/check/ through tuner/check/check.h or tuner/check/check_result.h'
+caught "the Metal plugin including a GPU plugins' header is caught" workloads/metal/metal.c \
+  '#include "../gpu/host_common.h"' 'workloads/metal/metal.c includes workloads/gpu/host_common.h'
 caught "a measuring module that reads the budget clock (which tests fake) is caught" tuner/measure.c \
   '#include "../common/clock.h"' 'tuner/measure.c includes common/clock.h: the budget clock'
 caught "a module circle is caught and named" tuner/cli.c '#include "cmd/commands.h"' \

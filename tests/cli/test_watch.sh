@@ -166,6 +166,24 @@ else
   expect_grep '^- \{class: device' gpu.yaml "the bursts are device phases"
   expect_grep "in bursts of 0\.[2-5] s every 1\.0 s" gpu.err "the verdict gives the bursts"
   expect_grep "would have read 0% in 100%" gpu.err "the verdict gives the monitor's reading"
+  # Issue 45: a thread that spins while its process's kernels keep the device busy (CUDA
+  # spins in cudaDeviceSynchronize and loss.item()) waits on the device. The stand-in's
+  # device is busy 0.03 s in every 0.1 s (18-36% of each 1/6 s window by where the bursts
+  # fall, 30% over a second), all of it the command's kernels (its per-process samples);
+  # the command's one thread spins all along. Known: 30% the device, 70% the thread.
+  RIGTUNE_NVML=$FAKE RIGTUNE_FAKE_NVML='busy=0.03,period=0.1' \
+    expect_exit 0 "watch a thread that spins while its kernels run" $R watch -o spin.yaml -- \
+    /usr/bin/python3 -c 'import time
+t = time.monotonic()
+while time.monotonic() - t < 5: pass'
+  dev=$(sed -n '/^shares:/,/^device:/s/^  device: //p' spin.yaml)
+  one=$(sed -n '/^shares:/,/^device:/s/^  one_thread: //p' spin.yaml)
+  echo "# spin: known device 0.3 one_thread 0.7; measured device=$dev one_thread=$one"
+  within 0.3 "$dev" && ok "the device's share within 10 points of 30% ($dev)" ||
+    not_ok "the device's share within 10 points of 30%" "$dev" "$(sed -n '/^shares:/,/^phases:/p' spin.yaml)"
+  within 0.7 "$one" && ok "the thread's share within 10 points of 70% ($one)" ||
+    not_ok "the thread's share within 10 points of 70%" "$one"
+  expect_grep '^  device_wait: \[' spin.yaml "the time line has each interval's wait on the device"
   RIGTUNE_NVML=$TMP/nothing.so expect_exit 0 "watch without NVML" $R watch -o nogpu.yaml -- true
   expect_grep '^  devices: 0$' nogpu.yaml "no device, and why"
 fi

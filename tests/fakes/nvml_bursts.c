@@ -6,8 +6,9 @@
  * `period`. Like the driver, it keeps a utilization sample per `window`
  * (default 1/6 s), stamped at the window's end, whose value is the share of
  * the window in which the device was busy; the newest 100 are kept. Its
- * per-process samples give the same share to the first child of the
- * process that loaded it (the watched command).
+ * per-process samples, one per window too and kept as long, give the same
+ * share to the first child of the process that loaded it (the watched
+ * command): all of the device's work is that command's kernels.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -15,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "script.h"
 
 enum { SUCCESS = 0, INVALID_ARGUMENT = 2, NOT_FOUND = 6, INSUFFICIENT_SIZE = 7 };
 #define KEPT 100
@@ -44,25 +47,22 @@ static double now_s(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* "busy=0.25,period=1" into the settings; an unknown word is ignored. */
+/* One setting of "busy=0.25,period=1" (script.h). */
+static void set(const char *key, double v)
+{
+	if (!strcmp(key, "busy"))
+		busy = v;
+	else if (!strcmp(key, "period"))
+		period = v;
+	else if (!strcmp(key, "phase"))
+		phase = v;
+	else if (!strcmp(key, "window"))
+		window = v;
+}
+
 static void read_script(void)
 {
-	const char *s = getenv("RIGTUNE_FAKE_NVML");
-	char key[16];
-	double v;
-	int used;
-	while (s && sscanf(s, "%15[a-z]=%lf%n", key, &v, &used) == 2) {
-		if (!strcmp(key, "busy"))
-			busy = v;
-		else if (!strcmp(key, "period"))
-			period = v;
-		else if (!strcmp(key, "phase"))
-			phase = v;
-		else if (!strcmp(key, "window"))
-			window = v;
-		s += used;
-		s += *s == ',';
-	}
+	fake_script("RIGTUNE_FAKE_NVML", set);
 }
 
 /* The busy seconds within [a, b] (seconds since init). */
@@ -167,21 +167,25 @@ static unsigned int first_child(void)
 	return found;
 }
 
-/* The newest window's share for the watched command, once per window. */
+/*
+ * The watched command's share of each kept window newer than last, as
+ * NVML gives the samples after lastSeenTimeStamp; NOT_FOUND when there is
+ * none (or no command yet).
+ */
 int nvmlDeviceGetProcessUtilization(void *dev, proc_sample *out, unsigned int *count,
 				    unsigned long long last)
 {
 	if (dev != &device)
 		return INVALID_ARGUMENT;
-	long newest = (long)((now_s() - t_init) / window);
+	long newest = (long)((now_s() - t_init) / window), n = 0;
 	unsigned int pid = newest > 0 && stamp(newest) > last ? first_child() : 0;
-	if (!pid) {
-		*count = 0;
-		return NOT_FOUND;
+	for (long i = newest - KEPT + 1 > 1 ? newest - KEPT + 1 : 1; pid && i <= newest; i++) {
+		if (stamp(i) <= last)
+			continue;
+		if ((unsigned int)n >= *count)
+			return INSUFFICIENT_SIZE;
+		out[n++] = (proc_sample){.pid = pid, .timestamp = stamp(i), .sm = percent(i)};
 	}
-	if (*count < 1)
-		return INSUFFICIENT_SIZE;
-	out[0] = (proc_sample){.pid = pid, .timestamp = stamp(newest), .sm = percent(newest)};
-	*count = 1;
-	return SUCCESS;
+	*count = (unsigned int)n;
+	return n ? SUCCESS : NOT_FOUND;
 }

@@ -22,6 +22,7 @@
  * waits a third of the time or more, and the host says why.
  */
 #define DEVICE_BUSY 0.7
+#define WAIT_HALF 0.5        /* the tree's kernels busy this much of a tick: a device tick */
 #define WAIT_CORES 0.5       /* below this many cores wanted the tree waits (a tick half in: by its larger half) */
 #define CORES_BUSY 0.8       /* the share of the cores wanted that makes the cores the limit */
 #define ONE_THREAD_SHARE 0.6 /* else: the busiest thread's least share of what the tree ran */
@@ -48,6 +49,7 @@ int rt_watch_class_parse(const char *name)
 }
 
 /*
+ * The class of the threads alone.
  * On what the threads wanted (ran + waited for a CPU), not on what they
  * got: on a loaded machine a thread that never stops for itself is still
  * one busy thread, not a waiting one. The cores bind only when nearly all
@@ -56,10 +58,8 @@ int rt_watch_class_parse(const char *name)
  * the H100 the main thread making batches beside 15 such threads bound a
  * run that loader workers made 2.2 times faster).
  */
-int rt_watch_classify(const rt_watch_tick *k, int ncpus)
+static int host_class(const rt_watch_tick *k, int ncpus)
 {
-	if (k->device >= DEVICE_BUSY)
-		return RT_WC_DEVICE;
 	if (k->want < WAIT_CORES)
 		return k->io_threads ? RT_WC_WAIT_IO : RT_WC_WAIT_SLEEP;
 	if (k->want >= CORES_BUSY * ncpus)
@@ -68,6 +68,27 @@ int rt_watch_classify(const rt_watch_tick *k, int ncpus)
 	    (k->top_want >= ONE_THREAD_SHARE * k->want && k->want < k->top_want + ONE_THREAD_REST))
 		return RT_WC_ONE_THREAD;
 	return RT_WC_THREADS;
+}
+
+/*
+ * A thread that runs while its own process's kernels keep the device busy
+ * is waiting on the device (CUDA spins in cudaDeviceSynchronize and
+ * loss.item() at a whole core): the interval's wait is the device's, as a
+ * tick half in a phase goes by its larger half.
+ */
+int rt_watch_classify(const rt_watch_tick *k, int ncpus)
+{
+	if (k->device >= DEVICE_BUSY || k->wait >= WAIT_HALF)
+		return RT_WC_DEVICE;
+	return host_class(k, ncpus);
+}
+
+double rt_watch_tick_part(const rt_watch_tick *k, int c)
+{
+	if (k->device >= DEVICE_BUSY)
+		return c == RT_WC_DEVICE;
+	double w = k->wait > 0 ? fmin(k->wait, 1) : 0;
+	return c == RT_WC_DEVICE ? w : c == k->host ? 1 - w : 0;
 }
 
 int rt_watch_in_window(const rt_watch_run *r, const rt_watch_tick *k)
@@ -126,15 +147,18 @@ static void sample_span(const rt_watch_run *r, const rt_dev_sample *s, double *a
 }
 
 /*
- * The device's busy share over [a, b]: its samples' values weighted by
- * their overlap, the busiest device. The samples come in time order per
- * device, a poll's batch of each device after the other's: cursor[d]
- * (from 0, for ticks in order) skips what ended before a, and the scan
- * stops a second past b.
+ * Over [a, b], the busiest device's: for kind RT_DEV_DEVICE its busy share,
+ * its samples' values weighted by their overlap (-1 without a sample); for
+ * RT_DEV_PROCESS the share in which the tree's kernels kept it busy, the
+ * processes' samples added up over the interval (a process NVML has no
+ * sample of ran no kernel). The samples come in time order per device and
+ * kind, a poll's batch of each after the other's: cursor[d] (from 0, for
+ * ticks in order, one array per kind) skips what ended before a, and the
+ * scan stops a second past b.
  */
-static double device_over(const rt_watch_run *r, double a, double b, int *cursor)
+static double busy_over(const rt_watch_run *r, int kind, double a, double b, int *cursor)
 {
-	double best = -1;
+	double best = kind == RT_DEV_PROCESS ? 0 : -1;
 	for (int d = 0; d < r->ndevices; d++) {
 		double sum = 0, cover = 0, sa, sb;
 		for (int i = cursor[d]; i < r->ndev; i++) {
@@ -142,7 +166,7 @@ static double device_over(const rt_watch_run *r, double a, double b, int *cursor
 			sample_span(r, s, &sa, &sb);
 			if (sa > b + 1.0)
 				break;
-			if (s->device != d || s->kind != RT_DEV_DEVICE) {
+			if (s->device != d || s->kind != kind) {
 				cursor[d] += i == cursor[d];
 				continue;
 			}
@@ -156,10 +180,44 @@ static double device_over(const rt_watch_run *r, double a, double b, int *cursor
 				cover += o;
 			}
 		}
-		if (cover > 0 && sum / cover > best)
-			best = sum / cover;
+		double v = kind == RT_DEV_DEVICE ? (cover > 0 ? sum / cover : -1)
+		                                 : (b > a ? fmin(sum / (b - a), 1) : 0);
+		if (v > best)
+			best = v;
 	}
 	return best;
+}
+
+/*
+ * The per-process samples' windows, which NVML does not give: from the
+ * sample before of the same process on the same device, where that is a
+ * second or less before (else NVML_DEFAULT_WINDOW stands).
+ */
+static void process_windows(rt_watch_run *r)
+{
+	enum { KEYS = 64 };
+	struct {
+		int device, pid;
+		double t;
+	} last[KEYS];
+	int nkeys = 0;
+	for (int i = 0; i < r->ndev; i++) {
+		rt_dev_sample *s = &r->dev[i];
+		if (s->kind != RT_DEV_PROCESS || s->window > 0)
+			continue;
+		int k = 0;
+		while (k < nkeys && (last[k].device != s->device || last[k].pid != s->pid))
+			k++;
+		if (k == nkeys && nkeys == KEYS)
+			continue;
+		if (k == nkeys) {
+			last[nkeys].device = s->device;
+			last[nkeys++].pid = s->pid;
+		} else if (s->t > last[k].t && s->t - last[k].t <= 1.0) {
+			s->window = s->t - last[k].t;
+		}
+		last[k].t = s->t;
+	}
 }
 
 /* What a monitor that reads the newest sample once a second would have shown. */
@@ -312,7 +370,8 @@ static void shares(rt_watch_run *r)
 		const rt_watch_tick *t = &r->ticks[k];
 		if (!rt_watch_in_window(r, t))
 			continue;
-		r->share[t->cls] += t->dt;
+		for (int c = 0; c < RT_WC_N; c++)
+			r->share[c] += t->dt * rt_watch_tick_part(t, c);
 		total += t->dt;
 		if (t->device >= 0) {
 			dev += t->device * t->dt;
@@ -334,13 +393,19 @@ static void shares(rt_watch_run *r)
  */
 int rt_watch_analyze(rt_watch_run *r)
 {
-	int *cursor = calloc((size_t)(r->ndevices + 1), sizeof *cursor);
+	int *cursor = calloc(2 * (size_t)(r->ndevices + 1), sizeof *cursor);
 	if (!cursor)
 		return RT_ENOMEM;
+	if (!r->read_back)
+		process_windows(r);
 	for (int k = 0; k < r->nticks; k++) {
 		rt_watch_tick *t = &r->ticks[k];
-		if (r->ndevices && !r->read_back)
-			t->device = device_over(r, t->t - t->dt, t->t, cursor);
+		if (r->ndevices && !r->read_back) {
+			t->device = busy_over(r, RT_DEV_DEVICE, t->t - t->dt, t->t, cursor);
+			t->wait = busy_over(r, RT_DEV_PROCESS, t->t - t->dt, t->t,
+			                    cursor + r->ndevices + 1);
+		}
+		t->host = host_class(t, r->ncpus);
 		t->cls = t->phase = rt_watch_classify(t, r->ncpus);
 	}
 	free(cursor);

@@ -51,8 +51,14 @@ static const char *const steps[RT_WC_N] = {
 			     "step, so that the steps are not starved",
 };
 
+/* The time of tick t that counts for class c in the verdict: 0 outside its window. */
+static double class_time(const rt_watch_run *r, const rt_watch_tick *t, int c)
+{
+	return rt_watch_in_window(r, t) ? t->dt * rt_watch_tick_part(t, c) : 0;
+}
+
 /*
- * The thread busiest over the window's ticks of class c (an index of
+ * The thread busiest over the window's time of class c (an index of
  * r->threads, -1 when none is known), and the busiest thread's mean share
  * of a core there.
  */
@@ -61,12 +67,11 @@ static int class_thread(const rt_watch_run *r, int c, double *share)
 	double *mine = calloc((size_t)r->nthreads + 1, sizeof *mine), len = 0, sum = 0;
 	for (int k = 0; k < r->nticks; k++) {
 		const rt_watch_tick *t = &r->ticks[k];
-		if (t->cls != c || !rt_watch_in_window(r, t))
-			continue;
-		len += t->dt;
-		sum += t->top * t->dt;
+		double dt = class_time(r, t, c);
+		len += dt;
+		sum += t->top * dt;
 		if (mine && t->top_thread >= 0 && t->top_thread < r->nthreads)
-			mine[t->top_thread] += t->top * t->dt;
+			mine[t->top_thread] += t->top * dt;
 	}
 	int best = -1;
 	for (int i = 0; mine && i < r->nthreads; i++)
@@ -165,12 +170,11 @@ static class_means class_figures(const rt_watch_run *r, int c)
 	double len = 0;
 	for (int k = 0; k < r->nticks; k++) {
 		const rt_watch_tick *t = &r->ticks[k];
-		if (t->cls != c || !rt_watch_in_window(r, t))
-			continue;
-		m.cores += t->cores * t->dt;
-		m.other += t->other * t->dt;
-		m.top_want += t->top_want * t->dt;
-		len += t->dt;
+		double dt = class_time(r, t, c);
+		m.cores += t->cores * dt;
+		m.other += t->other * dt;
+		m.top_want += t->top_want * dt;
+		len += dt;
 	}
 	if (len > 0) {
 		m.cores /= len;

@@ -44,9 +44,23 @@ static int stop_asked(void)
 	return interrupted;
 }
 
-static int in_tree(void *user, int pid)
+/*
+ * The device's samples since the last poll, appended to the run's; of the
+ * per-process ones only those of the tree's processes.
+ */
+static int poll_devices(sampler *sp)
 {
-	return rt_proc_in_tree(&((sampler *)user)->tree, (pid_t)pid);
+	rt_watch_run *r = sp->r;
+	rt_dev_batch b = {r->dev, r->ndev, r->dcap};
+	int first = b.n, rc = rt_devmon_poll(sp->dev, &b);
+	int kept = first;
+	for (int i = first; i < b.n; i++)
+		if (b.s[i].kind != RT_DEV_PROCESS || rt_proc_in_tree(&sp->tree, (pid_t)b.s[i].pid))
+			b.s[kept++] = b.s[i];
+	r->dev = b.s;
+	r->ndev = kept;
+	r->dcap = b.cap;
+	return rc;
 }
 
 /* One snapshot and its tick; whether the followed process is still there (--pid). */
@@ -63,7 +77,7 @@ static int sample_once(sampler *sp, rt_proc_snap *cur, rt_proc_snap *prev, doubl
 		sp->rate_lines_seen = lines;
 	}
 	if (rc == RT_OK)
-		rc = rt_devmon_poll(sp->dev, in_tree, sp, &sp->r->dev, &sp->r->ndev, &sp->r->dcap);
+		rc = poll_devices(sp);
 	*last = now;
 	sp->rc = rc;
 	return rc;
@@ -204,9 +218,9 @@ int rt_watch(const rt_watch_opts *o, rt_watch_run *r, char *err, size_t errlen)
 	r->ncpus = rt_proc_ncpus();
 	snprintf(r->metric_regex, sizeof r->metric_regex, "%s", o->metric ? o->metric : "");
 	sampler sp = {.r = r, .period = 1.0 / o->rate_hz};
-	sp.dev = rt_devmon_open(r->device_why, sizeof r->device_why);
+	sp.dev = rt_devmon_open_any(r->device_why, sizeof r->device_why);
 	r->ndevices = rt_devmon_ndevices(sp.dev);
-	snprintf(r->device_source, sizeof r->device_source, "%s", rt_devmon_source(sp.dev));
+	snprintf(r->device_source, sizeof r->device_source, "%s", rt_devmon_label(sp.dev));
 	struct timespec real;
 	clock_gettime(CLOCK_REALTIME, &real);
 	/* CLOCK_REALTIME less the monotonic clock: the device's stamps onto the run's clock */

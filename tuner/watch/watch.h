@@ -4,7 +4,8 @@
  * cut into phases by the resource that binds it, and said in one verdict.
  *
  * The parts, one module each: procfs.c reads the kernel (the only module
- * that knows /proc), device.c the accelerator's monitor, sampler.c turns
+ * that knows /proc), workloads/devmon.h the accelerator's monitor (NVML,
+ * ROCm SMI, IOReport: the one the plugins use too), sampler.c turns
  * two snapshots into one tick, watch.c runs the command (or follows a pid)
  * with the sampler beside it, phases.c classifies and cuts, verdict.c says
  * it in words, watch_yaml.c writes and reads the result.
@@ -15,7 +16,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "device.h"
+#include "../../workloads/devmon.h"
 #include "procfs.h"
 
 /* A thread (or a worker process) that wanted this share of a core is at its limit. */
@@ -48,6 +49,13 @@ typedef struct rt_watch_tick {
 	int io_threads;    /* of them, those seen waiting for I/O (state D) */
 	double rss;        /* bytes, the tree's processes together */
 	double device;     /* the accelerator's busy share, -1 without one */
+	/*
+	 * The share of the interval in which the tree's own kernels kept the
+	 * device busy (NVML's per-process samples): its threads, running or
+	 * not, waited on the device then. 0 without such samples.
+	 */
+	double wait;
+	int host;          /* the class its threads alone give it (never device) */
 	int cls;           /* rt_watch_class: its own */
 	int phase;         /* the class of the phase it is in (short stretches absorbed) */
 } rt_watch_tick;
@@ -163,8 +171,19 @@ void rt_watch_mark_steps(rt_watch_run *r, double t);
 
 /* Each tick's device share (from r->dev) and class, the phases and their shares. */
 int rt_watch_analyze(rt_watch_run *r);
-/* The class of one tick (ncpus: the cores the tree may use). */
+/*
+ * The class of one tick (ncpus: the cores the tree may use): the device's
+ * when the device was busy at least 70% of it or the tree's kernels kept
+ * it busy at least half of it (wait), else what its threads give it.
+ */
 int rt_watch_classify(const rt_watch_tick *k, int ncpus);
+/*
+ * The part of tick k that counts for class c (k's host and device known,
+ * as rt_watch_analyze leaves them): all of it for the device's when the
+ * device was busy at least 70% of it; else its wait for the device's and
+ * the rest for its host class.
+ */
+double rt_watch_tick_part(const rt_watch_tick *k, int c);
 /* Whether the tick's middle is in the verdict's window. */
 int rt_watch_in_window(const rt_watch_run *r, const rt_watch_tick *k);
 

@@ -144,8 +144,10 @@ static void timeline_block(rt_yw *w, const rt_watch_run *r)
 	column(w, r, "top", offsetof(rt_watch_tick, top), 3);
 	column(w, r, "top_wanted", offsetof(rt_watch_tick, top_want), 3);
 	column(w, r, "other", offsetof(rt_watch_tick, other), 3);
-	if (r->ndevices)
+	if (r->ndevices) {
 		column(w, r, "device", offsetof(rt_watch_tick, device), 3);
+		column(w, r, "device_wait", offsetof(rt_watch_tick, wait), 3);
+	}
 	rt_yw_str(w, "classes"); /* the legend of class and phase: their index in it */
 	rt_yw_seq(w, 1);
 	for (int c = 0; c < RT_WC_N; c++)
@@ -280,6 +282,7 @@ static int read_timeline(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 	RT_TRY(read_column(y, line, "top_wanted", r, offsetof(rt_watch_tick, top_want), 1));
 	RT_TRY(read_column(y, line, "other", r, offsetof(rt_watch_tick, other), 1));
 	RT_TRY(read_column(y, line, "device", r, offsetof(rt_watch_tick, device), 0));
+	RT_TRY(read_column(y, line, "device_wait", r, offsetof(rt_watch_tick, wait), 0));
 	RT_TRY(read_classes(y, line, "class", r, offsetof(rt_watch_tick, cls)));
 	return read_classes(y, line, "phase", r, offsetof(rt_watch_tick, phase));
 }

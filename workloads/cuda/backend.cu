@@ -19,14 +19,16 @@
 
 #include "../gpu/blas_map.h"
 #include "../gpu/host_common.h"
-#include "../gpu/monitor.h"
+/* The device monitor (NVML), compiled into this one translation unit: ../devmon.h. */
+#include "../devmon.c"
+#include "../devmon_nvml.c"
 
 #define GPU_NAME "cuda"
 #define GPU_LABEL "CUDA"
 #define GPU_VISIBLE "CUDA_VISIBLE_DEVICES"
 #define GPU_FRAMEWORK_DEVICE "cuda" /* torch.device('cuda') */
 #define VENDOR_BUILT_FOR "sm_75, sm_80, sm_90, PTX 9.0"
-#define VENDOR_MONITOR "nvml"
+#define VENDOR_MONITOR rt_devmon_nvml
 
 typedef cudaError_t gpuError_t;
 typedef cudaStream_t gpuStream_t;
@@ -177,8 +179,8 @@ static int blas_check(rt_ctx *ctx, cublasStatus_t s, const char *call)
 		   : s == CUBLAS_STATUS_ARCH_MISMATCH	   ? RT_EUNAVAIL
 		   : s == CUBLAS_STATUS_INVALID_VALUE	   ? RT_EINVAL
 							   : RT_ERUNTIME;
-	return fail(ctx->err, sizeof ctx->err, code, "%s: %s: %s", call, cublasGetStatusName(s),
-		    cublasGetStatusString(s));
+	return rt_abi_fail(ctx->err, sizeof ctx->err, code, "%s: %s: %s", call,
+	                   cublasGetStatusName(s), cublasGetStatusString(s));
 }
 
 #define BLAS(ctx, call) blas_check(ctx, (call), #call)
@@ -335,8 +337,8 @@ static int lt_prepare(rt_ctx *ctx, lt_shape *s)
 	if (pref)
 		cublasLtMatmulPreferenceDestroy(pref);
 	if (!rc && found < 1)
-		rc = fail(ctx->err, sizeof ctx->err, RT_EUNAVAIL,
-			  "cublasLtMatmulAlgoGetHeuristic: no algorithm");
+		rc = rt_abi_fail(ctx->err, sizeof ctx->err, RT_EUNAVAIL,
+		                 "cublasLtMatmulAlgoGetHeuristic: no algorithm");
 	if (!rc)
 		s->algo = h.algo;
 	return rc;
@@ -437,9 +439,9 @@ static int lt_aligned(const colmajor_gemm *c)
  * The GEMM g on cuBLAS, or on cuBLASLt for a bf16/fp16 shape measured faster
  * there; a and b are g's operands (16-bit copies for bf16/fp16).
  */
-static int vendor_gemm(rt_ctx *ctx, const gemm_args *g, const void *a, const void *b)
+static int vendor_gemm(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const void *b)
 {
-	gemm_args h = *g;
+	rt_gemm_args h = *g;
 	h.a = a;
 	h.b = b;
 	colmajor_gemm c = colmajor_of(&h);
@@ -456,14 +458,13 @@ static int vendor_gemm(rt_ctx *ctx, const gemm_args *g, const void *a, const voi
 }
 
 /* NVML finds the device by PCI bus id (its numbering may differ from CUDA's). */
-static int vendor_monitor_open(rt_ctx *ctx, gpu_monitor *m, char *why, size_t len)
+static int vendor_monitor_bus(rt_ctx *ctx, char *bus, size_t buslen, char *why, size_t len)
 {
-	char bus[32];
-	cudaError_t e = cudaDeviceGetPCIBusId(bus, sizeof bus, ctx->dev);
+	cudaError_t e = cudaDeviceGetPCIBusId(bus, (int)buslen, ctx->dev);
 	if (e != cudaSuccess)
-		return fail(why, len, RT_EUNAVAIL, "cudaDeviceGetPCIBusId: %s",
-			    cudaGetErrorString(e));
-	return monitor_open_nvml(m, bus, why, len);
+		return rt_abi_fail(why, len, RT_EUNAVAIL, "cudaDeviceGetPCIBusId: %s",
+		                   cudaGetErrorString(e));
+	return 0;
 }
 
 #include "../gpu/backend.cuh"

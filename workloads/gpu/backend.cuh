@@ -23,12 +23,15 @@
  *   static void vendor_blas_load(char *impl, size_t len, int *usable)
  *       once per process: load the library, describe it ("cublas 13.0.2")
  *   static int vendor_blas_open(rt_ctx *ctx) / vendor_blas_close(rt_ctx *ctx)
- *   static int vendor_gemm(rt_ctx *ctx, const gemm_args *g, const void *a,
+ *   static int vendor_gemm(rt_ctx *ctx, const rt_gemm_args *g, const void *a,
  *                          const void *b)
  *       the GEMM on the vendor's library (a, b: 16-bit copies for
  *       bf16/fp16); RT_EUNAVAIL declines it (this file then runs its own)
- *   static int vendor_monitor_open(rt_ctx *ctx, gpu_monitor *m, char *why, size_t len)
- *   VENDOR_MONITOR                    "nvml", "rocm_smi"
+ *   static int vendor_monitor_bus(rt_ctx *ctx, char *bus, size_t buslen, char *why,
+ *                                 size_t len)
+ *       the device's PCI bus id, as its monitor finds it ("0000:3b:00.0")
+ *   VENDOR_MONITOR                    rt_devmon_nvml, rt_devmon_rsmi (../devmon.h),
+ *                                     its file included with ../devmon.c
  *
  * What is shared: the runtime checks, devices, contexts, memory, the
  * elementwise kernels (kernels.cuh), the 16-bit rounding of GEMM inputs,
@@ -63,9 +66,10 @@ static int check_code_for(int dev, char *err, size_t errlen)
 	if (e == gpuSuccess)
 		return RT_OK;
 	int known = gpuGetDeviceProperties(&p, dev) == gpuSuccess;
-	return fail(err, errlen, RT_EUNAVAIL, "device %d (%s) has no code in this build (%s): %s",
-		    dev, known ? vendor_arch(&p, arch, sizeof arch) : "unknown arch",
-		    VENDOR_BUILT_FOR, gpuGetErrorString(e));
+	return rt_abi_fail(err, errlen, RT_EUNAVAIL,
+	                   "device %d (%s) has no code in this build (%s): %s", dev,
+	                   known ? vendor_arch(&p, arch, sizeof arch) : "unknown arch",
+	                   VENDOR_BUILT_FOR, gpuGetErrorString(e));
 }
 
 /* Loads the vendor BLAS once: the description every device then reports. */
@@ -93,7 +97,7 @@ static int gpu_init(char *err, size_t errlen)
 		return RT_EUNAVAIL;
 	}
 	if (n == 0)
-		return fail(err, errlen, RT_EUNAVAIL, "no %s device", GPU_LABEL);
+		return rt_abi_fail(err, errlen, RT_EUNAVAIL, "no %s device", GPU_LABEL);
 	for (int d = 0; d < n; d++) {
 		int rc = check_code_for(d, err, errlen);
 		if (rc)
@@ -147,7 +151,7 @@ static int gpu_device_info(int dev, rt_device_info *info)
 	info->unified_memory = p.integrated;
 	blas_load_once();
 	describe_gemm(blas_usable, blas_impl, info->gemm_impl, sizeof info->gemm_impl);
-	snprintf(info->monitor, sizeof info->monitor, "%s", VENDOR_MONITOR);
+	snprintf(info->monitor, sizeof info->monitor, "%s", VENDOR_MONITOR.name);
 	return 0;
 }
 
@@ -155,7 +159,7 @@ static void gpu_close(rt_ctx *ctx)
 {
 	if (!ctx)
 		return;
-	monitor_close(&ctx->mon);
+	rt_devmon_close(ctx->mon);
 	for (int i = 0; i < ctx->nev_created; i++)
 		(void)gpuEventDestroy(ctx->ev[i]);
 	for (int i = 0; i < 2; i++)
@@ -181,7 +185,8 @@ static int gpu_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen
 	(void)threads;
 	*out = NULL;
 	if (!ctx)
-		return fail(err, errlen, RT_ENOMEM, "out of memory for a %s context", GPU_LABEL);
+		return rt_abi_fail(err, errlen, RT_ENOMEM, "out of memory for a %s context",
+		                   GPU_LABEL);
 	ctx->dev = dev;
 	int rc = CTX_GPU(ctx, gpuSetDevice(dev));
 	if (!rc)
@@ -189,7 +194,7 @@ static int gpu_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen
 	if (!rc)
 		rc = CTX_GPU(ctx, gpuStreamCreateWithFlags(&ctx->stream, gpuStreamNonBlocking));
 	if (rc) {
-		fail(err, errlen, rc, "%s device %d: %s", GPU_LABEL, dev, ctx->err);
+		rt_abi_fail(err, errlen, rc, "%s device %d: %s", GPU_LABEL, dev, ctx->err);
 		gpu_close(ctx);
 		return rc;
 	}
@@ -316,7 +321,7 @@ static void note_declined(rt_ctx *ctx, rt_precision p)
  * (fp32 accumulation and C either way), then the vendor's library runs it,
  * or the own tiled kernel where the library is not there or declines.
  */
-static int gemm_run(rt_ctx *ctx, const gemm_args *g)
+static int gemm_run(rt_ctx *ctx, const rt_gemm_args *g)
 {
 	const void *a = g->a, *b = g->b;
 	int rc = 0;
@@ -324,15 +329,15 @@ static int gemm_run(rt_ctx *ctx, const gemm_args *g)
 		return 0;
 	if (g->prec == RT_BF16 || g->prec == RT_FP16) {
 		rc = round_to_scratch(ctx, 0, g->prec, g->a,
-				      span(g->transa ? g->k : g->m, g->transa ? g->m : g->k,
-					   g->lda, g->sa, g->count),
-				      &a);
+		                      rt_gemm_span(g->transa ? g->k : g->m, g->transa ? g->m : g->k,
+		                                   g->lda, g->sa, g->count),
+		                      &a);
 		if (!rc)
 			rc = round_to_scratch(ctx, 1, g->prec, g->b,
-					      span(g->transb ? g->n : g->k,
-						   g->transb ? g->k : g->n, g->ldb, g->sb,
-						   g->count),
-					      &b);
+			                      rt_gemm_span(g->transb ? g->n : g->k,
+			                                   g->transb ? g->k : g->n, g->ldb, g->sb,
+			                                   g->count),
+			                      &b);
 		if (rc)
 			return rc;
 	}
@@ -353,10 +358,9 @@ static int gpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int tran
 			    long stride_a, const void *b, int ldb, long stride_b, double beta,
 			    void *c, int ldc, long stride_c, int count)
 {
-	const gemm_args g = {t,	    prec,     transa,	transb,	  m,	 n,   k,
-			     alpha, beta,     a,	b,	  c,	 lda, ldb,
-			     ldc,   stride_a, stride_b, stride_c, count};
-	int rc = gemm_check(&g, ctx->precisions, GPU_LABEL, ctx->dev, ctx->err, sizeof ctx->err);
+	const rt_gemm_args g = {t, prec, transa, transb, m,   n,        k,        alpha,    beta, a,
+	                        b, c,    lda,    ldb,    ldc, stride_a, stride_b, stride_c, count};
+	int rc = rt_gemm_check(&g, ctx->precisions, GPU_LABEL, ctx->dev, ctx->err, sizeof ctx->err);
 	return rc ? rc : gemm_run(ctx, &g);
 }
 
@@ -391,23 +395,21 @@ static int gpu_device_time(rt_ctx *ctx, int on, double *busy_s)
 
 /*
  * The monitor's mean busy fraction over its samples since the previous
- * call (the first call opens it: its window starts then, and it answers
- * RT_EUNAVAIL until a sample has come). RT_EUNAVAIL, with the reason in
- * last_error(), when there is no monitor.
+ * call (the first call opens it and starts its window, answering
+ * RT_EUNAVAIL, as later ones do until a sample has come: devmon.h's
+ * rt_devmon_utilization). RT_EUNAVAIL, with the reason in last_error(),
+ * when there is no monitor.
  */
 static int gpu_utilization(rt_ctx *ctx, double *busy)
 {
-	int n;
-	if (ctx->mon_failed)
+	char bus[32] = "";
+	if (!ctx->mon && !ctx->mon_failed &&
+	    vendor_monitor_bus(ctx, bus, sizeof bus, ctx->err, sizeof ctx->err)) {
+		ctx->mon_failed = 1;
 		return RT_EUNAVAIL;
-	if (ctx->mon.kind == MON_NONE) {
-		if (vendor_monitor_open(ctx, &ctx->mon, ctx->err, sizeof ctx->err)) {
-			ctx->mon_failed = 1;
-			return RT_EUNAVAIL;
-		}
-		monitor_reset(&ctx->mon);
 	}
-	return monitor_read(&ctx->mon, busy, &n, ctx->err, sizeof ctx->err);
+	return rt_devmon_utilization(&ctx->mon, &ctx->mon_failed, &VENDOR_MONITOR, bus, busy,
+	                             ctx->err, sizeof ctx->err);
 }
 
 static const char *gpu_last_error(rt_ctx *ctx)

@@ -28,7 +28,7 @@ typedef struct colmajor_gemm {
 } colmajor_gemm;
 
 /* The column-major call that computes the row-major GEMM g (see above). */
-static inline colmajor_gemm colmajor_of(const gemm_args *g)
+static inline colmajor_gemm colmajor_of(const rt_gemm_args *g)
 {
 	colmajor_gemm c;
 	c.transa = g->transb;

@@ -16,7 +16,7 @@
 #include "../backend.h"
 #include "blas_map.h"
 #include "host_common.h"
-#include "monitor.h"
+#include "../devmon.h"
 
 /*
  * Event pairs recorded before they are added up, which waits for the device:
@@ -41,7 +41,7 @@ struct rt_ctx {
 	int nev_created, npairs;
 	double busy_ms;
 	/* the utilization monitor (utilization) */
-	gpu_monitor mon;
+	rt_devmon *mon;
 	int mon_failed;
 	char err[RT_ERRLEN];
 };
@@ -58,8 +58,8 @@ static int gpu_check(gpuError_t e, const char *call, char *err, size_t errlen)
 {
 	if (e == gpuSuccess)
 		return 0;
-	return fail(err, errlen, vendor_code(e), "%s: %s: %s", call, gpuGetErrorName(e),
-		    gpuGetErrorString(e));
+	return rt_abi_fail(err, errlen, vendor_code(e), "%s: %s: %s", call, gpuGetErrorName(e),
+	                   gpuGetErrorString(e));
 }
 
 /* The call's text after macro expansion: cudaMalloc(...), not gpuMalloc(...). */
@@ -127,8 +127,8 @@ static int gpu_launched(rt_ctx *ctx, const char *kernel)
 	int rc = ev_end(ctx);
 	if (e == gpuSuccess)
 		return rc;
-	return fail(ctx->err, sizeof ctx->err, vendor_code(e), "%s kernel launch: %s: %s", kernel,
-		    gpuGetErrorName(e), gpuGetErrorString(e));
+	return rt_abi_fail(ctx->err, sizeof ctx->err, vendor_code(e), "%s kernel launch: %s: %s",
+	                   kernel, gpuGetErrorName(e), gpuGetErrorString(e));
 }
 
 typedef gpuStream_t gpu_stream_t;

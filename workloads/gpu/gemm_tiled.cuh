@@ -97,7 +97,7 @@ __global__ void k_gemm(int transa, int transb, int m, int n, int k, A alpha, con
 
 /* Launches k_gemm over the batch, GEMM_MAX_Z matrices per launch. */
 template <class TIn, class A, class TOut>
-static int launch_gemm(rt_ctx *ctx, const gemm_args *g, const void *a, const void *b)
+static int launch_gemm(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const void *b)
 {
 	dim3 block(GEMM_SIDE, GEMM_SIDE);
 	for (int z0 = 0; z0 < g->count; z0 += GEMM_MAX_Z) {
@@ -117,7 +117,7 @@ static int launch_gemm(rt_ctx *ctx, const gemm_args *g, const void *a, const voi
 }
 
 /* The own kernel on g, whose A and B are at a and b (16-bit copies for bf16/fp16). */
-static int tiled_gemm(rt_ctx *ctx, const gemm_args *g, const void *a, const void *b)
+static int tiled_gemm(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const void *b)
 {
 	switch (g->prec) {
 	case RT_FP64:
@@ -130,7 +130,8 @@ static int tiled_gemm(rt_ctx *ctx, const gemm_args *g, const void *a, const void
 	case RT_FP16:
 		return launch_gemm<gpu_fp16_t, float, float>(ctx, g, a, b);
 	default:
-		return fail(ctx->err, sizeof ctx->err, RT_EUNAVAIL, "gemm: precision %d", g->prec);
+		return rt_abi_fail(ctx->err, sizeof ctx->err, RT_EUNAVAIL, "gemm: precision %d",
+		                   g->prec);
 	}
 }
 

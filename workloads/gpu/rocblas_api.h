@@ -90,27 +90,28 @@ static inline int rocblas_load(rocblas_api *api, char *why, size_t len)
 	for (size_t i = 1; !api->lib && !(path && *path) && i < RT_COUNT(rocblas_names); i++)
 		api->lib = dlopen(name = rocblas_names[i], RTLD_NOW | RTLD_LOCAL);
 	if (!api->lib)
-		return fail(why, len, RT_EUNAVAIL, "%s", path && *path ? dlerror() :
-							"no librocblas.so[.5|.4|.0] on the library path");
-	const dl_need need[] = {
-		DL_NEED("rocblas_create_handle", api->create_handle),
-		DL_NEED("rocblas_destroy_handle", api->destroy_handle),
-		DL_NEED("rocblas_set_stream", api->set_stream),
-		DL_NEED("rocblas_gemm_ex", api->gemm_ex),
-		DL_NEED("rocblas_gemm_strided_batched_ex", api->gemm_strided_batched_ex),
+		return rt_abi_fail(
+		    why, len, RT_EUNAVAIL, "%s",
+		    path && *path ? dlerror() : "no librocblas.so[.5|.4|.0] on the library path");
+	const rt_dl_need need[] = {
+	    RT_DL_NEED("rocblas_create_handle", api->create_handle),
+	    RT_DL_NEED("rocblas_destroy_handle", api->destroy_handle),
+	    RT_DL_NEED("rocblas_set_stream", api->set_stream),
+	    RT_DL_NEED("rocblas_gemm_ex", api->gemm_ex),
+	    RT_DL_NEED("rocblas_gemm_strided_batched_ex", api->gemm_strided_batched_ex),
 	};
 	rb_status (*version)(char *, size_t) = NULL;
-	const dl_need optional[] = {
-		DL_NEED("rocblas_status_to_string", api->status_to_string),
-		DL_NEED("rocblas_get_version_string", version),
+	const rt_dl_need optional[] = {
+	    RT_DL_NEED("rocblas_status_to_string", api->status_to_string),
+	    RT_DL_NEED("rocblas_get_version_string", version),
 	};
-	if (dl_resolve(api->lib, name, need, RT_COUNT(need), why, len)) {
+	if (rt_dl_resolve(api->lib, name, need, RT_COUNT(need), why, len)) {
 		dlclose(api->lib);
 		memset(api, 0, sizeof *api);
 		return RT_EUNAVAIL;
 	}
 	for (size_t i = 0; i < RT_COUNT(optional); i++) /* absent in some versions */
-		dl_resolve(api->lib, name, &optional[i], 1, NULL, 0);
+		rt_dl_resolve(api->lib, name, &optional[i], 1, NULL, 0);
 	if (!version || version(api->version, sizeof api->version) != RB_SUCCESS)
 		snprintf(api->version, sizeof api->version, "(version unknown)");
 	return 0;
@@ -212,8 +213,8 @@ static inline int rocblas_gemm(const rocblas_api *api, rb_handle h, rt_precision
 {
 	int in, out, compute;
 	if (rocblas_types(p, &in, &out, &compute))
-		return fail(err, errlen, RT_EUNAVAIL, "rocBLAS has no %s GEMM",
-			    gpu_precision_name(p));
+		return rt_abi_fail(err, errlen, RT_EUNAVAIL, "rocBLAS has no %s GEMM",
+		                   rt_abi_precision_name(p));
 	float alpha32 = (float)alpha, beta32 = (float)beta;
 	const void *pa = compute == RB_F64 ? (const void *)&alpha : (const void *)&alpha32;
 	const void *pb = compute == RB_F64 ? (const void *)&beta : (const void *)&beta32;
@@ -233,8 +234,8 @@ static inline int rocblas_gemm(const rocblas_api *api, rb_handle h, rt_precision
 	if (s == RB_SUCCESS)
 		return 0;
 	char num[32];
-	return fail(err, errlen, rocblas_code(s), "%s(%s): %s", call, gpu_precision_name(p),
-		    rocblas_status_name(api, s, num, sizeof num));
+	return rt_abi_fail(err, errlen, rocblas_code(s), "%s(%s): %s", call,
+	                   rt_abi_precision_name(p), rocblas_status_name(api, s, num, sizeof num));
 }
 
 #endif

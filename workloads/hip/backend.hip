@@ -11,7 +11,15 @@
 
 #include "../gpu/blas_map.h"
 #include "../gpu/host_common.h"
-#include "../gpu/monitor.h"
+/*
+ * The device monitor (ROCm SMI), compiled into this one translation unit
+ * (../devmon.h); host code only: clang would make its const table a
+ * device variable too, pointing at host functions.
+ */
+#ifndef __HIP_DEVICE_COMPILE__
+#include "../devmon.c"
+#include "../devmon_rsmi.c"
+#endif
 #include "../gpu/rocblas_api.h"
 
 #define GPU_NAME "hip"
@@ -19,7 +27,7 @@
 #define GPU_VISIBLE "HIP_VISIBLE_DEVICES"
 #define GPU_FRAMEWORK_DEVICE "cuda" /* PyTorch's ROCm build names its devices cuda too */
 #define VENDOR_BUILT_FOR "see HIP_ARCHS in the Makefile"
-#define VENDOR_MONITOR "rocm_smi"
+#define VENDOR_MONITOR rt_devmon_rsmi
 
 /* bfloat16 as its bits: the upper half of an fp32 (rocBLAS's rocblas_bfloat16 too). */
 typedef struct bf16 {
@@ -175,9 +183,9 @@ static int vendor_blas_open(rt_ctx *ctx)
 }
 
 /* The GEMM g on rocBLAS; a and b are its operands (16-bit copies for bf16/fp16). */
-static int vendor_gemm(rt_ctx *ctx, const gemm_args *g, const void *a, const void *b)
+static int vendor_gemm(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const void *b)
 {
-	gemm_args h = *g;
+	rt_gemm_args h = *g;
 	h.a = a;
 	h.b = b;
 	colmajor_gemm c = colmajor_of(&h);
@@ -186,14 +194,15 @@ static int vendor_gemm(rt_ctx *ctx, const gemm_args *g, const void *a, const voi
 }
 
 /* rocm_smi finds the device by PCI address (its numbering may differ from HIP's). */
-static int vendor_monitor_open(rt_ctx *ctx, gpu_monitor *m, char *why, size_t len)
+static int vendor_monitor_bus(rt_ctx *ctx, char *bus, size_t buslen, char *why, size_t len)
 {
 	hipDeviceProp_t p;
 	hipError_t e = hipGetDeviceProperties(&p, ctx->dev);
 	if (e != hipSuccess)
-		return fail(why, len, RT_EUNAVAIL, "hipGetDeviceProperties: %s",
-			    hipGetErrorString(e));
-	return monitor_open_rsmi(m, p.pciDomainID, p.pciBusID, p.pciDeviceID, why, len);
+		return rt_abi_fail(why, len, RT_EUNAVAIL, "hipGetDeviceProperties: %s",
+				   hipGetErrorString(e));
+	snprintf(bus, buslen, "%04x:%02x:%02x.0", p.pciDomainID, p.pciBusID, p.pciDeviceID);
+	return 0;
 }
 
 #include "../gpu/backend.cuh"

@@ -32,7 +32,8 @@
 
 #include "../../common/platform.h"
 #include "../cpu_backend.h"
-#include "../gpu/host_common.h"
+#include "../devmon.h"
+#include "../host_abi.h"
 #include "../kernels.h"
 #include "plan.h"
 
@@ -121,14 +122,14 @@ static int metal_init(char *err, size_t errlen)
 	rt.create_device = (id(*)(void))need(metal, "MTLCreateSystemDefaultDevice", &missing);
 	rt.mps_supports = (bool (*)(id))need(mps, "MPSSupportsMTLDevice", &missing);
 	if (missing)
-		return fail(err, errlen, RT_EUNAVAIL, "%s", rt.why);
+		return rt_abi_fail(err, errlen, RT_EUNAVAIL, "%s", rt.why);
 	if (!(rt.device = rt.create_device()))
-		return fail(err, errlen, RT_EUNAVAIL, "no Metal device");
+		return rt_abi_fail(err, errlen, RT_EUNAVAIL, "no Metal device");
 	if (!rt.mps_supports(rt.device)) {
 		release(rt.device);
 		rt.device = NULL;
-		return fail(err, errlen, RT_EUNAVAIL,
-		            "Metal Performance Shaders do not run on this device");
+		return rt_abi_fail(err, errlen, RT_EUNAVAIL,
+		                   "Metal Performance Shaders do not run on this device");
 	}
 	return 1;
 }
@@ -154,7 +155,7 @@ static int ns_fail(char *err, size_t errlen, const char *what, id error)
 {
 	snprintf(rt.why, sizeof rt.why, "%s: %s", what,
 	         error ? text_of(send(error, "localizedDescription")) : "no reason given");
-	return fail(err, errlen, RT_ERUNTIME, "%s", rt.why);
+	return rt_abi_fail(err, errlen, RT_ERUNTIME, "%s", rt.why);
 }
 
 /*
@@ -167,7 +168,7 @@ static id compile_kernels(char *err, size_t errlen)
 	size_t la = strlen(rt_metal_args_h), lk = strlen(rt_metal_kernels);
 	char *text = malloc(la + lk + 2);
 	if (!text) {
-		fail(err, errlen, RT_ENOMEM, "out of memory");
+		rt_abi_fail(err, errlen, RT_ENOMEM, "out of memory");
 		return NULL;
 	}
 	memcpy(text, rt_metal_args_h, la);
@@ -249,6 +250,7 @@ static int metal_device_info(int dev, rt_device_info *info)
 		snprintf(info->gemm_impl, sizeof info->gemm_impl,
 		         "MPSMatrixMultiplication (fp16 through half copies); no bf16: %s",
 		         rt.bf16_why);
+	snprintf(info->monitor, sizeof info->monitor, "%s", rt_devmon_ioreport.name);
 	rt.pool_pop(pool);
 	return 0;
 }
@@ -279,6 +281,8 @@ struct rt_ctx {
 	void *partials; /* MTL_PARTIALS_SIZE bytes from alloc(): mse_loss's first level */
 	int timing;
 	double busy_s; /* device time of what completed since the last device_time() */
+	rt_devmon *mon; /* IOReport's GPU residency (utilization), opened at its first call */
+	int mon_failed;
 	char err[256];
 };
 
@@ -297,8 +301,8 @@ static int make_pipeline(rt_ctx *c, id lib, mtl_kernel k, char *err, size_t errl
 	if (!fn && mtl_kernels[k].msl) /* compiled out by an older language: not offered */
 		return RT_OK;
 	if (!fn)
-		return fail(err, errlen, RT_ERUNTIME, "the Metal kernels have no function %s",
-		            name);
+		return rt_abi_fail(err, errlen, RT_ERUNTIME,
+		                   "the Metal kernels have no function %s", name);
 	c->pipes[k] = MSG(id(*)(id, SEL, id, id *))(
 	    rt.device, S("newComputePipelineStateWithFunction:error:"), fn, &error);
 	release(fn);
@@ -308,8 +312,9 @@ static int make_pipeline(rt_ctx *c, id lib, mtl_kernel k, char *err, size_t errl
 	unsigned long most =
 	    MSG(unsigned long (*)(id, SEL))(c->pipes[k], S("maxTotalThreadsPerThreadgroup"));
 	if (most < MTL_GROUP)
-		return fail(err, errlen, RT_EUNAVAIL, "%s runs %lu threads a threadgroup, not %d",
-		            what, most, MTL_GROUP);
+		return rt_abi_fail(err, errlen, RT_EUNAVAIL,
+		                   "%s runs %lu threads a threadgroup, not %d", what, most,
+		                   MTL_GROUP);
 	return RT_OK;
 }
 
@@ -332,13 +337,13 @@ static int metal_open(int dev, int threads, rt_ctx **out, char *err, size_t errl
 {
 	*out = NULL;
 	if (dev != 0 || !rt.device)
-		return fail(err, errlen, RT_EINVAL, "no Metal device %d", dev);
+		return rt_abi_fail(err, errlen, RT_EINVAL, "no Metal device %d", dev);
 	rt_ctx *c = calloc(1, sizeof *c);
 	if (!c)
-		return fail(err, errlen, RT_ENOMEM, "out of memory");
+		return rt_abi_fail(err, errlen, RT_ENOMEM, "out of memory");
 	int rc = rt_cpu_backend()->open(0, threads, &c->cpu, err, errlen);
 	if (rc == RT_OK && !(c->queue = send(rt.device, "newCommandQueue")))
-		rc = fail(err, errlen, RT_ERUNTIME, "newCommandQueue failed");
+		rc = rt_abi_fail(err, errlen, RT_ERUNTIME, "newCommandQueue failed");
 	if (rc == RT_OK)
 		rc = make_pipelines(c, err, errlen);
 	if (rc == RT_OK && (rc = metal_alloc(c, MTL_PARTIALS_SIZE, &c->partials)))
@@ -357,8 +362,8 @@ static int finish(rt_ctx *c, id cb)
 	MSG(void (*)(id, SEL))(cb, S("waitUntilCompleted"));
 	int rc = RT_OK;
 	if (MSG(unsigned long (*)(id, SEL))(cb, S("status")) != CB_COMPLETED)
-		rc = fail(c->err, sizeof c->err, RT_ERUNTIME, "command buffer failed: %s",
-		          text_of(send(send(cb, "error"), "localizedDescription")));
+		rc = rt_abi_fail(c->err, sizeof c->err, RT_ERUNTIME, "command buffer failed: %s",
+		                 text_of(send(send(cb, "error"), "localizedDescription")));
 	else if (c->timing)
 		c->busy_s += MSG(double (*)(id, SEL))(cb, S("GPUEndTime")) -
 		             MSG(double (*)(id, SEL))(cb, S("GPUStartTime"));
@@ -429,6 +434,7 @@ static void metal_close(rt_ctx *c)
 	for (int k = 0; k < MK_COUNT; k++)
 		release(c->pipes[k]);
 	release(c->queue);
+	rt_devmon_close(c->mon);
 	if (c->cpu)
 		rt_cpu_backend()->close(c->cpu);
 	free(c);
@@ -441,8 +447,8 @@ static int metal_alloc(rt_ctx *c, size_t bytes, void **ptr)
 	id mtl = MSG(id(*)(id, SEL, unsigned long, unsigned long))(
 	    rt.device, S("newBufferWithLength:options:"), bytes ? bytes : 1, STORAGE_SHARED);
 	if (!mtl)
-		return fail(c->err, sizeof c->err, RT_ENOMEM, "newBufferWithLength: %zu bytes",
-		            bytes);
+		return rt_abi_fail(c->err, sizeof c->err, RT_ENOMEM,
+		                   "newBufferWithLength: %zu bytes", bytes);
 	char *base = MSG(void *(*)(id, SEL))(mtl, S("contents"));
 	c->bufs[c->nbufs++] = (buffer){mtl, base, bytes};
 	*ptr = base;
@@ -518,7 +524,7 @@ typedef struct operand {
 /* rows x cols floats at p (ld a row) as halves in a new shared buffer. */
 static int half_copy(const float *p, int rows, int cols, int ld, operand *o)
 {
-	size_t n = span(rows, cols, ld, 0, 1);
+	size_t n = rt_gemm_span(rows, cols, ld, 0, 1);
 	o->owned = MSG(id(*)(id, SEL, unsigned long, unsigned long))(
 	    rt.device, S("newBufferWithLength:options:"), n * sizeof(_Float16), STORAGE_SHARED);
 	if (!o->owned)
@@ -536,7 +542,8 @@ static int operand_of(rt_ctx *c, const void *p, int half, int rows, int cols, in
 	memset(o, 0, sizeof *o);
 	const buffer *b = find(c, p, &o->offset);
 	if (!b)
-		return fail(c->err, sizeof c->err, RT_EINVAL, "a GEMM operand not from alloc()");
+		return rt_abi_fail(c->err, sizeof c->err, RT_EINVAL,
+		                   "a GEMM operand not from alloc()");
 	if (half)
 		return half_copy(p, rows, cols, ld, o);
 	o->buf = b->mtl;
@@ -547,7 +554,7 @@ static int operand_of(rt_ctx *c, const void *p, int half, int rows, int cols, in
 static void from_half(const operand *o, float *c, int rows, int cols, int ld)
 {
 	const _Float16 *h = MSG(void *(*)(id, SEL))(o->owned, S("contents"));
-	for (size_t i = 0; i < span(rows, cols, ld, 0, 1); i++)
+	for (size_t i = 0; i < rt_gemm_span(rows, cols, ld, 0, 1); i++)
 		c[i] = (float)h[i];
 }
 
@@ -575,15 +582,15 @@ static void encode(id cb, const operand *a, const operand *b, const operand *cm,
 }
 
 /*
- * The ABI's checks (host_common.h), then what Metal cannot do: fp64, tf32,
+ * The ABI's checks (host_abi.h), then what Metal cannot do: fp64, tf32,
  * and bf16 where this context has no k_gemm_bf16 (the reason appended).
  */
-static int check_gemm(rt_ctx *c, const gemm_args *g)
+static int check_gemm(rt_ctx *c, const rt_gemm_args *g)
 {
 	unsigned offered = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP16);
 	if (c->pipes[MK_GEMM_BF16])
 		offered |= RT_PREC_BIT(RT_BF16);
-	int rc = gemm_check(g, offered, "metal", 0, c->err, sizeof c->err);
+	int rc = rt_gemm_check(g, offered, "metal", 0, c->err, sizeof c->err);
 	if (rc == RT_EUNAVAIL && g->prec == RT_BF16 &&
 	    !(offered_precisions() & RT_PREC_BIT(RT_BF16))) {
 		size_t used = strlen(c->err);
@@ -607,8 +614,8 @@ static int gemm_bf16(rt_ctx *c, int transa, int transb, int m, int n, int k, dou
 	for (int i = 0; i < count; i++)
 		if (!find(c, a + i * sa, &off) || !find(c, b + i * sb, &off) ||
 		    !find(c, cc + i * sc, &off))
-			return fail(c->err, sizeof c->err, RT_EINVAL,
-			            "a GEMM operand not from alloc()");
+			return rt_abi_fail(c->err, sizeof c->err, RT_EINVAL,
+			                   "a GEMM operand not from alloc()");
 	int rc = RT_OK;
 	for (int i = 0; rc == RT_OK && i < count; i++) {
 		mtl_plan plan;
@@ -653,7 +660,7 @@ static int gemm_many(rt_ctx *c, rt_precision prec, int transa, int transb, int m
 	end_encoder(c);
 	id cb = rc ? NULL : open_cb(c);
 	if (!rc && !cb)
-		rc = fail(c->err, sizeof c->err, RT_ERUNTIME, "commandBuffer failed");
+		rc = rt_abi_fail(c->err, sizeof c->err, RT_ERUNTIME, "commandBuffer failed");
 	for (int i = 0; rc == RT_OK && i < count; i++)
 		encode(cb, &ops[3 * i], &ops[3 * i + 1], &ops[3 * i + 2], transa, transb, m, n, k,
 		       alpha, beta, lda, ldb, ldc, type, esize);
@@ -673,8 +680,8 @@ static int metal_gemm(rt_ctx *c, rt_dtype t, rt_precision prec, int transa, int 
                       int n, int k, double alpha, const void *a, int lda, const void *b, int ldb,
                       double beta, void *cc, int ldc)
 {
-	gemm_args g = {t, prec, transa, transb, m,   n, k, alpha, beta, a,
-	               b, cc,   lda,    ldb,    ldc, 0, 0, 0,     1};
+	rt_gemm_args g = {t, prec, transa, transb, m,   n, k, alpha, beta, a,
+	                  b, cc,   lda,    ldb,    ldc, 0, 0, 0,     1};
 	int rc = check_gemm(c, &g);
 	if (rc || m == 0 || n == 0)
 		return rc;
@@ -687,8 +694,8 @@ static int metal_gemm_batched(rt_ctx *c, rt_dtype t, rt_precision prec, int tran
                               const void *b, int ldb, long sb, double beta, void *cc, int ldc,
                               long sc, int count)
 {
-	gemm_args g = {t, prec, transa, transb, m,   n,  k,  alpha, beta, a,
-	               b, cc,   lda,    ldb,    ldc, sa, sb, sc,    count};
+	rt_gemm_args g = {t, prec, transa, transb, m,   n,  k,  alpha, beta, a,
+	                  b, cc,   lda,    ldb,    ldc, sa, sb, sc,    count};
 	int rc = check_gemm(c, &g);
 	if (rc || m == 0 || n == 0 || count == 0)
 		return rc;
@@ -709,9 +716,9 @@ static int bind(rt_ctx *c, const mtl_launch *l, id *mtl, size_t *off)
 	for (int i = 0; i < mtl_kernels[l->k].nbuf; i++) {
 		const buffer *b = find(c, l->buf[i], &off[i]);
 		if (!b)
-			return fail(c->err, sizeof c->err, RT_EINVAL,
-			            "%s: buffer %d is not from alloc()", mtl_kernels[l->k].name,
-			            i + 1);
+			return rt_abi_fail(c->err, sizeof c->err, RT_EINVAL,
+			                   "%s: buffer %d is not from alloc()",
+			                   mtl_kernels[l->k].name, i + 1);
 		mtl[i] = b->mtl;
 	}
 	return RT_OK;
@@ -723,8 +730,8 @@ static int dispatch(rt_ctx *c, const mtl_launch *l, const id *mtl, const size_t 
 	if (!c->enc && open_cb(c))
 		c->enc = retain(send(c->cb, "computeCommandEncoder"));
 	if (!c->enc)
-		return fail(c->err, sizeof c->err, RT_ERUNTIME, "%s: no compute command encoder",
-		            mtl_kernels[l->k].name);
+		return rt_abi_fail(c->err, sizeof c->err, RT_ERUNTIME,
+		                   "%s: no compute command encoder", mtl_kernels[l->k].name);
 	MSG(void (*)(id, SEL, id))(c->enc, S("setComputePipelineState:"), c->pipes[l->k]);
 	MSG(void (*)(id, SEL, const void *, unsigned long, unsigned long))
 	(c->enc, S("setBytes:length:atIndex:"), &l->args, sizeof l->args, 0);
@@ -831,6 +838,17 @@ static int metal_device_time(rt_ctx *c, int on, double *busy_s)
 	return rc;
 }
 
+/*
+ * The GPU's busy share from IOReport (its active residency) since the last
+ * call: what a process reads without root, beside the command buffers'
+ * own GPU times (device_time).
+ */
+static int metal_utilization(rt_ctx *c, double *busy)
+{
+	return rt_devmon_utilization(&c->mon, &c->mon_failed, &rt_devmon_ioreport, NULL, busy,
+	                             c->err, sizeof c->err);
+}
+
 static const rt_backend_ops metal_ops = {
     .abi = RT_BACKEND_ABI,
     .name = "metal",
@@ -863,7 +881,7 @@ static const rt_backend_ops metal_ops = {
     .layernorm_backward = metal_layernorm_backward,
     .mse_loss = metal_mse_loss,
     .adam = metal_adam,
-    .utilization = NULL, /* no monitor a process may read without root */
+    .utilization = metal_utilization,
     .last_error = metal_last_error,
     .gemm_impl = NULL,
     .device_time = metal_device_time,

@@ -78,7 +78,7 @@ mtl_u64 mtl_groups(size_t n);
 
 /*
  * The plan of one bf16 GEMM of the ABI (fp32 data, the shape already
- * checked by the plugin, host_common.h's gemm_check): k_gemm_bf16 on a
+ * checked by the plugin, host_abi.h's rt_gemm_check): k_gemm_bf16 on a
  * threadgroup per tile of C; nothing for an empty C.
  */
 void mtl_plan_gemm_bf16(mtl_plan *p, int transa, int transb, int m, int n, int k, double alpha,

@@ -2,10 +2,12 @@
 # Objective-C runtime, built on a Mac by its cc; make test cross-builds it on Linux
 # (the Makefile's macOS part). Included by the Makefile with every
 # workloads/*/plugin.mk (see workloads/cuda/plugin.mk); only a Mac knows its name.
-METAL_SRCS := $(wildcard workloads/metal/*.c)
+# With the device monitor's shared part and IOReport's file (workloads/devmon.h).
+METAL_SRCS := $(wildcard workloads/metal/*.c) workloads/devmon.c workloads/devmon_ioreport.c
 # What the build reads beside them: the headers, and the kernels' source (kernels.metal,
 # after args.h), which metal.c embeds (RT_EMBED) and compiles on the Mac at run time.
-METAL_DEPS := $(METAL_SRCS) $(wildcard workloads/metal/*.h workloads/metal/*.metal)
+METAL_DEPS := $(METAL_SRCS) $(wildcard workloads/metal/*.h workloads/metal/*.metal) \
+	workloads/devmon.h workloads/devmon_ioreport.h workloads/host_abi.h
 # It takes the CPU reference kernels from the binary, which exports them.
 METAL_FLAGS := -O2 -std=c11 -Wall -Wextra -fPIC -shared -undefined dynamic_lookup \
 	-fvisibility=hidden

@@ -1,0 +1,126 @@
+/*
+ * host_abi.h: the host-side helpers every side of the backend ABI uses:
+ * the binary's CPU backend, the GPU plugins (CUDA, HIP) and the Metal
+ * plugin, and the device monitors (devmon.h) that the binary and the
+ * plugins share. The plugins link nothing of the binary's own code, so this
+ * is header-only plain C that C++ compiles too (nvcc and hipcc build the
+ * GPU plugins as C++), with no device runtime: the error buffer writer, the
+ * precision's name, symbol look-ups of a dlopen'ed library, and a GEMM
+ * call of the ABI with its checks.
+ */
+#ifndef RT_HOST_ABI_H
+#define RT_HOST_ABI_H
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+
+static inline int rt_abi_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Writes the message into err (may be NULL) and returns code, as rt_fail does in the binary. */
+static inline int rt_abi_fail(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+/*
+ * "fp64", "fp32", ...: the plugins do not link workloads/names.c, whose
+ * rt_precision_name() says the same for the tuner.
+ */
+static inline const char *rt_abi_precision_name(rt_precision p)
+{
+	static const char *const names[RT_NPRECISION] = {"fp64", "fp32", "tf32", "bf16", "fp16"};
+	return (unsigned)p < RT_NPRECISION ? names[p] : "?";
+}
+
+/* One function needed from a dlopen'ed library, and where its address goes. */
+typedef struct rt_dl_need {
+	const char *name;
+	void *fn; /* a function pointer variable of any type */
+	size_t size;
+} rt_dl_need;
+
+#define RT_DL_NEED(name, var)                                                                      \
+	{                                                                                          \
+		name, &(var), sizeof(var)                                                          \
+	}
+
+/*
+ * Looks up every function of need in lib (called libname in the message):
+ * 0, or RT_EUNAVAIL with "libname: no symbol NAME" at the first missing.
+ */
+static inline int rt_dl_resolve(void *lib, const char *libname, const rt_dl_need *need, size_t n,
+                                char *why, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		void *p = dlsym(lib, need[i].name);
+		if (!p)
+			return rt_abi_fail(why, len, RT_EUNAVAIL, "%s: no symbol %s", libname,
+			                   need[i].name);
+		memcpy(need[i].fn, &p,
+		       need[i].size); /* object to function pointer, as POSIX allows */
+	}
+	return 0;
+}
+
+/* A (strided batched) GEMM call of the ABI: gemm() is the batch of count 1. */
+typedef struct rt_gemm_args {
+	rt_dtype t;
+	rt_precision prec;
+	int transa, transb, m, n, k;
+	double alpha, beta;
+	const void *a, *b;
+	void *c;
+	int lda, ldb, ldc;
+	long sa, sb, sc;
+	int count;
+} rt_gemm_args;
+
+/* Elements a strided batch of stored rows x cols matrices spans (0 if empty). */
+static inline size_t rt_gemm_span(int rows, int cols, int ld, long stride, int count)
+{
+	if (rows == 0 || cols == 0 || count == 0)
+		return 0;
+	return (size_t)(count - 1) * (size_t)stride + (size_t)(rows - 1) * ld + cols;
+}
+
+/*
+ * Checks the arguments of a (batched) GEMM against the ABI: dtype and
+ * precision agree and device dev of backend (for the message) offers the
+ * precision (precisions: RT_PREC_BIT's), sizes and strides are
+ * non-negative, leading dimensions cover the stored rows (row-major: the
+ * stored A is m x k, k x m transposed, so lda is at least its columns).
+ * 0, RT_EINVAL or RT_EUNAVAIL with the reason in err.
+ */
+static inline int rt_gemm_check(const rt_gemm_args *g, unsigned precisions, const char *backend,
+                                int dev, char *err, size_t errlen)
+{
+	if ((g->t == RT_F64) != (g->prec == RT_FP64) || (unsigned)g->prec >= RT_NPRECISION ||
+	    (g->t != RT_F32 && g->t != RT_F64))
+		return rt_abi_fail(err, errlen, RT_EINVAL,
+		                   "gemm: precision %d does not apply to dtype %d", g->prec, g->t);
+	if (!(precisions & RT_PREC_BIT(g->prec)))
+		return rt_abi_fail(err, errlen, RT_EUNAVAIL, "gemm: %s not offered by %s device %d",
+		                   rt_abi_precision_name(g->prec), backend, dev);
+	int ka = g->transa ? g->m : g->k, nb = g->transb ? g->k : g->n;
+	if (g->m < 0 || g->n < 0 || g->k < 0 || g->count < 0 || g->sa < 0 || g->sb < 0 ||
+	    g->sc < 0 || g->lda < (ka > 1 ? ka : 1) || g->ldb < (nb > 1 ? nb : 1) ||
+	    g->ldc < (g->n > 1 ? g->n : 1))
+		return rt_abi_fail(err, errlen, RT_EINVAL,
+		                   "gemm: bad shape m=%d n=%d k=%d lda=%d ldb=%d ldc=%d count=%d",
+		                   g->m, g->n, g->k, g->lda, g->ldb, g->ldc, g->count);
+	return 0;
+}
+
+#endif
