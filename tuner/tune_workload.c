@@ -629,6 +629,7 @@ int rt_tune_workloads_resolve(const rt_tune_opts *o, rt_tune_run *run, char *err
 		twl->name = w->name;
 		twl->unit = w->unit;
 		twl->target = &rt_tune_target_workload;
+		twl->grow = !o->space_file;
 		rt_point pt;
 		rt_point_default(&pt);
 		rc = apply_shape(&shape, twl, err, errlen);
