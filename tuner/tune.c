@@ -249,7 +249,7 @@ static int grow_batch(tune_ctx *c, double deadline, double cap)
 	if (rc == RT_OK && now > top) {
 		char why[sizeof twl->grown];
 		snprintf(why, sizeof why, "%s", twl->grown);
-		snprintf(twl->grown, sizeof twl->grown, "grown from %ld to %ld: %s", top, now, why);
+		snprintf(twl->grown, sizeof twl->grown, "grown from %ld to %ld: %.180s", top, now, why);
 	}
 	return rc;
 }
