@@ -772,6 +772,8 @@ int rt_config_emit_over(const rt_tune_run *run, const rt_tune_opts *o, const rt_
 		trials += run->wl[i].ntrials;
 	rt_yw_kint(&w, "trials", trials);
 	rt_yw_kstr(&w, "journal", run->journal_path);
+	if (run->xo_note[0])
+		rt_yw_kstr(&w, "crossover_note", run->xo_note);
 	rt_yw_end_map(&w);
 	rt_yw_end_map(&w);
 	return rt_yw_finish(&w, text, len, err, errlen);

@@ -41,9 +41,6 @@ static double workload_weight(const rt_tune_workload *twl)
 {
 	return twl->w && twl->w->budget_weight > 0 ? twl->w->budget_weight : 1.0;
 }
-#define CROSSOVER_SHARE 0.12
-/* Of the crossover's time, the share kept for fitting its observations (bootstrap CIs: seconds). */
-#define XO_FIT_SHARE 0.4
 /*
  * The frameworks' probe comes first (importing PyTorch takes seconds of CPU
  * that no trial should share) and is charged to the budget: the measuring
@@ -57,7 +54,6 @@ static double workload_weight(const rt_tune_workload *twl)
 /* A user's command: of its budget, the share kept for telling its leaders apart. */
 #define CONFIRM_SHARE 0.25
 #define MIN_SEARCH_S 0.5 /* less than this cannot measure one point */
-#define MAX_SWEEP_NAMES 100 /* names tried for the crossover's observations */
 
 /*
  * Two pin policies that bind the same PUs (every policy, when the threads
@@ -743,76 +739,6 @@ static int resolve(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t er
 	return rt_tune_command_setup(o, run, twl, err, errlen);
 }
 
-/*
- * Saves the sweep's square observations beside the journal, under the first
- * of its names (rt_journal_sweep_path) that nothing has: what `rigtune
- * report` draws and `rigtune check` measures again. The configuration names
- * the file (crossover.replay). A sweep that would not read back (one curve
- * on a one-core machine, curves the deadline cut short) is not saved.
- */
-static int save_sweep(rt_tune_run *run, char *err, size_t errlen)
-{
-	char *text = NULL, path[sizeof run->crossover.replay];
-	size_t len;
-	int taken = 1, rc = rt_replay_check(run->crossover.square, err, errlen);
-	if (rc == RT_OK)
-		rc = rt_replay_text(run->crossover.square, &text, &len, err, errlen);
-	for (int seq = 1; rc == RT_OK && taken && seq <= MAX_SWEEP_NAMES; seq++) {
-		if (rt_journal_sweep_path(run->journal_path, seq, path, sizeof path))
-			rc = rt_fail(err, errlen, RT_EINVAL, "no file name for it beside %s",
-				     run->journal_path);
-		else
-			rc = rt_write_new_file(path, text, len, &taken, err, errlen);
-	}
-	if (rc == RT_OK && taken)
-		rc = rt_fail(err, errlen, RT_EIO, "%d names beside %s are taken", MAX_SWEEP_NAMES,
-			     run->journal_path);
-	if (rc == RT_OK)
-		snprintf(run->crossover.replay, sizeof run->crossover.replay, "%s", path);
-	free(text);
-	return rc;
-}
-
-/*
- * A short square-GEMM crossover sweep within budget seconds, of which
- * XO_FIT_SHARE is left for fitting it (crossover_fit); xo says how it was
- * measured (the baseline rounds measure some of its sizes again). 0 when
- * nothing was measured.
- */
-static int crossover_sweep(const rt_tune_opts *o, rt_tune_run *run, double budget,
-			   rt_progress *progress, rt_crossover_sweep_opts *xo)
-{
-	*xo = (rt_crossover_sweep_opts){.backends = o->nbackends ? o->backends : NULL,
-					.nbackends = o->nbackends,
-					.precisions = RT_PREC_BIT(RT_FP32),
-					.usable_cores = run->usable_cores,
-					.seconds_per_point = budget / 40 < 0.05 ? 0.05 : budget / 40,
-					.max_n = 1024,
-					.quiet = 1,
-					.deadline = rt_clock_now() + (1 - XO_FIT_SHARE) * budget,
-					.stop = rt_tune_stop_requested,
-					.machine = &run->machine};
-	rt_crossover_shape shape = {0};
-	char skipped[1024], err[RT_ERRLEN];
-	rt_progress_note(progress, "measuring the CPU/GPU and thread crossovers (%.0f s)", budget);
-	if (rt_crossover_sweep(xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err)) {
-		rt_progress_note(progress, "crossover skipped: %s", err);
-		return 0;
-	}
-	return 1;
-}
-
-/* The sweep's observations saved and fitted; the config emits the analysis. */
-static void crossover_fit(rt_tune_run *run, rt_progress *progress)
-{
-	rt_crossover_shape shape = {0};
-	char err[RT_ERRLEN];
-	if (save_sweep(run, err, sizeof err))
-		rt_progress_note(progress, "the crossover's observations are not saved: %s", err);
-	/* the analysis the configuration gives, fitted now: its time is the budget's */
-	run->xo_fitted = rt_crossover_fit(&run->crossover, &shape, &run->xo, err, sizeof err) == RT_OK;
-}
-
 /* Every search's space against what its target takes, before anything is measured. */
 static int check_spaces(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errlen)
 {
@@ -853,7 +779,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	double probed = rt_clock_now() - t0;
 	/* the crossover's and the baseline rounds' shares are kept back; the workloads share what
 	   the probes left */
-	double xo_budget = o->crossover && !o->cmd ? CROSSOVER_SHARE * o->budget_s : 0;
+	double xo_budget = rt_tune_crossover_reserve(o, run);
 	double base_budget = !o->cmd && journal ? RT_TUNE_BASELINE_SHARE * o->budget_s : 0;
 	double weights = 0;
 	for (int i = 0; i < run->nwl; i++)
@@ -879,7 +805,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	double left = o->budget_s - base_budget - (rt_clock_now() - t0), fit_s = 0;
 	rt_crossover_sweep_opts xo;
 	int swept = !rc && !rt_tune_stop_requested() && xo_budget > 0 && left >= MIN_SEARCH_S &&
-		    crossover_sweep(o, run, left, progress, &xo);
+		    rt_tune_crossover_sweep(o, run, left, progress, &xo);
 	if (swept) /* what the sweep left of its fitting time */
 		fit_s = fmax(0, o->budget_s - base_budget - (rt_clock_now() - t0));
 	rt_tune_rounds rounds = {.o = o, .run = run, .journal = journal, .progress = progress,
@@ -891,7 +817,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 			rc = RT_OK;
 	}
 	if (swept)
-		crossover_fit(run, progress);
+		rt_tune_crossover_fit(run, progress);
 	if (topo)
 		hwloc_topology_destroy(topo);
 	run->interrupted = rt_tune_stop_requested();

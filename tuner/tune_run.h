@@ -147,6 +147,8 @@ typedef struct rt_tune_run {
 	const char *strategy;
 	rt_crossover_data crossover;      /* the sweep's observations; square NULL when not measured */
 	int xo_fitted;             /* xo is the analysis of crossover (fitted within the budget) */
+	double xo_sweep_s;         /* the sweep's time */
+	char xo_note[512];         /* curves left out, or why none was kept (tune_crossover.c); "" */
 	rt_crossover_analysis xo;
 	rt_frameworks frameworks;  /* of the Python the hints are for */
 	int canary_failed;         /* a canary sample failed: none more is taken (canary.h) */
