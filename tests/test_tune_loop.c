@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -536,6 +537,149 @@ static void test_a_batch_that_levels_off_does_not_grow(void **state)
 	teardown(&s);
 }
 
+/* ---- the crossover sweep at the end of a tune (tune_crossover.c) ---- */
+
+/*
+ * A sweep size's simulated trial on the fake clock: its set-up (0.1 s on
+ * the CPU, 1 s on a device: a fresh process's context and BLAS handle, what
+ * left a 60 s tune on an H200 one size of cuda/fp32), its warm-up and its
+ * cap; t(n) = launch + 2 n^3 / peak (a device at 50 TFLOP/s, the CPU at 50
+ * GFLOP/s a thread).
+ */
+static int xo_measure(void *user, const rt_point *pt, const rt_shape *sh,
+		      const rt_measure_opts *mo, rt_measurement *m, char *err, size_t errlen)
+{
+	const rt_workload *w = rt_workload_builtin(RT_GEMM_WORKLOAD);
+	double n = (double)sh->v[rt_shape_known(w, "n")], gflop = 2e-9 * n * n * n;
+	int device = !rt_backend_on_host(pt->backend);
+	double step = (device ? 20e-6 : 2e-6) + gflop / (device ? 50e3 : 50.0 * pt->threads);
+	(void)user, (void)err, (void)errlen;
+	memset(m, 0, sizeof *m);
+	m->feasible = 1;
+	m->nsamples = 5;
+	m->samples = malloc(sizeof *m->samples * 5);
+	assert_non_null(m->samples);
+	for (int i = 0; i < 5; i++)
+		m->samples[i] = gflop / step * (1 + 0.01 * i);
+	m->setup_seconds = device ? 1.0 : 0.1;
+	m->seconds = m->setup_seconds + mo->warmup_s + mo->time_cap_s;
+	rt_clock_advance(m->seconds);
+	return RT_OK;
+}
+
+/* A machine of 16 usable cores and a device, both offering fp32; its journal in a fresh folder. */
+static void xo_machine(rt_tune_run *run, char *dir)
+{
+	memset(run, 0, sizeof *run);
+	run->usable_cores = 16;
+	static const char *const names[] = {"cpu", "sim"};
+	for (int i = 0; i < 2; i++) {
+		rt_accel *a = &run->machine.accel[run->machine.naccel++];
+		snprintf(a->backend, sizeof a->backend, "%s", names[i]);
+		a->available = 1;
+		a->ndevices = 1;
+		a->dev[0].precisions = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP64);
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(run->journal_path, sizeof run->journal_path, "%s/host-20260101-000000.yaml", dir);
+}
+
+/* The sweep of a tune of budget seconds, then its fit, on the fake clock. */
+static void xo_tune(rt_tune_run *run, double budget, double *reserve)
+{
+	rt_tune_opts o;
+	rt_progress progress;
+	rt_tune_opts_default(&o);
+	o.budget_s = budget;
+	rt_clock_fake(0);
+	rt_progress_init(&progress, budget, 1);
+	*reserve = rt_tune_crossover_reserve(&o, run);
+	rt_crossover_sweep_opts xo = {.measure = xo_measure};
+	assert_int_equal(rt_tune_crossover_sweep(&o, run, *reserve, &progress, &xo), 1);
+	rt_tune_crossover_fit(run, &progress);
+	rt_progress_done(&progress);
+}
+
+static void xo_cleanup(rt_tune_run *run, const char *dir)
+{
+	if (run->crossover.replay[0])
+		assert_int_equal(unlink(run->crossover.replay), 0);
+	rt_tune_run_free(run);
+	assert_int_equal(rmdir(dir), 0);
+	rt_clock_real();
+}
+
+/* Distinct sizes of curve i of the sweep, with its smallest and largest. */
+static size_t xo_sizes(const rt_replay *r, size_t i, double *lo, double *hi)
+{
+	double picked[RT_REPLAY_CHECK_SIZES];
+	size_t npicked, distinct;
+	const rt_replay_curve *c = &r->curves[i];
+	assert_int_equal(rt_replay_check_sizes(c->n, c->count, picked, &npicked, &distinct), 0);
+	*lo = picked[0];
+	*hi = picked[npicked - 1];
+	return distinct;
+}
+
+/*
+ * A sweep visits the sizes coarse to fine, and a 60 s tune keeps for it
+ * what three sizes of each of the four curves take (3 x (2 x 0.15 s + 2 x
+ * 1.05 s set-up + 4 x 0.05 s measuring) = 7.8 s, over the 60% of the
+ * crossover's time that is not the fit's: 13 s, more than the 12% share's
+ * 7.2 s): every curve has three sizes or more, from 32 to 1024, and the
+ * crossover is saved and fitted.
+ */
+static void test_a_60s_tune_keeps_three_sizes_per_curve(void **state)
+{
+	(void)state;
+	int order[16];
+	static const int coarse[] = {0, 10, 5, 2, 7, 1, 3, 6, 8, 4, 9};
+	assert_int_equal(rt_crossover_size_order(11, order), 11);
+	assert_memory_equal(order, coarse, sizeof coarse);
+	rt_tune_run run;
+	char dir[] = "/tmp/rt-xo-XXXXXX";
+	double reserve;
+	xo_machine(&run, dir);
+	xo_tune(&run, 60, &reserve);
+	assert_float_equal(reserve, 13.0, 1e-9);
+	const rt_replay *r = run.crossover.square;
+	assert_int_equal(r->ncurves, 4);
+	for (size_t i = 0; i < r->ncurves; i++) {
+		double lo, hi;
+		assert_true(xo_sizes(r, i, &lo, &hi) >= 3);
+		assert_float_equal(lo, 32, 1e-9);
+		assert_float_equal(hi, 1024, 1e-9);
+	}
+	assert_string_equal(run.xo_note, "");
+	assert_true(run.crossover.replay[0]);
+	assert_true(run.xo_fitted);
+	xo_cleanup(&run, dir);
+}
+
+/*
+ * A 12 s tune keeps 3 s (its 25% at most): the sweep's 1.8 s give each
+ * curve one size, and the configuration says so, with the budget that
+ * gives three (4 sizes took 2.6 s: 12 sizes 7.8 s, a 13 s crossover, 25% of
+ * 52 s: --budget 60).
+ */
+static void test_a_short_tune_says_what_budget_gives_the_crossover(void **state)
+{
+	(void)state;
+	rt_tune_run run;
+	char dir[] = "/tmp/rt-xo-XXXXXX";
+	double reserve;
+	xo_machine(&run, dir);
+	xo_tune(&run, 12, &reserve);
+	assert_float_equal(reserve, 3.0, 1e-9);
+	assert_false(run.xo_fitted);
+	assert_string_equal(run.crossover.replay, "");
+	assert_string_equal(run.xo_note,
+			    "not kept: cpu:16t/fp32 (1 size), cpu:1t/fp32 (1 size), sim/fp32 (1 size), "
+			    "sim+xfer/fp32 (1 size) of the 3 sizes a fit needs in the 2.6 s the sweep "
+			    "had; a tune of --budget 60 or more gives every curve 3");
+	xo_cleanup(&run, dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -552,6 +696,8 @@ int main(void)
 		cmocka_unit_test(test_the_batch_grows_while_it_gains),
 		cmocka_unit_test(test_the_batch_grows_until_the_memory_ends),
 		cmocka_unit_test(test_a_batch_that_levels_off_does_not_grow),
+		cmocka_unit_test(test_a_60s_tune_keeps_three_sizes_per_curve),
+		cmocka_unit_test(test_a_short_tune_says_what_budget_gives_the_crossover),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -803,7 +803,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		}
 	}
 	double left = o->budget_s - base_budget - (rt_clock_now() - t0), fit_s = 0;
-	rt_crossover_sweep_opts xo;
+	rt_crossover_sweep_opts xo = {0};
 	int swept = !rc && !rt_tune_stop_requested() && xo_budget > 0 && left >= MIN_SEARCH_S &&
 		    rt_tune_crossover_sweep(o, run, left, progress, &xo);
 	if (swept) /* what the sweep left of its fitting time */

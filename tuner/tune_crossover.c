@@ -120,7 +120,11 @@ int rt_tune_crossover_sweep(const rt_tune_opts *o, rt_tune_run *run, double budg
 			    rt_progress *progress, rt_crossover_sweep_opts *xo)
 {
 	double sweep_s = (1 - XO_FIT_SHARE) * budget;
-	*xo = (rt_crossover_sweep_opts){.backends = o->nbackends ? o->backends : NULL,
+	void *measure_user = xo->measure_user;
+	int (*measure)(void *, const rt_point *, const rt_shape *, const rt_measure_opts *,
+		       rt_measurement *, char *, size_t) = xo->measure;
+	*xo = (rt_crossover_sweep_opts){.measure = measure,
+					.measure_user = measure_user,.backends = o->nbackends ? o->backends : NULL,
 					.nbackends = o->nbackends,
 					.precisions = RT_PREC_BIT(RT_FP32),
 					.usable_cores = run->usable_cores,

@@ -121,7 +121,9 @@ double rt_tune_crossover_point_s(const rt_tune_opts *o, const rt_tune_run *run, 
 /*
  * The sweep within budget seconds (the fitting's share kept back) into
  * run->crossover; xo says how it was measured (the baseline rounds measure
- * some of its sizes again). 0 when nothing was measured (run->xo_note says why).
+ * some of its sizes again): its measure and measure_user as the caller set
+ * them (a test's simulated sizes), the rest the plan's. 0 when nothing was
+ * measured (run->xo_note says why).
  */
 int rt_tune_crossover_sweep(const rt_tune_opts *o, rt_tune_run *run, double budget,
 			    rt_progress *progress, rt_crossover_sweep_opts *xo);
