@@ -48,14 +48,6 @@
 #define XO_SETUP_DEVICE_S 1.0
 #define MAX_SWEEP_NAMES 100 /* names tried for the crossover's observations */
 
-static int backend_wanted(const rt_tune_opts *o, const char *name)
-{
-	for (int i = 0; i < o->nbackends; i++)
-		if (!strcmp(o->backends[i], name))
-			return 1;
-	return !o->nbackends;
-}
-
 /* The smallest set-up the run's trials of backend measured, else the estimate. */
 static double setup_of(const rt_tune_run *run, const char *backend)
 {
@@ -82,7 +74,7 @@ static int sweep_curves(const rt_tune_opts *o, const rt_tune_run *run, double *s
 	*setup_s = 0;
 	for (int b = 0; b < run->machine.naccel; b++) {
 		const rt_accel *a = &run->machine.accel[b];
-		if (!a->available || !backend_wanted(o, a->backend) || !a->ndevices ||
+		if (!a->available || !rt_tune_backend_wanted(o, a->backend) || !a->ndevices ||
 		    !(a->dev[0].precisions & RT_PREC_BIT(RT_FP32)))
 			continue;
 		int k = rt_backend_on_host(a->backend) && run->usable_cores <= 1 ? 1 : 2;

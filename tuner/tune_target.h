@@ -134,7 +134,9 @@ int rt_tune_crossover_sweep(const rt_tune_opts *o, rt_tune_run *run, double budg
  */
 void rt_tune_crossover_fit(rt_tune_run *run, rt_progress *progress);
 
-/* tune_workload.c: a built-in workload. */
+/* tune_workload.c: whether o asks for backend name (--backend; all when it names none); */
+int rt_tune_backend_wanted(const rt_tune_opts *o, const char *name);
+/* a built-in workload. */
 extern const rt_tune_target rt_tune_target_workload;
 /*
  * The workloads o names (all by default) as run->wl, each with its shape

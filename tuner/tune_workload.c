@@ -44,7 +44,7 @@
 
 /* ---- the machine's backends ---- */
 
-static int backend_wanted(const rt_tune_opts *o, const char *name)
+int rt_tune_backend_wanted(const rt_tune_opts *o, const char *name)
 {
 	if (!o->nbackends)
 		return 1;
@@ -61,7 +61,7 @@ static int check_backends(const rt_tune_opts *o, rt_tune_run *run, char *err, si
 	size_t n = 0;
 	for (int i = 0; i < run->machine.naccel; i++) {
 		const rt_accel *a = &run->machine.accel[i];
-		if (!backend_wanted(o, a->backend))
+		if (!rt_tune_backend_wanted(o, a->backend))
 			continue;
 		if (a->available)
 			usable++;
@@ -151,7 +151,7 @@ static void point_of(const rt_tune_workload *twl, const int *idx, rt_point *pt, 
 static int point_runs_here(const tune_ctx *c, const rt_point *pt, const rt_shape *sh)
 {
 	const rt_accel *a = rt_machine_accel(&c->run->machine, pt->backend);
-	if (!a || !a->available || !backend_wanted(c->o, pt->backend) || pt->device >= a->ndevices)
+	if (!a || !a->available || !rt_tune_backend_wanted(c->o, pt->backend) || pt->device >= a->ndevices)
 		return 0;
 	if (!(a->dev[pt->device].precisions & RT_PREC_BIT(pt->precision)))
 		return 0;
