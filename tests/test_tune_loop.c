@@ -560,10 +560,10 @@ static int xo_measure(void *user, const rt_point *pt, const rt_shape *sh,
 	(void)user, (void)err, (void)errlen;
 	memset(m, 0, sizeof *m);
 	m->feasible = 1;
-	m->nsamples = 5;
-	m->samples = malloc(sizeof *m->samples * 5);
+	m->nsamples = 3; /* few: the fit's bootstrap takes longer with more observations */
+	m->samples = malloc(sizeof *m->samples * 3);
 	assert_non_null(m->samples);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 3; i++)
 		m->samples[i] = gflop / step * (1 + 0.01 * i);
 	m->setup_seconds = device ? 1.0 : 0.1;
 	m->seconds = m->setup_seconds + mo->warmup_s + mo->time_cap_s;
