@@ -167,6 +167,7 @@ static double grow_reserve(const rt_tune_workload *twl, double cap)
 }
 
 /* Why the growing stopped, into twl->grown; RT_OK. */
+static int grow_stop(rt_tune_workload *twl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int grow_stop(rt_tune_workload *twl, const char *fmt, ...)
 {
 	va_list ap;
