@@ -135,6 +135,24 @@ int rt_space_set_categorical(rt_space *s, int p, const char *const *values, int 
 	return rc;
 }
 
+int rt_space_extend_ordinal(rt_space *s, int p, long value, char *err, size_t errlen)
+{
+	RT_BUG_ON(p < 0 || p >= s->np || s->p[p].kind != RT_PARAM_ORDINAL);
+	param *q = &s->p[p];
+	if (value <= q->ints[q->n - 1])
+		return rt_fail(err, errlen, RT_EINVAL, "%s: %ld is not above its largest value %ld",
+			       q->name, value, q->ints[q->n - 1]);
+	if (rt_space_grid_size(s) / (uint64_t)q->n * (uint64_t)(q->n + 1) > RT_SPACE_MAX_GRID)
+		return rt_fail(err, errlen, RT_EINVAL, "%s: the grid would exceed %llu points",
+			       q->name, (unsigned long long)RT_SPACE_MAX_GRID);
+	long *ints = realloc(q->ints, sizeof *ints * (size_t)(q->n + 1));
+	if (!ints)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	ints[q->n++] = value;
+	q->ints = ints;
+	return 0;
+}
+
 static int cmp_long(const void *a, const void *b)
 {
 	long x = *(const long *)a, y = *(const long *)b;

@@ -73,6 +73,13 @@ void rt_space_set_role(rt_space *s, int p, rt_param_role role);
  */
 int rt_space_set_categorical(rt_space *s, int p, const char *const *values, int n, char *err,
 			     size_t errlen);
+/*
+ * Appends value to ordinal parameter p, above all its values (the tune
+ * grows a saturating batch past the space's top): every point of the space
+ * keeps its index. 0, or RT_EINVAL (value not above the largest, the grid
+ * would exceed RT_SPACE_MAX_GRID) / RT_ENOMEM with the reason (s unchanged).
+ */
+int rt_space_extend_ordinal(rt_space *s, int p, long value, char *err, size_t errlen);
 void rt_space_set_feasible(rt_space *s, rt_feasible_fn fn, void *user);
 
 int rt_space_nparams(const rt_space *s);

@@ -272,6 +272,14 @@ static void test_space_errors(void **state)
 			 RT_EINVAL);
 	assert_non_null(strstr(err, "exceed"));
 	assert_int_equal(rt_space_nparams(s), 2);
+	/* grown above its top: every earlier index keeps its value */
+	assert_int_equal(rt_space_extend_ordinal(s, 0, 64, err, sizeof err), RT_EINVAL);
+	assert_non_null(strstr(err, "64 is not above its largest value 64"));
+	assert_int_equal(rt_space_extend_ordinal(s, 0, 128, err, sizeof err), 0);
+	assert_int_equal(rt_space_size(s, 0), 4);
+	assert_int_equal(rt_space_int_at(s, 0, 2), 64);
+	assert_int_equal(rt_space_int_at(s, 0, 3), 128);
+	assert_int_equal(rt_space_grid_size(s), 12);
 	rt_space_destroy(s);
 	rt_space_destroy(NULL);
 }

@@ -11,7 +11,11 @@
  * baseline rounds measure the recommended and fastest points again,
  * interleaved, within their deadline; a naive default's point that cannot
  * run does not take the pick away; a search with nothing feasible says why
- * each point failed.
+ * each point failed; a default space's batch grows past its top while it
+ * gains more than 3%, until the memory ends, and the knee is still the
+ * smallest within 5%; the crossover sweep at the end of a 60 s tune gives
+ * each curve three sizes, a shorter one leaves a short curve out or says
+ * what budget gives them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -38,6 +43,8 @@ static const long batches[NB] = {8, 16, 32, 64};
 /* What the fake target does, and what the loop asked of it. */
 typedef struct fake {
 	int max_threads;          /* feasible() rules out more threads */
+	long max_batch;           /* feasible() rules out larger batches (0: none): the memory check */
+	double sat;               /* the batch's saturation constant (rate()) */
 	long oom_batch;           /* measure(): this batch and more do not fit (0: all fit) */
 	long stored_batch;        /* find(): the journals hold this batch's points (0: none) */
 	int contended_at;         /* measure(): this call reports contention (-1: none) */
@@ -50,14 +57,17 @@ typedef struct fake {
 
 static fake *the_fake;
 
+static fake *the_fake;
+
 /*
  * The true rate of batch b on t threads, in samples/s: the batch saturates
- * (b / (b + 2)), the threads peak at 3 (1, 1.8, 2, 1.6 times one thread's).
+ * (b / (b + sat), sat 2 unless a test says otherwise), the threads peak at 3
+ * (1, 1.8, 2, 1.6 times one thread's).
  */
 static double rate(long b, int t)
 {
 	static const double thread_factor[NT + 1] = {0, 1.0, 1.8, 2.0, 1.6};
-	return 1000.0 * (double)b / (double)(b + 2) * thread_factor[t];
+	return 1000.0 * (double)b / ((double)b + the_fake->sat) * thread_factor[t];
 }
 
 static long batch_at(const rt_space *s, const int *idx)
@@ -75,7 +85,8 @@ static int threads_at(const rt_space *s, const int *idx)
 static int fake_feasible(const tune_ctx *c, const int *idx, int *cpus)
 {
 	*cpus = threads_at(c->twl->space, idx);
-	return *cpus <= the_fake->max_threads;
+	return *cpus <= the_fake->max_threads &&
+	       (!the_fake->max_batch || batch_at(c->twl->space, idx) <= the_fake->max_batch);
 }
 
 static const rt_journal_record *fake_find(const tune_ctx *c, const rt_tune_trial *t)
@@ -146,7 +157,8 @@ typedef struct search {
 static void setup(search *s, fake *f)
 {
 	memset(s, 0, sizeof *s);
-	*f = (fake){.max_threads = NT, .contended_at = -1, .interrupt_at = -1, .trial_s = TRIAL_S};
+	*f = (fake){.max_threads = NT, .contended_at = -1, .interrupt_at = -1, .trial_s = TRIAL_S,
+		  .sat = 2};
 	the_fake = f;
 	rt_tune_interrupt_clear();
 	rt_clock_fake(0); /* before the progress, which starts on it */
@@ -448,6 +460,259 @@ static void test_every_point_infeasible_says_each_cause(void **state)
 	teardown(&s);
 }
 
+/*
+ * A batch that still gains at the space's top grows past it (a default
+ * space: twl->grow): with b / (b + 20) the fastest of the grid is batch 64
+ * on 3 threads, 24% over 32; 128, 256, 512 and 1024 are measured on 3
+ * threads (14%, 7.2%, 3.8%, then 1.9%, not more than 3%: the growing stops).
+ * The knee is the smallest batch within 5% of the fastest (1024: 1961/s):
+ * 512 (1925/s), not 256 (1855/s).
+ */
+static void test_the_batch_grows_while_it_gains(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.sat = 20;
+	s.c.twl->grow = 1;
+	search_ok(&s);
+	/* and the walk to the knee measures 1 and 2 threads at batch 512 */
+	assert_int_equal(f.nlog, NB * NT + 4 + 2);
+	assert_int_equal(measured(&f, 512, 1) + measured(&f, 512, 2), 2);
+	static const long grown[] = {128, 256, 512, 1024};
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(f.log[NB * NT + i][0], grown[i]);
+		assert_int_equal(f.log[NB * NT + i][1], 3);
+	}
+	assert_int_equal(rt_space_size(s.c.twl->space, 0), NB + 4);
+	assert_string_equal(s.c.twl->grown, "grown from 64 to 1024: batch 1024 gained 1.9% over "
+					    "512, not more than 3%");
+	assert_pick(&s, 1024, 3, 512, 3);
+	teardown(&s);
+}
+
+/*
+ * The growing stops where the memory ends: the memory check rules out
+ * batch 512 (never measured; 256 is the fastest and the knee, 128's 1730/s
+ * falls short of its 1855/s by 6.8%), or the trial of 128 runs out of
+ * memory (64 stays the fastest).
+ */
+static void test_the_batch_grows_until_the_memory_ends(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.sat = 20;
+	f.max_batch = 256;
+	s.c.twl->grow = 1;
+	search_ok(&s);
+	assert_int_equal(measured(&f, 512, 3), 0);
+	assert_int_equal(measured(&f, 256, 3), 1);
+	assert_string_equal(s.c.twl->grown, "grown from 64 to 256: batch 256 still gained 7.2%; 512 "
+					    "does not fit the device's memory");
+	assert_pick(&s, 256, 3, 256, 3);
+	teardown(&s);
+	setup(&s, &f);
+	f.sat = 20;
+	f.oom_batch = 128;
+	s.c.twl->grow = 1;
+	search_ok(&s);
+	assert_int_equal(measured(&f, 128, 3), 1);
+	assert_string_equal(s.c.twl->grown, "batch 64 still gained 23.8%; 128 ran out of memory");
+	assert_pick(&s, 64, 3, 64, 3);
+	teardown(&s);
+}
+
+/* Where the top gains 3% or less, nothing grows: with b / (b + 1), 64 gains 1.5% over 32. */
+static void test_a_batch_that_levels_off_does_not_grow(void **state)
+{
+	(void)state;
+	search s;
+	fake f;
+	setup(&s, &f);
+	f.sat = 1;
+	s.c.twl->grow = 1;
+	search_ok(&s);
+	assert_int_equal(f.nlog, NB * NT);
+	assert_string_equal(s.c.twl->grown, "batch 64 gained 1.5% over 32, not more than 3%");
+	assert_int_equal(rt_space_size(s.c.twl->space, 0), NB);
+	teardown(&s);
+}
+
+/* ---- the crossover sweep at the end of a tune (tune_crossover.c) ---- */
+
+/*
+ * A sweep size's simulated trial on the fake clock: its set-up (0.1 s on
+ * the CPU, 1 s on a device: a fresh process's context and BLAS handle, what
+ * left a 60 s tune on an H200 one size of cuda/fp32), its warm-up and its
+ * cap; t(n) = launch + 2 n^3 / peak (a device at 50 TFLOP/s, the CPU at 50
+ * GFLOP/s a thread).
+ */
+static int xo_measure(void *user, const rt_point *pt, const rt_shape *sh,
+		      const rt_measure_opts *mo, rt_measurement *m, char *err, size_t errlen)
+{
+	const rt_workload *w = rt_workload_builtin(RT_GEMM_WORKLOAD);
+	double n = (double)sh->v[rt_shape_known(w, "n")], gflop = 2e-9 * n * n * n;
+	int device = !rt_backend_on_host(pt->backend);
+	double step = (device ? 20e-6 : 2e-6) + gflop / (device ? 50e3 : 50.0 * pt->threads);
+	(void)user, (void)err, (void)errlen;
+	memset(m, 0, sizeof *m);
+	m->feasible = 1;
+	m->nsamples = 3; /* few: the fit's bootstrap takes longer with more observations */
+	m->samples = malloc(sizeof *m->samples * 3);
+	assert_non_null(m->samples);
+	for (int i = 0; i < 3; i++)
+		m->samples[i] = gflop / step * (1 + 0.01 * i);
+	m->setup_seconds = device ? 1.0 : 0.1;
+	m->seconds = m->setup_seconds + mo->warmup_s + mo->time_cap_s;
+	rt_clock_advance(m->seconds);
+	return RT_OK;
+}
+
+/* A machine of 16 usable cores and a device, both offering fp32; its journal in a fresh folder. */
+static void xo_machine(rt_tune_run *run, char *dir)
+{
+	memset(run, 0, sizeof *run);
+	run->usable_cores = 16;
+	static const char *const names[] = {"cpu", "sim"};
+	for (int i = 0; i < 2; i++) {
+		rt_accel *a = &run->machine.accel[run->machine.naccel++];
+		snprintf(a->backend, sizeof a->backend, "%s", names[i]);
+		a->available = 1;
+		a->ndevices = 1;
+		a->dev[0].precisions = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP64);
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(run->journal_path, sizeof run->journal_path, "%s/host-20260101-000000.yaml", dir);
+}
+
+/* The sweep of a tune of budget seconds, then its fit, on the fake clock. */
+static void xo_tune(rt_tune_run *run, double budget, double *reserve)
+{
+	rt_tune_opts o;
+	rt_progress progress;
+	rt_tune_opts_default(&o);
+	o.budget_s = budget;
+	rt_clock_fake(0);
+	rt_progress_init(&progress, budget, 1);
+	*reserve = rt_tune_crossover_reserve(&o, run);
+	rt_crossover_sweep_opts xo = {.measure = xo_measure};
+	assert_int_equal(rt_tune_crossover_sweep(&o, run, *reserve, &progress, &xo), 1);
+	rt_tune_crossover_fit(run, &progress);
+	rt_progress_done(&progress);
+}
+
+static void xo_cleanup(rt_tune_run *run, const char *dir)
+{
+	if (run->crossover.replay[0])
+		assert_int_equal(unlink(run->crossover.replay), 0);
+	rt_tune_run_free(run);
+	assert_int_equal(rmdir(dir), 0);
+	rt_clock_real();
+}
+
+/* Distinct sizes of curve i of the sweep, with its smallest and largest. */
+static size_t xo_sizes(const rt_replay *r, size_t i, double *lo, double *hi)
+{
+	double picked[RT_REPLAY_CHECK_SIZES];
+	size_t npicked, distinct;
+	const rt_replay_curve *c = &r->curves[i];
+	assert_int_equal(rt_replay_check_sizes(c->n, c->count, picked, &npicked, &distinct), 0);
+	*lo = picked[0];
+	*hi = picked[npicked - 1];
+	return distinct;
+}
+
+/*
+ * A sweep visits the sizes coarse to fine, and a 60 s tune keeps for it
+ * what three sizes of each of the four curves take (3 x (2 x 0.15 s + 2 x
+ * 1.05 s set-up + 4 x 0.05 s measuring) = 7.8 s, over the 60% of the
+ * crossover's time that is not the fit's: 13 s, more than the 12% share's
+ * 7.2 s): every curve has three sizes or more, from 32 to 1024, and the
+ * crossover is saved and fitted.
+ */
+static void test_a_60s_tune_keeps_three_sizes_per_curve(void **state)
+{
+	(void)state;
+	int order[16];
+	static const int coarse[] = {0, 10, 5, 2, 7, 1, 3, 6, 8, 4, 9};
+	assert_int_equal(rt_crossover_size_order(11, order), 11);
+	assert_memory_equal(order, coarse, sizeof coarse);
+	rt_tune_run run;
+	char dir[] = "/tmp/rt-xo-XXXXXX";
+	double reserve;
+	xo_machine(&run, dir);
+	xo_tune(&run, 60, &reserve);
+	assert_float_equal(reserve, 13.0, 1e-9);
+	const rt_replay *r = run.crossover.square;
+	assert_int_equal(r->ncurves, 4);
+	for (size_t i = 0; i < r->ncurves; i++) {
+		double lo, hi;
+		assert_true(xo_sizes(r, i, &lo, &hi) >= 3);
+		assert_float_equal(lo, 32, 1e-9);
+		assert_float_equal(hi, 1024, 1e-9);
+	}
+	assert_string_equal(run.xo_note, "");
+	assert_true(run.crossover.replay[0]);
+	assert_true(run.xo_fitted);
+	xo_cleanup(&run, dir);
+}
+
+/*
+ * A 12 s tune keeps 3 s (its 25% at most): the sweep's 1.8 s give each
+ * curve one size, and the configuration says so, with the budget that
+ * gives three (4 sizes took 2.6 s: 12 sizes 7.8 s, a 13 s crossover, 25% of
+ * 52 s: --budget 60).
+ */
+static void test_a_short_tune_says_what_budget_gives_the_crossover(void **state)
+{
+	(void)state;
+	rt_tune_run run;
+	char dir[] = "/tmp/rt-xo-XXXXXX";
+	double reserve;
+	xo_machine(&run, dir);
+	xo_tune(&run, 12, &reserve);
+	assert_float_equal(reserve, 3.0, 1e-9);
+	assert_false(run.xo_fitted);
+	assert_string_equal(run.crossover.replay, "");
+	assert_string_equal(run.xo_note,
+			    "not kept: cpu:16t/fp32 (1 size), cpu:1t/fp32 (1 size), sim/fp32 (1 size), "
+			    "sim+xfer/fp32 (1 size) of the 3 sizes a fit needs in the 2.6 s the sweep "
+			    "had; a tune of --budget 60 or more gives every curve 3");
+	xo_cleanup(&run, dir);
+}
+
+/*
+ * A 40 s tune keeps its 25%, 10 s: the sweep's 6 s end in the third pass,
+ * with sim+xfer at two sizes; the three full curves are kept and fitted, and
+ * the note names the one left out (11 sizes took 6.7 s: 12 take 7.3 s, a
+ * 12.2 s crossover, 25% of 48.7 s: --budget 50).
+ */
+static void test_a_curve_short_of_sizes_is_left_out(void **state)
+{
+	(void)state;
+	rt_tune_run run;
+	char dir[] = "/tmp/rt-xo-XXXXXX";
+	double reserve;
+	xo_machine(&run, dir);
+	xo_tune(&run, 40, &reserve);
+	assert_float_equal(reserve, 10.0, 1e-9);
+	const rt_replay *r = run.crossover.square;
+	assert_int_equal(r->ncurves, 3);
+	for (size_t i = 0; i < r->ncurves; i++) {
+		double lo, hi;
+		assert_int_equal(xo_sizes(r, i, &lo, &hi), 3);
+		assert_false(r->curves[i].id.xfer);
+	}
+	assert_string_equal(run.xo_note, "left out for want of sizes: sim+xfer/fp32 (2 sizes); a tune "
+					 "of --budget 50 or more gives every curve 3");
+	assert_true(run.crossover.replay[0]);
+	assert_true(run.xo_fitted);
+	xo_cleanup(&run, dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +726,12 @@ int main(void)
 		cmocka_unit_test(test_baseline_rounds_measure_the_picks_again),
 		cmocka_unit_test(test_a_naive_point_that_cannot_run_leaves_the_pick),
 		cmocka_unit_test(test_every_point_infeasible_says_each_cause),
+		cmocka_unit_test(test_the_batch_grows_while_it_gains),
+		cmocka_unit_test(test_the_batch_grows_until_the_memory_ends),
+		cmocka_unit_test(test_a_batch_that_levels_off_does_not_grow),
+		cmocka_unit_test(test_a_60s_tune_keeps_three_sizes_per_curve),
+		cmocka_unit_test(test_a_short_tune_says_what_budget_gives_the_crossover),
+		cmocka_unit_test(test_a_curve_short_of_sizes_is_left_out),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -391,6 +391,49 @@ static void emit_command_run(rt_yw *w, const rt_tune_run *run, const rt_tune_wor
 		rt_yw_kstr(w, "run", line);
 }
 
+/* A mask of precisions as a flow sequence: [fp32, tf32]. */
+static void emit_precision_list(rt_yw *w, const char *key, unsigned mask)
+{
+	rt_yw_str(w, key);
+	rt_yw_seq(w, 1);
+	for (int q = 0; q < RT_NPRECISION; q++)
+		if (mask & RT_PREC_BIT(q))
+			rt_yw_str(w, rt_precision_name((rt_precision)q));
+	rt_yw_end_seq(w);
+}
+
+/*
+ * precisions: per backend measured, what its device offers, what was tried,
+ * why the others were not, and each against fp32 (tune_precisions.c):
+ *   sim: {offered: [...], tried: [...], not_tried: {fp64: not in the space}, vs_fp32: {...}}
+ */
+static void emit_precisions(rt_yw *w, const rt_tune_precisions *pr, int n)
+{
+	rt_yw_str(w, "precisions");
+	rt_yw_map(w, 0);
+	for (int b = 0; b < n; b++) {
+		const rt_tune_precisions *e = &pr[b];
+		rt_yw_str(w, e->backend);
+		rt_yw_map(w, 1);
+		emit_precision_list(w, "offered", e->offered);
+		emit_precision_list(w, "tried", e->tried);
+		rt_yw_str(w, "not_tried");
+		rt_yw_map(w, 1);
+		for (int q = 0; q < RT_NPRECISION; q++)
+			if (e->why_not[q][0])
+				rt_yw_kstr(w, rt_precision_name((rt_precision)q), e->why_not[q]);
+		rt_yw_end_map(w);
+		rt_yw_str(w, "vs_fp32");
+		rt_yw_map(w, 1);
+		for (int q = 0; q < RT_NPRECISION; q++)
+			if (e->vs_fp32[q] > 0)
+				rt_yw_knum(w, rt_precision_name((rt_precision)q), e->vs_fp32[q], 3);
+		rt_yw_end_map(w);
+		rt_yw_end_map(w);
+	}
+	rt_yw_end_map(w);
+}
+
 /* The runner-ups: the fastest feasible trials after the best, excluding the knee. */
 static void emit_runner_ups(rt_yw *w, const rt_tune_workload *twl, const rt_tune_trial *best,
 			    const rt_tune_trial *knee)
@@ -470,7 +513,8 @@ static size_t leaders_words(const rt_tune_leaders *l, char *buf, size_t len)
  * verdict: a rollout-bound PPO says so, a launch-bound GPU step too).
  */
 static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
-		   const rt_tune_trial *knee, int naive_kept, int usable_cores, char *buf, size_t len)
+		   const rt_tune_trial *knee, int naive_kept, int usable_cores,
+		   const rt_tune_precisions *pr, char *buf, size_t len)
 {
 	const char *unit = twl->unit;
 	char where[256];
@@ -511,6 +555,12 @@ static void reason(const rt_tune_workload *twl, const rt_tune_trial *best,
 				      rt_precision_name(twl->naive.pt.precision), twl->naive.pt.threads,
 				      twl->naive.median, unit, twl->naive.predicted ? ", predicted" : "");
 	n += leaders_words(&twl->leaders, buf + (n < len ? n : len), n < len ? len - n : 0);
+	if (pr && n < len) { /* what a loop in fp32 leaves unused: said whatever the knee's precision */
+		char gain[256];
+		rt_tune_precisions_gain(pr, unit, gain, sizeof gain);
+		if (gain[0])
+			n += (size_t)snprintf(buf + n, len - n, "; %s", gain);
+	}
 	if (twl->unscreened[0] && n < len) /* tune_workload.c's screening */
 		n += (size_t)snprintf(buf + n, len - n, "; not screened: %s", twl->unscreened);
 	/* measured once more when contended: still so means the machine stayed busy */
@@ -584,8 +634,17 @@ static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *
 		emit_config(w, twl, knee);
 		rt_yw_str(w, "fastest");
 		emit_config(w, twl, best);
-		reason(twl, best, knee, naive_kept, run->usable_cores, why, sizeof why);
+		rt_tune_precisions pr[RT_MAX_BACKENDS];
+		int npr = rt_tune_precisions_of(run, twl, pr, RT_MAX_BACKENDS), k = 0;
+		while (k < npr && strcmp(pr[k].backend, knee->pt.backend))
+			k++;
+		reason(twl, best, knee, naive_kept, run->usable_cores, k < npr ? &pr[k] : NULL, why,
+		       sizeof why);
 		rt_yw_kstr(w, "reason", why);
+		if (npr)
+			emit_precisions(w, pr, npr);
+		if (twl->grown[0])
+			rt_yw_kstr(w, "batch_grown", twl->grown);
 		if (twl->w)
 			emit_hints(w, run, twl, knee);
 		else
@@ -713,6 +772,8 @@ int rt_config_emit_over(const rt_tune_run *run, const rt_tune_opts *o, const rt_
 		trials += run->wl[i].ntrials;
 	rt_yw_kint(&w, "trials", trials);
 	rt_yw_kstr(&w, "journal", run->journal_path);
+	if (run->xo_note[0])
+		rt_yw_kstr(&w, "crossover_note", run->xo_note);
 	rt_yw_end_map(&w);
 	rt_yw_end_map(&w);
 	return rt_yw_finish(&w, text, len, err, errlen);

@@ -18,6 +18,7 @@
 #define BOOTSTRAP_SEED 20261122u
 #define SHAPED_MAX_BATCH 1024
 #define SHAPED_MAX_GFLOP 40.0 /* per step: keeps a CPU sweep point under ~0.5 s */
+#define RT_XO_MAX_JOBS (2 * RT_MAX_BACKENDS * RT_NPRECISION)
 
 /* ---- sweeps ---- */
 
@@ -106,47 +107,127 @@ static void sweep_measure_opts(const rt_crossover_sweep_opts *o, rt_measure_opts
 	mo->min_samples = 5;
 	mo->rel_ci = 0.03;
 	mo->timeout_s = 30 + 10 * o->seconds_per_point;
+	if (o->max_samples > 0)
+		mo->max_samples = o->max_samples;
 }
 
-static int measure_curve(const curve_job *job, const rt_crossover_sweep_opts *o,
-			 const rt_crossover_shape *shape, rt_replay *r, rt_crossover_data *d, char *err,
-			 size_t errlen)
+/*
+ * Measures job's curve at sweep position i into r (and what ran it into d);
+ * *fits 0 when the size did not run (larger ones will not either).
+ */
+static int measure_size(const curve_job *job, const rt_crossover_sweep_opts *o,
+			const rt_crossover_shape *shape, int i, rt_replay *r, rt_crossover_data *d,
+			int *fits, char *err, size_t errlen)
 {
 	const rt_workload *w = rt_workload_builtin(RT_GEMM_WORKLOAD);
 	const char *prec = rt_precision_name(job->pt.precision);
 	rt_measure_opts mo;
-	sweep_measure_opts(o, &mo);
+	rt_shape sh;
+	rt_measurement meas;
 	long m, n, k;
 	char label[24];
+	sweep_measure_opts(o, &mo);
 	rt_curve_label(&job->id, label, sizeof label);
-	for (int i = 0; sweep_size(job, shape, o->max_n, i, &m, &n, &k); i++) {
-		if (o->deadline > 0 && rt_clock_now() > o->deadline)
-			break;
-		rt_shape sh;
-		rt_measurement meas;
-		gemm_shape(w, m, n, k, job->id.xfer, &sh);
-		int rc = rt_measure(w, &job->pt, &sh, &mo, &meas, err, errlen);
-		if (rc == RT_OK && o->stop && o->stop()) {
-			rt_measurement_free(&meas);
-			rc = rt_fail(err, errlen, RT_ERUNTIME, "interrupted");
-		}
-		if (rc)
-			return rc;
-		if (!o->quiet)
-			rt_tprintf(stderr, "rigtune: crossover %s/%s %ldx%ldx%ld: %s\n", label, prec,
-				m, n, k, meas.feasible ? "ok" : meas.reason);
-		if (meas.feasible)
-			note_impl(d, label, prec, meas.gemm_impl);
-		if (meas.feasible)
-			rc = add_samples(r, &job->id, prec, job->shaped < 0 ? (double)n : (double)m,
-					 2e-9 * (double)m * (double)n * (double)k, &meas, err, errlen);
+	RT_BUG_ON(!sweep_size(job, shape, o->max_n, i, &m, &n, &k));
+	gemm_shape(w, m, n, k, job->id.xfer, &sh);
+	int rc = o->measure ? o->measure(o->measure_user, &job->pt, &sh, &mo, &meas, err, errlen)
+			    : rt_measure(w, &job->pt, &sh, &mo, &meas, err, errlen);
+	if (rc == RT_OK && o->stop && o->stop()) {
 		rt_measurement_free(&meas);
-		if (rc)
-			return rc;
-		if (!meas.feasible) /* larger sizes will not fit either */
-			break;
+		rc = rt_fail(err, errlen, RT_ERUNTIME, "interrupted");
 	}
-	return RT_OK;
+	if (rc)
+		return rc;
+	if (!o->quiet)
+		rt_tprintf(stderr, "rigtune: crossover %s/%s %ldx%ldx%ld: %s\n", label, prec, m, n, k,
+			   meas.feasible ? "ok" : meas.reason);
+	if (meas.feasible)
+		note_impl(d, label, prec, meas.gemm_impl);
+	if (meas.feasible)
+		rc = add_samples(r, &job->id, prec, job->shaped < 0 ? (double)n : (double)m,
+				 2e-9 * (double)m * (double)n * (double)k, &meas, err, errlen);
+	*fits = meas.feasible;
+	rt_measurement_free(&meas);
+	return rc;
+}
+
+static int past_deadline(const rt_crossover_sweep_opts *o)
+{
+	return o->deadline > 0 && rt_clock_now() > o->deadline;
+}
+
+/* A shaped curve, its sizes in ascending order until one does not fit or the deadline. */
+static int measure_curve(const curve_job *job, const rt_crossover_sweep_opts *o,
+			 const rt_crossover_shape *shape, rt_replay *r, rt_crossover_data *d, char *err,
+			 size_t errlen)
+{
+	long m, n, k;
+	int fits = 1, rc = RT_OK;
+	for (int i = 0; fits && !rc && !past_deadline(o) && sweep_size(job, shape, o->max_n, i, &m,
+										  &n, &k);
+	     i++)
+		rc = measure_size(job, o, shape, i, r, d, &fits, err, errlen);
+	return rc;
+}
+
+/*
+ * The order in which a sweep of count sizes visits them, coarse to fine:
+ * the smallest, the largest, the middle, then the middles of the halves,
+ * and so on ({0, 10, 5, 2, 7, 1, 3, 6, 8, 4, 9} for 11), so that a sweep cut
+ * short has each curve's range covered rather than its small end alone.
+ */
+int rt_crossover_size_order(int count, int *order)
+{
+	int n = 0, lo[2 * RT_CROSSOVER_MAX_SIZES], hi[2 * RT_CROSSOVER_MAX_SIZES], head = 0, tail = 0;
+	count = count < RT_CROSSOVER_MAX_SIZES ? count : RT_CROSSOVER_MAX_SIZES;
+	if (count <= 0)
+		return 0;
+	order[n++] = 0;
+	if (count > 1)
+		order[n++] = count - 1;
+	lo[tail] = 0, hi[tail++] = count - 1;
+	while (head < tail) {
+		int a = lo[head], b = hi[head++];
+		if (b - a < 2)
+			continue;
+		int mid = a + (b - a) / 2;
+		order[n++] = mid;
+		RT_BUG_ON(tail + 2 > 2 * RT_CROSSOVER_MAX_SIZES);
+		lo[tail] = a, hi[tail++] = mid;
+		lo[tail] = mid, hi[tail++] = b;
+	}
+	return n;
+}
+
+/*
+ * The square curves of jobs in passes: each pass measures every curve at the
+ * next size of rt_crossover_size_order, so that every curve has three sizes
+ * (what a fit needs) before any has a fourth, whatever the deadline leaves.
+ * A size that does not run ends its curve's larger sizes.
+ */
+static int sweep_square(curve_job *jobs, int nj, const rt_crossover_sweep_opts *o,
+			const rt_crossover_shape *shape, rt_crossover_data *d, char *err,
+			size_t errlen)
+{
+	int count = 0, order[RT_CROSSOVER_MAX_SIZES], end[RT_XO_MAX_JOBS], rc = RT_OK;
+	long m, n, k;
+	while (count < RT_CROSSOVER_MAX_SIZES && nj > 0 && sweep_size(&jobs[0], shape, o->max_n, count, &m, &n, &k))
+		count++;
+	int passes = rt_crossover_size_order(count, order);
+	for (int j = 0; j < nj; j++)
+		end[j] = count;
+	for (int p = 0; p < passes && !rc; p++)
+		for (int j = 0; j < nj && !rc; j++) {
+			int fits = 1;
+			if (past_deadline(o))
+				return RT_OK;
+			if (order[p] >= end[j])
+				continue;
+			rc = measure_size(&jobs[j], o, shape, order[p], d->square, d, &fits, err, errlen);
+			if (!fits)
+				end[j] = order[p];
+		}
+	return rc;
 }
 
 static bool wanted(const rt_crossover_sweep_opts *o, const char *name)
@@ -213,7 +294,9 @@ int rt_crossover_sweep(const rt_crossover_sweep_opts *o, const rt_crossover_shap
 	if (!data->square)
 		goto out;
 	rc = RT_OK;
-	for (int b = 0; b < mach->naccel && rc == RT_OK; b++) {
+	curve_job jobs[RT_XO_MAX_JOBS];
+	int nj = 0, first[RT_XO_MAX_JOBS], nfirst = 0; /* first: each backend's whole-device curve */
+	for (int b = 0; b < mach->naccel; b++) {
 		const rt_accel *a = &mach->accel[b];
 		if (!wanted(o, a->backend))
 			continue;
@@ -221,26 +304,21 @@ int rt_crossover_sweep(const rt_crossover_sweep_opts *o, const rt_crossover_shap
 			append_reason(skipped, skippedlen, a);
 			continue;
 		}
-		for (int p = 0; p < RT_NPRECISION && rc == RT_OK; p++) {
+		for (int p = 0; p < RT_NPRECISION && nj + 2 <= RT_XO_MAX_JOBS; p++) {
 			if (!(o->precisions & RT_PREC_BIT(p) & a->dev[0].precisions))
 				continue;
-			curve_job jobs[2];
-			int nj = backend_jobs(a, o, p, jobs);
-			for (int j = 0; j < nj && rc == RT_OK; j++) {
-				rc = measure_curve(&jobs[j], o, shape, data->square, data, err,
-						   errlen);
-				/* shaped sweeps: the curve that uses the whole device */
-				for (int g = 0; g < shape->ngemm && rc == RT_OK && shape->given &&
-						j == 0;
-				     g++) {
-					curve_job sj = jobs[j];
-					sj.shaped = g;
-					rc = measure_curve(&sj, o, shape, data->shaped[g], data, err,
-							   errlen);
-				}
-			}
+			first[nfirst++] = nj;
+			nj += backend_jobs(a, o, p, jobs + nj);
 		}
 	}
+	rc = sweep_square(jobs, nj, o, shape, data, err, errlen);
+	/* shaped sweeps: the curve that uses the whole device */
+	for (int f = 0; f < nfirst && rc == RT_OK && shape->given; f++)
+		for (int g = 0; g < shape->ngemm && rc == RT_OK; g++) {
+			curve_job sj = jobs[first[f]];
+			sj.shaped = g;
+			rc = measure_curve(&sj, o, shape, data->shaped[g], data, err, errlen);
+		}
 	if (rc == RT_OK && data->square->ncurves == 0)
 		rc = rt_fail(err, errlen, RT_ERUNTIME, "no curve could be measured%s%s",
 			     skipped[0] ? ": " : "", skipped);

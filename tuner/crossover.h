@@ -22,6 +22,7 @@
 
 #include "../workloads/workload.h"
 #include "machine.h"
+#include "measure.h"
 #include "replay.h"
 #include "yamlr.h"
 #include "yamlw.h"
@@ -64,12 +65,31 @@ typedef struct rt_crossover_sweep_opts {
 	unsigned precisions;         /* RT_PREC_BIT mask */
 	int usable_cores;
 	double seconds_per_point;
+	int max_samples;             /* of a size; 0: the harness's (measure.h) */
 	double max_n;                /* largest square size */
 	int quiet;                   /* no progress lines on stderr */
 	double deadline;             /* rt_clock_now() after which no point starts; 0: none */
 	int (*stop)(void);           /* asked before each point: nonzero ends the sweep */
 	const rt_machine *machine;   /* its accelerators; NULL: probe them */
+	/*
+	 * How a size is measured: NULL, rt_measure (a forked trial); a test's
+	 * simulated trials otherwise, with measure_user.
+	 */
+	int (*measure)(void *user, const rt_point *pt, const rt_shape *sh,
+		       const rt_measure_opts *mo, rt_measurement *m, char *err, size_t errlen);
+	void *measure_user;
 } rt_crossover_sweep_opts;
+
+/*
+ * The order a square sweep of count sizes visits them in, coarse to fine
+ * (the smallest, the largest, the middle, the middles of the halves, ...),
+ * into order (count of them, at most RT_CROSSOVER_MAX_SIZES); returns how
+ * many it wrote. A sweep measures every curve
+ * at one size before any curve at the next, so that a deadline leaves every
+ * curve three sizes across its range before any gets a fourth.
+ */
+#define RT_CROSSOVER_MAX_SIZES 64
+int rt_crossover_size_order(int count, int *order);
 
 /*
  * Measures the sweeps (each point a forked trial, see measure.h) into

@@ -8,6 +8,7 @@
 #include "tune.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "crossover.h"
 #include "journal.h"
 #include "../search/leaders.h"
+#include "../workloads/knobs.h"
 #include "../search/stats.h"
 #include "output.h"
 #include "pin.h"
@@ -39,9 +41,6 @@ static double workload_weight(const rt_tune_workload *twl)
 {
 	return twl->w && twl->w->budget_weight > 0 ? twl->w->budget_weight : 1.0;
 }
-#define CROSSOVER_SHARE 0.12
-/* Of the crossover's time, the share kept for fitting its observations (bootstrap CIs: seconds). */
-#define XO_FIT_SHARE 0.4
 /*
  * The frameworks' probe comes first (importing PyTorch takes seconds of CPU
  * that no trial should share) and is charged to the budget: the measuring
@@ -55,7 +54,6 @@ static double workload_weight(const rt_tune_workload *twl)
 /* A user's command: of its budget, the share kept for telling its leaders apart. */
 #define CONFIRM_SHARE 0.25
 #define MIN_SEARCH_S 0.5 /* less than this cannot measure one point */
-#define MAX_SWEEP_NAMES 100 /* names tried for the crossover's observations */
 
 /*
  * Two pin policies that bind the same PUs (every policy, when the threads
@@ -98,30 +96,159 @@ static int trial_index(const rt_search_result *r, const int *idx)
 }
 
 /*
- * Whether point idx reaches bar: from the search's trials, or measured now
- * (and added to them) when the search did not measure it. *ok is 0 for a
- * point that is infeasible, failed or falls short.
+ * The value of point idx: from the search's trials, or measured now (and
+ * added to them) when the search did not measure it: *cause says why a
+ * point failed; a point the space rules out (*ruled_out 1) is not measured.
  */
-static int reaches(tune_ctx *c, const int *idx, double bar, double cap, int *ok)
+static int value_at(tune_ctx *c, const int *idx, double cap, double *value, rt_cause *cause,
+		    int *ruled_out)
 {
 	rt_search_result *r = c->twl->result;
 	const rt_space *s = c->twl->space;
 	int t = trial_index(r, idx);
-	double value = t >= 0 ? r->trials[t].value : 0;
-	rt_cause cause = t >= 0 ? r->trials[t].cause : RT_CAUSE_NONE;
-	*ok = 0;
-	if (t < 0 && !rt_space_feasible(s, idx))
+	*value = t >= 0 ? r->trials[t].value : 0;
+	*cause = t >= 0 ? r->trials[t].cause : RT_CAUSE_NONE;
+	*ruled_out = t < 0 && !rt_space_feasible(s, idx);
+	if (t >= 0 || *ruled_out)
 		return RT_OK;
-	if (t < 0) {
-		int rc = rt_tune_objective(s, idx, cap, c, &value, &cause);
-		if (rc && rc != RT_EINFEASIBLE)
-			return rc;
-		cause = rc ? cause : RT_CAUSE_NONE;
-		if ((rc = rt_search_result_add(r, idx, rc ? 0 : value, cause, cap)))
-			return rc;
-	}
-	*ok = cause == RT_CAUSE_NONE && value >= bar;
+	int rc = rt_tune_objective(s, idx, cap, c, value, cause);
+	if (rc && rc != RT_EINFEASIBLE)
+		return rc;
+	*cause = rc ? *cause : RT_CAUSE_NONE;
+	return rt_search_result_add(r, idx, rc ? 0 : *value, *cause, cap);
+}
+
+/*
+ * Whether point idx reaches bar (value_at). *ok is 0 for a point that is
+ * infeasible, failed or falls short.
+ */
+static int reaches(tune_ctx *c, const int *idx, double bar, double cap, int *ok)
+{
+	double value;
+	rt_cause cause;
+	int ruled_out, rc = value_at(c, idx, cap, &value, &cause, &ruled_out);
+	*ok = !rc && !ruled_out && cause == RT_CAUSE_NONE && value >= bar;
+	return rc;
+}
+
+/*
+ * Growing the batch past the space's top (tune_run.h: rt_tune_workload.grow):
+ * while the fastest point is at the top of the batch and the top gained more
+ * than GROW_GAIN over the value below it, the next doubling is added to the
+ * space and measured with every other knob as the fastest's, until the gain
+ * falls under GROW_GAIN, the point does not fit (the memory check, or the
+ * trial ran out of memory), the knob's largest value, or the budget. The
+ * knee is then walked down from the fastest as ever.
+ */
+#define GROW_GAIN 0.03
+#define GROW_STEPS 3 /* trials kept back from the search for the growing */
+
+/* The batch parameter that may grow (a saturating ordinal), -1 if none or not asked. */
+static int growable(const rt_tune_workload *twl)
+{
+	int p = twl->grow ? rt_space_find(twl->space, "batch") : -1;
+	return p >= 0 && rt_space_kind(twl->space, p) == RT_PARAM_ORDINAL &&
+		       rt_space_role(twl->space, p) == RT_ROLE_SATURATING
+		       ? p
+		       : -1;
+}
+
+/* The largest value the batch knob takes (knobs.h), or the space's own limit. */
+static long grow_limit(const rt_tune_workload *twl, int p)
+{
+	const struct rt_knob *k = twl->params[p].knob;
+	return k ? k->max : 1L << 24;
+}
+
+/* Time kept back from the strategy for the growing: GROW_STEPS trials' caps. */
+static double grow_reserve(const rt_tune_workload *twl, double cap)
+{
+	return growable(twl) >= 0 ? GROW_STEPS * cap : 0;
+}
+
+/* Why the growing stopped, into twl->grown; RT_OK. */
+static int grow_stop(rt_tune_workload *twl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int grow_stop(rt_tune_workload *twl, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	size_t n = strlen(twl->grown);
+	vsnprintf(twl->grown + n, sizeof twl->grown - n, fmt, ap);
+	va_end(ap);
 	return RT_OK;
+}
+
+/*
+ * One step of the growing from the fastest point: *reached the larger
+ * batch when it was measured and ran, else unchanged with why in
+ * twl->grown; an error code.
+ */
+static int grow_step(tune_ctx *c, int p, double deadline, double cap, long *reached)
+{
+	rt_tune_workload *twl = c->twl;
+	rt_search_result *r = twl->result;
+	int idx[RT_SPACE_MAX_PARAMS], n = rt_space_size(twl->space, p), ruled_out;
+	double below, grown;
+	rt_cause cause;
+	long top = rt_space_int_at(twl->space, p, n - 1), next = 2 * top;
+	char err[RT_ERRLEN];
+	memcpy(idx, r->trials[r->best].idx, sizeof(int) * (size_t)r->nparams);
+	if (idx[p] != n - 1 || n < 2)
+		return grow_stop(twl, "the fastest's batch %ld is below the top %ld",
+				 rt_space_int_at(twl->space, p, idx[p]), top);
+	idx[p] = n - 2;
+	int rc = value_at(c, idx, cap, &below, &cause, &ruled_out);
+	if (rc || ruled_out || cause || below <= 0)
+		return rc ? rc : grow_stop(twl, "batch %ld was not measured", top / 2);
+	double gain = r->trials[r->best].value / below - 1;
+	if (gain <= GROW_GAIN)
+		return grow_stop(twl, "batch %ld gained %.1f%% over %ld, not more than %.0f%%", top,
+				 100 * gain, rt_space_int_at(twl->space, p, n - 2), 100 * GROW_GAIN);
+	if (next > grow_limit(twl, p))
+		return grow_stop(twl, "batch %ld is the knob's largest", top);
+	if (rt_clock_now() + cap > deadline)
+		return grow_stop(twl, "batch %ld still gained %.1f%%: no time left for %ld", top,
+				 100 * gain, next);
+	if ((rc = rt_space_extend_ordinal(twl->space, p, next, err, sizeof err)))
+		return rc == RT_EINVAL ? grow_stop(twl, "%s", err) : rc;
+	idx[p] = n;
+	if ((rc = value_at(c, idx, cap, &grown, &cause, &ruled_out)))
+		return rc;
+	if (ruled_out || cause)
+		return grow_stop(twl, "batch %ld still gained %.1f%%; %ld %s", top, 100 * gain, next,
+				 ruled_out ? "does not fit the device's memory"
+				 : cause == RT_CAUSE_MEMORY ? "ran out of memory"
+							    : rt_cause_name(cause));
+	rt_progress_note(c->progress, "%s: batch %ld gained %.1f%%: measuring %ld", twl->name, top,
+			 100 * gain, next);
+	*reached = next;
+	return RT_OK;
+}
+
+/*
+ * The growing of the batch past the space's top, while the budget lasts;
+ * twl->grown says how far and why it stopped: "grown from 256 to 1024:
+ * batch 1024 gained 1.2% over 512, not more than 3%".
+ */
+static int grow_batch(tune_ctx *c, double deadline, double cap)
+{
+	rt_tune_workload *twl = c->twl;
+	int p = growable(twl), rc = RT_OK;
+	if (p < 0 || !twl->result || twl->result->best < 0)
+		return RT_OK;
+	long top = rt_space_int_at(twl->space, p, rt_space_size(twl->space, p) - 1), now = top,
+	     before = 0;
+	twl->grown[0] = '\0';
+	while (now > before && rc == RT_OK && !rt_tune_stop_requested()) {
+		before = now;
+		rc = grow_step(c, p, deadline, cap, &now);
+	}
+	if (rc == RT_OK && now > top) {
+		char why[sizeof twl->grown];
+		snprintf(why, sizeof why, "%s", twl->grown);
+		snprintf(twl->grown, sizeof twl->grown, "grown from %ld to %ld: %.180s", top, now, why);
+	}
+	return rc;
 }
 
 /*
@@ -496,6 +623,7 @@ int rt_tune_search(tune_ctx *c, double budget, char *err, size_t errlen)
 	so.nprior = c->nprior;
 	so.start = c->have_start ? c->start : NULL;
 	so.budget_s = (deadline - rt_clock_now()) * (twl->target->confirm ? 1 - CONFIRM_SHARE : 1);
+	so.budget_s = fmax(so.budget_s / 2, so.budget_s - grow_reserve(twl, so.trial_s));
 	so.clock = search_clock;
 	so.clock_user = c;
 	c->search_end = rt_clock_now() + so.budget_s;
@@ -503,6 +631,8 @@ int rt_tune_search(tune_ctx *c, double budget, char *err, size_t errlen)
 		rc = rt_search_run(st, twl->space, rt_tune_objective, c, &so, &twl->result, err, errlen);
 	if (rc == RT_OK)
 		rc = separate_leaders(c, deadline, err, errlen);
+	if (rc == RT_OK)
+		rc = grow_batch(c, deadline, so.trial_s);
 	if (rc == RT_OK)
 		rc = walk_to_knee(c, deadline, so.trial_s);
 	if (rc == RT_EINFEASIBLE) {
@@ -610,76 +740,6 @@ static int resolve(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t er
 	return rt_tune_command_setup(o, run, twl, err, errlen);
 }
 
-/*
- * Saves the sweep's square observations beside the journal, under the first
- * of its names (rt_journal_sweep_path) that nothing has: what `rigtune
- * report` draws and `rigtune check` measures again. The configuration names
- * the file (crossover.replay). A sweep that would not read back (one curve
- * on a one-core machine, curves the deadline cut short) is not saved.
- */
-static int save_sweep(rt_tune_run *run, char *err, size_t errlen)
-{
-	char *text = NULL, path[sizeof run->crossover.replay];
-	size_t len;
-	int taken = 1, rc = rt_replay_check(run->crossover.square, err, errlen);
-	if (rc == RT_OK)
-		rc = rt_replay_text(run->crossover.square, &text, &len, err, errlen);
-	for (int seq = 1; rc == RT_OK && taken && seq <= MAX_SWEEP_NAMES; seq++) {
-		if (rt_journal_sweep_path(run->journal_path, seq, path, sizeof path))
-			rc = rt_fail(err, errlen, RT_EINVAL, "no file name for it beside %s",
-				     run->journal_path);
-		else
-			rc = rt_write_new_file(path, text, len, &taken, err, errlen);
-	}
-	if (rc == RT_OK && taken)
-		rc = rt_fail(err, errlen, RT_EIO, "%d names beside %s are taken", MAX_SWEEP_NAMES,
-			     run->journal_path);
-	if (rc == RT_OK)
-		snprintf(run->crossover.replay, sizeof run->crossover.replay, "%s", path);
-	free(text);
-	return rc;
-}
-
-/*
- * A short square-GEMM crossover sweep within budget seconds, of which
- * XO_FIT_SHARE is left for fitting it (crossover_fit); xo says how it was
- * measured (the baseline rounds measure some of its sizes again). 0 when
- * nothing was measured.
- */
-static int crossover_sweep(const rt_tune_opts *o, rt_tune_run *run, double budget,
-			   rt_progress *progress, rt_crossover_sweep_opts *xo)
-{
-	*xo = (rt_crossover_sweep_opts){.backends = o->nbackends ? o->backends : NULL,
-					.nbackends = o->nbackends,
-					.precisions = RT_PREC_BIT(RT_FP32),
-					.usable_cores = run->usable_cores,
-					.seconds_per_point = budget / 40 < 0.05 ? 0.05 : budget / 40,
-					.max_n = 1024,
-					.quiet = 1,
-					.deadline = rt_clock_now() + (1 - XO_FIT_SHARE) * budget,
-					.stop = rt_tune_stop_requested,
-					.machine = &run->machine};
-	rt_crossover_shape shape = {0};
-	char skipped[1024], err[RT_ERRLEN];
-	rt_progress_note(progress, "measuring the CPU/GPU and thread crossovers (%.0f s)", budget);
-	if (rt_crossover_sweep(xo, &shape, &run->crossover, skipped, sizeof skipped, err, sizeof err)) {
-		rt_progress_note(progress, "crossover skipped: %s", err);
-		return 0;
-	}
-	return 1;
-}
-
-/* The sweep's observations saved and fitted; the config emits the analysis. */
-static void crossover_fit(rt_tune_run *run, rt_progress *progress)
-{
-	rt_crossover_shape shape = {0};
-	char err[RT_ERRLEN];
-	if (save_sweep(run, err, sizeof err))
-		rt_progress_note(progress, "the crossover's observations are not saved: %s", err);
-	/* the analysis the configuration gives, fitted now: its time is the budget's */
-	run->xo_fitted = rt_crossover_fit(&run->crossover, &shape, &run->xo, err, sizeof err) == RT_OK;
-}
-
 /* Every search's space against what its target takes, before anything is measured. */
 static int check_spaces(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errlen)
 {
@@ -720,7 +780,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 	double probed = rt_clock_now() - t0;
 	/* the crossover's and the baseline rounds' shares are kept back; the workloads share what
 	   the probes left */
-	double xo_budget = o->crossover && !o->cmd ? CROSSOVER_SHARE * o->budget_s : 0;
+	double xo_budget = rt_tune_crossover_reserve(o, run);
 	double base_budget = !o->cmd && journal ? RT_TUNE_BASELINE_SHARE * o->budget_s : 0;
 	double weights = 0;
 	for (int i = 0; i < run->nwl; i++)
@@ -744,9 +804,9 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		}
 	}
 	double left = o->budget_s - base_budget - (rt_clock_now() - t0), fit_s = 0;
-	rt_crossover_sweep_opts xo;
+	rt_crossover_sweep_opts xo = {0};
 	int swept = !rc && !rt_tune_stop_requested() && xo_budget > 0 && left >= MIN_SEARCH_S &&
-		    crossover_sweep(o, run, left, progress, &xo);
+		    rt_tune_crossover_sweep(o, run, left, progress, &xo);
 	if (swept) /* what the sweep left of its fitting time */
 		fit_s = fmax(0, o->budget_s - base_budget - (rt_clock_now() - t0));
 	rt_tune_rounds rounds = {.o = o, .run = run, .journal = journal, .progress = progress,
@@ -758,7 +818,7 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 			rc = RT_OK;
 	}
 	if (swept)
-		crossover_fit(run, progress);
+		rt_tune_crossover_fit(run, progress);
 	if (topo)
 		hwloc_topology_destroy(topo);
 	run->interrupted = rt_tune_stop_requested();

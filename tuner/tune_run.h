@@ -123,6 +123,13 @@ typedef struct rt_tune_workload {
 	rt_tune_param params[RT_SPACE_MAX_PARAMS]; /* a workload's space, typed (above) */
 	rt_tune_leaders leaders; /* a command's: its best points told apart */
 	char unscreened[512]; /* backend x precision points not screened, with why */
+	/*
+	 * The batch may grow past the space's top while it still gains (tune.c:
+	 * a default space's; a --space file is searched as written), and what
+	 * the growing found: "batch 1024 gained 1.2% over 512, ..." ("": none).
+	 */
+	int grow;
+	char grown[256];
 	int status;           /* RT_OK, or why it has no recommendation */
 	char note[RT_ERRLEN];
 } rt_tune_workload;
@@ -140,6 +147,8 @@ typedef struct rt_tune_run {
 	const char *strategy;
 	rt_crossover_data crossover;      /* the sweep's observations; square NULL when not measured */
 	int xo_fitted;             /* xo is the analysis of crossover (fitted within the budget) */
+	double xo_sweep_s;         /* the sweep's time */
+	char xo_note[512];         /* curves left out, or why none was kept (tune_crossover.c); "" */
 	rt_crossover_analysis xo;
 	rt_frameworks frameworks;  /* of the Python the hints are for */
 	int canary_failed;         /* a canary sample failed: none more is taken (canary.h) */
@@ -172,6 +181,32 @@ int rt_tune_pick(const rt_tune_workload *twl, const rt_tune_trial **fastest,
  * figure (a user's command, a backend not here).
  */
 double rt_tune_naive_ratio(const rt_tune_workload *twl, const rt_tune_trial *rec);
+
+/*
+ * The precisions of a built-in workload's search (tune_precisions.c), per
+ * backend it measured: what the backend's device offers, which were tried
+ * (measured, whether they ran or failed), why each offered one was not
+ * ("not in the space", a trial's reason for not running, "not reached
+ * within the budget"), and the fastest point of each over the fastest
+ * fp32 point.
+ */
+typedef struct rt_tune_precisions {
+	char backend[16];
+	unsigned offered, tried;              /* RT_PREC_BIT masks */
+	char why_not[RT_NPRECISION][128];     /* offered, not tried: why; "" otherwise */
+	double vs_fp32[RT_NPRECISION];        /* 0: not both measured */
+} rt_tune_precisions;
+
+/* Fills up to max entries, in the order of twl's trials; returns how many (0 for a command). */
+int rt_tune_precisions_of(const rt_tune_run *run, const rt_tune_workload *twl,
+			  rt_tune_precisions *out, int max);
+/*
+ * What a loop in fp32 leaves unused on e's backend, for the reason: "on
+ * sim, the fastest tf32 point gave 6.2x the fastest fp32 point's samples/s,
+ * bf16 9.3x"; "" when no precision beats fp32 by more than 5%.
+ */
+void rt_tune_precisions_gain(const rt_tune_precisions *e, const char *unit, char *buf,
+			     size_t len);
 
 /* Whether any workload of the run got a recommendation. */
 int rt_tune_recommends(const rt_tune_run *run);

@@ -109,7 +109,34 @@ void rt_tune_interrupt_clear(void);
  */
 int rt_tune_search(tune_ctx *c, double budget, char *err, size_t errlen);
 
-/* tune_workload.c: a built-in workload. */
+/*
+ * tune_crossover.c: the crossover sweep at the end of a tune. The seconds
+ * kept for it: CROSSOVER_SHARE of the budget, more (up to XO_MAX_SHARE)
+ * where its curves need it for three sizes each; 0 when not asked
+ * (--no-crossover, a command).
+ */
+double rt_tune_crossover_reserve(const rt_tune_opts *o, const rt_tune_run *run);
+/* What each size measures for, so that every curve gets three within sweep_s. */
+double rt_tune_crossover_point_s(const rt_tune_opts *o, const rt_tune_run *run, double sweep_s);
+/*
+ * The sweep within budget seconds (the fitting's share kept back) into
+ * run->crossover; xo says how it was measured (the baseline rounds measure
+ * some of its sizes again): its measure and measure_user as the caller set
+ * them (a test's simulated sizes), the rest the plan's. 0 when nothing was
+ * measured (run->xo_note says why).
+ */
+int rt_tune_crossover_sweep(const rt_tune_opts *o, rt_tune_run *run, double budget,
+			    rt_progress *progress, rt_crossover_sweep_opts *xo);
+/*
+ * The sweep's curves of fewer than three sizes left out (run->xo_note), the
+ * rest saved beside the journal and fitted (run->xo_fitted), or the note
+ * says why none is kept and what budget would keep it.
+ */
+void rt_tune_crossover_fit(rt_tune_run *run, rt_progress *progress);
+
+/* tune_workload.c: whether o asks for backend name (--backend; all when it names none); */
+int rt_tune_backend_wanted(const rt_tune_opts *o, const char *name);
+/* a built-in workload. */
 extern const rt_tune_target rt_tune_target_workload;
 /*
  * The workloads o names (all by default) as run->wl, each with its shape

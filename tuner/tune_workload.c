@@ -44,7 +44,7 @@
 
 /* ---- the machine's backends ---- */
 
-static int backend_wanted(const rt_tune_opts *o, const char *name)
+int rt_tune_backend_wanted(const rt_tune_opts *o, const char *name)
 {
 	if (!o->nbackends)
 		return 1;
@@ -61,7 +61,7 @@ static int check_backends(const rt_tune_opts *o, rt_tune_run *run, char *err, si
 	size_t n = 0;
 	for (int i = 0; i < run->machine.naccel; i++) {
 		const rt_accel *a = &run->machine.accel[i];
-		if (!backend_wanted(o, a->backend))
+		if (!rt_tune_backend_wanted(o, a->backend))
 			continue;
 		if (a->available)
 			usable++;
@@ -151,7 +151,7 @@ static void point_of(const rt_tune_workload *twl, const int *idx, rt_point *pt, 
 static int point_runs_here(const tune_ctx *c, const rt_point *pt, const rt_shape *sh)
 {
 	const rt_accel *a = rt_machine_accel(&c->run->machine, pt->backend);
-	if (!a || !a->available || !backend_wanted(c->o, pt->backend) || pt->device >= a->ndevices)
+	if (!a || !a->available || !rt_tune_backend_wanted(c->o, pt->backend) || pt->device >= a->ndevices)
 		return 0;
 	if (!(a->dev[pt->device].precisions & RT_PREC_BIT(pt->precision)))
 		return 0;
@@ -527,11 +527,36 @@ static int is_cpu(const rt_space *s, int b, int v)
 }
 
 /*
+ * Reorders the n screening points so that each backend's first point comes
+ * before any backend's second, keeping their order otherwise: a device that
+ * offers four precisions (fp32, tf32, bf16, fp16) must not take the time in
+ * which the CPU is screened at all.
+ */
+static void first_precisions_first(int b, int (*pts)[RT_SPACE_MAX_PARAMS], int n)
+{
+	int(*tmp)[RT_SPACE_MAX_PARAMS] = malloc(sizeof *tmp * (size_t)(n > 0 ? n : 1));
+	int k = 0;
+	if (!tmp || b < 0)
+		goto out; /* out of memory: the order stays, the screening is whole either way */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < n; i++) {
+			int first = 1;
+			for (int j = 0; j < i && first; j++)
+				first = pts[j][b] != pts[i][b];
+			if (first == !pass)
+				memcpy(tmp[k++], pts[i], sizeof tmp[0]);
+		}
+	memcpy(pts, tmp, sizeof *tmp * (size_t)n);
+out:
+	free(tmp);
+}
+
+/*
  * The screening: every backend x precision of the space at the cheap common
  * point (the naive default's knobs, the saturating ones at their smallest),
- * the accelerators' first (cheap, and what tuning is most often for), each
- * backend's first precision before its second; each point gets its share
- * of the time left.
+ * the accelerators' first (cheap, and what tuning is most often for), every
+ * backend's first precision before any backend's second; each point gets
+ * its share of the time left.
  */
 static int screen(tune_ctx *c, const int *naive, double cap, double until)
 {
@@ -558,6 +583,7 @@ static int screen(tune_ctx *c, const int *naive, double cap, double until)
 					pts[n][q] = iq;
 				n += rt_space_feasible(s, pts[n]); /* else not a point of this machine */
 			}
+	first_precisions_first(b, pts, n);
 	for (int i = 0; i < n && !rc && !rt_tune_stop_requested(); i++)
 		rc = screen_point(c, pts[i], fmin(cap, (until - rt_clock_now()) / (n - i)), until);
 	free(pts);
@@ -629,6 +655,7 @@ int rt_tune_workloads_resolve(const rt_tune_opts *o, rt_tune_run *run, char *err
 		twl->name = w->name;
 		twl->unit = w->unit;
 		twl->target = &rt_tune_target_workload;
+		twl->grow = !o->space_file;
 		rt_point pt;
 		rt_point_default(&pt);
 		rc = apply_shape(&shape, twl, err, errlen);

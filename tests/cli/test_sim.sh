@@ -35,6 +35,16 @@ section h100.yaml recommended >rec
 expect_grep "point: \{backend: sim," rec "the device is recommended"
 expect_grep "backend=cpu precision=fp32 batch=8 threads=[0-9]+ workers=0 pin=[a-z]+: [0-9.e+]+ samples/s" \
   h100.err "the CPU was screened too"
+# the device tries the precisions it offers of the space's (tf32 and fp16 too), and the
+# configuration says which it tried and why not fp64
+for q in tf32 fp16; do
+  expect_grep "backend=sim precision=$q batch=8 threads=[0-9]+ workers=0 pin=[a-z]+: [0-9.e+]+ samples/s" \
+    h100.err "the simulated H100's $q was measured"
+done
+sed -n '/^    precisions:/,/^    batch_grown:/p' h100.yaml | tr -s '\n ' ' ' >precisions
+expect_grep "sim: \{offered: \[fp64, fp32, tf32, bf16, fp16\], tried: \[fp32, tf32, bf16, fp16\], not_tried: \{fp64: not in the space\}, vs_fp32: \{tf32: [0-9.e+]+, bf16: [0-9.e+]+, fp16: [0-9.e+]+\}\}" \
+  precisions "the configuration says what the device offered, what was tried and each against fp32"
+expect_grep "^    batch_grown: ." h100.yaml "the configuration says whether the batch grew"
 naive=$(sed -n 's/.*the naive default (cpu fp32.*for comparison: \([0-9.e+]*\) samples.*/\1/p' h100.err)
 rec=$(median <rec)
 if [ -n "$naive" ] && [ -n "$rec" ] && awk -v r="$rec" -v n="$naive" 'BEGIN {exit !(r >= 5 * n)}'; then
