@@ -339,6 +339,74 @@ static void test_step_reports_work_and_phases(void **state)
 	assert_string_equal(rt_workload_transformer.phase_names[4], "data");
 }
 
+/*
+ * A CPU backend with phase marks, as a GPU plugin has: each mark of phase p
+ * charges p a scripted MARK_S seconds at the closing mark, and the test
+ * counts the marks, the closings and the synchronize() calls.
+ */
+#define MARK_S 1e-3
+static int marks_of[RT_PHASE_MARKS_MAX], marks_closed, syncs;
+
+static int counting_sync(rt_ctx *ctx)
+{
+	syncs++;
+	return cpu()->synchronize(ctx);
+}
+
+static int recording_mark(rt_ctx *ctx, int ph, double *seconds, int n)
+{
+	(void)ctx;
+	if (ph != RT_PHASE_END) {
+		assert_true(ph >= 0 && ph < RT_PHASE_MARKS_MAX);
+		marks_of[ph]++;
+		return 0;
+	}
+	marks_closed++;
+	for (int i = 0; i < n && i < RT_PHASE_MARKS_MAX; i++)
+		seconds[i] += MARK_S * marks_of[i];
+	memset(marks_of, 0, sizeof marks_of);
+	return 0;
+}
+
+/* On a backend with phase marks the device phases come from them, with one wait per step. */
+static void test_marked_phases_need_no_waits(void **state)
+{
+	(void)state;
+	rt_backend_ops marked = *cpu();
+	marked.synchronize = counting_sync;
+	marked.phase_mark = recording_mark;
+	rt_shape sh = shape(32, 4, 8, 64, 2, 20);
+	rt_point pt = point(RT_FP32, 4, 1, 0);
+	void *plain = setup_ok(&pt, &sh), *st = NULL;
+	char err[RT_ERRLEN] = "";
+	assert_int_equal(rt_workload_transformer.setup(&pt, &sh, &marked, &st, err, sizeof err), 0);
+	rt_step_result r, rp;
+	syncs = marks_closed = 0;
+	memset(marks_of, 0, sizeof marks_of);
+	assert_int_equal(rt_workload_transformer.step(st, &r, err, sizeof err), 0);
+	/* one wait, leaving the host's data stage; one closing mark at the end */
+	assert_int_equal(syncs, 1);
+	assert_int_equal(marks_closed, 1);
+	int data = 4;
+	assert_string_equal(rt_workload_transformer.phase_names[data], "data");
+	assert_true(r.phase[data] > 0);
+	for (int i = 0; i < rt_workload_transformer.nphases; i++) {
+		if (i == data)
+			continue;
+		/* whole marks: a phase entered k times has k * MARK_S */
+		double k = r.phase[i] / MARK_S;
+		assert_true(k >= 1 && fabs(k - round(k)) < 1e-9);
+	}
+	/* marks change no arithmetic */
+	assert_int_equal(rt_workload_transformer.step(plain, &rp, err, sizeof err), 0);
+	double a, b;
+	assert_int_equal(rt_transformer_last_loss(st, &a, err, sizeof err), 0);
+	assert_int_equal(rt_transformer_last_loss(plain, &b, err, sizeof err), 0);
+	assert_true(a == b);
+	rt_workload_transformer.teardown(st);
+	rt_workload_transformer.teardown(plain);
+}
+
 static void expect_einval(const rt_point *pt, const rt_shape *sh, const char *word)
 {
 	char err[RT_ERRLEN] = "";
@@ -452,6 +520,7 @@ int main(void)
 		cmocka_unit_test(test_same_loss_for_one_and_two_threads),
 		cmocka_unit_test(test_workers_give_the_same_data),
 		cmocka_unit_test(test_step_reports_work_and_phases),
+		cmocka_unit_test(test_marked_phases_need_no_waits),
 		cmocka_unit_test(test_check_rejects_bad_shapes_and_points),
 		cmocka_unit_test(test_huge_batch_is_infeasible),
 		cmocka_unit_test(test_descriptor_for_the_tuner),

@@ -34,7 +34,7 @@
 #include "../common/rt.h"
 
 /* Bump on any change to rt_backend_ops or the types it uses. */
-#define RT_BACKEND_ABI 5
+#define RT_BACKEND_ABI 6
 #define RT_BACKEND_SYMBOL "rigtune_backend"
 
 /*
@@ -240,7 +240,24 @@ typedef struct rt_backend_ops {
 	 * those pairs since the previous call.
 	 */
 	int (*device_time)(rt_ctx *ctx, int on, double *busy_s);
+	/*
+	 * Optional: phases timed on the device, so that a workload need not
+	 * wait for the device at every change of phase (no framework does).
+	 * phase_mark(ctx, ph, NULL, 0) with 0 <= ph < RT_PHASE_MARKS_MAX
+	 * enqueues a mark on ctx's stream and returns at once: the device time
+	 * from that mark to the next one is charged to phase ph.
+	 * phase_mark(ctx, RT_PHASE_END, seconds, n) enqueues the closing mark,
+	 * waits for the device to reach it, adds each phase's device seconds
+	 * since the previous closing mark into seconds[ph] (ph < n) and forgets
+	 * the marks. NULL (the CPU): the workload synchronizes at every change
+	 * of phase and reads the host's clock.
+	 */
+	int (*phase_mark)(rt_ctx *ctx, int phase, double *seconds, int n);
 } rt_backend_ops;
+
+/* The phases phase_mark() tells apart, and the mark that closes a step's. */
+#define RT_PHASE_MARKS_MAX 16
+#define RT_PHASE_END (-1)
 
 /*
  * RT_EUNAVAIL ("cuda device 0 does not offer bf16 GEMMs") unless device dev

@@ -438,20 +438,40 @@ static void *G(const struct tf *s, size_t off) { return (char *)s->g + off * s->
 static void *A(const struct tf *s, size_t off) { return (char *)s->act + off * s->es; }
 
 /*
- * Moves the step into phase ph: at a change of phase it waits for the
- * backend and charges the time since the last change to the old phase.
- * Synchronizing only here keeps a GPU's queue full inside a phase.
+ * 1 when phase ph is timed by the backend's marks on the device: every
+ * phase but the host's data stage, on a backend that has them.
+ */
+static int marked(const struct tf *s, int ph)
+{
+	return s->be->phase_mark && ph != PH_NONE && ph != PH_DATA;
+}
+
+/*
+ * Moves the step into phase ph. Between two device phases of a backend
+ * with phase marks it only enqueues a mark (the device's events time the
+ * phase; the host does not wait). Elsewhere it waits for the backend and
+ * charges the time since the last change to the old phase, which keeps a
+ * GPU's queue full inside a phase; leaving the marked phases closes the
+ * marks, which waits and adds their device seconds.
  */
 static int enter(struct tf *s, int ph)
 {
 	if (ph == s->phase)
 		return 0;
-	int rc = 0;
-	if (s->phase != PH_NONE)
+	int rc = 0, was_marked = marked(s, s->phase);
+	if (was_marked && marked(s, ph)) {
+		s->phase = ph;
+		return s->be->phase_mark(s->ctx, ph, NULL, 0);
+	}
+	if (was_marked)
+		rc = s->be->phase_mark(s->ctx, RT_PHASE_END, s->phase_s, NPH);
+	else if (s->phase != PH_NONE)
 		rc = s->be->synchronize(s->ctx);
 	double now = rt_now();
-	if (s->phase != PH_NONE)
+	if (s->phase != PH_NONE && !was_marked)
 		s->phase_s[s->phase] += now - s->phase_t0;
+	if (!rc && marked(s, ph))
+		rc = s->be->phase_mark(s->ctx, ph, NULL, 0);
 	s->phase_t0 = now;
 	s->phase = ph;
 	return rc;

@@ -19,6 +19,7 @@
  *  - alloc() fails past the memory (RT_ENOMEM); pointers are reserved,
  *    inaccessible address space, so a host that touches one crashes;
  *  - device_time() is the exact busy time of the kernels and copies;
+ *    phase_mark() charges the device time between marks, as events do;
  *    utilization() is a monitor that, as NVML does, misses short kernels:
  *    only those of at least seen_s count.
  * The CPU side a workload runs around the device (data preparation,
@@ -108,6 +109,9 @@ struct rt_ctx {
 	double busy_s;       /* device time of what was enqueued since timing began */
 	double seen_s;       /* what the monitor saw since its window began */
 	double window_at;    /* the monitor's window start */
+	int mark_phase;      /* the phase the last mark opened; -1: none open */
+	double mark_at;      /* when the device reached that mark */
+	double mark_s[RT_PHASE_MARKS_MAX]; /* device seconds per phase since the last end */
 	char error[128];
 };
 
@@ -226,6 +230,7 @@ static int sim_open(int dev, int threads, rt_ctx **ctx, char *err, size_t errlen
 		return RT_ENOMEM;
 	}
 	c->window_at = now_s();
+	c->mark_phase = RT_PHASE_END;
 	*ctx = c;
 	return 0;
 }
@@ -423,6 +428,30 @@ static int sim_device_time(rt_ctx *c, int on, double *busy_s)
 	return 0;
 }
 
+/*
+ * A mark is reached when the device has finished what was enqueued before
+ * it (at once when it is idle); the time to the next mark is its phase's.
+ */
+static int sim_phase_mark(rt_ctx *c, int ph, double *seconds, int n)
+{
+	if (ph != RT_PHASE_END && (ph < 0 || ph >= RT_PHASE_MARKS_MAX))
+		return RT_EINVAL;
+	double t = now_s(), at = c->free_at > t ? c->free_at : t;
+	if (c->mark_phase >= 0)
+		c->mark_s[c->mark_phase] += at - c->mark_at;
+	c->mark_phase = ph;
+	c->mark_at = at;
+	if (ph != RT_PHASE_END)
+		return 0;
+	wait_until(c->free_at);
+	for (int i = 0; i < RT_PHASE_MARKS_MAX; i++) {
+		if (i < n)
+			seconds[i] += c->mark_s[i];
+		c->mark_s[i] = 0;
+	}
+	return 0;
+}
+
 static const char *sim_last_error(rt_ctx *c)
 {
 	return c ? c->error : "";
@@ -461,6 +490,7 @@ static const rt_backend_ops sim_ops = {
 	.utilization = sim_utilization,
 	.last_error = sim_last_error,
 	.device_time = sim_device_time,
+	.phase_mark = sim_phase_mark,
 };
 
 const rt_backend_ops *rigtune_backend(void);

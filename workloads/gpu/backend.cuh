@@ -158,7 +158,9 @@ static void gpu_close(rt_ctx *ctx)
 	monitor_close(&ctx->mon);
 	for (int i = 0; i < ctx->nev_created; i++)
 		(void)gpuEventDestroy(ctx->ev[i]);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < ctx->nmark_created; i++)
+		(void)gpuEventDestroy(ctx->mark_ev[i]);
+	for (int i = 0; i < 3; i++)
 		if (ctx->scratch[i])
 			(void)gpuFree(ctx->scratch[i]);
 	vendor_blas_close(ctx);
@@ -194,6 +196,8 @@ static int gpu_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen
 		return rc;
 	}
 	ctx->precisions = vendor_precisions(&p);
+	ctx->sms = p.multiProcessorCount > 0 ? p.multiProcessorCount : 1;
+	ctx->warp = p.warpSize > 0 ? p.warpSize : 32;
 	blas_load_once();
 	snprintf(ctx->blas_why, sizeof ctx->blas_why, "%s", blas_impl);
 	ctx->blas_ok = blas_usable && !own_gemm_forced() && vendor_blas_open(ctx) == 0;
@@ -257,19 +261,13 @@ static int gpu_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
 	return rc;
 }
 
-/* Grows scratch buffer i to at least bytes (gpuFree waits for its users). */
-static int scratch_reserve(rt_ctx *ctx, int i, size_t bytes)
+#define ROUND16_MAX_BLOCKS 4096 /* grid-stride loops cover the rest */
+
+/* Blocks of the rounding's grid over n > 0 items. */
+static unsigned gpu_blocks(size_t n)
 {
-	if (bytes <= ctx->scratch_bytes[i])
-		return 0;
-	int rc = ctx->scratch[i] ? CTX_GPU(ctx, gpuFree(ctx->scratch[i])) : 0;
-	ctx->scratch[i] = NULL;
-	ctx->scratch_bytes[i] = 0;
-	if (!rc)
-		rc = CTX_GPU(ctx, gpuMalloc(&ctx->scratch[i], bytes));
-	if (!rc)
-		ctx->scratch_bytes[i] = bytes;
-	return rc;
+	size_t b = (n + GPU_THREADS - 1) / GPU_THREADS;
+	return (unsigned)(b < ROUND16_MAX_BLOCKS ? b : ROUND16_MAX_BLOCKS);
 }
 
 template <class H> __global__ void k_round16(size_t n, const float *x, H *y)
@@ -390,6 +388,56 @@ static int gpu_device_time(rt_ctx *ctx, int on, double *busy_s)
 }
 
 /*
+ * Waits for the marks recorded and charges the device time between each
+ * two to the phase the first opened; the last stays, first of the next span.
+ */
+static int marks_harvest(rt_ctx *ctx)
+{
+	const int n = ctx->nmarks;
+	if (n == 0)
+		return 0;
+	int rc = CTX_GPU(ctx, gpuEventSynchronize(ctx->mark_ev[n - 1]));
+	for (int i = 0; !rc && i + 1 < n; i++) {
+		float ms = 0;
+		rc = CTX_GPU(ctx, gpuEventElapsedTime(&ms, ctx->mark_ev[i], ctx->mark_ev[i + 1]));
+		if (ctx->mark_phase[i] >= 0)
+			ctx->mark_ms[ctx->mark_phase[i]] += ms;
+	}
+	gpuEvent_t last = ctx->mark_ev[n - 1];
+	ctx->mark_ev[n - 1] = ctx->mark_ev[0];
+	ctx->mark_ev[0] = last;
+	ctx->mark_phase[0] = ctx->mark_phase[n - 1];
+	ctx->nmarks = 1;
+	return rc;
+}
+
+/* Enqueues a mark opening phase ph (RT_PHASE_END: closes, waits and adds up). */
+static int gpu_phase_mark(rt_ctx *ctx, int ph, double *seconds, int n)
+{
+	if (ph != RT_PHASE_END && (ph < 0 || ph >= RT_PHASE_MARKS_MAX))
+		return RT_EINVAL;
+	int rc = ctx->nmarks == PH_MARKS ? marks_harvest(ctx) : 0;
+	if (!rc && ctx->nmarks == ctx->nmark_created &&
+	    !(rc = CTX_GPU(ctx, gpuEventCreate(&ctx->mark_ev[ctx->nmark_created]))))
+		ctx->nmark_created++;
+	if (!rc)
+		rc = CTX_GPU(ctx, gpuEventRecord(ctx->mark_ev[ctx->nmarks], ctx->stream));
+	if (rc)
+		return rc;
+	ctx->mark_phase[ctx->nmarks++] = ph;
+	if (ph != RT_PHASE_END)
+		return 0;
+	rc = marks_harvest(ctx);
+	for (int i = 0; i < RT_PHASE_MARKS_MAX; i++) {
+		if (i < n)
+			seconds[i] += ctx->mark_ms[i] * 1e-3;
+		ctx->mark_ms[i] = 0;
+	}
+	ctx->nmarks = 0;
+	return rc;
+}
+
+/*
  * The monitor's mean busy fraction over its samples since the previous
  * call (the first call opens it: its window starts then, and it answers
  * RT_EUNAVAIL until a sample has come). RT_EUNAVAIL, with the reason in
@@ -450,11 +498,44 @@ static const rt_backend_ops gpu_ops = {
 	.last_error = gpu_last_error,
 	.gemm_impl = gpu_gemm_impl,
 	.device_time = gpu_device_time,
+	.phase_mark = gpu_phase_mark,
 };
 
 extern "C" __attribute__((visibility("default"))) const rt_backend_ops *rigtune_backend(void)
 {
 	return &gpu_ops;
+}
+
+/*
+ * The same table with the plain kernels (kernels_plain.cuh) in place of the
+ * fast ones, for tests/gpu_check.c: it checks the two against each other
+ * and times each kernel both ways. Not a backend the loader offers.
+ */
+static rt_backend_ops plain_ops_of(void)
+{
+	rt_backend_ops o = gpu_ops;
+	o.fill = plain_fill;
+	o.axpby = plain_axpby;
+	o.add_bias = plain_add_bias;
+	o.sum_rows = plain_sum_rows;
+	o.gelu = plain_gelu;
+	o.gelu_backward = plain_gelu_backward;
+	o.tanh_fwd = plain_tanh_fwd;
+	o.tanh_backward = plain_tanh_backward;
+	o.softmax = plain_softmax;
+	o.softmax_backward = plain_softmax_backward;
+	o.layernorm = plain_layernorm;
+	o.layernorm_backward = plain_layernorm_backward;
+	o.mse_loss = plain_mse_loss;
+	o.adam = plain_adam;
+	return o;
+}
+
+extern "C" __attribute__((visibility("default"))) const rt_backend_ops *
+rigtune_backend_plain(void)
+{
+	static const rt_backend_ops plain = plain_ops_of();
+	return &plain;
 }
 
 #endif
