@@ -222,6 +222,7 @@ static rt_backend_ops table(int plain)
 	o.layernorm_backward = plain ? plain_layernorm_backward : gpu_layernorm_backward;
 	o.mse_loss = plain ? plain_mse_loss : gpu_mse_loss;
 	o.adam = plain ? plain_adam : gpu_adam;
+	o.bias_gelu = plain ? NULL : gpu_bias_gelu; /* plain: add_bias, then gelu */
 	return o;
 }
 

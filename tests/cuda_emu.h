@@ -17,9 +17,9 @@ extern "C" {
 rt_ctx *cuda_emu_open(int sms, int warp);
 void cuda_emu_close(rt_ctx *ctx);
 /*
- * A table whose kernels (fill ... adam) are the fast ones of kernels.cuh,
- * or with plain set the plain ones of kernels_plain.cuh; its other entries
- * are NULL. Buffers are host memory. A launch the hardware would refuse
+ * A table whose kernels (fill ... adam, bias_gelu) are the fast ones of
+ * kernels.cuh, or with plain set the plain ones of kernels_plain.cuh (whose
+ * bias_gelu is NULL: add_bias, then gelu); its other entries are NULL. Buffers are host memory. A launch the hardware would refuse
  * (an empty grid, a block over 1024 threads or not whole warps, grid.y over
  * 65535) fails with RT_ERUNTIME.
  */

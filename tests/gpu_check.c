@@ -94,6 +94,15 @@ static int run_sum_rows(const side *s, rt_dtype t, const shape *sh, void *const 
 	return s->be->sum_rows(s->ctx, t, sh->rows, sh->cols, b[0], b[1]);
 }
 
+/* The fused kernel where the table has it, else its definition: add_bias, then gelu. */
+static int run_bias_gelu(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	if (s->be->bias_gelu)
+		return s->be->bias_gelu(s->ctx, t, sh->rows, sh->cols, b[0], b[1], b[2]);
+	int rc = s->be->add_bias(s->ctx, t, sh->rows, sh->cols, b[0], b[1]);
+	return rc ? rc : s->be->gelu(s->ctx, t, nelem(sh), b[1], b[2]);
+}
+
 static int run_gelu(const side *s, rt_dtype t, const shape *sh, void *const *b)
 {
 	return s->be->gelu(s->ctx, t, nelem(sh), b[0], b[1]);
@@ -151,6 +160,7 @@ static const ew_op ew_ops[] = {
 	{ "fill", 1, { L_N }, { OUT }, run_fill },
 	{ "axpby", 2, { L_N, L_N }, { IN, INOUT }, run_axpby },
 	{ "add_bias", 2, { L_C, L_RC }, { IN, INOUT }, run_add_bias },
+	{ "bias_gelu", 3, { L_C, L_RC, L_RC }, { IN, INOUT, OUT }, run_bias_gelu },
 	{ "sum_rows", 2, { L_RC, L_C }, { IN, OUT }, run_sum_rows },
 	{ "gelu", 2, { L_N, L_N }, { IN, OUT }, run_gelu },
 	{ "gelu_backward", 3, { L_N, L_N, L_N }, { IN, IN, OUT }, run_gelu_backward },

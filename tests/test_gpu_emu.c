@@ -149,6 +149,16 @@ static int c_sum_rows(const rt_backend_ops *be, rt_ctx *ctx, bufs *b, int r, int
 {
 	return be->sum_rows(ctx, b->t, r, c, b->b[0], b->b[1]);
 }
+/* the fused kernel where the table has it, else its definition (the plain table's NULL) */
+static int c_bias_gelu(const rt_backend_ops *be, rt_ctx *ctx, bufs *b, int r, int c)
+{
+	if (be->bias_gelu)
+		return be->bias_gelu(ctx, b->t, r, c, b->b[0], b->b[1], b->b[2]);
+	if (be == cpu_be)
+		return rt_cpu_bias_gelu(ctx, b->t, r, c, b->b[0], b->b[1], b->b[2]);
+	RT_TRY(be->add_bias(ctx, b->t, r, c, b->b[0], b->b[1]));
+	return be->gelu(ctx, b->t, N(r, c), b->b[1], b->b[2]);
+}
 static int c_gelu(const rt_backend_ops *be, rt_ctx *ctx, bufs *b, int r, int c)
 {
 	return be->gelu(ctx, b->t, N(r, c), b->b[0], b->b[1]);
@@ -205,6 +215,7 @@ static const kcase cases[] = {
 	{"axpby", c_axpby, "nn", "ib"},
 	{"axpby b=0", c_scale, "nn", "io"},
 	{"add_bias", c_add_bias, "cn", "ib"},
+	{"bias_gelu", c_bias_gelu, "cnn", "ibo"},
 	{"sum_rows", c_sum_rows, "nc", "io"},
 	{"gelu", c_gelu, "nn", "io"},
 	{"gelu_backward", c_gelu_bwd, "nnn", "iio"},

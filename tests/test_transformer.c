@@ -368,13 +368,18 @@ static int recording_mark(rt_ctx *ctx, int ph, double *seconds, int n)
 	return 0;
 }
 
-/* On a backend with phase marks the device phases come from them, with one wait per step. */
+/*
+ * On a backend with phase marks (and the fused bias and GELU) the device
+ * phases come from the marks, with one wait per step, and the arithmetic
+ * is the plain CPU backend's.
+ */
 static void test_marked_phases_need_no_waits(void **state)
 {
 	(void)state;
 	rt_backend_ops marked = *cpu();
 	marked.synchronize = counting_sync;
 	marked.phase_mark = recording_mark;
+	marked.bias_gelu = rt_cpu_bias_gelu; /* the fused path, too */
 	rt_shape sh = shape(32, 4, 8, 64, 2, 20);
 	rt_point pt = point(RT_FP32, 4, 1, 0);
 	void *plain = setup_ok(&pt, &sh), *st = NULL;

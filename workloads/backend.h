@@ -253,6 +253,13 @@ typedef struct rt_backend_ops {
 	 * of phase and reads the host's clock.
 	 */
 	int (*phase_mark)(rt_ctx *ctx, int phase, double *seconds, int n);
+	/*
+	 * Optional: u[r][c] += bias[c], then a = gelu(u) (u keeps the biased
+	 * value, which the backward pass reads), in one pass as frameworks fuse
+	 * them; the same results as add_bias then gelu. NULL: those two.
+	 */
+	int (*bias_gelu)(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *bias, void *u,
+			 void *a);
 } rt_backend_ops;
 
 /* The phases phase_mark() tells apart, and the mark that closes a step's. */

@@ -523,6 +523,26 @@ static int linear_fwd(struct tf *s, size_t x, size_t w, size_t b, size_t y, int 
 }
 
 /*
+ * u[N][n] = x[N][k] w[k][n] + b and a = gelu(u): the MLP's up-projection.
+ * A backend with bias_gelu adds the bias and applies GELU in one pass
+ * (elementwise), as frameworks fuse them; else the bias counts as part of
+ * the GEMM and GELU follows.
+ */
+static int linear_gelu_fwd(struct tf *s, size_t x, size_t w, size_t b, size_t u, size_t a,
+			   int k, int n)
+{
+	if (!s->be->bias_gelu) {
+		RT_TRY(linear_fwd(s, x, w, b, u, k, n));
+		RT_TRY(enter(s, PH_ELEM));
+		return s->be->gelu(s->ctx, s->t, (size_t)s->d.N * n, A(s, u), A(s, a));
+	}
+	RT_TRY(enter(s, PH_GEMM));
+	RT_TRY(gemm(s, 0, 0, s->d.N, n, k, A(s, x), k, P(s, w), n, 0.0, A(s, u), n));
+	RT_TRY(enter(s, PH_ELEM));
+	return s->be->bias_gelu(s->ctx, s->t, s->d.N, n, P(s, b), A(s, u), A(s, a));
+}
+
+/*
  * y[N][D] = res + x[N][k] w[k][D] + b: a residual connection around a
  * linear layer. res is copied into y and the GEMM adds onto it (beta = 1),
  * which streams y fewer times than a GEMM that first clears y followed by a
@@ -645,9 +665,7 @@ static int block_fwd(struct tf *s, int l)
 	RT_TRY(attention_fwd(s, a));
 	RT_TRY(residual_linear_fwd(s, a->x, a->ctx, p->w_o, p->b_o, a->x1, D));
 	RT_TRY(layernorm_fwd(s, a->x1, p->ln2_g, p->ln2_b, a->h2, a->mean2, a->rstd2));
-	RT_TRY(linear_fwd(s, a->h2, p->w_1, p->b_1, a->u, D, F));
-	RT_TRY(enter(s, PH_ELEM));
-	RT_TRY(s->be->gelu(s->ctx, s->t, (size_t)s->d.N * F, A(s, a->u), A(s, a->a)));
+	RT_TRY(linear_gelu_fwd(s, a->h2, p->w_1, p->b_1, a->u, a->a, D, F));
 	return residual_linear_fwd(s, a->x1, a->a, p->w_2, p->b_2, a->y, F);
 }
 

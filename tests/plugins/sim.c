@@ -354,6 +354,14 @@ static int sim_rows(rt_ctx *c, rt_dtype t, int rows, int cols, const void *in, v
 	return elementwise(c, t, (size_t)rows * (size_t)cols, 1, 2);
 }
 
+/* The fused bias and GELU: one pass reading u, writing u and a. */
+static int sim_bias_gelu(rt_ctx *c, rt_dtype t, int rows, int cols, const void *bias, void *u,
+			 void *a)
+{
+	(void)bias, (void)u, (void)a;
+	return elementwise(c, t, (size_t)rows * (size_t)cols, 9, 3);
+}
+
 static int sim_unary(rt_ctx *c, rt_dtype t, size_t n, const void *x, void *y)
 {
 	(void)x, (void)y;
@@ -491,6 +499,7 @@ static const rt_backend_ops sim_ops = {
 	.last_error = sim_last_error,
 	.device_time = sim_device_time,
 	.phase_mark = sim_phase_mark,
+	.bias_gelu = sim_bias_gelu,
 };
 
 const rt_backend_ops *rigtune_backend(void);

@@ -499,6 +499,7 @@ static const rt_backend_ops gpu_ops = {
 	.gemm_impl = gpu_gemm_impl,
 	.device_time = gpu_device_time,
 	.phase_mark = gpu_phase_mark,
+	.bias_gelu = gpu_bias_gelu,
 };
 
 extern "C" __attribute__((visibility("default"))) const rt_backend_ops *rigtune_backend(void)
@@ -528,6 +529,7 @@ static rt_backend_ops plain_ops_of(void)
 	o.layernorm_backward = plain_layernorm_backward;
 	o.mse_loss = plain_mse_loss;
 	o.adam = plain_adam;
+	o.bias_gelu = NULL; /* its specification: add_bias, then gelu */
 	return o;
 }
 

@@ -10,6 +10,7 @@
  *    scalar tail, in grid-stride loops over a grid sized by the SM count,
  *    with 32-bit indices when the sizes allow (no 64-bit division at all);
  *  - add_bias keeps a column's bias in registers and walks down the rows;
+ *    bias_gelu does so and applies GELU in the same pass;
  *  - row kernels (softmax, layernorm, their backwards) give each row one
  *    warp, reduced with warp shuffles (warpSize-aware: 32 lanes on NVIDIA
  *    and RDNA, 64 on CDNA);
@@ -31,8 +32,8 @@
  *   static int gpu_reduce_scratch(rt_ctx *ctx, size_t bytes, void **p)
  *       device memory for partial sums, valid until the next call
  *   GPU_EMULATED (tests/cuda_emu.cpp) when it defines gpu_launch itself
- * and gets one static function per operation, gpu_fill ... gpu_adam, with
- * the signatures of the rt_backend_ops entries.
+ * and gets one static function per operation, gpu_fill ... gpu_adam and
+ * gpu_bias_gelu, with the signatures of the rt_backend_ops entries.
  */
 #ifndef RT_GPU_KERNELS_CUH
 #define RT_GPU_KERNELS_CUH
@@ -378,22 +379,27 @@ static int gpu_shape(int rows, int cols)
 /* ---- bias: a column's bias in registers, down the rows ---- */
 
 /*
- * y[r][c] += bias[c] over packs of W columns (cols % W == 0): thread x of
- * the grid owns pack c, rows blockIdx.y, + gridDim.y, ...
+ * y[r][c] += bias[c] over packs of W columns (cols % W == 0), and with GELU
+ * set a[r][c] = gelu(y[r][c]) too: thread x of the grid owns pack c, rows
+ * blockIdx.y, + gridDim.y, ...
  */
-template <class T, int W>
-__global__ void k_add_bias(int rows, int cols, const T *bias, T *y)
+template <class T, int W, bool GELU>
+__global__ void k_add_bias(int rows, int cols, const T *bias, T *y, T *a)
 {
 	const int c = (blockIdx.x * blockDim.x + threadIdx.x) * W;
 	if (c >= cols)
 		return;
 	const pack<T, W> b = load<T, W>(bias + c);
 	for (int r = blockIdx.y; r < rows; r += gridDim.y) {
-		T *row = y + (size_t)r * cols + c;
-		pack<T, W> v = load<T, W>(row);
-		for (int e = 0; e < W; e++)
+		const size_t at = (size_t)r * cols + c;
+		pack<T, W> v = load<T, W>(y + at), g;
+		for (int e = 0; e < W; e++) {
 			v.v[e] += b.v[e];
-		store<T, W>(row, v);
+			g.v[e] = GELU ? gelu_of(v.v[e]) : (T)0;
+		}
+		store<T, W>(y + at, v);
+		if (GELU)
+			store<T, W>(a + at, g);
 	}
 }
 
@@ -407,23 +413,40 @@ static dim3 rows_grid(rt_ctx *ctx, int rows, int col_items)
 	return dim3(across, down > 65535u ? 65535u : down);
 }
 
+/* y += bias by rows, then a = gelu(y) where a is not NULL; packed where cols and buffers allow. */
 template <class T>
-static int launch_add_bias(rt_ctx *ctx, int rows, int cols, const void *bias, void *y)
+static int launch_add_bias(rt_ctx *ctx, int rows, int cols, const void *bias, void *y, void *a)
 {
 	constexpr int W = 16 / sizeof(T);
-	if (cols % W == 0 && aligned16(bias) && aligned16(y))
-		gpu_launch(ctx, rows_grid(ctx, rows, cols / W), GPU_THREADS, k_add_bias<T, W>, rows,
-			   cols, (const T *)bias, (T *)y);
+	const int packed = cols % W == 0 && aligned16(bias) && aligned16(y) && aligned16(a);
+	const dim3 grid = rows_grid(ctx, rows, packed ? cols / W : cols);
+	const T *b = (const T *)bias;
+	if (packed && a)
+		gpu_launch(ctx, grid, GPU_THREADS, k_add_bias<T, W, true>, rows, cols, b, (T *)y,
+			   (T *)a);
+	else if (a)
+		gpu_launch(ctx, grid, GPU_THREADS, k_add_bias<T, 1, true>, rows, cols, b, (T *)y,
+			   (T *)a);
+	else if (packed)
+		gpu_launch(ctx, grid, GPU_THREADS, k_add_bias<T, W, false>, rows, cols, b, (T *)y,
+			   (T *)NULL);
 	else
-		gpu_launch(ctx, rows_grid(ctx, rows, cols), GPU_THREADS, k_add_bias<T, 1>, rows,
-			   cols, (const T *)bias, (T *)y);
-	return gpu_launched(ctx, "add_bias");
+		gpu_launch(ctx, grid, GPU_THREADS, k_add_bias<T, 1, false>, rows, cols, b, (T *)y,
+			   (T *)NULL);
+	return gpu_launched(ctx, a ? "bias_gelu" : "add_bias");
 }
 
 static int gpu_add_bias(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *bias, void *y)
 {
 	int s = gpu_shape(rows, cols);
-	return s <= 0 ? s : GPU_DISPATCH(t, launch_add_bias, ctx, rows, cols, bias, y);
+	return s <= 0 ? s : GPU_DISPATCH(t, launch_add_bias, ctx, rows, cols, bias, y, NULL);
+}
+
+static int gpu_bias_gelu(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *bias, void *u,
+			 void *a)
+{
+	int s = gpu_shape(rows, cols);
+	return s <= 0 ? s : GPU_DISPATCH(t, launch_add_bias, ctx, rows, cols, bias, u, a);
 }
 
 /* ---- column sums: partial sums of row chunks, then their sum ---- */
