@@ -158,11 +158,14 @@ __global__ void k_map(I n, Op op, T *a0, T *a1, T *a2, T *a3)
 	const I first = (I)blockIdx.x * blockDim.x + threadIdx.x;
 	for (I p = first; p < packs; p += stride) {
 		pack<T, W> v[4];
+#pragma unroll
 		for (int j = 0; j < 4; j++)
 			if (Op::reads & (1u << j))
 				v[j] = load<T, W>(a[j] + (size_t)p * W);
+#pragma unroll
 		for (int e = 0; e < W; e++)
 			op(v[0].v[e], v[1].v[e], v[2].v[e], v[3].v[e]);
+#pragma unroll
 		for (int j = 0; j < 4; j++)
 			if (Op::writes & (1u << j))
 				store<T, W>(a[j] + (size_t)p * W, v[j]);
