@@ -260,6 +260,19 @@ typedef struct rt_backend_ops {
 	 */
 	int (*bias_gelu)(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *bias, void *u,
 			 void *a);
+	/*
+	 * Optional, together: uploads that overlap the kernels, as a DataLoader
+	 * with pinned memory overlaps them. host_alloc() gives host memory the
+	 * device copies from at full speed (page-locked); host_free() frees it.
+	 * upload_async() enqueues a copy from such memory on a stream of its own
+	 * and returns at once: it runs beside the kernels enqueued on ctx, which
+	 * must not touch dst until it is done, and neither may the host touch
+	 * src. synchronize() and phase_mark()'s closing mark wait for it too.
+	 * NULL: upload() from ordinary memory, which waits.
+	 */
+	int (*host_alloc)(rt_ctx *ctx, size_t bytes, void **ptr);
+	void (*host_free)(rt_ctx *ctx, void *ptr);
+	int (*upload_async)(rt_ctx *ctx, void *dst, const void *src, size_t bytes);
 } rt_backend_ops;
 
 /* The phases phase_mark() tells apart, and the mark that closes a step's. */

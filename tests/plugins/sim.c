@@ -20,6 +20,8 @@
  *    inaccessible address space, so a host that touches one crashes;
  *  - device_time() is the exact busy time of the kernels and copies;
  *    phase_mark() charges the device time between marks, as events do;
+ *  - upload_async() moves its bytes at link_bw beside the kernels, the
+ *    host not waiting; synchronize() and the closing mark wait for it;
  *    utilization() is a monitor that, as NVML does, misses short kernels:
  *    only those of at least seen_s count.
  * The CPU side a workload runs around the device (data preparation,
@@ -109,6 +111,7 @@ struct rt_ctx {
 	double busy_s;       /* device time of what was enqueued since timing began */
 	double seen_s;       /* what the monitor saw since its window began */
 	double window_at;    /* the monitor's window start */
+	double copy_free_at; /* when the copies upload_async() enqueued are done */
 	int mark_phase;      /* the phase the last mark opened; -1: none open */
 	double mark_at;      /* when the device reached that mark */
 	double mark_s[RT_PHASE_MARKS_MAX]; /* device seconds per phase since the last end */
@@ -297,8 +300,31 @@ static int sim_synchronize(rt_ctx *c)
 {
 	if (!c)
 		return RT_EINVAL;
-	wait_until(c->free_at);
+	wait_until(c->free_at > c->copy_free_at ? c->free_at : c->copy_free_at);
 	wait_until(now_s() + c->p->sync_s);
+	return 0;
+}
+
+/* Pinned memory is host memory here: the device reads none of it. */
+static int sim_host_alloc(rt_ctx *c, size_t bytes, void **ptr)
+{
+	(void)c;
+	*ptr = malloc(bytes ? bytes : 1);
+	return *ptr ? 0 : RT_ENOMEM;
+}
+
+static void sim_host_free(rt_ctx *c, void *ptr)
+{
+	(void)c;
+	free(ptr);
+}
+
+/* A copy on the link beside the kernels: the host does not wait, the device keeps computing. */
+static int sim_upload_async(rt_ctx *c, void *dst, const void *src, size_t bytes)
+{
+	(void)dst, (void)src;
+	double t = now_s(), start = c->copy_free_at > t ? c->copy_free_at : t;
+	c->copy_free_at = start + c->p->sync_s + (double)bytes / c->p->link_bw;
 	return 0;
 }
 
@@ -451,7 +477,7 @@ static int sim_phase_mark(rt_ctx *c, int ph, double *seconds, int n)
 	c->mark_at = at;
 	if (ph != RT_PHASE_END)
 		return 0;
-	wait_until(c->free_at);
+	wait_until(c->free_at > c->copy_free_at ? c->free_at : c->copy_free_at);
 	for (int i = 0; i < RT_PHASE_MARKS_MAX; i++) {
 		if (i < n)
 			seconds[i] += c->mark_s[i];
@@ -500,6 +526,9 @@ static const rt_backend_ops sim_ops = {
 	.device_time = sim_device_time,
 	.phase_mark = sim_phase_mark,
 	.bias_gelu = sim_bias_gelu,
+	.host_alloc = sim_host_alloc,
+	.host_free = sim_host_free,
+	.upload_async = sim_upload_async,
 };
 
 const rt_backend_ops *rigtune_backend(void);

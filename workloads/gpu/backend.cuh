@@ -10,6 +10,7 @@
  *   GPU_VISIBLE                       "CUDA_VISIBLE_DEVICES"
  *   gpuError_t gpuSuccess gpuStream_t gpuEvent_t gpuDeviceProp gpuFuncAttributes
  *   gpuGetDeviceCount ... gpuDeviceGetPCIBusId   the runtime calls used here
+ *   gpuMallocHost, gpuFreeHost                   page-locked host memory
  *   gpu_bf16_t, gpu_fp16_t            the 16-bit types of GEMM operands
  *   to_acc(), store16() for those 16-bit types (device functions)
  *   struct vendor_blas                its BLAS state in a context
@@ -164,6 +165,8 @@ static void gpu_close(rt_ctx *ctx)
 		if (ctx->scratch[i])
 			(void)gpuFree(ctx->scratch[i]);
 	vendor_blas_close(ctx);
+	if (ctx->copy_stream)
+		(void)gpuStreamDestroy(ctx->copy_stream);
 	if (ctx->stream)
 		(void)gpuStreamDestroy(ctx->stream);
 	free(ctx);
@@ -247,9 +250,46 @@ static int gpu_download(rt_ctx *ctx, void *dst, const void *src, size_t bytes)
 	return gpu_copy(ctx, dst, src, bytes, 0);
 }
 
+/* Waits for the copies upload_async() enqueued (none: returns at once). */
+static int copies_wait(rt_ctx *ctx)
+{
+	if (!ctx->copies_pending)
+		return 0;
+	ctx->copies_pending = 0;
+	return CTX_GPU(ctx, gpuStreamSynchronize(ctx->copy_stream));
+}
+
 static int gpu_synchronize(rt_ctx *ctx)
 {
-	return CTX_GPU(ctx, gpuStreamSynchronize(ctx->stream));
+	int rc = CTX_GPU(ctx, gpuStreamSynchronize(ctx->stream));
+	int rc2 = copies_wait(ctx);
+	return rc ? rc : rc2;
+}
+
+static int gpu_host_alloc(rt_ctx *ctx, size_t bytes, void **ptr)
+{
+	*ptr = NULL;
+	return CTX_GPU(ctx, gpuMallocHost(ptr, bytes ? bytes : 1));
+}
+
+static void gpu_host_free(rt_ctx *ctx, void *ptr)
+{
+	if (ptr)
+		CTX_GPU(ctx, gpuFreeHost(ptr));
+}
+
+/* The copy on the context's copy stream (made on first use), beside the kernels. */
+static int gpu_upload_async(rt_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+	int rc = ctx->copy_stream ? 0
+				  : CTX_GPU(ctx, gpuStreamCreateWithFlags(&ctx->copy_stream,
+									  gpuStreamNonBlocking));
+	if (!rc)
+		rc = CTX_GPU(ctx, gpuMemcpyAsync(dst, src, bytes, gpuMemcpyHostToDevice,
+						 ctx->copy_stream));
+	if (!rc)
+		ctx->copies_pending = 1;
+	return rc;
 }
 
 static int gpu_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
@@ -428,6 +468,8 @@ static int gpu_phase_mark(rt_ctx *ctx, int ph, double *seconds, int n)
 	if (ph != RT_PHASE_END)
 		return 0;
 	rc = marks_harvest(ctx);
+	int rc2 = copies_wait(ctx);
+	rc = rc ? rc : rc2;
 	for (int i = 0; i < RT_PHASE_MARKS_MAX; i++) {
 		if (i < n)
 			seconds[i] += ctx->mark_ms[i] * 1e-3;
@@ -500,6 +542,9 @@ static const rt_backend_ops gpu_ops = {
 	.device_time = gpu_device_time,
 	.phase_mark = gpu_phase_mark,
 	.bias_gelu = gpu_bias_gelu,
+	.host_alloc = gpu_host_alloc,
+	.host_free = gpu_host_free,
+	.upload_async = gpu_upload_async,
 };
 
 extern "C" __attribute__((visibility("default"))) const rt_backend_ops *rigtune_backend(void)

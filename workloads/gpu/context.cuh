@@ -33,6 +33,8 @@ struct rt_ctx {
 	int dev;
 	unsigned precisions;
 	gpuStream_t stream;
+	gpuStream_t copy_stream;           /* upload_async's, made on first use */
+	int copies_pending;                /* copies enqueued there since the last wait */
 	struct vendor_blas blas;
 	int blas_ok;                       /* the vendor BLAS is usable on this context */
 	char blas_why[RT_ERRLEN / 2];      /* why not, when it is not */
