@@ -301,19 +301,30 @@ static int gpu_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
 	return rc;
 }
 
-#define ROUND16_MAX_BLOCKS 4096 /* grid-stride loops cover the rest */
-
-/* Blocks of the rounding's grid over n > 0 items. */
-static unsigned gpu_blocks(size_t n)
+/*
+ * y = x rounded to 16 bits: W floats read as one access (x 16-byte aligned
+ * for W = 4; the scratch copy always is), the tail one at a time.
+ */
+template <class H, int W> __global__ void k_round16(size_t n, const float *x, H *y)
 {
-	size_t b = (n + GPU_THREADS - 1) / GPU_THREADS;
-	return (unsigned)(b < ROUND16_MAX_BLOCKS ? b : ROUND16_MAX_BLOCKS);
+	const size_t packs = n / W;
+	GRID_LOOP(p, packs)
+	{
+		const pack<float, W> v = load<float, W>(x + p * W);
+#pragma unroll
+		for (int e = 0; e < W; e++)
+			store16(&y[p * W + e], v.v[e]);
+	}
+	GRID_LOOP(t, n - packs * W)
+	store16(&y[packs * W + t], x[packs * W + t]);
 }
 
-template <class H> __global__ void k_round16(size_t n, const float *x, H *y)
+template <class H> static void round16_launch(rt_ctx *ctx, size_t n, const float *x, H *y)
 {
-	GRID_LOOP(i, n)
-	store16(&y[i], x[i]);
+	if (aligned16(x))
+		gpu_launch(ctx, grid_for(ctx, n / 4 + 1), GPU_THREADS, k_round16<H, 4>, n, x, y);
+	else
+		gpu_launch(ctx, grid_for(ctx, n), GPU_THREADS, k_round16<H, 1>, n, x, y);
 }
 
 /*
@@ -330,11 +341,9 @@ static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x
 	if (rc)
 		return rc;
 	if (prec == RT_BF16)
-		k_round16<gpu_bf16_t><<<gpu_blocks(n), GPU_THREADS, 0, gpu_stream(ctx)>>>(
-			n, (const float *)x, (gpu_bf16_t *)ctx->scratch[i]);
+		round16_launch(ctx, n, (const float *)x, (gpu_bf16_t *)ctx->scratch[i]);
 	else
-		k_round16<gpu_fp16_t><<<gpu_blocks(n), GPU_THREADS, 0, gpu_stream(ctx)>>>(
-			n, (const float *)x, (gpu_fp16_t *)ctx->scratch[i]);
+		round16_launch(ctx, n, (const float *)x, (gpu_fp16_t *)ctx->scratch[i]);
 	*out = ctx->scratch[i];
 	return gpu_launched(ctx, "fp32 to 16-bit");
 }
