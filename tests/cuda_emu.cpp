@@ -175,6 +175,22 @@ static int gpu_reduce_scratch(rt_ctx *ctx, size_t bytes, void **p)
 	return ctx->scratch ? 0 : RT_ENOMEM;
 }
 
+/* bfloat16 as its bits, for the rounding of GEMM inputs (the plugins' store16). */
+struct emu_bf16 {
+	uint16_t bits;
+};
+
+/* Rounds to nearest even; NaN stays a quiet NaN. */
+static void store16(emu_bf16 *y, float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, sizeof u);
+	if ((u & 0x7fffffffu) > 0x7f800000u)
+		y->bits = (uint16_t)((u >> 16) | 0x40u);
+	else
+		y->bits = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
 #include "../workloads/gpu/kernels.cuh"
 #include "../workloads/gpu/kernels_plain.cuh"
 
@@ -232,4 +248,13 @@ static const rt_backend_ops fast_ops = table(0), plain_ops = table(1);
 extern "C" const rt_backend_ops *cuda_emu_ops(int plain)
 {
 	return plain ? &plain_ops : &fast_ops;
+}
+
+extern "C" int cuda_emu_round16(rt_ctx *ctx, int count, int rows, int cols, int ld, long stride,
+				const float *x, uint16_t *y)
+{
+	const round_mats m = {count, rows, cols, ld, stride};
+	static_assert(sizeof(emu_bf16) == sizeof(uint16_t), "bf16 is its bits");
+	round16_launch(ctx, &m, x, (emu_bf16 *)y);
+	return gpu_launched(ctx, "fp32 to 16-bit");
 }

@@ -7,6 +7,8 @@
 #ifndef RT_TESTS_CUDA_EMU_H
 #define RT_TESTS_CUDA_EMU_H
 
+#include <stdint.h>
+
 #include "../workloads/backend.h"
 
 #ifdef __cplusplus
@@ -24,6 +26,13 @@ void cuda_emu_close(rt_ctx *ctx);
  * 65535) fails with RT_ERUNTIME.
  */
 const rt_backend_ops *cuda_emu_ops(int plain);
+/*
+ * The plugins' rounding of bf16 GEMM inputs: count matrices of rows x cols
+ * floats at x (row stride ld, matrix i at i * stride) into y as bfloat16
+ * bits at the same offsets, nothing else of y written.
+ */
+int cuda_emu_round16(rt_ctx *ctx, int count, int rows, int cols, int ld, long stride,
+		     const float *x, uint16_t *y);
 /* Launches run since the context was opened (each kernel of a call counts). */
 long cuda_emu_launches(const rt_ctx *ctx);
 

@@ -319,6 +319,67 @@ static void test_every_kernel_fp64_warp32(void **state)
 		run_case(&cases[i], RT_F64, 32, 0);
 }
 
+/* bfloat16 of x by its definition: the top 16 bits, rounded to nearest, ties to even. */
+static uint16_t bf16_of(float x)
+{
+	uint32_t u;
+	memcpy(&u, &x, sizeof u);
+	uint32_t keep = u >> 16, dropped = u & 0xffffu;
+	if (dropped > 0x8000u || (dropped == 0x8000u && (keep & 1u)))
+		keep++;
+	return (uint16_t)keep;
+}
+
+/*
+ * The rounding of bf16 GEMM inputs: dense runs (aligned and not), and the
+ * matrices of one head inside a wider tensor, whose other columns it must
+ * leave alone (the GEMM reads only the head's).
+ */
+static void test_round16_rounds_only_the_matrices(void **state)
+{
+	(void)state;
+	static const struct {
+		int count, rows, cols, ld;
+		long stride;
+		int off;
+	} cases[] = {
+		{1, 7, 9, 9, 0, 0},       {1, 7, 9, 9, 0, 1},      {3, 5, 8, 8, 40, 0},
+		{4, 6, 5, 24, 150, 2},    {2, 3, 300, 310, 1000, 0}, {5, 9, 64, 192, 9 * 192, 64},
+	};
+	for (int warp = 32; warp <= 64; warp += 32) {
+		rt_ctx *emu = cuda_emu_open(1, warp);
+		for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+			const size_t n = (size_t)(cases[k].count - 1) * cases[k].stride +
+					 (size_t)(cases[k].rows - 1) * cases[k].ld + cases[k].cols;
+			float *x = malloc((n + 1) * sizeof *x);
+			uint16_t *y = malloc((n + 1) * sizeof *y);
+			rt_rng r;
+			rt_rng_seed(&r, 7u + k);
+			for (size_t i = 0; i <= n; i++) {
+				x[i] = (float)rt_rng_normal(&r);
+				y[i] = 0xffffu;
+			}
+			assert_int_equal(cuda_emu_round16(emu, cases[k].count, cases[k].rows,
+							  cases[k].cols, cases[k].ld, cases[k].stride,
+							  x + cases[k].off % 2, y), 0);
+			for (size_t i = 0; i < n; i++) {
+				size_t in_mat = i % (cases[k].stride ? (size_t)cases[k].stride : n + 1);
+				int inside = i / (cases[k].stride ? (size_t)cases[k].stride : n + 1) <
+						     (size_t)cases[k].count &&
+					     in_mat / cases[k].ld < (size_t)cases[k].rows &&
+					     in_mat % cases[k].ld < (size_t)cases[k].cols;
+				uint16_t want = inside ? bf16_of(x[i + cases[k].off % 2]) : 0xffffu;
+				if (y[i] != want)
+					fail_msg("round16 case %zu (warp %d) [%zu]: %#x, want %#x", k,
+						 warp, i, y[i], want);
+			}
+			free(x);
+			free(y);
+		}
+		cuda_emu_close(emu);
+	}
+}
+
 /* Sizes the reference refuses are refused alike; empty calls launch nothing. */
 static void test_bad_and_empty_calls(void **state)
 {
@@ -347,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_every_kernel_fp64_warp64_unaligned),
 		cmocka_unit_test(test_every_kernel_fp32_warp64_unaligned),
 		cmocka_unit_test(test_every_kernel_fp64_warp32),
+		cmocka_unit_test(test_round16_rounds_only_the_matrices),
 		cmocka_unit_test(test_bad_and_empty_calls),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -302,38 +302,15 @@ static int gpu_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
 }
 
 /*
- * y = x rounded to 16 bits: W floats read as one access (x 16-byte aligned
- * for W = 4; the scratch copy always is), the tail one at a time.
+ * Copies the matrices m at x into scratch buffer i as bf16 or fp16, at the
+ * same offsets (so leading dimensions and strides keep their meaning); *out
+ * is the copy. Only the matrices' own elements are rounded: one head's
+ * columns of a wider tensor cost that head's share, not the tensor.
  */
-template <class H, int W> __global__ void k_round16(size_t n, const float *x, H *y)
+static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x,
+			    const round_mats *m, const void **out)
 {
-	const size_t packs = n / W;
-	GRID_LOOP(p, packs)
-	{
-		const pack<float, W> v = load<float, W>(x + p * W);
-#pragma unroll
-		for (int e = 0; e < W; e++)
-			store16(&y[p * W + e], v.v[e]);
-	}
-	GRID_LOOP(t, n - packs * W)
-	store16(&y[packs * W + t], x[packs * W + t]);
-}
-
-template <class H> static void round16_launch(rt_ctx *ctx, size_t n, const float *x, H *y)
-{
-	if (aligned16(x))
-		gpu_launch(ctx, grid_for(ctx, n / 4 + 1), GPU_THREADS, k_round16<H, 4>, n, x, y);
-	else
-		gpu_launch(ctx, grid_for(ctx, n), GPU_THREADS, k_round16<H, 1>, n, x, y);
-}
-
-/*
- * Copies n floats at x into scratch buffer i as bf16 or fp16 (same layout,
- * so leading dimensions and strides keep their meaning); *out is the copy.
- */
-static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x, size_t n,
-			    const void **out)
-{
+	const size_t n = span(m->rows, m->cols, m->ld, m->stride, m->count);
 	*out = x;
 	if (n == 0)
 		return 0;
@@ -341,9 +318,9 @@ static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x
 	if (rc)
 		return rc;
 	if (prec == RT_BF16)
-		round16_launch(ctx, n, (const float *)x, (gpu_bf16_t *)ctx->scratch[i]);
+		round16_launch(ctx, m, (const float *)x, (gpu_bf16_t *)ctx->scratch[i]);
 	else
-		round16_launch(ctx, n, (const float *)x, (gpu_fp16_t *)ctx->scratch[i]);
+		round16_launch(ctx, m, (const float *)x, (gpu_fp16_t *)ctx->scratch[i]);
 	*out = ctx->scratch[i];
 	return gpu_launched(ctx, "fp32 to 16-bit");
 }
@@ -370,16 +347,13 @@ static int gemm_run(rt_ctx *ctx, const gemm_args *g)
 	if (g->m == 0 || g->n == 0 || g->count == 0)
 		return 0;
 	if (g->prec == RT_BF16 || g->prec == RT_FP16) {
-		rc = round_to_scratch(ctx, 0, g->prec, g->a,
-				      span(g->transa ? g->k : g->m, g->transa ? g->m : g->k,
-					   g->lda, g->sa, g->count),
-				      &a);
+		const round_mats ma = {g->count, g->transa ? g->k : g->m, g->transa ? g->m : g->k,
+				       g->lda, g->sa};
+		const round_mats mb = {g->count, g->transb ? g->n : g->k, g->transb ? g->k : g->n,
+				       g->ldb, g->sb};
+		rc = round_to_scratch(ctx, 0, g->prec, g->a, &ma, &a);
 		if (!rc)
-			rc = round_to_scratch(ctx, 1, g->prec, g->b,
-					      span(g->transb ? g->n : g->k,
-						   g->transb ? g->k : g->n, g->ldb, g->sb,
-						   g->count),
-					      &b);
+			rc = round_to_scratch(ctx, 1, g->prec, g->b, &mb, &b);
 		if (rc)
 			return rc;
 	}

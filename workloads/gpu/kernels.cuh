@@ -31,6 +31,7 @@
  *       the device's multiprocessors and warp width
  *   static int gpu_reduce_scratch(rt_ctx *ctx, size_t bytes, void **p)
  *       device memory for partial sums, valid until the next call
+ *   store16(H *y, float x) for each 16-bit type H of GEMM inputs
  *   GPU_EMULATED (tests/cuda_emu.cpp) when it defines gpu_launch itself
  * and gets one static function per operation, gpu_fill ... gpu_adam and
  * gpu_bias_gelu, with the signatures of the rt_backend_ops entries.
@@ -731,6 +732,70 @@ static int gpu_layernorm_backward(rt_ctx *ctx, rt_dtype t, int rows, int cols, c
 	return s <= 0 ? s
 		      : GPU_DISPATCH(t, launch_layernorm_backward, ctx, rows, cols, x, gamma,
 				     mean, rstd, dy, dx, dgamma, dbeta);
+}
+
+/* ---- GEMM inputs rounded to 16 bits (store16() is the includer's, per 16-bit type) ---- */
+
+/* A strided batch of stored rows x cols fp32 matrices: row stride ld, matrix i at i * stride. */
+typedef struct round_mats {
+	int count, rows, cols, ld;
+	long stride;
+} round_mats;
+
+/* y = x rounded to 16 bits over n contiguous floats: W read as one access, then the tail. */
+template <class H, int W> __global__ void k_round16(size_t n, const float *x, H *y)
+{
+	const size_t packs = n / W;
+	GRID_LOOP(p, packs)
+	{
+		const pack<float, W> v = load<float, W>(x + p * W);
+#pragma unroll
+		for (int e = 0; e < W; e++)
+			store16(&y[p * W + e], v.v[e]);
+	}
+	GRID_LOOP(t, n - packs * W)
+	store16(&y[packs * W + t], x[packs * W + t]);
+}
+
+/*
+ * The same over the matrices m only, at their offsets: block row y takes
+ * the matrix rows blockIdx.y, + gridDim.y, ... (one division a row), its
+ * threads the columns.
+ */
+template <class H> __global__ void k_round16_rows(round_mats m, const float *x, H *y)
+{
+	const long total = (long)m.count * m.rows;
+	for (long r = blockIdx.y; r < total; r += gridDim.y) {
+		const long b = r / m.rows;
+		const size_t row = (size_t)(b * m.stride + (r - b * m.rows) * (long)m.ld);
+		for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < m.cols;
+		     c += blockDim.x * gridDim.x)
+			store16(&y[row + c], x[row + c]);
+	}
+}
+
+/* Rounds m: as one run of floats where the matrices are dense and adjacent, else by rows. */
+template <class H>
+static void round16_launch(rt_ctx *ctx, const round_mats *m, const float *x, H *y)
+{
+	const int dense = m->ld == m->cols && (m->count == 1 || m->stride == (long)m->rows * m->ld);
+	if (dense) {
+		const size_t n = (size_t)m->count * m->rows * m->cols;
+		if (aligned16(x))
+			gpu_launch(ctx, grid_for(ctx, n / 4 + 1), GPU_THREADS, k_round16<H, 4>, n, x,
+				   y);
+		else
+			gpu_launch(ctx, grid_for(ctx, n), GPU_THREADS, k_round16<H, 1>, n, x, y);
+		return;
+	}
+	/* a block as wide as the rows need, in whole 64-thread steps (any warp width) */
+	const int threads = m->cols >= GPU_THREADS ? GPU_THREADS : (m->cols + 63) / 64 * 64;
+	const unsigned across = (unsigned)((m->cols + threads - 1) / threads);
+	const long total = (long)m->count * m->rows;
+	long down = (long)gpu_sms(ctx) * GPU_BLOCKS_PER_SM * (GPU_THREADS / threads) / across;
+	down = down < 1 ? 1 : down > total ? total : down > 65535 ? 65535 : down;
+	gpu_launch(ctx, dim3(across, (unsigned)down), (unsigned)threads, k_round16_rows<H>, *m, x,
+		   y);
 }
 
 /* ---- the loss: partial sums per block, then one block adds them ---- */
