@@ -51,6 +51,7 @@ def parse_args(argv):
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--stocks", type=int, default=30)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="cpu", help="where the policy runs: cpu, cuda, ...")
     a = p.parse_args(argv)
     for name in ("num_envs", "workers", "timesteps", "rollout", "minibatch", "epochs", "stocks"):
         if getattr(a, name) < 1:
@@ -190,7 +191,7 @@ def main(argv):
         torch.set_num_threads(a.threads)
     env = make_vec(a)
     model = PPO("MlpPolicy", env, n_steps=a.rollout, batch_size=a.minibatch, n_epochs=a.epochs,
-                seed=a.seed, device="cpu", verbose=0)
+                seed=a.seed, device=a.device, verbose=0)
     model.set_logger(Logger(None, []))  # SB3's default makes a folder in $TMPDIR per run
     print(f"threads: intra-op {torch.get_num_threads()}, vec {a.vec}, envs {a.num_envs}, "
           f"workers {a.workers if a.vec == 'chunked' else '-'}", file=sys.stderr, flush=True)

@@ -2,7 +2,16 @@
  * gpu_check: runs every operation of a GPU backend on seeded random data
  * and compares it with the CPU backend (the reference of kernels.h).
  *
- *   gpu_check [BACKEND [DEVICE]]      BACKEND defaults to cuda, DEVICE to 0
+ *   gpu_check [BACKEND [DEVICE]] [--bench]   BACKEND defaults to cuda, DEVICE to 0
+ *
+ * Where the plugin also exports rigtune_backend_plain() (the CUDA and HIP
+ * plugins: the same table with the plain kernels of kernels_plain.cuh, the
+ * specification of the fast ones), every elementwise case runs on both and
+ * each is compared with the CPU. --bench instead times every elementwise
+ * kernel, fast and plain, at the transformer's sizes of issue 45 (batch
+ * 256: 32768 token rows of 512, 262144 attention rows of 128) and prints
+ * the GB/s each moves (the bytes its buffers must cross: an input once, an
+ * output once, an updated buffer twice).
  *
  * Prints the device and what its GEMMs run on (gemm_impl), one line per
  * case with the max absolute error and the max error relative to the largest
@@ -18,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <dlfcn.h>
 
 #include "../common/rng.h"
 #include "../workloads/cpu_backend.h"
@@ -36,6 +47,7 @@ typedef struct side {
 
 typedef struct checker {
 	side gpu, cpu;
+	const rt_backend_ops *plain; /* the plugin's plain kernels; NULL: it has none */
 	const char *name;
 	rt_rng rng;
 	int passed, failed;
@@ -80,6 +92,15 @@ static int run_add_bias(const side *s, rt_dtype t, const shape *sh, void *const 
 static int run_sum_rows(const side *s, rt_dtype t, const shape *sh, void *const *b)
 {
 	return s->be->sum_rows(s->ctx, t, sh->rows, sh->cols, b[0], b[1]);
+}
+
+/* The fused kernel where the table has it, else its definition: add_bias, then gelu. */
+static int run_bias_gelu(const side *s, rt_dtype t, const shape *sh, void *const *b)
+{
+	if (s->be->bias_gelu)
+		return s->be->bias_gelu(s->ctx, t, sh->rows, sh->cols, b[0], b[1], b[2]);
+	int rc = s->be->add_bias(s->ctx, t, sh->rows, sh->cols, b[0], b[1]);
+	return rc ? rc : s->be->gelu(s->ctx, t, nelem(sh), b[1], b[2]);
 }
 
 static int run_gelu(const side *s, rt_dtype t, const shape *sh, void *const *b)
@@ -139,6 +160,7 @@ static const ew_op ew_ops[] = {
 	{ "fill", 1, { L_N }, { OUT }, run_fill },
 	{ "axpby", 2, { L_N, L_N }, { IN, INOUT }, run_axpby },
 	{ "add_bias", 2, { L_C, L_RC }, { IN, INOUT }, run_add_bias },
+	{ "bias_gelu", 3, { L_C, L_RC, L_RC }, { IN, INOUT, OUT }, run_bias_gelu },
 	{ "sum_rows", 2, { L_RC, L_C }, { IN, OUT }, run_sum_rows },
 	{ "gelu", 2, { L_N, L_N }, { IN, OUT }, run_gelu },
 	{ "gelu_backward", 3, { L_N, L_N, L_N }, { IN, IN, OUT }, run_gelu_backward },
@@ -294,9 +316,13 @@ static void report(checker *c, const char *op, rt_precision p, const char *what,
 		c->failed++;
 }
 
-/* Runs one elementwise op on one shape and dtype on both sides and compares. */
-static void check_ew(checker *c, const ew_op *op, rt_dtype t, const shape *sh)
+/*
+ * Runs one elementwise op on one shape and dtype on both sides and compares;
+ * with plain set, the GPU side runs the plugin's plain kernels.
+ */
+static void check_ew(checker *c, const ew_op *op, rt_dtype t, const shape *sh, int plain)
 {
+	const side gpu = {plain ? c->plain : c->gpu.be, c->gpu.ctx};
 	bufs b = { 0 };
 	double abs_err = 0, ref_max = 0;
 	char what[48];
@@ -306,7 +332,7 @@ static void check_ew(checker *c, const ew_op *op, rt_dtype t, const shape *sh)
 		rc = bufs_add(c, &b, t, buf_len(op->len[i], sh),
 			      op->kind[i] == POS || op->kind[i] == INPOS);
 	if (!rc)
-		rc = op->run(&c->gpu, t, sh, b.dev[0]);
+		rc = op->run(&gpu, t, sh, b.dev[0]);
 	if (!rc)
 		rc = c->gpu.be->synchronize(c->gpu.ctx);
 	if (!rc)
@@ -314,7 +340,8 @@ static void check_ew(checker *c, const ew_op *op, rt_dtype t, const shape *sh)
 	for (int i = 0; i < op->nbuf && !rc; i++)
 		if (op->kind[i] == OUT || op->kind[i] == INOUT || op->kind[i] == INPOS)
 			rc = compare(c, &b, t, i, &abs_err, &ref_max);
-	snprintf(what, sizeof what, "%dx%d%s", sh->rows, sh->cols, sh->block ? " causal" : "");
+	snprintf(what, sizeof what, "%dx%d%s%s", sh->rows, sh->cols, sh->block ? " causal" : "",
+		 plain ? " plain" : "");
 	report(c, op->name, t == RT_F64 ? RT_FP64 : RT_FP32, what, rc, abs_err, ref_max);
 	bufs_free(c, &b);
 }
@@ -370,6 +397,73 @@ static void check_gemm(checker *c, const gemm_case *g, int ta, int tb, rt_precis
 	bufs_free(c, &b);
 }
 
+/* The benchmark's sizes: issue 45's transformer at batch 256 (softmax: its attention rows). */
+static const shape bench_tokens = {32768, 512, 0}, bench_scores = {262144, 128, 128};
+#define BENCH_REPS 20
+
+/* Bytes op moves on shape sh: an input or output once, an updated buffer twice. */
+static double bench_bytes(const ew_op *op, const shape *sh)
+{
+	double bytes = 0;
+	for (int i = 0; i < op->nbuf; i++)
+		bytes += (double)buf_len(op->len[i], sh) * sizeof(float) *
+			 (op->kind[i] == INOUT || op->kind[i] == INPOS ? 2 : 1);
+	return bytes;
+}
+
+/* Seconds per call of op on be, fp32 buffers b, after a warm-up call. */
+static int bench_time(checker *c, const rt_backend_ops *be, const ew_op *op, const shape *sh,
+		      void *const *b, double *seconds)
+{
+	const side s = {be, c->gpu.ctx};
+	int rc = op->run(&s, RT_F32, sh, b);
+	if (!rc)
+		rc = be->synchronize(c->gpu.ctx);
+	double t0 = rt_now();
+	for (int i = 0; !rc && i < BENCH_REPS; i++)
+		rc = op->run(&s, RT_F32, sh, b);
+	if (!rc)
+		rc = be->synchronize(c->gpu.ctx);
+	*seconds = (rt_now() - t0) / BENCH_REPS;
+	return rc;
+}
+
+/* One kernel, fast and plain, at its size of the benchmark: GB/s each and the ratio. */
+static int bench_op(checker *c, const ew_op *op)
+{
+	const shape *sh = !strncmp(op->name, "softmax", 7) ? &bench_scores : &bench_tokens;
+	void *b[MAX_BUFS] = {0};
+	double fast = 0, plain = 0;
+	int rc = 0;
+	for (int i = 0; i < op->nbuf && !rc; i++) {
+		size_t n = buf_len(op->len[i], sh);
+		rc = c->gpu.be->alloc(c->gpu.ctx, n * sizeof(float), &b[i]);
+		/* in (0, 1): every kernel's inputs are valid, v and rstd positive */
+		if (!rc)
+			rc = c->gpu.be->fill(c->gpu.ctx, RT_F32, b[i], n, 0.25 + 0.1 * i);
+	}
+	if (!rc)
+		rc = bench_time(c, c->gpu.be, op, sh, b, &fast);
+	if (!rc && c->plain)
+		rc = bench_time(c, c->plain, op, sh, b, &plain);
+	const double gb = bench_bytes(op, sh) * 1e-9;
+	if (rc)
+		printf("%s bench %-18s FAIL (%s: %s)\n", c->name, op->name, rt_strstatus(rc),
+		       gpu_reason(c));
+	else if (c->plain)
+		printf("%s bench %-18s %dx%d fp32: fast %8.1f GB/s (%9.1f us), plain %8.1f GB/s "
+		       "(%9.1f us), %.1fx\n",
+		       c->name, op->name, sh->rows, sh->cols, gb / fast, fast * 1e6, gb / plain,
+		       plain * 1e6, plain / fast);
+	else
+		printf("%s bench %-18s %dx%d fp32: %8.1f GB/s (%9.1f us)\n", c->name, op->name,
+		       sh->rows, sh->cols, gb / fast, fast * 1e6);
+	for (int i = 0; i < op->nbuf; i++)
+		if (b[i])
+			c->gpu.be->free(c->gpu.ctx, b[i]);
+	return rc;
+}
+
 /* The GPU backend's device_time(), RT_EUNAVAIL where it has none. */
 static int device_time(checker *c, int on, double *busy_s)
 {
@@ -394,6 +488,9 @@ static int open_side(side *s, const char *name, int dev, void **handle, char *er
 
 int main(int argc, char **argv)
 {
+	const int bench = argc > 1 && !strcmp(argv[argc - 1], "--bench");
+	if (bench)
+		argc--;
 	checker c = { .name = argc > 1 ? argv[1] : "cuda" };
 	int dev = argc > 2 ? atoi(argv[2]) : 0;
 	void *gpu_lib = NULL, *cpu_lib = NULL;
@@ -401,7 +498,7 @@ int main(int argc, char **argv)
 	rt_device_info info;
 
 	if (argc > 3 || (argc > 1 && argv[1][0] == '-')) {
-		fprintf(stderr, "usage: gpu_check [BACKEND [DEVICE]]\n");
+		fprintf(stderr, "usage: gpu_check [BACKEND [DEVICE]] [--bench]\n");
 		return 2;
 	}
 	int rc = open_side(&c.gpu, c.name, dev, &gpu_lib, err, sizeof err);
@@ -420,6 +517,20 @@ int main(int argc, char **argv)
 	printf("%s: device %d: %s, %s, %d compute units, %.1f GiB\n", c.name, dev, info.name,
 	       info.driver, info.compute_units, info.mem_total / 1073741824.0);
 	printf("%s: gemm_impl: %s\n", c.name, info.gemm_impl);
+	const rt_backend_ops *(*plain_of)(void) = NULL;
+	void *sym = gpu_lib ? dlsym(gpu_lib, "rigtune_backend_plain") : NULL;
+	memcpy(&plain_of, &sym, sizeof sym);
+	c.plain = plain_of ? plain_of() : NULL;
+	printf("%s: plain kernels: %s\n", c.name,
+	       c.plain ? "checked and timed beside the fast ones" : "none in this plugin");
+	if (bench) {
+		for (size_t i = 0; i < RT_COUNT(ew_ops); i++)
+			c.failed += bench_op(&c, &ew_ops[i]) != 0;
+		c.gpu.be->close(c.gpu.ctx);
+		c.cpu.be->close(c.cpu.ctx);
+		rt_backend_unload(gpu_lib);
+		return c.failed ? 1 : 0;
+	}
 	printf("%s: a case passes when max |%s - cpu| / max |cpu| <= fp64 %g, fp32 %g, tf32 %g, "
 	       "bf16 %g, fp16 %g\n",
 	       c.name, c.name, tolerance[RT_FP64], tolerance[RT_FP32], tolerance[RT_TF32],
@@ -433,7 +544,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < RT_COUNT(ew_ops); i++)
 		for (int t = RT_F32; t <= RT_F64; t++)
 			for (size_t s = 0; s < RT_COUNT(ew_shapes); s++)
-				check_ew(&c, &ew_ops[i], (rt_dtype)t, &ew_shapes[s]);
+				for (int plain = 0; plain <= (c.plain != NULL); plain++)
+					check_ew(&c, &ew_ops[i], (rt_dtype)t, &ew_shapes[s], plain);
 	for (int p = 0; p < RT_NPRECISION; p++) {
 		if (!(info.precisions & RT_PREC_BIT(p)))
 			continue;

@@ -339,6 +339,165 @@ static void test_step_reports_work_and_phases(void **state)
 	assert_string_equal(rt_workload_transformer.phase_names[4], "data");
 }
 
+/*
+ * A CPU backend with phase marks, as a GPU plugin has: each mark of phase p
+ * charges p a scripted MARK_S seconds at the closing mark, and the test
+ * counts the marks, the closings and the synchronize() calls.
+ */
+#define MARK_S 1e-3
+static int marks_of[RT_PHASE_MARKS_MAX], marks_closed, syncs;
+
+/*
+ * Uploads that land late, as a copy beside the kernels does: upload_async
+ * only notes the copy, which the next wait (synchronize, the closing mark)
+ * makes. A step that read the batch early, or a pipeline that refilled its
+ * slot before the wait, would train on other data than the plain backend.
+ */
+#define MAX_PENDING 4
+static struct {
+	void *dst;
+	const void *src;
+	size_t bytes;
+} pending[MAX_PENDING];
+static int npending, async_uploads;
+
+static void copies_land(void)
+{
+	for (int i = 0; i < npending; i++)
+		memcpy(pending[i].dst, pending[i].src, pending[i].bytes);
+	npending = 0;
+}
+
+static int late_upload(rt_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+	(void)ctx;
+	assert_true(npending < MAX_PENDING);
+	pending[npending].dst = dst;
+	pending[npending].src = src;
+	pending[npending++].bytes = bytes;
+	async_uploads++;
+	return 0;
+}
+
+static int heap_alloc(rt_ctx *ctx, size_t bytes, void **ptr)
+{
+	(void)ctx;
+	*ptr = malloc(bytes);
+	return *ptr ? 0 : RT_ENOMEM;
+}
+
+static void heap_free(rt_ctx *ctx, void *ptr)
+{
+	(void)ctx;
+	free(ptr);
+}
+
+static int counting_sync(rt_ctx *ctx)
+{
+	syncs++;
+	copies_land();
+	return cpu()->synchronize(ctx);
+}
+
+static int recording_mark(rt_ctx *ctx, int ph, double *seconds, int n)
+{
+	(void)ctx;
+	if (ph != RT_PHASE_END) {
+		assert_true(ph >= 0 && ph < RT_PHASE_MARKS_MAX);
+		marks_of[ph]++;
+		return 0;
+	}
+	marks_closed++;
+	copies_land();
+	for (int i = 0; i < n && i < RT_PHASE_MARKS_MAX; i++)
+		seconds[i] += MARK_S * marks_of[i];
+	memset(marks_of, 0, sizeof marks_of);
+	return 0;
+}
+
+/*
+ * On a backend with phase marks (and the fused bias and GELU) the device
+ * phases come from the marks, with one wait per step, and the arithmetic
+ * is the plain CPU backend's.
+ */
+static void test_marked_phases_need_no_waits(void **state)
+{
+	(void)state;
+	rt_backend_ops marked = *cpu();
+	marked.synchronize = counting_sync;
+	marked.phase_mark = recording_mark;
+	marked.bias_gelu = rt_cpu_bias_gelu; /* the fused path, too */
+	rt_shape sh = shape(32, 4, 8, 64, 2, 20);
+	rt_point pt = point(RT_FP32, 4, 1, 0);
+	void *plain = setup_ok(&pt, &sh), *st = NULL;
+	char err[RT_ERRLEN] = "";
+	assert_int_equal(rt_workload_transformer.setup(&pt, &sh, &marked, &st, err, sizeof err), 0);
+	rt_step_result r, rp;
+	syncs = marks_closed = 0;
+	memset(marks_of, 0, sizeof marks_of);
+	assert_int_equal(rt_workload_transformer.step(st, &r, err, sizeof err), 0);
+	/* no wait inside the step; one closing mark at the end */
+	assert_int_equal(syncs, 0);
+	assert_int_equal(marks_closed, 1);
+	int data = 4;
+	assert_string_equal(rt_workload_transformer.phase_names[data], "data");
+	assert_true(r.phase[data] > 0);
+	for (int i = 0; i < rt_workload_transformer.nphases; i++) {
+		if (i == data)
+			continue;
+		/* whole marks: a phase entered k times has k * MARK_S */
+		double k = r.phase[i] / MARK_S;
+		assert_true(k >= 1 && fabs(k - round(k)) < 1e-9);
+	}
+	/* marks change no arithmetic */
+	assert_int_equal(rt_workload_transformer.step(plain, &rp, err, sizeof err), 0);
+	double a, b;
+	assert_int_equal(rt_transformer_last_loss(st, &a, err, sizeof err), 0);
+	assert_int_equal(rt_transformer_last_loss(plain, &b, err, sizeof err), 0);
+	assert_true(a == b);
+	rt_workload_transformer.teardown(st);
+	rt_workload_transformer.teardown(plain);
+}
+
+/*
+ * With uploads that overlap the step (each batch copied during the step
+ * before, landing at that step's closing wait), every step trains on the
+ * batch the plain backend does, inline and with workers.
+ */
+static void test_overlapped_uploads_keep_the_batches(void **state)
+{
+	(void)state;
+	rt_backend_ops late = *cpu();
+	late.synchronize = counting_sync;
+	late.phase_mark = recording_mark;
+	late.host_alloc = heap_alloc;
+	late.host_free = heap_free;
+	late.upload_async = late_upload;
+	rt_shape sh = shape(32, 4, 8, 64, 2, 5);
+	for (int workers = 0; workers <= 2; workers += 2) {
+		rt_point pt = point(RT_FP32, 3, 1, workers);
+		void *plain = setup_ok(&pt, &sh), *st = NULL;
+		char err[RT_ERRLEN] = "";
+		assert_int_equal(rt_workload_transformer.setup(&pt, &sh, &late, &st, err, sizeof err),
+				 0);
+		async_uploads = syncs = 0;
+		for (int step = 0; step < 5; step++) {
+			rt_step_result r, rp;
+			double a, b;
+			assert_int_equal(rt_workload_transformer.step(st, &r, err, sizeof err), 0);
+			assert_int_equal(rt_workload_transformer.step(plain, &rp, err, sizeof err), 0);
+			assert_int_equal(rt_transformer_last_loss(st, &a, err, sizeof err), 0);
+			assert_int_equal(rt_transformer_last_loss(plain, &b, err, sizeof err), 0);
+			assert_true(a == b);
+		}
+		/* the next batch went up during each step, and no step waited inside */
+		assert_int_equal(async_uploads, 5);
+		assert_int_equal(syncs, 0);
+		rt_workload_transformer.teardown(st);
+		rt_workload_transformer.teardown(plain);
+	}
+}
+
 static void expect_einval(const rt_point *pt, const rt_shape *sh, const char *word)
 {
 	char err[RT_ERRLEN] = "";
@@ -452,6 +611,8 @@ int main(void)
 		cmocka_unit_test(test_same_loss_for_one_and_two_threads),
 		cmocka_unit_test(test_workers_give_the_same_data),
 		cmocka_unit_test(test_step_reports_work_and_phases),
+		cmocka_unit_test(test_marked_phases_need_no_waits),
+		cmocka_unit_test(test_overlapped_uploads_keep_the_batches),
 		cmocka_unit_test(test_check_rejects_bad_shapes_and_points),
 		cmocka_unit_test(test_huge_batch_is_infeasible),
 		cmocka_unit_test(test_descriptor_for_the_tuner),

@@ -34,7 +34,7 @@
 #include "../common/rt.h"
 
 /* Bump on any change to rt_backend_ops or the types it uses. */
-#define RT_BACKEND_ABI 5
+#define RT_BACKEND_ABI 6
 #define RT_BACKEND_SYMBOL "rigtune_backend"
 
 /*
@@ -240,7 +240,44 @@ typedef struct rt_backend_ops {
 	 * those pairs since the previous call.
 	 */
 	int (*device_time)(rt_ctx *ctx, int on, double *busy_s);
+	/*
+	 * Optional: phases timed on the device, so that a workload need not
+	 * wait for the device at every change of phase (no framework does).
+	 * phase_mark(ctx, ph, NULL, 0) with 0 <= ph < RT_PHASE_MARKS_MAX
+	 * enqueues a mark on ctx's stream and returns at once: the device time
+	 * from that mark to the next one is charged to phase ph.
+	 * phase_mark(ctx, RT_PHASE_END, seconds, n) enqueues the closing mark,
+	 * waits for the device to reach it, adds each phase's device seconds
+	 * since the previous closing mark into seconds[ph] (ph < n) and forgets
+	 * the marks. NULL (the CPU): the workload synchronizes at every change
+	 * of phase and reads the host's clock.
+	 */
+	int (*phase_mark)(rt_ctx *ctx, int phase, double *seconds, int n);
+	/*
+	 * Optional: u[r][c] += bias[c], then a = gelu(u) (u keeps the biased
+	 * value, which the backward pass reads), in one pass as frameworks fuse
+	 * them; the same results as add_bias then gelu. NULL: those two.
+	 */
+	int (*bias_gelu)(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *bias, void *u,
+			 void *a);
+	/*
+	 * Optional, together: uploads that overlap the kernels, as a DataLoader
+	 * with pinned memory overlaps them. host_alloc() gives host memory the
+	 * device copies from at full speed (page-locked); host_free() frees it.
+	 * upload_async() enqueues a copy from such memory on a stream of its own
+	 * and returns at once: it runs beside the kernels enqueued on ctx, which
+	 * must not touch dst until it is done, and neither may the host touch
+	 * src. synchronize() and phase_mark()'s closing mark wait for it too.
+	 * NULL: upload() from ordinary memory, which waits.
+	 */
+	int (*host_alloc)(rt_ctx *ctx, size_t bytes, void **ptr);
+	void (*host_free)(rt_ctx *ctx, void *ptr);
+	int (*upload_async)(rt_ctx *ctx, void *dst, const void *src, size_t bytes);
 } rt_backend_ops;
+
+/* The phases phase_mark() tells apart, and the mark that closes a step's. */
+#define RT_PHASE_MARKS_MAX 16
+#define RT_PHASE_END (-1)
 
 /*
  * RT_EUNAVAIL ("cuda device 0 does not offer bf16 GEMMs") unless device dev

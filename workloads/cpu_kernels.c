@@ -307,6 +307,14 @@ int rt_cpu_gelu(rt_ctx *ctx, rt_dtype t, size_t n, const void *x, void *y)
 	return launch(ctx, t, JOBS(gelu), &a, n, COST_TRANSCENDENTAL);
 }
 
+/* The reference of the fused kernel is its definition: the two kernels in turn. */
+int rt_cpu_bias_gelu(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *bias, void *u,
+		     void *a)
+{
+	int rc = rt_cpu_add_bias(ctx, t, rows, cols, bias, u);
+	return rc ? rc : rt_cpu_gelu(ctx, t, (size_t)rows * (size_t)cols, u, a);
+}
+
 int rt_cpu_gelu_backward(rt_ctx *ctx, rt_dtype t, size_t n, const void *x, const void *dy,
 			 void *dx)
 {

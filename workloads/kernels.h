@@ -45,6 +45,7 @@
  * sum_rows:        db[c] = sum_r dy[r][c]            (db overwritten)
  * gelu:            y = 0.5 x (1 + tanh(u)),  u = K0 (x + K1 x^3)
  * gelu_backward:   dx = dy (0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) K0 (1 + 3 K1 x^2))
+ * bias_gelu:       u[r][c] += bias[c]; a[r][c] = gelu(u[r][c]) (add_bias, then gelu)
  * tanh_fwd:        y = tanh(x)
  * tanh_backward:   dx = dy (1 - y^2)                  (y the forward output)
  * softmax:         z[c] = scale x[r][c] for c <= last(r), where last(r) =
@@ -100,6 +101,8 @@ int rt_cpu_axpby(rt_ctx *ctx, rt_dtype t, size_t n, double a, const void *x, dou
 int rt_cpu_add_bias(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *bias, void *y);
 int rt_cpu_sum_rows(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *dy, void *db);
 int rt_cpu_gelu(rt_ctx *ctx, rt_dtype t, size_t n, const void *x, void *y);
+int rt_cpu_bias_gelu(rt_ctx *ctx, rt_dtype t, int rows, int cols, const void *bias, void *u,
+		     void *a);
 int rt_cpu_gelu_backward(rt_ctx *ctx, rt_dtype t, size_t n, const void *x, const void *dy,
 			 void *dx);
 int rt_cpu_tanh_fwd(rt_ctx *ctx, rt_dtype t, size_t n, const void *x, void *y);

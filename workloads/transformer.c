@@ -92,6 +92,7 @@ struct acts {
 	size_t xf, hf, meanf, rstdf, out, target, loss, w_target;
 	/* scratch of the backward pass (and scores of the forward pass) */
 	size_t dx, dres, dh, dctx, dqkv, att_a, att_b, dff_a, dff_b;
+	size_t x_next; /* the next batch, uploaded during this step where uploads overlap */
 	size_t n;
 };
 
@@ -179,6 +180,7 @@ static void act_layout(const struct dims *d, struct acts *a)
 	a->att_b = take(&cur, TT, al);
 	a->dff_a = take(&cur, N * F, al);
 	a->dff_b = take(&cur, N * F, al);
+	a->x_next = take(&cur, N * D, al);
 	a->n = cur;
 }
 
@@ -233,9 +235,16 @@ struct pipeline {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	long claimed;  /* next sample to claim */
-	long consumed; /* batches handed to the step */
+	long taken;    /* batches handed to the step */
+	long consumed; /* batches given back (their copies done): workers may refill their slots */
 	int *done;     /* samples finished, per slot */
 	int stop;
+	/* the backend's, when the slots are its pinned memory and uploads overlap the step */
+	const rt_backend_ops *be;
+	rt_ctx *ctx;
+	int overlap;   /* the next batch is uploaded during the step (upload_async) */
+	int primed;    /* overlap: this step's batch is already on the device */
+	int in_flight; /* overlap: a batch taken whose copy the last wait finished */
 };
 
 /* Standardizes x[0..n) to zero mean and unit variance. */
@@ -329,7 +338,10 @@ static void pipeline_stop(struct pipeline *p)
 	free(p->tid);
 	free(p->done);
 	free(p->scratch);
-	free(p->slots);
+	if (p->overlap && p->slots)
+		p->be->host_free(p->ctx, p->slots);
+	else
+		free(p->slots);
 	free(p->pool);
 	memset(p, 0, sizeof *p);
 }
@@ -339,8 +351,28 @@ static void pipeline_stop(struct pipeline *p)
  * starts the workers (none when workers == 0). On failure the caller still
  * calls pipeline_stop(), which releases what was made.
  */
+/* 1 when be overlaps uploads with its kernels: the three operations of upload_async. */
+static int overlaps(const rt_backend_ops *be)
+{
+	return be->upload_async && be->host_alloc && be->host_free;
+}
+
+/* The batch slots: the backend's pinned memory where uploads overlap, else the heap's. */
+static int slots_alloc(struct pipeline *p, size_t bytes)
+{
+	if (!p->overlap) {
+		p->slots = malloc(bytes);
+		return p->slots ? 0 : RT_ENOMEM;
+	}
+	void *at = NULL;
+	int rc = p->be->host_alloc(p->ctx, bytes, &at);
+	p->slots = at;
+	return rc;
+}
+
 static int pipeline_start(struct pipeline *p, const struct dims *d, rt_dtype t,
-			  int workers, char *err, size_t errlen)
+			  int workers, const rt_backend_ops *be, rt_ctx *ctx, char *err,
+			  size_t errlen)
 {
 	size_t sample = (size_t)d->T * d->D;
 	p->B = d->B;
@@ -353,13 +385,17 @@ static int pipeline_start(struct pipeline *p, const struct dims *d, rt_dtype t,
 	p->pool_n = (int)(TF_POOL_BYTES / sizeof(double) / sample);
 	p->pool_n = p->pool_n < 1 ? 1 : p->pool_n > TF_POOL_MAX ? TF_POOL_MAX : p->pool_n;
 	int nscratch = workers > 0 ? workers : 1;
+	p->be = be;
+	p->ctx = ctx;
+	p->overlap = overlaps(be);
+	p->in_flight = -1;
 	p->pool = malloc((size_t)p->pool_n * sample * sizeof *p->pool);
-	p->slots = malloc((size_t)p->depth * p->B * p->sample_bytes);
+	int slots_rc = slots_alloc(p, (size_t)p->depth * p->B * p->sample_bytes);
 	p->scratch = malloc((size_t)nscratch * d->D * sizeof *p->scratch);
 	p->done = calloc((size_t)p->depth, sizeof *p->done);
 	p->tid = calloc((size_t)nscratch, sizeof *p->tid);
 	p->args = calloc((size_t)nscratch, sizeof *p->args);
-	if (!p->pool || !p->slots || !p->scratch || !p->done || !p->tid || !p->args)
+	if (!p->pool || slots_rc || !p->scratch || !p->done || !p->tid || !p->args)
 		return rt_fail(err, errlen, RT_ENOMEM,
 			       "cannot allocate the data pipeline's %d batch buffers",
 			       p->depth);
@@ -384,32 +420,79 @@ static int pipeline_start(struct pipeline *p, const struct dims *d, rt_dtype t,
 }
 
 /*
- * Hands the next batch to the step: prepares it here when there are no
- * workers, else waits for the workers to finish it; then uploads it to dst.
+ * Takes the next batch: prepares it here when there are no workers, else
+ * waits for the workers to finish it. Returns its slot.
  */
-static int pipeline_next(struct pipeline *p, const rt_backend_ops *be, rt_ctx *ctx,
-			 void *dst)
+static int batch_take(struct pipeline *p)
 {
-	size_t bytes = (size_t)p->B * p->sample_bytes;
 	if (p->workers == 0) {
 		for (int i = 0; i < p->B; i++)
-			prep_sample(p, p->consumed * p->B + i, p->work,
+			prep_sample(p, p->taken * p->B + i, p->work,
 				    p->slots + (size_t)i * p->sample_bytes, p->scratch);
-		p->consumed++;
-		return be->upload(ctx, dst, p->slots, bytes);
+		p->taken++;
+		return 0;
 	}
-	int slot = (int)(p->consumed % p->depth);
+	int slot = (int)(p->taken++ % p->depth);
 	pthread_mutex_lock(&p->mu);
 	while (p->done[slot] < p->B)
 		pthread_cond_wait(&p->cv, &p->mu);
 	pthread_mutex_unlock(&p->mu);
-	int rc = be->upload(ctx, dst, p->slots + (size_t)slot * bytes, bytes);
+	return slot;
+}
+
+/* Gives the oldest batch taken back: its copy is done, the workers may refill its slot. */
+static void batch_give_back(struct pipeline *p, int slot)
+{
+	if (p->workers == 0) {
+		p->consumed++;
+		return;
+	}
 	pthread_mutex_lock(&p->mu);
 	p->done[slot] = 0;
 	p->consumed++;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
+}
+
+static unsigned char *slot_at(const struct pipeline *p, int slot)
+{
+	return p->slots + (size_t)slot * p->B * p->sample_bytes;
+}
+
+/* The next batch uploaded to dst, waiting for the copy. */
+static int pipeline_next(struct pipeline *p, void *dst)
+{
+	int slot = batch_take(p);
+	int rc = p->be->upload(p->ctx, dst, slot_at(p, slot), (size_t)p->B * p->sample_bytes);
+	batch_give_back(p, slot);
 	return rc;
+}
+
+/*
+ * With overlapping uploads, as a DataLoader with pinned memory: this step's
+ * batch went to *cur during the last step (the first step uploads its own
+ * and waits); the next batch goes to *next now, its copy running beside
+ * this step's kernels (which read *cur only) and finished by the wait that
+ * ends the step. The buffers then trade places for the next step.
+ */
+static int pipeline_overlapped(struct pipeline *p, size_t *cur, size_t *next, void *base,
+			       size_t es)
+{
+	const size_t bytes = (size_t)p->B * p->sample_bytes;
+	if (p->in_flight >= 0) /* the last step's wait finished its copy */
+		batch_give_back(p, p->in_flight);
+	p->in_flight = -1;
+	if (!p->primed) {
+		RT_TRY(pipeline_next(p, (char *)base + *cur * es));
+		p->primed = 1;
+	} else {
+		size_t t = *cur;
+		*cur = *next;
+		*next = t;
+	}
+	int slot = batch_take(p);
+	p->in_flight = slot;
+	return p->be->upload_async(p->ctx, (char *)base + *next * es, slot_at(p, slot), bytes);
 }
 
 /* ---- The model on the backend ---- */
@@ -438,20 +521,42 @@ static void *G(const struct tf *s, size_t off) { return (char *)s->g + off * s->
 static void *A(const struct tf *s, size_t off) { return (char *)s->act + off * s->es; }
 
 /*
- * Moves the step into phase ph: at a change of phase it waits for the
- * backend and charges the time since the last change to the old phase.
- * Synchronizing only here keeps a GPU's queue full inside a phase.
+ * 1 when phase ph is timed by the backend's marks on the device: every
+ * phase but the host's data stage, on a backend that has them.
+ */
+static int marked(const struct tf *s, int ph)
+{
+	return s->be->phase_mark && ph != PH_NONE && ph != PH_DATA;
+}
+
+/*
+ * Moves the step into phase ph. Between two device phases of a backend
+ * with phase marks it only enqueues a mark (the device's events time the
+ * phase; the host does not wait), and leaving the host's data stage for
+ * them it reads the host's clock without waiting (the batch's upload is
+ * done, or overlaps the step). Without marks it waits for the backend at
+ * every change and charges the time since the last one to the old phase,
+ * which keeps a queue full inside a phase. Leaving the marked phases closes
+ * the marks, which waits and adds their device seconds.
  */
 static int enter(struct tf *s, int ph)
 {
 	if (ph == s->phase)
 		return 0;
-	int rc = 0;
-	if (s->phase != PH_NONE)
+	int rc = 0, was_marked = marked(s, s->phase);
+	if (was_marked && marked(s, ph)) {
+		s->phase = ph;
+		return s->be->phase_mark(s->ctx, ph, NULL, 0);
+	}
+	if (was_marked)
+		rc = s->be->phase_mark(s->ctx, RT_PHASE_END, s->phase_s, NPH);
+	else if (s->phase != PH_NONE && !s->be->phase_mark)
 		rc = s->be->synchronize(s->ctx);
 	double now = rt_now();
-	if (s->phase != PH_NONE)
+	if (s->phase != PH_NONE && !was_marked)
 		s->phase_s[s->phase] += now - s->phase_t0;
+	if (!rc && marked(s, ph))
+		rc = s->be->phase_mark(s->ctx, ph, NULL, 0);
 	s->phase_t0 = now;
 	s->phase = ph;
 	return rc;
@@ -500,6 +605,26 @@ static int linear_fwd(struct tf *s, size_t x, size_t w, size_t b, size_t y, int 
 	RT_TRY(enter(s, PH_GEMM));
 	RT_TRY(gemm(s, 0, 0, s->d.N, n, k, A(s, x), k, P(s, w), n, 0.0, A(s, y), n));
 	return s->be->add_bias(s->ctx, s->t, s->d.N, n, P(s, b), A(s, y));
+}
+
+/*
+ * u[N][n] = x[N][k] w[k][n] + b and a = gelu(u): the MLP's up-projection.
+ * A backend with bias_gelu adds the bias and applies GELU in one pass
+ * (elementwise), as frameworks fuse them; else the bias counts as part of
+ * the GEMM and GELU follows.
+ */
+static int linear_gelu_fwd(struct tf *s, size_t x, size_t w, size_t b, size_t u, size_t a,
+			   int k, int n)
+{
+	if (!s->be->bias_gelu) {
+		RT_TRY(linear_fwd(s, x, w, b, u, k, n));
+		RT_TRY(enter(s, PH_ELEM));
+		return s->be->gelu(s->ctx, s->t, (size_t)s->d.N * n, A(s, u), A(s, a));
+	}
+	RT_TRY(enter(s, PH_GEMM));
+	RT_TRY(gemm(s, 0, 0, s->d.N, n, k, A(s, x), k, P(s, w), n, 0.0, A(s, u), n));
+	RT_TRY(enter(s, PH_ELEM));
+	return s->be->bias_gelu(s->ctx, s->t, s->d.N, n, P(s, b), A(s, u), A(s, a));
 }
 
 /*
@@ -625,9 +750,7 @@ static int block_fwd(struct tf *s, int l)
 	RT_TRY(attention_fwd(s, a));
 	RT_TRY(residual_linear_fwd(s, a->x, a->ctx, p->w_o, p->b_o, a->x1, D));
 	RT_TRY(layernorm_fwd(s, a->x1, p->ln2_g, p->ln2_b, a->h2, a->mean2, a->rstd2));
-	RT_TRY(linear_fwd(s, a->h2, p->w_1, p->b_1, a->u, D, F));
-	RT_TRY(enter(s, PH_ELEM));
-	RT_TRY(s->be->gelu(s->ctx, s->t, (size_t)s->d.N * F, A(s, a->u), A(s, a->a)));
+	RT_TRY(linear_gelu_fwd(s, a->h2, p->w_1, p->b_1, a->u, a->a, D, F));
 	return residual_linear_fwd(s, a->x1, a->a, p->w_2, p->b_2, a->y, F);
 }
 
@@ -704,7 +827,9 @@ static int train_pass(struct tf *s, int update, char *err, size_t errlen)
 	s->phase = PH_NONE;
 	int rc = enter(s, PH_DATA);
 	if (!rc)
-		rc = pipeline_next(&s->pipe, s->be, s->ctx, A(s, s->a.layer[0].x));
+		rc = s->pipe.overlap ? pipeline_overlapped(&s->pipe, &s->a.layer[0].x, &s->a.x_next,
+							   s->act, s->es)
+				     : pipeline_next(&s->pipe, A(s, s->a.layer[0].x));
 	if (!rc)
 		rc = forward(s);
 	if (!rc)
@@ -922,7 +1047,7 @@ static int tf_setup(const rt_point *pt, const rt_shape *sh, const rt_backend_ops
 			     rt_strstatus(rc));
 		goto fail;
 	}
-	rc = pipeline_start(&s->pipe, &s->d, s->t, pt->workers, err, errlen);
+	rc = pipeline_start(&s->pipe, &s->d, s->t, pt->workers, be, s->ctx, err, errlen);
 	if (rc)
 		goto fail;
 	*state = s;

@@ -19,6 +19,9 @@
  *  - alloc() fails past the memory (RT_ENOMEM); pointers are reserved,
  *    inaccessible address space, so a host that touches one crashes;
  *  - device_time() is the exact busy time of the kernels and copies;
+ *    phase_mark() charges the device time between marks, as events do;
+ *  - upload_async() moves its bytes at link_bw beside the kernels, the
+ *    host not waiting; synchronize() and the closing mark wait for it;
  *    utilization() is a monitor that, as NVML does, misses short kernels:
  *    only those of at least seen_s count.
  * The CPU side a workload runs around the device (data preparation,
@@ -115,6 +118,10 @@ struct rt_ctx {
 	double busy_s;       /* device time of what was enqueued since timing began */
 	double seen_s;       /* what the monitor saw since its window began */
 	double window_at;    /* the monitor's window start */
+	double copy_free_at; /* when the copies upload_async() enqueued are done */
+	int mark_phase;      /* the phase the last mark opened; -1: none open */
+	double mark_at;      /* when the device reached that mark */
+	double mark_s[RT_PHASE_MARKS_MAX]; /* device seconds per phase since the last end */
 	char error[128];
 };
 
@@ -233,6 +240,7 @@ static int sim_open(int dev, int threads, rt_ctx **ctx, char *err, size_t errlen
 		return RT_ENOMEM;
 	}
 	c->window_at = now_s();
+	c->mark_phase = RT_PHASE_END;
 	*ctx = c;
 	return 0;
 }
@@ -299,8 +307,31 @@ static int sim_synchronize(rt_ctx *c)
 {
 	if (!c)
 		return RT_EINVAL;
-	wait_until(c->free_at);
+	wait_until(c->free_at > c->copy_free_at ? c->free_at : c->copy_free_at);
 	wait_until(now_s() + c->p->sync_s);
+	return 0;
+}
+
+/* Pinned memory is host memory here: the device reads none of it. */
+static int sim_host_alloc(rt_ctx *c, size_t bytes, void **ptr)
+{
+	(void)c;
+	*ptr = malloc(bytes ? bytes : 1);
+	return *ptr ? 0 : RT_ENOMEM;
+}
+
+static void sim_host_free(rt_ctx *c, void *ptr)
+{
+	(void)c;
+	free(ptr);
+}
+
+/* A copy on the link beside the kernels: the host does not wait, the device keeps computing. */
+static int sim_upload_async(rt_ctx *c, void *dst, const void *src, size_t bytes)
+{
+	(void)dst, (void)src;
+	double t = now_s(), start = c->copy_free_at > t ? c->copy_free_at : t;
+	c->copy_free_at = start + c->p->sync_s + (double)bytes / c->p->link_bw;
 	return 0;
 }
 
@@ -354,6 +385,14 @@ static int sim_rows(rt_ctx *c, rt_dtype t, int rows, int cols, const void *in, v
 {
 	(void)in, (void)out;
 	return elementwise(c, t, (size_t)rows * (size_t)cols, 1, 2);
+}
+
+/* The fused bias and GELU: one pass reading u, writing u and a. */
+static int sim_bias_gelu(rt_ctx *c, rt_dtype t, int rows, int cols, const void *bias, void *u,
+			 void *a)
+{
+	(void)bias, (void)u, (void)a;
+	return elementwise(c, t, (size_t)rows * (size_t)cols, 9, 3);
 }
 
 static int sim_unary(rt_ctx *c, rt_dtype t, size_t n, const void *x, void *y)
@@ -430,6 +469,30 @@ static int sim_device_time(rt_ctx *c, int on, double *busy_s)
 	return 0;
 }
 
+/*
+ * A mark is reached when the device has finished what was enqueued before
+ * it (at once when it is idle); the time to the next mark is its phase's.
+ */
+static int sim_phase_mark(rt_ctx *c, int ph, double *seconds, int n)
+{
+	if (ph != RT_PHASE_END && (ph < 0 || ph >= RT_PHASE_MARKS_MAX))
+		return RT_EINVAL;
+	double t = now_s(), at = c->free_at > t ? c->free_at : t;
+	if (c->mark_phase >= 0)
+		c->mark_s[c->mark_phase] += at - c->mark_at;
+	c->mark_phase = ph;
+	c->mark_at = at;
+	if (ph != RT_PHASE_END)
+		return 0;
+	wait_until(c->free_at > c->copy_free_at ? c->free_at : c->copy_free_at);
+	for (int i = 0; i < RT_PHASE_MARKS_MAX; i++) {
+		if (i < n)
+			seconds[i] += c->mark_s[i];
+		c->mark_s[i] = 0;
+	}
+	return 0;
+}
+
 static const char *sim_last_error(rt_ctx *c)
 {
 	return c ? c->error : "";
@@ -468,6 +531,11 @@ static const rt_backend_ops sim_ops = {
 	.utilization = sim_utilization,
 	.last_error = sim_last_error,
 	.device_time = sim_device_time,
+	.phase_mark = sim_phase_mark,
+	.bias_gelu = sim_bias_gelu,
+	.host_alloc = sim_host_alloc,
+	.host_free = sim_host_free,
+	.upload_async = sim_upload_async,
 };
 
 const rt_backend_ops *rigtune_backend(void);

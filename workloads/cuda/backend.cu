@@ -47,6 +47,8 @@ typedef __half gpu_fp16_t;
 #define gpuMemGetInfo cudaMemGetInfo
 #define gpuMalloc cudaMalloc
 #define gpuFree cudaFree
+#define gpuMallocHost cudaMallocHost
+#define gpuFreeHost cudaFreeHost
 #define gpuStreamCreateWithFlags cudaStreamCreateWithFlags
 #define gpuStreamNonBlocking cudaStreamNonBlocking
 #define gpuStreamDestroy cudaStreamDestroy

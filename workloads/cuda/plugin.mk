@@ -19,3 +19,20 @@ NVCC_FLAGS := -O2 -std=c++20 -Xcompiler -fPIC,-Wall,-fvisibility=hidden \
 $(BUILD)/librigtune_cuda.so: $(CUDA_SRCS) $(GPU_DEPS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCC_FLAGS) -shared $(CUDA_SRCS) -o $@ -lcublas -lcublasLt -ldl
+
+# The kernels (workloads/gpu/kernels.cuh and kernels_plain.cuh, shared with HIP) also run
+# on a CPU, as C++ against a shim of CUDA's names (tests/cuda_emu.cpp, clang++): on every
+# machine, tests/test_gpu_emu.c checks the fast kernels against the plain ones and both
+# against the CPU reference, at warp widths 32 and 64.
+CUDA_EMU_CXX ?= clang++
+CUDA_EMU_SAN := -fsanitize=$(SAN) -fno-sanitize=function,vptr -fno-sanitize-recover=all
+$(BUILD)/tests/cuda_emu.o: tests/cuda_emu.cpp tests/cuda_emu.h tests/cuda_shim/cuda_emu_shim.h \
+		$(GPU_DEPS)
+	@mkdir -p $(@D)
+	$(CUDA_EMU_CXX) $(OPT) -g -std=c++14 -fno-exceptions -fno-rtti -Wall -Wextra \
+		$(if $(filter true,$(CI)),-Werror) -Itests/cuda_shim -pthread \
+		$(if $(SAN),$(CUDA_EMU_SAN)) \
+		-c $< -o $@
+$(BUILD)/tests/test_gpu_emu: $(BUILD)/tests/test_gpu_emu.o $(BUILD)/tests/cuda_emu.o \
+		$(BUILD)/librigtune.a
+	$(CC) $(LDFLAGS) -rdynamic $^ $(CMOCKA_LIBS) $(LDLIBS) -o $@

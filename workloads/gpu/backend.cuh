@@ -10,6 +10,7 @@
  *   GPU_VISIBLE                       "CUDA_VISIBLE_DEVICES"
  *   gpuError_t gpuSuccess gpuStream_t gpuEvent_t gpuDeviceProp gpuFuncAttributes
  *   gpuGetDeviceCount ... gpuDeviceGetPCIBusId   the runtime calls used here
+ *   gpuMallocHost, gpuFreeHost                   page-locked host memory
  *   gpu_bf16_t, gpu_fp16_t            the 16-bit types of GEMM operands
  *   to_acc(), store16() for those 16-bit types (device functions)
  *   struct vendor_blas                its BLAS state in a context
@@ -162,10 +163,14 @@ static void gpu_close(rt_ctx *ctx)
 	rt_devmon_close(ctx->mon);
 	for (int i = 0; i < ctx->nev_created; i++)
 		(void)gpuEventDestroy(ctx->ev[i]);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < ctx->nmark_created; i++)
+		(void)gpuEventDestroy(ctx->mark_ev[i]);
+	for (int i = 0; i < 3; i++)
 		if (ctx->scratch[i])
 			(void)gpuFree(ctx->scratch[i]);
 	vendor_blas_close(ctx);
+	if (ctx->copy_stream)
+		(void)gpuStreamDestroy(ctx->copy_stream);
 	if (ctx->stream)
 		(void)gpuStreamDestroy(ctx->stream);
 	free(ctx);
@@ -199,6 +204,8 @@ static int gpu_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen
 		return rc;
 	}
 	ctx->precisions = vendor_precisions(&p);
+	ctx->sms = p.multiProcessorCount > 0 ? p.multiProcessorCount : 1;
+	ctx->warp = p.warpSize > 0 ? p.warpSize : 32;
 	blas_load_once();
 	snprintf(ctx->blas_why, sizeof ctx->blas_why, "%s", blas_impl);
 	ctx->blas_ok = blas_usable && !own_gemm_forced() && vendor_blas_open(ctx) == 0;
@@ -248,9 +255,46 @@ static int gpu_download(rt_ctx *ctx, void *dst, const void *src, size_t bytes)
 	return gpu_copy(ctx, dst, src, bytes, 0);
 }
 
+/* Waits for the copies upload_async() enqueued (none: returns at once). */
+static int copies_wait(rt_ctx *ctx)
+{
+	if (!ctx->copies_pending)
+		return 0;
+	ctx->copies_pending = 0;
+	return CTX_GPU(ctx, gpuStreamSynchronize(ctx->copy_stream));
+}
+
 static int gpu_synchronize(rt_ctx *ctx)
 {
-	return CTX_GPU(ctx, gpuStreamSynchronize(ctx->stream));
+	int rc = CTX_GPU(ctx, gpuStreamSynchronize(ctx->stream));
+	int rc2 = copies_wait(ctx);
+	return rc ? rc : rc2;
+}
+
+static int gpu_host_alloc(rt_ctx *ctx, size_t bytes, void **ptr)
+{
+	*ptr = NULL;
+	return CTX_GPU(ctx, gpuMallocHost(ptr, bytes ? bytes : 1));
+}
+
+static void gpu_host_free(rt_ctx *ctx, void *ptr)
+{
+	if (ptr)
+		CTX_GPU(ctx, gpuFreeHost(ptr));
+}
+
+/* The copy on the context's copy stream (made on first use), beside the kernels. */
+static int gpu_upload_async(rt_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+	int rc = ctx->copy_stream ? 0
+				  : CTX_GPU(ctx, gpuStreamCreateWithFlags(&ctx->copy_stream,
+									  gpuStreamNonBlocking));
+	if (!rc)
+		rc = CTX_GPU(ctx, gpuMemcpyAsync(dst, src, bytes, gpuMemcpyHostToDevice,
+						 ctx->copy_stream));
+	if (!rc)
+		ctx->copies_pending = 1;
+	return rc;
 }
 
 static int gpu_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
@@ -262,34 +306,16 @@ static int gpu_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
 	return rc;
 }
 
-/* Grows scratch buffer i to at least bytes (gpuFree waits for its users). */
-static int scratch_reserve(rt_ctx *ctx, int i, size_t bytes)
-{
-	if (bytes <= ctx->scratch_bytes[i])
-		return 0;
-	int rc = ctx->scratch[i] ? CTX_GPU(ctx, gpuFree(ctx->scratch[i])) : 0;
-	ctx->scratch[i] = NULL;
-	ctx->scratch_bytes[i] = 0;
-	if (!rc)
-		rc = CTX_GPU(ctx, gpuMalloc(&ctx->scratch[i], bytes));
-	if (!rc)
-		ctx->scratch_bytes[i] = bytes;
-	return rc;
-}
-
-template <class H> __global__ void k_round16(size_t n, const float *x, H *y)
-{
-	GRID_LOOP(i, n)
-	store16(&y[i], x[i]);
-}
-
 /*
- * Copies n floats at x into scratch buffer i as bf16 or fp16 (same layout,
- * so leading dimensions and strides keep their meaning); *out is the copy.
+ * Copies the matrices m at x into scratch buffer i as bf16 or fp16, at the
+ * same offsets (so leading dimensions and strides keep their meaning); *out
+ * is the copy. Only the matrices' own elements are rounded: one head's
+ * columns of a wider tensor cost that head's share, not the tensor.
  */
-static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x, size_t n,
-			    const void **out)
+static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x,
+			    const round_mats *m, const void **out)
 {
+	const size_t n = rt_gemm_span(m->rows, m->cols, m->ld, m->stride, m->count);
 	*out = x;
 	if (n == 0)
 		return 0;
@@ -297,11 +323,9 @@ static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x
 	if (rc)
 		return rc;
 	if (prec == RT_BF16)
-		k_round16<gpu_bf16_t><<<gpu_blocks(n), GPU_THREADS, 0, gpu_stream(ctx)>>>(
-			n, (const float *)x, (gpu_bf16_t *)ctx->scratch[i]);
+		round16_launch(ctx, m, (const float *)x, (gpu_bf16_t *)ctx->scratch[i]);
 	else
-		k_round16<gpu_fp16_t><<<gpu_blocks(n), GPU_THREADS, 0, gpu_stream(ctx)>>>(
-			n, (const float *)x, (gpu_fp16_t *)ctx->scratch[i]);
+		round16_launch(ctx, m, (const float *)x, (gpu_fp16_t *)ctx->scratch[i]);
 	*out = ctx->scratch[i];
 	return gpu_launched(ctx, "fp32 to 16-bit");
 }
@@ -328,16 +352,13 @@ static int gemm_run(rt_ctx *ctx, const rt_gemm_args *g)
 	if (g->m == 0 || g->n == 0 || g->count == 0)
 		return 0;
 	if (g->prec == RT_BF16 || g->prec == RT_FP16) {
-		rc = round_to_scratch(ctx, 0, g->prec, g->a,
-		                      rt_gemm_span(g->transa ? g->k : g->m, g->transa ? g->m : g->k,
-		                                   g->lda, g->sa, g->count),
-		                      &a);
+		const round_mats ma = {g->count, g->transa ? g->k : g->m, g->transa ? g->m : g->k,
+				       g->lda, g->sa};
+		const round_mats mb = {g->count, g->transb ? g->n : g->k, g->transb ? g->k : g->n,
+				       g->ldb, g->sb};
+		rc = round_to_scratch(ctx, 0, g->prec, g->a, &ma, &a);
 		if (!rc)
-			rc = round_to_scratch(ctx, 1, g->prec, g->b,
-			                      rt_gemm_span(g->transb ? g->n : g->k,
-			                                   g->transb ? g->k : g->n, g->ldb, g->sb,
-			                                   g->count),
-			                      &b);
+			rc = round_to_scratch(ctx, 1, g->prec, g->b, &mb, &b);
 		if (rc)
 			return rc;
 	}
@@ -390,6 +411,58 @@ static int gpu_device_time(rt_ctx *ctx, int on, double *busy_s)
 	       !(rc = CTX_GPU(ctx, gpuEventCreate(&ctx->ev[ctx->nev_created]))))
 		ctx->nev_created++;
 	ctx->timing = on && !rc;
+	return rc;
+}
+
+/*
+ * Waits for the marks recorded and charges the device time between each
+ * two to the phase the first opened; the last stays, first of the next span.
+ */
+static int marks_harvest(rt_ctx *ctx)
+{
+	const int n = ctx->nmarks;
+	if (n == 0)
+		return 0;
+	int rc = CTX_GPU(ctx, gpuEventSynchronize(ctx->mark_ev[n - 1]));
+	for (int i = 0; !rc && i + 1 < n; i++) {
+		float ms = 0;
+		rc = CTX_GPU(ctx, gpuEventElapsedTime(&ms, ctx->mark_ev[i], ctx->mark_ev[i + 1]));
+		if (ctx->mark_phase[i] >= 0)
+			ctx->mark_ms[ctx->mark_phase[i]] += ms;
+	}
+	gpuEvent_t last = ctx->mark_ev[n - 1];
+	ctx->mark_ev[n - 1] = ctx->mark_ev[0];
+	ctx->mark_ev[0] = last;
+	ctx->mark_phase[0] = ctx->mark_phase[n - 1];
+	ctx->nmarks = 1;
+	return rc;
+}
+
+/* Enqueues a mark opening phase ph (RT_PHASE_END: closes, waits and adds up). */
+static int gpu_phase_mark(rt_ctx *ctx, int ph, double *seconds, int n)
+{
+	if (ph != RT_PHASE_END && (ph < 0 || ph >= RT_PHASE_MARKS_MAX))
+		return RT_EINVAL;
+	int rc = ctx->nmarks == PH_MARKS ? marks_harvest(ctx) : 0;
+	if (!rc && ctx->nmarks == ctx->nmark_created &&
+	    !(rc = CTX_GPU(ctx, gpuEventCreate(&ctx->mark_ev[ctx->nmark_created]))))
+		ctx->nmark_created++;
+	if (!rc)
+		rc = CTX_GPU(ctx, gpuEventRecord(ctx->mark_ev[ctx->nmarks], ctx->stream));
+	if (rc)
+		return rc;
+	ctx->mark_phase[ctx->nmarks++] = ph;
+	if (ph != RT_PHASE_END)
+		return 0;
+	rc = marks_harvest(ctx);
+	int rc2 = copies_wait(ctx);
+	rc = rc ? rc : rc2;
+	for (int i = 0; i < RT_PHASE_MARKS_MAX; i++) {
+		if (i < n)
+			seconds[i] += ctx->mark_ms[i] * 1e-3;
+		ctx->mark_ms[i] = 0;
+	}
+	ctx->nmarks = 0;
 	return rc;
 }
 
@@ -452,11 +525,49 @@ static const rt_backend_ops gpu_ops = {
 	.last_error = gpu_last_error,
 	.gemm_impl = gpu_gemm_impl,
 	.device_time = gpu_device_time,
+	.phase_mark = gpu_phase_mark,
+	.bias_gelu = gpu_bias_gelu,
+	.host_alloc = gpu_host_alloc,
+	.host_free = gpu_host_free,
+	.upload_async = gpu_upload_async,
 };
 
 extern "C" __attribute__((visibility("default"))) const rt_backend_ops *rigtune_backend(void)
 {
 	return &gpu_ops;
+}
+
+/*
+ * The same table with the plain kernels (kernels_plain.cuh) in place of the
+ * fast ones, for tests/gpu_check.c: it checks the two against each other
+ * and times each kernel both ways. Not a backend the loader offers.
+ */
+static rt_backend_ops plain_ops_of(void)
+{
+	rt_backend_ops o = gpu_ops;
+	o.fill = plain_fill;
+	o.axpby = plain_axpby;
+	o.add_bias = plain_add_bias;
+	o.sum_rows = plain_sum_rows;
+	o.gelu = plain_gelu;
+	o.gelu_backward = plain_gelu_backward;
+	o.tanh_fwd = plain_tanh_fwd;
+	o.tanh_backward = plain_tanh_backward;
+	o.softmax = plain_softmax;
+	o.softmax_backward = plain_softmax_backward;
+	o.layernorm = plain_layernorm;
+	o.layernorm_backward = plain_layernorm_backward;
+	o.mse_loss = plain_mse_loss;
+	o.adam = plain_adam;
+	o.bias_gelu = NULL; /* its specification: add_bias, then gelu */
+	return o;
+}
+
+extern "C" __attribute__((visibility("default"))) const rt_backend_ops *
+rigtune_backend_plain(void)
+{
+	static const rt_backend_ops plain = plain_ops_of();
+	return &plain;
 }
 
 #endif

@@ -23,23 +23,37 @@
  * a few steps of a transformer, so that the wait seldom falls mid-step.
  */
 #define EV_PAIRS 2048
+/*
+ * Phase marks (phase_mark) kept before they are added up, which waits for
+ * the device: a transformer step of 16 layers changes phase ~500 times.
+ */
+#define PH_MARKS 1024
 
 struct rt_ctx {
 	int dev;
 	unsigned precisions;
 	gpuStream_t stream;
+	gpuStream_t copy_stream;           /* upload_async's, made on first use */
+	int copies_pending;                /* copies enqueued there since the last wait */
 	struct vendor_blas blas;
 	int blas_ok;                       /* the vendor BLAS is usable on this context */
 	char blas_why[RT_ERRLEN / 2];      /* why not, when it is not */
 	unsigned declined;                 /* RT_PREC_BIT of precisions the vendor declined */
 	char impl[RT_NPRECISION][192];     /* gemm_impl() answers */
-	void *scratch[2];                  /* 16-bit copies of A and B for bf16/fp16 GEMMs */
-	size_t scratch_bytes[2];
+	int sms, warp;                     /* multiprocessors, warp width: kernel grids */
+	/* 16-bit copies of A and B for bf16/fp16 GEMMs; partial sums of the kernels */
+	void *scratch[3];
+	size_t scratch_bytes[3];
 	/* device busy time (device_time) */
 	int timing;
 	gpuEvent_t ev[2 * EV_PAIRS];
 	int nev_created, npairs;
 	double busy_ms;
+	/* phases timed on the device (phase_mark): marks in order, the phase each opens */
+	gpuEvent_t mark_ev[PH_MARKS];
+	int mark_phase[PH_MARKS];
+	int nmarks, nmark_created;
+	double mark_ms[RT_PHASE_MARKS_MAX];
 	/* the utilization monitor (utilization) */
 	rt_devmon *mon;
 	int mon_failed;
@@ -131,8 +145,43 @@ static int gpu_launched(rt_ctx *ctx, const char *kernel)
 	                   kernel, gpuGetErrorName(e), gpuGetErrorString(e));
 }
 
+/* Grows scratch buffer i to at least bytes (gpuFree waits for its users). */
+static int scratch_reserve(rt_ctx *ctx, int i, size_t bytes)
+{
+	if (bytes <= ctx->scratch_bytes[i])
+		return 0;
+	int rc = ctx->scratch[i] ? CTX_GPU(ctx, gpuFree(ctx->scratch[i])) : 0;
+	ctx->scratch[i] = NULL;
+	ctx->scratch_bytes[i] = 0;
+	if (!rc)
+		rc = CTX_GPU(ctx, gpuMalloc(&ctx->scratch[i], bytes));
+	if (!rc)
+		ctx->scratch_bytes[i] = bytes;
+	return rc;
+}
+
+#define SCRATCH_REDUCE 2
+
+static int gpu_reduce_scratch(rt_ctx *ctx, size_t bytes, void **p)
+{
+	int rc = scratch_reserve(ctx, SCRATCH_REDUCE, bytes);
+	*p = ctx->scratch[SCRATCH_REDUCE];
+	return rc;
+}
+
+static int gpu_sms(rt_ctx *ctx)
+{
+	return ctx->sms;
+}
+
+static int gpu_warp(rt_ctx *ctx)
+{
+	return ctx->warp;
+}
+
 typedef gpuStream_t gpu_stream_t;
 #include "kernels.cuh"
+#include "kernels_plain.cuh"
 #include "gemm_tiled.cuh"
 
 

@@ -51,6 +51,8 @@ typedef __half gpu_fp16_t;
 #define gpuMemGetInfo hipMemGetInfo
 #define gpuMalloc hipMalloc
 #define gpuFree hipFree
+#define gpuMallocHost hipHostMalloc
+#define gpuFreeHost hipHostFree
 #define gpuStreamCreateWithFlags hipStreamCreateWithFlags
 #define gpuStreamNonBlocking hipStreamNonBlocking
 #define gpuStreamDestroy hipStreamDestroy
