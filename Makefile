@@ -55,11 +55,14 @@ endif
 # whose omp_set_num_threads the backend calls.
 DNNL_LIBS := -ldnnl -lgomp
 # On a Mac (Homebrew): oneDNN threads with LLVM's libomp; a shared library is a .dylib.
+# What is built runs on macOS 14 and later (the oldest the docs promise), whatever the
+# building Mac runs.
+MACOS_MIN := -mmacosx-version-min=14.0
 SO := so
 ifeq ($(UNAME),Darwin)
 DNNL_LIBS := -ldnnl -L$(BREW)/opt/libomp/lib -lomp
-CFLAGS += -I$(BREW)/include -I$(BREW)/opt/libomp/include
-LDFLAGS += -L$(BREW)/lib
+CFLAGS += -I$(BREW)/include -I$(BREW)/opt/libomp/include $(MACOS_MIN)
+LDFLAGS += -L$(BREW)/lib $(MACOS_MIN)
 SO := dylib
 endif
 LDLIBS := $(PKG_LIBS) $(DNNL_LIBS) -ldl -lm -pthread
@@ -150,11 +153,19 @@ $(BUILD)/bench/lib%.so: bench/lib/%.c
 # against link stubs of the third-party libraries (scripts/mac-sdk.sh): a call that only
 # Linux has fails make test here, not on a user's Mac. `make build-mac` alone does this.
 # One cross-build whatever the host build's sanitizers: `make asan` checks it as `make test` does.
+# Apple's own libraries (Metal, MPS, Foundation, CoreGraphics, libobjc, Accelerate; IOKit,
+# CoreFoundation and libIOReport for the GPU monitor) are text stubs (tests/mac_sdk, TAPI v4
+# .tbd) naming, from Apple's documentation, what rigtune calls: nothing links with
+# -undefined dynamic_lookup, so a misspelt function or class fails the link here.
+# The target is macOS 14, the oldest the docs promise (the Mach-O's minimum OS).
 MAC := build-mac
+MAC_TARGET := -target aarch64-macos.14.0
+MAC_APPLE := -Ftests/mac_sdk/Frameworks -Ltests/mac_sdk/lib
 ZIG_CC := $(shell scripts/zig.sh --path)/bin/python -m ziglang cc
-MAC_CFLAGS = -target aarch64-macos $(OPT) -std=c11 -Wall -Wextra -Werror -pthread -MMD -MP \
+MAC_CFLAGS = $(MAC_TARGET) $(OPT) -std=c11 -Wall -Wextra -Werror -pthread -MMD -MP \
 	-isystem $(MAC)/sdk/include
 MAC_LIBS := -L$(MAC)/sdk/lib -lhwloc -lnlopt -lyaml -lopenblas -lpq -ldnnl -lomp -lm -pthread
+MAC_STUBS := $(shell find tests/mac_sdk -name '*.tbd')
 MAC_LIB_OBJS := $(patsubst %.c,$(MAC)/%.o,$(LIB_SRCS))
 MAC_OBJS := $(MAC)/tuner/main.o $(MAC_LIB_OBJS)
 # The tests scripts/mac-check.sh runs on a Mac, linked here too (cmocka: a stub).
@@ -172,12 +183,12 @@ $(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh scripts/cached-venv.sh
 $(MAC)/%.o: %.c $(MAC)/sdk/.complete
 	@mkdir -p $(@D)
 	$(ZIG_CC) $(MAC_CFLAGS) -c $< -o $@
-$(MAC)/rigtune: $(MAC_OBJS)
-	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -o $@
+$(MAC)/rigtune: $(MAC_OBJS) $(MAC_STUBS)
+	$(ZIG_CC) $(MAC_TARGET) $(MAC_OBJS) $(MAC_LIBS) -o $@
 $(MAC)/tests/%: $(MAC)/tests/%.o $(MAC_LIB_OBJS)
-	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -lcmocka -o $@
-$(MAC)/librigtune_metal.dylib: $(METAL_DEPS) $(GPU_DEPS) $(MAC)/sdk/.complete
-	$(ZIG_CC) -target aarch64-macos $(METAL_FLAGS) -Werror $(METAL_SRCS) -o $@
+	$(ZIG_CC) $(MAC_TARGET) $^ $(MAC_LIBS) -lcmocka -o $@
+$(MAC)/librigtune_metal.dylib: $(METAL_DEPS) $(GPU_DEPS) $(MAC)/sdk/.complete $(MAC_STUBS)
+	$(ZIG_CC) $(MAC_TARGET) $(METAL_FLAGS) -Werror $(METAL_SRCS) $(MAC_APPLE) $(METAL_LIBS) -o $@
 
 run: deps
 	@$(MAKE) --no-print-directory build-run
