@@ -27,7 +27,8 @@ run() { printf '$ %s\n' "$*"; "$@" 2>&1; }
 main() {
   local status=0 t
   section "build (make: Homebrew installs what is missing)"
-  make -s deps && make -s CI=true "$RT" "$BUILD/librigtune_metal.dylib" "$BUILD/tests/gpu_check" \
+  # the build group and the test group (cmocka: the test binaries link it)
+  scripts/install-deps.sh --if-missing build test && make -s CI=true "$RT" "$BUILD/librigtune_metal.dylib" "$BUILD/tests/gpu_check" \
     "$BUILD/tests/test_platform" "$BUILD/tests/test_steer" "$BUILD/tests/test_memwatch" \
     "$BUILD/tests/test_contention" "$BUILD/tests/test_watch" || { echo "mac-check: the build FAILED (above)"; return 1; }
   section "system (what platform_darwin.c reads)"
