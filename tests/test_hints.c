@@ -70,7 +70,9 @@ static int has_line(const rt_hint_block *b, const char *line)
 }
 
 /* The transformer's hints on frameworks f for a CPU point of threads in prec. */
-static void hints_with(const rt_frameworks *f, int threads, rt_precision prec, rt_hints *h)
+/* The transformer's hints at a point of threads, precision prec and pin (< 0: the default's). */
+static void hints_pinned(const rt_frameworks *f, int threads, rt_precision prec, int pin,
+			 rt_hints *h)
 {
 	rt_point pt;
 	rt_shape sh;
@@ -78,8 +80,15 @@ static void hints_with(const rt_frameworks *f, int threads, rt_precision prec, r
 	rt_point_default(&pt);
 	pt.threads = threads;
 	pt.precision = prec;
+	if (pin >= 0)
+		pt.pin = (rt_pin)pin;
 	rt_shape_default(w, &sh);
 	rt_hints_for(f, w, &pt, &sh, h);
+}
+
+static void hints_with(const rt_frameworks *f, int threads, rt_precision prec, rt_hints *h)
+{
+	hints_pinned(f, threads, prec, -1, h);
 }
 
 static void hints_at(const char *threading, int threads, rt_precision prec, rt_hints *h)
@@ -285,6 +294,14 @@ static void test_apple_mps(void **state)
 	assert_int_equal(untested_from(&h.fw[RT_FW_PYTORCH], "device = torch.device('cuda')"), 1);
 }
 
+/* The JAX block of the transformer's hints at a point of threads, precision p and pin. */
+static const rt_hint_block *jax_block(const rt_frameworks *f, int threads, rt_precision p,
+				      rt_pin pin, rt_hints *h)
+{
+	hints_pinned(f, threads, p, (int)pin, h);
+	return &h->fw[RT_FW_JAX];
+}
+
 /* Sets key to value in framework id of f (a probe's line). */
 static void fake_key(rt_frameworks *f, rt_fw_id id, const char *key, const char *value)
 {
@@ -343,18 +360,10 @@ static void test_jax_on_macos(void **state)
 	(void)state;
 	for (int pin = RT_PIN_NONE; pin < RT_NPIN; pin++) {
 		rt_frameworks f;
-		rt_point pt;
-		rt_shape sh;
 		rt_hints h;
-		const rt_workload *w = rt_workload_find("transformer");
 		fake_frameworks(&f, "accelerate");
 		fake_key(&f, RT_FW_JAX, "os", "darwin");
-		rt_point_default(&pt);
-		pt.threads = 12;
-		pt.pin = (rt_pin)pin;
-		rt_shape_default(w, &sh);
-		rt_hints_for(&f, w, &pt, &sh, &h);
-		const rt_hint_block *b = &h.fw[RT_FW_JAX];
+		const rt_hint_block *b = jax_block(&f, 12, RT_FP32, (rt_pin)pin, &h);
 		for (int i = 0; i < b->n; i++) {
 			assert_null(strstr(b->line[i], "taskset"));
 			assert_null(strstr(b->line[i], "rigtune exec"));
@@ -365,8 +374,7 @@ static void test_jax_on_macos(void **state)
 		assert_int_equal(untested_from(b, "taskpolicy -b python3 train.py"),
 				 pin == RT_PIN_ECORES ? 1 : -1);
 		fake_key(&f, RT_FW_JAX, "os", "linux");
-		rt_hints_for(&f, w, &pt, &sh, &h);
-		assert_int_equal(untested_from(&h.fw[RT_FW_JAX], pin == RT_PIN_NONE ? "taskset -c 0-11"
+		assert_int_equal(untested_from(jax_block(&f, 12, RT_FP32, (rt_pin)pin, &h), pin == RT_PIN_NONE ? "taskset -c 0-11"
 							     : "rigtune exec --"), 0);
 	}
 }
@@ -410,19 +418,11 @@ static void test_jax_levers(void **state)
 		for (int p = 0; p < RT_NPRECISION; p++)
 			for (int pin = RT_PIN_NONE; pin <= RT_PIN_COMPACT; pin++) {
 				rt_frameworks f;
-				rt_point pt;
-				rt_shape sh;
 				rt_hints h;
-				const rt_workload *w = rt_workload_find("transformer");
 				fake_frameworks(&f, "pthreads");
 				f.fw[RT_FW_JAX].installed = threads % 2; /* probed, or not there */
-				rt_point_default(&pt);
-				pt.threads = threads;
-				pt.precision = (rt_precision)p;
-				pt.pin = (rt_pin)pin;
-				rt_shape_default(w, &sh);
-				rt_hints_for(&f, w, &pt, &sh, &h);
-				const rt_hint_block *b = &h.fw[RT_FW_JAX];
+				const rt_hint_block *b =
+				    jax_block(&f, threads, (rt_precision)p, (rt_pin)pin, &h);
 				assert_int_equal(b->untested, !(threads % 2));
 				for (int i = 0; i < b->n; i++) {
 					assert_null(strstr(b->line[i], "XLA_FLAGS"));

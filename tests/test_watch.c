@@ -240,6 +240,17 @@ static void test_worker_load_leaves_out_the_prefetch(void **state)
 	rt_watch_free(&r);
 }
 
+/* r analysed, its verdict given, written and read back into back: the file (free it). */
+static char *analyzed_round_trip(rt_watch_run *r, rt_watch_run *back, size_t *len)
+{
+	char *yaml, err[RT_ERRLEN];
+	assert_int_equal(rt_watch_analyze(r), RT_OK);
+	rt_watch_verdict(r);
+	assert_int_equal(rt_watch_yaml(r, &yaml, len, err, sizeof err), RT_OK);
+	assert_int_equal(round_trip(yaml, *len, back, err, sizeof err), RT_OK);
+	return yaml;
+}
+
 static void test_yaml_round_trip(void **state)
 {
 	(void)state;
@@ -255,12 +266,9 @@ static void test_yaml_round_trip(void **state)
 	r.metric[0] = (rt_watch_point){0.35, 12.5};
 	r.metric[1] = (rt_watch_point){0.75, 13};
 	r.nmetric = r.mcap = 2;
-	assert_int_equal(rt_watch_analyze(&r), RT_OK);
-	rt_watch_verdict(&r);
-	char *yaml, err[RT_ERRLEN];
+	char err[RT_ERRLEN];
 	size_t len;
-	assert_int_equal(rt_watch_yaml(&r, &yaml, &len, err, sizeof err), RT_OK);
-	assert_int_equal(round_trip(yaml, len, &back, err, sizeof err), RT_OK);
+	char *yaml = analyzed_round_trip(&r, &back, &len);
 	assert_string_equal(back.command, r.command);
 	assert_string_equal(back.verdict, r.verdict);
 	assert_int_equal(back.nticks, 12);
@@ -318,12 +326,8 @@ static void test_threads_keyed_by_64_bit_handles(void **state)
 	assert_true(fabs(r.threads[w].cpu_s - 0.18) < 1e-9);
 	assert_true(fabs(r.threads[1 - w].cpu_s - 0.05) < 1e-9);
 	r.wall_s = 0.2;
-	assert_int_equal(rt_watch_analyze(&r), RT_OK);
-	rt_watch_verdict(&r);
-	char *yaml, err[RT_ERRLEN];
 	size_t len;
-	assert_int_equal(rt_watch_yaml(&r, &yaml, &len, err, sizeof err), RT_OK);
-	assert_int_equal(round_trip(yaml, len, &back, err, sizeof err), RT_OK);
+	char *yaml = analyzed_round_trip(&r, &back, &len);
 	assert_int_equal(back.nthreads, 2);
 	assert_true(back.threads[0].tid == h2 && back.threads[1].tid == h1); /* by CPU time */
 	rt_watch_free(&back);
