@@ -128,6 +128,12 @@ $(BUILD)/rigtune: $(BUILD)/tuner/main.o $(BUILD)/librigtune.a
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/librigtune.a
 	$(CC) $(LDFLAGS) -rdynamic $^ $(CMOCKA_LIBS) $(LDLIBS) -o $@
 
+# test_steer wraps the platform seam's thread hook (GNU ld's --wrap) to see every pool thread
+# start through it; on a Mac it checks the threads' QoS classes themselves.
+ifeq ($(UNAME),Linux)
+$(BUILD)/tests/test_steer: LDFLAGS += -Wl,--wrap=rt_plat_thread_attr
+endif
+
 # A plugin may call back into the binary (-rdynamic): macOS's linker must be told to leave that open.
 PLUGIN_LDFLAGS := $(if $(filter Darwin,$(UNAME)),-undefined dynamic_lookup)
 $(BUILD)/tests/plugins/librigtune_%.$(SO): tests/plugins/%.c

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "../common/platform.h"
 #include "../common/rt.h"
 
 /* Polls between two reads of the clock. */
@@ -173,7 +174,8 @@ int rt_pool_create(int nthreads, double spin_s, rt_pool **out, char *err, size_t
 		}
 		wa->pool = pool;
 		wa->index = started + 1;
-		if (pthread_create(&pool->threads[started], NULL, worker_main, wa) != 0) {
+		/* in the class the trial was steered to, where threads have classes */
+		if (rt_plat_thread_start(&pool->threads[started], worker_main, wa) != 0) {
 			free(wa);
 			rc = rt_fail(err, errlen, RT_ERUNTIME,
 				     "cannot start pool thread %d of %d", started + 1, nthreads);
