@@ -27,9 +27,12 @@ SAN ?=
 BUILD ?= build
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := hwloc nlopt yaml-0.1 openblas libpq
-
 UNAME := $(shell uname -s)
+# The BLAS (workloads/blas.h): OpenBLAS; on a Mac Apple's Accelerate, which PyPI's torch and
+# numpy use there (`make BLAS=openblas BUILD=build-openblas`: Homebrew's OpenBLAS instead).
+BLAS ?= $(if $(filter Darwin,$(UNAME)),accelerate,openblas)
+PKGS := hwloc nlopt yaml-0.1 libpq $(filter-out accelerate,$(BLAS))
+
 ifeq ($(UNAME),Darwin)
 # Homebrew keeps OpenBLAS, libpq and libomp out of the default paths ("keg-only"), and
 # clang does not search Homebrew's include and lib folders.
@@ -64,6 +67,10 @@ DNNL_LIBS := -ldnnl -L$(BREW)/opt/libomp/lib -lomp
 CFLAGS += -I$(BREW)/include -I$(BREW)/opt/libomp/include $(MACOS_MIN)
 LDFLAGS += -L$(BREW)/lib $(MACOS_MIN)
 SO := dylib
+endif
+ifeq ($(BLAS),accelerate)
+CFLAGS += -DRT_BLAS_ACCELERATE
+PKG_LIBS += -framework Accelerate
 endif
 LDLIBS := $(PKG_LIBS) $(DNNL_LIBS) -ldl -lm -pthread
 
@@ -170,18 +177,23 @@ MAC_APPLE := -Ftests/mac_sdk/Frameworks -Ltests/mac_sdk/lib
 ZIG_CC := $(shell scripts/zig.sh --path)/bin/python -m ziglang cc
 MAC_CFLAGS = $(MAC_TARGET) $(OPT) -std=c11 -Wall -Wextra -Werror -pthread -MMD -MP \
 	-isystem $(MAC)/sdk/include
-MAC_LIBS := -L$(MAC)/sdk/lib -lhwloc -lnlopt -lyaml -lopenblas -lpq -ldnnl -lomp -lm -pthread
+# Accelerate is its BLAS, as on a Mac (`make BLAS=openblas` there: Homebrew's OpenBLAS, which
+# rigtune-openblas is, linked from the same objects but blas.h's).
+MAC_LIBS := -L$(MAC)/sdk/lib $(MAC_APPLE) -lhwloc -lnlopt -lyaml -framework Accelerate -lpq -ldnnl \
+	-lomp -lm -pthread
+MAC_OPENBLAS_LIBS := $(subst -framework Accelerate,-lopenblas,$(MAC_LIBS))
 MAC_STUBS := $(shell find tests/mac_sdk -name '*.tbd')
 MAC_LIB_OBJS := $(patsubst %.c,$(MAC)/%.o,$(LIB_SRCS))
 MAC_OBJS := $(MAC)/tuner/main.o $(MAC_LIB_OBJS)
+MAC_BLAS_OBJS := $(MAC)/workloads/blas_openblas.o $(MAC)/workloads/blas_accelerate.o
 # The tests scripts/mac-check.sh runs on a Mac, linked here too (cmocka: a stub).
 MAC_TESTS := $(MAC)/tests/test_platform $(MAC)/tests/test_steer $(MAC)/tests/test_memwatch \
 	$(MAC)/tests/gpu_check
 # (not again under a sanitizer: the same files)
-MAC_BUILD := $(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/librigtune_metal.dylib \
-	$(MAC_TESTS))
+MAC_BUILD := $(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/rigtune-openblas \
+	$(MAC)/librigtune_metal.dylib $(MAC_TESTS))
 .PHONY: build-mac
-build-mac: $(MAC)/rigtune $(MAC)/librigtune_metal.dylib
+build-mac: $(MAC)/rigtune $(MAC)/rigtune-openblas $(MAC)/librigtune_metal.dylib
 $(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh scripts/cached-venv.sh
 	scripts/zig.sh
 	scripts/mac-sdk.sh $(MAC)/sdk "$(ZIG_CC)"
@@ -189,8 +201,15 @@ $(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh scripts/cached-venv.sh
 $(MAC)/%.o: %.c $(MAC)/sdk/.complete
 	@mkdir -p $(@D)
 	$(ZIG_CC) $(MAC_CFLAGS) -c $< -o $@
+$(MAC_BLAS_OBJS): MAC_CFLAGS += -DRT_BLAS_ACCELERATE
+$(MAC)/openblas/%.o: %.c $(MAC)/sdk/.complete
+	@mkdir -p $(@D)
+	$(ZIG_CC) $(MAC_CFLAGS) -c $< -o $@
 $(MAC)/rigtune: $(MAC_OBJS) $(MAC_STUBS)
 	$(ZIG_CC) $(MAC_TARGET) $(MAC_OBJS) $(MAC_LIBS) -o $@
+$(MAC)/rigtune-openblas: $(filter-out $(MAC_BLAS_OBJS),$(MAC_OBJS)) \
+		$(MAC)/openblas/workloads/blas_openblas.o $(MAC)/openblas/workloads/blas_accelerate.o
+	$(ZIG_CC) $(MAC_TARGET) $^ $(MAC_OPENBLAS_LIBS) -o $@
 $(MAC)/tests/%: $(MAC)/tests/%.o $(MAC_LIB_OBJS)
 	$(ZIG_CC) $(MAC_TARGET) $^ $(MAC_LIBS) -lcmocka -o $@
 $(MAC)/librigtune_metal.dylib: $(METAL_DEPS) $(GPU_DEPS) $(MAC)/sdk/.complete $(MAC_STUBS)

@@ -17,12 +17,21 @@ else not_ok "the macOS build is an arm64 Mach-O executable ($bin)" "header: '$he
 
 # What the binary takes from each library is what that library exports (the stubs
 # export exactly the Debian build's symbols): every library it was linked with is named.
+# Its BLAS is Accelerate (the framework, against tests/mac_sdk's stub); rigtune-openblas, the
+# same objects but blas.h's, is `make BLAS=openblas` on a Mac: Homebrew's OpenBLAS.
 if [ "$(uname -s)" != Darwin ]; then
-  for lib in hwloc nlopt yaml openblas pq dnnl omp; do
-    grep -q "/opt/homebrew/lib/lib$lib.dylib" "$bin" || missing="${missing:-} $lib"
-  done
-  if [ -z "${missing:-}" ]; then ok "it loads hwloc, NLopt, libyaml, OpenBLAS, libpq, oneDNN and libomp from Homebrew"
-  else not_ok "it loads every library from Homebrew" "not named:$missing"; fi
+  loads() { # BINARY: the libraries it names, short
+    LC_ALL=C grep -ao '/opt/homebrew/lib/lib[a-z]*\.dylib\|/System/Library/Frameworks/[A-Za-z]*\.framework/Versions/A/[A-Za-z]*' "$1" |
+      sed 's,.*/,,; s,^lib,,; s,\.dylib$,,' | sort -u | tr '\n' ' '
+  }
+  got=$(loads "$bin")
+  if [ "$got" = "Accelerate dnnl hwloc nlopt omp pq yaml " ]; then
+    ok "it loads Accelerate, and hwloc, NLopt, libyaml, libpq, oneDNN and libomp from Homebrew"
+  else not_ok "it loads Accelerate and the Homebrew libraries" "it names: $got"; fi
+  got=$(loads "$(dirname "$bin")/rigtune-openblas")
+  if [ "$got" = "dnnl hwloc nlopt omp openblas pq yaml " ]; then
+    ok "rigtune-openblas loads Homebrew's OpenBLAS instead"
+  else not_ok "rigtune-openblas loads Homebrew's OpenBLAS instead" "it names: $got"; fi
 fi
 
 # The tests scripts/mac-check.sh runs on a Mac link for it too (Linux: the cross-build's).
