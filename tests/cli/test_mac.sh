@@ -127,6 +127,23 @@ if shim_parse "$TMP/bad.metal" 2>"$TMP/shim"; then
   not_ok "the parse catches an undeclared name in the kernels" "it passed"
 else expect_grep "erfc" "$TMP/shim" "the parse catches an undeclared name in the kernels"; fi
 
+# scripts/mac-check.sh, the one command a Mac owner runs: bash reads it, shellcheck finds
+# nothing, it installs the test group as well (the tests link cmocka), and off a Mac it
+# says so and exits 2 before it does anything.
+expect_exit 0 "mac-check.sh parses (bash -n)" bash -n scripts/mac-check.sh
+if command -v shellcheck >/dev/null; then
+  expect_exit 0 "shellcheck finds nothing in mac-check.sh" shellcheck scripts/mac-check.sh
+fi
+expect_grep 'install-deps.sh --if-missing build test' scripts/mac-check.sh \
+  "mac-check.sh installs the build and the test groups"
+if [ "$(uname -s)" != Darwin ]; then
+  (cd "$TMP" && bash "$OLDPWD/scripts/mac-check.sh") >"$TMP/mc.out" 2>&1
+  rc=$?
+  if [ "$rc" = 2 ] && grep -q "run this on a Mac" "$TMP/mc.out" && [ -z "$(ls "$TMP"/mac-check-* 2>/dev/null)" ]; then
+    ok "off a Mac, mac-check.sh says so and exits 2, writing nothing"
+  else not_ok "off a Mac, mac-check.sh says so and exits 2" "exit $rc: $(head -2 "$TMP/mc.out")"; fi
+fi
+
 expect_exit 0 "no Linux-only name outside the platform module" scripts/check-portable.sh
 
 # The check finds what it checks for: a copy of the tree with one Linux-only line.
