@@ -2,7 +2,6 @@
 #include "platform.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -71,17 +70,4 @@ int rt_execvpe_search(const char *path, const char *file, char *const argv[], ch
 	if (denied)
 		errno = EACCES;
 	return -1;
-}
-
-int rt_plat_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t attr;
-	int e = pthread_attr_init(&attr);
-	if (e)
-		return e;
-	e = rt_plat_thread_attr(&attr);
-	if (!e)
-		e = pthread_create(thread, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return e;
 }

@@ -59,8 +59,8 @@ typedef enum rt_steer { RT_STEER_ANY, RT_STEER_PERFORMANCE, RT_STEER_EFFICIENCY 
  * Steers the calling process (and what it starts) toward a kind of core:
  * macOS's QoS classes (user-interactive: P-cores, background: E-cores,
  * default: either). 0, or -1 (errno ENOSYS where there are no QoS classes).
- * The class is the calling thread's, and every thread rt_plat_thread_start
- * starts after takes it; E-cores also put the whole process, the threads of
+ * The class is the calling thread's, and every thread rt_pool_thread_start
+ * (workloads/pool.h) starts after takes it; E-cores also put the whole process, the threads of
  * its libraries included, in the background band. A library's thread that
  * started earlier or on its own keeps its class (P-cores cannot be asked for
  * process-wide): Accelerate's run on GCD, which runs work at the class of the
@@ -69,13 +69,11 @@ typedef enum rt_steer { RT_STEER_ANY, RT_STEER_PERFORMANCE, RT_STEER_EFFICIENCY 
 int rt_plat_steer(rt_steer s);
 
 /*
- * Readies attr for a thread that does a trial's work: on macOS the QoS class
- * rt_plat_steer chose (pthread_attr_set_qos_class_np), elsewhere nothing. 0 or an errno.
+ * Readies attr for a thread that does a trial's work (rt_pool_thread_start): on macOS the
+ * QoS class rt_plat_steer chose (pthread_attr_set_qos_class_np), elsewhere nothing.
+ * 0 or an errno.
  */
 int rt_plat_thread_attr(pthread_attr_t *attr);
-
-/* pthread_create with rt_plat_thread_attr's attributes: 0 or an errno. */
-int rt_plat_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
 
 /*
  * Where the calling thread is: its QoS class's name ("user-interactive", ...;
