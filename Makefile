@@ -185,7 +185,10 @@ MAC_OPENBLAS_LIBS := $(subst -framework Accelerate,-lopenblas,$(MAC_LIBS))
 MAC_STUBS := $(shell find tests/mac_sdk -name '*.tbd')
 MAC_LIB_OBJS := $(patsubst %.c,$(MAC)/%.o,$(LIB_SRCS))
 MAC_OBJS := $(MAC)/tuner/main.o $(MAC_LIB_OBJS)
-MAC_BLAS_OBJS := $(MAC)/workloads/blas_openblas.o $(MAC)/workloads/blas_accelerate.o
+# The files that include workloads/blas.h compile once per BLAS: for Accelerate against
+# tests/mac_sdk's stub of its header, for rigtune-openblas against OpenBLAS's cblas.h.
+MAC_BLAS_SRCS := $(shell grep -l 'blas\.h"' $(LIB_SRCS))
+MAC_BLAS_OBJS := $(MAC_BLAS_SRCS:%.c=$(MAC)/%.o)
 # The tests scripts/mac-check.sh runs on a Mac, linked here too (cmocka: a stub).
 MAC_TESTS := $(MAC)/tests/test_platform $(MAC)/tests/test_steer $(MAC)/tests/test_memwatch \
 	$(MAC)/tests/gpu_check
@@ -201,14 +204,14 @@ $(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh scripts/cached-venv.sh
 $(MAC)/%.o: %.c $(MAC)/sdk/.complete
 	@mkdir -p $(@D)
 	$(ZIG_CC) $(MAC_CFLAGS) -c $< -o $@
-$(MAC_BLAS_OBJS): MAC_CFLAGS += -DRT_BLAS_ACCELERATE
+$(MAC_BLAS_OBJS): MAC_CFLAGS += -DRT_BLAS_ACCELERATE -isystem tests/mac_sdk/include
 $(MAC)/openblas/%.o: %.c $(MAC)/sdk/.complete
 	@mkdir -p $(@D)
 	$(ZIG_CC) $(MAC_CFLAGS) -c $< -o $@
 $(MAC)/rigtune: $(MAC_OBJS) $(MAC_STUBS)
 	$(ZIG_CC) $(MAC_TARGET) $(MAC_OBJS) $(MAC_LIBS) -o $@
 $(MAC)/rigtune-openblas: $(filter-out $(MAC_BLAS_OBJS),$(MAC_OBJS)) \
-		$(MAC)/openblas/workloads/blas_openblas.o $(MAC)/openblas/workloads/blas_accelerate.o
+		$(MAC_BLAS_SRCS:%.c=$(MAC)/openblas/%.o)
 	$(ZIG_CC) $(MAC_TARGET) $^ $(MAC_OPENBLAS_LIBS) -o $@
 $(MAC)/tests/%: $(MAC)/tests/%.o $(MAC_LIB_OBJS)
 	$(ZIG_CC) $(MAC_TARGET) $^ $(MAC_LIBS) -lcmocka -o $@

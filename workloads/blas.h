@@ -10,7 +10,11 @@
 #define RT_BLAS_H
 
 #if defined(RT_BLAS_ACCELERATE) && defined(__APPLE__) && __has_include(<Accelerate/Accelerate.h>)
-#include <Accelerate/Accelerate.h> /* a Mac's SDK: vecLib's cblas.h */
+#include <Accelerate/Accelerate.h> /* a Mac's SDK: vecLib's cblas.h (the cross-build: its stub) */
+#include <stdint.h>
+/* cblas_sbgemm's types as OpenBLAS names them: Accelerate has none (looked up at run time) */
+typedef int blasint;
+typedef uint16_t bfloat16;
 #else
 #include <cblas.h> /* OpenBLAS's (the cross-build's for Accelerate too: the same prototypes) */
 #endif
