@@ -27,9 +27,12 @@ SAN ?=
 BUILD ?= build
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := hwloc nlopt yaml-0.1 openblas libpq
-
 UNAME := $(shell uname -s)
+# The BLAS (workloads/blas.h): OpenBLAS; on a Mac Apple's Accelerate, which PyPI's torch and
+# numpy use there (`make BLAS=openblas BUILD=build-openblas`: Homebrew's OpenBLAS instead).
+BLAS ?= $(if $(filter Darwin,$(UNAME)),accelerate,openblas)
+PKGS := hwloc nlopt yaml-0.1 libpq $(filter-out accelerate,$(BLAS))
+
 ifeq ($(UNAME),Darwin)
 # Homebrew keeps OpenBLAS, libpq and libomp out of the default paths ("keg-only"), and
 # clang does not search Homebrew's include and lib folders.
@@ -55,12 +58,19 @@ endif
 # whose omp_set_num_threads the backend calls.
 DNNL_LIBS := -ldnnl -lgomp
 # On a Mac (Homebrew): oneDNN threads with LLVM's libomp; a shared library is a .dylib.
+# What is built runs on macOS 14 and later (the oldest the docs promise), whatever the
+# building Mac runs.
+MACOS_MIN := -mmacosx-version-min=14.0
 SO := so
 ifeq ($(UNAME),Darwin)
 DNNL_LIBS := -ldnnl -L$(BREW)/opt/libomp/lib -lomp
-CFLAGS += -I$(BREW)/include -I$(BREW)/opt/libomp/include
-LDFLAGS += -L$(BREW)/lib
+CFLAGS += -I$(BREW)/include -I$(BREW)/opt/libomp/include $(MACOS_MIN)
+LDFLAGS += -L$(BREW)/lib $(MACOS_MIN)
 SO := dylib
+endif
+ifeq ($(BLAS),accelerate)
+CFLAGS += -DRT_BLAS_ACCELERATE
+PKG_LIBS += -framework Accelerate
 endif
 LDLIBS := $(PKG_LIBS) $(DNNL_LIBS) -ldl -lm -pthread
 
@@ -126,6 +136,12 @@ $(BUILD)/rigtune: $(BUILD)/tuner/main.o $(BUILD)/librigtune.a
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(BUILD)/librigtune.a
 	$(CC) $(LDFLAGS) -rdynamic $^ $(CMOCKA_LIBS) $(LDLIBS) -o $@
 
+# test_steer wraps the platform seam's thread hook (GNU ld's --wrap) to see every pool thread
+# start through it; on a Mac it checks the threads' QoS classes themselves.
+ifeq ($(UNAME),Linux)
+$(BUILD)/tests/test_steer: LDFLAGS += -Wl,--wrap=rt_plat_thread_attr
+endif
+
 # A plugin may call back into the binary (-rdynamic): macOS's linker must be told to leave that open.
 PLUGIN_LDFLAGS := $(if $(filter Darwin,$(UNAME)),-undefined dynamic_lookup)
 $(BUILD)/tests/plugins/librigtune_%.$(SO): tests/plugins/%.c
@@ -151,21 +167,37 @@ $(BUILD)/bench/lib%.so: bench/lib/%.c
 # against link stubs of the third-party libraries (scripts/mac-sdk.sh): a call that only
 # Linux has fails make test here, not on a user's Mac. `make build-mac` alone does this.
 # One cross-build whatever the host build's sanitizers: `make asan` checks it as `make test` does.
+# Apple's own libraries (Metal, MPS, Foundation, CoreGraphics, libobjc, Accelerate; IOKit,
+# CoreFoundation and libIOReport for the GPU monitor) are text stubs (tests/mac_sdk, TAPI v4
+# .tbd) naming, from Apple's documentation, what rigtune calls: nothing links with
+# -undefined dynamic_lookup, so a misspelt function or class fails the link here.
+# The target is macOS 14, the oldest the docs promise (the Mach-O's minimum OS).
 MAC := build-mac
+MAC_TARGET := -target aarch64-macos.14.0
+MAC_APPLE := -Ftests/mac_sdk/Frameworks -Ltests/mac_sdk/lib
 ZIG_CC := $(shell scripts/zig.sh --path)/bin/python -m ziglang cc
-MAC_CFLAGS = -target aarch64-macos $(OPT) -std=c11 -Wall -Wextra -Werror -pthread -MMD -MP \
+MAC_CFLAGS = $(MAC_TARGET) $(OPT) -std=c11 -Wall -Wextra -Werror -pthread -MMD -MP \
 	-isystem $(MAC)/sdk/include
-MAC_LIBS := -L$(MAC)/sdk/lib -lhwloc -lnlopt -lyaml -lopenblas -lpq -ldnnl -lomp -lm -pthread
+# Accelerate is its BLAS, as on a Mac (`make BLAS=openblas` there: Homebrew's OpenBLAS, which
+# rigtune-openblas is, linked from the same objects but blas.h's).
+MAC_LIBS := -L$(MAC)/sdk/lib $(MAC_APPLE) -lhwloc -lnlopt -lyaml -framework Accelerate -lpq -ldnnl \
+	-lomp -lm -pthread
+MAC_OPENBLAS_LIBS := $(subst -framework Accelerate,-lopenblas,$(MAC_LIBS))
+MAC_STUBS := $(shell find tests/mac_sdk -name '*.tbd')
 MAC_LIB_OBJS := $(patsubst %.c,$(MAC)/%.o,$(LIB_SRCS))
 MAC_OBJS := $(MAC)/tuner/main.o $(MAC_LIB_OBJS)
+# The files that include workloads/blas.h compile once per BLAS: for Accelerate against
+# tests/mac_sdk's stub of its header, for rigtune-openblas against OpenBLAS's cblas.h.
+MAC_BLAS_SRCS := $(shell grep -l 'blas\.h"' $(LIB_SRCS))
+MAC_BLAS_OBJS := $(MAC_BLAS_SRCS:%.c=$(MAC)/%.o)
 # The tests scripts/mac-check.sh runs on a Mac, linked here too (cmocka: a stub).
 MAC_TESTS := $(MAC)/tests/test_platform $(MAC)/tests/test_steer $(MAC)/tests/test_memwatch \
 	$(MAC)/tests/gpu_check
 # (not again under a sanitizer: the same files)
-MAC_BUILD := $(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/librigtune_metal.dylib \
-	$(MAC_TESTS))
+MAC_BUILD := $(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/rigtune-openblas \
+	$(MAC)/librigtune_metal.dylib $(MAC_TESTS))
 .PHONY: build-mac
-build-mac: $(MAC)/rigtune $(MAC)/librigtune_metal.dylib
+build-mac: $(MAC)/rigtune $(MAC)/rigtune-openblas $(MAC)/librigtune_metal.dylib
 $(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh scripts/cached-venv.sh
 	scripts/zig.sh
 	scripts/mac-sdk.sh $(MAC)/sdk "$(ZIG_CC)"
@@ -173,12 +205,19 @@ $(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh scripts/cached-venv.sh
 $(MAC)/%.o: %.c $(MAC)/sdk/.complete
 	@mkdir -p $(@D)
 	$(ZIG_CC) $(MAC_CFLAGS) -c $< -o $@
-$(MAC)/rigtune: $(MAC_OBJS)
-	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -o $@
+$(MAC_BLAS_OBJS): MAC_CFLAGS += -DRT_BLAS_ACCELERATE -isystem tests/mac_sdk/include
+$(MAC)/openblas/%.o: %.c $(MAC)/sdk/.complete
+	@mkdir -p $(@D)
+	$(ZIG_CC) $(MAC_CFLAGS) -c $< -o $@
+$(MAC)/rigtune: $(MAC_OBJS) $(MAC_STUBS)
+	$(ZIG_CC) $(MAC_TARGET) $(MAC_OBJS) $(MAC_LIBS) -o $@
+$(MAC)/rigtune-openblas: $(filter-out $(MAC_BLAS_OBJS),$(MAC_OBJS)) \
+		$(MAC_BLAS_SRCS:%.c=$(MAC)/openblas/%.o)
+	$(ZIG_CC) $(MAC_TARGET) $^ $(MAC_OPENBLAS_LIBS) -o $@
 $(MAC)/tests/%: $(MAC)/tests/%.o $(MAC_LIB_OBJS)
-	$(ZIG_CC) -target aarch64-macos $^ $(MAC_LIBS) -lcmocka -o $@
-$(MAC)/librigtune_metal.dylib: $(METAL_DEPS) $(GPU_DEPS) $(MAC)/sdk/.complete
-	$(ZIG_CC) -target aarch64-macos $(METAL_FLAGS) -Werror $(METAL_SRCS) -o $@
+	$(ZIG_CC) $(MAC_TARGET) $^ $(MAC_LIBS) -lcmocka -o $@
+$(MAC)/librigtune_metal.dylib: $(METAL_DEPS) $(GPU_DEPS) $(MAC)/sdk/.complete $(MAC_STUBS)
+	$(ZIG_CC) $(MAC_TARGET) $(METAL_FLAGS) -Werror $(METAL_SRCS) $(MAC_APPLE) $(METAL_LIBS) -o $@
 
 run: deps
 	@$(MAKE) --no-print-directory build-run

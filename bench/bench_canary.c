@@ -18,13 +18,13 @@
  * The 1-minute load before and after is printed: only a quiet machine says
  * anything about the canary.
  */
-#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../common/rt.h"
+#include "../workloads/blas.h"
 #include "../search/stats.h"
 #include "../tuner/canary.h"
 
@@ -109,7 +109,7 @@ static void trial(void)
 		static float a[N * N], b[N * N], c[N * N];
 		for (int i = 0; i < N * N; i++)
 			a[i] = b[i] = (float)(i % 7);
-		openblas_set_num_threads(2);
+		rt_blas_set_threads(2);
 		for (double t0 = rt_now(); rt_now() - t0 < TRIAL_S;)
 			cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1, a, N,
 				    b, N, 0, c, N);

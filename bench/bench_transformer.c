@@ -19,13 +19,13 @@
  * BATCH runs that batch alone, MIN_THREADS starts the thread counts there
  * (`bench_transformer 2 64 2`: the issue's point, 2 threads at batch 64).
  */
-#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../common/rng.h"
+#include "../workloads/blas.h"
 #include "../search/stats.h"
 #include "../workloads/cpu_backend.h"
 #include "../workloads/transformer.h"
@@ -50,7 +50,7 @@ static double sgemm_gflops(int threads)
 		a[i] = (float)rt_rng_normal(&r);
 		b[i] = (float)rt_rng_normal(&r);
 	}
-	openblas_set_num_threads(threads);
+	rt_blas_set_threads(threads);
 	double t[6];
 	for (int i = 0; i < 6; i++) {
 		double t0 = rt_now();

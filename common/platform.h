@@ -59,8 +59,27 @@ typedef enum rt_steer { RT_STEER_ANY, RT_STEER_PERFORMANCE, RT_STEER_EFFICIENCY 
  * Steers the calling process (and what it starts) toward a kind of core:
  * macOS's QoS classes (user-interactive: P-cores, background: E-cores,
  * default: either). 0, or -1 (errno ENOSYS where there are no QoS classes).
+ * The class is the calling thread's, and every thread rt_pool_thread_start
+ * (workloads/pool.h) starts after takes it; E-cores also put the whole process, the threads of
+ * its libraries included, in the background band. A library's thread that
+ * started earlier or on its own keeps its class (P-cores cannot be asked for
+ * process-wide): Accelerate's run on GCD, which runs work at the class of the
+ * thread that submitted it.
  */
 int rt_plat_steer(rt_steer s);
+
+/*
+ * Readies attr for a thread that does a trial's work (rt_pool_thread_start): on macOS the
+ * QoS class rt_plat_steer chose (pthread_attr_set_qos_class_np), elsewhere nothing.
+ * 0 or an errno.
+ */
+int rt_plat_thread_attr(pthread_attr_t *attr);
+
+/*
+ * Where the calling thread is: its QoS class's name ("user-interactive", ...;
+ * "none" where there are none) and the CPU it ran on at the call (-1 unknown).
+ */
+void rt_plat_thread_place(const char **qos, int *cpu);
 
 /* ---- memory, CPU times, the CPU ---- */
 

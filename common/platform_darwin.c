@@ -45,24 +45,59 @@ int rt_plat_bind(const rt_cpuset *s)
 	return -1;
 }
 
+/* The class rt_plat_steer chose, which rt_plat_thread_attr gives the threads started after. */
+static qos_class_t steered = QOS_CLASS_UNSPECIFIED;
+
 /*
  * P-cores: the user-interactive class, which the scheduler runs on them
- * first; E-cores: the process in the background band, which it keeps on
- * them (what `taskpolicy -b` does); any: the default class.
+ * first; E-cores: the background class, and the whole process in the
+ * background band, which it keeps on them (what `taskpolicy -b` does: the
+ * one process-wide lever, so the libraries' own threads follow); any: the
+ * default class.
  */
 int rt_plat_steer(rt_steer s)
 {
-	switch (s) {
-	case RT_STEER_PERFORMANCE:
-		errno = pthread_set_qos_class_self_np(QOS_CLASS_USER_INTERACTIVE, 0);
-		return errno ? -1 : 0;
-	case RT_STEER_EFFICIENCY:
-		return setpriority(PRIO_DARWIN_PROCESS, 0, PRIO_DARWIN_BG);
-	case RT_STEER_ANY:
+	qos_class_t cls = s == RT_STEER_PERFORMANCE  ? QOS_CLASS_USER_INTERACTIVE
+	                  : s == RT_STEER_EFFICIENCY ? QOS_CLASS_BACKGROUND
+	                                             : QOS_CLASS_DEFAULT;
+	if (s == RT_STEER_EFFICIENCY && setpriority(PRIO_DARWIN_PROCESS, 0, PRIO_DARWIN_BG))
+		return -1;
+	errno = pthread_set_qos_class_self_np(cls, 0);
+	if (errno)
+		return -1;
+	steered = cls;
+	return 0;
+}
+
+int rt_plat_thread_attr(pthread_attr_t *attr)
+{
+	return steered == QOS_CLASS_UNSPECIFIED ? 0 : pthread_attr_set_qos_class_np(attr, steered, 0);
+}
+
+void rt_plat_thread_place(const char **qos, int *cpu)
+{
+	size_t n;
+	switch (qos_class_self()) {
+	case QOS_CLASS_USER_INTERACTIVE:
+		*qos = "user-interactive";
+		break;
+	case QOS_CLASS_USER_INITIATED:
+		*qos = "user-initiated";
+		break;
+	case QOS_CLASS_DEFAULT:
+		*qos = "default";
+		break;
+	case QOS_CLASS_UTILITY:
+		*qos = "utility";
+		break;
+	case QOS_CLASS_BACKGROUND:
+		*qos = "background";
+		break;
+	default:
+		*qos = "unspecified";
 		break;
 	}
-	errno = pthread_set_qos_class_self_np(QOS_CLASS_DEFAULT, 0);
-	return errno ? -1 : 0;
+	*cpu = pthread_cpu_number_np(&n) ? -1 : (int)n;
 }
 
 /* A sysctl integer by name; fallback where it does not exist. */

@@ -57,6 +57,18 @@ int rt_plat_steer(rt_steer s)
 	return -1;
 }
 
+int rt_plat_thread_attr(pthread_attr_t *attr)
+{
+	(void)attr; /* the threads inherit the binding of the one that starts them */
+	return 0;
+}
+
+void rt_plat_thread_place(const char **qos, int *cpu)
+{
+	*qos = "none";
+	*cpu = sched_getcpu();
+}
+
 /* A "Key:   123 kB" line of /proc/meminfo in bytes; 0, or -1 when the file or key is not there. */
 static int meminfo_bytes(const char *key, uint64_t *bytes)
 {

@@ -73,6 +73,7 @@ BUDGET_CLOCK = (
     "tuner/progress.c",
     "tuner/tune.c",
     "tuner/tune_baseline.c",
+    "tuner/tune_crossover.c",
     "tuner/tune_trial.c",
     "tuner/tune_usercmd.c",
     "tuner/tune_workload.c",

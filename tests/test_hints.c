@@ -70,7 +70,9 @@ static int has_line(const rt_hint_block *b, const char *line)
 }
 
 /* The transformer's hints on frameworks f for a CPU point of threads in prec. */
-static void hints_with(const rt_frameworks *f, int threads, rt_precision prec, rt_hints *h)
+/* The transformer's hints at a point of threads, precision prec and pin (< 0: the default's). */
+static void hints_pinned(const rt_frameworks *f, int threads, rt_precision prec, int pin,
+			 rt_hints *h)
 {
 	rt_point pt;
 	rt_shape sh;
@@ -78,8 +80,15 @@ static void hints_with(const rt_frameworks *f, int threads, rt_precision prec, r
 	rt_point_default(&pt);
 	pt.threads = threads;
 	pt.precision = prec;
+	if (pin >= 0)
+		pt.pin = (rt_pin)pin;
 	rt_shape_default(w, &sh);
 	rt_hints_for(f, w, &pt, &sh, h);
+}
+
+static void hints_with(const rt_frameworks *f, int threads, rt_precision prec, rt_hints *h)
+{
+	hints_pinned(f, threads, prec, -1, h);
 }
 
 static void hints_at(const char *threading, int threads, rt_precision prec, rt_hints *h)
@@ -260,7 +269,7 @@ static void test_apple_mps(void **state)
 	assert_int_equal(untested(b, "device = torch.device('mps')  # the model and each batch "
 				     ".to(device)"), 1);
 	assert_int_equal(untested(b, "with torch.autocast('mps', dtype=torch.bfloat16): ...  # "
-				     "macOS 14 or later"), 1);
+				     "torch 2.6 or later, macOS 14 or later"), 1);
 	assert_int_equal(untested(b, "DataLoader(batch_size=32, num_workers=0)"), 0);
 	b = &h.fw[RT_FW_JAX];
 	assert_false(b->untested);
@@ -271,8 +280,9 @@ static void test_apple_mps(void **state)
 
 	hints_of("transformer", "metal", 0, RT_FP16, &h);
 	assert_int_equal(untested(&h.fw[RT_FW_PYTORCH], "with torch.autocast('mps', "
-				  "dtype=torch.float16): ...  # and a torch.amp.GradScaler for the "
-				  "gradients"), 1);
+				  "dtype=torch.float16): ...  # torch 2.5 or later, and a "
+				  "torch.amp.GradScaler('mps') for the gradients (torch 2.8 or later)"),
+			 1);
 	assert_int_equal(untested_from(&h.fw[RT_FW_JAX], "cast params and inputs to jnp.float16"),
 			 -1); /* JAX's fp16 is an accelerator's, and JAX has none here */
 	hints_of("ppo", "metal", 2, RT_FP32, &h);
@@ -284,32 +294,89 @@ static void test_apple_mps(void **state)
 	assert_int_equal(untested_from(&h.fw[RT_FW_PYTORCH], "device = torch.device('cuda')"), 1);
 }
 
+/* The JAX block of the transformer's hints at a point of threads, precision p and pin. */
+static const rt_hint_block *jax_block(const rt_frameworks *f, int threads, rt_precision p,
+				      rt_pin pin, rt_hints *h)
+{
+	hints_pinned(f, threads, p, (int)pin, h);
+	return &h->fw[RT_FW_JAX];
+}
+
+/* Sets key to value in framework id of f (a probe's line). */
+static void fake_key(rt_frameworks *f, rt_fw_id id, const char *key, const char *value)
+{
+	rt_framework *fw = &f->fw[id];
+	for (int i = 0; i < fw->n; i++)
+		if (!strcmp(fw->key[i], key)) {
+			snprintf(fw->value[i], sizeof fw->value[i], "%s", value);
+			return;
+		}
+	snprintf(fw->key[fw->n], sizeof fw->key[0], "%s", key);
+	snprintf(fw->value[fw->n++], sizeof fw->value[0], "%s", value);
+}
+
 /*
- * A PyTorch whose BLAS is Accelerate (macOS's wheels): its pool is sized by
- * VECLIB_MAXIMUM_THREADS, the line that says so is untested here (Linux has
- * no Accelerate), and the about line names it.
+ * PyPI's macOS torch: its BLAS is Accelerate, with a pool of its own that
+ * VECLIB_MAXIMUM_THREADS sizes, and its intra-op pool runs on the libomp it
+ * bundles: both get the threads (as Linux's pip build's shared pool does), not
+ * set_num_threads(1) as a pthread-BLAS build gets, and the block is untested
+ * (no Mac runs the tests).
  */
 static void test_accelerate_blas(void **state)
 {
 	(void)state;
 	rt_frameworks f;
 	rt_hints h;
-	fake_frameworks(&f, "pthreads");
-	rt_framework *torch = &f.fw[RT_FW_PYTORCH];
-	for (int i = 0; i < torch->n; i++)
-		if (!strcmp(torch->key[i], "blas"))
-			snprintf(torch->value[i], sizeof torch->value[i], "accelerate");
-	hints_with(&f, 2, RT_FP32, &h);
-	assert_string_equal(env_of(&h, "VECLIB_MAXIMUM_THREADS"), "2");
+	fake_frameworks(&f, "accelerate");
+	fake_key(&f, RT_FW_PYTORCH, "blas", "accelerate");
+	hints_with(&f, 6, RT_FP32, &h);
+	assert_string_equal(env_of(&h, "VECLIB_MAXIMUM_THREADS"), "6");
+	assert_string_equal(env_of(&h, "OMP_NUM_THREADS"), "6");
 	const rt_hint_block *b = &h.fw[RT_FW_PYTORCH];
-	assert_false(b->untested);
-	assert_int_equal(untested(b, "os.environ['VECLIB_MAXIMUM_THREADS'] = '2'  # before "
+	assert_true(b->untested);
+	assert_int_equal(untested(b, "os.environ['VECLIB_MAXIMUM_THREADS'] = '6'  # before "
 				     "importing torch"), 1);
 	assert_int_equal(untested_from(b, "os.environ['OPENBLAS_NUM_THREADS']"), -1);
-	assert_int_equal(untested(b, "torch.set_num_threads(1)"), 0);
+	assert_int_equal(untested_from(b, "torch.set_num_threads(6)"), 0);
+	assert_int_equal(untested_from(b, "torch.set_num_threads(1)"), -1);
+	assert_non_null(strstr(b->about, "libomp"));
 	assert_non_null(strstr(b->about, "Accelerate sizes that pool from VECLIB_MAXIMUM_THREADS"));
+	/* a CPU bf16 point too: no rule of a pthread BLAS takes it */
+	hints_with(&f, 6, RT_BF16, &h);
+	assert_int_equal(untested_from(&h.fw[RT_FW_PYTORCH], "torch.set_num_threads(6)"), 0);
 	hints_at("pthreads", 2, RT_FP32, &h); /* OpenBLAS: its own variable, no Accelerate */
 	assert_null(strstr(h.fw[RT_FW_PYTORCH].about, "Accelerate"));
+	assert_int_equal(untested_from(&h.fw[RT_FW_PYTORCH], "torch.set_num_threads(1)"), 0);
+}
+
+/*
+ * JAX where the probe's Python runs on macOS: no taskset and no exec that binds
+ * (macOS binds no thread to a CPU); NPROC is the lever at every pin, and an E-cores
+ * point runs in the background band (taskpolicy -b, untested: no Mac here). The same
+ * frameworks said to be on Linux keep the affinity lines.
+ */
+static void test_jax_on_macos(void **state)
+{
+	(void)state;
+	for (int pin = RT_PIN_NONE; pin < RT_NPIN; pin++) {
+		rt_frameworks f;
+		rt_hints h;
+		fake_frameworks(&f, "accelerate");
+		fake_key(&f, RT_FW_JAX, "os", "darwin");
+		const rt_hint_block *b = jax_block(&f, 12, RT_FP32, (rt_pin)pin, &h);
+		for (int i = 0; i < b->n; i++) {
+			assert_null(strstr(b->line[i], "taskset"));
+			assert_null(strstr(b->line[i], "rigtune exec"));
+		}
+		assert_int_equal(untested_from(b, "NPROC=12  # XLA's CPU client sizes its Eigen pool "
+						  "from PJRT_NPROC, then NPROC: on macOS, which "
+						  "binds no thread to a CPU, the one lever"), 0);
+		assert_int_equal(untested_from(b, "taskpolicy -b python3 train.py"),
+				 pin == RT_PIN_ECORES ? 1 : -1);
+		fake_key(&f, RT_FW_JAX, "os", "linux");
+		assert_int_equal(untested_from(jax_block(&f, 12, RT_FP32, (rt_pin)pin, &h), pin == RT_PIN_NONE ? "taskset -c 0-11"
+							     : "rigtune exec --"), 0);
+	}
 }
 
 /*
@@ -351,19 +418,11 @@ static void test_jax_levers(void **state)
 		for (int p = 0; p < RT_NPRECISION; p++)
 			for (int pin = RT_PIN_NONE; pin <= RT_PIN_COMPACT; pin++) {
 				rt_frameworks f;
-				rt_point pt;
-				rt_shape sh;
 				rt_hints h;
-				const rt_workload *w = rt_workload_find("transformer");
 				fake_frameworks(&f, "pthreads");
 				f.fw[RT_FW_JAX].installed = threads % 2; /* probed, or not there */
-				rt_point_default(&pt);
-				pt.threads = threads;
-				pt.precision = (rt_precision)p;
-				pt.pin = (rt_pin)pin;
-				rt_shape_default(w, &sh);
-				rt_hints_for(&f, w, &pt, &sh, &h);
-				const rt_hint_block *b = &h.fw[RT_FW_JAX];
+				const rt_hint_block *b =
+				    jax_block(&f, threads, (rt_precision)p, (rt_pin)pin, &h);
 				assert_int_equal(b->untested, !(threads % 2));
 				for (int i = 0; i < b->n; i++) {
 					assert_null(strstr(b->line[i], "XLA_FLAGS"));
@@ -580,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_untested_lines),
 		cmocka_unit_test(test_apple_mps),
 		cmocka_unit_test(test_accelerate_blas),
+		cmocka_unit_test(test_jax_on_macos),
 		cmocka_unit_test(test_in_debian_torch),
 		cmocka_unit_test(test_in_pypi_frameworks),
 	};

@@ -4,7 +4,9 @@
  * ecores and none in tune's space, each mapped to its class (tuner/pin.c,
  * tuner/spaces.c); where threads bind, nothing changes.
  */
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include "../tuner/machine.h"
 #include "../tuner/pin.h"
 #include "../tuner/spaces.h"
+#include "../workloads/pool.h"
 
 #define M4MAX "tests/data/hybrid16.xml"
 
@@ -106,6 +109,102 @@ static void test_ecores_binding(void **state)
 	hwloc_topology_destroy(t);
 }
 
+#ifdef __linux__
+/*
+ * The seam's thread hook, wrapped (the Makefile links this test with GNU ld's
+ * --wrap): it counts its calls and gives each thread a stack size no default has,
+ * which the thread reads back: the attributes it readied are those the thread got.
+ */
+#define MARK_STACK (1024 * 1024 + 64 * 1024)
+int __real_rt_plat_thread_attr(pthread_attr_t *attr);
+int __wrap_rt_plat_thread_attr(pthread_attr_t *attr);
+static atomic_int attr_calls;
+int __wrap_rt_plat_thread_attr(pthread_attr_t *attr)
+{
+	attr_calls++;
+	int e = __real_rt_plat_thread_attr(attr);
+	return e ? e : pthread_attr_setstacksize(attr, MARK_STACK);
+}
+#endif
+
+#define POOL_THREADS 4
+
+/* Where each thread of a pool job was: its class, its CPU, its stack size (Linux). */
+typedef struct placed {
+	const char *qos[POOL_THREADS];
+	int cpu[POOL_THREADS];
+	size_t stack[POOL_THREADS];
+} placed;
+
+static void record_place(void *arg, int index, int nthreads)
+{
+	placed *p = arg;
+	(void)nthreads;
+	rt_plat_thread_place(&p->qos[index], &p->cpu[index]);
+#ifdef __linux__
+	pthread_attr_t a;
+	if (!pthread_getattr_np(pthread_self(), &a)) {
+		pthread_attr_getstacksize(&a, &p->stack[index]);
+		pthread_attr_destroy(&a);
+	}
+#endif
+}
+
+/* "P-core" or "E-core" for a CPU of this machine (hwloc's kinds: the last the most powerful). */
+static const char *core_kind(int cpu)
+{
+	static char kind[16];
+	hwloc_topology_t t;
+	snprintf(kind, sizeof kind, "kind unknown");
+	if (cpu < 0 || hwloc_topology_init(&t))
+		return kind;
+	if (!hwloc_topology_load(t)) {
+		hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(t, (unsigned)cpu);
+		int n = hwloc_cpukinds_get_nr(t, 0);
+		int k = pu ? hwloc_cpukinds_get_by_cpuset(t, pu->cpuset, 0) : -1;
+		if (k >= 0 && n > 1)
+			snprintf(kind, sizeof kind, "%s", k == n - 1 ? "P-core" : "E-core");
+	}
+	hwloc_topology_destroy(t);
+	return kind;
+}
+
+/*
+ * Every worker of the workloads' pool starts through the platform seam's hook: on
+ * Linux the wrapped hook sees each (3 of a pool of 4: the caller is the 4th) and each
+ * got its attributes; on macOS, steered to the P-cores, every thread of the pool runs
+ * in the user-interactive class, and each says where it ran (mac-check.sh shows it).
+ */
+static void test_pool_threads_take_the_class(void **state)
+{
+	(void)state;
+	rt_pool *pool;
+	char err[RT_ERRLEN];
+	placed p = {0};
+	int steered = rt_plat_steer(RT_STEER_PERFORMANCE) == 0;
+#ifdef __linux__
+	attr_calls = 0;
+#endif
+	assert_int_equal(rt_pool_create(POOL_THREADS, 0, &pool, err, sizeof err), 0);
+	rt_pool_run_each(pool, record_place, &p);
+	rt_pool_destroy(pool);
+	for (int i = 0; i < POOL_THREADS; i++)
+		print_message("pool thread %d: QoS %s, ran on CPU %d (%s)\n", i, p.qos[i], p.cpu[i],
+			      core_kind(p.cpu[i]));
+#ifdef __linux__
+	assert_false(steered); /* no classes here */
+	assert_int_equal(attr_calls, POOL_THREADS - 1);
+	for (int i = 1; i < POOL_THREADS; i++)
+		assert_int_equal(p.stack[i], MARK_STACK);
+	assert_int_not_equal(p.stack[0], MARK_STACK); /* the caller's own */
+#else
+	assert_true(steered);
+	for (int i = 0; i < POOL_THREADS; i++)
+		assert_string_equal(p.qos[i], "user-interactive");
+	assert_int_equal(rt_plat_steer(RT_STEER_ANY), 0);
+#endif
+}
+
 /* New values replace a categorical's; values given twice are refused and change nothing. */
 static void test_set_categorical(void **state)
 {
@@ -129,6 +228,7 @@ int main(void)
 	    cmocka_unit_test(test_pin_to_qos),
 	    cmocka_unit_test(test_ecores_binding),
 	    cmocka_unit_test(test_set_categorical),
+	    cmocka_unit_test(test_pool_threads_take_the_class),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

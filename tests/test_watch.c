@@ -313,6 +313,17 @@ static void test_device_wait(void **state)
 	rt_watch_free(&r);
 }
 
+/* r analysed, its verdict given, written and read back into back: the file (free it). */
+static char *analyzed_round_trip(rt_watch_run *r, rt_watch_run *back, size_t *len)
+{
+	char *yaml, err[RT_ERRLEN];
+	assert_int_equal(rt_watch_analyze(r), RT_OK);
+	rt_watch_verdict(r);
+	assert_int_equal(rt_watch_yaml(r, &yaml, len, err, sizeof err), RT_OK);
+	assert_int_equal(round_trip(yaml, *len, back, err, sizeof err), RT_OK);
+	return yaml;
+}
+
 static void test_yaml_round_trip(void **state)
 {
 	(void)state;
@@ -328,12 +339,9 @@ static void test_yaml_round_trip(void **state)
 	r.metric[0] = (rt_watch_point){0.35, 12.5};
 	r.metric[1] = (rt_watch_point){0.75, 13};
 	r.nmetric = r.mcap = 2;
-	assert_int_equal(rt_watch_analyze(&r), RT_OK);
-	rt_watch_verdict(&r);
-	char *yaml, err[RT_ERRLEN];
+	char err[RT_ERRLEN];
 	size_t len;
-	assert_int_equal(rt_watch_yaml(&r, &yaml, &len, err, sizeof err), RT_OK);
-	assert_int_equal(round_trip(yaml, len, &back, err, sizeof err), RT_OK);
+	char *yaml = analyzed_round_trip(&r, &back, &len);
 	assert_string_equal(back.command, r.command);
 	assert_string_equal(back.verdict, r.verdict);
 	assert_int_equal(back.nticks, 12);
@@ -357,6 +365,45 @@ static void test_yaml_round_trip(void **state)
 	assert_int_equal(round_trip(yaml, len, &back, err, sizeof err), RT_EINVAL);
 	assert_non_null(strstr(err, ":"));
 	assert_non_null(strstr(err, "class"));
+	free(yaml);
+	rt_watch_free(&r);
+}
+
+/*
+ * macOS names a thread by its 64-bit handle (procfs_darwin.c): two threads whose handles
+ * differ only above bit 31 stay two, each keeps its own CPU time when the other exits
+ * (a place in the list would shift), and the file keeps the whole handle.
+ */
+static void test_threads_keyed_by_64_bit_handles(void **state)
+{
+	(void)state;
+	rt_watch_run r, back;
+	memset(&r, 0, sizeof r);
+	r.ncpus = 2;
+	const int64_t h1 = 0x16f7a3000, h2 = 0x26f7a3000; /* the same low 32 bits */
+	rt_proc_thread th[2] = {{.pid = 100, .tid = h1, .comm = "python3", .state = 'R'},
+				{.pid = 100, .tid = h2, .comm = "pt_worker", .state = 'R'}};
+	rt_proc_snap snap = {.threads = th, .n = 2}, prev = snap;
+	assert_int_equal(rt_watch_tick_add(&r, &snap, NULL, 0, 0.1), RT_OK);
+	th[0].cpu_ns = 50000000;
+	th[1].cpu_ns = 90000000;
+	assert_int_equal(rt_watch_tick_add(&r, &snap, &prev, 0.1, 0.1), RT_OK);
+	/* the first exits: the second is alone in the list, at its first place */
+	th[0] = th[1];
+	th[0].cpu_ns = 180000000;
+	snap.n = 1;
+	assert_int_equal(rt_watch_tick_add(&r, &snap, &prev, 0.2, 0.1), RT_OK);
+	assert_int_equal(r.nthreads, 2);
+	int w = r.threads[0].tid == h2 ? 0 : 1;
+	assert_true(r.threads[w].tid == h2 && r.threads[1 - w].tid == h1);
+	assert_true(fabs(r.threads[w].cpu_s - 0.18) < 1e-9);
+	assert_true(fabs(r.threads[1 - w].cpu_s - 0.05) < 1e-9);
+	r.wall_s = 0.2;
+	size_t len;
+	char *yaml = analyzed_round_trip(&r, &back, &len);
+	assert_int_equal(back.nthreads, 2);
+	assert_true(back.threads[0].tid == h2 && back.threads[1].tid == h1); /* by CPU time */
+	rt_watch_free(&back);
 	free(yaml);
 	rt_watch_free(&r);
 }
@@ -437,6 +484,7 @@ int main(void)
 	    cmocka_unit_test(test_device_and_monitor),
 	    cmocka_unit_test(test_yaml_round_trip),
 	    cmocka_unit_test(test_device_wait),
+	    cmocka_unit_test(test_threads_keyed_by_64_bit_handles),
 	    cmocka_unit_test(test_worker_load_leaves_out_the_prefetch),
 	    cmocka_unit_test(test_h100_recordings),
 	};

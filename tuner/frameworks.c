@@ -19,6 +19,7 @@
 	"def out(k, v):\n"                                                                \
 	"    print(f'{k}={v}', flush=True)\n"                                             \
 	"out('python_version', platform.python_version())\n"                              \
+	"out('os', sys.platform)\n"                                                        \
 	"out('executable', os.path.realpath(sys.executable))\n"                           \
 	"if importlib.util.find_spec(MODULE) is None:\n"                                  \
 	"    out('installed', 'false')\n"                                                 \
@@ -65,7 +66,7 @@ static const char probe_pytorch[] =
 	"        m = re.search(r'Math Kernel Library Version ([0-9.]+)', cfg + par)\n"
 	"        version, threads = m.group(1) if m else '', torch.get_num_threads()\n"
 	"    elif any('Accelerate' in p for p in libs):\n"
-	"        blas, layer = 'accelerate', 'pthreads'\n"
+	"        blas, layer = 'accelerate', 'accelerate'\n"
 	"out('blas', blas)\n"
 	"out('blas_version', version)\n"
 	"out('blas_threading', layer)\n"

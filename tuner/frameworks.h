@@ -5,11 +5,14 @@
  * Each framework is probed by a short script in its own child process
  * (usercmd.h) with a deadline, so that a framework that hangs or crashes on
  * import costs that deadline and nothing else. The script prints key=value
- * lines; what they say is kept as text, in the order printed:
+ * lines; what they say is kept as text, in the order printed. Every one
+ * says os (Python's sys.platform: linux, darwin), then:
  *
  *   pytorch     version, blas (openblas, mkl, accelerate, generic),
  *               blas_version, blas_threading (pthreads: its own pool;
- *               openmp: PyTorch's OpenMP pool; serial), blas_threads,
+ *               openmp: PyTorch's OpenMP pool; serial; accelerate:
+ *               Accelerate's own pool, beside the libomp that PyPI's macOS
+ *               wheels bundle for the intra-op pool), blas_threads,
  *               parallel_backend (OpenMP, native thread pool), openmp,
  *               intra_op_threads, interop_threads (its defaults in that
  *               environment), mkldnn, cuda, hip (true/false), gpus

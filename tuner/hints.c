@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/platform.h"
 #include "../common/rt.h"
 #include "../workloads/loader.h"
 
@@ -44,6 +45,10 @@ static const pool_rule pool_rules[] = {
 	{"tbb", 0, 1, 1, 0, 0,
 	 "its BLAS (MKL on TBB) follows the intra-op setting; no build the tests install threads "
 	 "so"},
+	{"accelerate", 0, 1, 1, 1, 0,
+	 "PyPI's macOS wheels run the intra-op pool on the libomp they bundle (set_num_threads "
+	 "sizes it, as on Linux's pip build) and the matmuls in Accelerate's own pool, which "
+	 "VECLIB_MAXIMUM_THREADS sizes: the two take turns op by op, so each gets the threads"},
 	{"serial", 0, 1, 0, 0, 0,
 	 "its BLAS is single-threaded: only the intra-op pool runs in parallel; no build the "
 	 "tests install threads so"},
@@ -93,6 +98,7 @@ static void add_line(rt_hint_block *b, const char *fmt, ...)
 static const char *const untestable[] = {
 	"to jnp.float16",         /* JAX's fp16, an accelerator's precision */
 	"VECLIB_MAXIMUM_THREADS", /* Accelerate, macOS's BLAS */
+	"taskpolicy -b",          /* macOS's background band */
 };
 
 static void mark_untestable(rt_hint_block *b, const rt_point *pt)
@@ -184,15 +190,20 @@ static void pytorch_about(rt_hint_block *b, const rt_frameworks *f, const pool_r
 }
 
 /*
- * What a device's autocast needs beyond the dtype, as PyTorch documents it
- * per device: MPS's bf16 needs macOS 14 or later (the Metal plugin offers
- * bf16 only there too); every fp16 wants a GradScaler for its gradients.
+ * What a device's autocast needs beyond the dtype, as PyTorch's releases
+ * say per device: on MPS autocast takes fp16 from torch 2.5 and bf16 from
+ * 2.6 (on macOS 14 or later, as the Metal plugin offers bf16), and
+ * GradScaler works on MPS from 2.8; every fp16 wants a GradScaler for its
+ * gradients.
  */
 static const char *autocast_note(const char *device, rt_precision p)
 {
+	int mps = !strcmp(device, "mps");
 	if (p == RT_FP16)
-		return "and a torch.amp.GradScaler for the gradients";
-	return !strcmp(device, "mps") ? "macOS 14 or later" : NULL;
+		return mps ? "torch 2.5 or later, and a torch.amp.GradScaler('mps') for the "
+			     "gradients (torch 2.8 or later)"
+			   : "and a torch.amp.GradScaler for the gradients";
+	return mps ? "torch 2.6 or later, macOS 14 or later" : NULL;
 }
 
 /* The point's precision in PyTorch, on its backend's devices as PyTorch names them. */
@@ -280,6 +291,44 @@ static const char *jax_cpu_only(const rt_point *pt)
  * fp32 result (autocast's semantics), rather than the matmul-precision
  * setting that accelerators' dot algorithms follow.
  */
+/*
+ * Whether the frameworks run on macOS, where no thread binds to a CPU: as the probe's
+ * Python said (sys.platform), else as this system is.
+ */
+static int on_macos(const rt_frameworks *f)
+{
+	for (int id = 0; f && f->probed && id < RT_NFW; id++) {
+		const char *os = rt_framework_get(&f->fw[id], "os");
+		if (os)
+			return !strcmp(os, "darwin");
+	}
+	return !rt_plat_can_bind();
+}
+
+/*
+ * What bounds XLA's CPU pools beside NPROC: the affinity mask on Linux (rigtune exec binds
+ * it to the point's CPUs, taskset to the first ones); on macOS nothing binds (no taskset,
+ * and exec steers by QoS class, which XLA's pool size does not follow): NPROC alone sizes
+ * it, and an E-cores point runs in the background band, which macOS keeps on them.
+ */
+static void jax_placement(rt_hint_block *b, const rt_point *pt, int macos)
+{
+	if (macos) {
+		if (pt->pin == RT_PIN_ECORES)
+			add_line(b, "taskpolicy -b python3 train.py  # the background band, which "
+				    "macOS keeps on the E-cores");
+		return;
+	}
+	if (pt->pin != RT_PIN_NONE)
+		add_line(b, "rigtune exec -- python3 train.py  # binds to the point's %d CPU%s: "
+			    "XLA's CPU pools take the affinity mask's size",
+			 pt->threads + pt->workers, pt->threads + pt->workers == 1 ? "" : "s");
+	else
+		add_line(b, "taskset -c 0-%d python3 train.py  # XLA's CPU pools take the affinity "
+			    "mask's size",
+			 pt->threads - 1);
+}
+
 static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *pt)
 {
 	const char *cpu_only = jax_cpu_only(pt);
@@ -311,17 +360,16 @@ static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *
 	}
 	if (cpu_only)
 		add_line(b, "JAX_PLATFORMS=cpu  # %s: JAX runs on the CPU here", cpu_only);
-	if (pt->pin != RT_PIN_NONE)
-		add_line(b, "rigtune exec -- python3 train.py  # binds to the point's %d CPU%s: "
-			    "XLA's CPU pools take the affinity mask's size",
-			 pt->threads + pt->workers, pt->threads + pt->workers == 1 ? "" : "s");
+	int macos = on_macos(f);
+	jax_placement(b, pt, macos);
+	if (macos)
+		add_line(b, "NPROC=%d  # XLA's CPU client sizes its Eigen pool from PJRT_NPROC, then "
+			    "NPROC: on macOS, which binds no thread to a CPU, the one lever",
+			 pt->threads);
 	else
-		add_line(b, "taskset -c 0-%d python3 train.py  # XLA's CPU pools take the affinity "
-			    "mask's size",
-			 pt->threads - 1);
-	add_line(b, "NPROC=%d  # or this: XLA's CPU client sizes its Eigen pool from PJRT_NPROC, "
-		    "then NPROC",
-		 pt->threads);
+		add_line(b, "NPROC=%d  # or this: XLA's CPU client sizes its Eigen pool from "
+			    "PJRT_NPROC, then NPROC",
+			 pt->threads);
 	if (cpu && pt->precision == RT_BF16)
 		add_line(b, "jnp.dot(x.astype(jnp.bfloat16), w.astype(jnp.bfloat16), "
 			    "preferred_element_type=jnp.float32)  # bf16 inputs, fp32 result");

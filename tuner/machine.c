@@ -1,6 +1,5 @@
 #include "machine.h"
 
-#include <cblas.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <hwloc.h>
@@ -14,6 +13,7 @@
 #include "../common/platform.h"
 #include "../common/rt.h"
 #include "../workloads/backend.h"
+#include "../workloads/blas.h"
 #include "blas_kernels.h"
 #include "blas_origin.h"
 
@@ -150,17 +150,17 @@ static void probe_blas(rt_machine *m)
 	copy_str(m->blas_library, sizeof m->blas_library, o.library ? o.library : "OpenBLAS");
 	copy_str(m->blas_from, sizeof m->blas_from, o.from);
 	m->blas_precisions = RT_PREC_BIT(RT_FP64) | RT_PREC_BIT(RT_FP32);
-	if (strcmp(m->blas_library, "OpenBLAS")) {
+	const char *config, *core;
+	int p;
+	if (strcmp(m->blas_library, "OpenBLAS") || rt_blas_openblas(&config, &core, &p)) {
 		/* Accelerate runs a pool of its own (VECLIB_MAXIMUM_THREADS) */
 		copy_str(m->blas_threading, sizeof m->blas_threading, "pthreads");
 		return;
 	}
-	const char *config = openblas_get_config();
 	if (config && !strncmp(config, "OpenBLAS ", 9))
 		sscanf(config + 9, "%31s", m->blas_version);
-	copy_str(m->blas_core, sizeof m->blas_core, openblas_get_corename());
+	copy_str(m->blas_core, sizeof m->blas_core, core);
 	static const char *const layers[] = {"sequential", "pthreads", "openmp"};
-	int p = openblas_get_parallel();
 	copy_str(m->blas_threading, sizeof m->blas_threading,
 		 p >= 0 && p < 3 ? layers[p] : "unknown");
 	if (dlsym(RTLD_DEFAULT, "cblas_sbgemm"))

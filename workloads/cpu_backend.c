@@ -1,7 +1,7 @@
 /*
  * The CPU backend: buffers are 64-byte aligned host memory, GEMM goes to
- * OpenBLAS (cblas_sgemm/dgemm, bf16 through cblas_sbgemm when the library
- * has it) or, for bf16 where OpenBLAS lacks it and the CPU has the units, to
+ * the BLAS the binary links (blas.h: OpenBLAS, or Accelerate on a Mac;
+ * cblas_sgemm/dgemm, bf16 through cblas_sbgemm when the library has it) or, for bf16 where OpenBLAS lacks it and the CPU has the units, to
  * oneDNN (cpu_dnnl.h), the elementwise kernels to cpu_kernels.c on a thread
  * pool.
  *
@@ -17,7 +17,6 @@
  */
 #include "cpu_backend.h"
 
-#include <cblas.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stddef.h>
@@ -28,6 +27,7 @@
 #include <unistd.h>
 
 #include "../common/platform.h"
+#include "blas.h"
 #include "cpu_ctx.h"
 #include "cpu_dnnl.h"
 #include "host_abi.h"
@@ -83,15 +83,23 @@ static void cpu_model_name(char *name, size_t len)
 		snprintf(name, len, "CPU");
 }
 
-/* "OpenBLAS 0.3.21, Haswell kernels": the library, its version and the kernels it chose. */
+/*
+ * "OpenBLAS 0.3.21, Haswell kernels": the library, its version and the kernels it chose;
+ * Accelerate says neither.
+ */
 static void blas_describe(char *buf, size_t len)
 {
 	char version[32] = "";
-	const char *config = openblas_get_config();
+	const char *config, *core;
+	int parallel;
+	if (rt_blas_openblas(&config, &core, &parallel)) {
+		snprintf(buf, len, "%s (VECLIB_MAXIMUM_THREADS threads)", rt_blas_name());
+		return;
+	}
 	if (config && !strncmp(config, "OpenBLAS ", 9))
 		sscanf(config + 9, "%31s", version);
 	snprintf(buf, len, "OpenBLAS %s, %.40s kernels", version[0] ? version : "(version unknown)",
-		 openblas_get_corename());
+		 core);
 }
 
 /*
@@ -121,7 +129,10 @@ static int cpu_device_info(int dev, rt_device_info *info)
 		return RT_EINVAL;
 	memset(info, 0, sizeof *info);
 	cpu_model_name(info->name, sizeof info->name);
-	snprintf(info->driver, sizeof info->driver, "%s", openblas_get_config());
+	const char *config, *core;
+	int parallel;
+	snprintf(info->driver, sizeof info->driver, "%s",
+		 rt_blas_openblas(&config, &core, &parallel) ? rt_blas_name() : config);
 	rc = host_memory(&info->mem_total, &info->mem_free);
 	if (rc)
 		return rc;
@@ -149,6 +160,7 @@ static int cpu_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen
 	ctx = calloc(1, sizeof *ctx);
 	if (!ctx)
 		return rt_fail(err, errlen, RT_ENOMEM, "out of memory for the CPU context");
+	rt_blas_set_threads(threads); /* before the pool's threads: Accelerate's is a setenv */
 	rc = rt_pool_create(threads, RT_POOL_SPIN_KERNELS, &ctx->pool, err, errlen);
 	if (rc) {
 		free(ctx);
@@ -158,7 +170,6 @@ static int cpu_open(int dev, int threads, rt_ctx **out, char *err, size_t errlen
 	ctx->sbgemm = find_sbgemm();
 	ctx->bf16_lib = rt_cpu_gemm_lib(rt_cpu_caps_probe(), RT_BF16, ctx->bf16_why,
 					sizeof ctx->bf16_why);
-	openblas_set_num_threads(threads);
 	*out = ctx;
 	return 0;
 }
@@ -417,11 +428,12 @@ static int cpu_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int 
 		return rc;
 	if (m == 0 || n == 0)
 		return 0;
-	if (!rt_cpu_gemm_splits_rows(ctx->threads, prec, m, n, k))
+	/* (a BLAS whose threads are not set per call would run wide in every part) */
+	if (!rt_blas_threads_settable() || !rt_cpu_gemm_splits_rows(ctx->threads, prec, m, n, k))
 		return blas_gemm(&g);
-	openblas_set_num_threads(1);
+	rt_blas_set_threads(1);
 	rt_pool_run(ctx->pool, gemm_rows, &g, ((size_t)m + ROW_BLOCK - 1) / ROW_BLOCK);
-	openblas_set_num_threads(ctx->threads);
+	rt_blas_set_threads(ctx->threads);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "../common/platform.h"
 #include "../common/rt.h"
 
 /* Polls between two reads of the clock. */
@@ -140,6 +141,19 @@ static void stop_workers(rt_pool *pool, int started)
 		pthread_join(pool->threads[i], NULL);
 }
 
+int rt_pool_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	int e = pthread_attr_init(&attr);
+	if (e)
+		return e;
+	e = rt_plat_thread_attr(&attr);
+	if (!e)
+		e = pthread_create(thread, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return e;
+}
+
 int rt_pool_create(int nthreads, double spin_s, rt_pool **out, char *err, size_t errlen)
 {
 	int rc, started = 0;
@@ -173,7 +187,8 @@ int rt_pool_create(int nthreads, double spin_s, rt_pool **out, char *err, size_t
 		}
 		wa->pool = pool;
 		wa->index = started + 1;
-		if (pthread_create(&pool->threads[started], NULL, worker_main, wa) != 0) {
+		/* in the class the trial was steered to, where threads have classes */
+		if (rt_pool_thread_start(&pool->threads[started], worker_main, wa) != 0) {
 			free(wa);
 			rc = rt_fail(err, errlen, RT_ERUNTIME,
 				     "cannot start pool thread %d of %d", started + 1, nthreads);

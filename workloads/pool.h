@@ -23,6 +23,7 @@
 #ifndef RT_POOL_H
 #define RT_POOL_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 /* Spin times: between a step's kernels; between two rollout steps' env steps. */
@@ -46,6 +47,13 @@ typedef void (*rt_pool_each_fn)(void *arg, int index, int nthreads);
  * RT_ERUNTIME when a thread cannot be started (nothing is left running then).
  */
 int rt_pool_create(int nthreads, double spin_s, rt_pool **pool, char *err, size_t errlen);
+
+/*
+ * Starts a thread that does a trial's work as the pool starts its workers: with
+ * the platform's attributes for it (rt_plat_thread_attr: on macOS the QoS class
+ * the trial was steered to). pthread_create's 0 or errno.
+ */
+int rt_pool_thread_start(pthread_t *thread, void *(*fn)(void *), void *arg);
 
 /* Stops and joins the workers, frees the pool. Accepts NULL. */
 void rt_pool_destroy(rt_pool *pool);

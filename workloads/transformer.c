@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../common/rng.h"
+#include "pool.h"
 #include "synthetic_work.h"
 #include "transformer.h"
 
@@ -411,7 +412,7 @@ static int pipeline_start(struct pipeline *p, const struct dims *d, rt_dtype t,
 	p->sync_ready = 1;
 	for (int i = 0; i < workers; i++) {
 		p->args[i] = (struct worker_arg){p, p->scratch + (size_t)i * d->D};
-		if (pthread_create(&p->tid[i], NULL, worker_main, &p->args[i]) != 0)
+		if (rt_pool_thread_start(&p->tid[i], worker_main, &p->args[i]) != 0)
 			return rt_fail(err, errlen, RT_ERUNTIME,
 				       "cannot start data worker %d of %d", i + 1, workers);
 		p->started++;

@@ -18,7 +18,13 @@
 
 /* One thread of the tree at the moment of a snapshot. */
 typedef struct rt_proc_thread {
-	int pid, tid;
+	int pid;
+	/*
+	 * Which thread, stable while it lives: Linux's thread id; on macOS its 64-bit
+	 * handle (PROC_PIDLISTTHREADS), never its place in that list, which shifts when a
+	 * thread before it exits.
+	 */
+	int64_t tid;
 	char comm[16];   /* the thread's name (prctl/pthread_setname_np), as the kernel keeps it */
 	char state;      /* R running, S sleeping, D waiting for I/O, ... */
 	uint64_t cpu_ns; /* on-CPU time since it started */

@@ -62,14 +62,18 @@ static char state_letter(int run_state)
 	}
 }
 
-/* One thread by its handle: 0 when it is gone meanwhile. */
-static int read_thread(int pid, uint64_t handle, int index, rt_proc_thread *th)
+/*
+ * One thread by its handle: 0 when it is gone meanwhile. The handle is its id: stable
+ * while the thread lives, as a Linux tid is (its place in the list shifts when one
+ * before it exits, and its CPU time would land on another).
+ */
+static int read_thread(int pid, uint64_t handle, rt_proc_thread *th)
 {
 	struct proc_threadinfo ti;
 	if (proc_pidinfo(pid, PROC_PIDTHREADINFO, handle, &ti, sizeof ti) != (int)sizeof ti)
 		return 0;
 	th->pid = pid;
-	th->tid = index; /* macOS names threads by 64-bit handles: their order here */
+	th->tid = (int64_t)(handle & INT64_MAX); /* a user address: the top bit is never set */
 	rt_printable(th->comm, sizeof th->comm, ti.pth_name);
 	th->state = state_letter(ti.pth_run_state);
 	th->cpu_ns = ti.pth_user_time + ti.pth_system_time;
@@ -90,7 +94,7 @@ int rt_proc_os_read_process(rt_proc_snap *s, int pid)
 	int n = bytes > 0 ? bytes / (int)sizeof *handles : 0, rc = RT_OK, any = 0;
 	for (int i = 0; rc == RT_OK && i < n; i++) {
 		rt_proc_thread th = {0};
-		if (read_thread(pid, handles[i], i + 1, &th)) {
+		if (read_thread(pid, handles[i], &th)) {
 			rc = rt_proc_add_thread(s, &th);
 			any = 1;
 		}

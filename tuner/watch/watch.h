@@ -62,7 +62,8 @@ typedef struct rt_watch_tick {
 
 /* A thread of the tree, over the whole run. */
 typedef struct rt_watch_thread {
-	int pid, tid;
+	int pid;
+	int64_t tid; /* rt_proc_thread's: on macOS a 64-bit handle */
 	char comm[16];
 	double cpu_s;        /* on-CPU time while watched */
 	/*

@@ -3,6 +3,7 @@
  * the verdict and the shares first, the phases, the busiest threads, then
  * the time line as parallel columns, one value per tick.
  */
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,12 +401,12 @@ static int read_threads(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 		const char *comm;
 		long pid, tid;
 		RT_TRY(rt_yr_need_int(y, t, "pid", 0, 1L << 31, &pid));
-		RT_TRY(rt_yr_need_int(y, t, "tid", 0, 1L << 31, &tid));
+		RT_TRY(rt_yr_need_int(y, t, "tid", 0, LONG_MAX, &tid));
 		RT_TRY(rt_yr_need_str(y, t, "comm", &comm));
 		RT_TRY(rt_yr_need_num(y, t, "cpu_s", &r->threads[i].cpu_s));
 		RT_TRY(read_steps_cores(y, t, &r->threads[i].steps_cores));
 		r->threads[i].pid = (int)pid;
-		r->threads[i].tid = (int)tid;
+		r->threads[i].tid = tid;
 		snprintf(r->threads[i].comm, sizeof r->threads[i].comm, "%s", comm);
 		r->nthreads = i + 1;
 	}

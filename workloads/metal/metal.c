@@ -1,9 +1,11 @@
 /*
  * metal.c: the Metal backend plugin (librigtune_metal.dylib) for Apple
- * Silicon, in plain C through the Objective-C runtime: Metal, Metal
- * Performance Shaders and libobjc are opened with dlopen and called through
- * objc_msgSend, so the plugin links nothing beyond libSystem and builds
- * wherever Zig's C compiler does (make test cross-compiles it on Linux).
+ * Silicon, in plain C through the Objective-C runtime: it links Metal, Metal
+ * Performance Shaders, Foundation, CoreGraphics and libobjc and calls the
+ * classes through objc_msgSend, so it builds wherever Zig's C compiler does:
+ * make test cross-compiles it on Linux against text stubs of those libraries
+ * (tests/mac_sdk), where a misspelt function or class fails the link. Only
+ * the selectors are strings that the first Mac checks.
  *
  * Memory is unified: alloc() makes a shared MTLBuffer and hands out its
  * contents pointer, which the CPU reads and writes in place. GEMMs run on
@@ -45,11 +47,24 @@ extern const char rt_metal_args_h[], rt_metal_kernels[];
 typedef void *id;
 typedef void *SEL;
 
-#define METAL_FW "/System/Library/Frameworks/Metal.framework/Metal"
-#define MPS_FW                                                                                     \
-	"/System/Library/Frameworks/MetalPerformanceShaders.framework/"                            \
-	"MetalPerformanceShaders"
-#define OBJC_LIB "/usr/lib/libobjc.A.dylib"
+/*
+ * What the plugin calls in the libraries it links (plugin.mk): libobjc's runtime, Metal's
+ * and MPS's functions, and the classes by their symbols, as compiled Objective-C refers to
+ * them (a class symbol's address is the class).
+ */
+extern SEL sel_registerName(const char *name);
+extern void objc_msgSend(void); /* cast to each call's own type */
+extern void *objc_autoreleasePoolPush(void);
+extern void objc_autoreleasePoolPop(void *pool);
+extern id MTLCreateSystemDefaultDevice(void);
+extern id MTLCopyAllDevices(void);
+extern bool MPSSupportsMTLDevice(id device);
+#define CLASS(name) extern char class_##name __asm__("_OBJC_CLASS_$_" #name)
+CLASS(NSString);
+CLASS(MTLCompileOptions);
+CLASS(MPSMatrixDescriptor);
+CLASS(MPSMatrix);
+CLASS(MPSMatrixMultiplication);
 
 /* MTLResourceStorageModeShared, MTLCommandBufferStatusCompleted, MPSDataType's floats. */
 #define STORAGE_SHARED 0u
@@ -57,15 +72,14 @@ typedef void *SEL;
 #define MPS_FLOAT32 (0x10000000u | 32u)
 #define MPS_FLOAT16 (0x10000000u | 16u)
 
-/* What the runtime gives: looked up once by init(). */
+/*
+ * What init() found: the device, and the CPU backend of the rigtune binary that loaded the
+ * plugin (fp64 runs there), looked up by name in the main executable, which exports it: a
+ * plugin that took it by link would need the linker to leave symbols open.
+ */
 static struct {
-	id (*get_class)(const char *);
-	SEL (*sel)(const char *);
-	void *msg; /* objc_msgSend, cast to each call's own type */
-	void *(*pool_push)(void);
-	void (*pool_pop)(void *);
-	id (*create_device)(void);
-	bool (*mps_supports)(id);
+	const rt_backend_ops *cpu;
+	int (*grow)(void *array, int *cap, int n, size_t elem, int first); /* rt_grow */
 	id device;
 	id lib;        /* the kernels' library, compiled once (compile_kernels) */
 	int bf16;      /* 0: not yet asked; 1: k_gemm_bf16 compiled; -1: not, bf16_why says why */
@@ -74,9 +88,9 @@ static struct {
 } rt;
 
 /* objc_msgSend as a function of the given type (arm64: no variadic call, no stret). */
-#define MSG(type) ((type)rt.msg)
-#define CLS(name) rt.get_class(name)
-#define S(name) rt.sel(name)
+#define MSG(type) ((type)(void (*)(void))objc_msgSend)
+#define CLS(name) ((id)&class_##name)
+#define S(name) sel_registerName(name)
 
 static id send(id o, const char *sel)
 {
@@ -96,15 +110,37 @@ static const char *text_of(id s)
 	return t ? t : "";
 }
 
-/* dlsym of name in lib, or a message naming what is missing. */
-static void *need(void *lib, const char *name, int *missing)
+/* The binary's name, from the main executable: NULL where it is not rigtune's. */
+static void *from_binary(const char *name, int *missing)
 {
-	void *p = lib ? dlsym(lib, name) : NULL;
+	void *p = dlsym(RTLD_MAIN_ONLY, name);
 	if (!p && !*missing) {
 		*missing = 1;
-		snprintf(rt.why, sizeof rt.why, "%s: not found (%s)", name, dlerror());
+		snprintf(rt.why, sizeof rt.why, "%s: not in the program that loaded the plugin (%s)",
+		         name, dlerror());
 	}
 	return p;
+}
+
+/*
+ * A device MPS runs on: the system's default, else (a command-line tool may get no
+ * default) the first of every device that MPS supports. Retained; NULL when none.
+ */
+static id pick_device(void)
+{
+	id d = MTLCreateSystemDefaultDevice();
+	if (d && MPSSupportsMTLDevice(d))
+		return d;
+	release(d);
+	id all = MTLCopyAllDevices();
+	unsigned long n = all ? MSG(unsigned long (*)(id, SEL))(all, S("count")) : 0;
+	for (unsigned long i = 0; i < n && !d; i++) {
+		id each = MSG(id(*)(id, SEL, unsigned long))(all, S("objectAtIndex:"), i);
+		if (MPSSupportsMTLDevice(each))
+			d = send(each, "retain");
+	}
+	release(all);
+	return d;
 }
 
 static int metal_init(char *err, size_t errlen)
@@ -112,25 +148,16 @@ static int metal_init(char *err, size_t errlen)
 	if (rt.device)
 		return 1;
 	int missing = 0;
-	void *objc = dlopen(OBJC_LIB, RTLD_NOW), *metal = dlopen(METAL_FW, RTLD_NOW);
-	void *mps = dlopen(MPS_FW, RTLD_NOW);
-	rt.get_class = (id(*)(const char *))need(objc, "objc_getClass", &missing);
-	rt.sel = (SEL(*)(const char *))need(objc, "sel_registerName", &missing);
-	rt.msg = need(objc, "objc_msgSend", &missing);
-	rt.pool_push = (void *(*)(void))need(objc, "objc_autoreleasePoolPush", &missing);
-	rt.pool_pop = (void (*)(void *))need(objc, "objc_autoreleasePoolPop", &missing);
-	rt.create_device = (id(*)(void))need(metal, "MTLCreateSystemDefaultDevice", &missing);
-	rt.mps_supports = (bool (*)(id))need(mps, "MPSSupportsMTLDevice", &missing);
+	const rt_backend_ops *(*cpu_backend)(void) =
+	    (const rt_backend_ops *(*)(void))from_binary("rt_cpu_backend", &missing);
+	rt.grow = (int (*)(void *, int *, int, size_t, int))from_binary("rt_grow", &missing);
 	if (missing)
 		return rt_abi_fail(err, errlen, RT_EUNAVAIL, "%s", rt.why);
-	if (!(rt.device = rt.create_device()))
-		return rt_abi_fail(err, errlen, RT_EUNAVAIL, "no Metal device");
-	if (!rt.mps_supports(rt.device)) {
-		release(rt.device);
-		rt.device = NULL;
+	rt.cpu = cpu_backend();
+	if (!(rt.device = pick_device()))
 		return rt_abi_fail(err, errlen, RT_EUNAVAIL,
-		                   "Metal Performance Shaders do not run on this device");
-	}
+		                   "no Metal device that Metal Performance Shaders run on (neither the "
+		                   "default nor any of MTLCopyAllDevices)");
 	return 1;
 }
 
@@ -147,7 +174,7 @@ static uint64_t allocated(void)
 /* An autoreleased NSString of text. */
 static id nsstring(const char *text)
 {
-	return MSG(id(*)(id, SEL, const char *))(CLS("NSString"), S("stringWithUTF8String:"), text);
+	return MSG(id(*)(id, SEL, const char *))(CLS(NSString), S("stringWithUTF8String:"), text);
 }
 
 /* RT_ERUNTIME with "what: the NSError's description" in err and in last_error(NULL). */
@@ -174,7 +201,7 @@ static id compile_kernels(char *err, size_t errlen)
 	memcpy(text, rt_metal_args_h, la);
 	text[la] = '\n';
 	memcpy(text + la + 1, rt_metal_kernels, lk + 1);
-	id opts = send(send(CLS("MTLCompileOptions"), "alloc"), "init"), error = NULL;
+	id opts = send(send(CLS(MTLCompileOptions), "alloc"), "init"), error = NULL;
 	if (opts)
 		MSG(void (*)(id, SEL, bool))(opts, S("setFastMathEnabled:"), false);
 	id lib = opts ? MSG(id(*)(id, SEL, id, id, id *))(rt.device,
@@ -214,7 +241,7 @@ static unsigned offered_precisions(void)
 {
 	if (!rt.bf16) {
 		char err[sizeof rt.bf16_why];
-		void *pool = rt.pool_push();
+		void *pool = objc_autoreleasePoolPush();
 		id lib = kernels(err, sizeof err);
 		rt.bf16 = lib && has_function(lib, mtl_kernels[MK_GEMM_BF16].name) ? 1 : -1;
 		if (!lib)
@@ -223,7 +250,7 @@ static unsigned offered_precisions(void)
 			snprintf(rt.bf16_why, sizeof rt.bf16_why,
 			         "this macOS's Metal Shading Language is older than 3.1 (macOS 14), "
 			         "which has bfloat");
-		rt.pool_pop(pool);
+		objc_autoreleasePoolPop(pool);
 	}
 	unsigned p = RT_PREC_BIT(RT_FP32) | RT_PREC_BIT(RT_FP16);
 	return rt.bf16 > 0 ? p | RT_PREC_BIT(RT_BF16) : p;
@@ -233,7 +260,7 @@ static int metal_device_info(int dev, rt_device_info *info)
 {
 	if (dev != 0 || !rt.device)
 		return RT_EINVAL;
-	void *pool = rt.pool_push();
+	void *pool = objc_autoreleasePoolPush();
 	memset(info, 0, sizeof *info);
 	snprintf(info->name, sizeof info->name, "%s", text_of(send(rt.device, "name")));
 	snprintf(info->driver, sizeof info->driver, "Metal");
@@ -251,7 +278,7 @@ static int metal_device_info(int dev, rt_device_info *info)
 		         "MPSMatrixMultiplication (fp16 through half copies); no bf16: %s",
 		         rt.bf16_why);
 	snprintf(info->monitor, sizeof info->monitor, "%s", rt_devmon_ioreport.name);
-	rt.pool_pop(pool);
+	objc_autoreleasePoolPop(pool);
 	return 0;
 }
 
@@ -321,12 +348,12 @@ static int make_pipeline(rt_ctx *c, id lib, mtl_kernel k, char *err, size_t errl
 /* Every kernel's pipeline, made once per context; the first failure, with its text. */
 static int make_pipelines(rt_ctx *c, char *err, size_t errlen)
 {
-	void *pool = rt.pool_push();
+	void *pool = objc_autoreleasePoolPush();
 	id lib = kernels(err, errlen);
 	int rc = lib ? RT_OK : RT_ERUNTIME;
 	for (int k = 0; rc == RT_OK && k < MK_COUNT; k++)
 		rc = make_pipeline(c, lib, (mtl_kernel)k, err, errlen);
-	rt.pool_pop(pool);
+	objc_autoreleasePoolPop(pool);
 	return rc;
 }
 
@@ -341,7 +368,7 @@ static int metal_open(int dev, int threads, rt_ctx **out, char *err, size_t errl
 	rt_ctx *c = calloc(1, sizeof *c);
 	if (!c)
 		return rt_abi_fail(err, errlen, RT_ENOMEM, "out of memory");
-	int rc = rt_cpu_backend()->open(0, threads, &c->cpu, err, errlen);
+	int rc = rt.cpu->open(0, threads, &c->cpu, err, errlen);
 	if (rc == RT_OK && !(c->queue = send(rt.device, "newCommandQueue")))
 		rc = rt_abi_fail(err, errlen, RT_ERUNTIME, "newCommandQueue failed");
 	if (rc == RT_OK)
@@ -436,13 +463,13 @@ static void metal_close(rt_ctx *c)
 	release(c->queue);
 	rt_devmon_close(c->mon);
 	if (c->cpu)
-		rt_cpu_backend()->close(c->cpu);
+		rt.cpu->close(c->cpu);
 	free(c);
 }
 
 static int metal_alloc(rt_ctx *c, size_t bytes, void **ptr)
 {
-	if (rt_grow(&c->bufs, &c->cap, c->nbufs, sizeof *c->bufs, 16)) /* the binary's */
+	if (rt.grow(&c->bufs, &c->cap, c->nbufs, sizeof *c->bufs, 16))
 		return RT_ENOMEM;
 	id mtl = MSG(id(*)(id, SEL, unsigned long, unsigned long))(
 	    rt.device, S("newBufferWithLength:options:"), bytes ? bytes : 1, STORAGE_SHARED);
@@ -507,9 +534,9 @@ static int metal_mem_info(rt_ctx *c, uint64_t *total, uint64_t *free_bytes)
 static id matrix(id buf, size_t offset, int rows, int cols, int ld, unsigned type, size_t esize)
 {
 	id desc = MSG(id(*)(id, SEL, unsigned long, unsigned long, unsigned long, unsigned))(
-	    CLS("MPSMatrixDescriptor"), S("matrixDescriptorWithRows:columns:rowBytes:dataType:"),
+	    CLS(MPSMatrixDescriptor), S("matrixDescriptorWithRows:columns:rowBytes:dataType:"),
 	    (unsigned long)rows, (unsigned long)cols, (unsigned long)ld * esize, type);
-	id m = send(CLS("MPSMatrix"), "alloc");
+	id m = send(CLS(MPSMatrix), "alloc");
 	return MSG(id(*)(id, SEL, id, unsigned long, id))(m, S("initWithBuffer:offset:descriptor:"),
 	                                                  buf, offset, desc);
 }
@@ -566,7 +593,7 @@ static void encode(id cb, const operand *a, const operand *b, const operand *cm,
 	id A = matrix(a->buf, a->offset, transa ? k : m, transa ? m : k, lda, type, esize);
 	id B = matrix(b->buf, b->offset, transb ? n : k, transb ? k : n, ldb, type, esize);
 	id C = matrix(cm->buf, cm->offset, m, n, ldc, type, esize);
-	id mm = send(CLS("MPSMatrixMultiplication"), "alloc");
+	id mm = send(CLS(MPSMatrixMultiplication), "alloc");
 	mm = MSG(id(*)(id, SEL, id, bool, bool, unsigned long, unsigned long, unsigned long, double,
 	               double))(mm,
 	                        S("initWithDevice:transposeLeft:transposeRight:resultRows:"
@@ -644,7 +671,7 @@ static int gemm_many(rt_ctx *c, rt_precision prec, int transa, int transb, int m
 	int half = prec == RT_FP16, rc = half ? drain(c) : RT_OK;
 	unsigned type = half ? MPS_FLOAT16 : MPS_FLOAT32;
 	size_t esize = half ? sizeof(_Float16) : sizeof(float);
-	void *pool = rt.pool_push();
+	void *pool = objc_autoreleasePoolPush();
 	operand *ops = rc ? NULL : calloc((size_t)count * 3, sizeof *ops);
 	if (!rc && !ops)
 		rc = RT_ENOMEM;
@@ -672,7 +699,7 @@ static int gemm_many(rt_ctx *c, rt_precision prec, int transa, int transb, int m
 	for (int i = 0; ops && i < 3 * count; i++)
 		release(ops[i].owned);
 	free(ops);
-	rt.pool_pop(pool);
+	objc_autoreleasePoolPop(pool);
 	return rc;
 }
 
@@ -756,10 +783,10 @@ static int run_plan(rt_ctx *c, const mtl_plan *p)
 	int rc = RT_OK;
 	for (int i = 0; rc == RT_OK && i < p->n; i++)
 		rc = bind(c, &p->l[i], mtl[i], off[i]);
-	void *pool = rt.pool_push();
+	void *pool = objc_autoreleasePoolPush();
 	for (int i = 0; rc == RT_OK && i < p->n; i++)
 		rc = dispatch(c, &p->l[i], mtl[i], off[i]);
-	rt.pool_pop(pool);
+	objc_autoreleasePoolPop(pool);
 	return rc;
 }
 
@@ -775,7 +802,7 @@ static int run_plan(rt_ctx *c, const mtl_plan *p)
 		mtl_plan plan;                                                                     \
 		int rc;                                                                            \
 		if (t != RT_F32)                                                                   \
-			return (rc = drain(c)) ? rc : rt_cpu_##name(c->cpu, t, __VA_ARGS__);       \
+			return (rc = drain(c)) ? rc : rt.cpu->name(c->cpu, t, __VA_ARGS__);       \
 		rc = mtl_plan_##name plan_args;                                                    \
 		return rc ? rc : run_plan(c, &plan);                                               \
 	}

@@ -8,16 +8,20 @@ METAL_SRCS := $(wildcard workloads/metal/*.c) workloads/devmon.c workloads/devmo
 # after args.h), which metal.c embeds (RT_EMBED) and compiles on the Mac at run time.
 METAL_DEPS := $(METAL_SRCS) $(wildcard workloads/metal/*.h workloads/metal/*.metal) \
 	workloads/devmon.h workloads/devmon_ioreport.h workloads/host_abi.h
-# It takes the CPU reference kernels from the binary, which exports them.
-METAL_FLAGS := -O2 -std=c11 -Wall -Wextra -fPIC -shared -undefined dynamic_lookup \
-	-fvisibility=hidden
+# It links what it calls (CoreGraphics too: without it a command-line tool may get no default
+# Metal device, Apple's MTLCreateSystemDefaultDevice says) and no symbol is left open: the
+# binary's CPU backend it looks up at run time. macOS 14 is the oldest it builds for.
+METAL_FLAGS := -O2 -std=c11 -Wall -Wextra -fPIC -shared -fvisibility=hidden
+METAL_LIBS := -framework Metal -framework MetalPerformanceShaders -framework Foundation \
+	-framework CoreGraphics -lobjc
 ifeq ($(UNAME),Darwin)
 PLUGINS_HERE += metal
 PLUGINS += $(BUILD)/librigtune_metal.dylib
 endif
 $(BUILD)/librigtune_metal.dylib: $(METAL_DEPS) $(GPU_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(METAL_FLAGS) $(if $(filter true,$(CI)),-Werror) $(METAL_SRCS) -o $@
+	$(CC) $(METAL_FLAGS) $(MACOS_MIN) $(if $(filter true,$(CI)),-Werror) $(METAL_SRCS) \
+		$(METAL_LIBS) -o $@
 # Its host logic needs no Mac (plan.c), and its kernels run on a CPU as C++ against a shim
 # of Metal's names (tests/metal_emu.cpp, clang++): tests/test_metal_host.c links both on every
 # machine and checks each plan, run through the kernels, against the CPU reference. (Under
