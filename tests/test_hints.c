@@ -79,7 +79,7 @@ static void hints_with(const rt_frameworks *f, int threads, rt_precision prec, r
 	pt.threads = threads;
 	pt.precision = prec;
 	rt_shape_default(w, &sh);
-	rt_hints_for(f, w, &pt, &sh, h);
+	rt_hints_for(f, w, &pt, &sh, NULL, h);
 }
 
 static void hints_at(const char *threading, int threads, rt_precision prec, rt_hints *h)
@@ -171,7 +171,7 @@ static void hints_of(const char *workload, const char *backend, int workers, rt_
 	pt.workers = workers;
 	pt.precision = prec;
 	rt_shape_default(w, &sh);
-	rt_hints_for(&f, w, &pt, &sh, h);
+	rt_hints_for(&f, w, &pt, &sh, NULL, h);
 }
 
 /* The hints' YAML, emitted into a string (freed by the caller). */
@@ -362,7 +362,7 @@ static void test_jax_levers(void **state)
 				pt.precision = (rt_precision)p;
 				pt.pin = (rt_pin)pin;
 				rt_shape_default(w, &sh);
-				rt_hints_for(&f, w, &pt, &sh, &h);
+				rt_hints_for(&f, w, &pt, &sh, NULL, &h);
 				const rt_hint_block *b = &h.fw[RT_FW_JAX];
 				assert_int_equal(b->untested, !(threads % 2));
 				for (int i = 0; i < b->n; i++) {
@@ -452,7 +452,7 @@ static int write_all_hints(const rt_frameworks *fw, const char *path)
 				continue;
 			rt_shape_default(all[wl], &sh);
 			few_envs(all[wl], &sh, pt.workers > 0);
-			rt_hints_for(fw, all[wl], &pt, &sh, &h);
+			rt_hints_for(fw, all[wl], &pt, &sh, NULL, &h);
 			for (int id = 0; id < RT_NFW; id++) {
 				const rt_hint_block *b = &h.fw[id];
 				char kind[64];

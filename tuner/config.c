@@ -362,12 +362,19 @@ static void emit_config(rt_yw *w, const rt_tune_workload *twl, const rt_tune_tri
 	rt_yw_end_map(w);
 }
 
-/* What to export and what to tell each framework, by its threading model (hints.h). */
+/*
+ * What to export and what to tell each framework, by its threading model
+ * (hints.h), an RL library's device from the crossover's fits of the point's
+ * device where the tune fitted them (fwdevice.h).
+ */
 static void emit_hints(rt_yw *w, const rt_tune_run *run, const rt_tune_workload *twl,
 		       const rt_tune_trial *t)
 {
-	rt_hints h;
-	rt_hints_for(&run->frameworks, twl->w, &t->pt, &t->sh, &h);
+	static rt_hints h; /* large: not on the stack */
+	rt_fw_device_fits dev;
+	int fitted = run->xo_fitted &&
+		     rt_fw_device_fits_of(&run->xo, t->pt.backend, &dev, NULL, 0) == RT_OK;
+	rt_hints_for(&run->frameworks, twl->w, &t->pt, &t->sh, fitted ? &dev : NULL, &h);
 	rt_hints_emit(w, &h);
 }
 
