@@ -208,9 +208,9 @@ static void test_sb3_line_names_the_faster_device(void **state)
 					 "0.0517 ms a step on the CPU against 0.329 on 'cuda', and "
 					 "1.94 ms against 1.65 a minibatch of 256, so 33.5 us an "
 					 "env-step against 46.4 (from the crossover's fp32 GEMM "
-					 "fits); the GPU wins from 64 envs a step, and with a "
-					 "larger policy (wider observations, a CNN) or larger "
-					 "minibatches"));
+					 "fits); the GPU wins from 64 envs a step here; a larger "
+					 "policy (wider observations, a CNN) or larger minibatches "
+					 "move the balance to it"));
 
 	ppo_shape(&sh, 1024, 1000, 4096, 128);
 	b = sb3_at("sim", &sh, &f, &h);

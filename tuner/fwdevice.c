@@ -14,6 +14,30 @@
 /* The GEMMs of an update per forward GEMM: the forward, and the backward's two. */
 #define UPDATE_GEMMS 3.0
 
+/* A curve of a crossover into out where it is one of those the estimate takes. */
+static void take_curve(rt_fw_device_fits *out, const rt_curve *id, const char *precision,
+		       const rt_fit *fit, int *resident, int *xfer)
+{
+	if (strcmp(precision, "fp32"))
+		return;
+	if (rt_backend_on_host(id->backend) && out->nhost < RT_FW_DEVICE_MAX_HOST)
+		out->host[out->nhost++] = *fit;
+	else if (!strcmp(id->backend, out->backend) && !id->xfer && !(*resident)++)
+		out->device = *fit;
+	else if (!strcmp(id->backend, out->backend) && id->xfer && !(*xfer)++)
+		out->device_xfer = *fit;
+}
+
+static int fits_found(const rt_fw_device_fits *out, int resident, int xfer, char *err,
+		      size_t errlen)
+{
+	if (!out->nhost || !resident || !xfer)
+		return rt_fail(err, errlen, RT_EINVAL, "the crossover has no fp32 %s curve",
+			       !out->nhost ? "CPU" : !resident ? "resident device" :
+			       "device transfer");
+	return RT_OK;
+}
+
 int rt_fw_device_fits_of(const rt_crossover_analysis *a, const char *backend,
 			 rt_fw_device_fits *out, char *err, size_t errlen)
 {
@@ -21,22 +45,22 @@ int rt_fw_device_fits_of(const rt_crossover_analysis *a, const char *backend,
 	memset(out, 0, sizeof *out);
 	snprintf(out->backend, sizeof out->backend, "%s", backend);
 	const rt_replay *r = a ? a->square.r : NULL;
-	for (size_t i = 0; r && i < r->ncurves; i++) {
-		const rt_replay_curve *c = &r->curves[i];
-		if (strcmp(c->precision, "fp32"))
-			continue;
-		if (rt_backend_on_host(c->id.backend) && out->nhost < RT_FW_DEVICE_MAX_HOST)
-			out->host[out->nhost++] = a->square.fit[i];
-		else if (!strcmp(c->id.backend, backend) && !c->id.xfer && !resident++)
-			out->device = a->square.fit[i];
-		else if (!strcmp(c->id.backend, backend) && c->id.xfer && !xfer++)
-			out->device_xfer = a->square.fit[i];
-	}
-	if (!out->nhost || !resident || !xfer)
-		return rt_fail(err, errlen, RT_EINVAL,
-			       "the crossover has no fp32 %s curve", !out->nhost ? "CPU" :
-			       !resident ? "resident device" : "device transfer");
-	return RT_OK;
+	for (size_t i = 0; r && i < r->ncurves; i++)
+		take_curve(out, &r->curves[i].id, r->curves[i].precision, &a->square.fit[i],
+			   &resident, &xfer);
+	return fits_found(out, resident, xfer, err, errlen);
+}
+
+int rt_fw_device_fits_of_doc(const rt_crossover_doc *x, const char *backend,
+			     rt_fw_device_fits *out, char *err, size_t errlen)
+{
+	int resident = 0, xfer = 0;
+	memset(out, 0, sizeof *out);
+	snprintf(out->backend, sizeof out->backend, "%s", backend);
+	for (int i = 0; x && i < x->ncurves; i++)
+		take_curve(out, &x->curves[i].id, x->curves[i].precision, &x->curves[i].fit,
+			   &resident, &xfer);
+	return fits_found(out, resident, xfer, err, errlen);
 }
 
 /* A GEMM m x k x n at its flop-equivalent square size on fit f. */
@@ -127,17 +151,17 @@ void rt_fw_device_why(const rt_fw_device_choice *c, const rt_policy *p, const ch
 	for (int i = 0; i < p->nlayers; i++)
 		gemms += p->layer[i].count;
 	if (c->device_from_envs)
-		snprintf(from, sizeof from, "the GPU wins from %ld envs a step",
+		snprintf(from, sizeof from, "the GPU wins from %ld envs a step here",
 			 c->device_from_envs);
 	else
-		snprintf(from, sizeof from, "the GPU does not win up to %d envs a step",
+		snprintf(from, sizeof from, "the GPU does not win up to %d envs a step here",
 			 RT_FW_DEVICE_MAX_ENVS);
 	snprintf(buf, len,
 		 "device='%s': the policy runs once per vector step, at %ld envs here (%d GEMMs "
 		 "with their launches and copies): %.3g ms a step on the CPU against %.3g on '%s', "
 		 "and %.3g ms against %.3g a minibatch of %ld, so %.3g us an env-step against %.3g "
-		 "(from the crossover's fp32 GEMM fits); %s, and with a larger policy (wider "
-		 "observations, a CNN) or larger minibatches",
+		 "(from the crossover's fp32 GEMM fits); %s; a larger policy (wider observations, "
+		 "a CNN) or larger minibatches move the balance to it",
 		 c->device_faster ? device : "cpu", p->envs, gemms, 1e3 * c->rollout_host_s,
 		 1e3 * c->rollout_device_s, device, 1e3 * c->update_host_s, 1e3 * c->update_device_s,
 		 p->minibatch, 1e6 * c->host_s, 1e6 * c->device_s, from);

@@ -51,6 +51,9 @@ typedef struct rt_fw_device_fits {
  */
 int rt_fw_device_fits_of(const rt_crossover_analysis *a, const char *backend,
 			 rt_fw_device_fits *out, char *err, size_t errlen);
+/* The same from a configuration's crossover as read back (a kept one: the last tune's). */
+int rt_fw_device_fits_of_doc(const rt_crossover_doc *x, const char *backend,
+			     rt_fw_device_fits *out, char *err, size_t errlen);
 
 /* What a framework's step launches beside its policy's GEMMs. */
 typedef struct rt_fw_step_kernels {

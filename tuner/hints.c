@@ -360,7 +360,7 @@ static const rt_fw_step_kernels sb3_ppo_step = {
 typedef struct library_device {
 	char device[24];
 	char short_why[72];
-	char why[400];
+	char why[560];
 } library_device;
 
 /*

@@ -41,7 +41,7 @@
 typedef struct rt_hint_block {
 	const char *framework; /* "pytorch", "jax", "tensorflow", "gymnasium", "stable_baselines3" */
 	int untested;          /* the documented setting, not checked on this build */
-	char about[800];       /* the build the lines follow, and why */
+	char about[1024];       /* the build the lines follow, and why */
 	int n;
 	char line[RT_HINTS_MAX_LINES][RT_HINT_LEN];
 	char line_untested[RT_HINTS_MAX_LINES]; /* 1: the tests cannot run that line here */
