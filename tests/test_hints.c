@@ -244,14 +244,14 @@ static void test_untested_lines(void **state)
 	for (int i = 0; i < h.fw[RT_FW_PYTORCH].n; i++)
 		assert_null(strstr(h.fw[RT_FW_PYTORCH].line[i], "gymnasium"));
 	char *y = emitted(&h);
-	assert_non_null(strstr(y, "\n    untested_lines:\n    - device = torch.device('cuda')"));
+	assert_non_null(strstr(y, "\n    untested_lines:\n    - 'device = torch.device(''cuda'')"));
 	free(y);
 	/* where the crossover says the device wins SB3's step, the line names it, untested here */
 	fitted_hints("ppo", "cuda", 1024, 1000, &h);
 	assert_int_equal(untested_from(&h.fw[RT_FW_SB3], "model = PPO('MlpPolicy', env, "
 				       "n_steps=128, batch_size=256, n_epochs=4, device='cuda')  # "), 1);
 	y = emitted(&h);
-	assert_non_null(strstr(y, "\n    untested_lines:\n    - model = PPO('MlpPolicy'"));
+	assert_non_null(strstr(y, "\n    untested_lines:\n    - 'model = PPO(''MlpPolicy''"));
 	free(y);
 
 	hints_of("transformer", "cuda", 0, RT_BF16, &h);

@@ -5,9 +5,11 @@
 # a device slower than the CPU is not recommended; PPO's tiny kernels on a fast
 # device are launch-bound; a batch over the device's memory is infeasible
 # (memory) and sweep never proposes it; device_busy comes from the device's time
-# with the monitor's sampled figure beside it; the crossover's n* is where the
-# profile's model says. Budgets are short and shapes small: the suite stays fast.
-# tier: slow (tunes the simulated devices with real budgets, about 70 s)
+# with the monitor's sampled figure beside it; SB3's line names the device faster
+# for SB3's own step (the CPU for a small MLP at 16 envs, the device for a large
+# policy at 1024); the crossover's n* is where the profile's model says. Budgets
+# are short and shapes small: the suite stays fast.
+# tier: slow (tunes the simulated devices with real budgets, about 100 s)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # trial counts must not depend on the machine's load
 export RIGTUNE_BACKEND_PATH=$BUILD_DIR/tests/plugins
