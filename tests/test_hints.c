@@ -159,8 +159,13 @@ static int untested(const rt_hint_block *b, const char *line)
 	return -1;
 }
 
-static void hints_of(const char *workload, const char *backend, int workers, rt_precision prec,
-		     rt_hints *h)
+/*
+ * A workload's hints at a point of backend, workers and prec with its
+ * default shape, num_envs and stocks set where they are not 0, on crossover
+ * fits dev (NULL: none).
+ */
+static void point_hints(const char *workload, const char *backend, int workers, rt_precision prec,
+			long envs, long stocks, const rt_fw_device_fits *dev, rt_hints *h)
 {
 	rt_frameworks f;
 	rt_point pt;
@@ -172,7 +177,25 @@ static void hints_of(const char *workload, const char *backend, int workers, rt_
 	pt.workers = workers;
 	pt.precision = prec;
 	rt_shape_default(w, &sh);
-	rt_hints_for(&f, w, &pt, &sh, NULL, h);
+	if (envs)
+		sh.v[rt_shape_known(w, "num_envs")] = envs;
+	if (stocks)
+		sh.v[rt_shape_known(w, "stocks")] = stocks;
+	rt_hints_for(&f, w, &pt, &sh, dev, h);
+}
+
+static void hints_of(const char *workload, const char *backend, int workers, rt_precision prec,
+		     rt_hints *h)
+{
+	point_hints(workload, backend, workers, prec, 0, 0, NULL, h);
+}
+
+/* PPO's hints at an fp32 point of backend with envs and stocks, on a simulated H100's fits (fw_fits.h). */
+static void fitted_hints(const char *backend, long envs, long stocks, rt_hints *h)
+{
+	rt_fw_device_fits dev;
+	test_fw_fits(&dev, backend);
+	point_hints("ppo", backend, 0, RT_FP32, envs, stocks, &dev, h);
 }
 
 /* The hints' YAML, emitted into a string (freed by the caller). */
@@ -196,29 +219,6 @@ static int untested_from(const rt_hint_block *b, const char *start)
 		if (!strncmp(b->line[i], start, strlen(start)))
 			return b->line_untested[i];
 	return -1;
-}
-
-/*
- * A workload's hints at a device point of backend, with the default point's
- * shape but num_envs and stocks (where it has them), on crossover fits of a
- * simulated H100 against a CPU (fw_fits.h).
- */
-static void fitted_hints(const char *workload, const char *backend, long envs, long stocks,
-			 rt_hints *h)
-{
-	rt_frameworks f;
-	rt_point pt;
-	rt_shape sh;
-	rt_fw_device_fits dev;
-	const rt_workload *w = rt_workload_find(workload);
-	fake_frameworks(&f, "pthreads");
-	rt_point_default(&pt);
-	snprintf(pt.backend, sizeof pt.backend, "%s", backend);
-	rt_shape_default(w, &sh);
-	sh.v[rt_shape_known(w, "num_envs")] = envs;
-	sh.v[rt_shape_known(w, "stocks")] = stocks;
-	test_fw_fits(&dev, backend);
-	rt_hints_for(&f, w, &pt, &sh, &dev, h);
 }
 
 /*
@@ -247,7 +247,7 @@ static void test_untested_lines(void **state)
 	assert_non_null(strstr(y, "\n    untested_lines:\n    - 'device = torch.device(''cuda'')"));
 	free(y);
 	/* where the crossover says the device wins SB3's step, the line names it, untested here */
-	fitted_hints("ppo", "cuda", 1024, 1000, &h);
+	fitted_hints("cuda", 1024, 1000, &h);
 	assert_int_equal(untested_from(&h.fw[RT_FW_SB3], "model = PPO('MlpPolicy', env, "
 				       "n_steps=128, batch_size=256, n_epochs=4, device='cuda')  # "), 1);
 	y = emitted(&h);
@@ -307,7 +307,7 @@ static void test_apple_mps(void **state)
 				  "gradients"), 1);
 	assert_int_equal(untested_from(&h.fw[RT_FW_JAX], "cast params and inputs to jnp.float16"),
 			 -1); /* JAX's fp16 is an accelerator's, and JAX has none here */
-	fitted_hints("ppo", "metal", 1024, 1000, &h);
+	fitted_hints("metal", 1024, 1000, &h);
 	assert_int_equal(untested_from(&h.fw[RT_FW_SB3], "model = PPO('MlpPolicy', env, n_steps=128, "
 					  "batch_size=256, n_epochs=4, device='mps')  # "), 1);
 	hints_of("transformer", "cuda", 0, RT_FP16, &h);

@@ -22,7 +22,7 @@
  * written for (Debian's python3-torch; PyPI's torch, jax, gymnasium and
  * stable-baselines3 in make test's environment), but for those that need a
  * GPU or a Mac (PyTorch's device and autocast on 'cuda' or 'mps', SB3's
- * device=, JAX's fp16, Accelerate's VECLIB_MAXIMUM_THREADS): these are
+ * device='cuda' or 'mps', JAX's fp16, Accelerate's VECLIB_MAXIMUM_THREADS): these are
  * marked untested one by one. A block whose framework was not probed for
  * the Python (or is TensorFlow, which the tests do not install) is untested
  * as a whole and says so.
