@@ -327,7 +327,7 @@ CHECKS = [
     (r"env = make_vec_env\(make_env, n_envs=(\d+), vec_env_cls=(DummyVecEnv|SubprocVecEnv)\)"
      r"(  # .*)?", check_make_vec_env),
     (r"model = PPO\('MlpPolicy', env, n_steps=(\d+), batch_size=(\d+), n_epochs=(\d+), "
-     r"device='(cpu|cuda|mps)'\)", check_ppo),
+     r"device='(cpu|cuda|mps)'\)(  # .*)?", check_ppo),
 ]
 
 

@@ -362,12 +362,39 @@ static void emit_config(rt_yw *w, const rt_tune_workload *twl, const rt_tune_tri
 	rt_yw_end_map(w);
 }
 
-/* What to export and what to tell each framework, by its threading model (hints.h). */
-static void emit_hints(rt_yw *w, const rt_tune_run *run, const rt_tune_workload *twl,
-		       const rt_tune_trial *t)
+/*
+ * The crossover's fits of backend's device against the host (fwdevice.h):
+ * this tune's, else those of the configuration it writes over (the last
+ * tune that fitted one, which the new one keeps). 0 when neither has them.
+ */
+static int device_fits(const rt_tune_run *run, const rt_config *kept, const char *backend,
+		       rt_fw_device_fits *dev)
 {
-	rt_hints h;
-	rt_hints_for(&run->frameworks, twl->w, &t->pt, &t->sh, &h);
+	if (run->xo_fitted)
+		return rt_fw_device_fits_of(&run->xo, backend, dev, NULL, 0) == RT_OK;
+	if (!kept || !kept->crossover)
+		return 0;
+	static rt_crossover_doc x; /* large: not on the stack */
+	char err[RT_ERRLEN];
+	rt_yr r = rt_yr_with_err(&kept->yr, err, sizeof err);
+	int found = rt_crossover_read(&r, kept->crossover, &x) == RT_OK &&
+		    rt_fw_device_fits_of_doc(&x, backend, dev, NULL, 0) == RT_OK;
+	rt_crossover_doc_free(&x);
+	return found;
+}
+
+/*
+ * What to export and what to tell each framework, by its threading model
+ * (hints.h), an RL library's device from the crossover's fits of the point's
+ * device where there are some (device_fits).
+ */
+static void emit_hints(rt_yw *w, const rt_tune_run *run, const rt_config *kept,
+		       const rt_tune_workload *twl, const rt_tune_trial *t)
+{
+	static rt_hints h; /* large: not on the stack */
+	rt_fw_device_fits dev;
+	int fitted = device_fits(run, kept, t->pt.backend, &dev);
+	rt_hints_for(&run->frameworks, twl->w, &t->pt, &t->sh, fitted ? &dev : NULL, &h);
 	rt_hints_emit(w, &h);
 }
 
@@ -613,7 +640,7 @@ static void emit_tuned(rt_yw *w, const char *at, const char *fingerprint, const 
 }
 
 static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *o,
-			  const rt_tune_workload *twl, const char *now)
+			  const rt_config *kept, const rt_tune_workload *twl, const char *now)
 {
 	rt_yw_str(w, twl->name);
 	rt_yw_map(w, 0);
@@ -646,7 +673,7 @@ static void emit_workload(rt_yw *w, const rt_tune_run *run, const rt_tune_opts *
 		if (twl->grown[0])
 			rt_yw_kstr(w, "batch_grown", twl->grown);
 		if (twl->w)
-			emit_hints(w, run, twl, knee);
+			emit_hints(w, run, kept, twl, knee);
 		else
 			emit_command_run(w, run, twl, knee);
 		if (twl->leaders.done)
@@ -706,13 +733,13 @@ static void emit_recommendations(rt_yw *w, const rt_tune_run *run, const rt_tune
 	for (int i = 0; kept && i < kept->nrecs; i++) {
 		const rt_tune_workload *twl = tuned_here(run, kept->recs[i].name);
 		if (twl)
-			emit_workload(w, run, o, twl, now);
+			emit_workload(w, run, o, kept, twl, now);
 		else
 			emit_kept(w, kept, &kept->recs[i]);
 	}
 	for (int i = 0; i < run->nwl; i++)
 		if (!kept || !rt_config_find(kept, run->wl[i].name))
-			emit_workload(w, run, o, &run->wl[i], now);
+			emit_workload(w, run, o, kept, &run->wl[i], now);
 	rt_yw_end_map(w);
 }
 

@@ -1,6 +1,7 @@
 /* hints.c: framework hints that follow each framework's threading model (hints.h). */
 #include "hints.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -378,16 +379,71 @@ static void jax_lines(rt_hint_block *b, const rt_frameworks *f, const rt_point *
 	mark_untestable(b, pt);
 }
 
-/* What the probe timed of SB3's vector step (frameworks.h), or NULL. */
-static const rt_hint_cost *library_cost(const rt_framework *fw, rt_hint_cost *cost)
+/* What the probe timed of SB3's vector step (frameworks.h); fixed_us 0 where it did not. */
+static void library_cost(const rt_framework *fw, rt_hint_cost *cost)
 {
 	const char *fixed = fw ? rt_framework_get(fw, "step_fixed_us") : NULL;
 	const char *per_env = fw ? rt_framework_get(fw, "step_per_env_us") : NULL;
+	memset(cost, 0, sizeof *cost);
 	if (!fixed || !per_env || rt_parse_double(fixed, &cost->fixed_us) ||
 	    rt_parse_double(per_env, &cost->per_env_us) || cost->fixed_us <= 0 ||
 	    cost->per_env_us < 0)
-		return NULL;
-	return cost;
+		cost->fixed_us = cost->per_env_us = 0;
+}
+
+/*
+ * SB3's PPO step beside its policy's GEMMs, counted from stable-baselines3
+ * 2.x (collect_rollouts, PPO.train) with PyTorch's foreach Adam: a vector
+ * step copies the observations in and the actions, values and log
+ * probabilities out, and runs the activations and the Gaussian's sampling
+ * and log-probability; a minibatch copies its six arrays in, waits twice
+ * for its statistics (.item(), .cpu()), and runs the forward's and the
+ * backward's elementwise kernels, the losses, the gradients' clipping and
+ * Adam.
+ */
+static const rt_fw_step_kernels sb3_ppo_step = {
+	.rollout_kernels = 12, .rollout_copies = 4, .update_kernels = 80, .update_copies = 8};
+
+/* The device SB3's line names, with a short why for the line and a sentence for its block. */
+typedef struct library_device {
+	char device[24];
+	char short_why[72];
+	char why[560];
+} library_device;
+
+/*
+ * The device for SB3's own step at a device point (fwdevice.h) from the
+ * crossover's fits dev; unmeasured (dev NULL or another backend's), SB3's
+ * documented advice for an MlpPolicy: the CPU. 0 where the line keeps the
+ * point's device (a CPU point, a workload without a policy).
+ */
+static int sb3_device(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
+		      const rt_hint_cost *cost, const rt_fw_device_fits *dev, library_device *out)
+{
+	rt_policy p;
+	char device[24];
+	if (rt_backend_on_host(pt->backend) || !w->policy ||
+	    !w->policy(RT_HINT_SB3, pt, sh, cost, &p))
+		return 0;
+	rt_backend_framework_device(pt->backend, device, sizeof device);
+	if (!dev || strcmp(dev->backend, pt->backend)) {
+		snprintf(out->device, sizeof out->device, "cpu");
+		snprintf(out->short_why, sizeof out->short_why, "SB3's advice for an MlpPolicy; "
+			 "not measured here");
+		snprintf(out->why, sizeof out->why,
+			 "device='cpu': not measured here (no crossover was fitted: --no-crossover "
+			 "or too short a budget), so SB3's own advice: PPO with an MlpPolicy runs "
+			 "faster on the CPU, '%s' pays off with a CNN policy", device);
+		return 1;
+	}
+	rt_fw_device_choice c;
+	rt_fw_device_choose(dev, &p, &sb3_ppo_step, &c);
+	snprintf(out->device, sizeof out->device, "%s", c.device_faster ? device : "cpu");
+	snprintf(out->short_why, sizeof out->short_why, "%.3g us an env-step here, %.3g on %s",
+		 1e6 * fmin(c.host_s, c.device_s), 1e6 * fmax(c.host_s, c.device_s),
+		 c.device_faster ? "the CPU" : device);
+	rt_fw_device_why(&c, &p, device, out->why, sizeof out->why);
+	return 1;
 }
 
 /*
@@ -395,24 +451,32 @@ static const rt_hint_cost *library_cost(const rt_framework *fw, rt_hint_cost *co
  * workload without environments gives none, and the block is left out.
  */
 static void rl_lines(rt_hint_block *b, const rt_frameworks *f, rt_fw_id id, rt_hint_lib lib,
-		     const rt_workload *w, const rt_point *pt, const rt_shape *sh)
+		     const rt_workload *w, const rt_point *pt, const rt_shape *sh,
+		     const rt_fw_device_fits *dev)
 {
 	static const char *const names[] = {[RT_FW_GYMNASIUM] = "gymnasium",
 					    [RT_FW_SB3] = "stable_baselines3"};
 	const rt_framework *fw = installed(f, id);
 	const char *v = fw ? rt_framework_get(fw, "version") : NULL;
 	rt_hint_cost cost;
+	library_device ld = {0};
 	b->framework = names[id];
 	b->untested = fw == NULL;
-	workload_lines(b, lib, w, pt, sh, library_cost(fw, &cost));
+	library_cost(fw, &cost);
+	if (lib == RT_HINT_SB3 && sb3_device(w, pt, sh, &cost, dev, &ld)) {
+		cost.device = ld.device;
+		cost.device_why = ld.short_why;
+	}
+	workload_lines(b, lib, w, pt, sh, cost.fixed_us > 0 || cost.device ? &cost : NULL);
 	if (fw)
 		snprintf(b->about, sizeof b->about, "%s %s: the point's environments, workers and "
-			 "update as its classes take them", names[id], v ? v : "?");
+			 "update as its classes take them%s%s", names[id], v ? v : "?",
+			 ld.why[0] ? "; " : "", ld.why);
 	else
-		snprintf(b->about, sizeof b->about, "%s: %s: lines as %s", names[id],
+		snprintf(b->about, sizeof b->about, "%s: %s: lines as %s%s%s", names[id],
 			 not_found(f, id),
 			 id == RT_FW_SB3 ? "stable-baselines3 2.9 takes them" :
-					   "gymnasium 1.4 takes them");
+					   "gymnasium 1.4 takes them", ld.why[0] ? "; " : "", ld.why);
 	mark_untestable(b, pt);
 }
 
@@ -435,7 +499,7 @@ static void tensorflow_lines(rt_hint_block *b, const rt_point *pt)
 }
 
 void rt_hints_for(const rt_frameworks *f, const rt_workload *w, const rt_point *pt,
-		  const rt_shape *sh, rt_hints *out)
+		  const rt_shape *sh, const rt_fw_device_fits *dev, rt_hints *out)
 {
 	const pool_rule *r = rule_for(f, pt);
 	memset(out, 0, sizeof *out);
@@ -444,8 +508,8 @@ void rt_hints_for(const rt_frameworks *f, const rt_workload *w, const rt_point *
 	pytorch_lines(&out->fw[RT_FW_PYTORCH], f, r, w, pt, sh);
 	jax_lines(&out->fw[RT_FW_JAX], f, pt);
 	tensorflow_lines(&out->fw[RT_FW_TENSORFLOW], pt);
-	rl_lines(&out->fw[RT_FW_GYMNASIUM], f, RT_FW_GYMNASIUM, RT_HINT_GYMNASIUM, w, pt, sh);
-	rl_lines(&out->fw[RT_FW_SB3], f, RT_FW_SB3, RT_HINT_SB3, w, pt, sh);
+	rl_lines(&out->fw[RT_FW_GYMNASIUM], f, RT_FW_GYMNASIUM, RT_HINT_GYMNASIUM, w, pt, sh, dev);
+	rl_lines(&out->fw[RT_FW_SB3], f, RT_FW_SB3, RT_HINT_SB3, w, pt, sh, dev);
 }
 
 /* untested_lines: the block's lines the tests cannot run, where the block is tested. */

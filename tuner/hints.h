@@ -22,7 +22,7 @@
  * written for (Debian's python3-torch; PyPI's torch, jax, gymnasium and
  * stable-baselines3 in make test's environment), but for those that need a
  * GPU or a Mac (PyTorch's device and autocast on 'cuda' or 'mps', SB3's
- * device=, JAX's fp16, Accelerate's VECLIB_MAXIMUM_THREADS): these are
+ * device='cuda' or 'mps', JAX's fp16, Accelerate's VECLIB_MAXIMUM_THREADS): these are
  * marked untested one by one. A block whose framework was not probed for
  * the Python (or is TensorFlow, which the tests do not install) is untested
  * as a whole and says so.
@@ -32,6 +32,7 @@
 
 #include "../workloads/workload.h"
 #include "frameworks.h"
+#include "fwdevice.h"
 #include "yamlw.h"
 
 #define RT_HINTS_MAX_LINES 8
@@ -40,7 +41,7 @@
 typedef struct rt_hint_block {
 	const char *framework; /* "pytorch", "jax", "tensorflow", "gymnasium", "stable_baselines3" */
 	int untested;          /* the documented setting, not checked on this build */
-	char about[420];       /* the build the lines follow, and why */
+	char about[1024];       /* the build the lines follow, and why */
 	int n;
 	char line[RT_HINTS_MAX_LINES][RT_HINT_LEN];
 	char line_untested[RT_HINTS_MAX_LINES]; /* 1: the tests cannot run that line here */
@@ -56,10 +57,14 @@ typedef struct rt_hints {
 /*
  * The hints for workload w at point pt and shape sh on frameworks f (f may
  * be NULL, or say nothing was probed: PyTorch's lines are then those of the
- * shared-pool model, marked untested, and say so).
+ * shared-pool model, marked untested, and say so). dev: the crossover's fits
+ * of pt's device against the host, from which an RL library's line names
+ * the device faster for the library's own step (fwdevice.h); NULL where none
+ * were measured: such a line at a device point names the CPU, as SB3
+ * advises for an MlpPolicy, and says it was not measured.
  */
 void rt_hints_for(const rt_frameworks *f, const rt_workload *w, const rt_point *pt,
-		  const rt_shape *sh, rt_hints *out);
+		  const rt_shape *sh, const rt_fw_device_fits *dev, rt_hints *out);
 
 /*
  * env: {NAME: value, ...} and hints: {pytorch: {...}, jax: {...}, tensorflow:

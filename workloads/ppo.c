@@ -777,16 +777,56 @@ static void sb3_vec_line(char *line, const rt_shape *sh, const rt_hint_cost *cos
 			 sh->v[KEY_ENVS], cost->fixed_us);
 }
 
+/* Whether the libraries' envs get a process each (ASYNC_ENV_US). */
+static int async_envs(const rt_point *pt, const rt_shape *sh)
+{
+	return pt->workers > 0 && sh->v[KEY_ENV_US] >= ASYNC_ENV_US;
+}
+
+/*
+ * SB3's MlpPolicy for PPO (stable-baselines3 2.x: net_arch pi=[64, 64],
+ * vf=[64, 64], no shared layer): an actor and a critic of two hidden layers
+ * each, then the actions' means and the value; a forward per vector step at
+ * its envs (sb3_vec_line's), updates at batch_size.
+ */
+#define SB3_HIDDEN 64
+static int ppo_policy(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
+		      const rt_hint_cost *cost, rt_policy *out)
+{
+	if (lib != RT_HINT_SB3)
+		return 0;
+	long obs = rt_ppo_env_obs_dim((int)sh->v[KEY_STOCKS]), actions = sh->v[KEY_STOCKS];
+	*out = (rt_policy){.nlayers = 4,
+			   .layer = {{obs, SB3_HIDDEN, 2},
+				     {SB3_HIDDEN, SB3_HIDDEN, 2},
+				     {SB3_HIDDEN, actions, 1},
+				     {SB3_HIDDEN, 1, 1}},
+			   .envs = async_envs(pt, sh) ? sh->v[KEY_ENVS] : library_envs(sh, cost),
+			   .minibatch = sh->v[KEY_MB],
+			   .epochs = sh->v[KEY_EPOCHS]};
+	return 1;
+}
+
+/* The device SB3's line names: the one chosen for SB3's own step, else the point's. */
+static void sb3_device(const rt_point *pt, const rt_hint_cost *cost, char *device, size_t len)
+{
+	if (cost && cost->device && cost->device[0])
+		snprintf(device, len, "%s", cost->device);
+	else
+		rt_backend_framework_device(pt->backend, device, len);
+}
+
 /*
  * The point's environments as gymnasium's vector classes and Stable-Baselines3
  * take them (ASYNC_ENV_US; SB3's envs from library_envs), and the rollout,
- * minibatch and epochs as SB3's n_steps, batch_size and n_epochs.
+ * minibatch and epochs as SB3's n_steps, batch_size and n_epochs, on the
+ * device chosen for SB3's step (cost->device) with why.
  */
 static int ppo_hints(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
 		     const rt_hint_cost *cost, char (*lines)[RT_HINT_LEN], int max)
 {
 	long envs = sh->v[KEY_ENVS];
-	int async = pt->workers > 0 && sh->v[KEY_ENV_US] >= ASYNC_ENV_US;
+	int async = async_envs(pt, sh);
 	if (lib == RT_HINT_GYMNASIUM && max >= 1) {
 		snprintf(lines[0], RT_HINT_LEN, "envs = gymnasium.vector.%sVectorEnv([make_env] * %ld)%s",
 			 async ? "Async" : "Sync", envs,
@@ -796,11 +836,13 @@ static int ppo_hints(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
 	if (lib == RT_HINT_SB3 && max >= 2) {
 		sb3_vec_line(lines[0], sh, cost, async);
 		char device[24];
-		rt_backend_framework_device(pt->backend, device, sizeof device);
+		const char *why = cost && cost->device_why ? cost->device_why : "";
+		sb3_device(pt, cost, device, sizeof device);
 		snprintf(lines[1], RT_HINT_LEN,
 			 "model = PPO('MlpPolicy', env, n_steps=%ld, batch_size=%ld, n_epochs=%ld, "
-			 "device='%s')",
-			 sh->v[KEY_ROLLOUT], sh->v[KEY_MB], sh->v[KEY_EPOCHS], device);
+			 "device='%s')%s%s",
+			 sh->v[KEY_ROLLOUT], sh->v[KEY_MB], sh->v[KEY_EPOCHS], device,
+			 why[0] ? "  # " : "", why);
 		return 2;
 	}
 	return 0;
@@ -817,6 +859,7 @@ const rt_workload rt_workload_ppo = {
 	.knee = "num_envs",
 	.derive = ppo_derive,
 	.hints = ppo_hints,
+	.policy = ppo_policy,
 	.keys = ppo_keys,
 	.nkeys = RT_COUNT(ppo_keys),
 	.phase_names = ppo_phases,

@@ -141,11 +141,32 @@ typedef enum rt_hint_lib { RT_HINT_PYTORCH, RT_HINT_GYMNASIUM, RT_HINT_SB3 } rt_
 /*
  * What the library costs a vector step of n environments in the user's own
  * Python, as fixed_us + n x per_env_us (the frameworks' probe times SB3's
- * PPO on an environment that costs nothing); fixed_us 0: not measured.
+ * PPO on an environment that costs nothing); fixed_us 0: not measured. And
+ * the device the library's line names, chosen for the library's own step
+ * (tuner/fwdevice.h), with a short why for the line; device "" or NULL: the
+ * point's.
  */
 typedef struct rt_hint_cost {
 	double fixed_us, per_env_us;
+	const char *device;
+	const char *device_why;
 } rt_hint_cost;
+
+/*
+ * The network a library runs once per environment step (the envs of a
+ * vector step as its batch) and trains on minibatches: its layers' GEMMs
+ * (k x n each, count of them alike; m = the batch), the envs a vector step
+ * steps, the minibatch and the passes over each sample.
+ */
+#define RT_POLICY_MAX_LAYERS 4
+typedef struct rt_policy {
+	int nlayers;
+	struct {
+		long k, n;
+		int count;
+	} layer[RT_POLICY_MAX_LAYERS];
+	long envs, minibatch, epochs;
+} rt_policy;
 
 typedef struct rt_workload {
 	const char *name;
@@ -217,6 +238,13 @@ typedef struct rt_workload {
 	 */
 	int (*hints)(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
 		     const rt_hint_cost *cost, char (*lines)[RT_HINT_LEN], int max);
+	/*
+	 * Optional: the policy lib runs per environment step to train like pt
+	 * and sh (cost: lib's step, as for hints), for the device lib's line names.
+	 * Returns 0 when lib runs none for this workload, 1 with *out filled.
+	 */
+	int (*policy)(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
+		      const rt_hint_cost *cost, rt_policy *out);
 	/*
 	 * Optional: the GEMMs of one step whose rows grow with the batch, m =
 	 * batch x *rows_per_sample, for the crossover's question "from which

@@ -5,9 +5,11 @@
 # a device slower than the CPU is not recommended; PPO's tiny kernels on a fast
 # device are launch-bound; a batch over the device's memory is infeasible
 # (memory) and sweep never proposes it; device_busy comes from the device's time
-# with the monitor's sampled figure beside it; the crossover's n* is where the
-# profile's model says. Budgets are short and shapes small: the suite stays fast.
-# tier: slow (tunes the simulated devices with real budgets, about 70 s)
+# with the monitor's sampled figure beside it; SB3's line names the device faster
+# for SB3's own step (the CPU for a small MLP at 16 envs, the device for a large
+# policy at 1024); the crossover's n* is where the profile's model says. Budgets
+# are short and shapes small: the suite stays fast.
+# tier: slow (tunes the simulated devices with real budgets, about 100 s)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # trial counts must not depend on the machine's load
 export RIGTUNE_BACKEND_PATH=$BUILD_DIR/tests/plugins
@@ -142,6 +144,45 @@ if [ -n "$busy" ] && [ -n "$sampled" ] && awk -v b="$busy" -v s="$sampled" 'BEGI
   ok "device_busy $busy from the device's time, the monitor's $sampled beside it (it misses short kernels)"
 else
   not_ok "device_busy and the sampled figure" "busy '$busy' sampled '$sampled'"
+fi
+
+# ---- SB3's device: the one faster for SB3's own step, from the crossover's fits ----
+# SB3 runs the policy once per env step at the envs' batch: on the H100's profile a
+# small MLP at 16 envs loses to the launches and copies (the CPU, whatever its speed:
+# minibatches of 32 leave the update tiny), a policy of 7001 inputs at 1024 envs wins.
+# The fits are a crossover's kept in the configuration (a tune's own sweep, budgeted
+# by the tune, may not reach the device; the next tune keeps the last one's)
+export RIGTUNE_SIM_PROFILE=h100
+# sb3 FILE: the SB3 block of the first workload on one line (YAML folds long ones)
+sb3() { sed -n '/^      stable_baselines3:/,/^    [a-z_]*:/p' "$1" | tr -s '\n ' ' '; }
+expect_exit 0 "crossover of the CPU and a simulated H100 (small sizes)" \
+  $R crossover --backend cpu,sim --max-n 256 --seconds 0.05 --quiet -o sbxo.yaml
+SB3="--workload ppo --no-crossover --backend sim --budget 8 --quiet -o sb3.yaml"
+expect_exit 0 "tune PPO at 16 envs on the simulated H100" $R tune $SB3 --space ppo.space \
+  --shape env_us=0,rollout=16,minibatch=32,epochs=1
+sb3 sb3.yaml >sb3.none
+expect_grep "'model = PPO\(''MlpPolicy'', env, n_steps=16, batch_size=32, n_epochs=1, device=''cpu''\) # SB3''s advice for an MlpPolicy; not measured here'" \
+  sb3.none "without a crossover: SB3's advice for an MlpPolicy, the CPU"
+{ sed '/^crossover: null$/,$d' sb3.yaml; sed -n '/^crossover:$/,$p' sbxo.yaml; sed '1,/^crossover: null$/d' sb3.yaml; } >sb3.new
+mv sb3.new sb3.yaml
+expect_exit 0 "tune PPO at 16 envs again, over the configuration with the crossover" \
+  $R tune $SB3 --space ppo.space --shape env_us=0,rollout=16,minibatch=32,epochs=1
+sb3 sb3.yaml >sb3.small
+expect_grep "device=''cpu''\) # [0-9.e+]+ us an env-step here, [0-9.e+]+ on cuda'" sb3.small \
+  "a small MLP at 16 envs: device='cpu', with both estimates"
+expect_grep "device=''cpu'': the policy runs once per vector step, at 16 envs here \(6 GEMMs with their launches and copies\): [0-9.e+]+ ms a step on the CPU against [0-9.e+]+ on ''cuda''" \
+  sb3.small "the block says why, from the step's GEMMs, launches and copies"
+printf 'workload: ppo\nparams:\n  backend: [sim]\n  precision: [fp32]\n  num_envs: [1024]\n  threads: [1]\n  workers: [0]\n  pin: [compact]\n' >big.space
+if grep -Eq "faster_above: sim/fp32" sbxo.yaml; then
+  expect_exit 0 "tune PPO with 1000 stocks at 1024 envs on the simulated H100" $R tune $SB3 \
+    --space big.space --shape env_us=0,num_envs=1024,stocks=1000,rollout=8,minibatch=4096,epochs=1
+  sb3 sb3.yaml >sb3.big
+  expect_grep "device=''cuda''\) # [0-9.e+]+ us an env-step here, [0-9.e+]+ on the CPU'" sb3.big \
+    "a policy of 7001 inputs at 1024 envs: device='cuda'"
+  expect_grep "device=''cuda'': the policy runs once per vector step, at 1024 envs here" sb3.big \
+    "and says why"
+else
+  n=$((n + 1)); echo "ok $n # SKIP the crossover has the CPU faster than the simulated H100 throughout"
 fi
 
 # ---- the crossover's n* against the igpu profile's model ----
