@@ -69,4 +69,22 @@ expect_exit 0 "a tune with a 65 MiB journal of this host beside the others" \
   $R tune --cmd "sh $TMP/many.sh" --metric 'rate ([0-9.]+)' --space space.yaml --budget 8 -o many2.yaml
 expect_grep "warning: cannot read $big: [0-9]+ bytes; rigtune reads files of at most 64 MiB; its trials are not reused" \
   "$TMP/err" "  goes on, with a warning naming that journal"
+
+# ---- issue 47.1: Python modules in the current directory where the probe runs ----
+# A torch.py (tempfile.py, subprocess.py, ...) beside a plain `tune` or `probe --python`
+# was run by the probe's interpreter (python3 -c puts the current directory on sys.path).
+mkdir planted && for m in torch jax tempfile subprocess os importlib platform sitecustomize; do
+  echo "open('$TMP/PWNED-$m', 'w')" >planted/$m.py; done
+mkdir -p site/tensorflow && echo 'raise ImportError("seen through PYTHONPATH")' >site/tensorflow/__init__.py
+cd planted || exit 1
+PYTHONPATH=":$TMP/site" expect_exit 0 "probe --python python3 among planted modules" \
+  $R probe --python python3 -o "$TMP/probe.yaml"
+expect_grep "^  python_version: '3\." "$TMP/probe.yaml" "  the probe ran"
+expect_grep "^  tensorflow: 'import failed: ImportError: seen through PYTHONPATH'" "$TMP/probe.yaml" \
+  "  PYTHONPATH's absolute entries still count (its empty one, the current directory, not)"
+expect_exit 0 "a plain tune among planted modules (it probes python3)" \
+  $R tune --workload gemm --budget 4 --no-crossover --quiet -o "$TMP/planted.yaml"
+cd "$TMP" || exit 1
+pwned=$(ls PWNED-* 2>/dev/null)
+[ -z "$pwned" ] && ok "  no planted module ran" || not_ok "  planted modules ran" "$pwned"
 echo "1..$n"
