@@ -333,3 +333,62 @@ int rt_output(const char *path, const char *data, size_t len, char *err, size_t 
 			       strerror(errno));
 	return RT_OK;
 }
+
+/*
+ * Why the file open at fd (path) must not be appended to, in err; RT_OK
+ * when it may: a regular file with one link, and ours. Another user's file,
+ * or a hard link to one (root's /etc/passwd linked into a group's results/),
+ * never is.
+ */
+static int check_append(int fd, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (fstat(fd, &st))
+		return rt_fail(err, errlen, RT_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return rt_fail(err, errlen, RT_EINVAL, "cannot write %s: it is not a regular file",
+			       path);
+	if (st.st_nlink != 1)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "cannot write %s: it has other hard links, which rigtune never "
+			       "appends to; write elsewhere",
+			       path);
+	if (st.st_uid != geteuid())
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "cannot write %s: it is a file of another user (uid %ld), which "
+			       "rigtune never appends to; write elsewhere",
+			       path, (long)st.st_uid);
+	return RT_OK;
+}
+
+int rt_open_append(const char *path, int flags, int *fd, char *err, size_t errlen)
+{
+	int access_mode = flags & RT_APPEND_READ ? O_RDWR : O_WRONLY;
+	int common = access_mode | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+	mode_t mode = flags & RT_APPEND_SHARED ? 0666 : 0644;
+	*fd = -1;
+	for (int tries = 0; tries < 2 && *fd < 0; tries++) {
+		*fd = open(path, common | O_CREAT | O_EXCL, mode);
+		if (*fd >= 0)
+			return RT_OK;
+		if (errno != EEXIST)
+			break;
+		if (flags & RT_APPEND_NEW)
+			return RT_OK; /* *fd -1: taken */
+		*fd = open(path, common); /* ENOENT: removed meanwhile, created next time */
+	}
+	if (*fd < 0) {
+		int saved = errno; /* kept for the caller (lock.c's message) */
+		rt_fail(err, errlen, RT_EIO, "cannot write %s: %s", path,
+			saved == ELOOP ? "it is a symbolic link, which rigtune never follows to append"
+				       : strerror(saved));
+		errno = saved;
+		return saved == ELOOP ? RT_EINVAL : RT_EIO;
+	}
+	int rc = flags & RT_APPEND_SHARED ? RT_OK : check_append(*fd, path, err, errlen);
+	if (rc) {
+		close(*fd);
+		*fd = -1;
+	}
+	return rc;
+}

@@ -107,3 +107,15 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; th
 else
   echo "ok $((n += 1)) # SKIP full disk: cannot mount a tmpfs here (needs root and mount rights)"
 fi
+# ---- one writer (issue 47, deliverable 3) ----
+# Every file rigtune writes goes through tuner/output.c: outside it no source of rigtune
+# (tests, benchmarks and fuzz harnesses aside) opens a file to write, create, truncate
+# or append to it. One exception, by name: macOS's rt_plat_memfile, a nameless scratch
+# file (mkstemp's O_EXCL, unlinked at once) that stands in for Linux's memfd.
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+writers=$(cd "$SRC" && git ls-files '*.c' '*.h' '*.cpp' '*.cu' '*.hip' '*.m' '*.mm' |
+  grep -vE '^(tests|bench|fuzz)/|^tuner/output\.c$' | xargs grep -nE \
+  'O_CREAT|O_TRUNC|O_APPEND|O_WRONLY|O_RDWR|fopen *\([^;]*, *"[^"]*[wa+][^"]*" *\)|\bcreat *\(|mkstemp|mkostemp|\bopenat *\(|freopen' |
+  grep -vE '^[^:]+:[0-9]+:\s*(/\*|\*( |/|$)|//)' | grep -vE '^common/platform_darwin\.c:[0-9]+:\s*int fd = mkstemp\(path\);$')
+[ -z "$writers" ] && ok "no file is opened for writing outside tuner/output.c" ||
+  not_ok "files opened for writing outside tuner/output.c" "$writers"
