@@ -87,4 +87,29 @@ expect_exit 0 "a plain tune among planted modules (it probes python3)" \
 cd "$TMP" || exit 1
 pwned=$(ls PWNED-* 2>/dev/null)
 [ -z "$pwned" ] && ok "  no planted module ran" || not_ok "  planted modules ran" "$pwned"
+
+# ---- issue 47.3: a watch file whose times or values are out of any range ----
+# timeline.t: [0.1, 1e300] made report --watch's axis loop for ever, its memory growing.
+# hostile_watch NAME PYTHON: $SRC's two-tick copy of a recording, PYTHON changing d, as NAME
+hostile_watch() {
+  python3 -c "import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+d['timeline'] = {k: (v[:2] if k != 'classes' else v) for k, v in d['timeline'].items()}
+$2
+open(sys.argv[2], 'w').write(yaml.safe_dump(d, sort_keys=False))" \
+    "$SRC/tests/data/watch-h100/w0b64.yaml" "$1"
+}
+hostile_watch t-huge.yaml "d['timeline']['t'] = [0.1, 1e300]"
+hostile_watch t-inf.yaml "d['timeline']['t'] = [0.1, float('inf')]"
+hostile_watch value-nan.yaml "d['metric']['value'][0] = float('nan')"
+hostile_watch wall-huge.yaml "d['wall_s'] = 1e300"
+hostile_watch cores-huge.yaml "d['timeline']['cores'] = [1, 1e300]"
+expect_exit 2 "report --watch of timeline.t: [0.1, 1e300]: exit 2, no hang" \
+  timeout 10 $R report --watch t-huge.yaml -o t-huge.html
+expect_grep "t-huge.yaml:[0-9]+:[0-9]+: t: 1e\+300 is out of range \[0, 3.456e\+07\]" "$TMP/err" \
+  "  naming the file, the line and the value"
+for f in t-inf value-nan wall-huge cores-huge; do
+  expect_exit 2 "report --watch $f.yaml: exit 2, no hang" timeout 10 $R report --watch $f.yaml -o $f.html
+  expect_grep "$f.yaml:[0-9]+:[0-9]+: [a-z_]+: (nan|inf|1e\+300) is out of range" "$TMP/err" "  saying which value"
+done
 echo "1..$n"
