@@ -311,6 +311,42 @@ int rt_write_file(const char *path, const char *data, size_t len, char *err, siz
 	return RT_OK;
 }
 
+/*
+ * Whether a new file can be made in the directory of target: it exists, is
+ * a directory, and may be written and searched.
+ */
+static int dir_takes_files(const char *path, const char *target, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	dir_of(target, dir);
+	if (stat(dir, &st))
+		return rt_fail(err, errlen, RT_EIO, "cannot write %s: the directory %s: %s", path,
+			       dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return rt_fail(err, errlen, RT_EIO, "cannot write %s: %s is not a directory", path,
+			       dir);
+	if (access(dir, W_OK | X_OK))
+		return rt_fail(err, errlen, RT_EIO, "cannot write %s: the directory %s: %s", path,
+			       dir, strerror(errno));
+	return RT_OK;
+}
+
+int rt_output_check(const char *path, char *err, size_t errlen)
+{
+	char target[PATH_MAX];
+	int proc;
+	enum write_how how;
+	mode_t mode;
+	if (!path || !strcmp(path, "-"))
+		return RT_OK;
+	if (!path[0])
+		return rt_fail(err, errlen, RT_EINVAL, "the output path is empty");
+	RT_TRY(resolve_links(path, target, &proc, err, errlen));
+	RT_TRY(choose(path, target, proc, &how, &mode, err, errlen));
+	return how == WRITE_ATOMIC ? dir_takes_files(path, target, err, errlen) : RT_OK;
+}
+
 int rt_write_new_file(const char *path, const char *data, size_t len, int *taken, char *err,
 		      size_t errlen)
 {

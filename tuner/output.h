@@ -37,6 +37,14 @@ int rt_write_file(const char *path, const char *data, size_t len, char *err, siz
  */
 int rt_write_new_file(const char *path, const char *data, size_t len, int *taken, char *err,
 		      size_t errlen);
+/*
+ * Whether rt_output(path) could write, asked before hours of work that end
+ * in it (watch, tune, check, sweep): the same refusals as rt_write_file (a
+ * directory, a read-only file, another user's link in a shared directory),
+ * and a missing or unwritable directory: RT_EIO "cannot write PATH: the
+ * directory DIR: why". Nothing is created. RT_OK for NULL and "-".
+ */
+int rt_output_check(const char *path, char *err, size_t errlen);
 /* stdout for NULL or "-", else rt_write_file. */
 int rt_output(const char *path, const char *data, size_t len, char *err, size_t errlen);
 

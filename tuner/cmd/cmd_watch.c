@@ -117,6 +117,8 @@ static int run_watch(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	char err[RT_ERRLEN];
+	if ((rc = rt_output_check(a.output, err, sizeof err)))
+		return rt_output_refused("watch", rc, err);
 	rt_watch_run *r = calloc(1, sizeof *r);
 	if (!r) {
 		rt_errorf("watch: out of memory");
