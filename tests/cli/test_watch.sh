@@ -197,4 +197,15 @@ expect_grep "^pid: $spid$" pid.yaml "the YAML names the pid"
 expect_grep '^binding: wait_sleep$' pid.yaml "a sleeping process waits"
 wait $spid
 
+# ---- the metric's times thinned with its values (issue 47.4) ----
+# 20,000 rate lines: the metric keeps at most 4096 samples (every 8th here), and its
+# times are kept alike, not every time of every sample kept on the way there.
+echo 'i=0; while [ $i -lt 20000 ]; do echo "rate $i"; i=$((i+1)); done' >rates.sh
+expect_exit 0 "watch --metric of 20,000 rate lines" \
+  $R watch --quiet --metric 'rate ([0-9]+)' -o rates.yaml -- sh rates.sh
+counts=$(python3 -c "import sys, yaml; m = yaml.safe_load(open(sys.argv[1]))['metric']
+print(len(m['t']), len(m['value']), m['value'][:3])" rates.yaml)
+[ "$counts" = "2500 2500 [0, 8, 16]" ] && ok "  2500 times for 2500 values, every 8th (at most 4096)" ||
+  not_ok "  the metric's times and values" "$counts"
+
 echo "1..$n"
