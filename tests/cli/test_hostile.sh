@@ -30,14 +30,31 @@ expect_exit 2 "check --baseline FIFO: exit 2, no hang" timeout 20 $R check --bas
 expect_grep "cannot read fifo: not a regular file" "$TMP/err" "  saying it is not a regular file"
 
 # ---- a store password in an error message ----
-expect_exit 3 "store push to a URL whose password is badly percent-encoded" \
+# A URL libpq cannot read whole is refused before anything (issue 47.6: it passed the
+# password check, and fleet tune --print wrote the password into the sbatch script).
+expect_exit 2 "store push to a URL whose password is badly percent-encoded" \
   $R store push --store 'postgresql://rt:Hunter2%zzSecret@/rt?host=/nonexistent' evil.yaml
 ! grep -qE 'Hunter2|Secret' "$TMP/err" && ok "  the password is not in the message" ||
   not_ok "  the password in the message" "$(cat "$TMP/err")"
-expect_grep 'invalid percent-encoded token: "\*\*\*"' "$TMP/err" "  libpq's reason is, the password as ***"
-expect_exit 3 "a password= parameter" \
+expect_grep 'libpq cannot read it \(invalid percent-encoded token\); nothing of it is shown' "$TMP/err" \
+  "  libpq's reason is, without what it quotes"
+expect_exit 2 "a password= parameter" \
   $R store push --store 'postgresql:///rt?host=/nonexistent&password=Hunter2%zz' evil.yaml
 ! grep -q 'Hunter2' "$TMP/err" && ok "  is not in the message either" || not_ok "  password= shown" "$(cat "$TMP/err")"
+# scontrol and sinfo as Slurm's name the node n1, so that --print writes its script here
+mkdir -p fakebin && for c in scontrol sinfo; do printf '#!/bin/sh\necho n1\n' >fakebin/$c; done
+chmod +x fakebin/*
+expect_exit 0 "fleet tune --print with a URL libpq reads (the set-up)" \
+  env PATH="$TMP/fakebin:$PATH" $R fleet tune --nodes n1 --store 'postgresql:///rt?host=/nonexistent' --print
+expect_grep "host=/nonexistent" "$TMP/out" "  writes the script, --store in it"
+for url in 'postgresql://rt:Hunter2@/rt?host=/nonexistent&sslmod=require' \
+  'postgresql:///rt?host=/nonexistent&pass%77ord=Hunter2&sslmod=require' \
+  'postgresql://rt:Hunter2@/rt?host=/nonexistent&application_name=a%zz'; do
+  expect_exit 2 "fleet tune --print --store ${url//Hunter2/PW}: refused" \
+    env PATH="$TMP/fakebin:$PATH" $R fleet tune --nodes n1 --store "$url" --print
+  ! grep -q 'Hunter2' "$TMP/out" "$TMP/err" && ok "  no password in the script or the message" ||
+    not_ok "  the password written" "$(grep -h Hunter2 "$TMP/out" "$TMP/err" | head -3)"
+done
 
 # ---- a YAML document of millions of values ----
 python3 -c "open('flow.yaml', 'w').write('[' + '1,' * (4 << 20) + '1]\n')"
