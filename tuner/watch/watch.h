@@ -29,6 +29,8 @@
  * 0.1 s for the first 27 minutes, 6.4 s over a day).
  */
 #define RT_WATCH_MAX_TICKS 16384
+/* The longest --metric watch takes (a longer one is refused, never cut: issue 47). */
+#define RT_WATCH_REGEX_MAX 255
 
 /* What binds an interval of the run. */
 typedef enum rt_watch_class {
@@ -108,7 +110,7 @@ typedef struct rt_watch_run {
 	int nthreads, thcap;
 	rt_watch_point *metric;
 	int nmetric, mcap;
-	char metric_regex[256];
+	char metric_regex[RT_WATCH_REGEX_MAX + 1];
 	char device_source[16], device_why[256];
 	int ndevices;
 	double realtime0; /* CLOCK_REALTIME at the start: the device samples' clock */

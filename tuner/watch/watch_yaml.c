@@ -302,6 +302,9 @@ static int read_metric(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 		return RT_OK;
 	const char *re;
 	RT_TRY(rt_yr_need_str(y, m, "regex", &re));
+	if (strlen(re) > RT_WATCH_REGEX_MAX)
+		return rt_yr_bad(y, rt_yr_get(y, m, "regex"), "metric.regex is %zu bytes, at most %d",
+				 strlen(re), RT_WATCH_REGEX_MAX);
 	snprintf(r->metric_regex, sizeof r->metric_regex, "%s", re);
 	rc = rt_yr_need_nums_in(y, m, "t", 0, MAX_SECONDS, &t, &nt);
 	if (rc == RT_OK)
