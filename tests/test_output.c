@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../common/rt.h"
+#include "../tuner/canary.h"
 #include "../tuner/output.h"
 
 #define NOBODY 65534
@@ -576,6 +577,84 @@ static void test_dev_stdout_into_a_pipe(void **state)
 	assert_string_equal(got, DATA);
 }
 
+/* ---- appending (issue 47.2): the canary's samples, the journals, the lock ---- */
+
+static const rt_canary_sample SAMPLE = {.t = 1700000000, .compute = 6.5, .memory = 12.25};
+
+static void assert_canary_refused(const char *path, const char *why)
+{
+	char err[RT_ERRLEN] = "";
+	assert_int_equal(rt_canary_append(path, &SAMPLE, err, sizeof err), RT_EINVAL);
+	if (!strstr(err, why))
+		fail_msg("'%s' does not say '%s'", err, why);
+}
+
+/* A link planted under the canary's name in a shared results/ is never followed. */
+static void test_canary_never_follows_a_planted_link(void **state)
+{
+	char path[PATH_MAX], victim[PATH_MAX], kept[PATH_MAX];
+	path_in(path, *state, "host-20261128-101010-canary.csv");
+	path_in(victim, *state, "victim");
+	path_in(kept, *state, "kept");
+	assert_int_equal(symlink(victim, path), 0);
+	assert_canary_refused(path, "it is a symbolic link");
+	assert_int_equal(access(victim, F_OK), -1); /* nothing created through it */
+	put(kept, "root's own\n");
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(kept, path), 0);
+	assert_canary_refused(path, "it is a symbolic link");
+	assert_string_equal(slurp(kept), "root's own\n");
+}
+
+/* Another user's file, or a hard link to a file of ours, is never appended to. */
+static void test_canary_never_appends_to_a_foreign_file(void **state)
+{
+	char path[PATH_MAX], kept[PATH_MAX];
+	path_in(path, *state, "host-20261128-101010-canary.csv");
+	path_in(kept, *state, "kept");
+	put(path, "unix_time,compute_v2,memory_v2\n");
+	assert_int_equal(chown(path, NOBODY, NOBODY), 0);
+	assert_canary_refused(path, "a file of another user (uid 65534)");
+	assert_string_equal(slurp(path), "unix_time,compute_v2,memory_v2\n");
+	assert_int_equal(unlink(path), 0);
+	put(kept, "unix_time,compute_v2,memory_v2\n");
+	assert_int_equal(link(kept, path), 0);
+	assert_canary_refused(path, "other hard links");
+	assert_string_equal(slurp(kept), "unix_time,compute_v2,memory_v2\n");
+}
+
+/* Its own file: created 0644 with the header, then appended to. */
+static void test_canary_appends_to_its_own_file(void **state)
+{
+	char path[PATH_MAX], err[RT_ERRLEN];
+	struct stat st;
+	path_in(path, *state, "host-20261128-101010-canary.csv");
+	mode_t old = umask(0);
+	assert_int_equal(rt_canary_append(path, &SAMPLE, err, sizeof err), RT_OK);
+	umask(old);
+	assert_int_equal(rt_canary_append(path, &SAMPLE, err, sizeof err), RT_OK);
+	assert_string_equal(slurp(path), "unix_time,compute_v2,memory_v2\n"
+					 "1700000000,6.5,12.25\n1700000000,6.5,12.25\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+}
+
+/* Only creating: anything under the name, even a dangling link, is taken. */
+static void test_append_new_only_creates(void **state)
+{
+	char path[PATH_MAX], err[RT_ERRLEN];
+	int fd;
+	path_in(path, *state, "journal.yaml");
+	assert_int_equal(symlink("/nonexistent/x", path), 0);
+	assert_int_equal(rt_open_append(path, RT_APPEND_NEW, &fd, err, sizeof err), RT_OK);
+	assert_int_equal(fd, -1);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rt_open_append(path, RT_APPEND_NEW, &fd, err, sizeof err), RT_OK);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_entries(*state, 1);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, make_dir, remove_dir)
@@ -601,6 +680,10 @@ int main(void)
 		T(test_dash_is_stdout),
 		T(test_dev_stdout_appends_to_the_open_file),
 		T(test_dev_stdout_into_a_pipe),
+		T(test_canary_never_follows_a_planted_link),
+		T(test_canary_never_appends_to_a_foreign_file),
+		T(test_canary_appends_to_its_own_file),
+		T(test_append_new_only_creates),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "../common/rt.h"
+#include "../tuner/usercmd.h"
 #include "../tuner/watch/watch.h"
 
 static rt_watch_tick tick(double cores, double top, double want, double top_want)
@@ -476,6 +477,58 @@ static void test_h100_recordings(void **state)
 	}
 }
 
+/*
+ * A day watched at 10 Hz (issue 47.4): 864,000 ticks, as the sampler adds
+ * them, from a thread that runs a whole core for 12 hours and then sleeps
+ * for 12, with the metric's most samples beside. The ticks kept are thinned
+ * to 13,500, each 6.4 s (64 sampled), and the file reads back: unthinned,
+ * its 7.8 million values were past what a reader takes, and report --watch
+ * refused the file rigtune wrote.
+ */
+static void test_day_long_watch_stays_readable(void **state)
+{
+	(void)state;
+	rt_watch_run r, back;
+	memset(&r, 0, sizeof r);
+	r.ncpus = 2;
+	rt_proc_thread th = {.pid = 100, .tid = 100, .comm = "python3", .state = 'R'};
+	rt_proc_snap snap = {.threads = &th, .n = 1}, prev = snap;
+	const int day = 864000;
+	double cpu = 0;
+	for (int i = 0; i <= day; i++) {
+		th.cpu_ns = (uint64_t)(1e9 * cpu);
+		assert_int_equal(rt_watch_tick_add(&r, &snap, i ? &prev : NULL, i / 10.0, 0.1), RT_OK);
+		cpu += i < day / 2 ? 0.1 : 0.0002;
+	}
+	r.wall_s = day / 10.0;
+	r.metric = calloc(RT_CMD_MAX_SAMPLES, sizeof *r.metric);
+	assert_non_null(r.metric);
+	for (int i = 0; i < RT_CMD_MAX_SAMPLES; i++)
+		r.metric[i] = (rt_watch_point){r.wall_s * (i + 0.5) / RT_CMD_MAX_SAMPLES, 100 + i % 7};
+	r.nmetric = r.mcap = RT_CMD_MAX_SAMPLES;
+	snprintf(r.metric_regex, sizeof r.metric_regex, "rate ([0-9]+)");
+	assert_int_equal(r.nticks, day / 64);
+	for (int i = 0; i < r.nticks; i++)
+		assert_float_equal(r.ticks[i].dt, 6.4, 1e-6);
+	assert_float_equal(r.ticks[r.nticks - 1].t, r.wall_s, 1e-6);
+	assert_float_equal(r.ticks[0].cores, 1.0, 0.01);
+	assert_float_equal(r.ticks[r.nticks - 1].cores, 0.002, 0.001);
+	assert_int_equal(rt_watch_analyze(&r), RT_OK);
+	rt_watch_verdict(&r);
+	assert_float_equal(r.share[RT_WC_ONE_THREAD], 0.5, 0.01);
+	assert_float_equal(r.share[RT_WC_WAIT_SLEEP], 0.5, 0.01);
+	char *yaml, err[RT_ERRLEN];
+	size_t len;
+	assert_int_equal(rt_watch_yaml(&r, &yaml, &len, err, sizeof err), RT_OK);
+	if (round_trip(yaml, len, &back, err, sizeof err))
+		fail_msg("the day's file does not read back: %s", err);
+	assert_int_equal(back.nticks, r.nticks);
+	assert_float_equal(back.share[RT_WC_ONE_THREAD], 0.5, 0.01);
+	free(yaml);
+	rt_watch_free(&back);
+	rt_watch_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +540,7 @@ int main(void)
 	    cmocka_unit_test(test_threads_keyed_by_64_bit_handles),
 	    cmocka_unit_test(test_worker_load_leaves_out_the_prefetch),
 	    cmocka_unit_test(test_h100_recordings),
+	    cmocka_unit_test(test_day_long_watch_stays_readable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 
 #include "../common/platform.h"
 #include "../common/rt.h"
+#include "output.h"
 
 /*
  * Work per thread: about 10 ms of each half on a current core when the
@@ -244,9 +245,8 @@ static int has_header(int fd)
 
 int rt_canary_append(const char *path, const rt_canary_sample *s, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return rt_fail(err, errlen, RT_EIO, "%s: %s", path, strerror(errno));
+	int fd;
+	RT_TRY(rt_open_append(path, RT_APPEND_READ, &fd, err, errlen));
 	char line[160];
 	off_t end = lseek(fd, 0, SEEK_END);
 	if (end > 0 && !has_header(fd)) {

@@ -63,6 +63,14 @@ int rt_usage_error(const char *cmd, const char *fmt, ...)
 	return RT_EXIT_USAGE;
 }
 
+int rt_output_refused(const char *cmd, int rc, const char *err)
+{
+	if (rc == RT_EINVAL)
+		return rt_usage_error(cmd, "%s", err);
+	rt_errorf("%s: %s (nothing was started)", cmd, err);
+	return rt_exit_code(rc);
+}
+
 int rt_usage_list(const char *cmd, const char *what, const char *list, int max, rt_arglist *l)
 {
 	char err[RT_ERRLEN];

@@ -51,6 +51,13 @@ int rt_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
+ * An -o that rt_output_check refused (rc, err) before cmd started: a
+ * usage error (exit 2) for RT_EINVAL, else "rigtune: CMD: err" and its
+ * exit code (3), as the write at the end would have failed.
+ */
+int rt_output_refused(const char *cmd, int rc, const char *err);
+
+/*
  * Splits the comma-separated list of an option of cmd (what: "--shape")
  * into l, at most max items (rt_arglist_split): -1 when it splits, else
  * rt_usage_error's exit code, the message naming the option.

@@ -181,6 +181,15 @@ static const struct {
 
 #define DEFAULT_PYTHON "python3"
 #define SYSTEM_PYTHON "/usr/bin/python3"
+/*
+ * Every interpreter the probe starts runs isolated (docs/security.md): with
+ * -c, Python puts the current directory first on sys.path, so a torch.py
+ * where rigtune runs (as root, often) would be run by it. -I (Python 3.4 and
+ * later; 3.11's -P is part of it) also leaves out the user's site and the
+ * PYTHON* variables; the driver hands its probes PYTHONPATH's absolute
+ * entries back and runs them from a private directory of its own.
+ */
+#define PY_ISOLATED "-I"
 
 /*
  * Runs every probe at once, each in its own interpreter (an import that
@@ -196,12 +205,17 @@ static const struct {
  * is read.
  */
 static const char probe_driver[] =
-	"import subprocess, sys, tempfile, time\n"
+	"import os, subprocess, sys, tempfile, time\n"
 	"until, timed = float(sys.argv[1]), sys.argv[2]\n"
+	"home = tempfile.TemporaryDirectory()\n"
+	"os.chdir(home.name)\n"
+	"path = [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if os.path.isabs(p)]\n"
+	"head = f'import sys\\nsys.path[:0] = {path!r}\\n'\n"
 	"runs = []\n"
 	"for name, script in zip(sys.argv[3::2], sys.argv[4::2]):\n"
 	"    out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()\n"
-	"    p = subprocess.Popen([sys.executable, '-c', script, str(until), timed],\n"
+	"    argv = [sys.executable, '" PY_ISOLATED "', '-c', head + script, str(until), timed]\n"
+	"    p = subprocess.Popen(argv,\n"
 	"                         stdin=subprocess.DEVNULL, stdout=out, stderr=err)\n"
 	"    runs.append((name, p, out, err))\n"
 	"for name, p, out, err in runs:\n"
@@ -293,9 +307,9 @@ static int probe_python(const char *python, double until, unsigned timed, rt_fra
 			char *executable, size_t exlen, char *err, size_t errlen)
 {
 	static probe_out o; /* large: not on the stack */
-	/* python -c driver deadline timed, a name and a script per framework, NULL */
-	char deadline[32], what[16], *argv[6 + 2 * RT_NFW] = {(char *)python, "-c",
-							      (char *)probe_driver, deadline, what};
+	/* python -I -c driver deadline timed, a name and a script per framework, NULL */
+	char deadline[32], what[16], *argv[7 + 2 * RT_NFW] = {
+		(char *)python, PY_ISOLATED, "-c", (char *)probe_driver, deadline, what};
 	double left = until - rt_now();
 	memset(out, 0, sizeof *out);
 	memset(&o, 0, sizeof o);
@@ -305,8 +319,8 @@ static int probe_python(const char *python, double until, unsigned timed, rt_fra
 		out->fw[id].name = probes[id].name;
 		snprintf(out->fw[id].note, sizeof out->fw[id].note,
 			 "not probed: the probes' time was spent");
-		argv[5 + 2 * id] = (char *)probes[id].name;
-		argv[6 + 2 * id] = (char *)probes[id].script;
+		argv[6 + 2 * id] = (char *)probes[id].name;
+		argv[7 + 2 * id] = (char *)probes[id].script;
 	}
 	if (left < MIN_PROBE_S)
 		return RT_OK;
@@ -363,7 +377,7 @@ int rt_frameworks_probe(const char *python, double deadline_s, unsigned timed, r
 
 int rt_frameworks_check(const char *python, char *err, size_t errlen)
 {
-	char *argv[] = {(char *)python, "-c", "pass", NULL};
+	char *argv[] = {(char *)python, PY_ISOLATED, "-c", "pass", NULL};
 	rt_usercmd c = {.argv = argv, .timeout_s = RT_FRAMEWORK_DEADLINE_S};
 	rt_usercmd_exit x;
 	int rc = rt_usercmd_run(&c, &x, err, errlen);

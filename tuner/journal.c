@@ -18,6 +18,7 @@
 #include "measure_yaml.h"
 #include "yamlr.h"
 #include "cli.h"
+#include "output.h"
 
 #define JOURNAL_VERSION "1"
 
@@ -164,15 +165,16 @@ static int create_file(const char *dir, const char *host, const char *stamp, cha
 			snprintf(p, n, "%s/%s-%s.yaml", dir, host, stamp);
 		else
 			snprintf(p, n, "%s/%s-%s-%d.yaml", dir, host, stamp, seq);
-		*fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-		if (*fd >= 0) {
-			*path = p;
-			return RT_OK;
+		int rc = rt_open_append(p, RT_APPEND_NEW, fd, err, errlen);
+		if (rc || *fd >= 0) {
+			if (rc == RT_OK)
+				*path = p;
+			else
+				free(p);
+			return rc;
 		}
-		if (errno != EEXIST)
-			break;
 	}
-	int rc = rt_fail(err, errlen, RT_EIO, "cannot create %s: %s", p, strerror(errno));
+	int rc = rt_fail(err, errlen, RT_EIO, "cannot create %s: 999 journals of that second", p);
 	free(p);
 	return rc;
 }
@@ -934,9 +936,8 @@ int rt_journal_open(const char *path, const char *fingerprint, rt_journal **out,
 		*dropped = res.dropped;
 	if (!res.has_header)
 		return rt_fail(err, errlen, RT_EINVAL, "%s: no complete journal header", path);
-	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return rt_fail(err, errlen, RT_EIO, "cannot open %s: %s", path, strerror(errno));
+	int fd;
+	RT_TRY(rt_open_append(path, 0, &fd, err, errlen));
 	/* Cut a torn tail (and anything after the last "..." line) before appending. */
 	struct stat st;
 	if (fstat(fd, &st) || ((size_t)st.st_size != res.valid_len &&

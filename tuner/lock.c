@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../common/rt.h"
+#include "output.h"
 
 /*
  * Whether the file open at fd may be used as the lock: a regular file with
@@ -49,8 +50,10 @@ static int open_in(const char *dir, char *path, size_t len, int *bad, char *err,
 	if ((size_t)snprintf(path, len, "%s/rigtune-%s.lock", dir, host) >= len)
 		return -1;
 	/* no symbolic link is followed; a FIFO put there does not block the open */
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
-	if (fd >= 0 && check_lock_file(fd, path, err, errlen)) {
+	int fd;
+	if (rt_open_append(path, RT_APPEND_READ | RT_APPEND_SHARED, &fd, NULL, 0))
+		return -1;
+	if (check_lock_file(fd, path, err, errlen)) {
 		close(fd);
 		*bad = 1;
 		return -1;

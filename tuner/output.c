@@ -311,6 +311,42 @@ int rt_write_file(const char *path, const char *data, size_t len, char *err, siz
 	return RT_OK;
 }
 
+/*
+ * Whether a new file can be made in the directory of target: it exists, is
+ * a directory, and may be written and searched.
+ */
+static int dir_takes_files(const char *path, const char *target, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	dir_of(target, dir);
+	if (stat(dir, &st))
+		return rt_fail(err, errlen, RT_EIO, "cannot write %s: the directory %s: %s", path,
+			       dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return rt_fail(err, errlen, RT_EIO, "cannot write %s: %s is not a directory", path,
+			       dir);
+	if (access(dir, W_OK | X_OK))
+		return rt_fail(err, errlen, RT_EIO, "cannot write %s: the directory %s: %s", path,
+			       dir, strerror(errno));
+	return RT_OK;
+}
+
+int rt_output_check(const char *path, char *err, size_t errlen)
+{
+	char target[PATH_MAX];
+	int proc;
+	enum write_how how;
+	mode_t mode;
+	if (!path || !strcmp(path, "-"))
+		return RT_OK;
+	if (!path[0])
+		return rt_fail(err, errlen, RT_EINVAL, "the output path is empty");
+	RT_TRY(resolve_links(path, target, &proc, err, errlen));
+	RT_TRY(choose(path, target, proc, &how, &mode, err, errlen));
+	return how == WRITE_ATOMIC ? dir_takes_files(path, target, err, errlen) : RT_OK;
+}
+
 int rt_write_new_file(const char *path, const char *data, size_t len, int *taken, char *err,
 		      size_t errlen)
 {
@@ -332,4 +368,63 @@ int rt_output(const char *path, const char *data, size_t len, char *err, size_t 
 		return rt_fail(err, errlen, RT_EIO, "cannot write to stdout: %s",
 			       strerror(errno));
 	return RT_OK;
+}
+
+/*
+ * Why the file open at fd (path) must not be appended to, in err; RT_OK
+ * when it may: a regular file with one link, and ours. Another user's file,
+ * or a hard link to one (root's /etc/passwd linked into a group's results/),
+ * never is.
+ */
+static int check_append(int fd, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	if (fstat(fd, &st))
+		return rt_fail(err, errlen, RT_EIO, "cannot write %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return rt_fail(err, errlen, RT_EINVAL, "cannot write %s: it is not a regular file",
+			       path);
+	if (st.st_nlink != 1)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "cannot write %s: it has other hard links, which rigtune never "
+			       "appends to; write elsewhere",
+			       path);
+	if (st.st_uid != geteuid())
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "cannot write %s: it is a file of another user (uid %ld), which "
+			       "rigtune never appends to; write elsewhere",
+			       path, (long)st.st_uid);
+	return RT_OK;
+}
+
+int rt_open_append(const char *path, int flags, int *fd, char *err, size_t errlen)
+{
+	int access_mode = flags & RT_APPEND_READ ? O_RDWR : O_WRONLY;
+	int common = access_mode | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+	mode_t mode = flags & RT_APPEND_SHARED ? 0666 : 0644;
+	*fd = -1;
+	for (int tries = 0; tries < 2 && *fd < 0; tries++) {
+		*fd = open(path, common | O_CREAT | O_EXCL, mode);
+		if (*fd >= 0)
+			return RT_OK;
+		if (errno != EEXIST)
+			break;
+		if (flags & RT_APPEND_NEW)
+			return RT_OK; /* *fd -1: taken */
+		*fd = open(path, common); /* ENOENT: removed meanwhile, created next time */
+	}
+	if (*fd < 0) {
+		int saved = errno; /* kept for the caller (lock.c's message) */
+		rt_fail(err, errlen, RT_EIO, "cannot write %s: %s", path,
+			saved == ELOOP ? "it is a symbolic link, which rigtune never follows to append"
+				       : strerror(saved));
+		errno = saved;
+		return saved == ELOOP ? RT_EINVAL : RT_EIO;
+	}
+	int rc = flags & RT_APPEND_SHARED ? RT_OK : check_append(*fd, path, err, errlen);
+	if (rc) {
+		close(*fd);
+		*fd = -1;
+	}
+	return rc;
 }

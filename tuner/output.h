@@ -37,7 +37,32 @@ int rt_write_file(const char *path, const char *data, size_t len, char *err, siz
  */
 int rt_write_new_file(const char *path, const char *data, size_t len, int *taken, char *err,
 		      size_t errlen);
+/*
+ * Whether rt_output(path) could write, asked before hours of work that end
+ * in it (watch, tune, check, sweep): the same refusals as rt_write_file (a
+ * directory, a read-only file, another user's link in a shared directory),
+ * and a missing or unwritable directory: RT_EIO "cannot write PATH: the
+ * directory DIR: why". Nothing is created. RT_OK for NULL and "-".
+ */
+int rt_output_check(const char *path, char *err, size_t errlen);
 /* stdout for NULL or "-", else rt_write_file. */
 int rt_output(const char *path, const char *data, size_t len, char *err, size_t errlen);
+
+
+/*
+ * The one way rigtune appends to a file (a journal, the canary's samples, a
+ * lock): a descriptor into *fd, O_APPEND and close-on-exec, never following
+ * a symbolic link (O_NOFOLLOW: RT_EINVAL "it is a symbolic link"), never
+ * blocking on a FIFO. A new file is created 0644 (0666 shared); an existing
+ * one is appended to only when it is a regular file with one link and ours:
+ * another user's file, a hard link or a device is RT_EINVAL, nothing open.
+ * Flags: RT_APPEND_NEW creates only (RT_OK with *fd -1 when anything has
+ * the name); RT_APPEND_READ opens it for reading too; RT_APPEND_SHARED
+ * leaves the check of an existing file to the caller (a lock every user's
+ * rigtune opens: lock.c checks it) and creates it 0666.
+ * RT_EIO "cannot write PATH: why".
+ */
+enum { RT_APPEND_NEW = 1, RT_APPEND_READ = 2, RT_APPEND_SHARED = 4 };
+int rt_open_append(const char *path, int flags, int *fd, char *err, size_t errlen);
 
 #endif

@@ -146,6 +146,16 @@ int rt_yr_need_bool(const rt_yr *r, const rt_ynode *map, const char *key, int *v
 /* The numbers of a sequence into a new array (*v NULL when it is empty). */
 int rt_yr_need_nums(const rt_yr *r, const rt_ynode *map, const char *key, double **v, int *n);
 /*
+ * A finite number from lo to hi, for a value a loop, an allocation or a
+ * drawing depends on: .nan, .inf and anything outside are RT_EINVAL
+ * "KEY: V is out of range [LO, HI]" at its line.
+ */
+int rt_yr_need_num_in(const rt_yr *r, const rt_ynode *map, const char *key, double lo, double hi,
+		      double *v);
+/* rt_yr_need_nums, each number finite and from lo to hi. */
+int rt_yr_need_nums_in(const rt_yr *r, const rt_ynode *map, const char *key, double lo,
+		       double hi, double **v, int *n);
+/*
  * The kind and version of a rigtune document, from its root: a mapping with
  * `key: version` (rigtune: 1 for a configuration, rigtune_check: 1 for a
  * check's result). A document of another kind is RT_EINVAL "not WHAT (it is

@@ -30,14 +30,31 @@ expect_exit 2 "check --baseline FIFO: exit 2, no hang" timeout 20 $R check --bas
 expect_grep "cannot read fifo: not a regular file" "$TMP/err" "  saying it is not a regular file"
 
 # ---- a store password in an error message ----
-expect_exit 3 "store push to a URL whose password is badly percent-encoded" \
+# A URL libpq cannot read whole is refused before anything (issue 47.6: it passed the
+# password check, and fleet tune --print wrote the password into the sbatch script).
+expect_exit 2 "store push to a URL whose password is badly percent-encoded" \
   $R store push --store 'postgresql://rt:Hunter2%zzSecret@/rt?host=/nonexistent' evil.yaml
 ! grep -qE 'Hunter2|Secret' "$TMP/err" && ok "  the password is not in the message" ||
   not_ok "  the password in the message" "$(cat "$TMP/err")"
-expect_grep 'invalid percent-encoded token: "\*\*\*"' "$TMP/err" "  libpq's reason is, the password as ***"
-expect_exit 3 "a password= parameter" \
+expect_grep 'libpq cannot read it \(invalid percent-encoded token\); nothing of it is shown' "$TMP/err" \
+  "  libpq's reason is, without what it quotes"
+expect_exit 2 "a password= parameter" \
   $R store push --store 'postgresql:///rt?host=/nonexistent&password=Hunter2%zz' evil.yaml
 ! grep -q 'Hunter2' "$TMP/err" && ok "  is not in the message either" || not_ok "  password= shown" "$(cat "$TMP/err")"
+# scontrol and sinfo as Slurm's name the node n1, so that --print writes its script here
+mkdir -p fakebin && for c in scontrol sinfo; do printf '#!/bin/sh\necho n1\n' >fakebin/$c; done
+chmod +x fakebin/*
+expect_exit 0 "fleet tune --print with a URL libpq reads (the set-up)" \
+  env PATH="$TMP/fakebin:$PATH" $R fleet tune --nodes n1 --store 'postgresql:///rt?host=/nonexistent' --print
+expect_grep "host=/nonexistent" "$TMP/out" "  writes the script, --store in it"
+for url in 'postgresql://rt:Hunter2@/rt?host=/nonexistent&sslmod=require' \
+  'postgresql:///rt?host=/nonexistent&pass%77ord=Hunter2&sslmod=require' \
+  'postgresql://rt:Hunter2@/rt?host=/nonexistent&application_name=a%zz'; do
+  expect_exit 2 "fleet tune --print --store ${url//Hunter2/PW}: refused" \
+    env PATH="$TMP/fakebin:$PATH" $R fleet tune --nodes n1 --store "$url" --print
+  ! grep -q 'Hunter2' "$TMP/out" "$TMP/err" && ok "  no password in the script or the message" ||
+    not_ok "  the password written" "$(grep -h Hunter2 "$TMP/out" "$TMP/err" | head -3)"
+done
 
 # ---- a YAML document of millions of values ----
 python3 -c "open('flow.yaml', 'w').write('[' + '1,' * (4 << 20) + '1]\n')"
@@ -69,4 +86,47 @@ expect_exit 0 "a tune with a 65 MiB journal of this host beside the others" \
   $R tune --cmd "sh $TMP/many.sh" --metric 'rate ([0-9.]+)' --space space.yaml --budget 8 -o many2.yaml
 expect_grep "warning: cannot read $big: [0-9]+ bytes; rigtune reads files of at most 64 MiB; its trials are not reused" \
   "$TMP/err" "  goes on, with a warning naming that journal"
+
+# ---- issue 47.1: Python modules in the current directory where the probe runs ----
+# A torch.py (tempfile.py, subprocess.py, ...) beside a plain `tune` or `probe --python`
+# was run by the probe's interpreter (python3 -c puts the current directory on sys.path).
+mkdir planted && for m in torch jax tempfile subprocess os importlib platform sitecustomize; do
+  echo "open('$TMP/PWNED-$m', 'w')" >planted/$m.py; done
+mkdir -p site/tensorflow && echo 'raise ImportError("seen through PYTHONPATH")' >site/tensorflow/__init__.py
+cd planted || exit 1
+PYTHONPATH=":$TMP/site" expect_exit 0 "probe --python python3 among planted modules" \
+  $R probe --python python3 -o "$TMP/probe.yaml"
+expect_grep "^  python_version: '3\." "$TMP/probe.yaml" "  the probe ran"
+expect_grep "^  tensorflow: 'import failed: ImportError: seen through PYTHONPATH'" "$TMP/probe.yaml" \
+  "  PYTHONPATH's absolute entries still count (its empty one, the current directory, not)"
+expect_exit 0 "a plain tune among planted modules (it probes python3)" \
+  $R tune --workload gemm --budget 4 --no-crossover --quiet -o "$TMP/planted.yaml"
+cd "$TMP" || exit 1
+pwned=$(ls PWNED-* 2>/dev/null)
+[ -z "$pwned" ] && ok "  no planted module ran" || not_ok "  planted modules ran" "$pwned"
+
+# ---- issue 47.3: a watch file whose times or values are out of any range ----
+# timeline.t: [0.1, 1e300] made report --watch's axis loop for ever, its memory growing.
+# hostile_watch NAME PYTHON: $SRC's two-tick copy of a recording, PYTHON changing d, as NAME
+hostile_watch() {
+  python3 -c "import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+d['timeline'] = {k: (v[:2] if k != 'classes' else v) for k, v in d['timeline'].items()}
+$2
+open(sys.argv[2], 'w').write(yaml.safe_dump(d, sort_keys=False))" \
+    "$SRC/tests/data/watch-h100/w0b64.yaml" "$1"
+}
+hostile_watch t-huge.yaml "d['timeline']['t'] = [0.1, 1e300]"
+hostile_watch t-inf.yaml "d['timeline']['t'] = [0.1, float('inf')]"
+hostile_watch value-nan.yaml "d['metric']['value'][0] = float('nan')"
+hostile_watch wall-huge.yaml "d['wall_s'] = 1e300"
+hostile_watch cores-huge.yaml "d['timeline']['cores'] = [1, 1e300]"
+expect_exit 2 "report --watch of timeline.t: [0.1, 1e300]: exit 2, no hang" \
+  timeout 10 $R report --watch t-huge.yaml -o t-huge.html
+expect_grep "t-huge.yaml:[0-9]+:[0-9]+: t: 1e\+300 is out of range \[0, 3.456e\+07\]" "$TMP/err" \
+  "  naming the file, the line and the value"
+for f in t-inf value-nan wall-huge cores-huge; do
+  expect_exit 2 "report --watch $f.yaml: exit 2, no hang" timeout 10 $R report --watch $f.yaml -o $f.html
+  expect_grep "$f.yaml:[0-9]+:[0-9]+: [a-z_]+: (nan|inf|1e\+300) is out of range" "$TMP/err" "  saying which value"
+done
 echo "1..$n"

@@ -107,3 +107,36 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; th
 else
   echo "ok $((n += 1)) # SKIP full disk: cannot mount a tmpfs here (needs root and mount rights)"
 fi
+# ---- one writer (issue 47, deliverable 3) ----
+# Every file rigtune writes goes through tuner/output.c: outside it no source of rigtune
+# (tests, benchmarks and fuzz harnesses aside) opens a file to write, create, truncate
+# or append to it. One exception, by name: macOS's rt_plat_memfile, a nameless scratch
+# file (mkstemp's O_EXCL, unlinked at once) that stands in for Linux's memfd.
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+writers=$(cd "$SRC" && git ls-files '*.c' '*.h' '*.cpp' '*.cu' '*.hip' '*.m' '*.mm' |
+  grep -vE '^(tests|bench|fuzz)/|^tuner/output\.c$' | xargs grep -nE \
+  'O_CREAT|O_TRUNC|O_APPEND|O_WRONLY|O_RDWR|fopen *\([^;]*, *"[^"]*[wa+][^"]*" *\)|\bcreat *\(|mkstemp|mkostemp|\bopenat *\(|freopen' |
+  grep -vE '^[^:]+:[0-9]+:\s*(/\*|\*( |/|$)|//)' | grep -vE '^common/platform_darwin\.c:[0-9]+:\s*int fd = mkstemp\(path\);$')
+[ -z "$writers" ] && ok "no file is opened for writing outside tuner/output.c" ||
+  not_ok "files opened for writing outside tuner/output.c" "$writers"
+
+# ---- an -o that cannot be written is refused before anything starts (issue 47.7) ----
+# watch -o DIR/missing/w.yaml was found out only after the run: hours of watching lost.
+mkdir -p "$TMP/early" && cd "$TMP/early" || exit 1
+expect_exit 3 "watch -o into a missing directory fails at once" \
+  "$RIGTUNE" watch -o missing/w.yaml -- sh -c "touch $TMP/early/ran"
+expect_grep "cannot write missing/w.yaml: the directory missing: No such file or directory \(nothing was started\)" \
+  "$TMP/err" "  naming the directory"
+[ ! -e ran ] && ok "  and the command never ran" || not_ok "  the command ran" "$(ls)"
+expect_exit 2 "watch -o at a directory: a usage error at once" "$RIGTUNE" watch -o . -- sh -c "touch $TMP/early/ran"
+[ ! -e ran ] && ok "  and the command never ran" || not_ok "  the command ran" "$(ls)"
+expect_exit 3 "tune -o into a missing directory fails at once" \
+  "$RIGTUNE" tune --workload gemm --budget 4 --no-crossover --quiet -o missing/c.yaml
+[ ! -e results ] && ok "  before any trial (no journal)" || not_ok "  trials ran" "$(ls -R results)"
+expect_exit 3 "check -o into a missing directory fails at once" \
+  "$RIGTUNE" check --baseline "$SRC/tests/data/report/tiny-20260102-100000.yaml" -o missing/r.yaml
+expect_grep "check: cannot write missing/r.yaml: the directory missing" "$TMP/err" "  naming it"
+expect_exit 3 "sweep -o into a missing directory fails at once" \
+  "$RIGTUNE" sweep --from nonexistent.yaml --workload transformer --format optuna -o missing/s.py
+expect_grep "sweep: cannot write missing/s.py: the directory missing" "$TMP/err" "  before reading --from"
+cd "$TMP" || exit 1

@@ -215,4 +215,28 @@ expect_grep "^pid: $spid$" pid.yaml "the YAML names the pid"
 expect_grep '^binding: wait_sleep$' pid.yaml "a sleeping process waits"
 wait $spid
 
+# ---- the metric's times thinned with its values (issue 47.4) ----
+# 20,000 rate lines: the metric keeps at most 4096 samples (every 8th here), and its
+# times are kept alike, not every time of every sample kept on the way there.
+echo 'i=0; while [ $i -lt 20000 ]; do echo "rate $i"; i=$((i+1)); done' >rates.sh
+expect_exit 0 "watch --metric of 20,000 rate lines" \
+  $R watch --quiet --metric 'rate ([0-9]+)' -o rates.yaml -- sh rates.sh
+counts=$(python3 -c "import sys, yaml; m = yaml.safe_load(open(sys.argv[1]))['metric']
+print(len(m['t']), len(m['value']), m['value'][:3])" rates.yaml)
+[ "$counts" = "2500 2500 [0, 8, 16]" ] && ok "  2500 times for 2500 values, every 8th (at most 4096)" ||
+  not_ok "  the metric's times and values" "$counts"
+
+# ---- a --metric longer than watch keeps (issue 47.5) ----
+# It was cut at 255 bytes: the YAML recorded another regex, and one cut inside a UTF-8
+# character lost the whole run at its end ("not UTF-8"). Now refused before the run.
+long=$(python3 -c "print('é' * 130 + 'rate ([0-9]+)', end='')")
+expect_exit 2 "watch --metric of 273 bytes (130 é) is refused" \
+  $R watch --metric "$long" -o long.yaml -- sh -c "touch $TMP/long-ran; echo rate 5"
+expect_grep "--metric is 273 bytes; watch takes a regex of at most 255" "$TMP/err" "  saying how long"
+[ ! -e long-ran ] && ok "  before the command runs" || not_ok "  the command ran first"
+edge=$(python3 -c "print('.?' * 121 + 'rate ([0-9]+)', end='')")
+expect_exit 0 "watch --metric of exactly 255 bytes" $R watch --quiet --metric "$edge" -o edge.yaml -- sh -c "echo rate 5"
+same=$(python3 -c "import sys, yaml; print(yaml.safe_load(open('edge.yaml'))['metric']['regex'] == sys.argv[1])" "$edge")
+[ "$same" = True ] && ok "  its YAML keeps the regex whole" || not_ok "  the regex recorded" "$(grep regex edge.yaml)"
+
 echo "1..$n"

@@ -237,6 +237,8 @@ static int run_check(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	char err[RT_ERRLEN];
+	if ((rc = rt_output_check(output, err, sizeof err)))
+		return rt_output_refused("check", rc, err);
 	rt_check_run *run = calloc(1, sizeof *run);
 	if (!run)
 		return RT_EXIT_RUNTIME;

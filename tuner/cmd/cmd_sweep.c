@@ -207,6 +207,8 @@ static int run_sweep(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	char err[RT_ERRLEN];
+	if ((rc = rt_output_check(a.output, err, sizeof err)))
+		return rt_output_refused("sweep", rc, err);
 	rt_config *cfg = calloc(1, sizeof *cfg);
 	rt_sweep_plan *plan = calloc(1, sizeof *plan);
 	rt_sweep_params *params = calloc(1, sizeof *params);

@@ -392,6 +392,8 @@ static int run_tune(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	char err[RT_ERRLEN], host_path[1024];
+	if ((rc = rt_output_check(a.output, err, sizeof err)))
+		return rt_output_refused("tune", rc, err);
 	if (!a.output && rt_config_default_path(host_path, sizeof host_path))
 		return rt_usage_error("tune", "the host name does not fit a file name: give -o FILE");
 	tune_output out = {.path = a.output ? a.output : host_path, .replace = a.replace};

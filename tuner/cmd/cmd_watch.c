@@ -92,6 +92,10 @@ static int parse_args(int argc, char **argv, watch_args *a)
 		return rt_usage_error("watch", "give either --pid or a command, not both");
 	if (a->o.pid && a->o.metric)
 		return rt_usage_error("watch", "--metric reads a command's output: not with --pid");
+	if (a->o.metric && strlen(a->o.metric) > RT_WATCH_REGEX_MAX)
+		return rt_usage_error("watch", "--metric is %zu bytes; watch takes a regex of at most "
+					       "%d",
+				      strlen(a->o.metric), RT_WATCH_REGEX_MAX);
 	if (!a->o.pid && optind >= argc)
 		return rt_usage_error("watch", "no command to watch (give it after --, or --pid)");
 	if (!a->o.pid)
@@ -117,6 +121,8 @@ static int run_watch(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	char err[RT_ERRLEN];
+	if ((rc = rt_output_check(a.output, err, sizeof err)))
+		return rt_output_refused("watch", rc, err);
 	rt_watch_run *r = calloc(1, sizeof *r);
 	if (!r) {
 		rt_errorf("watch: out of memory");

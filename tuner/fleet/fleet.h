@@ -49,7 +49,8 @@ int rt_store_open(const char *url, rt_store **out, char *err, size_t errlen);
  * command line is anyone's to read on the machine (ps, /proc/PID/cmdline)
  * and fleet writes it into the sbatch script; the password goes in
  * ~/.pgpass, PGPASSFILE or PGPASSWORD, where libpq reads it. A URL libpq
- * cannot parse is left to rt_store_open to report.
+ * cannot parse whole is a usage error too, libpq's reason without the text
+ * it quotes: a password in it could not be told.
  */
 int rt_store_url_usage(const char *cmd, const char *url);
 void rt_store_close(rt_store *s); /* accepts NULL */

@@ -262,6 +262,22 @@ static void quiet_notice(void *arg, const char *message)
 	(void)message;
 }
 
+/*
+ * A URL libpq cannot read whole (a misspelt parameter, a bad % escape) is
+ * refused: what it would hold is unknown, a password among it (issue 47),
+ * and connecting fails on it anyway. libpq's reason is given without what it
+ * quotes of the URL (the password may be spelt so that no redaction finds it).
+ */
+static int unreadable_url(const char *cmd, const char *why)
+{
+	char reason[200];
+	snprintf(reason, sizeof reason, "%.*s", (int)strcspn(why ? why : "", ":\"\n"),
+		 why ? why : "");
+	return rt_usage_error(cmd, "--store URL: libpq cannot read it (%s); nothing of it is "
+				   "shown, as it may hold a password",
+			      reason[0] ? reason : "no reason given");
+}
+
 int rt_store_url_usage(const char *cmd, const char *url)
 {
 	char *why = NULL;
@@ -270,6 +286,11 @@ int rt_store_url_usage(const char *cmd, const char *url)
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
 		has_password |= !strcmp(o->keyword, "password") && o->val && o->val[0];
 	PQconninfoFree(opts);
+	if (!opts) {
+		int rc = unreadable_url(cmd, why);
+		PQfreemem(why);
+		return rc;
+	}
 	PQfreemem(why);
 	if (!has_password)
 		return -1;

@@ -103,6 +103,8 @@ static void axis(FILE *f, const rt_watch_run *r, int y)
 		if (span / step <= 8)
 			break;
 	}
+	if (span / step > 8) /* longer than 8 hours: whole hours, still about eight ticks */
+		step = ceil(span / 8 / 3600) * 3600;
 	for (double t = 0; t <= span + 1e-9; t += step)
 		fprintf(f,
 			"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#999\"/>"

@@ -6,6 +6,7 @@
  * for itself still gets only a part of a core); the machine's counters less
  * the tree's give the rest of the machine's load.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,11 +44,60 @@ void rt_watch_mark_steps(rt_watch_run *r, double t)
 	r->steps_t1 = t;
 }
 
+/* a's and b's weighted by their lengths (equal when both are 0). */
+static double mean_of(double a, double wa, double b, double wb)
+{
+	return wa + wb > 0 ? (a * wa + b * wb) / (wa + wb) : (a + b) / 2;
+}
+
+/* b, the tick after a, merged into a: one tick over both intervals. */
+static void merge_tick(rt_watch_tick *a, const rt_watch_tick *b)
+{
+	double wa = a->dt, wb = b->dt;
+	if (b->top_want * wb > a->top_want * wa)
+		a->top_thread = b->top_thread;
+	a->cores = mean_of(a->cores, wa, b->cores, wb);
+	a->want = mean_of(a->want, wa, b->want, wb);
+	a->top = mean_of(a->top, wa, b->top, wb);
+	a->top_want = mean_of(a->top_want, wa, b->top_want, wb);
+	a->other = mean_of(a->other, wa, b->other, wb);
+	a->busy_threads = (int)lround(mean_of(a->busy_threads, wa, b->busy_threads, wb));
+	a->io_threads = (int)lround(mean_of(a->io_threads, wa, b->io_threads, wb));
+	a->nthreads = a->nthreads > b->nthreads ? a->nthreads : b->nthreads;
+	a->rss = a->rss > b->rss ? a->rss : b->rss;
+	a->t = b->t;
+	a->dt = wa + wb;
+}
+
+/* Every two neighbouring ticks made one; from now on twice as many sampled per kept tick. */
+static void halve_ticks(rt_watch_run *r)
+{
+	int n = 0;
+	for (int i = 0; i < r->nticks; i += 2, n++) {
+		r->ticks[n] = r->ticks[i];
+		if (i + 1 < r->nticks)
+			merge_tick(&r->ticks[n], &r->ticks[i + 1]);
+	}
+	r->nticks = n;
+	r->tick_stride *= 2;
+}
+
+/* A sampled tick, kept or merged into the last kept one (RT_WATCH_MAX_TICKS). */
 static int push_tick(rt_watch_run *r, const rt_watch_tick *k)
 {
+	if (r->tick_stride < 1)
+		r->tick_stride = 1;
+	if (r->nticks && r->tick_fill < r->tick_stride) {
+		merge_tick(&r->ticks[r->nticks - 1], k);
+		r->tick_fill++;
+		return RT_OK;
+	}
+	if (r->nticks >= RT_WATCH_MAX_TICKS)
+		halve_ticks(r); /* an even count: every kept tick is whole */
 	if (rt_grow(&r->ticks, &r->tcap, r->nticks, sizeof *r->ticks, 1024))
 		return RT_ENOMEM;
 	r->ticks[r->nticks++] = *k;
+	r->tick_fill = 1;
 	return RT_OK;
 }
 

@@ -127,6 +127,12 @@ static void on_line(void *user, int is_err, const char *text)
 	rt_metric_line(rd->m, text);
 	rt_watch_run *r = rd->r;
 	double t = rt_now() - rd->t0;
+	if (rd->m->nsamples < before) { /* the metric was thinned: its times are, alike */
+		for (int i = 0; 2 * i < r->nmetric; i++)
+			r->metric[i] = r->metric[2 * i];
+		r->nmetric = (r->nmetric + 1) / 2;
+		before = r->nmetric;
+	}
 	for (int i = before; i < rd->m->nsamples; i++) {
 		if (rt_grow(&r->metric, &r->mcap, r->nmetric, sizeof *r->metric, 256))
 			return; /* a lost sample, not a wrong one */

@@ -21,6 +21,17 @@
 
 /* A thread (or a worker process) that wanted this share of a core is at its limit. */
 #define RT_WATCH_THREAD_FULL 0.85
+/*
+ * The ticks a run keeps: 9 values each in the file, they stay well within
+ * what a reader takes (RT_YR_MAX_NODES) with the metric's RT_CMD_MAX_SAMPLES
+ * beside them. Past it neighbouring ticks are merged in pairs, and from then
+ * on every two (then four, ...) new ones make one, as the metric's samples
+ * are thinned: a watch of any length keeps evenly spaced ticks (at 10 Hz,
+ * 0.1 s for the first 27 minutes, 6.4 s over a day).
+ */
+#define RT_WATCH_MAX_TICKS 16384
+/* The longest --metric watch takes (a longer one is refused, never cut: issue 47). */
+#define RT_WATCH_REGEX_MAX 255
 
 /* What binds an interval of the run. */
 typedef enum rt_watch_class {
@@ -103,11 +114,12 @@ typedef struct rt_watch_run {
 	/* the samples */
 	rt_watch_tick *ticks;
 	int nticks, tcap;
+	int tick_stride, tick_fill; /* sampled ticks per kept one (1, 2, 4...); in the last */
 	rt_watch_thread *threads;
 	int nthreads, thcap;
 	rt_watch_point *metric;
 	int nmetric, mcap;
-	char metric_regex[256];
+	char metric_regex[RT_WATCH_REGEX_MAX + 1];
 	char device_source[16], device_why[256];
 	int ndevices;
 	double realtime0; /* CLOCK_REALTIME at the start: the device samples' clock */

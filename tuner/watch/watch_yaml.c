@@ -16,6 +16,15 @@
 
 #define YAML_VERSION 1
 #define THREADS_LISTED 20
+/*
+ * What a file may say, read back: every value the page's loops and
+ * drawing, or an allocation, depend on is finite and within these (a time
+ * of 1e300 s made the axis loop for ever, issue 47).
+ */
+#define MAX_SECONDS (400.0 * 86400) /* a time since the start: beyond any run */
+#define MAX_CORES 1048576.0        /* a column of cores, as `cpus` */
+#define MAX_DEVICES 64.0
+#define MAX_RATE 1e18              /* the user's metric, whatever its unit */
 
 static void device_block(rt_yw *w, const rt_watch_run *r)
 {
@@ -226,7 +235,7 @@ static int read_column(const rt_yr *y, const rt_ynode *line, const char *key, rt
 			memcpy((char *)&r->ticks[i] + off, &(double){-1}, sizeof(double));
 		return RT_OK;
 	}
-	RT_TRY(rt_yr_need_nums(y, line, key, &v, &n));
+	RT_TRY(rt_yr_need_nums_in(y, line, key, -1, MAX_CORES, &v, &n));
 	int rc = n == r->nticks ? RT_OK
 				: rt_yr_bad(y, rt_yr_get(y, line, key),
 					    "timeline.%s has %d values, timeline.t %d", key, n,
@@ -260,7 +269,7 @@ static int read_timeline(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 	const rt_ynode *line;
 	double *t = NULL;
 	RT_TRY(rt_yr_need(y, root, "timeline", YAML_MAPPING_NODE, &line));
-	RT_TRY(rt_yr_need_nums(y, line, "t", &t, &r->nticks));
+	RT_TRY(rt_yr_need_nums_in(y, line, "t", 0, MAX_SECONDS, &t, &r->nticks));
 	r->ticks = calloc((size_t)(r->nticks ? r->nticks : 1), sizeof *r->ticks);
 	if (!r->ticks) {
 		free(t);
@@ -297,10 +306,13 @@ static int read_metric(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 		return RT_OK;
 	const char *re;
 	RT_TRY(rt_yr_need_str(y, m, "regex", &re));
+	if (strlen(re) > RT_WATCH_REGEX_MAX)
+		return rt_yr_bad(y, rt_yr_get(y, m, "regex"), "metric.regex is %zu bytes, at most %d",
+				 strlen(re), RT_WATCH_REGEX_MAX);
 	snprintf(r->metric_regex, sizeof r->metric_regex, "%s", re);
-	rc = rt_yr_need_nums(y, m, "t", &t, &nt);
+	rc = rt_yr_need_nums_in(y, m, "t", 0, MAX_SECONDS, &t, &nt);
 	if (rc == RT_OK)
-		rc = rt_yr_need_nums(y, m, "value", &v, &nv);
+		rc = rt_yr_need_nums_in(y, m, "value", -MAX_RATE, MAX_RATE, &v, &nv);
 	if (rc == RT_OK && nt != nv)
 		rc = rt_yr_bad(y, m, "metric.t has %d values, metric.value %d", nt, nv);
 	if (rc == RT_OK && nt && !(r->metric = malloc(sizeof *r->metric * (size_t)nt)))
@@ -319,7 +331,7 @@ static int read_shares(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 	const char *binding;
 	RT_TRY(rt_yr_need(y, root, "shares", YAML_MAPPING_NODE, &s));
 	for (int c = 0; c < RT_WC_N; c++)
-		RT_TRY(rt_yr_need_num(y, s, rt_watch_class_name(c), &r->share[c]));
+		RT_TRY(rt_yr_need_num_in(y, s, rt_watch_class_name(c), 0, 1, &r->share[c]));
 	RT_TRY(rt_yr_need_str(y, root, "binding", &binding));
 	r->binding = rt_watch_class_parse(binding);
 	return r->binding >= 0 ? RT_OK
@@ -337,15 +349,16 @@ static int read_device(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 	r->device_busy = r->monitor_zero = r->process_busy = -1;
 	if (!n)
 		return RT_OK;
-	RT_TRY(rt_yr_need_num(y, d, "busy_share", &r->device_busy));
+	RT_TRY(rt_yr_need_num_in(y, d, "busy_share", 0, MAX_DEVICES, &r->device_busy));
 	if (rt_yr_get(y, d, "monitor_zero_share"))
-		RT_TRY(rt_yr_need_num(y, d, "monitor_zero_share", &r->monitor_zero));
+		RT_TRY(rt_yr_need_num_in(y, d, "monitor_zero_share", 0, 1, &r->monitor_zero));
 	if (rt_yr_get(y, d, "monitor_readings")) {
 		RT_TRY(rt_yr_need_int(y, d, "monitor_readings", 0, 1L << 30, &n));
 		r->monitor_readings = (int)n;
 	}
 	if (rt_yr_get(y, d, "process_sm_share"))
-		RT_TRY(rt_yr_need_num(y, d, "process_sm_share", &r->process_busy));
+		RT_TRY(rt_yr_need_num_in(y, d, "process_sm_share", 0, MAX_DEVICES,
+					   &r->process_busy));
 	return RT_OK;
 }
 
@@ -363,8 +376,8 @@ static int read_window(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 		return rt_yr_bad(y, rt_yr_get(y, w, "of"), "window.of is '%s', not steps or run",
 				 of);
 	r->win_steps = !strcmp(of, "steps");
-	RT_TRY(rt_yr_need_num(y, w, "start_s", &r->win0));
-	RT_TRY(rt_yr_need_num(y, w, "end_s", &r->win1));
+	RT_TRY(rt_yr_need_num_in(y, w, "start_s", 0, MAX_SECONDS, &r->win0));
+	RT_TRY(rt_yr_need_num_in(y, w, "end_s", 0, MAX_SECONDS, &r->win1));
 	return r->win1 >= r->win0 ? RT_OK
 				  : rt_yr_bad(y, w, "window ends (%g s) before it starts (%g s)",
 					      r->win1, r->win0);
@@ -403,7 +416,8 @@ static int read_threads(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 		RT_TRY(rt_yr_need_int(y, t, "pid", 0, 1L << 31, &pid));
 		RT_TRY(rt_yr_need_int(y, t, "tid", 0, LONG_MAX, &tid));
 		RT_TRY(rt_yr_need_str(y, t, "comm", &comm));
-		RT_TRY(rt_yr_need_num(y, t, "cpu_s", &r->threads[i].cpu_s));
+		RT_TRY(rt_yr_need_num_in(y, t, "cpu_s", 0, MAX_SECONDS * MAX_CORES,
+					   &r->threads[i].cpu_s));
 		RT_TRY(read_steps_cores(y, t, &r->threads[i].steps_cores));
 		r->threads[i].pid = (int)pid;
 		r->threads[i].tid = tid;
@@ -434,7 +448,7 @@ static int read_doc(const rt_yr *y, rt_watch_run *r)
 	RT_TRY(rt_yr_need_int(y, root, "cpus", 1, 1 << 20, &cpus));
 	r->ncpus = (int)cpus;
 
-	RT_TRY(rt_yr_need_num(y, root, "wall_s", &r->wall_s));
+	RT_TRY(rt_yr_need_num_in(y, root, "wall_s", 0, MAX_SECONDS, &r->wall_s));
 	RT_TRY(read_window(y, root, r));
 	RT_TRY(read_shares(y, root, r));
 	RT_TRY(read_device(y, root, r));
