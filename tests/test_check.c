@@ -20,6 +20,7 @@
 #include "../tuner/canary.h"
 #include "../tuner/check/check.h"
 #include "../tuner/check/check_canary.h"
+#include "../tuner/check/check_likely.h"
 #include "../tuner/check/check_pairs.h"
 
 static char dir[] = "/tmp/rt-test-check-XXXXXX";
@@ -516,6 +517,73 @@ static void result_reads_back_as_written(void **state)
 	free(p.samples);
 }
 
+/* The chance that nn samples are the lowest of nb + nn, under no change: 1 / C(nb + nn, nn). */
+static void lowest_chance_is_one_over_the_binomial(void **state)
+{
+	(void)state;
+	assert_float_equal(rt_check_lowest_chance(2, 1), 1.0 / 3, 1e-12);
+	assert_float_equal(rt_check_lowest_chance(6, 3), 1.0 / 84, 1e-12);
+	assert_float_equal(rt_check_lowest_chance(10, 2), 1.0 / 66, 1e-12);
+}
+
+/*
+ * A likely regression: every sample now past the threshold below every
+ * sample of the baseline, with enough samples (check_likely.h); one sample
+ * within the threshold, too few samples, or one sample now: not.
+ */
+static void likely_regression_needs_every_sample_past_and_enough(void **state)
+{
+	(void)state;
+	double base[9] = {100, 101, 99, 102, 98, 100, 97, 103, 100};
+	double now[3] = {11, 12, 10.5}; /* a library 9x slower */
+	assert_true(rt_check_every_sample_slower(base, 9, now, 3, 0.05, 0.01));
+	double close[3] = {11, 12, 92.5}; /* 92.5 > 0.95 x 97 */
+	assert_false(rt_check_every_sample_slower(base, 9, close, 3, 0.05, 0.01));
+	double edge[3] = {11, 12, 92.0}; /* 92.0 <= 0.95 x 97 = 92.15 */
+	assert_true(rt_check_every_sample_slower(base, 9, edge, 3, 0.05, 0.01));
+	/* 9 and 2: 1 / C(11, 2) = 1/55 > 0.01, too few to tell from chance */
+	assert_false(rt_check_every_sample_slower(base, 9, now, 2, 0.05, 0.01));
+	assert_true(rt_check_every_sample_slower(base, 9, now, 2, 0.05, 0.02));
+	assert_false(rt_check_every_sample_slower(base, 9, now, 1, 0.05, 0.5));
+	assert_false(rt_check_every_sample_slower(base, 0, now, 3, 0.05, 0.01));
+	/* faster is no regression */
+	double fast[3] = {200, 210, 205};
+	assert_false(rt_check_every_sample_slower(base, 9, fast, 3, 0.05, 0.01));
+}
+
+/*
+ * A/A: samples of one distribution on both sides (a spread of 3%, a check's
+ * few samples: 4 now against 12) are a likely regression at most alpha of the
+ * time; here, with the threshold's 5% margin, never in 20000.
+ */
+static void likely_regression_rarely_cries_wolf(void **state)
+{
+	(void)state;
+	rt_rng r;
+	rt_rng_seed(&r, 46);
+	int alarms = 0;
+	for (int round = 0; round < 20000; round++) {
+		double base[12], now[4];
+		for (int i = 0; i < 12; i++)
+			base[i] = 100 * (1 + 0.03 * rt_rng_normal(&r));
+		for (int i = 0; i < 4; i++)
+			now[i] = 100 * (1 + 0.03 * rt_rng_normal(&r));
+		alarms += rt_check_every_sample_slower(base, 12, now, 4, 0.05, 0.01);
+	}
+	assert_int_equal(alarms, 0);
+	/* without the threshold's margin, the ordering alone: near 1 / C(16, 4) = 1/1820 */
+	alarms = 0;
+	for (int round = 0; round < 20000; round++) {
+		double base[12], now[4];
+		for (int i = 0; i < 12; i++)
+			base[i] = 100 * (1 + 0.03 * rt_rng_normal(&r));
+		for (int i = 0; i < 4; i++)
+			now[i] = 100 * (1 + 0.03 * rt_rng_normal(&r));
+		alarms += rt_check_every_sample_slower(base, 12, now, 4, 0, 0.01);
+	}
+	assert_in_range(alarms, 1, 40); /* 11 expected; at most 0.2% */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +599,9 @@ int main(void)
 	    cmocka_unit_test(pairs_tell_a_difference_from_a_drift),
 	    cmocka_unit_test(pairs_find_five_percent_and_rarely_cry_wolf),
 	    cmocka_unit_test(result_reads_back_as_written),
+	    cmocka_unit_test(lowest_chance_is_one_over_the_binomial),
+	    cmocka_unit_test(likely_regression_needs_every_sample_past_and_enough),
+	    cmocka_unit_test(likely_regression_rarely_cries_wolf),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

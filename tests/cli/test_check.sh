@@ -517,6 +517,19 @@ rc=$?
   || not_ok "after the upgrade, the training is 12% slower: a regression (exit 1)" "exit $rc"
 expect_grep "^regression: fake batch=32 opt=adam \(rec\+fast\): 12\.0% slower" "$TMP/err" \
   "the table says by how much"
+# 10 times slower, with a budget that gives each point one trial only: no
+# change can hold over time, so none is decided; every sample past the
+# threshold below every baseline sample, enough of them: a likely regression
+# (check_likely.h), exit 1
+FAKE_TRAIN_SPEED=0.1 $R check --baseline cfg.yaml --cmd "$CMD" --no-canary --budget 0.1 -o likely.yaml \
+  >"$TMP/out" 2>"$TMP/err"
+rc=$?
+nlikely=$(grep -c "^  verdict: likely_regression$" likely.yaml)
+[ "$rc" -eq 1 ] && [ "$nlikely" -ge 1 ] && ok "10x slower, one trial each: a likely regression (exit 1, $nlikely points)" \
+  || not_ok "10x slower, one trial each: a likely regression (exit 1)" "exit $rc" "$(grep -E '^(likely|inconclusive|regression)' "$TMP/err")"
+expect_grep "^likely_regression: fake batch=32 opt=adam \(rec\+fast\): every one of the [0-9]+ samples now \(1 trial\) is more than 5% slower than every one of the baseline's [0-9]+, too many to fall so by chance \(p <= [0-9.e-]+\); not decided: 90\.0% slower" \
+  "$TMP/err" "  the table says what every sample showed and why it was not decided"
+expect_grep "^result: regression$" likely.yaml "  the result is a regression"
 # A/B of two commands (another learning rate: 10% slower) and two environments
 $R check --baseline cfg.yaml --cmd "$CMD" --a current --b "cmd:$FAKE --batch {batch} --opt {opt} --steps 6 --lr 4" \
   --budget 10 -o abcmd.yaml >"$TMP/out" 2>"$TMP/err"
@@ -590,11 +603,12 @@ bad="$(same_counts 1 "$bdir/r01-aa.yaml")$(same_counts 2 "$bdir/r01-slowed.yaml"
   not_ok "the verdicts it counts are the checks' YAMLs'" "$bad"
 # its line per workload (the command's points are one): "A U S R", the A/A
 # check with a regression among them (0 or 1), their unchanged percent, the
-# slowed check with one, their regression percent, as the YAMLs give them;
+# slowed check with one, their regression percent (likely ones and points no
+# longer running count: verdict.h), as the YAMLs give them;
 # and the slowdown its points saw, half the rate: 50% slower
 group_want() { # AA_YAML SLOWED_YAML
   awk 'FNR == 1 { f++ } /^  verdict: / { n[f]++; u[f] += $2 == "unchanged"
-         r[f] += $2 == "regression" || $2 == "infeasible" }
+         r[f] += $2 == "regression" || $2 == "likely_regression" || $2 == "infeasible" }
        END { printf "%d %.0f %d %.0f\n", (r[1] > 0), n[1] ? 100 * u[1] / n[1] : 0, (r[2] > 0),
                n[2] ? 100 * r[2] / n[2] : 0 }' "$1" "$2"
 }

@@ -18,6 +18,7 @@ static const char *const verdict_names[RT_NVERDICT] = {
 	[RT_VERDICT_UNCHANGED] = "unchanged",	  [RT_VERDICT_REGRESSION] = "regression",
 	[RT_VERDICT_IMPROVEMENT] = "improvement", [RT_VERDICT_INFEASIBLE] = "infeasible",
 	[RT_VERDICT_INCONCLUSIVE] = "inconclusive", [RT_VERDICT_NOT_RUN] = "not_run",
+	[RT_VERDICT_LIKELY_REGRESSION] = "likely_regression",
 };
 
 const char *rt_verdict_name(rt_verdict v)
@@ -188,7 +189,7 @@ static void emit_point(rt_yw *w, const rt_check_point *p)
 	rt_yw_kstr(w, "verdict", rt_verdict_name(p->verdict));
 	if (p->verdict == RT_VERDICT_INFEASIBLE)
 		rt_yw_kstr(w, "cause", rt_cause_name(p->cause));
-	if (p->verdict == RT_VERDICT_INCONCLUSIVE)
+	if (p->verdict == RT_VERDICT_INCONCLUSIVE || p->verdict == RT_VERDICT_LIKELY_REGRESSION)
 		rt_yw_kint(w, "more_samples", p->cmp.more_samples);
 	rt_yw_kstr(w, "reason", p->reason);
 	rt_yw_end_map(w);
@@ -261,7 +262,7 @@ static int decode_verdict(const rt_yr *r, const rt_ynode *map, rt_verdict *v)
 	return rc ? rc
 	          : rt_yr_bad(r, rt_yr_get(r, map, "verdict"),
 	                      "verdict: '%s' is none of unchanged, regression, improvement, "
-	                      "infeasible, inconclusive, not_run",
+	                      "infeasible, inconclusive, not_run, likely_regression",
 	                      s);
 }
 

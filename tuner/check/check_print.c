@@ -77,6 +77,8 @@ void rt_check_print_table(FILE *f, const rt_check_run *run)
 		run->counts[RT_VERDICT_UNCHANGED], run->counts[RT_VERDICT_REGRESSION],
 		run->counts[RT_VERDICT_IMPROVEMENT], run->counts[RT_VERDICT_INFEASIBLE],
 		run->counts[RT_VERDICT_INCONCLUSIVE]);
+	if (run->counts[RT_VERDICT_LIKELY_REGRESSION])
+		fprintf(f, ", %d likely regression", run->counts[RT_VERDICT_LIKELY_REGRESSION]);
 	if (run->counts[RT_VERDICT_NOT_RUN])
 		fprintf(f, ", %d not run (no --cmd)", run->counts[RT_VERDICT_NOT_RUN]);
 	fputc('\n', f);
