@@ -45,6 +45,7 @@
  *   machine: {fingerprint: this machine's, same_fingerprint: true|false}
  *   machine_diff:                       # every field that changed; [] if none
  *   - {field: blas.core, before: Haswell, after: SkylakeX}   # null: absent
+ *   machine_state:                      # the moment's state that differs (machdiff.h)
  *   canary: {file (or null), baseline: {compute, memory, n}, now: {...},
  *            ratio, ci95, p (null when not compared), says}
  *   settings: {alpha, threshold, budget_s, seconds}

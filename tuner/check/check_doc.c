@@ -62,18 +62,26 @@ static void emit_baseline(rt_yw *w, const rt_check_run *run, const rt_check_opts
 	rt_yw_end_map(w);
 }
 
-static void emit_diff(rt_yw *w, const rt_mdiff *d)
+/* A list of the diff's entries under key: machine_diff, machine_state. */
+static void emit_entries(rt_yw *w, const char *key, const rt_mdiff_entry *v, size_t n)
 {
-	rt_yw_str(w, "machine_diff");
+	rt_yw_str(w, key);
 	rt_yw_seq(w, 0);
-	for (size_t i = 0; i < d->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		rt_yw_map(w, 1);
-		rt_yw_kstr(w, "field", d->v[i].field);
-		emit_str_or_null(w, "before", d->v[i].before);
-		emit_str_or_null(w, "after", d->v[i].after);
+		rt_yw_kstr(w, "field", v[i].field);
+		emit_str_or_null(w, "before", v[i].before);
+		emit_str_or_null(w, "after", v[i].after);
 		rt_yw_end_map(w);
 	}
 	rt_yw_end_seq(w);
+}
+
+/* The changes, then the moment's state that differs (machdiff.h), apart. */
+static void emit_diff(rt_yw *w, const rt_mdiff *d)
+{
+	emit_entries(w, "machine_diff", d->v, d->n);
+	emit_entries(w, "machine_state", d->state, d->nstate);
 }
 
 static void emit_num_or_null(rt_yw *w, const char *key, double v, int ok, int digits)
