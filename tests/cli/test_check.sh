@@ -336,7 +336,7 @@ expect_grep "^- \{field: blas\.core, before: Zen, after: " changed-out.yaml "the
 expect_grep "^machine state \(of the moment, not a change\): cpu\.numa_nodes\[0\]\.memory_gib 0\.5 -> [0-9.]+" \
   "$TMP/err" "a node's memory is shown apart as the moment's state"
 expect_grep "^machine_state:$" changed-out.yaml "  and in the YAML's machine_state"
-expect_grep "^- \{field: cpu\.numa_nodes\[0\]\.memory_gib, before: '?0\.5'?, after: " changed-out.yaml \
+expect_grep "^- \{field: '?cpu\.numa_nodes\[0\]\.memory_gib'?, before: '?0\.5'?, after: " changed-out.yaml \
   "  with before and after"
 
 # other hardware: refused (exit 2) with the fields, the output file untouched
