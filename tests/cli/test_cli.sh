@@ -35,7 +35,7 @@ if [ -n "$CPU_ISA" ]; then
     ok "the note names the kernels for the CPU ($want)" ||
     not_ok "the note names the kernels for the CPU ($want)" "$(grep -A3 core_note "$TMP/out")"
   OPENBLAS_CORETYPE=Prescott expect_exit 0 "tune with the SSE kernels" \
-    $R tune --workload gemm --budget 2 --no-crossover -o "$TMP/k.yaml"
+    $R tune --workload gemm --budget 4 --no-crossover -o "$TMP/k.yaml"
   expect_grep "rigtune: warning: OpenBLAS runs its Prescott kernels" "$TMP/err" \
     "tune warns before it measures"
 fi
