@@ -274,11 +274,8 @@ if [ -n "$OLDER" ]; then
   expect_grep "^point +A +B +B/A" "$TMP/err" "A/B: the table's columns are the sides"
   expect_grep "^canary: none: A and B were measured interleaved in one session" "$TMP/err" \
     "A/B: the drift falls on both"
-  $R check --baseline base.yaml --a env:OPENBLAS_CORETYPE=$OLDER_CORE --b current --budget 40 \
-    -o ba.yaml >"$TMP/out" 2>"$TMP/err"
-  rc=$?
-  [ "$rc" -eq 0 ] && grep -q "^  verdict: improvement$" ba.yaml && ok "A/B: the other way round, an improvement (exit 0)" \
-    || not_ok "A/B: the other way round, an improvement (exit 0)" "exit $rc: $(tail -5 "$TMP/err")"
+  # (the other way round, an improvement, is the same pairs read the other way:
+  # test_check.c's pairs tests; issue 46 cut its 35 s here)
 else
   skip_one "A/B: B with older GEMM kernels is a regression" "$NO_OLDER_KERNELS"
 fi
@@ -526,7 +523,7 @@ expect_grep "^regression: fake batch=32 opt=adam \(rec\+fast\): 12\.0% slower" "
   "the table says by how much"
 # 10 times slower, with a budget that gives each point one trial only: no
 # change can hold over time, so none is decided; every sample past the
-# threshold below every baseline sample, enough of them: a likely regression
+# threshold below the baseline's median, enough of them: a likely regression
 # (check_likely.h), exit 1
 FAKE_TRAIN_SPEED=0.1 $R check --baseline cfg.yaml --cmd "$CMD" --no-canary --budget 0.1 -o likely.yaml \
   >"$TMP/out" 2>"$TMP/err"
@@ -534,7 +531,7 @@ rc=$?
 nlikely=$(grep -c "^  verdict: likely_regression$" likely.yaml)
 [ "$rc" -eq 1 ] && [ "$nlikely" -ge 1 ] && ok "10x slower, one trial each: a likely regression (exit 1, $nlikely points)" \
   || not_ok "10x slower, one trial each: a likely regression (exit 1)" "exit $rc" "$(grep -E '^(likely|inconclusive|regression)' "$TMP/err")"
-expect_grep "^likely_regression: fake batch=32 opt=adam \(rec\+fast\): every one of the [0-9]+ samples now \(1 trial\) is more than 5% slower than every one of the baseline's [0-9]+, too many to fall so by chance \(p <= [0-9.e-]+\); not decided: 90\.0% slower" \
+expect_grep "^likely_regression: fake batch=32 opt=adam \(rec\+fast\): every one of the [0-9]+ samples now \(1 trial\) is more than 5% slower than the baseline's median \(of [0-9]+\), too many to fall so by chance \(p <= [0-9.e-]+\); not decided: 90\.0% slower" \
   "$TMP/err" "  the table says what every sample showed and why it was not decided"
 expect_grep "^result: regression$" likely.yaml "  the result is a regression"
 # A/B of two commands (another learning rate: 10% slower) and two environments

@@ -25,8 +25,8 @@
  *    ran in the baseline and does not now: a regression of its own kind,
  *    with the cause and the reason; a crash or a timeout is tried once more);
  *    inconclusive (unknown, with about how many more samples would decide);
- *    likely_regression (inconclusive, but every sample now slower than every
- *    sample of the baseline by more than the threshold, with enough of them:
+ *    likely_regression (inconclusive, but every sample now past the threshold
+ *    below the baseline's median, with enough of them:
  *    check_likely.h; exit 1 as a regression). While the budget lasts, a point
  *    whose CI is wholly past the threshold is measured before the others'
  *    repeats, once every point ran (check_run.c: next_point).

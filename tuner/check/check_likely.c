@@ -3,26 +3,33 @@
 
 #include <math.h>
 
-double rt_check_lowest_chance(size_t nb, size_t nn)
+#include "../../search/stats.h"
+
+/* Where a sample is past the threshold below base's median (throughput: slower is lower). */
+static double cut_of(const double *base, size_t nb, double threshold)
 {
-	double n = (double)(nb + nn), k = (double)nn;
-	return exp(lgamma(k + 1) + lgamma(n - k + 1) - lgamma(n + 1));
+	return (1 - threshold) * rt_median(base, nb);
 }
 
-/* The extreme of n samples: the highest (sign 1) or the lowest (sign -1). */
-static double extreme(const double *x, size_t n, int sign)
+double rt_check_below_chance(const double *base, size_t nb, size_t nn, double threshold)
 {
-	double e = x[0];
-	for (size_t i = 1; i < n; i++)
-		e = sign > 0 ? fmax(e, x[i]) : fmin(e, x[i]);
-	return e;
+	if (!nb)
+		return 1;
+	double cut = cut_of(base, nb, threshold);
+	size_t k = 0;
+	for (size_t i = 0; i < nb; i++)
+		k += base[i] <= cut;
+	return pow((double)(k + 1) / (double)(nb + 1), (double)nn);
 }
 
 int rt_check_every_sample_slower(const double *base, size_t nb, const double *now, size_t nn,
 				 double threshold, double alpha)
 {
-	if (!nb || nn < 2 || rt_check_lowest_chance(nb, nn) > alpha)
+	if (!nb || nn < 2)
 		return 0;
-	/* throughput: slower is lower; the fastest now below the slowest then by the threshold */
-	return extreme(now, nn, 1) <= (1 - threshold) * extreme(base, nb, -1);
+	double cut = cut_of(base, nb, threshold);
+	for (size_t i = 0; i < nn; i++)
+		if (!(now[i] <= cut))
+			return 0;
+	return rt_check_below_chance(base, nb, nn, threshold) <= alpha;
 }

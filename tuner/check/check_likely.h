@@ -7,23 +7,26 @@
  * training script measured through --cmd) can end the budget undecided while
  * its samples leave no doubt: a library 9x slower read 88.9% slower with a
  * p of 0.095 from one trial. Such a point is a likely regression (exit 1)
- * when every sample now is slower than every sample of the baseline (all of
- * its trials, those left out too) by more than the threshold, and there are
- * enough samples that an unchanged point would put them all below the
- * baseline's with probability at most alpha: 1 / C(nb + nn, nn) <= alpha,
- * the chance that nn samples drawn alike with nb others are the nn lowest
- * of all (the threshold's margin makes it rarer still).
+ * when every sample now is past the threshold below the baseline's median,
+ * and there are enough of them that an unchanged point would put them all
+ * there with probability at most alpha: q^nn <= alpha, q being the share of
+ * the baseline's own samples that far below its median ((k + 1) / (nb + 1):
+ * never taken as 0). A baseline that spreads wide needs more samples now.
  */
 #ifndef RT_CHECK_LIKELY_H
 #define RT_CHECK_LIKELY_H
 
 #include <stddef.h>
 
-/* Whether now's nn samples are all past the threshold below base's nb, with enough of them (above). */
+/*
+ * The chance, under no change, that nn samples all fall at or below
+ * (1 - threshold) times the median of base's nb: ((k + 1) / (nb + 1))^nn,
+ * k of base's samples being there. 1 for an empty base.
+ */
+double rt_check_below_chance(const double *base, size_t nb, size_t nn, double threshold);
+
+/* Whether now's nn samples are all past the threshold below base's median, with enough of them. */
 int rt_check_every_sample_slower(const double *base, size_t nb, const double *now, size_t nn,
 				 double threshold, double alpha);
-
-/* The chance, under no change, that nn samples are the lowest of nb + nn: 1 / C(nb + nn, nn). */
-double rt_check_lowest_chance(size_t nb, size_t nn);
 
 #endif

@@ -635,12 +635,14 @@ static void explain_likely(rt_check_point *p, const rt_check_opts *o, const char
 	/* the undecided reason cut to what fits after the rule's own words */
 	snprintf(p->reason, sizeof p->reason,
 		 "every one of the %d samples %s (%d trial%s) is more than %.3g%% slower than "
-		 "every one of %s %d, too many to fall so by chance (p <= %.2g); not decided: "
+		 "%s median (of %d), too many to fall so by chance (p <= %.2g); not decided: "
 		 "%.300s",
 		 p->nsamples, o->ab ? "of B" : "now", p->trials - p->failures,
-		 p->trials - p->failures == 1 ? "" : "s", t,
-		 o->ab ? "A's" : "the baseline's", p->base->nsamples,
-		 rt_check_lowest_chance((size_t)p->base->nsamples, (size_t)p->nsamples), undecided);
+		 p->trials - p->failures == 1 ? "" : "s", t, o->ab ? "A's" : "the baseline's",
+		 p->base->nsamples,
+		 rt_check_below_chance(p->base->samples, (size_t)p->base->nsamples,
+				       (size_t)p->nsamples, o->threshold),
+		 undecided);
 }
 
 static void explain_verdict(rt_check_point *p, const rt_check_opts *o, double confirm_s)
@@ -867,9 +869,8 @@ static void note_contended_baseline(rt_check_run *run)
 }
 
 /*
- * An undecided point that every sample puts past the threshold, with
- * enough samples (check_likely.h): the baseline's (side A's) every sample
- * against now's.
+ * An undecided point that every sample puts past the threshold below the
+ * baseline's (side A's) median, with enough samples (check_likely.h).
  */
 static int likely_regression(const rt_check_point *p, const rt_check_opts *o)
 {
