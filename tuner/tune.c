@@ -53,7 +53,7 @@ static double workload_weight(const rt_tune_workload *twl)
  */
 #define PROBE_SHARE 0.25
 /* Each OpenBLAS kernel set's SGEMM, when they are measured (blas_kernels): seconds of samples. */
-#define BLAS_CORE_SECONDS 1.0
+#define BLAS_CORE_SECONDS 0.3
 /* A user's command: of its budget, the share kept for telling its leaders apart. */
 #define CONFIRM_SHARE 0.25
 #define MIN_SEARCH_S 0.5 /* less than this cannot measure one point */
