@@ -8,6 +8,7 @@
 #                   binary or tests/cli/NAME.sh (NAME with or without test_)
 #   make check-fast the fast tier: the tests that need no real engine and spend no real
 #                   tuning budget (tests/run.sh says which tier a test is in)
+#   make check-slow, make check-integration   the other two tiers, alone
 #   make asan       the same suite under AddressSanitizer + UBSan (clang where present)
 #   make bench      the benchmarks in bench/ (they print figures)
 #   make fuzz       every libFuzzer harness in fuzz/ for SECONDS (default 60) each
@@ -98,8 +99,9 @@ PLUGINS_HERE :=
 .DEFAULT_GOAL := all
 include $(sort $(wildcard workloads/*/plugin.mk))
 
-.PHONY: all deps test-deps run test check check-fast asan bench fuzz format clean build-all \
-	build-run build-test build-check build-check-fast build-bench build-fuzz
+.PHONY: all deps test-deps run test check check-fast check-slow check-integration asan bench \
+	fuzz format clean build-all build-run build-test build-check build-check-fast \
+	build-check-slow build-check-integration build-bench build-fuzz
 .SECONDARY:
 all: deps
 	@$(MAKE) --no-print-directory build-all
@@ -245,10 +247,10 @@ T_NAME = $(addprefix test_,$(patsubst test_%,%,$(basename $(notdir $(T)))))
 build-check: build-all $(TEST_AIDS) $(filter $(addprefix $(BUILD)/tests/,$(T_NAME) $(T)),$(TEST_BINS))
 	@test -n "$(T)" || { echo "make check: name the test, T=NAME (make check-fast runs a tier)"; exit 2; }
 	@BUILD=$(BUILD) tests/run.sh $(T)
-check-fast: test-deps
-	@$(MAKE) --no-print-directory build-check-fast
-build-check-fast: build-all $(TEST_BINS) $(TEST_AIDS)
-	@BUILD=$(BUILD) tests/run.sh --tier fast
+check-fast check-slow check-integration: test-deps
+	@$(MAKE) --no-print-directory build-$@
+build-check-fast build-check-slow build-check-integration: build-all $(TEST_BINS) $(TEST_AIDS)
+	@BUILD=$(BUILD) tests/run.sh --tier $(patsubst build-check-%,%,$@)
 
 # clang's UBSan also flags arithmetic on a NULL pointer, which gcc's does not.
 ASAN_CC ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))

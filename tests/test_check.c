@@ -20,6 +20,7 @@
 #include "../tuner/canary.h"
 #include "../tuner/check/check.h"
 #include "../tuner/check/check_canary.h"
+#include "../tuner/check/check_likely.h"
 #include "../tuner/check/check_pairs.h"
 
 static char dir[] = "/tmp/rt-test-check-XXXXXX";
@@ -516,6 +517,82 @@ static void result_reads_back_as_written(void **state)
 	free(p.samples);
 }
 
+/*
+ * The chance that nn samples all fall past the threshold below the
+ * baseline's median under no change: ((k + 1) / (nb + 1))^nn, k of the
+ * baseline's samples being there (check_likely.h).
+ */
+static void below_chance_counts_the_baselines_own(void **state)
+{
+	(void)state;
+	double base[9] = {100, 101, 99, 102, 98, 100, 97, 103, 90}; /* median 100; 90 past 5% */
+	assert_float_equal(rt_check_below_chance(base, 9, 1, 0.05), 2.0 / 10, 1e-12);
+	assert_float_equal(rt_check_below_chance(base, 9, 3, 0.05), 0.008, 1e-12);
+	assert_float_equal(rt_check_below_chance(base, 9, 2, 0.20), 0.01, 1e-12); /* none past 20% */
+	assert_float_equal(rt_check_below_chance(base, 0, 3, 0.05), 1, 0);
+}
+
+/*
+ * A likely regression: every sample now past the threshold below the
+ * baseline's median, with enough samples; one sample within the threshold,
+ * too few samples for the baseline's spread, or one sample now: not.
+ */
+static void likely_regression_needs_every_sample_past_and_enough(void **state)
+{
+	(void)state;
+	/* a baseline with one slow trial's samples (left out by the comparison) */
+	/* median 99, so the cut is 94.05; 2 of 9 at or below it: q = 3/10 */
+	double base[9] = {100, 101, 99, 102, 98, 100, 97, 55, 54};
+	double now[4] = {11, 12, 10.5, 11.5}; /* a library 9x slower: below 54 too */
+	assert_true(rt_check_every_sample_slower(base, 9, now, 4, 0.05, 0.01)); /* 0.3^4 */
+	assert_false(rt_check_every_sample_slower(base, 9, now, 3, 0.05, 0.01)); /* 0.3^3 */
+	double half[3] = {52, 56, 58}; /* half as fast: past the cut, not past every sample */
+	assert_true(rt_check_every_sample_slower(base, 9, half, 3, 0.05, 0.03));
+	double close[3] = {11, 12, 94.5}; /* 94.5 > 94.05 */
+	assert_false(rt_check_every_sample_slower(base, 9, close, 3, 0.05, 0.03));
+	double edge[3] = {11, 12, 94.0};
+	assert_true(rt_check_every_sample_slower(base, 9, edge, 3, 0.05, 0.03));
+	/* 2 samples: 0.3^2 = 0.09 > 0.01, too few for this baseline's spread */
+	assert_false(rt_check_every_sample_slower(base, 9, now, 2, 0.05, 0.01));
+	assert_false(rt_check_every_sample_slower(base, 9, now, 1, 0.05, 0.5));
+	assert_false(rt_check_every_sample_slower(base, 0, now, 3, 0.05, 0.01));
+	double fast[3] = {200, 210, 205}; /* faster is no regression */
+	assert_false(rt_check_every_sample_slower(base, 9, fast, 3, 0.05, 0.01));
+}
+
+/* Samples of one distribution on both sides, round after round: the count of likely regressions. */
+static int aa_alarms(rt_rng *r, int rounds, size_t nn, double spread, double threshold)
+{
+	int alarms = 0;
+	for (int round = 0; round < rounds; round++) {
+		double base[12], now[16];
+		for (int i = 0; i < 12; i++)
+			base[i] = 100 * (1 + spread * rt_rng_normal(r));
+		for (size_t i = 0; i < nn; i++)
+			now[i] = 100 * (1 + spread * rt_rng_normal(r));
+		alarms += rt_check_every_sample_slower(base, 12, now, nn, threshold, 0.01);
+	}
+	return alarms;
+}
+
+/*
+ * A/A: samples of one distribution on both sides are a likely regression at
+ * most alpha (0.01) of the time: 4 samples now against 12 with a spread of
+ * 3% never in 20000 at the 5% threshold, nor often with a VM's 20%; 8 at a
+ * 1% threshold (nearly at the median) under 1% too.
+ */
+static void likely_regression_rarely_cries_wolf(void **state)
+{
+	(void)state;
+	rt_rng r;
+	rt_rng_seed(&r, 46);
+	assert_int_equal(aa_alarms(&r, 20000, 4, 0.03, 0.05), 0);
+	int wide = aa_alarms(&r, 20000, 4, 0.20, 0.05); /* a VM's spread of 20% */
+	assert_in_range(wide, 0, 200);
+	int near_median = aa_alarms(&r, 20000, 8, 0.03, 0.01);
+	assert_in_range(near_median, 0, 200);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +608,9 @@ int main(void)
 	    cmocka_unit_test(pairs_tell_a_difference_from_a_drift),
 	    cmocka_unit_test(pairs_find_five_percent_and_rarely_cry_wolf),
 	    cmocka_unit_test(result_reads_back_as_written),
+	    cmocka_unit_test(below_chance_counts_the_baselines_own),
+	    cmocka_unit_test(likely_regression_needs_every_sample_past_and_enough),
+	    cmocka_unit_test(likely_regression_rarely_cries_wolf),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -302,6 +302,19 @@ static void test_blas_kernels(void **state)
 		rt_blas_kernels_note(fit[i][0], fit[i][1], note, sizeof note);
 		assert_string_equal(note, "");
 	}
+	/* the candidates tune measures (blas_cores.h): each level above the kernels run, to the CPU's */
+	const char *wider[6];
+	assert_int_equal(rt_blas_kernels_wider("Prescott", "avx512_bf16", wider, 6), 4);
+	assert_string_equal(wider[0], "Sandybridge");
+	assert_string_equal(wider[1], "Haswell");
+	assert_string_equal(wider[2], "SkylakeX");
+	assert_string_equal(wider[3], "Cooperlake");
+	assert_int_equal(rt_blas_kernels_wider("Haswell", "avx512", wider, 6), 1);
+	assert_string_equal(wider[0], "SkylakeX");
+	assert_int_equal(rt_blas_kernels_wider("Haswell", "avx512_bf16", wider, 1), 1); /* max */
+	assert_int_equal(rt_blas_kernels_wider("Haswell", "avx2", wider, 6), 0);
+	assert_int_equal(rt_blas_kernels_wider("Cooperlake", "avx512_bf16", wider, 6), 0);
+	assert_int_equal(rt_blas_kernels_wider("NEOVERSEN1", "", wider, 6), 0);
 }
 
 int main(void)

@@ -62,6 +62,16 @@ static int core_isa(const char *core)
 	return -1;
 }
 
+int rt_blas_kernels_wider(const char *core, const char *isa, const char **out, int max)
+{
+	int ran = core_isa(core), has = isa_named(isa), n = 0;
+	if (ran < 0 || has < 0)
+		return 0;
+	for (int i = ran + 1; i <= has && n < max; i++)
+		out[n++] = isas[i].core;
+	return n;
+}
+
 void rt_blas_kernels_note(const char *core, const char *isa, char *buf, size_t len)
 {
 	int ran = core_isa(core), has = isa_named(isa);

@@ -32,4 +32,13 @@ const char *rt_cpu_vector_isa(const char *cpuinfo_flags);
  */
 void rt_blas_kernels_note(const char *core, const char *isa, char *buf, size_t len);
 
+/*
+ * The OPENBLAS_CORETYPE candidates wider than `core` that the CPU's widest
+ * `isa` allows, narrowest first: OpenBLAS's kernel set for each level of
+ * instructions above core's up to isa's ("Haswell" on "avx512_bf16":
+ * SkylakeX, Cooperlake). Into out (max of them); their count, 0 where
+ * core already fits or a name is unknown.
+ */
+int rt_blas_kernels_wider(const char *core, const char *isa, const char **out, int max);
+
 #endif

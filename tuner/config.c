@@ -363,6 +363,38 @@ static void emit_config(rt_yw *w, const rt_tune_workload *twl, const rt_tune_tri
 }
 
 /*
+ * The OpenBLAS kernel sets measured (blas_cores.h), where they were:
+ * blas_kernels:
+ *   runs: Haswell
+ *   chosen: Cooperlake
+ *   ratio: 1.61
+ *   gflops: {Haswell: 75.8, SkylakeX: 120.2, Cooperlake: 121.9}
+ * chosen is null where none was faster by 5%; the env gives it otherwise.
+ */
+static void emit_blas_kernels(rt_yw *w, const rt_blas_cores *c)
+{
+	if (!c->n)
+		return;
+	const char *pick = rt_blas_cores_pick(c);
+	rt_yw_str(w, "blas_kernels");
+	rt_yw_map(w, 0);
+	rt_yw_kstr(w, "runs", c->core[0]);
+	if (pick[0])
+		rt_yw_kstr(w, "chosen", pick);
+	else {
+		rt_yw_str(w, "chosen");
+		rt_yw_null(w);
+	}
+	rt_yw_knum(w, "ratio", c->ratio, 3);
+	rt_yw_str(w, "gflops");
+	rt_yw_map(w, 1);
+	for (int i = 0; i < c->n; i++)
+		rt_yw_knum(w, c->core[i], c->gflops[i], 4);
+	rt_yw_end_map(w);
+	rt_yw_end_map(w);
+}
+
+/*
  * The crossover's fits of backend's device against the host (fwdevice.h):
  * this tune's, else those of the configuration it writes over (the last
  * tune that fitted one, which the new one keeps). 0 when neither has them.
@@ -395,7 +427,13 @@ static void emit_hints(rt_yw *w, const rt_tune_run *run, const rt_config *kept,
 	rt_fw_device_fits dev;
 	int fitted = device_fits(run, kept, t->pt.backend, &dev);
 	rt_hints_for(&run->frameworks, twl->w, &t->pt, &t->sh, fitted ? &dev : NULL, &h);
+	const char *core = rt_blas_cores_pick(&run->blas);
+	if (core[0] && h.nenv < RT_HINTS_MAX_ENV) {
+		snprintf(h.env_name[h.nenv], sizeof h.env_name[0], "OPENBLAS_CORETYPE");
+		snprintf(h.env_value[h.nenv++], sizeof h.env_value[0], "%s", core);
+	}
 	rt_hints_emit(w, &h);
+	emit_blas_kernels(w, &run->blas);
 }
 
 /* A command's environment at the knee, and the command line it ran. */
@@ -413,7 +451,11 @@ static void emit_command_run(rt_yw *w, const rt_tune_run *run, const rt_tune_wor
 		snprintf(name, sizeof name, "%.*s", (int)k, env.var[i]);
 		rt_yw_kstr(w, name, env.var[i] + k + 1);
 	}
+	const char *core = rt_blas_cores_pick(&run->blas);
+	if (core[0])
+		rt_yw_kstr(w, "OPENBLAS_CORETYPE", core);
 	rt_yw_end_map(w);
+	emit_blas_kernels(w, &run->blas);
 	if (rt_tune_command_argv(twl->cmd, twl->space, t->idx, line, sizeof line) == RT_OK)
 		rt_yw_kstr(w, "run", line);
 }

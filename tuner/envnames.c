@@ -17,6 +17,7 @@ static const char *const owned_env[] = {
 	"OMP_PROC_BIND",       "OMP_PLACES",           "OMP_WAIT_POLICY",
 	"CUDA_VISIBLE_DEVICES",
 	"HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES",
+	"OPENBLAS_CORETYPE", /* the kernel set tune measured fastest (blas_cores.h) */
 };
 
 /*

@@ -106,6 +106,8 @@ enum {
 	RT_MF_HARDWARE = 1 << 3, /* a change says the hardware is another */
 	RT_MF_NODIFF = 1 << 4,   /* not compared: of the moment, or derived from fields that are */
 	RT_MF_NEAR = 1 << 5,     /* a memory size: within 5% is the same */
+	RT_MF_STATE = 1 << 6,    /* the moment's state (free memory): shown apart in a diff,
+				    never a change of the machine (machdiff.h) */
 };
 
 /* Where a field is: the machine, the struct it is in and, in a SEQ, the item's place. */

@@ -105,7 +105,9 @@ static int accel_unavailable(const rt_mctx *c)
 /* cpu.numa_nodes[]: an item is a uint64_t of numa_mem[]. */
 static const rt_mfield numa_fields[] = {
 	DERIVED("node", RT_MF_INT, derive_index, RT_MF_KEY),
-	{.key = "memory_gib", .kind = RT_MF_GIB, .flags = RT_MF_NEAR, .off = 0},
+	/* what hwloc reads of a node at the moment: in a VM it moves with the balloon
+	 * and free page reporting; memory_gib.total describes the machine */
+	{.key = "memory_gib", .kind = RT_MF_GIB, .flags = RT_MF_STATE, .off = 0},
 	END,
 };
 
@@ -160,7 +162,7 @@ static const rt_mfield os_fields[] = {
 
 static const rt_mfield memory_fields[] = {
 	BYTES("total", RT_MF_GIB, rt_machine, mem_total, RT_MF_NEAR),
-	BYTES("available", RT_MF_GIB, rt_machine, mem_available, RT_MF_IF_SET | RT_MF_NODIFF),
+	BYTES("available", RT_MF_GIB, rt_machine, mem_available, RT_MF_IF_SET | RT_MF_STATE),
 	END,
 };
 

@@ -51,6 +51,8 @@ static double workload_weight(const rt_tune_workload *twl)
  * as timed out.
  */
 #define PROBE_SHARE 0.25
+/* Each OpenBLAS kernel set's SGEMM, when they are measured (blas_kernels): seconds of samples. */
+#define BLAS_CORE_SECONDS 0.3
 /* A user's command: of its budget, the share kept for telling its leaders apart. */
 #define CONFIRM_SHARE 0.25
 #define MIN_SEARCH_S 0.5 /* less than this cannot measure one point */
@@ -700,13 +702,32 @@ static int probe(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errl
 	return rc ? rt_fail(err, errlen, rc, "--python: %.400s", err) : RT_OK;
 }
 
-/* Kernels narrower than the CPU's run every CPU trial below its speed: said before them. */
-static void blas_kernels_warning(const rt_machine *m, rt_progress *progress)
+/*
+ * Kernels narrower than the CPU's run every CPU trial below its speed: said
+ * before them, and the kernel sets the CPU allows measured (blas_cores.h),
+ * the fastest to be recommended in the configuration's env.
+ */
+static void blas_kernels(rt_tune_run *run, rt_progress *progress)
 {
-	char note[RT_MF_TEXT_LEN];
-	rt_blas_kernels_note(m->blas_core, m->vector_isa, note, sizeof note);
-	if (note[0])
-		rt_progress_note(progress, "warning: %s", note);
+	char note[RT_MF_TEXT_LEN], err[RT_ERRLEN], line[512] = "";
+	rt_blas_kernels_note(run->machine.blas_core, run->machine.vector_isa, note, sizeof note);
+	if (!note[0])
+		return;
+	rt_progress_note(progress, "warning: %s", note);
+	if (rt_blas_cores_measure(&run->machine, BLAS_CORE_SECONDS, &run->blas, err, sizeof err)) {
+		rt_progress_note(progress, "OpenBLAS's kernel sets not measured: %s", err);
+		run->blas.n = 0;
+		return;
+	}
+	for (int i = 0; i < run->blas.n; i++) {
+		char one[64];
+		snprintf(one, sizeof one, "%s %.1f", run->blas.core[i], run->blas.gflops[i]);
+		rt_list_append(line, sizeof line, ", ", one);
+	}
+	const char *pick = rt_blas_cores_pick(&run->blas);
+	rt_progress_note(progress, "OpenBLAS's kernel sets, 1-thread SGEMM GFLOP/s: %s: %s%s (%.2fx)",
+			 line, pick[0] ? "recommending OPENBLAS_CORETYPE=" : "none faster than ",
+			 pick[0] ? pick : run->machine.blas_core, run->blas.ratio);
 }
 
 /* What the probe times for the run's hints: SB3's vector step where a workload gives SB3 lines. */
@@ -775,7 +796,10 @@ int rt_tune(const rt_tune_opts *o, rt_tune_run *run, rt_progress *progress, char
 		rc = open_journal(o, run, &journal, &reuse, &nreuse, err, errlen);
 	if (rc)
 		goto out;
-	blas_kernels_warning(&run->machine, progress);
+	/* the kernel sets' benches run before the budget: it is the search's, as --budget says */
+	double blas_t0 = rt_clock_now();
+	blas_kernels(run, progress);
+	t0 += rt_clock_now() - blas_t0;
 	probe_frameworks(o, run, fmin(RT_FRAMEWORK_DEADLINE_S, PROBE_SHARE * o->budget_s), progress);
 	double probed = rt_clock_now() - t0;
 	/* the crossover's and the baseline rounds' shares are kept back; the workloads share what

@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 
+#include "blas_cores.h"
 #include "../search/space.h"
 #include "../search/strategy.h"
 #include "../workloads/loader.h"
@@ -152,6 +153,7 @@ typedef struct rt_tune_run {
 	rt_crossover_analysis xo;
 	rt_frameworks frameworks;  /* of the Python the hints are for */
 	int canary_failed;         /* a canary sample failed: none more is taken (canary.h) */
+	rt_blas_cores blas;        /* OpenBLAS's kernel sets measured (blas_cores.h); n 0: none */
 } rt_tune_run;
 
 /* The pick of a finished search (tune_pick.c): */

@@ -12,6 +12,7 @@
 
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
+#include <oneapi/dnnl/dnnl_version.h>
 
 /* Primitives kept per pool thread: a training step has about 20 GEMM shapes per thread. */
 #define CACHE_SLOTS 48
@@ -56,14 +57,114 @@ static void dense_strides(long s[3], int trans, int rows, int cols)
 }
 
 /*
+ * ---- oneDNN 2.x and 3.x ----
+ * 3.0 dropped the operation descriptors (dnnl_matmul_desc_init: a primitive
+ * descriptor is made at once) and the output scales (a scale per argument,
+ * given as a memory at execution), and made a memory descriptor a handle to
+ * destroy. Debian 12 ships 2.x; Homebrew, Debian 13 and Ubuntu 24.04 ship
+ * 3.x. These few calls are the only ones that differ; the rest of the file
+ * is the same on both (tests/cli/test_dnnl3.sh builds it against a 3.x).
+ */
+#if DNNL_VERSION_MAJOR >= 3
+#define MD(m) (m) /* a handle already */
+#else
+#define MD(m) (&(m))
+#endif
+
+/* A dense 3-d memory descriptor of the strides given. */
+static dnnl_status_t md_make(dnnl_memory_desc_t *md, const dnnl_dims_t dims, dnnl_data_type_t t,
+			     const dnnl_dims_t strides)
+{
+#if DNNL_VERSION_MAJOR >= 3
+	return dnnl_memory_desc_create_with_strides(md, 3, dims, t, strides);
+#else
+	return dnnl_memory_desc_init_by_strides(md, 3, dims, t, strides);
+#endif
+}
+
+/* Frees what md_make made (3.x: the handle; 2.x: nothing); md may be unmade (zeroed). */
+static void md_free(dnnl_memory_desc_t *md)
+{
+#if DNNL_VERSION_MAJOR >= 3
+	if (*md)
+		dnnl_memory_desc_destroy(*md);
+	*md = NULL;
+#else
+	(void)md;
+#endif
+}
+
+/* The primitive descriptor of the matmul c = a b under attr (NULL: none). */
+static dnnl_status_t matmul_pd(dnnl_primitive_desc_t *pd, dnnl_engine_t eng,
+			       const dnnl_memory_desc_t *a, const dnnl_memory_desc_t *b,
+			       const dnnl_memory_desc_t *c, dnnl_primitive_attr_t attr)
+{
+#if DNNL_VERSION_MAJOR >= 3
+	return dnnl_matmul_primitive_desc_create(pd, eng, *a, *b, NULL, *c, attr);
+#else
+	dnnl_matmul_desc_t md;
+	dnnl_status_t s = dnnl_matmul_desc_init(&md, a, b, NULL, c);
+	return s ? s : dnnl_primitive_desc_create(pd, &md, attr, eng, NULL);
+#endif
+}
+
+/* attr scales the product by alpha (3.x: the weights' scale, given at execution: scale_arg). */
+static dnnl_status_t set_alpha(dnnl_primitive_attr_t attr, const float *alpha)
+{
+#if DNNL_VERSION_MAJOR >= 3
+	(void)alpha;
+	return dnnl_primitive_attr_set_scales_mask(attr, DNNL_ARG_WEIGHTS, 0);
+#else
+	return dnnl_primitive_attr_set_output_scales(attr, 1, 0, alpha);
+#endif
+}
+
+/* po adds beta times what dst held. */
+static dnnl_status_t append_sum(dnnl_post_ops_t po, float beta)
+{
+#if DNNL_VERSION_MAJOR >= 3
+	return dnnl_post_ops_append_sum(po, beta, 0, dnnl_data_type_undef);
+#else
+	return dnnl_post_ops_append_sum(po, beta);
+#endif
+}
+
+/*
+ * 3.x: the execution argument that carries alpha (set_alpha), as a memory
+ * over *alpha in *mem (destroyed by the caller); 2.x, or alpha 1: none
+ * (*mem NULL). The arguments' count after it is added at args[n].
+ */
+static dnnl_status_t scale_arg(dnnl_engine_t eng, float *alpha, dnnl_memory_t *mem,
+			       dnnl_exec_arg_t *args, int *n)
+{
+	*mem = NULL;
+#if DNNL_VERSION_MAJOR >= 3
+	if (*alpha == 1.0f)
+		return dnnl_success;
+	dnnl_memory_desc_t md;
+	dnnl_dims_t one = {1};
+	dnnl_status_t s = dnnl_memory_desc_create_with_tag(&md, 1, one, dnnl_f32, dnnl_a);
+	if (s)
+		return s;
+	s = dnnl_memory_create(mem, md, eng, alpha);
+	dnnl_memory_desc_destroy(md);
+	if (!s)
+		args[(*n)++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_SCALES | DNNL_ARG_WEIGHTS, *mem};
+	return s;
+#else
+	(void)eng, (void)alpha, (void)args, (void)n;
+	return dnnl_success;
+#endif
+}
+
+/*
  * The implementation oneDNN picks for a bf16 matmul on this CPU, in one
  * thread ("brg:avx512_core_bf16"), or "" when it has none.
  */
 static void probe_dnnl_bf16(char *impl, size_t len)
 {
 	dnnl_engine_t eng = NULL;
-	dnnl_memory_desc_t a, b, c;
-	dnnl_matmul_desc_t md;
+	dnnl_memory_desc_t a = {0}, b = {0}, c = {0};
 	dnnl_primitive_desc_t pd = NULL;
 	dnnl_dims_t dims_a = {1, 64, 64}, s = {64 * 64, 64, 1};
 	const char *name = NULL;
@@ -72,15 +173,17 @@ static void probe_dnnl_bf16(char *impl, size_t len)
 	omp_set_num_threads(1);
 	if (dnnl_engine_create(&eng, dnnl_cpu, 0) != dnnl_success)
 		return;
-	dnnl_memory_desc_init_by_strides(&a, 3, dims_a, dnnl_bf16, s);
-	dnnl_memory_desc_init_by_strides(&b, 3, dims_a, dnnl_bf16, s);
-	dnnl_memory_desc_init_by_strides(&c, 3, dims_a, dnnl_f32, s);
-	if (dnnl_matmul_desc_init(&md, &a, &b, NULL, &c) == dnnl_success &&
-	    dnnl_primitive_desc_create(&pd, &md, NULL, eng, NULL) == dnnl_success &&
+	if (md_make(&a, dims_a, dnnl_bf16, s) == dnnl_success &&
+	    md_make(&b, dims_a, dnnl_bf16, s) == dnnl_success &&
+	    md_make(&c, dims_a, dnnl_f32, s) == dnnl_success &&
+	    matmul_pd(&pd, eng, &a, &b, &c, NULL) == dnnl_success &&
 	    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name) == dnnl_success &&
 	    name)
 		snprintf(impl, len, "%s", name);
 	dnnl_primitive_desc_destroy(pd);
+	md_free(&a);
+	md_free(&b);
+	md_free(&c);
 	dnnl_engine_destroy(eng);
 }
 
@@ -182,6 +285,16 @@ struct rt_dnnl {
 	dnnl_thread *t;
 };
 
+/* An entry's primitive and memory descriptors, freed (it may be half-made). */
+static void free_entry(mm_entry *e)
+{
+	dnnl_primitive_destroy(e->prim);
+	e->prim = NULL;
+	md_free(&e->a);
+	md_free(&e->b);
+	md_free(&e->c);
+}
+
 int rt_dnnl_create(int nthreads, rt_dnnl **out, char *err, size_t errlen)
 {
 	rt_dnnl *d = calloc(1, sizeof *d);
@@ -208,7 +321,7 @@ void rt_dnnl_destroy(rt_dnnl *d)
 		return;
 	for (int i = 0; i < d->nthreads; i++) {
 		for (int k = 0; k < d->t[i].n; k++)
-			dnnl_primitive_destroy(d->t[i].e[k].prim);
+			free_entry(&d->t[i].e[k]);
 		if (d->t[i].stream)
 			dnnl_stream_destroy(d->t[i].stream);
 	}
@@ -227,26 +340,22 @@ static dnnl_status_t make_entry(dnnl_engine_t eng, const mm_key *key, mm_entry *
 	dnnl_dims_t sb = {key->sb[0], key->sb[1], key->sb[2]};
 	dnnl_dims_t sc = {key->sc[0], key->sc[1], key->sc[2]};
 	dnnl_data_type_t in = dnnl_bf16;
-	dnnl_matmul_desc_t md;
 	dnnl_primitive_attr_t attr = NULL;
 	dnnl_post_ops_t po = NULL;
 	dnnl_primitive_desc_t pd = NULL;
 	dnnl_status_t s;
 
+	memset(e, 0, sizeof *e);
 	e->key = *key;
-	e->prim = NULL;
-	if ((s = dnnl_memory_desc_init_by_strides(&e->a, 3, da, in, sa)) ||
-	    (s = dnnl_memory_desc_init_by_strides(&e->b, 3, db, in, sb)) ||
-	    (s = dnnl_memory_desc_init_by_strides(&e->c, 3, dc, dnnl_f32, sc)) ||
-	    (s = dnnl_matmul_desc_init(&md, &e->a, &e->b, NULL, &e->c)) ||
-	    (s = dnnl_primitive_attr_create(&attr)))
+	if ((s = md_make(&e->a, da, in, sa)) || (s = md_make(&e->b, db, in, sb)) ||
+	    (s = md_make(&e->c, dc, dnnl_f32, sc)) || (s = dnnl_primitive_attr_create(&attr)))
 		return s;
 	if (key->alpha != 1.0f)
-		s = dnnl_primitive_attr_set_output_scales(attr, 1, 0, &key->alpha);
+		s = set_alpha(attr, &key->alpha);
 	if (!s && key->beta != 0.0f && !(s = dnnl_post_ops_create(&po)) &&
-	    !(s = dnnl_post_ops_append_sum(po, key->beta)))
+	    !(s = append_sum(po, key->beta)))
 		s = dnnl_primitive_attr_set_post_ops(attr, po);
-	if (!s && !(s = dnnl_primitive_desc_create(&pd, &md, attr, eng, NULL)))
+	if (!s && !(s = matmul_pd(&pd, eng, &e->a, &e->b, &e->c, attr)))
 		s = dnnl_primitive_create(&e->prim, pd);
 	dnnl_primitive_desc_destroy(pd);
 	dnnl_post_ops_destroy(po);
@@ -268,12 +377,11 @@ static dnnl_status_t lookup(rt_dnnl *d, dnnl_thread *t, const mm_key *key, mm_en
 	} else {
 		e = &t->e[t->next];
 		t->next = (t->next + 1) % CACHE_SLOTS;
-		dnnl_primitive_destroy(e->prim);
+		free_entry(e);
 	}
 	dnnl_status_t s = make_entry(d->eng, key, e);
 	if (s != dnnl_success) {
-		dnnl_primitive_destroy(e->prim);
-		e->prim = NULL;
+		free_entry(e);
 		e->key.prec = -1; /* matches no key */
 		return s;
 	}
@@ -294,7 +402,7 @@ typedef struct mm_job {
 static dnnl_status_t run_part(rt_dnnl *d, dnnl_thread *t, const mm_key *key, const uint16_t *a,
 			      const uint16_t *b, float *c)
 {
-	dnnl_memory_t ma = NULL, mb = NULL, mc = NULL;
+	dnnl_memory_t ma = NULL, mb = NULL, mc = NULL, ms = NULL;
 	mm_entry *e;
 	dnnl_status_t s;
 
@@ -303,17 +411,22 @@ static dnnl_status_t run_part(rt_dnnl *d, dnnl_thread *t, const mm_key *key, con
 		return s;
 	if ((s = lookup(d, t, key, &e)))
 		return s;
-	if (!(s = dnnl_memory_create(&ma, &e->a, d->eng, (void *)a)) &&
-	    !(s = dnnl_memory_create(&mb, &e->b, d->eng, (void *)b)) &&
-	    !(s = dnnl_memory_create(&mc, &e->c, d->eng, c))) {
-		dnnl_exec_arg_t args[3] = {
-			{DNNL_ARG_SRC, ma}, {DNNL_ARG_WEIGHTS, mb}, {DNNL_ARG_DST, mc}};
-		if (!(s = dnnl_primitive_execute(e->prim, t->stream, 3, args)))
-			s = dnnl_stream_wait(t->stream);
+	dnnl_exec_arg_t args[4];
+	int nargs = 3;
+	if (!(s = dnnl_memory_create(&ma, MD(e->a), d->eng, (void *)a)) &&
+	    !(s = dnnl_memory_create(&mb, MD(e->b), d->eng, (void *)b)) &&
+	    !(s = dnnl_memory_create(&mc, MD(e->c), d->eng, c))) {
+		args[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, ma};
+		args[1] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, mb};
+		args[2] = (dnnl_exec_arg_t){DNNL_ARG_DST, mc};
+		s = scale_arg(d->eng, &e->key.alpha, &ms, args, &nargs);
 	}
+	if (!s && !(s = dnnl_primitive_execute(e->prim, t->stream, nargs, args)))
+		s = dnnl_stream_wait(t->stream);
 	dnnl_memory_destroy(ma);
 	dnnl_memory_destroy(mb);
 	dnnl_memory_destroy(mc);
+	dnnl_memory_destroy(ms);
 	return s;
 }
 

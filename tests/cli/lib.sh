@@ -72,3 +72,45 @@ sweep_fixture() {
   OBJ='val_loss ([0-9.eE+-]+)'
   CMD="$1 $HERE/sweep_objective.py --lr {lr} --batch {batch} --layers {layers} --optimizer {optimizer} --threads {threads}"
 }
+
+# cpu_kernels: sets CPU_ISA (the CPU's widest vector instructions as blas_kernels.h
+# names them: avx512_bf16, avx512, avx2, avx; empty for none) and CPU_CORE (the OpenBLAS
+# kernel set made for them), from the flags of /proc/cpuinfo: what the CPU can run,
+# not what OpenBLAS detected (Debian's 0.3.21 runs Prescott's SSE kernels on CPUs it
+# does not know).
+cpu_kernels() {
+  local flags
+  flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+  case $flags in
+    *" avx512_bf16 "*) CPU_ISA=avx512_bf16 CPU_CORE=Cooperlake ;;
+    *" avx512f "*) CPU_ISA=avx512 CPU_CORE=SkylakeX ;;
+    *" avx2 "*) CPU_ISA=avx2 CPU_CORE=Haswell ;;
+    *" avx "*) CPU_ISA=avx CPU_CORE=Sandybridge ;;
+    *) CPU_ISA= CPU_CORE= ;;
+  esac
+}
+
+# older_kernels_premise: makes the premise "the same OpenBLAS with older kernels" rather
+# than finding it on the machine. On success, exports OPENBLAS_CORETYPE=$CPU_CORE (the
+# kernels the CPU's flags allow, whatever OpenBLAS detected) and sets OLDER_CORE=Prescott,
+# both checked with probe to be what OpenBLAS then runs, and to differ. Else returns 1
+# with NO_OLDER_KERNELS saying why (for a SKIP).
+older_kernels_premise() {
+  local wide older
+  cpu_kernels
+  OLDER_CORE=Prescott
+  if [ -z "$CPU_CORE" ]; then
+    NO_OLDER_KERNELS="the CPU has no AVX: OpenBLAS has no kernels wider than Prescott's for it"
+    return 1
+  fi
+  wide=$(OPENBLAS_CORETYPE=$CPU_CORE $RIGTUNE probe 2>/dev/null | sed -n 's/^    core: //p')
+  older=$(OPENBLAS_CORETYPE=$OLDER_CORE $RIGTUNE probe 2>/dev/null | sed -n 's/^    core: //p')
+  if [ "$wide" != "$CPU_CORE" ] || [ "$older" != "$OLDER_CORE" ]; then
+    NO_OLDER_KERNELS="this OpenBLAS does not run the kernels OPENBLAS_CORETYPE names ($CPU_CORE: '$wide', $OLDER_CORE: '$older')"
+    return 1
+  fi
+  export OPENBLAS_CORETYPE=$CPU_CORE
+}
+
+# skip_one DESC WHY: a TAP skip of one check
+skip_one() { n=$((n + 1)); echo "ok $n # SKIP $1: $2"; }

@@ -16,6 +16,11 @@ cd "$TMP" || exit 1   # results/ and configs/ land here
 # A/A check and the busy-machine test below use the default limit a user has.
 export RIGTUNE_CONTENTION_LIMIT=1
 USER_LIMIT=0.10
+# "Older GEMM kernels" is made, not found: the whole script runs OpenBLAS's
+# kernels for this CPU's flags (OPENBLAS_CORETYPE, exported), and the older
+# ones are Prescott's, both checked with probe. What OpenBLAS detects would
+# not do: Debian's 0.3.21 already runs Prescott's on CPUs it does not know.
+older_kernels_premise && OLDER=yes || OLDER=
 
 # One thread, compact: the trial runs on the first core, where the A/B test's
 # busy loop goes (and a 1-thread GEMM is the steadiest point on a shared VM).
@@ -113,26 +118,30 @@ fi
 cd "$TMP" || exit 1
 
 # A slower component on an unchanged machine: OpenBLAS's Prescott kernels
-# instead of this CPU's. The canary does not move with it: a regression.
-OPENBLAS_CORETYPE=Prescott $R check --baseline base.yaml --budget 20 -o slow.yaml >"$TMP/out" 2>"$TMP/err"
-rc=$?
-[ "$rc" -eq 1 ] && ok "older GEMM kernels: a regression (exit 1)" \
-  || not_ok "older GEMM kernels: a regression (exit 1)" "exit $rc: $(tail -5 "$TMP/err")"
-expect_grep "^regression: gemm cpu " "$TMP/err" "the table names the slowed point"
-expect_grep "^  reason: '?[0-9.]+% slower" slow.yaml "the reason gives the slowdown"
-expect_grep "^suggestion: OpenBLAS kernel core changed \(blas\.core\) [A-Za-z0-9]+ -> Prescott" "$TMP/err" \
-  "the machine diff explains it"
-# the canary's reading decides whether the check also suspects the host: read
-# slower (its CI below 1), it says so; else not
-spell=$(awk '/^canary:/ { c = 1 } c && /^  ci95: / { gsub(/[][,]/, ""); hi = $3 }
-             c && /^  says: / { print (hi != "" && hi + 0 < 1) ? "yes" : "no"; exit }' slow.yaml)
-if [ "$spell" = yes ]; then
-  expect_grep "^suggestion: the canary read the machine [0-9.]+% slower too \(95% CI -" "$TMP/err" \
-    "a regression while the canary read slower within its spread: suspect the host (suggested)"
+# instead of this CPU's (the premise above). The canary does not move with it: a regression.
+if [ -n "$OLDER" ]; then
+  OPENBLAS_CORETYPE=$OLDER_CORE $R check --baseline base.yaml --budget 20 -o slow.yaml >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  [ "$rc" -eq 1 ] && ok "older GEMM kernels: a regression (exit 1)" \
+    || not_ok "older GEMM kernels: a regression (exit 1)" "exit $rc: $(tail -5 "$TMP/err")"
+  expect_grep "^regression: gemm cpu " "$TMP/err" "the table names the slowed point"
+  expect_grep "^  reason: '?[0-9.]+% slower" slow.yaml "the reason gives the slowdown"
+  expect_grep "^suggestion: OpenBLAS kernel core changed \(blas\.core\) $CPU_CORE -> $OLDER_CORE" "$TMP/err" \
+    "the machine diff explains it"
+  # the canary's reading decides whether the check also suspects the host: read
+  # slower (its CI below 1), it says so; else not
+  spell=$(awk '/^canary:/ { c = 1 } c && /^  ci95: / { gsub(/[][,]/, ""); hi = $3 }
+               c && /^  says: / { print (hi != "" && hi + 0 < 1) ? "yes" : "no"; exit }' slow.yaml)
+  if [ "$spell" = yes ]; then
+    expect_grep "^suggestion: the canary read the machine [0-9.]+% slower too \(95% CI -" "$TMP/err" \
+      "a regression while the canary read slower within its spread: suspect the host (suggested)"
+  else
+    grep -q "^suggestion: the canary read" "$TMP/err" &&
+      not_ok "no host suggestion when the canary did not read slower within its spread" "$(grep -A8 '^canary:' slow.yaml)" ||
+      ok "no host suggestion when the canary did not read slower within its spread ($spell)"
+  fi
 else
-  grep -q "^suggestion: the canary read" "$TMP/err" &&
-    not_ok "no host suggestion when the canary did not read slower within its spread" "$(grep -A8 '^canary:' slow.yaml)" ||
-    ok "no host suggestion when the canary did not read slower within its spread ($spell)"
+  skip_one "older GEMM kernels: a regression" "$NO_OLDER_KERNELS"
 fi
 
 # A slower BLAS through bench's interposer (libslowblas: every GEMM spun to
@@ -248,26 +257,28 @@ expect_grep "^canary: none: the baseline has none \(its tune's rigtune measured 
   "$TMP/err" "and the table says its canary is not comparable"
 expect_grep "^  ratio: null$" oldcanary.yaml "  and no ratio"
 
-# A/B in one session: the baseline's points on both sides, interleaved
-$R check --baseline base.yaml --a current --b env:OPENBLAS_CORETYPE=Prescott --budget 40 \
-  -o ab.yaml >"$TMP/out" 2>"$TMP/err"
-rc=$?
-[ "$rc" -eq 1 ] && ok "A/B: B with older GEMM kernels is a regression (exit 1)" \
-  || not_ok "A/B: B with older GEMM kernels is a regression (exit 1)" "exit $rc: $(tail -5 "$TMP/err")"
-expect_grep "^  kind: ab$" ab.yaml "A/B: the YAML says so"
-expect_grep "^  b: env:OPENBLAS_CORETYPE=Prescott$" ab.yaml "A/B: with each side"
-expect_grep "^rigtune: check trial 1 A " "$TMP/err" "A/B: A first"
-expect_grep "^rigtune: check trial 2 B " "$TMP/err" "A/B: then B"
-expect_grep "^rigtune: check trial 3 B " "$TMP/err" "A/B: then B again"
-expect_grep "^rigtune: check trial 4 A " "$TMP/err" "A/B: then A"
-expect_grep "^point +A +B +B/A" "$TMP/err" "A/B: the table's columns are the sides"
-expect_grep "^canary: none: A and B were measured interleaved in one session" "$TMP/err" \
-  "A/B: the drift falls on both"
-$R check --baseline base.yaml --a env:OPENBLAS_CORETYPE=Prescott --b current --budget 40 \
-  -o ba.yaml >"$TMP/out" 2>"$TMP/err"
-rc=$?
-[ "$rc" -eq 0 ] && grep -q "^  verdict: improvement$" ba.yaml && ok "A/B: the other way round, an improvement (exit 0)" \
-  || not_ok "A/B: the other way round, an improvement (exit 0)" "exit $rc: $(tail -5 "$TMP/err")"
+# A/B in one session: the baseline's points on both sides, interleaved (B:
+# the older kernels of the premise above)
+if [ -n "$OLDER" ]; then
+  $R check --baseline base.yaml --a current --b env:OPENBLAS_CORETYPE=$OLDER_CORE --budget 40 \
+    -o ab.yaml >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  [ "$rc" -eq 1 ] && ok "A/B: B with older GEMM kernels is a regression (exit 1)" \
+    || not_ok "A/B: B with older GEMM kernels is a regression (exit 1)" "exit $rc: $(tail -5 "$TMP/err")"
+  expect_grep "^  kind: ab$" ab.yaml "A/B: the YAML says so"
+  expect_grep "^  b: env:OPENBLAS_CORETYPE=$OLDER_CORE$" ab.yaml "A/B: with each side"
+  expect_grep "^rigtune: check trial 1 A " "$TMP/err" "A/B: A first"
+  expect_grep "^rigtune: check trial 2 B " "$TMP/err" "A/B: then B"
+  expect_grep "^rigtune: check trial 3 B " "$TMP/err" "A/B: then B again"
+  expect_grep "^rigtune: check trial 4 A " "$TMP/err" "A/B: then A"
+  expect_grep "^point +A +B +B/A" "$TMP/err" "A/B: the table's columns are the sides"
+  expect_grep "^canary: none: A and B were measured interleaved in one session" "$TMP/err" \
+    "A/B: the drift falls on both"
+  # (the other way round, an improvement, is the same pairs read the other way:
+  # test_check.c's pairs tests; issue 46 cut its 35 s here)
+else
+  skip_one "A/B: B with older GEMM kernels is a regression" "$NO_OLDER_KERNELS"
+fi
 
 # A/B with side B's BLAS 40% slower through the interposer (env: LD_PRELOAD
 # reaches B's bench processes, not A's): a regression, on any load.
@@ -306,9 +317,11 @@ expect_exit 2 "A/B: a side that is no SPEC is bad usage" $R check --a current --
 expect_grep "openblas: expected lib:DIR" "$TMP/err" "A/B: the message lists the SPECs"
 expect_exit 2 "A/B: --a without --b" $R check --a current
 
-# the machine diff: fields changed since the baseline are printed, not refused
+# the machine diff: fields changed since the baseline are printed, not refused;
+# a NUMA node's memory (what hwloc reads of it: a VM's free memory) is the
+# moment's state, shown apart and not counted (issue 46)
 sed -e 's/^    core: .*/    core: Zen/' -e 's/^    governor: .*/    governor: powersave/' \
-  base.yaml >changed.yaml
+  -e 's/^    - {node: 0, memory_gib: [0-9.]*}/    - {node: 0, memory_gib: 0.5}/' base.yaml >changed.yaml
 $R check --baseline changed.yaml --budget 10 -o changed-out.yaml >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] && ok "a baseline with other BLAS core and governor is checked (exit $rc)" \
@@ -317,6 +330,11 @@ expect_grep "^machine: 2 fields changed since the baseline" "$TMP/err" "the diff
 expect_grep "^  blas\.core +Zen -> " "$TMP/err" "the diff shows blas.core before -> after"
 expect_grep "^  cpu\.governor +powersave -> " "$TMP/err" "and the governor"
 expect_grep "^- \{field: blas\.core, before: Zen, after: " changed-out.yaml "the YAML has the diff entry"
+expect_grep "^machine state \(of the moment, not a change\): cpu\.numa_nodes\[0\]\.memory_gib 0\.5 -> [0-9.]+" \
+  "$TMP/err" "a node's memory is shown apart as the moment's state"
+expect_grep "^machine_state:$" changed-out.yaml "  and in the YAML's machine_state"
+expect_grep "^- \{field: '?cpu\.numa_nodes\[0\]\.memory_gib'?, before: '?0\.5'?, after: " changed-out.yaml \
+  "  with before and after"
 
 # other hardware: refused (exit 2) with the fields, the output file untouched
 echo "keep me" >keep.yaml
@@ -503,6 +521,19 @@ rc=$?
   || not_ok "after the upgrade, the training is 12% slower: a regression (exit 1)" "exit $rc"
 expect_grep "^regression: fake batch=32 opt=adam \(rec\+fast\): 12\.0% slower" "$TMP/err" \
   "the table says by how much"
+# 10 times slower, with a budget that gives each point one trial only: no
+# change can hold over time, so none is decided; every sample past the
+# threshold below the baseline's median, enough of them: a likely regression
+# (check_likely.h), exit 1
+FAKE_TRAIN_SPEED=0.1 $R check --baseline cfg.yaml --cmd "$CMD" --no-canary --budget 0.1 -o likely.yaml \
+  >"$TMP/out" 2>"$TMP/err"
+rc=$?
+nlikely=$(grep -c "^  verdict: likely_regression$" likely.yaml)
+[ "$rc" -eq 1 ] && [ "$nlikely" -ge 1 ] && ok "10x slower, one trial each: a likely regression (exit 1, $nlikely points)" \
+  || not_ok "10x slower, one trial each: a likely regression (exit 1)" "exit $rc" "$(grep -E '^(likely|inconclusive|regression)' "$TMP/err")"
+expect_grep "^likely_regression: fake batch=32 opt=adam \(rec\+fast\): every one of the [0-9]+ samples now \(1 trial\) is more than 5% slower than the baseline's median \(of [0-9]+\), too many to fall so by chance \(p <= [0-9.e-]+\); not decided: 90\.0% slower" \
+  "$TMP/err" "  the table says what every sample showed and why it was not decided"
+expect_grep "^result: regression$" likely.yaml "  the result is a regression"
 # A/B of two commands (another learning rate: 10% slower) and two environments
 $R check --baseline cfg.yaml --cmd "$CMD" --a current --b "cmd:$FAKE --batch {batch} --opt {opt} --steps 6 --lr 4" \
   --budget 10 -o abcmd.yaml >"$TMP/out" 2>"$TMP/err"
@@ -576,11 +607,12 @@ bad="$(same_counts 1 "$bdir/r01-aa.yaml")$(same_counts 2 "$bdir/r01-slowed.yaml"
   not_ok "the verdicts it counts are the checks' YAMLs'" "$bad"
 # its line per workload (the command's points are one): "A U S R", the A/A
 # check with a regression among them (0 or 1), their unchanged percent, the
-# slowed check with one, their regression percent, as the YAMLs give them;
+# slowed check with one, their regression percent (likely ones and points no
+# longer running count: verdict.h), as the YAMLs give them;
 # and the slowdown its points saw, half the rate: 50% slower
 group_want() { # AA_YAML SLOWED_YAML
   awk 'FNR == 1 { f++ } /^  verdict: / { n[f]++; u[f] += $2 == "unchanged"
-         r[f] += $2 == "regression" || $2 == "infeasible" }
+         r[f] += $2 == "regression" || $2 == "likely_regression" || $2 == "infeasible" }
        END { printf "%d %.0f %d %.0f\n", (r[1] > 0), n[1] ? 100 * u[1] / n[1] : 0, (r[2] > 0),
                n[2] ? 100 * r[2] / n[2] : 0 }' "$1" "$2"
 }

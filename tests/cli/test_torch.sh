@@ -90,28 +90,26 @@ nrunner=$(grep -c '^  roles: \[.*runner_up\]$' same.yaml) want=$(grep -c '^    -
 # in fp32, oneDNN's primitives in bf16) to 1 / (1 - 0.5) of its time. GEMMs
 # are about 90% of this model's step, so at one BLAS thread the training runs
 # about 45% slower on an idle machine, more on a busy one (the spin follows
-# the GEMM's wall-clock time) and at two BLAS threads (73% seen at load 2.4);
-# the canary (no BLAS) does not move. Asserted: a regression of the
-# recommended point, 15% slower at least (a check that sees nothing fails)
-# and 90% at most (a sanity bound). Undecidable
-# only where the check measured the slowdown but the machine's drift left the
-# verdict unknown: skipped, said.
+# the GEMM's wall-clock time: 88.9% on a 2-vCPU Xeon) and at two BLAS threads;
+# the canary (no BLAS) does not move. Asserted: exit 1, the recommended point
+# a regression, or a likely one (every sample past the threshold, when the
+# budget ended before the change held over half of it: check_likely.h), 15%
+# slower at least (a check that sees nothing fails) and 97% at most (a sanity
+# bound). An inconclusive point is a failure: it is what issue 46 saw.
 SLOWBLAS=$BUILD_DIR/bench/libslowblas.so
 LD_PRELOAD=$SLOWBLAS SLOWBLAS_SLOWDOWN=0.5 $R check --baseline t.yaml --cmd "$CMD" --budget 40 -o slow.yaml \
   >"$TMP/out" 2>"$TMP/err"
 rc=$?
 verdict=$(rec_block slow.yaml | sed -n 's/^  verdict: //p')
-raw=$(rec_block slow.yaml | sed -n 's/^  raw_ratio: //p')
-slower=$(sed -nE 's/^regression: command [^(]*\(rec[^)]*\): ([0-9.]+)% slower.*/\1/p' "$TMP/err")
-if [ "$rc" -eq 1 ] && [ "$verdict" = regression ] &&
-  awk -v s="$slower" 'BEGIN {exit !(s >= 15 && s <= 90)}'; then
-  ok "the BLAS 50% slower: the training is $slower% slower, a regression (exit 1; load $(cut -d' ' -f1 /proc/loadavg))"
-elif [ "$verdict" = inconclusive ] && awk -v r="$raw" 'BEGIN {exit !(r != "" && r <= 0.85)}'; then
-  n=$((n + 1)); echo "ok $n # SKIP the BLAS 50% slower: measured at $raw of the baseline, but the machine's drift left it unknown: $(grep -m1 '^inconclusive: command [^(]*(rec' "$TMP/err" | cut -c1-200)"
+ratio=$(rec_block slow.yaml | sed -n 's/^  ratio: //p')
+slower=$(awk -v r="$ratio" 'BEGIN { if (r != "" && r != "null") printf "%.1f", 100 * (1 - r) }')
+if [ "$rc" -eq 1 ] && [[ $verdict =~ ^(likely_)?regression$ ]] &&
+  awk -v s="$slower" 'BEGIN {exit !(s != "" && s >= 15 && s <= 97)}'; then
+  ok "the BLAS 50% slower: the training is $slower% slower, $verdict (exit 1; load $(cut -d' ' -f1 /proc/loadavg))"
 else
-  not_ok "the BLAS 50% slower: the recommended point a regression, 15-90% slower" \
-    "exit $rc, verdict '$verdict', '$slower%' slower, raw ratio '$raw'" \
-    "$(grep -E '^(regression|inconclusive|machine):' "$TMP/err")"
+  not_ok "the BLAS 50% slower: the recommended point a regression, 15-97% slower (exit 1)" \
+    "exit $rc, verdict '$verdict', '$slower%' slower" \
+    "$(grep -E '^(regression|likely_regression|inconclusive|machine):' "$TMP/err")"
 fi
 
 # Interleaved: the defaults (no thread variables) and the recommendation, in turn.

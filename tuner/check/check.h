@@ -24,7 +24,12 @@
  * 3. Verdicts: unchanged (the same); regression; improvement; infeasible (it
  *    ran in the baseline and does not now: a regression of its own kind,
  *    with the cause and the reason; a crash or a timeout is tried once more);
- *    inconclusive (unknown, with about how many more samples would decide).
+ *    inconclusive (unknown, with about how many more samples would decide);
+ *    likely_regression (inconclusive, but every sample now past the threshold
+ *    below the baseline's median, with enough of them:
+ *    check_likely.h; exit 1 as a regression). While the budget lasts, a point
+ *    whose CI is wholly past the threshold is measured before the others'
+ *    repeats, once every point ran (check_run.c: next_point).
  * A/B (opts.ab): no baseline samples: the points (the baseline's, or gemm at
  * its default shape) are measured on two sides now, A B then B A per round
  * (check_trial.h says what a side is), and B is compared with A by pairs of
@@ -40,6 +45,7 @@
  *   machine: {fingerprint: this machine's, same_fingerprint: true|false}
  *   machine_diff:                       # every field that changed; [] if none
  *   - {field: blas.core, before: Haswell, after: SkylakeX}   # null: absent
+ *   machine_state:                      # the moment's state that differs (machdiff.h)
  *   canary: {file (or null), baseline: {compute, memory, n}, now: {...},
  *            ratio, ci95, p (null when not compared), says}
  *   settings: {alpha, threshold, budget_s, seconds}
@@ -57,14 +63,15 @@
  *     p: 0.41                           # Mann-Whitney two-sided, or null
  *     test: exact|normal                # how p was computed, or null
  *     contention: {baseline: 0.01, now: 0.48}
- *     verdict: unchanged|regression|improvement|infeasible|inconclusive|not_run
+ *     verdict: unchanged|regression|improvement|infeasible|inconclusive|not_run|
+ *              likely_regression
  *     cause: memory                     # infeasible only: rt_cause_name()
  *     more_samples: 40                  # inconclusive only: about how many more
  *     reason: one sentence
  *   notes: [sentences]                  # what could not be compared, and why
  *   suggestions: [sentences]            # what in the diff may explain a change
  *   summary: {unchanged: 3, regression: 0, improvement: 0, infeasible: 0,
- *             inconclusive: 0, not_run: 0}
+ *             inconclusive: 0, not_run: 0, likely_regression: 0}
  *   result: pass|regression             # regression: exit status 1
  */
 #ifndef RT_CHECK_H

@@ -18,6 +18,7 @@ static const char *const verdict_names[RT_NVERDICT] = {
 	[RT_VERDICT_UNCHANGED] = "unchanged",	  [RT_VERDICT_REGRESSION] = "regression",
 	[RT_VERDICT_IMPROVEMENT] = "improvement", [RT_VERDICT_INFEASIBLE] = "infeasible",
 	[RT_VERDICT_INCONCLUSIVE] = "inconclusive", [RT_VERDICT_NOT_RUN] = "not_run",
+	[RT_VERDICT_LIKELY_REGRESSION] = "likely_regression",
 };
 
 const char *rt_verdict_name(rt_verdict v)
@@ -61,18 +62,26 @@ static void emit_baseline(rt_yw *w, const rt_check_run *run, const rt_check_opts
 	rt_yw_end_map(w);
 }
 
-static void emit_diff(rt_yw *w, const rt_mdiff *d)
+/* A list of the diff's entries under key: machine_diff, machine_state. */
+static void emit_entries(rt_yw *w, const char *key, const rt_mdiff_entry *v, size_t n)
 {
-	rt_yw_str(w, "machine_diff");
+	rt_yw_str(w, key);
 	rt_yw_seq(w, 0);
-	for (size_t i = 0; i < d->n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		rt_yw_map(w, 1);
-		rt_yw_kstr(w, "field", d->v[i].field);
-		emit_str_or_null(w, "before", d->v[i].before);
-		emit_str_or_null(w, "after", d->v[i].after);
+		rt_yw_kstr(w, "field", v[i].field);
+		emit_str_or_null(w, "before", v[i].before);
+		emit_str_or_null(w, "after", v[i].after);
 		rt_yw_end_map(w);
 	}
 	rt_yw_end_seq(w);
+}
+
+/* The changes, then the moment's state that differs (machdiff.h), apart. */
+static void emit_diff(rt_yw *w, const rt_mdiff *d)
+{
+	emit_entries(w, "machine_diff", d->v, d->n);
+	emit_entries(w, "machine_state", d->state, d->nstate);
 }
 
 static void emit_num_or_null(rt_yw *w, const char *key, double v, int ok, int digits)
@@ -188,7 +197,7 @@ static void emit_point(rt_yw *w, const rt_check_point *p)
 	rt_yw_kstr(w, "verdict", rt_verdict_name(p->verdict));
 	if (p->verdict == RT_VERDICT_INFEASIBLE)
 		rt_yw_kstr(w, "cause", rt_cause_name(p->cause));
-	if (p->verdict == RT_VERDICT_INCONCLUSIVE)
+	if (p->verdict == RT_VERDICT_INCONCLUSIVE || p->verdict == RT_VERDICT_LIKELY_REGRESSION)
 		rt_yw_kint(w, "more_samples", p->cmp.more_samples);
 	rt_yw_kstr(w, "reason", p->reason);
 	rt_yw_end_map(w);
@@ -261,7 +270,7 @@ static int decode_verdict(const rt_yr *r, const rt_ynode *map, rt_verdict *v)
 	return rc ? rc
 	          : rt_yr_bad(r, rt_yr_get(r, map, "verdict"),
 	                      "verdict: '%s' is none of unchanged, regression, improvement, "
-	                      "infeasible, inconclusive, not_run",
+	                      "infeasible, inconclusive, not_run, likely_regression",
 	                      s);
 }
 

@@ -11,6 +11,18 @@
 
 /* ---- for people ---- */
 
+/* The moment's state that differs (free memory): one line, apart from the changes. */
+static void print_state(FILE *f, const rt_mdiff *d)
+{
+	if (!d->nstate)
+		return;
+	rt_tprintf(f, "machine state (of the moment, not a change):");
+	for (size_t i = 0; i < d->nstate; i++)
+		rt_tprintf(f, "%s %s %s -> %s", i ? ";" : "", d->state[i].field, d->state[i].before,
+			d->state[i].after);
+	fputc('\n', f);
+}
+
 void rt_check_print_diff(FILE *f, const rt_check_run *run)
 {
 	const rt_baseline *b = &run->base;
@@ -19,6 +31,7 @@ void rt_check_print_diff(FILE *f, const rt_check_run *run)
 	if (!run->diff.n) {
 		rt_tprintf(f, "machine: nothing changed since the baseline (fingerprint %s)\n",
 			run->fingerprint);
+		print_state(f, &run->diff);
 		return;
 	}
 	const char *same = strcmp(b->fingerprint, run->fingerprint) ? "" : ", same fingerprint";
@@ -34,6 +47,7 @@ void rt_check_print_diff(FILE *f, const rt_check_run *run)
 			e->before ? e->before : "(absent)", e->after ? e->after : "(absent)",
 			rt_mdiff_is_hardware(e) ? "  [hardware]" : "");
 	}
+	print_state(f, &run->diff);
 }
 
 static void print_row(FILE *f, const rt_check_point *p)
@@ -77,6 +91,8 @@ void rt_check_print_table(FILE *f, const rt_check_run *run)
 		run->counts[RT_VERDICT_UNCHANGED], run->counts[RT_VERDICT_REGRESSION],
 		run->counts[RT_VERDICT_IMPROVEMENT], run->counts[RT_VERDICT_INFEASIBLE],
 		run->counts[RT_VERDICT_INCONCLUSIVE]);
+	if (run->counts[RT_VERDICT_LIKELY_REGRESSION])
+		fprintf(f, ", %d likely regression", run->counts[RT_VERDICT_LIKELY_REGRESSION]);
 	if (run->counts[RT_VERDICT_NOT_RUN])
 		fprintf(f, ", %d not run (no --cmd)", run->counts[RT_VERDICT_NOT_RUN]);
 	fputc('\n', f);

@@ -18,6 +18,7 @@
 #include "../contention.h"
 #include "../measure.h"
 #include "../progress.h"
+#include "check_likely.h"
 #include "check_pairs.h"
 
 /*
@@ -451,28 +452,79 @@ static int measure_once(rt_check_run *run, rt_check_point *p, int round, const r
 	return rc == RT_OK ? judge(run, p, o, err, errlen) : rc;
 }
 
+/* What p's next trial is expected to take (both sides' in A/B). */
+static double next_trial_s(const rt_check_point *p, const rt_check_opts *o)
+{
+	return expected_trial_s(p) * (o->ab ? 2 : 1);
+}
+
 /*
- * Rounds of one trial per undecided point, in the baseline's order, until
- * every point is decided or the next trial would overrun the budget (the
- * first round runs whatever the budget).
+ * Whether p is measured before the others: a slowdown that its samples so
+ * far put wholly past the threshold (the CI's upper end too) and that is not
+ * called yet. Its next trials are what decide it; a runner-up's repeats can
+ * wait (issue 46: a library 9x slower ended a check undecided after one
+ * trial of it, the budget spent on other points).
+ */
+static int pressing(const rt_check_point *p, const rt_check_opts *o)
+{
+	return !p->done && p->nsamples > 0 && p->verdict == RT_VERDICT_INCONCLUSIVE &&
+	       p->cmp.ci_hi < 1 - o->threshold;
+}
+
+/* The classes of next_point, in its order. */
+enum { NEXT_FIRST, NEXT_PRESSING, NEXT_AGAIN };
+
+/* Whether p is of the class, and its trial fits the budget but for a first one. */
+static int next_in_class(const rt_check_point *p, int class, const rt_check_opts *o, double now,
+			 double deadline)
+{
+	if (p->done)
+		return 0;
+	if (class == NEXT_FIRST)
+		return !p->rounds;
+	int fits = now + next_trial_s(p, o) <= deadline;
+	return fits && (class == NEXT_PRESSING ? pressing(p, o) : p->rounds > 0);
+}
+
+/*
+ * The next point to measure, NULL when none is left that fits the budget;
+ * in each class the points in turn, from the one after *turn (which moves
+ * to the point picked):
+ *   1. a point not yet measured (its first trial runs whatever the budget);
+ *   2. a pressing point, while its trial fits;
+ *   3. the other undecided points, each while its trial fits.
+ * A change is still called only when it held over confirm_s of trials
+ * (confirmed), so measuring a pressing point first changes which trials fill
+ * that time, not how long a host's spell must last to be called.
+ */
+static rt_check_point *next_point(rt_check_run *run, const rt_check_opts *o, double deadline,
+				  int *turn)
+{
+	double now = rt_clock_now();
+	for (int class = NEXT_FIRST; class <= NEXT_AGAIN; class++)
+		for (int k = 1; k <= run->npoints; k++) {
+			int i = (*turn + k) % run->npoints;
+			if (next_in_class(&run->points[i], class, o, now, deadline)) {
+				*turn = i;
+				return &run->points[i];
+			}
+		}
+	return NULL;
+}
+
+/*
+ * Trials of the undecided points, one at a time as next_point picks them,
+ * until every point is decided or no next trial fits the budget (a point's
+ * first trial runs whatever the budget).
  */
 static int measure_points(rt_check_run *run, const rt_check_opts *o, char *err, size_t errlen)
 {
 	rt_progress progress;
 	rt_progress_init(&progress, run->budget_s, o->quiet);
 	double deadline = progress.start + run->budget_s;
-	int rc = RT_OK;
-	for (int round = 0, ran = 1; rc == RT_OK && ran; round++) {
-		ran = 0;
-		for (int i = 0; rc == RT_OK && i < run->npoints; i++) {
-			rt_check_point *p = &run->points[i];
-			double next = expected_trial_s(p) * (o->ab ? 2 : 1);
-			if (p->done || (round > 0 && rt_clock_now() + next > deadline))
-				continue;
-			rc = measure_once(run, p, round, o, &progress, err, errlen);
-			ran = 1;
-		}
-	}
+	int rc = RT_OK, turn = -1;
+	for (rt_check_point *p; rc == RT_OK && (p = next_point(run, o, deadline, &turn));)
+		rc = measure_once(run, p, p->rounds++, o, &progress, err, errlen);
 	rt_progress_done(&progress);
 	run->seconds = rt_clock_now() - progress.start;
 	return rc;
@@ -573,6 +625,26 @@ static void say_left_out(rt_check_point *p, double threshold)
 		 p->trials - p->failures);
 }
 
+/* A likely regression: what every sample showed, then why it was not decided. */
+static void explain_likely(rt_check_point *p, const rt_check_opts *o, const char *change,
+			   double t, double confirm_s)
+{
+	explain_inconclusive(p, o, change, t, confirm_s);
+	char undecided[sizeof p->reason];
+	snprintf(undecided, sizeof undecided, "%s", p->reason);
+	/* the undecided reason cut to what fits after the rule's own words */
+	snprintf(p->reason, sizeof p->reason,
+		 "every one of the %d samples %s (%d trial%s) is more than %.3g%% slower than "
+		 "%s median (of %d), too many to fall so by chance (p <= %.2g); not decided: "
+		 "%.300s",
+		 p->nsamples, o->ab ? "of B" : "now", p->trials - p->failures,
+		 p->trials - p->failures == 1 ? "" : "s", t, o->ab ? "A's" : "the baseline's",
+		 p->base->nsamples,
+		 rt_check_below_chance(p->base->samples, (size_t)p->base->nsamples,
+				       (size_t)p->nsamples, o->threshold),
+		 undecided);
+}
+
 static void explain_verdict(rt_check_point *p, const rt_check_opts *o, double confirm_s)
 {
 	char change[224];
@@ -619,6 +691,9 @@ static void explain_verdict(rt_check_point *p, const rt_check_opts *o, double co
 				 past, p->trials, p->last_s - p->first_s);
 		break;
 	}
+	case RT_VERDICT_LIKELY_REGRESSION:
+		explain_likely(p, o, change, t, confirm_s);
+		break;
 	default:
 		explain_inconclusive(p, o, change, t, confirm_s);
 	}
@@ -794,6 +869,17 @@ static void note_contended_baseline(rt_check_run *run)
 }
 
 /*
+ * An undecided point that every sample puts past the threshold below the
+ * baseline's (side A's) median, with enough samples (check_likely.h).
+ */
+static int likely_regression(const rt_check_point *p, const rt_check_opts *o)
+{
+	return p->verdict == RT_VERDICT_INCONCLUSIVE && p->nsamples > 0 &&
+	       rt_check_every_sample_slower(p->base->samples, (size_t)p->base->nsamples, p->samples,
+					    (size_t)p->nsamples, o->threshold, o->alpha);
+}
+
+/*
  * The verdicts against the machine's change over the whole check: a point
  * decided early was judged with the canary of then.
  */
@@ -804,6 +890,8 @@ static int conclude(rt_check_run *run, const rt_check_opts *o, char *err, size_t
 		rt_check_point *p = &run->points[i];
 		if (p->trials)
 			rc = judge(run, p, o, err, errlen);
+		if (rc == RT_OK && likely_regression(p, o))
+			p->verdict = RT_VERDICT_LIKELY_REGRESSION;
 		explain(p, o, run->confirm_s);
 		run->counts[p->verdict]++;
 	}

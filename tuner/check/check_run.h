@@ -52,6 +52,7 @@ typedef struct rt_check_point {
 	double trial_lo, trial_hi;    /* the lowest and highest median of a trial now */
 	double trial_s;  /* the longest trial now */
 	int done;
+	int rounds;           /* times measure_once ran it (A/B: which side goes first) */
 	char infeasible[256]; /* why its last trial did not run; "" when it ran */
 	rt_cause cause;       /* and the kind of failure */
 	int failures;         /* trials that did not run */

@@ -22,28 +22,43 @@ static int full(rt_mdiff *d)
 	return d->n >= RT_MDIFF_MAX_ENTRIES;
 }
 
+/* An entry at the end of the list v (n of them, room for cap). */
+static int push_to(rt_mdiff_entry **v, size_t *n, size_t *cap, const char *field,
+		   const char *before, const char *after, int hardware)
+{
+	if (*n == *cap) {
+		size_t more = *cap ? 2 * *cap : 16;
+		rt_mdiff_entry *w = realloc(*v, more * sizeof *w);
+		if (!w)
+			return RT_ENOMEM;
+		*v = w;
+		*cap = more;
+	}
+	rt_mdiff_entry *e = &(*v)[*n];
+	e->field = strdup(field);
+	e->before = before ? strdup(before) : NULL;
+	e->after = after ? strdup(after) : NULL;
+	e->hardware = hardware;
+	(*n)++; /* counted even when half-made, so that rt_mdiff_free frees it */
+	if (!e->field || (before && !e->before) || (after && !e->after))
+		return RT_ENOMEM;
+	return RT_OK;
+}
+
 static int push(rt_mdiff *d, const char *field, const char *before, const char *after,
 		int hardware)
 {
 	if (full(d))
 		return RT_OK;
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 16;
-		rt_mdiff_entry *v = realloc(d->v, cap * sizeof *v);
-		if (!v)
-			return RT_ENOMEM;
-		d->v = v;
-		d->cap = cap;
-	}
-	rt_mdiff_entry *e = &d->v[d->n];
-	e->field = strdup(field);
-	e->before = before ? strdup(before) : NULL;
-	e->after = after ? strdup(after) : NULL;
-	e->hardware = hardware;
-	d->n++; /* counted even when half-made, so that rt_mdiff_free frees it */
-	if (!e->field || (before && !e->before) || (after && !e->after))
-		return RT_ENOMEM;
-	return RT_OK;
+	return push_to(&d->v, &d->n, &d->cap, field, before, after, hardware);
+}
+
+/* The moment's state of a field on both sides, where it differs: shown apart. */
+static int push_state(rt_mdiff *d, const char *field, const char *before, const char *after)
+{
+	if (!before || !after || !strcmp(before, after) || d->nstate >= RT_MDIFF_MAX_ENTRIES)
+		return RT_OK;
+	return push_to(&d->state, &d->nstate, &d->state_cap, field, before, after, 0);
 }
 
 /*
@@ -65,6 +80,8 @@ static int same_memory(const char *a, const char *b)
 static int diff_leaf(rt_mdiff *d, const char *path, const rt_mfield *f, const char *ta,
 		     const char *tb)
 {
+	if (f->flags & RT_MF_STATE)
+		return push_state(d, path, ta, tb);
 	if (ta && tb && (!strcmp(ta, tb) || ((f->flags & RT_MF_NEAR) && same_memory(ta, tb))))
 		return RT_OK;
 	return push(d, path, ta, tb, (f->flags & RT_MF_HARDWARE) != 0);
@@ -198,12 +215,16 @@ int rt_mdiff_compute(const rt_machine *a, const rt_machine *b, rt_mdiff *d)
 
 void rt_mdiff_free(rt_mdiff *d)
 {
-	for (size_t i = 0; i < d->n; i++) {
-		free(d->v[i].field);
-		free(d->v[i].before);
-		free(d->v[i].after);
+	rt_mdiff_entry *lists[] = {d->v, d->state};
+	size_t counts[] = {d->n, d->nstate};
+	for (size_t l = 0; l < RT_COUNT(lists); l++) {
+		for (size_t i = 0; i < counts[l]; i++) {
+			free(lists[l][i].field);
+			free(lists[l][i].before);
+			free(lists[l][i].after);
+		}
+		free(lists[l]);
 	}
-	free(d->v);
 	memset(d, 0, sizeof *d);
 }
 

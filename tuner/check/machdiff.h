@@ -12,9 +12,12 @@
  * rank); precisions are one value ("[fp64, fp32]"). Paths read
  * "blas.core", "cpu.numa_nodes[0].memory_gib",
  * "accelerators[cuda].devices[0].driver". Fields flagged RT_MF_NODIFF are
- * left out: of the moment (available memory, the source) or derived from
- * fields that are diffed (the fingerprint, smt, usable_cores, a kind's
- * role, the bf16 note); and memory sizes (RT_MF_NEAR) within 5% of each
+ * left out: the source, or derived from fields that are diffed (the
+ * fingerprint, smt, usable_cores, a kind's role, the bf16 note). Fields
+ * flagged RT_MF_STATE (available memory, a NUMA node's memory as hwloc
+ * reads it) are the moment's state, not the machine: those that differ
+ * go to the diff's state list, shown apart and never counted as a change
+ * (memory_gib.total describes the machine). Memory sizes (RT_MF_NEAR) within 5% of each
  * other are the same: what a machine reports moves with the kernel's
  * reservations and, in a VM, its balloon. The diff stops at
  * RT_MDIFF_MAX_ENTRIES fields (truncated set); a sequence holds at most its
@@ -40,8 +43,10 @@ typedef struct rt_mdiff_entry {
 #define RT_MDIFF_MAX_ENTRIES 200
 
 typedef struct rt_mdiff {
-	rt_mdiff_entry *v;
+	rt_mdiff_entry *v; /* the changes */
 	size_t n, cap;
+	rt_mdiff_entry *state; /* RT_MF_STATE fields that differ: the moment's, not changes */
+	size_t nstate, state_cap;
 	int truncated; /* the walk stopped at a bound: more may differ than is listed */
 } rt_mdiff;
 

@@ -16,6 +16,7 @@ typedef enum rt_verdict {
 	RT_VERDICT_INFEASIBLE,	/* ran in the baseline, not now: a regression */
 	RT_VERDICT_INCONCLUSIVE, /* unknown: needs about N more samples */
 	RT_VERDICT_NOT_RUN,	/* a command's point, check not given the command (--cmd) */
+	RT_VERDICT_LIKELY_REGRESSION, /* undecided, every sample slower (check_likely.h) */
 	RT_NVERDICT
 } rt_verdict;
 
@@ -23,13 +24,24 @@ typedef enum rt_verdict {
 const char *rt_verdict_name(rt_verdict v);
 
 /*
- * Of verdicts counted by kind, the regressions: slower, or no longer running
- * (exit 1). Inline: check_run.c, the fleet's store and bench_check count them
- * alike, and a home in check_doc.c made a call circle with check_run.c.
+ * The verdicts that are regressions (exit 1): slower, likely slower, or no
+ * longer running. Inline: check_run.c, the fleet's store and bench_check
+ * count them alike, and a home in check_doc.c made a call circle with
+ * check_run.c.
  */
+static inline int rt_verdict_is_regression(rt_verdict v)
+{
+	return v == RT_VERDICT_REGRESSION || v == RT_VERDICT_LIKELY_REGRESSION ||
+	       v == RT_VERDICT_INFEASIBLE;
+}
+
+/* Of verdicts counted by kind, the regressions (rt_verdict_is_regression). */
 static inline int rt_verdict_regressions(const int counts[RT_NVERDICT])
 {
-	return counts[RT_VERDICT_REGRESSION] + counts[RT_VERDICT_INFEASIBLE];
+	int n = 0;
+	for (int v = 0; v < RT_NVERDICT; v++)
+		n += rt_verdict_is_regression((rt_verdict)v) ? counts[v] : 0;
+	return n;
 }
 
 #endif

@@ -40,7 +40,11 @@ static const char check_usage[] =
 	"at most) after its first: a host's busy spell of a few seconds is not a\n"
 	"regression), unchanged (the CI of the ratio within +-threshold), or\n"
 	"inconclusive, measured again while the budget lasts and then given with about\n"
-	"how many more samples would decide it. On each side, a trial of the slower\n"
+	"how many more samples would decide it. Once every point ran, one whose CI is\n"
+	"wholly past the threshold is measured again before the others; one left\n"
+	"inconclusive whose every sample is past the threshold below the baseline's\n"
+	"median, with enough samples that chance would put them there at most A of\n"
+	"the time, is a likely regression (exit 1). On each side, a trial of the slower\n"
 	"half, more than half the threshold slower than that side's fastest, is left\n"
 	"out as one the host slowed (a neighbour only ever slows a trial; a slower\n"
 	"library slows them all).\n\n"
@@ -75,7 +79,7 @@ static const char check_usage[] =
 	"                      the copy `rigtune store push` uploads if the store is down\n"
 	"  --node NAME         the node the store records it under (default: the host)\n\n"
 	"Exit status: 0 no regression (points not run, verdict not_run, are none),\n"
-	"1 regression (the table names the points),\n"
+	"1 regression or likely regression (the table names the points),\n"
 	"2 bad usage or baseline (nothing is written), 3 failure at run time.\n";
 
 static int parse_number(const char *opt, const char *arg, double lo, double hi, double *v)

@@ -92,7 +92,7 @@ static int worst_point(const rt_checkdoc *d)
 	int worst = -1;
 	for (int i = 0; i < d->npoints; i++) {
 		const rt_checkdoc_point *p = &d->points[i];
-		if (p->verdict != RT_VERDICT_REGRESSION && p->verdict != RT_VERDICT_INFEASIBLE)
+		if (!rt_verdict_is_regression(p->verdict))
 			continue;
 		if (worst < 0 || (p->has_ratio && (!d->points[worst].has_ratio ? 0
 						   : p->ratio < d->points[worst].ratio)))

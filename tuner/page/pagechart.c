@@ -27,6 +27,7 @@ static const char *const verdict_colors[RT_NVERDICT] = {
     [RT_VERDICT_REGRESSION] = "#d62728",   [RT_VERDICT_INFEASIBLE] = "#8c1c13",
     [RT_VERDICT_INCONCLUSIVE] = "#e8a33d", [RT_VERDICT_IMPROVEMENT] = "#2ca02c",
     [RT_VERDICT_UNCHANGED] = "#7f7f7f",    [RT_VERDICT_NOT_RUN] = "#bfbfbf",
+    [RT_VERDICT_LIKELY_REGRESSION] = "#ff7f0e",
 };
 
 const char *rt_pagechart_verdict_color(rt_verdict v)
