@@ -11,8 +11,7 @@
 #   3. the Metal plugin's every operation against the CPU backend (scripts/gpu-check.sh
 #      metal: each case passes when max |metal - cpu| / max |cpu| is at most 1e-4 (fp32),
 #      1e-10 (fp64) or 3e-2 (fp16); gpu_check prints the tolerances and every figure)
-#   4. the GPU's busy time from IOReport beside the Metal backend's own timings (a step
-#      that says "not built yet" until the IOReport monitor is in the build)
+#   4. the GPU's busy time from IOReport beside the Metal backend's own timings
 #   5. a short tune whose pin values steer by QoS class, and its hints
 #   6. GEMM GFLOP/s on Accelerate and on OpenBLAS, at 1 thread, the P-cores and all cores
 #   7. a tune --cmd past a memory cap (the watchdog on the command's whole tree), and watch
@@ -75,17 +74,13 @@ metal() {
 
 gpu_busy() {
   section "4. the GPU's busy time from IOReport beside the Metal backend's own timings"
-  # The Metal backend's own: each command buffer's GPU start to end (metal.c's device_time).
+  # One run gives both: device_busy from each command buffer's GPU start to end (metal.c's
+  # device_time), device_busy_sampled from IOReport's GPU active residency (monitor: ioreport).
   run "$RT" bench gemm backend=metal m=2048 n=2048 k=2048 --seconds 5
-  # IOReport's GPU active residency, read through the device monitor interface: another
-  # change of issue 48 adds it; until the build has it, this step says so.
-  if grep -aq IOReportCreateSamples "$RT" "$BUILD/librigtune_metal.dylib" 2>/dev/null; then
-    run "$RT" watch -o "$BUILD/mac-check-gpu-watch.yaml" -- \
-      "$RT" bench gemm backend=metal m=2048 n=2048 k=2048 --seconds 5
-    grep -E '^ *(device|monitor)' "$BUILD/mac-check-gpu-watch.yaml"
-  else
-    echo "IOReport GPU busy: not built yet (issue 48, the IOReport device monitor)"
-  fi
+  # and watch reads the same residency from outside the process
+  run "$RT" watch -o "$BUILD/mac-check-gpu-watch.yaml" -- \
+    "$RT" bench gemm backend=metal m=2048 n=2048 k=2048 --seconds 5
+  grep -E '^ *(device|monitor)' "$BUILD/mac-check-gpu-watch.yaml"
 }
 
 tune() {
