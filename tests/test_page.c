@@ -192,7 +192,7 @@ static void checkdoc_reads_every_verdict(void **state)
 	assert_null(d.diff[2].before); /* null: the field was absent */
 	assert_int_equal(d.nsuggestions, 1);
 	assert_int_equal(d.nnotes, 1);
-	assert_int_equal(d.npoints, 5);
+	assert_int_equal(d.npoints, 6);
 	for (int v = 0; v < RT_NVERDICT; v++) /* a point of each verdict but not_run */
 		assert_int_equal(d.counts[v], v != RT_VERDICT_NOT_RUN);
 	const rt_checkdoc_point *p = d.points;
@@ -212,6 +212,9 @@ static void checkdoc_reads_every_verdict(void **state)
 	assert_true(isnan(p[4].now_median));
 	assert_string_equal(p[4].curve, "cuda fp32");
 	assert_string_equal(p[4].cause, "memory");
+	assert_int_equal(p[5].verdict, RT_VERDICT_LIKELY_REGRESSION);
+	assert_int_equal(p[5].more_samples, 8);
+	assert_float_equal(p[5].ratio, 0.12, 1e-12);
 	rt_checkdoc_free(&d);
 	/* a configuration is named as one */
 	assert_int_equal(rt_checkdoc_load(D "single.yaml", &d, err, sizeof err), RT_EINVAL);
