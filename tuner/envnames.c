@@ -28,6 +28,7 @@ static const char *const settings_env[] = {
 	"RIGTUNE_BACKEND_PATH", "RIGTUNE_NVML",  "RIGTUNE_ROCM_SMI",        "RIGTUNE_ROCBLAS",
 	"RIGTUNE_GEMM",         "RIGTUNE_DRILL", "RIGTUNE_CONTENTION_LIMIT", "RIGTUNE_LOCK_DIR",
 	"RIGTUNE_BLAS_REEXEC",  "RIGTUNE_CPU_MASK", "RIGTUNE_MEMWATCH_MIB", "RIGTUNE_TEST_CLOCK",
+	"RIGTUNE_IOREPORT",     "RIGTUNE_COREFOUNDATION",
 };
 
 static int listed(const char *name, const char *const *list, size_t n)

@@ -427,13 +427,13 @@ static int sb3_device(const rt_workload *w, const rt_point *pt, const rt_shape *
 		return 0;
 	rt_backend_framework_device(pt->backend, device, sizeof device);
 	if (!dev || strcmp(dev->backend, pt->backend)) {
-		snprintf(out->device, sizeof out->device, "cpu");
+		rt_backend_framework_device(RT_HOST_BACKEND, out->device, sizeof out->device);
 		snprintf(out->short_why, sizeof out->short_why, "SB3's advice for an MlpPolicy; "
 			 "not measured here");
 		snprintf(out->why, sizeof out->why,
-			 "device='cpu': not measured here (no crossover was fitted: --no-crossover "
+			 "device='%s': not measured here (no crossover was fitted: --no-crossover "
 			 "or too short a budget), so SB3's own advice: PPO with an MlpPolicy runs "
-			 "faster on the CPU, '%s' pays off with a CNN policy", device);
+			 "faster on the CPU, '%s' pays off with a CNN policy", out->device, device);
 		return 1;
 	}
 	rt_fw_device_choice c;

@@ -64,7 +64,7 @@ expect_grep "no librigtune_hip.so beside the binary" "$G" "and HIP with why it i
 expect_grep "<code>blas.core</code></td><td>Haswell</td><td>SkylakeX" "$G" "the check's machine diff"
 expect_grep ">-7.7% \(-8.6 to -6.8\)<" "$G" "the check's change with its CI"
 expect_grep ">did not run</span> \(memory\)<" "$G" "a point infeasible now, with its cause"
-expect_grep ">regression</span> &#160; 1 unchanged &#160; 1 regression &#160; 1 improvement &#160; 1 infeasible &#160; 1 inconclusive<" "$G" "the check's result and its counts"
+expect_grep ">regression</span> &#160; 1 unchanged &#160; 1 regression &#160; 1 improvement &#160; 1 infeasible &#160; 1 inconclusive &#160; 1 likely_regression<" "$G" "the check's result and its counts"
 
 T=$TMP/tiny.html
 expect_exit 0 "tiny: only infeasible trials, no GPU, no crossover" $R report --config $D/tiny.yaml -o "$T"
