@@ -176,4 +176,19 @@ expect_exit 0 "report of a configuration whose machine has 2^31 cores: the rest 
   report_at_src --config "$TMP/m-cores.yaml" -o "$TMP/m-cores.html"
 expect_grep "cores: expected a whole number from -1 to 16777216" "$TMP/m-cores.html" "  the machine refused, saying why"
 ! grep -q "2147483647 cores" "$TMP/m-cores.html" && ok "  and its count not shown" || not_ok "  2^31 cores shown"
+
+# ---- a count rigtune binds by, from a configuration of a user's command ----
+# threads: 2^63 - 1 under pin: compact made `exec` exit 2 with an empty message and `env`
+# exit 3 ("cannot pick the compact PUs"): the knob is now refused where it is read.
+sed -E '/^    (recommended|fastest):/,/point:/s/pin: none, precision: bf16, threads: 1,/pin: compact, precision: bf16, threads: 9223372036854775807,/' \
+  "$SRC/tests/data/cmd/config.yaml" >cmd-threads.yaml
+grep -q 'threads: 9223372036854775807' cmd-threads.yaml && ok "(the set-up) a command's point of 2^63 - 1 threads" ||
+  not_ok "(the set-up) no point changed"
+for c in exec env; do
+  args=(--config cmd-threads.yaml --workload command)
+  [ $c = exec ] && args+=(-- true)
+  expect_exit 2 "$c of it: exit 2" timeout 20 $R $c "${args[@]}"
+  expect_grep "cmd-threads.yaml:[0-9]+:[0-9]+: point: threads: 9223372036854775807 is out of range \[1, 4096\]" \
+    "$TMP/err" "  naming the file, the line and the value"
+done
 echo "1..$n"
