@@ -400,7 +400,7 @@ static void test_machine_section(void **state)
 	assert_int_equal(rt_config_load(path, &c, err, sizeof err), RT_OK);
 	view = rt_yr_with_err(&c.yr, err, sizeof err);
 	assert_int_equal(rt_machine_read(&view, c.machine, &m, &said), RT_EINVAL);
-	char want[128];
+	char want[RT_ERRLEN];
 	snprintf(want, sizeof want,
 		 "%s:6:33: machine: cores: expected a whole number from -1 to 16777216", path);
 	assert_string_equal(err, want);

@@ -156,7 +156,8 @@ static void test_errors(void **state)
 		  "t.yaml:2:18: threads: min: expected an integer >= 1");
 	parse_bad("params:\n  threads: {min: 1, max: \"auto\"}\n", 2,
 		  "t.yaml:2:26: threads: max: expected an integer >= 1 or auto");
-	parse_bad("params:\n  threads: [1, 5000]\n", 2, "t.yaml:2:16: threads: 5000 is more than 4096");
+	parse_bad("params:\n  threads: [1, 5000]\n", 2,
+		  "t.yaml:2:16: threads: 5000 is more than 4096");
 	parse_bad("params:\n  threads: {min: 1, max: 4, step: 0}\n", 2,
 		  "t.yaml:2:35: threads: step: expected an integer >= 1");
 	parse_bad("params:\n  threads: {min: 1}\n", 2, "t.yaml:2:12: threads: a range needs min");

@@ -221,7 +221,7 @@ static void test_plan_unreadable_machine(void **state)
 	(void)state;
 	const edit bad = {"  memory_gib: {total: 16, available: 12}",
 			  "  cpu: {cores: many}\n  memory_gib: {total: 16, available: 12}"};
-	char path[] = "/tmp/rt-sweep-XXXXXX", want[128], err[RT_ERRLEN] = "";
+	char path[] = "/tmp/rt-sweep-XXXXXX", want[RT_ERRLEN], err[RT_ERRLEN] = "";
 	rt_config c;
 	rt_sweep_plan plan;
 	load_edited(&bad, 1, path, &c);

@@ -170,6 +170,16 @@ sed 's/^cuda,fp32,32,9.901094e-05/cuda,fp32,1e300,9.901094e-05/' \
 expect_exit 2 "report --crossover of a replay with n = 1e300: exit 2" \
   report_at_src --config $D/single.yaml --crossover "$TMP/xo-huge.csv" -o "$TMP/xo.html"
 expect_grep "xo-huge.csv:5: n must be > 0 and at most 1e\+12, found 1e\+300" "$TMP/err" "  naming the file, the line and the value"
+# a configuration's crossover: a fit whose exponent overflows, a range from 0 (gnuplot: exit 3)
+mutate x-exponent.yaml $D/gpubox.yaml '0,/a: 4.8104e-12, b: 3.0051/s//a: 1e18, b: 1e18/'
+mutate x-range.yaml $D/gpubox.yaml '0,/range: \[32, 2048\]/s//range: [0, 2048]/'
+for c in "x-exponent b 1e+18" "x-range range 0"; do
+  set -- $c
+  expect_exit 2 "report --config $1.yaml (crossover $2: $3): exit 2" \
+    report_at_src --config "$TMP/$1.yaml" -o "$TMP/$1.html"
+  expect_grep "$1.yaml:[0-9]+:[0-9]+: $2: ${3/+/\\+} is out of range" "$TMP/err" \
+    "  naming the file, the line and the value"
+done
 # the machine's counts: the page leaves the machine out, saying why
 mutate m-cores.yaml $D/gpubox.yaml '0,/cores: 16/s//cores: 2147483647/'
 expect_exit 0 "report of a configuration whose machine has 2^31 cores: the rest of the page" \
