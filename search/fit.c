@@ -22,7 +22,6 @@
  */
 #define SCALE_FLOOR 1e-3
 #define OUTLIER_SIGMAS 3.0
-#define B_MAX 4.0
 #define GRID_PER_DECADE 64
 #define MAX_BRACKETS 8
 
@@ -126,7 +125,7 @@ static void initial_guess(const fit_ctx *f, double u_mid, double C, double *x)
 		icpt = sv / (double)m - su / (double)m;
 	}
 	x[0] = exp(icpt);
-	x[1] = fmin(fmax(b, 0), B_MAX);
+	x[1] = fmin(fmax(b, 0), RT_FIT_B_MAX);
 	x[2] = C;
 }
 
@@ -203,7 +202,7 @@ int rt_fit_curve(const rt_series *s, rt_fit *fit, bool *outlier, char *err, size
 		y[i] = log(s->seconds[i] / t_ref);
 	}
 	/* A at n_ref and C can never need to exceed a few times the slowest time. */
-	double lb[3] = {0, 0, 0}, ub[3] = {10 * t_max / t_ref, B_MAX, 2 * t_max / t_ref};
+	double lb[3] = {0, 0, 0}, ub[3] = {10 * t_max / t_ref, RT_FIT_B_MAX, 2 * t_max / t_ref};
 	double u_mid = log(rt_median(sorted, cnt)) - log_nref;
 	double t_small = small_n_time(s, sorted[0], t_ref, scratch);
 	fit_ctx f = {.u = u, .y = y, .count = cnt};

@@ -33,6 +33,9 @@ typedef struct rt_series {
 } rt_series;
 
 /* A fitted curve. */
+/* The largest exponent b a fit takes (a GEMM's time grows as n^3). */
+#define RT_FIT_B_MAX 4.0
+
 typedef struct rt_fit {
 	double a, b, c;
 	/*

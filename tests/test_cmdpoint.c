@@ -155,6 +155,10 @@ static void refusals_name_the_knob(void **state)
 	refused("pin", "tight", "pin: 'tight' is not one of none compact spread pcores ecores");
 	refused("precision", "fp8", "precision: 'fp8' is not one of fp64 fp32 tf32 bf16 fp16");
 	refused("batch", "many", "batch: expected an integer, got 'many'");
+	/* a CPU count the binding would take (a file's 2^63 - 1 threads: exec said nothing) */
+	refused("workers", "9223372036854775807", "workers: 9223372036854775807 is out of range");
+	refused("blas_threads", "0", "blas_threads: 0 is out of range [1, 4096]");
+	refused("batch", "16777217", "batch: 16777217 is out of range [1, 16777216]");
 	refused("threads", "4", "threads: given twice");
 	refused("opt", "", "opt: expected a value");
 	refused("opt", long_value, "opt: a value longer than 127 characters");

@@ -85,7 +85,8 @@ static void make_trial(int i, rt_point *pt, rt_shape *sh, rt_measurement *m)
 	for (int s = 0; s < m->nsamples; s++)
 		m->samples[s] = 1234.5 * (1 + 0.05 * rt_rng_normal(&rng));
 	m->samples[0] = 1e-300 * (1 + rt_rng_uniform(&rng));
-	m->samples[1] = 3e300 * (1 + rt_rng_uniform(&rng));
+	/* large, but within what a reader takes back (RT_YR_MAX_MEASURE) */
+	m->samples[1] = 3e17 * (1 + rt_rng_uniform(&rng));
 	rt_measurement_summarize(m);
 	m->gflops = m->median * 0.3712345678901;
 	m->step_seconds = 1 / m->median;
@@ -430,6 +431,19 @@ static void test_bad_middle(void **state)
 	expect_einval(bad, line, "median: a throughput must be above 0, found -2.5");
 	line = splice_at(bad, text, second, "samples: [", "samples: [.nan, ");
 	expect_einval(bad, line, "samples: expected finite numbers");
+	/* finite but past any measurement: an axis over 1e300 made the report's gnuplot fail */
+	static const char *const out_of_range[][3] = {
+	    {NULL, "median: 1e300", "median: 1e+300 is out of range [-1e+18, 1e+18]"},
+	    {"ci95: [", "ci95: [1, .inf], was: [", "ci95: inf is out of range"},
+	    {"samples: [", "samples: [1e300, ", "samples: 1e+300 is out of range"},
+	    {"step_seconds: ", "step_seconds: .inf #", "step_seconds: inf is out of range [0,"},
+	    {"gflops: ", "gflops: -1 #", "gflops: -1 is out of range [0, 1e+18]"},
+	};
+	for (size_t i = 0; i < RT_COUNT(out_of_range); i++) {
+		const char *from = out_of_range[i][0] ? out_of_range[i][0] : median;
+		line = splice_at(bad, text, second, from, out_of_range[i][1]);
+		expect_einval(bad, line, out_of_range[i][2]);
+	}
 	/* an alias in a journal: screened before the stream is loaded */
 	line = splice_at(bad, text, second, "samples: [", "x: &a 1\ny: *a\nsamples: [");
 	expect_einval(bad, line + 1, "an alias (*a)");

@@ -316,7 +316,8 @@ static void page_of_an_unreadable_machine(void **state)
 	assert_non_null(pg);
 	assert_int_equal(rt_page_load(pg, &in, err, sizeof err), RT_OK);
 	assert_false(pg->machine.known);
-	snprintf(want, sizeof want, "%s:11:12: machine: cores: expected a whole number", cfg);
+	snprintf(want, sizeof want,
+		 "%s:11:12: machine: cores: expected a whole number from -1 to 16777216", cfg);
 	assert_string_equal(pg->machine.problem, want);
 	assert_int_equal(pg->machine.nrows, 0);
 	assert_int_equal(pg->nwl, 1); /* the rest of the page as before */

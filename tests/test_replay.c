@@ -184,7 +184,13 @@ static void bad_inline_files(void **state)
 	expect_bad_row("fields.csv", "cpu,fp32,512", "expected 4 fields, found 3");
 	expect_bad_row("nzero.csv", "gpu,fp32,0,1e-3", "n must be > 0");
 	expect_bad_row("inf.csv", "gpu,fp32,64,inf", "seconds is not a decimal number");
-	expect_bad_row("huge.csv", "gpu,fp32,1e400,1e-3", "n must be > 0 and finite, found inf");
+	expect_bad_row("huge.csv", "gpu,fp32,1e400,1e-3",
+		       "n must be > 0 and at most 1e+12, found inf");
+	/* finite, but an axis and an extrapolated n* past what a configuration may say */
+	expect_bad_row("e300.csv", "gpu,fp32,1e300,1e-3",
+		       "n must be > 0 and at most 1e+12, found 1e+300");
+	expect_bad_row("slow.csv", "gpu,fp32,64,2e12",
+		       "seconds must be > 0 and at most 1e+12, found 2e+12");
 	expect_bad_row("label.csv", ",fp32,64,1e-3", "empty backend");
 	snprintf(text, sizeof text, "backend,precision,n,seconds\n%s\n# the end\n", rows);
 	expect_error(tmpfile_with("one.csv", text), 6, "1 curve");

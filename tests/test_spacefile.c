@@ -156,6 +156,8 @@ static void test_errors(void **state)
 		  "t.yaml:2:18: threads: min: expected an integer >= 1");
 	parse_bad("params:\n  threads: {min: 1, max: \"auto\"}\n", 2,
 		  "t.yaml:2:26: threads: max: expected an integer >= 1 or auto");
+	parse_bad("params:\n  threads: [1, 5000]\n", 2,
+		  "t.yaml:2:16: threads: 5000 is more than 4096");
 	parse_bad("params:\n  threads: {min: 1, max: 4, step: 0}\n", 2,
 		  "t.yaml:2:35: threads: step: expected an integer >= 1");
 	parse_bad("params:\n  threads: {min: 1}\n", 2, "t.yaml:2:12: threads: a range needs min");
@@ -341,6 +343,12 @@ static void test_command_space(void **state)
 	command_bad("params:\n  lr: [0.1, 0.1]\n", "lr: value 0.1 given twice");
 	command_bad("params:\n  lr: []\n", "lr: empty list");
 	command_bad("params:\n  blas_threads: [0]\n", "blas_threads: expected a list of positive");
+	/* a count rigtune binds by (pin's CPU set): within its knob's row, not 10^8 */
+	command_bad("params:\n  threads: [1, 100000000]\n",
+		    "c.yaml:2:16: threads: 100000000 is more than 4096");
+	command_bad("params:\n  workers: {min: 0, max: 5000}\n",
+		    "c.yaml:2:26: workers: 5000 is more than 4096");
+	command_bad("params:\n  batch: [16777217]\n", "batch: 16777217 is more than 16777216");
 	command_bad("colour: red\nparams:\n  lr: [1]\n",
 		    "unknown key colour (expected workload, params or knee)");
 	/* and a command's space is not a workload's */

@@ -221,13 +221,15 @@ static void test_plan_unreadable_machine(void **state)
 	(void)state;
 	const edit bad = {"  memory_gib: {total: 16, available: 12}",
 			  "  cpu: {cores: many}\n  memory_gib: {total: 16, available: 12}"};
-	char path[] = "/tmp/rt-sweep-XXXXXX", want[128], err[RT_ERRLEN] = "";
+	char path[] = "/tmp/rt-sweep-XXXXXX", want[RT_ERRLEN], err[RT_ERRLEN] = "";
 	rt_config c;
 	rt_sweep_plan plan;
 	load_edited(&bad, 1, path, &c);
 	rt_sweep_opts o = {"ppo", 100, 10};
 	assert_int_equal(rt_sweep_plan_make(&c, &o, &plan, err, sizeof err), RT_EINVAL);
-	snprintf(want, sizeof want, "%s/c.yaml:13:16: machine: cores: expected a whole number", path);
+	snprintf(want, sizeof want,
+		 "%s/c.yaml:13:16: machine: cores: expected a whole number from -1 to 16777216",
+		 path);
 	assert_string_equal(err, want);
 	/* with its journal beside it, the transformer's 256 ran out of memory in tune */
 	char journal[64], *text;

@@ -104,6 +104,37 @@ static void test_errors_name_the_place(void **state)
 	rt_yr_free(&r);
 }
 
+/* The reader rule's getters: finite and in range, else the value at its place. */
+static void test_bounded_numbers(void **state)
+{
+	(void)state;
+	rt_yr r;
+	char err[RT_ERRLEN];
+	double v, pair[2];
+	static const char text[] = "ok: 0.5\nhuge: 1e300\ninf: .inf\nnan: .nan\n"
+				   "ci: [1, 2]\nwide: [1, -.inf]\nitem: 7e20\n";
+	load(&r, text, err, sizeof err);
+	const rt_ynode *root = rt_yr_root(&r);
+	assert_int_equal(rt_yr_need_num_in(&r, root, "ok", 0, 1, &v), RT_OK);
+	assert_true(v == 0.5);
+	assert_int_equal(rt_yr_need_num_in(&r, root, "huge", 0, RT_YR_MAX_MEASURE, &v), RT_EINVAL);
+	assert_string_equal(err, "t.yaml:2:7: huge: 1e+300 is out of range [0, 1e+18]");
+	assert_int_equal(rt_yr_need_num_in(&r, root, "inf", 0, RT_YR_MAX_MEASURE, &v), RT_EINVAL);
+	assert_string_equal(err, "t.yaml:3:6: inf: inf is out of range [0, 1e+18]");
+	assert_int_equal(rt_yr_need_num_in(&r, root, "nan", -1, 1, &v), RT_EINVAL);
+	assert_string_equal(err, "t.yaml:4:6: nan: nan is out of range [-1, 1]");
+	assert_int_equal(rt_yr_need_pair_in(&r, root, "ci", 0, 2, pair), RT_OK);
+	assert_true(pair[0] == 1 && pair[1] == 2);
+	assert_int_equal(rt_yr_need_pair_in(&r, root, "ci", 0, 1.5, pair), RT_EINVAL);
+	assert_string_equal(err, "t.yaml:5:9: ci: 2 is out of range [0, 1.5]");
+	assert_int_equal(rt_yr_need_pair_in(&r, root, "wide", -10, 10, pair), RT_EINVAL);
+	assert_string_equal(err, "t.yaml:6:11: wide: -inf is out of range [-10, 10]");
+	assert_int_equal(rt_yr_number_in(&r, rt_yr_get(&r, root, "item"), "item", 0, 1e18, &v),
+			 RT_EINVAL);
+	assert_string_equal(err, "t.yaml:7:7: item: 7e+20 is out of range [0, 1e+18]");
+	rt_yr_free(&r);
+}
+
 static void test_malformed(void **state)
 {
 	(void)state;
@@ -285,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_getters),
 		cmocka_unit_test(test_quoted_number_is_text),
 		cmocka_unit_test(test_errors_name_the_place),
+		cmocka_unit_test(test_bounded_numbers),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_file),
 		cmocka_unit_test(test_file_not_regular),

@@ -10,12 +10,13 @@
 
 /*
  * The rows of a command's own knobs and of the user's: a kind each, no
- * field of rt_point. A command's numbers are checked by its space file
- * (spacefile.c) and taken as written from a document: its rows bound
- * nothing.
+ * field of rt_point. A knob rigtune acts on (threads, workers, batch,
+ * blas_threads: a CPU count, a binding) is within its row's range in a
+ * space file (spacefile.c) and in a document read back; the user's own
+ * numbers are only passed on as text, and bound nothing.
  */
-static const rt_knob blas_threads_row = {"blas_threads", RT_KNOB_INT, 0, 0, 1, LONG_MIN,
-					 LONG_MAX, NULL, 0, "", NULL};
+static const rt_knob blas_threads_row = {"blas_threads", RT_KNOB_INT, 0, 0, 1, 1,
+					 4096 /* as threads */, NULL, 0, "", NULL};
 static const rt_knob device_row = {"device", RT_KNOB_TEXT, 0, 0, 0, 0, 0, NULL, 0, "", NULL};
 static const rt_knob user_number = {"", RT_KNOB_INT, 0, 0, 0, LONG_MIN, LONG_MAX, NULL, 0, "",
 				    NULL};
@@ -24,8 +25,7 @@ static const rt_knob user_name = {"", RT_KNOB_TEXT, 0, 0, 0, 0, 0, NULL, 0, "", 
 /* The knobs a command shares with the built-in table (spacefile.c's rules for a command). */
 static const char *const shared[] = {"batch", "threads", "workers", "precision", "pin"};
 
-/* The row of a command's knob called name; NULL for one of the user's. */
-static const rt_knob *row_named(const char *name)
+const rt_knob *rt_cmd_knob_row(const char *name)
 {
 	if (!strcmp(name, blas_threads_row.name))
 		return &blas_threads_row;
@@ -46,7 +46,7 @@ void rt_cmd_point_at(const rt_space *s, const int *idx, rt_cmd_point *pt)
 	for (int p = 0; p < n; p++) {
 		rt_cmd_knob *k = &pt->k[p];
 		const char *name = rt_space_name(s, p);
-		const rt_knob *row = row_named(name);
+		const rt_knob *row = rt_cmd_knob_row(name);
 		snprintf(k->name, sizeof k->name, "%s", name);
 		if (rt_space_numeric(s, p)) {
 			k->row = row ? row : &user_number;
@@ -104,6 +104,9 @@ static int value_of(rt_cmd_knob *k, const char *value, char *err, size_t errlen)
 	if (k->row->kind == RT_KNOB_INT && rt_parse_long(value, &k->num) != RT_OK)
 		return rt_fail(err, errlen, RT_EINVAL, "%s: expected an integer, got '%s'", k->name,
 			       value);
+	if (k->row->kind == RT_KNOB_INT && (k->num < k->row->min || k->num > k->row->max))
+		return rt_fail(err, errlen, RT_EINVAL, "%s: %ld is out of range [%ld, %ld]", k->name,
+			       k->num, k->row->min, k->row->max);
 	return RT_OK;
 }
 
@@ -120,7 +123,7 @@ int rt_cmd_point_add(rt_cmd_point *pt, const char *name, const char *value, char
 		return rt_fail(err, errlen, RT_EINVAL, "%s: given twice", name);
 	rt_cmd_knob *k = &pt->k[pt->n];
 	snprintf(k->name, sizeof k->name, "%s", name);
-	k->row = row_named(name);
+	k->row = rt_cmd_knob_row(name);
 	if (!k->row)
 		k->row = integer_as_written(value, &v) ? &user_number : &user_name;
 	int rc = value_of(k, value, err, errlen);

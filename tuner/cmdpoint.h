@@ -45,6 +45,13 @@ typedef struct rt_cmd_point {
 	rt_cmd_knob k[RT_CMD_MAX_KNOBS];
 } rt_cmd_point;
 
+/*
+ * The row of a command's knob called name (threads, workers, batch,
+ * blas_threads, precision, pin, device): its kind and, for a number, its
+ * range; NULL for a knob of the user's own.
+ */
+const struct rt_knob *rt_cmd_knob_row(const char *name);
+
 /* The point of space s at idx: each parameter's value, a number or a name, as its row. */
 void rt_cmd_point_at(const rt_space *s, const int *idx, rt_cmd_point *pt);
 

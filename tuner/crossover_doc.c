@@ -178,6 +178,16 @@ void rt_crossover_emit(rt_yw *w, const rt_crossover_analysis *a, const rt_crosso
 
 /* ---- the reader: the mapping as a typed view ---- */
 
+/*
+ * Every number read back (a fit's coefficients, sizes, times) bounds the
+ * page's axes: finite and within this. The replay CSV's n and seconds are
+ * at most RT_REPLAY_MAX_VALUE, and an extrapolated n* at most
+ * RT_CROSS_EXTRAPOLATE times the measured range.
+ */
+#define MAX_VALUE RT_YR_MAX_MEASURE
+/* a size or a time: above 0, as a replay's (a range from 0 made the log axis fail) */
+#define MIN_SIZE 1e-300
+
 static int read_curve(const rt_yr *r, const rt_ynode *c, rt_crossover_doc_curve *xc)
 {
 	double range[2];
@@ -190,13 +200,13 @@ static int read_curve(const rt_yr *r, const rt_ynode *c, rt_crossover_doc_curve 
 	if (rc == RT_OK)
 		rc = rt_yr_need(r, c, "fit", YAML_MAPPING_NODE, &fit);
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, fit, "a", &xc->fit.a);
+		rc = rt_yr_need_num_in(r, fit, "a", 0, MAX_VALUE, &xc->fit.a);
+	if (rc == RT_OK) /* as rt_fit_curve bounds it: c + a n^b stays finite where drawn */
+		rc = rt_yr_need_num_in(r, fit, "b", 0, RT_FIT_B_MAX, &xc->fit.b);
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, fit, "b", &xc->fit.b);
+		rc = rt_yr_need_num_in(r, fit, "c", 0, MAX_VALUE, &xc->fit.c);
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, fit, "c", &xc->fit.c);
-	if (rc == RT_OK)
-		rc = rt_yr_need_pair(r, c, "range", range);
+		rc = rt_yr_need_pair_in(r, c, "range", MIN_SIZE, MAX_VALUE, range);
 	if (rc)
 		return rc;
 	xc->fit.n_min = range[0];
@@ -211,6 +221,9 @@ static int read_curve(const rt_yr *r, const rt_ynode *c, rt_crossover_doc_curve 
 		    rt_yr_number(r, rt_yr_item(r, o, 0), "outliers", &xc->outliers[2 * i]) ||
 		    rt_yr_number(r, rt_yr_item(r, o, 1), "outliers", &xc->outliers[2 * i + 1]))
 			return rt_yr_bad(r, o, "outliers: expected [n, seconds] pairs");
+		for (int k = 0; k < 2; k++)
+			RT_TRY(rt_yr_in_range(r, rt_yr_item(r, o, k), "outliers", MIN_SIZE, MAX_VALUE,
+					      xc->outliers[2 * i + k]));
 		xc->noutliers++;
 	}
 	return RT_OK;
@@ -234,10 +247,10 @@ static int read_pair(const rt_yr *r, const rt_ynode *p, rt_crossover_doc_pair *x
 	if (rc == RT_OK)
 		rc = rt_yr_need_str(r, p, "summary", &xp->summary);
 	if (rc == RT_OK && strcmp(xp->kind, "none"))
-		rc = rt_yr_need_num(r, p, "n_star", &xp->n_star);
+		rc = rt_yr_need_num_in(r, p, "n_star", MIN_SIZE, MAX_VALUE, &xp->n_star);
 	double ci[2];
 	if (rc == RT_OK && rt_yr_get(r, p, "ci95") &&
-	    (rc = rt_yr_need_pair(r, p, "ci95", ci)) == RT_OK) {
+	    (rc = rt_yr_need_pair_in(r, p, "ci95", MIN_SIZE, MAX_VALUE, ci)) == RT_OK) {
 		xp->ci_lo = ci[0];
 		xp->ci_hi = ci[1];
 	}
@@ -258,7 +271,7 @@ static int read_threads(const rt_yr *r, const rt_ynode *t, rt_crossover_doc_thre
 		return rc;
 	rc = rt_yr_need_str(r, t, "summary", &xt->summary);
 	if (rc == RT_OK && rt_yr_get(r, t, "pays_from_n"))
-		rc = rt_yr_need_num(r, t, "pays_from_n", &xt->pays_from);
+		rc = rt_yr_need_num_in(r, t, "pays_from_n", MIN_SIZE, MAX_VALUE, &xt->pays_from);
 	const rt_ynode *best = rt_yr_get(r, t, "best");
 	for (int i = 0; rc == RT_OK && i < rt_yr_nitems(best) && i < RT_CROSSOVER_DOC_MAX_RANGES;
 	     i++) {
@@ -267,9 +280,9 @@ static int read_threads(const rt_yr *r, const rt_ynode *t, rt_crossover_doc_thre
 		rc = rt_yr_need_int(r, b, "threads", 1, 1 << 20, &threads);
 		tr->threads = (int)threads;
 		if (rc == RT_OK)
-			rc = rt_yr_need_num(r, b, "from_n", &tr->n_lo);
+			rc = rt_yr_need_num_in(r, b, "from_n", MIN_SIZE, MAX_VALUE, &tr->n_lo);
 		if (rc == RT_OK)
-			rc = rt_yr_need_num(r, b, "to_n", &tr->n_hi);
+			rc = rt_yr_need_num_in(r, b, "to_n", MIN_SIZE, MAX_VALUE, &tr->n_hi);
 	}
 	return rc;
 }

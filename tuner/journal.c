@@ -434,6 +434,12 @@ static int decode_throughput(const reader *r, const rt_ynode *map, int rate, rt_
 	return rc;
 }
 
+/*
+ * A phase's share of the step: above 1 only where threads time a phase side
+ * by side; far beyond that is no measurement (the page draws it as a bar).
+ */
+#define MAX_PHASE_SHARE 100.0
+
 static int decode_phases(const reader *r, const rt_workload *w, const rt_ynode *map,
 			 rt_measurement *m)
 {
@@ -442,7 +448,8 @@ static int decode_phases(const reader *r, const rt_workload *w, const rt_ynode *
 	if (rc == RT_OK)
 		rc = rt_yr_only_keys(r, ph, "phases", w->phase_names, (size_t)w->nphases);
 	for (int p = 0; rc == RT_OK && p < w->nphases; p++)
-		rc = rt_yr_need_num(r, ph, w->phase_names[p], &m->phase_frac[p]);
+		rc = rt_yr_need_num_in(r, ph, w->phase_names[p], 0, MAX_PHASE_SHARE,
+				       &m->phase_frac[p]);
 	return rc;
 }
 
@@ -482,6 +489,9 @@ static int decode_samples(const reader *r, const rt_ynode *root, rt_measurement 
 	for (int i = 0; rc == RT_OK && i < m->nsamples; i++)
 		if (!isfinite(m->samples[i]))
 			rc = rt_yr_bad(r, rt_yr_item(r, seq, i), "samples: expected finite numbers");
+		else
+			rc = rt_yr_in_range(r, rt_yr_item(r, seq, i), "samples", -RT_YR_MAX_MEASURE,
+					    RT_YR_MAX_MEASURE, m->samples[i]);
 	return rc;
 }
 
@@ -491,9 +501,10 @@ static int decode_feasible(const reader *r, const rt_workload *w, const rt_ynode
 	m->feasible = 1;
 	int rc = decode_throughput(r, root, 1, m);
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, root, "gflops", &m->gflops);
+		rc = rt_yr_need_num_in(r, root, "gflops", 0, RT_YR_MAX_MEASURE, &m->gflops);
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, root, "step_seconds", &m->step_seconds);
+		rc = rt_yr_need_num_in(r, root, "step_seconds", 0, RT_YR_MAX_MEASURE,
+				       &m->step_seconds);
 	if (rc == RT_OK)
 		rc = decode_phases(r, w, root, m);
 	if (rc == RT_OK)
@@ -619,7 +630,7 @@ static int decode_command_trial(const reader *r, const rt_ynode *root, rt_journa
 			rc = decode_samples(r, root, m);
 	}
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, root, "seconds", &m->seconds);
+		rc = rt_yr_need_num_in(r, root, "seconds", 0, RT_YR_MAX_MEASURE, &m->seconds);
 	if (rc)
 		rt_measurement_free(m);
 	return rc;
@@ -668,7 +679,7 @@ static int decode_trial(const reader *r, const rt_ynode *root, rt_journal_record
 	else
 		rc = decode_feasible(r, rec->workload, root, m);
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, root, "seconds", &m->seconds);
+		rc = rt_yr_need_num_in(r, root, "seconds", 0, RT_YR_MAX_MEASURE, &m->seconds);
 	if (rc)
 		rt_measurement_free(m);
 	return rc;

@@ -4,7 +4,6 @@
  * (check/machdiff.c) walks the same table over two machines.
  */
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -347,6 +346,14 @@ void rt_machine_emit(rt_yw *w, const rt_machine *m)
 
 /* ---- the reader ---- */
 
+/*
+ * Every whole number of a machine (a count of packages, cores, PUs or
+ * compute units, a frequency in MHz, an index, a rank) is from -1 (unknown)
+ * to this: far beyond any machine, and what the page and the naive point
+ * take from it (usable_cores is a thread count) stays sane.
+ */
+#define MAX_COUNT 16777216
+
 static int bad(const rt_yr *r, const rt_ynode *n, const rt_mfield *f, const char *expected)
 {
 	return rt_yr_bad(r, n, "machine: %s: expected %s", f->key, expected);
@@ -422,8 +429,12 @@ static int read_value(const rt_yr *r, const rt_ynode *n, const rt_mfield *f, des
 		snprintf(at_mut(f, obj), f->size, "%s", f->empty && !strcmp(s, f->empty) ? "" : s);
 		return RT_OK;
 	case RT_MF_INT:
-		if (rt_yr_integer(&quiet, n, f->key, INT_MIN, INT_MAX, &v))
-			return bad(r, n, f, "a whole number");
+		if (rt_yr_integer(&quiet, n, f->key, -1, MAX_COUNT, &v)) {
+			char expected[64];
+			snprintf(expected, sizeof expected, "a whole number from -1 to %d",
+				 MAX_COUNT);
+			return bad(r, n, f, expected);
+		}
 		*(int *)at_mut(f, obj) = (int)v;
 		return RT_OK;
 	case RT_MF_GIB:

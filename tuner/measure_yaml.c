@@ -53,7 +53,8 @@ void rt_emit_throughput(rt_yw *w, const char *unit, double median, double ci_lo,
 
 /*
  * The median every reader divides by or plots: a number (a NaN reached
- * gnuplot, an infinity the grid's JSON), and above zero for a rate.
+ * gnuplot, an infinity the grid's JSON), above zero for a rate, and within
+ * RT_YR_MAX_MEASURE (1e300 made the report's gnuplot fail on "inf").
  */
 static int check_median(const rt_yr *r, const rt_ynode *n, double median, int rate)
 {
@@ -62,7 +63,7 @@ static int check_median(const rt_yr *r, const rt_ynode *n, double median, int ra
 		return rt_yr_bad(r, at, "median: expected a finite number");
 	if (rate && !(median > 0))
 		return rt_yr_bad(r, at, "median: a throughput must be above 0, found %g", median);
-	return RT_OK;
+	return rt_yr_in_range(r, at, "median", -RT_YR_MAX_MEASURE, RT_YR_MAX_MEASURE, median);
 }
 
 int rt_read_throughput(const rt_yr *r, const rt_ynode *map, int rate, rt_throughput *t)
@@ -75,14 +76,14 @@ int rt_read_throughput(const rt_yr *r, const rt_ynode *map, int rate, rt_through
 	if (rc == RT_OK)
 		rc = check_median(r, n, t->median, rate);
 	if (rc == RT_OK)
-		rc = rt_yr_need_pair(r, n, "ci95", ci);
+		rc = rt_yr_need_pair_in(r, n, "ci95", -RT_YR_MAX_MEASURE, RT_YR_MAX_MEASURE, ci);
 	if (rc == RT_OK) {
 		t->ci_lo = ci[0];
 		t->ci_hi = ci[1];
 		rc = rt_yr_need_str(r, n, "unit", &t->unit);
 	}
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, n, "cv", &t->cv);
+		rc = rt_yr_need_num_in(r, n, "cv", -RT_YR_MAX_MEASURE, RT_YR_MAX_MEASURE, &t->cv);
 	return rc;
 }
 

@@ -305,9 +305,10 @@ static int parse_positive(const char *s, const char *what, const char *path, lon
 	if (!decimal || *end)
 		return rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s is not a decimal number", path,
 			       ln, what);
-	if (!(*v > 0) || !isfinite(*v))
-		return rt_fail(err, errlen, RT_EINVAL, "%s:%ld: %s must be > 0 and finite, found %g",
-			       path, ln, what, *v);
+	if (!(*v > 0) || !isfinite(*v) || *v > RT_REPLAY_MAX_VALUE)
+		return rt_fail(err, errlen, RT_EINVAL,
+			       "%s:%ld: %s must be > 0 and at most %g, found %g", path, ln, what,
+			       RT_REPLAY_MAX_VALUE, *v);
 	return RT_OK;
 }
 

@@ -72,6 +72,13 @@ void rt_replay_free(rt_replay *r);
  * when they were not bounded).
  */
 #define RT_REPLAY_MAX_CURVES 256
+/*
+ * The largest n or seconds a replay file may give: a size or a time far past
+ * any measured, small enough that a fit extrapolated RT_CROSS_EXTRAPOLATE
+ * times beyond it stays within what the configuration's reader takes back
+ * (RT_YR_MAX_MEASURE) and a chart's axis over it has a few decades.
+ */
+#define RT_REPLAY_MAX_VALUE 1e12
 
 /*
  * Appends one observation to the curve (backend, precision), creating the

@@ -53,6 +53,7 @@ typedef struct key_rule {
 	rt_param_role role;
 	const char *expect;
 	const rt_knob *knob;             /* the knob table's row, which a workload must read */
+	long max;                        /* numeric: the largest value allowed; 0: no bound */
 } key_rule;
 
 /* [all] as a list of backends: every backend rigtune knows (rt_backend_list). */
@@ -63,16 +64,18 @@ typedef struct key_rule {
  * user's own knob. The knee's role is set from the file's knee: (batch).
  */
 #define RANGE_EXPECT(what) "a list of " what " or {min, max, step}"
+/* max: set from the knob's row (rules_for_command) */
 static const key_rule command_rules[] = {
-	{"batch", NULL, 1, 1, RT_ROLE_NONE, RANGE_EXPECT("positive integers"), NULL},
-	{"threads", NULL, 1, 1, RT_ROLE_PEAKED, RANGE_EXPECT("positive integers"), NULL},
-	{"blas_threads", NULL, 1, 1, RT_ROLE_PEAKED, RANGE_EXPECT("positive integers"), NULL},
-	{"workers", NULL, 0, 1, RT_ROLE_PEAKED, RANGE_EXPECT("integers >= 0"), NULL},
+	{"batch", NULL, 1, 1, RT_ROLE_NONE, RANGE_EXPECT("positive integers"), NULL, 0},
+	{"threads", NULL, 1, 1, RT_ROLE_PEAKED, RANGE_EXPECT("positive integers"), NULL, 0},
+	{"blas_threads", NULL, 1, 1, RT_ROLE_PEAKED, RANGE_EXPECT("positive integers"), NULL, 0},
+	{"workers", NULL, 0, 1, RT_ROLE_PEAKED, RANGE_EXPECT("integers >= 0"), NULL, 0},
 	{"precision", precision_name, 0, 0, RT_ROLE_NONE,
-	 "a list of precisions (fp64, fp32, tf32, bf16, fp16)", NULL},
-	{"device", device_name, 0, 0, RT_ROLE_NONE, "a list of devices (cpu, cuda:N, hip:N)", NULL},
+	 "a list of precisions (fp64, fp32, tf32, bf16, fp16)", NULL, 0},
+	{"device", device_name, 0, 0, RT_ROLE_NONE, "a list of devices (cpu, cuda:N, hip:N)", NULL,
+	 0},
 	{"pin", pin_name, 0, 0, RT_ROLE_NONE,
-	 "a list of pin policies (none, compact, spread, pcores, ecores)", NULL},
+	 "a list of pin policies (none, compact, spread, pcores, ecores)", NULL, 0},
 };
 _Static_assert(RT_CMD_VALUE_LEN == 128, "USER_EXPECT says 128");
 #define USER_EXPECT "a list of values (numbers or names, under 128 characters)"
@@ -115,7 +118,8 @@ static void add_shape_keys(rules *rs, const rt_workload *w)
 			continue;
 		key_rule *r = &rs->r[rs->n];
 		numbers_expect(key->min, 0, rs->expect[rs->n], sizeof rs->expect[0]);
-		*r = (key_rule){key->name, NULL, key->min, 0, RT_ROLE_NONE, rs->expect[rs->n], NULL};
+		*r = (key_rule){key->name, NULL, key->min, 0, RT_ROLE_NONE, rs->expect[rs->n], NULL,
+				key->max};
 		rs->n++;
 	}
 }
@@ -125,7 +129,7 @@ static key_rule knob_rule(const rt_knob *k, char *expect, size_t len)
 {
 	int range = (k->flags & RT_KF_RANGE) != 0;
 	key_rule r = {k->name, NULL, k->min, range,
-		      k->flags & RT_KF_PEAKED ? RT_ROLE_PEAKED : RT_ROLE_NONE, expect, k};
+		      k->flags & RT_KF_PEAKED ? RT_ROLE_PEAKED : RT_ROLE_NONE, expect, k, k->max};
 	if (k->kind == RT_KNOB_INT) {
 		numbers_expect(k->min, range, expect, len);
 		return r;
@@ -185,6 +189,10 @@ static void rules_for_command(rules *rs)
 	rs->command = 1;
 	memcpy(rs->r, command_rules, sizeof command_rules);
 	rs->n = (int)RT_COUNT(command_rules);
+	for (int i = 0; i < rs->n; i++) { /* a CPU count or a batch: its row's bound */
+		const rt_knob *row = rt_cmd_knob_row(rs->r[i].name);
+		rs->r[i].max = row && row->kind == RT_KNOB_INT ? row->max : 0;
+	}
 }
 
 typedef struct parser {
@@ -221,6 +229,17 @@ static int earlier_key(const parser *p, const rt_ynode *map, int i)
 	return -1;
 }
 
+/*
+ * Whether v is past the rule's largest value (a thread count of 10^8 a
+ * command's binding would take): RT_EINVAL at node n, else 0.
+ */
+static int above_max(parser *p, const key_rule *r, const rt_ynode *n, long v)
+{
+	if (!r->max || v <= r->max)
+		return 0;
+	return rt_yr_bad(&p->y, n, "%s: %ld is more than %ld", r->name, v, r->max);
+}
+
 /* One integer of a range (min, max or step) into *out. */
 static int range_value(parser *p, const key_rule *r, const char *key, const rt_ynode *v,
 		       long *out)
@@ -233,7 +252,7 @@ static int range_value(parser *p, const key_rule *r, const char *key, const rt_y
 	if (plain_int(v, out) || *out < lowest)
 		return rt_yr_bad(&p->y, v, "%s: %s: expected an integer >= %ld%s", r->name, key,
 				 lowest, strcmp(key, "max") == 0 ? " or auto" : "");
-	return 0;
+	return strcmp(key, "step") ? above_max(p, r, v, *out) : 0;
 }
 
 /* {min: A, max: B, step: C}: adds the range. */
@@ -290,6 +309,8 @@ static int list_item(parser *p, const key_rule *r, int numeric, const rt_ynode *
 	if (!numeric ? !rt_yr_scalar(n) || !accepts(r, rt_yr_scalar(n))
 		     : plain_int(n, &ints[i]) || ints[i] < r->min)
 		return rt_yr_bad(&p->y, n, "%s: expected %s", r->name, r->expect);
+	if (numeric && above_max(p, r, n, ints[i]))
+		return RT_EINVAL;
 	for (int j = 0; j < i; j++) {
 		const char *other = rt_yr_scalar(rt_yr_item(&p->y, seq, j));
 		if (!numeric ? !strcmp(other, rt_yr_scalar(n)) : ints[j] == ints[i])
@@ -385,7 +406,7 @@ static const key_rule *user_rule(parser *p, const rt_ynode *kn, int *rc)
 		*rc = rt_yr_bad(&p->y, kn, "params: too many knobs");
 		return NULL;
 	}
-	rs->r[rs->n] = (key_rule){name, user_value, 0, 0, RT_ROLE_NONE, USER_EXPECT, NULL};
+	rs->r[rs->n] = (key_rule){name, user_value, 0, 0, RT_ROLE_NONE, USER_EXPECT, NULL, 0};
 	return &rs->r[rs->n++];
 }
 

@@ -463,20 +463,26 @@ int rt_yr_need_schema(const rt_yr *r, const rt_ynode *root, const char *key, lon
 	return rc;
 }
 
-/* Whether the number v of node n is finite and within [lo, hi]; else why, at n. */
-static int in_range(const rt_yr *r, const rt_ynode *n, const char *what, double lo, double hi,
-		    double v)
+int rt_yr_in_range(const rt_yr *r, const rt_ynode *n, const char *what, double lo, double hi,
+		   double v)
 {
 	if (isfinite(v) && v >= lo && v <= hi)
 		return RT_OK;
 	return rt_yr_bad(r, n, "%s: %g is out of range [%g, %g]", what, v, lo, hi);
 }
 
+int rt_yr_number_in(const rt_yr *r, const rt_ynode *n, const char *what, double lo, double hi,
+		    double *v)
+{
+	RT_TRY(rt_yr_number(r, n, what, v));
+	return rt_yr_in_range(r, n, what, lo, hi, *v);
+}
+
 int rt_yr_need_num_in(const rt_yr *r, const rt_ynode *map, const char *key, double lo, double hi,
 		      double *v)
 {
 	RT_TRY(rt_yr_need_num(r, map, key, v));
-	return in_range(r, rt_yr_get(r, map, key), key, lo, hi, *v);
+	return rt_yr_in_range(r, rt_yr_get(r, map, key), key, lo, hi, *v);
 }
 
 int rt_yr_need_nums_in(const rt_yr *r, const rt_ynode *map, const char *key, double lo,
@@ -485,11 +491,21 @@ int rt_yr_need_nums_in(const rt_yr *r, const rt_ynode *map, const char *key, dou
 	RT_TRY(rt_yr_need_nums(r, map, key, v, n));
 	const rt_ynode *seq = rt_yr_get(r, map, key);
 	for (int i = 0; i < *n; i++)
-		if (in_range(r, rt_yr_item(r, seq, i), key, lo, hi, (*v)[i])) {
+		if (rt_yr_in_range(r, rt_yr_item(r, seq, i), key, lo, hi, (*v)[i])) {
 			free(*v);
 			*v = NULL;
 			*n = 0;
 			return RT_EINVAL;
 		}
+	return RT_OK;
+}
+
+int rt_yr_need_pair_in(const rt_yr *r, const rt_ynode *map, const char *key, double lo,
+		       double hi, double v[2])
+{
+	RT_TRY(rt_yr_need_pair(r, map, key, v));
+	const rt_ynode *seq = rt_yr_get(r, map, key);
+	for (int i = 0; i < 2; i++)
+		RT_TRY(rt_yr_in_range(r, rt_yr_item(r, seq, i), key, lo, hi, v[i]));
 	return RT_OK;
 }

@@ -146,10 +146,23 @@ int rt_yr_need_bool(const rt_yr *r, const rt_ynode *map, const char *key, int *v
 /* The numbers of a sequence into a new array (*v NULL when it is empty). */
 int rt_yr_need_nums(const rt_yr *r, const rt_ynode *map, const char *key, double **v, int *n);
 /*
- * A finite number from lo to hi, for a value a loop, an allocation or a
- * drawing depends on: .nan, .inf and anything outside are RT_EINVAL
- * "KEY: V is out of range [LO, HI]" at its line.
+ * The reader rule (docs/security.md): a number a loop, an allocation, a
+ * time budget or a drawing's axis depends on is finite and from lo to hi
+ * where it is read. .nan, .inf and anything outside are RT_EINVAL
+ * "NAME:L:C: WHAT: V is out of range [LO, HI]" at its node.
  */
+int rt_yr_in_range(const rt_yr *r, const rt_ynode *n, const char *what, double lo, double hi,
+		   double v);
+/*
+ * Bounds for what a measurement may say, in any unit (a throughput, a
+ * time, a ratio): far beyond anything measured, small enough that a chart's
+ * axis over it has a few dozen decades, not thousands or an infinity.
+ */
+#define RT_YR_MAX_MEASURE 1e18
+/* rt_yr_number, finite and from lo to hi. */
+int rt_yr_number_in(const rt_yr *r, const rt_ynode *n, const char *what, double lo, double hi,
+		    double *v);
+/* rt_yr_need_num, finite and from lo to hi. */
 int rt_yr_need_num_in(const rt_yr *r, const rt_ynode *map, const char *key, double lo, double hi,
 		      double *v);
 /* rt_yr_need_nums, each number finite and from lo to hi. */
@@ -166,5 +179,8 @@ int rt_yr_need_schema(const rt_yr *r, const rt_ynode *root, const char *key, lon
 		      const char *what, const char *command);
 /* Exactly two numbers, [low, high] (a ci95, a range), into v. */
 int rt_yr_need_pair(const rt_yr *r, const rt_ynode *map, const char *key, double v[2]);
+/* rt_yr_need_pair, both finite and from lo to hi. */
+int rt_yr_need_pair_in(const rt_yr *r, const rt_ynode *map, const char *key, double lo,
+		       double hi, double v[2]);
 
 #endif

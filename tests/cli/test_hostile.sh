@@ -129,4 +129,76 @@ for f in t-inf value-nan wall-huge cores-huge; do
   expect_exit 2 "report --watch $f.yaml: exit 2, no hang" timeout 10 $R report --watch $f.yaml -o $f.html
   expect_grep "$f.yaml:[0-9]+:[0-9]+: [a-z_]+: (nan|inf|1e\+300) is out of range" "$TMP/err" "  saying which value"
 done
+
+# ---- issue 47.4: a value that drives a drawing, out of any range ----
+# A configuration, journal, check result or replay that travels between colleagues
+# gave the report a throughput of 1e300 or .inf, a threshold of .inf: gnuplot failed
+# on "undefined variable: inf" (exit 3, blaming gnuplot) or the page drew an infinite
+# bar. Each is refused where it is read: exit 2, the file, line and value.
+D=tests/data/report
+J=$D/gpubox-20260101-120000.yaml
+# mutate OUT IN SED: IN (under $SRC) edited by the sed script into $TMP/OUT
+mutate() { sed -E "$3" "$SRC/$2" >"$TMP/$1"; }
+# report_at_src ARGS...: report run where the fixtures' relative paths hold, with a limit
+report_at_src() { (cd "$SRC" && timeout 20 $R report "$@"); }
+mutate j-median.yaml $J '0,/median: 234.466/s//median: 1e300/'
+mutate j-ci.yaml $J '0,/ci95: \[230.349, 235.992\]/s//ci95: [230.349, .inf]/'
+mutate j-phase.yaml $J '0,/gemm: 0.7,/s//gemm: .inf,/'
+mutate j-step.yaml $J '0,/step_seconds: 0.13648/s//step_seconds: 1e300/'
+mutate c-median.yaml $D/gpubox.yaml '0,/median: 3742.9/s//median: 1e300/'
+mutate k-threshold.yaml $D/check.yaml 's/threshold: 0.05/threshold: .inf/'
+mutate k-ratio.yaml $D/check.yaml '0,/ratio: 0.923/s//ratio: 1e300/'
+for c in "j-median median 1e+300" "j-ci ci95 inf" "j-phase gemm inf" "j-step step_seconds 1e+300"; do
+  set -- $c
+  expect_exit 2 "report --journal $1.yaml ($2: $3): exit 2, no page" \
+    report_at_src --journal "$TMP/$1.yaml" -o "$TMP/$1.html"
+  expect_grep "$1.yaml:[0-9]+:[0-9]+: $2: ${3/+/\\+} is out of range" "$TMP/err" \
+    "  naming the file, the line and the value"
+done
+expect_exit 2 "report --config with a median of 1e300: exit 2" \
+  report_at_src --config "$TMP/c-median.yaml" -o "$TMP/c-median.html"
+expect_grep "c-median.yaml:[0-9]+:[0-9]+: median: 1e\+300 is out of range" "$TMP/err" "  naming the file, the line and the value"
+for c in "k-threshold threshold inf" "k-ratio ratio 1e+300"; do
+  set -- $c
+  expect_exit 2 "report --check $1.yaml ($2: $3): exit 2" \
+    report_at_src --config $D/gpubox.yaml --check "$TMP/$1.yaml" -o "$TMP/$1.html"
+  expect_grep "$1.yaml:[0-9]+:[0-9]+: $2: ${3/+/\\+} is out of range" "$TMP/err" \
+    "  naming the file, the line and the value"
+done
+sed 's/^cuda,fp32,32,9.901094e-05/cuda,fp32,1e300,9.901094e-05/' \
+  "$SRC/$D/gpubox-20260101-120000-crossover.csv" >xo-huge.csv
+expect_exit 2 "report --crossover of a replay with n = 1e300: exit 2" \
+  report_at_src --config $D/single.yaml --crossover "$TMP/xo-huge.csv" -o "$TMP/xo.html"
+expect_grep "xo-huge.csv:5: n must be > 0 and at most 1e\+12, found 1e\+300" "$TMP/err" "  naming the file, the line and the value"
+# a configuration's crossover: a fit whose exponent overflows, a range from 0 (gnuplot: exit 3)
+mutate x-exponent.yaml $D/gpubox.yaml '0,/a: 4.8104e-12, b: 3.0051/s//a: 1e18, b: 1e18/'
+mutate x-range.yaml $D/gpubox.yaml '0,/range: \[32, 2048\]/s//range: [0, 2048]/'
+for c in "x-exponent b 1e+18" "x-range range 0"; do
+  set -- $c
+  expect_exit 2 "report --config $1.yaml (crossover $2: $3): exit 2" \
+    report_at_src --config "$TMP/$1.yaml" -o "$TMP/$1.html"
+  expect_grep "$1.yaml:[0-9]+:[0-9]+: $2: ${3/+/\\+} is out of range" "$TMP/err" \
+    "  naming the file, the line and the value"
+done
+# the machine's counts: the page leaves the machine out, saying why
+mutate m-cores.yaml $D/gpubox.yaml '0,/cores: 16/s//cores: 2147483647/'
+expect_exit 0 "report of a configuration whose machine has 2^31 cores: the rest of the page" \
+  report_at_src --config "$TMP/m-cores.yaml" -o "$TMP/m-cores.html"
+expect_grep "cores: expected a whole number from -1 to 16777216" "$TMP/m-cores.html" "  the machine refused, saying why"
+! grep -q "2147483647 cores" "$TMP/m-cores.html" && ok "  and its count not shown" || not_ok "  2^31 cores shown"
+
+# ---- a count rigtune binds by, from a configuration of a user's command ----
+# threads: 2^63 - 1 under pin: compact made `exec` exit 2 with an empty message and `env`
+# exit 3 ("cannot pick the compact PUs"): the knob is now refused where it is read.
+sed -E '/^    (recommended|fastest):/,/point:/s/pin: none, precision: bf16, threads: 1,/pin: compact, precision: bf16, threads: 9223372036854775807,/' \
+  "$SRC/tests/data/cmd/config.yaml" >cmd-threads.yaml
+grep -q 'threads: 9223372036854775807' cmd-threads.yaml && ok "(the set-up) a command's point of 2^63 - 1 threads" ||
+  not_ok "(the set-up) no point changed"
+for c in exec env; do
+  args=(--config cmd-threads.yaml --workload command)
+  [ $c = exec ] && args+=(-- true)
+  expect_exit 2 "$c of it: exit 2" timeout 20 $R $c "${args[@]}"
+  expect_grep "cmd-threads.yaml:[0-9]+:[0-9]+: point: threads: 9223372036854775807 is out of range \[1, 4096\]" \
+    "$TMP/err" "  naming the file, the line and the value"
+done
 echo "1..$n"

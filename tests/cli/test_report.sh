@@ -84,7 +84,7 @@ sed '11s/^    cores: 2$/    cores: many/' $D/tiny.yaml >"$TMP/manycores.yaml"
 M=$TMP/manycores.html
 expect_exit 0 "a machine with cores: many still makes a page" $R report --config "$TMP/manycores.yaml" -o "$M"
 well_formed "$M" manycores
-expect_grep "The configuration's machine section cannot be read: <code>$TMP/manycores.yaml:11:12: machine: cores: expected a whole number</code>" \
+expect_grep "The configuration's machine section cannot be read: <code>$TMP/manycores.yaml:11:12: machine: cores: expected a whole number from -1 to 16777216</code>" \
   "$M" "the machine's place says the section's problem, at its line and column"
 expect_grep "no feasible point: every trial failed" "$M" "and the rest of the page is there"
 

@@ -248,14 +248,18 @@ int rt_check_emit(const rt_check_run *run, const rt_check_opts *o, char **text, 
 
 /* ---- reading ---- */
 
-/* A number, or NAN for null; the key must be there. */
-static int num_or_null(const rt_yr *r, const rt_ynode *map, const char *key, double *v)
+/* A measured value: finite, and a chart's axis over it has a few decades. */
+#define MAX_VALUE RT_YR_MAX_MEASURE
+
+/* A number from lo to hi, or NAN for null; the key must be there. */
+static int num_or_null(const rt_yr *r, const rt_ynode *map, const char *key, double lo,
+		       double hi, double *v)
 {
 	const rt_ynode *n = rt_yr_get(r, map, key);
 	*v = NAN;
 	if (!n)
 		return rt_yr_bad(r, map, "missing key '%s'", key);
-	return rt_yr_is_null(n) ? RT_OK : rt_yr_number(r, n, key, v);
+	return rt_yr_is_null(n) ? RT_OK : rt_yr_number_in(r, n, key, lo, hi, v);
 }
 
 static int decode_verdict(const rt_yr *r, const rt_ynode *map, rt_verdict *v)
@@ -302,13 +306,13 @@ static int decode_sides(const rt_yr *r, const rt_ynode *map, rt_checkdoc_point *
 	const rt_ynode *b, *now;
 	int rc = rt_yr_need(r, map, "baseline", YAML_MAPPING_NODE, &b);
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, b, "median", &p->base_median);
+		rc = rt_yr_need_num_in(r, b, "median", -MAX_VALUE, MAX_VALUE, &p->base_median);
 	if (rc == RT_OK)
 		rc = rt_yr_need_int(r, b, "n", 0, 1L << 30, &p->base_n);
 	if (rc == RT_OK)
 		rc = rt_yr_need(r, map, "now", YAML_MAPPING_NODE, &now);
 	if (rc == RT_OK)
-		rc = num_or_null(r, now, "median", &p->now_median);
+		rc = num_or_null(r, now, "median", -MAX_VALUE, MAX_VALUE, &p->now_median);
 	if (rc == RT_OK)
 		rc = rt_yr_need_int(r, now, "n", 0, 1L << 30, &p->now_n);
 	if (rc == RT_OK)
@@ -320,12 +324,12 @@ static int decode_sides(const rt_yr *r, const rt_ynode *map, rt_checkdoc_point *
 static int decode_ratio(const rt_yr *r, const rt_ynode *map, rt_checkdoc_point *p)
 {
 	double ci[2] = {NAN, NAN};
-	int rc = num_or_null(r, map, "ratio", &p->ratio);
+	int rc = num_or_null(r, map, "ratio", -MAX_VALUE, MAX_VALUE, &p->ratio);
 	if (rc == RT_OK)
-		rc = num_or_null(r, map, "p", &p->p);
+		rc = num_or_null(r, map, "p", 0, 1, &p->p);
 	const rt_ynode *c = rt_yr_get(r, map, "ci95");
 	if (rc == RT_OK && !rt_yr_is_null(c))
-		rc = rt_yr_need_pair(r, map, "ci95", ci);
+		rc = rt_yr_need_pair_in(r, map, "ci95", -MAX_VALUE, MAX_VALUE, ci);
 	p->has_ratio = isfinite(p->ratio);
 	p->ci_lo = isfinite(ci[0]) ? ci[0] : p->ratio;
 	p->ci_hi = isfinite(ci[1]) ? ci[1] : p->ratio;
@@ -441,9 +445,9 @@ static int decode(rt_checkdoc *d)
 	if (rc == RT_OK)
 		rc = rt_yr_need(r, root, "settings", YAML_MAPPING_NODE, &settings);
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, settings, "alpha", &d->alpha);
+		rc = rt_yr_need_num_in(r, settings, "alpha", 0, 0.5, &d->alpha); /* --alpha */
 	if (rc == RT_OK)
-		rc = rt_yr_need_num(r, settings, "threshold", &d->threshold);
+		rc = rt_yr_need_num_in(r, settings, "threshold", 0, 1, &d->threshold);
 	if (rc == RT_OK)
 		rc = rt_yr_need_str(r, root, "result", &d->result);
 	if (rc == RT_OK)

@@ -95,7 +95,7 @@ static void log_tics(rt_chart *c, const char *axis, double lo, double hi,
 /* A range [lo, hi] widened on a log scale by a margin of its own span. */
 static void log_pad(double *lo, double *hi, double frac)
 {
-	double span = log(*hi / *lo);
+	double span = log(*hi) - log(*lo); /* not log(hi / lo): 1e18 / 1e-300 is infinite */
 	if (span < log(1.1))
 		span = log(1.1);
 	*lo /= exp(frac * span);

@@ -24,7 +24,6 @@
 #define MAX_SECONDS (400.0 * 86400) /* a time since the start: beyond any run */
 #define MAX_CORES 1048576.0        /* a column of cores, as `cpus` */
 #define MAX_DEVICES 64.0
-#define MAX_RATE 1e18              /* the user's metric, whatever its unit */
 
 static void device_block(rt_yw *w, const rt_watch_run *r)
 {
@@ -312,7 +311,8 @@ static int read_metric(const rt_yr *y, const rt_ynode *root, rt_watch_run *r)
 	snprintf(r->metric_regex, sizeof r->metric_regex, "%s", re);
 	rc = rt_yr_need_nums_in(y, m, "t", 0, MAX_SECONDS, &t, &nt);
 	if (rc == RT_OK)
-		rc = rt_yr_need_nums_in(y, m, "value", -MAX_RATE, MAX_RATE, &v, &nv);
+		rc = rt_yr_need_nums_in(y, m, "value", -RT_YR_MAX_MEASURE, RT_YR_MAX_MEASURE, &v,
+					&nv);
 	if (rc == RT_OK && nt != nv)
 		rc = rt_yr_bad(y, m, "metric.t has %d values, metric.value %d", nt, nv);
 	if (rc == RT_OK && nt && !(r->metric = malloc(sizeof *r->metric * (size_t)nt)))
