@@ -11,6 +11,10 @@
 SRC=$PWD
 CC=${CC:-cc}
 CFLAGS="-O2 -std=c11 -Wall -Wextra -Werror -D_GNU_SOURCE -pthread"
+# Under make asan (SAN=address,undefined, which make exports), librigtune.a is instrumented:
+# what links with it is too.
+[ -z "${SAN:-}" ] || CFLAGS="$CFLAGS -fsanitize=$SAN"
+LIBS=$(pkg-config --libs hwloc nlopt yaml-0.1 openblas libpq cmocka)
 
 if ! D=$(scripts/onednn3.sh 2>"$TMP/err" && scripts/onednn3.sh --path); then
   not_ok "oneDNN 3 is made (scripts/onednn3.sh)" "$(tail -3 "$TMP/err")"
@@ -26,9 +30,8 @@ $CC $CFLAGS -fopenmp -I"$D/include" -c "$SRC/workloads/cpu_dnnl.c" -o "$TMP/cpu_
   not_ok "cpu_dnnl.c compiles against oneDNN 3's headers" "$(head -c 800 "$TMP/err")"
 # shellcheck disable=SC2086
 $CC $CFLAGS -c "$SRC/tests/test_cpu_dnnl.c" -o "$TMP/test_cpu_dnnl.o" 2>"$TMP/err" &&
-  $CC "$TMP/test_cpu_dnnl.o" "$TMP/cpu_dnnl3.o" "$BUILD_DIR/librigtune.a" -lcmocka -lhwloc -lnlopt \
-    -lyaml -L/usr/lib/x86_64-linux-gnu/openblas-pthread/ -lopenblas -lpq -L"$D/lib" \
-    -Wl,-rpath,"$D/lib" -ldnnl -lgomp -ldl -lm -pthread -o "$TMP/test_cpu_dnnl3" 2>>"$TMP/err" &&
+  $CC $CFLAGS "$TMP/test_cpu_dnnl.o" "$TMP/cpu_dnnl3.o" "$BUILD_DIR/librigtune.a" $LIBS \
+    -L"$D/lib" -Wl,-rpath,"$D/lib" -ldnnl -lgomp -ldl -lm -o "$TMP/test_cpu_dnnl3" 2>>"$TMP/err" &&
   ok "test_cpu_dnnl links with it and librigtune.a" ||
   not_ok "test_cpu_dnnl links with it and librigtune.a" "$(head -c 800 "$TMP/err")"
 ldd "$TMP/test_cpu_dnnl3" 2>/dev/null | grep -q "libdnnl\.so\.3 => $D/lib/" &&
