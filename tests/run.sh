@@ -29,9 +29,12 @@ export CMOCKA_MESSAGE_OUTPUT=TAP
 # not wait for each other (tests assert no timings), while inside a run the
 # lock works as on a user's machine.
 export RIGTUNE_LOCK_DIR=$(mktemp -d /tmp/rt-lock-XXXXXX)
+# What tune keeps between runs (the OpenBLAS kernel sets' figures): the run's
+# own, shared by its tests as by a user's tunes, never the user's ~/.cache.
+export RIGTUNE_CACHE_DIR=$(mktemp -d /tmp/rt-cache-XXXXXX)
 passed=0 failed=0 skipped=0
 log=$(mktemp)
-trap 'rm -rf "$log" "$RIGTUNE_LOCK_DIR"' EXIT
+trap 'rm -rf "$log" "$RIGTUNE_LOCK_DIR" "$RIGTUNE_CACHE_DIR"' EXIT
 
 # tier_of SOURCE: the tier its opening comment names, fast if none.
 tier_of() {

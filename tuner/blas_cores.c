@@ -87,42 +87,66 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* Each candidate measured, the fastest found. */
-static int measure_all(rt_blas_cores *c, double seconds, const char *lockdir, char *err,
-		       size_t errlen)
+/* The fastest of the figures, and its ratio to the kernels OpenBLAS runs. */
+static void find_best(rt_blas_cores *c)
 {
-	for (int i = 0; i < c->n; i++) {
-		int rc = bench_core(c->core[i], seconds, lockdir, &c->gflops[i], err, errlen);
-		if (rc)
-			return rc;
+	c->best = 0;
+	for (int i = 1; i < c->n; i++)
 		if (c->gflops[i] > c->gflops[c->best])
 			c->best = i;
-	}
 	c->ratio = c->gflops[0] > 0 ? c->gflops[c->best] / c->gflops[0] : 0;
-	return RT_OK;
 }
 
-int rt_blas_cores_measure(const rt_machine *m, double seconds, rt_blas_cores *c, char *err,
-			  size_t errlen)
+/* Each candidate measured in a lock directory of the benches' own. */
+static int measure_all(rt_blas_cores *c, double seconds, char *err, size_t errlen)
 {
-	const char *wider[RT_BLAS_MAX_CORES - 1];
-	memset(c, 0, sizeof *c);
-	if (strcmp(m->blas_library, "OpenBLAS"))
-		return RT_OK;
-	int n = rt_blas_kernels_wider(m->blas_core, m->vector_isa, wider, RT_BLAS_MAX_CORES - 1);
-	if (!n)
-		return RT_OK;
-	snprintf(c->core[0], sizeof c->core[0], "%s", m->blas_core);
-	for (int i = 0; i < n; i++)
-		snprintf(c->core[i + 1], sizeof c->core[0], "%s", wider[i]);
-	c->n = n + 1;
 	char lockdir[] = "/tmp/rigtune-blas-XXXXXX";
 	if (!mkdtemp(lockdir))
 		return rt_fail(err, errlen, RT_ERUNTIME, "cannot make a directory in /tmp: %s",
 			       strerror(errno));
-	int rc = measure_all(c, seconds, lockdir, err, errlen);
+	int rc = RT_OK;
+	for (int i = 0; i < c->n && !rc; i++)
+		rc = bench_core(c->core[i], seconds, lockdir, &c->gflops[i], err, errlen);
 	remove_dir(lockdir);
 	return rc;
+}
+
+static int all_measured(const rt_blas_cores *c)
+{
+	for (int i = 0; i < c->n; i++)
+		if (!(c->gflops[i] > 0))
+			return 0;
+	return 1;
+}
+
+/* The kernels OpenBLAS runs and the wider ones the CPU allows into c; their count. */
+static int candidates(const rt_machine *m, rt_blas_cores *c)
+{
+	const char *wider[RT_BLAS_MAX_CORES - 1];
+	if (strcmp(m->blas_library, "OpenBLAS"))
+		return 0;
+	int n = rt_blas_kernels_wider(m->blas_core, m->vector_isa, wider, RT_BLAS_MAX_CORES - 1);
+	if (!n)
+		return 0;
+	snprintf(c->core[0], sizeof c->core[0], "%s", m->blas_core);
+	for (int i = 0; i < n; i++)
+		snprintf(c->core[i + 1], sizeof c->core[0], "%s", wider[i]);
+	return c->n = n + 1;
+}
+
+int rt_blas_cores_get(const rt_machine *m, double seconds, rt_blas_cores *c, char *err,
+		      size_t errlen)
+{
+	memset(c, 0, sizeof *c);
+	if (!candidates(m, c))
+		return RT_OK;
+	if (!rt_blas_cores_load(m, seconds, c)) {
+		RT_TRY(measure_all(c, seconds, err, errlen));
+		if (all_measured(c)) /* a failed bench is tried again next time */
+			rt_blas_cores_store(m, seconds, c);
+	}
+	find_best(c);
+	return RT_OK;
 }
 
 const char *rt_blas_cores_pick(const rt_blas_cores *c)

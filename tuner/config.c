@@ -369,7 +369,9 @@ static void emit_config(rt_yw *w, const rt_tune_workload *twl, const rt_tune_tri
  *   chosen: Cooperlake
  *   ratio: 1.61
  *   gflops: {Haswell: 75.8, SkylakeX: 120.2, Cooperlake: 121.9}
+ *   measured: 2026-11-28T23:47:10Z
  * chosen is null where none was faster by 5%; the env gives it otherwise.
+ * measured is there where the figures are an earlier tune's, reused.
  */
 static void emit_blas_kernels(rt_yw *w, const rt_blas_cores *c)
 {
@@ -391,6 +393,8 @@ static void emit_blas_kernels(rt_yw *w, const rt_blas_cores *c)
 	for (int i = 0; i < c->n; i++)
 		rt_yw_knum(w, c->core[i], c->gflops[i], 4);
 	rt_yw_end_map(w);
+	if (c->measured[0])
+		rt_yw_kstr(w, "measured", c->measured);
 	rt_yw_end_map(w);
 }
 

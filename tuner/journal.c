@@ -51,27 +51,6 @@ static void observed(rt_journal *j, const rt_journal_record *rec)
 
 /* ---------------------------------------------------------------- writing */
 
-/* mkdir -p: creates every missing directory of path. */
-static int make_dirs(const char *path, char *err, size_t errlen)
-{
-	char *copy = strdup(path);
-	if (!copy)
-		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
-	for (char *s = copy + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		mkdir(copy, 0755);
-		*s = '/';
-	}
-	int rc = RT_OK;
-	if (mkdir(copy, 0755) && errno != EEXIST)
-		rc = rt_fail(err, errlen, RT_EIO, "cannot create directory %s: %s", path,
-			     strerror(errno));
-	free(copy);
-	return rc;
-}
-
 /*
  * Writes one document ("---", text, "...") with a single write() where the
  * kernel takes it whole, then fsync. Any failure cuts the file back to its
@@ -186,7 +165,7 @@ int rt_journal_create(const char *dir, const char *host, const char *fingerprint
 	*out = NULL;
 	if (!*host || strchr(host, '/'))
 		return rt_fail(err, errlen, RT_EINVAL, "'%s' cannot name a journal file", host);
-	int rc = make_dirs(dir, err, errlen);
+	int rc = rt_make_dirs(dir, 0755, err, errlen);
 	if (rc)
 		return rc;
 	time_t now = time(NULL);

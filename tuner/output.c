@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -426,5 +427,25 @@ int rt_open_append(const char *path, int flags, int *fd, char *err, size_t errle
 		close(*fd);
 		*fd = -1;
 	}
+	return rc;
+}
+
+int rt_make_dirs(const char *path, mode_t mode, char *err, size_t errlen)
+{
+	char *copy = strdup(path);
+	if (!copy)
+		return rt_fail(err, errlen, RT_ENOMEM, "out of memory");
+	for (char *s = copy + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		mkdir(copy, mode);
+		*s = '/';
+	}
+	int rc = RT_OK;
+	if (mkdir(copy, mode) && errno != EEXIST)
+		rc = rt_fail(err, errlen, RT_EIO, "cannot create directory %s: %s", path,
+			     strerror(errno));
+	free(copy);
 	return rc;
 }

@@ -25,6 +25,7 @@
 #define RT_OUTPUT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Writes path as described above: RT_EIO "cannot write PATH: why", RT_EINVAL. */
 int rt_write_file(const char *path, const char *data, size_t len, char *err, size_t errlen);
@@ -64,5 +65,11 @@ int rt_output(const char *path, const char *data, size_t len, char *err, size_t 
  */
 enum { RT_APPEND_NEW = 1, RT_APPEND_READ = 2, RT_APPEND_SHARED = 4 };
 int rt_open_append(const char *path, int flags, int *fd, char *err, size_t errlen);
+
+/*
+ * mkdir -p: creates every missing directory of path with mode (less the
+ * umask). RT_EIO "cannot create directory PATH: why", RT_ENOMEM.
+ */
+int rt_make_dirs(const char *path, mode_t mode, char *err, size_t errlen);
 
 #endif

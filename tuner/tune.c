@@ -704,17 +704,18 @@ static int probe(const rt_tune_opts *o, rt_tune_run *run, char *err, size_t errl
 
 /*
  * Kernels narrower than the CPU's run every CPU trial below its speed: said
- * before them, and the kernel sets the CPU allows measured (blas_cores.h),
- * the fastest to be recommended in the configuration's env.
+ * before them, and the kernel sets the CPU allows measured, or their figures
+ * kept from an earlier tune reused (blas_cores.h), the fastest to be
+ * recommended in the configuration's env.
  */
 static void blas_kernels(rt_tune_run *run, rt_progress *progress)
 {
-	char note[RT_MF_TEXT_LEN], err[RT_ERRLEN], line[512] = "";
+	char note[RT_MF_TEXT_LEN], err[RT_ERRLEN], line[512] = "", when[600] = "";
 	rt_blas_kernels_note(run->machine.blas_core, run->machine.vector_isa, note, sizeof note);
 	if (!note[0])
 		return;
 	rt_progress_note(progress, "warning: %s", note);
-	if (rt_blas_cores_measure(&run->machine, BLAS_CORE_SECONDS, &run->blas, err, sizeof err)) {
+	if (rt_blas_cores_get(&run->machine, BLAS_CORE_SECONDS, &run->blas, err, sizeof err)) {
 		rt_progress_note(progress, "OpenBLAS's kernel sets not measured: %s", err);
 		run->blas.n = 0;
 		return;
@@ -724,10 +725,17 @@ static void blas_kernels(rt_tune_run *run, rt_progress *progress)
 		snprintf(one, sizeof one, "%s %.1f", run->blas.core[i], run->blas.gflops[i]);
 		rt_list_append(line, sizeof line, ", ", one);
 	}
+	if (run->blas.measured[0])
+		snprintf(when, sizeof when, " (measured %s, kept in %s)", run->blas.measured,
+			 run->blas.kept);
 	const char *pick = rt_blas_cores_pick(&run->blas);
-	rt_progress_note(progress, "OpenBLAS's kernel sets, 1-thread SGEMM GFLOP/s: %s: %s%s (%.2fx)",
+	rt_progress_note(progress,
+			 "OpenBLAS's kernel sets, 1-thread SGEMM GFLOP/s%s: %s: %s%s (%.2fx)", when,
 			 line, pick[0] ? "recommending OPENBLAS_CORETYPE=" : "none faster than ",
 			 pick[0] ? pick : run->machine.blas_core, run->blas.ratio);
+	if (run->blas.not_kept[0])
+		rt_progress_note(progress, "the kernel sets' figures are not kept for the next tune: %s",
+				 run->blas.not_kept);
 }
 
 /* What the probe times for the run's hints: SB3's vector step where a workload gives SB3 lines. */

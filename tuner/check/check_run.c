@@ -710,7 +710,7 @@ static void explain(rt_check_point *p, const rt_check_opts *o, double confirm_s)
 
 typedef struct hint {
 	const char *prefix, *suffix; /* the fields it is about */
-	const char *what, *advice;
+	const char *what, *advice;   /* NULL: no suggestion (the field restates another) */
 } hint;
 
 static const hint hints[] = {
@@ -735,6 +735,8 @@ static const hint hints[] = {
 	{"os.kernel", "", "kernel",
 	 "scheduler, mitigation and driver changes come with a kernel (boot the old one to "
 	 "confirm)"},
+	/* the CPU backend's driver and GEMM are its BLAS: the blas. fields' hints say it */
+	{"accelerators[cpu", "", NULL, NULL},
 	{"accelerators[", ".driver", "GPU driver",
 	 "a driver update changes GPU kernels and clocks; the GPU points follow it"},
 	{"accelerators[", ".available", "backend availability",
@@ -803,9 +805,10 @@ static void suggest(rt_check_run *run)
 		const rt_mdiff_entry *e = &run->diff.v[i];
 		for (size_t h = 0; h < RT_COUNT(hints) && e->before && e->after; h++)
 			if (hint_matches(&hints[h], e->field)) {
-				add_line(run->suggestions, &run->nsuggestions,
-					 "%s changed (%s) %s -> %s: %s", hints[h].what, e->field,
-					 e->before, e->after, hints[h].advice);
+				if (hints[h].what)
+					add_line(run->suggestions, &run->nsuggestions,
+						 "%s changed (%s) %s -> %s: %s", hints[h].what,
+						 e->field, e->before, e->after, hints[h].advice);
 				break;
 			}
 	}
