@@ -13,7 +13,8 @@ probes it and writes FILE from that probe). FILE has one hint per line:
     untested:pytorch<TAB>with torch.autocast('cuda', dtype=torch.bfloat16): ...
     env<TAB>OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=2 ...
 
-Each runs in a fresh interpreter (this one, running itself with --one), since
+Each runs in a fresh interpreter (this one, running itself with --one; one per CPU
+at a time, since no check reads a time), since
 what a hint changes is process state: a line is executed where a script would
 (os.environ lines before `import torch`, the rest after; an environment
 assignment or a taskset prefix as the start of a process) and its effect read
@@ -28,6 +29,7 @@ lacks (a GPU, Apple's MPS or Accelerate) is a TAP skip where the config marks it
 failure where it does not: the config may not present as tested what no test
 runs. Otherwise an untested line is checked like any other.
 """
+import concurrent.futures
 import ctypes
 import os
 import re
@@ -360,30 +362,39 @@ def one(kind, payload):
     return "fail: no check knows this line: add one to tests/framework_hints.py"
 
 
+def verdict_of(record):
+    """The verdict of one record, from a fresh interpreter (what a hint changes is process state)."""
+    kind, payload = record
+    env = dict(os.environ)
+    if kind == "env":
+        env.update(kv.split("=", 1) for kv in payload.split())
+    r = subprocess.run([sys.executable, __file__, "--one", kind, payload], env=env,
+                       capture_output=True, text=True, timeout=300)
+    lines = r.stdout.strip().splitlines()
+    return lines[-1] if lines and r.returncode == 0 else \
+        "fail: " + (r.stderr.strip().splitlines() or ["no output"])[-1]
+
+
 def main(argv):
     if argv[:1] == ["--one"]:
         print(one(argv[1], argv[2]))
         return 0
     with open(argv[0]) as f:
         records = [line.rstrip("\n").split("\t", 1) for line in f if line.strip()]
-    print(f"1..{len(records)}")
+    print(f"1..{len(records)}", flush=True)
     failed = 0
-    for n, (kind, payload) in enumerate(records, 1):
-        env = dict(os.environ)
-        if kind == "env":
-            env.update(kv.split("=", 1) for kv in payload.split())
-        r = subprocess.run([sys.executable, __file__, "--one", kind, payload], env=env,
-                           capture_output=True, text=True, timeout=300)
-        lines = r.stdout.strip().splitlines()
-        verdict = lines[-1] if lines and r.returncode == 0 else \
-            "fail: " + (r.stderr.strip().splitlines() or ["no output"])[-1]
-        if verdict == "ok":
-            print(f"ok {n} - {kind}: {payload}")
-        elif verdict.startswith("skip: "):
-            print(f"ok {n} - {kind}: {payload} # SKIP {verdict[6:]}")
-        else:
-            failed += 1
-            print(f"not ok {n} - {kind}: {payload}\n#   {verdict}")
+    # The records' interpreters run side by side, one per CPU: no check reads a time,
+    # and most of each one's seconds go to importing its framework.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for n, ((kind, payload), verdict) in enumerate(
+                zip(records, pool.map(verdict_of, records)), 1):
+            if verdict == "ok":
+                print(f"ok {n} - {kind}: {payload}")
+            elif verdict.startswith("skip: "):
+                print(f"ok {n} - {kind}: {payload} # SKIP {verdict[6:]}")
+            else:
+                failed += 1
+                print(f"not ok {n} - {kind}: {payload}\n#   {verdict}")
     return 1 if failed else 0
 
 

@@ -17,6 +17,13 @@
 # integration: a real engine (PyTorch, JAX, SB3, Hydra, Ray, PostgreSQL,
 # Slurm, Chromium). The output names each test's tier and its seconds, so
 # that a test that grows slow is seen.
+#
+# A test whose opening comment has the line "beside: others (why)" asserts no
+# figure another process could move (no timing, no CPU share, no trial count
+# of a real budget): those run first, $RIGTUNE_TEST_JOBS at a time (the
+# CPUs, at most 4; 1 runs every test one by one), each reported as it ends;
+# the rest run after them, one by one, alone. rigtune's measuring lock is
+# the run's own (below), so two tests' tunes still never measure at once.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -33,8 +40,10 @@ export RIGTUNE_LOCK_DIR=$(mktemp -d /tmp/rt-lock-XXXXXX)
 # own, shared by its tests as by a user's tunes, never the user's ~/.cache.
 export RIGTUNE_CACHE_DIR=$(mktemp -d /tmp/rt-cache-XXXXXX)
 passed=0 failed=0 skipped=0
-log=$(mktemp)
-trap 'rm -rf "$log" "$RIGTUNE_LOCK_DIR" "$RIGTUNE_CACHE_DIR"' EXIT
+logs=$(mktemp -d)
+trap 'rm -rf "$logs" "$RIGTUNE_LOCK_DIR" "$RIGTUNE_CACHE_DIR"' EXIT
+cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+JOBS=${RIGTUNE_TEST_JOBS:-$((cpus < 4 ? cpus : 4))}
 
 # tier_of SOURCE: the tier its opening comment names, fast if none.
 tier_of() {
@@ -42,13 +51,21 @@ tier_of() {
   t=$(head -20 "$1" | sed -n 's/^[#/* ]*tier: \([a-z]*\).*/\1/p' | head -1)
   echo "${t:-fast}"
 }
+# beside SOURCE: whether its opening comment lets it run beside other tests.
+beside() { head -20 "$1" | grep -qE '^[#/* ]*beside: others'; }
 
-run_one() { # name, tier, command...
-  local name=$1 tier=$2; shift 2
-  local t0=$SECONDS
-  "$@" >"$log" 2>&1
-  local rc=$? took=$((SECONDS - t0))
-  local ok nok skip
+# exec_one NAME COMMAND...: runs it, its output into $logs/NAME.log, then
+# "EXIT SECONDS" into $logs/NAME.rc.
+exec_one() {
+  local name=$1 t0=$SECONDS; shift
+  "$@" >"$logs/$name.log" 2>&1
+  echo "$? $((SECONDS - t0))" >"$logs/$name.rc"
+}
+
+# report NAME TIER: counts and prints what exec_one left.
+report() {
+  local name=$1 tier=$2 log=$logs/$1.log rc took ok nok skip
+  read -r rc took <"$logs/$name.rc"
   # a skip is neither passed nor failed: TAP "ok N # SKIP why" (cmocka writes "not ok")
   local skips='^(not )?ok [0-9]+.*# SKIP'
   skip=$(grep -cE "$skips" "$log")
@@ -64,6 +81,54 @@ run_one() { # name, tier, command...
   if [ "$skip" -ne 0 ]; then
     echo "     $name skipped $skip:"; grep -E "$skips" "$log" | sed 's/^/    /'
   fi
+  rm -f "$logs/$name.rc"
+}
+
+# run_one NAME TIER SOURCE COMMAND...: queues the test, as "NAME TIER
+# COMMAND...", in $beside where SOURCE lets it run beside others, else in
+# $alone (run_all runs both).
+beside=() alone=()
+run_one() {
+  local name=$1 tier=$2 src=$3; shift 3
+  if [ "$JOBS" -gt 1 ] && beside "$src"; then beside+=("$name $tier $*")
+  else alone+=("$name $tier $*"); fi
+}
+
+# The tests: those that may run beside others JOBS at a time, each reported
+# as it ends, then the others one by one.
+declare -A queued_tier=()
+report_ended() {
+  local f name
+  for f in "$logs"/*.rc; do
+    [ -e "$f" ] || continue
+    name=$(basename "$f" .rc)
+    [ -n "${queued_tier[$name]:-}" ] || continue
+    report "$name" "${queued_tier[$name]}"
+    unset "queued_tier[$name]"
+  done
+}
+run_all() {
+  local running=0 entry name tier cmd
+  for entry in "${beside[@]}"; do
+    read -r name tier cmd <<<"$entry"
+    while [ "$running" -ge "$JOBS" ]; do
+      wait -n
+      running=$((running - 1))
+      report_ended
+    done
+    queued_tier[$name]=$tier
+    # shellcheck disable=SC2086 # a path and its arguments, none with a space
+    exec_one "$name" $cmd &
+    running=$((running + 1))
+  done
+  wait
+  report_ended
+  for entry in "${alone[@]}"; do
+    read -r name tier cmd <<<"$entry"
+    # shellcheck disable=SC2086
+    exec_one "$name" $cmd
+    report "$name" "$tier"
+  done
 }
 
 # run_unit NAME / run_cli NAME: one test of each kind, when TIER is its tier or empty.
@@ -71,13 +136,13 @@ TIER=
 run_unit() {
   local tier; tier=$(tier_of "tests/$1.c")
   [ -z "$TIER" ] || [ "$TIER" = "$tier" ] || return 0
-  if [ -x "$BUILD/tests/$1" ]; then run_one "$1" "$tier" "$BUILD/tests/$1"
+  if [ -x "$BUILD/tests/$1" ]; then run_one "$1" "$tier" "tests/$1.c" "$BUILD/tests/$1"
   else echo "FAIL $1 (not built: make $BUILD/tests/$1)"; failed=$((failed + 1)); fi
 }
 run_cli() {
   local tier; tier=$(tier_of "tests/cli/$1.sh")
   [ -z "$TIER" ] || [ "$TIER" = "$tier" ] || return 0
-  run_one "$1.sh" "$tier" bash "tests/cli/$1.sh"
+  run_one "$1.sh" "$tier" "tests/cli/$1.sh" bash "tests/cli/$1.sh"
 }
 
 if [ "${1:-}" = --tier ]; then
@@ -103,6 +168,7 @@ for arg in "$@"; do
     echo "run.sh: no test '$arg' (neither tests/$name.c nor tests/cli/$name.sh)" >&2; exit 2
   fi
 done
+run_all
 [ "$skipped" -eq 0 ] || echo "$skipped skipped (their reasons are above)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

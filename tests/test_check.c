@@ -2,6 +2,7 @@
  * check: the canary's file and measurement, the machine's change taken from
  * two canary series, the sides of an A/B check, and the result document
  * written and read back by the one module that owns it (check_doc.c).
+ * beside: others (the check's statistics on given samples)
  */
 #include <math.h>
 #include <setjmp.h>

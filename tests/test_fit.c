@@ -3,6 +3,7 @@
  * and the smallest-batch translation. The replay fixtures in tests/data come
  * from tests/data/gen_replays.py with known curves (run from the repository
  * root, as tests/run.sh does).
+ * beside: others (fits of given data)
  */
 #include <math.h>
 #include <setjmp.h>

@@ -8,6 +8,7 @@
  * and over a warp), on buffers that start off 16-byte alignment (the
  * scalar paths) and on grids smaller than the work (the grid-stride loops).
  * What nvcc, hipcc and a device make of them is tests/gpu_check.c's.
+ * beside: others (the emulated kernels against their references)
  */
 #include <math.h>
 #include <setjmp.h>

@@ -7,6 +7,7 @@
  * PyPI's torch, jax, gymnasium and stable-baselines3 (RIGTUNE_TEST_PYTHON,
  * scripts/venv.sh).
  * tier: integration (probes and runs PyTorch, JAX, gymnasium and SB3)
+ * beside: others (the lines applied in real processes and read back; no check reads a time)
  */
 #include <setjmp.h>
 #include <stdarg.h>

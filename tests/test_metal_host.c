@@ -10,6 +10,7 @@
  * scripts/mac-check.sh (tests/gpu_check.c against the CPU backend).
  * Run from the top of the tree (tests/run.sh does): it reads
  * workloads/metal/kernels.metal.
+ * beside: others (the Metal plugin's host code against its emulator)
  */
 #include <math.h>
 #include <setjmp.h>

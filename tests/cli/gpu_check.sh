@@ -2,6 +2,7 @@
 # The GPU checker on a machine without the GPU: a clean "unavailable" and
 # exit 3, whether the plugin is missing or its runtime finds no device.
 # On a machine with the GPU, the check itself runs (scripts/gpu-check.sh).
+# beside: others (exit codes and messages without a device)
 . "$(dirname "$0")/lib.sh"
 CHECK="$BUILD_DIR/tests/gpu_check"
 

@@ -4,6 +4,7 @@
 # its pins, reuses a complete one, makes again one left unfinished (an install that failed),
 # and answers --path and bad usage. A stand-in interpreter (RIGTUNE_VENV_PYTHON) logs what
 # pip would have done: nothing is downloaded.
+# beside: others (the environment script)
 . "$(dirname "$0")/lib.sh"
 S=$PWD/scripts
 cat >"$TMP/fakepy" <<'EOF2'

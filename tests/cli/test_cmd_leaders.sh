@@ -11,6 +11,7 @@
 # RIGTUNE_TEST_CLOCK's file on by them instead of sleeping, so each costs the
 # budget its seconds and the test none, and where a budget stops is the same on
 # any machine.
+# beside: others (budgets on the test clock: the same on any machine, however busy)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1
 R=$RIGTUNE

@@ -7,6 +7,7 @@
 # against their references, on a CPU with bf16 units (the unit test skips them
 # elsewhere, and says so).
 # tier: slow (compiles against oneDNN 3, downloaded once: about 20 s after)
+# beside: others (a build and the GEMMs against their references)
 . "$(dirname "$0")/lib.sh"
 SRC=$PWD
 CC=${CC:-cc}

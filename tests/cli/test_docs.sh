@@ -4,6 +4,7 @@
 # `rigtune NAME --help` prints (scripts/docs-help.sh rewrites the blocks); the
 # README stays a first page (<= 250 lines); every relative link in README.md and
 # docs/ names a file that exists.
+# beside: others (the documents)
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 

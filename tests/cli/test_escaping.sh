@@ -4,6 +4,7 @@
 # program, whatever the strings of its inputs hold, or is refused with exit 2;
 # and a configuration sets only the environment rigtune's knobs own (issue 23).
 # tier: integration (the Ray Tune script runs in the frameworks' venv)
+# beside: others (what readers read back; no figure)
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 HERE=$(cd "$(dirname "$0")/.." && pwd)

@@ -14,6 +14,7 @@
 # quoting, and a database outage during a tune (stopped mid-tune, restarted,
 # store push): nothing lost, nothing doubled. Tiny budgets: gemm 128^3.
 # tier: integration (Slurm and PostgreSQL)
+# beside: others (the throttled node's device is paced by sleeps, 4x slower: no CPU load moves it)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_pg.sh"
 R=$RIGTUNE

@@ -7,6 +7,7 @@
 # clear message and exit 2 (or a warning and the run goes on), in little
 # memory, never a hang, a secret or an escape on the terminal. The store's
 # own (a held lock, a check result pushed with escapes) are in test_store.sh.
+# beside: others (messages, exit codes and bounds far from any timing)
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 SRC=$PWD

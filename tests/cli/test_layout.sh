@@ -6,6 +6,7 @@
 # the files that count a budget read the budget clock that tests fake; the
 # include tower no taller than its limits. scripts/include-depth.py checks
 # them all and prints the tower.
+# beside: others (the sources' layout)
 . "$(dirname "$0")/lib.sh"
 
 python3 scripts/include-depth.py --objects "$BUILD_DIR" >"$TMP/out" 2>&1

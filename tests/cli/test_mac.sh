@@ -3,6 +3,7 @@
 # cross-compiled every file of the binary for aarch64-macos (Zig's C compiler, warnings
 # as errors) and linked it (Makefile, "macOS"); this checks what came out, and that
 # scripts/check-portable.sh keeps Linux-only calls inside the platform module.
+# beside: others (the cross-built files)
 . "$(dirname "$0")/lib.sh"
 # On a Mac the native build is the Mach-O binary, linked with Homebrew's own libraries.
 # The cross-build is build-mac beside the host's build (build, build-asan) whatever its sanitizers.

@@ -4,6 +4,7 @@
 # numbers are refused at their line, the lock file and -o are checked before
 # use, relative plugin directories are ignored, a trial's whole process tree
 # ends with it.
+# beside: others (bounds and refusals; a hang guard of 30 s, far above the commands)
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 D=$PWD/tests/data

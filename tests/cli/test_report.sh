@@ -3,6 +3,7 @@
 # gen_report.py), pages with nothing to chart, bad input, a real tune's page, and the
 # pages loaded in headless Chromium (screenshot not blank, every chart in the DOM).
 # tier: integration (Chromium draws the page)
+# beside: others (pages and their fields; its tune is asserted to have written one, not its figures)
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 D=tests/data/report

@@ -8,6 +8,7 @@
 # time, so that a hang fails instead of holding the suite). Budgets of 6 s:
 # probing the machine alone takes 3 s on a loaded one.
 # tier: integration (PostgreSQL)
+# beside: others (answers to hostile input and exit codes, each command under a generous guard)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_pg.sh"
 R=$RIGTUNE

@@ -6,6 +6,7 @@
 # schema; the Hydra file read by omegaconf; JSON Lines; batch values never
 # past what fits; exit 2 with FILE:LINE:COLUMN for bad input.
 # tier: integration (Optuna, PostgreSQL, omegaconf)
+# beside: others (engines' trials and files; no figure)
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 PY=/usr/bin/python3

@@ -5,6 +5,7 @@
 # the experiment, for 3 trials; each trial's values lie in the sweep's space, it sees the
 # recommendation's knobs and environment, and the sweeper's best is the least of them.
 # tier: integration (Hydra in the frameworks' venv)
+# beside: others (Hydra's trials and their values; no figure)
 . "$(dirname "$0")/lib.sh"
 need_test_python
 R=$RIGTUNE

@@ -4,6 +4,7 @@
 # knee first, each in the sweep's space, with the recommendation's environment and CPU
 # binding (the objective exits 3 otherwise), the best the least of them.
 # tier: integration (Ray in the frameworks' venv)
+# beside: others (Ray's trials and their values; no figure)
 . "$(dirname "$0")/lib.sh"
 need_test_python
 R=$RIGTUNE

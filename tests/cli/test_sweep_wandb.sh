@@ -6,6 +6,7 @@
 # (The wandb package alone validates nothing offline: `wandb sweep` sends the file to the
 # W&B server, which checks it.)
 # tier: integration (the frameworks' venv)
+# beside: others (W&B's validation; no figure)
 . "$(dirname "$0")/lib.sh"
 need_test_python
 R=$RIGTUNE

@@ -5,6 +5,7 @@
 # each with its own time, fingerprint and journal; env and check see both; a
 # kept entry of another fingerprint keeps it; --replace writes one tune alone;
 # a file that cannot be merged is exit 2 before anything is measured.
+# beside: others (merged files and their fields; no figure)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1
 R=$RIGTUNE
