@@ -261,7 +261,7 @@ static void test_rocblas_dispatch(void **state)
 	uint16_t one = 0x3f80; /* 1.0 in bf16 */
 	float out = 5;
 	rt_gemm_args g = {RT_F32, RT_BF16, 0, 0, 1, 1, 1, 2.0, 0.0, &one,
-	                  &one,   &out,    1, 1, 1, 0, 0, 0,   1};
+	                  &one,   &out,    1, 1, 1, 0, 0, 0,   1, 1, 0, 0, 0};
 	colmajor_gemm c = colmajor_of(&g);
 	assert_int_equal(rocblas_gemm(&api, h, RT_BF16, &c, 2.0, 0.0, err, sizeof err), 0);
 	assert_int_equal(log->a_type, RB_BF16);
@@ -288,7 +288,7 @@ static void test_rocblas_errors(void **state)
 	uint16_t x = 0x3c00;
 	float y = 0;
 	rt_gemm_args g = {RT_F32, RT_FP16, 0, 0, 1, 1, 1, 1.0, 0.0, &x,
-	                  &x,     &y,      1, 1, 1, 0, 0, 0,   1};
+	                  &x,     &y,      1, 1, 1, 0, 0, 0,   1, 1, 0, 0, 0};
 	colmajor_gemm c = colmajor_of(&g);
 	assert_int_equal(rocblas_gemm(&api, h, RT_FP16, &c, 1, 0, err, sizeof err), RT_EUNAVAIL);
 	assert_string_equal(err, "rocblas_gemm_ex(fp16): rocblas_status_not_implemented");

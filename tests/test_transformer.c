@@ -498,6 +498,75 @@ static void test_overlapped_uploads_keep_the_batches(void **state)
 	}
 }
 
+/* Calls of the CPU backend's gemm_batched and gemm_batched2 through the counting wrappers. */
+static int batched_calls, batched2_calls;
+
+static int counting_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int ta, int tb, int m,
+			    int n, int k, double alpha, const void *a, int lda, long sa,
+			    const void *b, int ldb, long sb, double beta, void *c, int ldc, long sc,
+			    int count)
+{
+	batched_calls++;
+	return rt_cpu_backend()->gemm_batched(ctx, t, prec, ta, tb, m, n, k, alpha, a, lda, sa, b,
+					      ldb, sb, beta, c, ldc, sc, count);
+}
+
+static int counting_batched2(rt_ctx *ctx, rt_dtype t, rt_precision prec, int ta, int tb, int m,
+			     int n, int k, double alpha, const void *a, int lda, const void *b,
+			     int ldb, double beta, void *c, int ldc, const rt_batch2 *bt)
+{
+	batched2_calls++;
+	return rt_cpu_backend()->gemm_batched2(ctx, t, prec, ta, tb, m, n, k, alpha, a, lda, b,
+					       ldb, beta, c, ldc, bt);
+}
+
+/* The loss and gradients of one fp32 pass on be; np parameters. */
+static double *pass_grads(const rt_backend_ops *be, size_t *np, double *loss)
+{
+	rt_shape sh = shape(32, 4, 8, 64, 2, 7);
+	rt_point pt = point(RT_FP32, 3, 1, 0);
+	void *st = NULL;
+	char err[RT_ERRLEN] = "";
+	if (rt_workload_transformer.setup(&pt, &sh, be, &st, err, sizeof err))
+		fail_msg("setup: %s", err);
+	*np = rt_transformer_nparams(st);
+	double *g = malloc(*np * sizeof *g);
+	assert_non_null(g);
+	if (rt_transformer_loss_and_grads(st, loss, NULL, g, NULL, NULL, err, sizeof err))
+		fail_msg("loss_and_grads: %s", err);
+	rt_workload_transformer.teardown(st);
+	return g;
+}
+
+/*
+ * Attention over all heads in one gemm_batched2 call per GEMM (6 a layer)
+ * gives the step the loss and gradients of the per-head loop (6 x heads
+ * gemm_batched calls a layer): the same GEMMs, bitwise.
+ */
+static void test_two_level_batch_keeps_the_step(void **state)
+{
+	(void)state;
+	rt_backend_ops with = *cpu(), without = *cpu();
+	with.gemm_batched = without.gemm_batched = counting_batched;
+	with.gemm_batched2 = counting_batched2;
+	without.gemm_batched2 = NULL;
+	size_t n1 = 0, n2 = 0;
+	double l1 = 0, l2 = 0;
+	batched_calls = batched2_calls = 0;
+	double *g1 = pass_grads(&with, &n1, &l1);
+	assert_int_equal(batched2_calls, 6 * 2);
+	assert_int_equal(batched_calls, 0);
+	batched_calls = batched2_calls = 0;
+	double *g2 = pass_grads(&without, &n2, &l2);
+	assert_int_equal(batched2_calls, 0);
+	assert_int_equal(batched_calls, 6 * 2 * 4);
+	assert_int_equal(n1, n2);
+	assert_true(l1 > 0.1);
+	assert_true(l1 == l2);
+	assert_memory_equal(g1, g2, n1 * sizeof *g1);
+	free(g1), free(g2);
+}
+
 static void expect_einval(const rt_point *pt, const rt_shape *sh, const char *word)
 {
 	char err[RT_ERRLEN] = "";
@@ -613,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_step_reports_work_and_phases),
 		cmocka_unit_test(test_marked_phases_need_no_waits),
 		cmocka_unit_test(test_overlapped_uploads_keep_the_batches),
+		cmocka_unit_test(test_two_level_batch_keeps_the_step),
 		cmocka_unit_test(test_check_rejects_bad_shapes_and_points),
 		cmocka_unit_test(test_huge_batch_is_infeasible),
 		cmocka_unit_test(test_descriptor_for_the_tuner),

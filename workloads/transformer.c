@@ -589,8 +589,18 @@ struct headmm {
 	long ch, sc;
 };
 
+/*
+ * The heads x sequences of g in one call where the backend has
+ * gemm_batched2 (the heads the outer level), else one gemm_batched per
+ * head; the same GEMMs in the same order either way.
+ */
 static int gemm_heads(struct tf *s, const struct headmm *g)
 {
+	if (s->be->gemm_batched2) {
+		const rt_batch2 bt = {s->d.H, s->d.B, g->ah, g->sa, g->bh, g->sb, g->ch, g->sc};
+		return s->be->gemm_batched2(s->ctx, s->t, s->prec, g->ta, g->tb, g->m, g->n, g->k,
+					    1.0, g->a, g->lda, g->b, g->ldb, 0.0, g->c, g->ldc, &bt);
+	}
 	for (int h = 0; h < s->d.H; h++)
 		RT_TRY(s->be->gemm_batched(
 			s->ctx, s->t, s->prec, g->ta, g->tb, g->m, g->n, g->k, 1.0,

@@ -236,33 +236,45 @@ static int vendor_blas_open(rt_ctx *ctx)
 	return rc;
 }
 
-/* cublasGemmEx / cublasGemmStridedBatchedEx on the column-major call c. */
-static int run_cublas(rt_ctx *ctx, rt_precision prec, const colmajor_gemm *c, double alpha,
-		      double beta)
+/* cuBLAS's types of a precision: the inputs', C's and the computation's. */
+typedef struct cublas_types {
+	cudaDataType in, out;
+	cublasComputeType_t compute;
+} cublas_types;
+
+static cublas_types cublas_types_of(rt_precision prec)
 {
-	cudaDataType in = CUDA_R_32F, out = CUDA_R_32F;
-	cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
-	float a32 = (float)alpha, b32 = (float)beta;
-	const void *pa = &a32, *pb = &b32;
+	cublas_types t = {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
 	switch (prec) {
 	case RT_FP64:
-		in = out = CUDA_R_64F;
-		compute = CUBLAS_COMPUTE_64F;
-		pa = &alpha;
-		pb = &beta;
+		t.in = t.out = CUDA_R_64F;
+		t.compute = CUBLAS_COMPUTE_64F;
 		break;
 	case RT_TF32:
-		compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+		t.compute = CUBLAS_COMPUTE_32F_FAST_TF32;
 		break;
 	case RT_BF16:
-		in = CUDA_R_16BF;
+		t.in = CUDA_R_16BF;
 		break;
 	case RT_FP16:
-		in = CUDA_R_16F;
+		t.in = CUDA_R_16F;
 		break;
 	default:
 		break;
 	}
+	return t;
+}
+
+/* cublasGemmEx / cublasGemmStridedBatchedEx on the column-major call c. */
+static int run_cublas(rt_ctx *ctx, rt_precision prec, const colmajor_gemm *c, double alpha,
+		      double beta)
+{
+	const cublas_types ty = cublas_types_of(prec);
+	const cudaDataType in = ty.in, out = ty.out;
+	const cublasComputeType_t compute = ty.compute;
+	float a32 = (float)alpha, b32 = (float)beta;
+	const void *pa = prec == RT_FP64 ? (const void *)&alpha : &a32;
+	const void *pb = prec == RT_FP64 ? (const void *)&beta : &b32;
 	cublasOperation_t ta = c->transa ? CUBLAS_OP_T : CUBLAS_OP_N;
 	cublasOperation_t tb = c->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
 	if (c->count == 1)
@@ -457,6 +469,27 @@ static int vendor_gemm(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const 
 	if (s && s->choice == LT_LT)
 		return run_lt(ctx, s, &c, g->alpha, g->beta);
 	return run_cublas(ctx, g->prec, &c, g->alpha, g->beta);
+}
+
+/*
+ * The two-level batch g as one cublasGemmBatchedEx over the device pointer
+ * arrays ptrs (gemm_batch2.cuh: the column-major call's A's, B's, C's).
+ * cuBLASLt is not tried: its batches are strided.
+ */
+static int vendor_gemm_ptrs(rt_ctx *ctx, const rt_gemm_args *g, void **ptrs)
+{
+	const colmajor_gemm c = colmajor_of(g);
+	const int total = c.outer * c.count;
+	const cublas_types ty = cublas_types_of(g->prec);
+	float a32 = (float)g->alpha, b32 = (float)g->beta;
+	const void *pa = g->prec == RT_FP64 ? (const void *)&g->alpha : &a32;
+	const void *pb = g->prec == RT_FP64 ? (const void *)&g->beta : &b32;
+	return BLAS(ctx, cublasGemmBatchedEx(ctx->blas.h, c.transa ? CUBLAS_OP_T : CUBLAS_OP_N,
+					     c.transb ? CUBLAS_OP_T : CUBLAS_OP_N, c.m, c.n, c.k,
+					     pa, (const void *const *)ptrs, ty.in, c.lda,
+					     (const void *const *)(ptrs + total), ty.in, c.ldb, pb,
+					     ptrs + 2 * total, ty.out, c.ldc, total, ty.compute,
+					     CUBLAS_GEMM_DEFAULT));
 }
 
 /* NVML finds the device by PCI bus id (its numbering may differ from CUDA's). */
