@@ -299,6 +299,19 @@ struct fake_rocblas_call {
 	void *stream;
 };
 
+/* The call the fake received is the row-major g swapped: B first, n and m exchanged. */
+static void expect_mapped_call(const struct fake_rocblas_call *log, const rt_gemm_args *g)
+{
+	assert_int_equal(log->trans_a, g->transb ? RB_OP_TRANSPOSE : RB_OP_NONE);
+	assert_int_equal(log->trans_b, g->transa ? RB_OP_TRANSPOSE : RB_OP_NONE);
+	assert_int_equal(log->m, g->n);
+	assert_int_equal(log->n, g->m);
+	assert_int_equal(log->k, g->k);
+	assert_int_equal(log->lda, g->ldb);
+	assert_int_equal(log->ldb, g->lda);
+	assert_int_equal(log->ldc, g->ldc);
+}
+
 /* The fake rocBLAS loaded through rocblas_load(), its call log and status, and a handle. */
 static rb_handle open_fake_rocblas(rocblas_api *api, struct fake_rocblas_call **log, int **status)
 {
@@ -313,6 +326,21 @@ static rb_handle open_fake_rocblas(rocblas_api *api, struct fake_rocblas_call **
 	**status = 0;
 	assert_int_equal(api->create_handle(&h), 0);
 	return h;
+}
+
+/* The fake rocBLAS opened for a test: its table, call log, status to return, a handle. */
+typedef struct fake_rb {
+	rocblas_api api;
+	struct fake_rocblas_call *log;
+	int *status;
+	rb_handle h;
+	char err[RT_ERRLEN];
+} fake_rb;
+
+static void fake_rb_open(fake_rb *f)
+{
+	memset(f, 0, sizeof *f);
+	f->h = open_fake_rocblas(&f->api, &f->log, &f->status);
 }
 
 /* fp32 copies of a case's operands, as the plugin holds fp32 tensors. */
@@ -369,12 +397,7 @@ static void test_rocblas_dispatch(void **state)
 						 0);
 				assert_int_equal(log->calls, calls + 1);
 				assert_int_equal(log->batched, count > 1);
-				assert_int_equal(log->trans_a, tb ? RB_OP_TRANSPOSE : RB_OP_NONE);
-				assert_int_equal(log->trans_b, ta ? RB_OP_TRANSPOSE : RB_OP_NONE);
-				assert_int_equal(log->m, 5);
-				assert_int_equal(log->n, 6);
-				assert_int_equal(log->lda, t.g.ldb);
-				assert_int_equal(log->ldb, t.g.lda);
+				expect_mapped_call(log, &t.g);
 				assert_int_equal(log->a_type, RB_F64);
 				assert_int_equal(log->compute_type, RB_F64);
 				if (count > 1) {
@@ -441,11 +464,9 @@ static void **host_pointers(const colmajor_gemm *c, int es)
 static void test_rocblas_two_level(void **state)
 {
 	(void)state;
-	rocblas_api api;
-	struct fake_rocblas_call *log;
-	int *status;
-	char err[RT_ERRLEN] = "";
-	rb_handle h = open_fake_rocblas(&api, &log, &status);
+	fake_rb f;
+	fake_rb_open(&f);
+	struct fake_rocblas_call *log = f.log;
 	for (int ta = 0; ta < 2; ta++)
 		for (int tb = 0; tb < 2; tb++) {
 			gcase t;
@@ -456,18 +477,13 @@ static void test_rocblas_two_level(void **state)
 			colmajor_gemm c = colmajor_of(&t.g);
 			void **ptrs = host_pointers(&c, sizeof(double));
 			int calls = log->calls;
-			assert_int_equal(rocblas_gemm_ptrs(&api, h, RT_FP64, &c, ptrs, t.g.alpha,
-							   t.g.beta, err, sizeof err),
+			assert_int_equal(rocblas_gemm_ptrs(&f.api, f.h, RT_FP64, &c, ptrs, t.g.alpha,
+							   t.g.beta, f.err, sizeof f.err),
 					 0);
 			assert_int_equal(log->calls, calls + 1);
 			assert_int_equal(log->batched, 2);
 			assert_int_equal(log->count, 6);
-			assert_int_equal(log->trans_a, tb ? RB_OP_TRANSPOSE : RB_OP_NONE);
-			assert_int_equal(log->trans_b, ta ? RB_OP_TRANSPOSE : RB_OP_NONE);
-			assert_int_equal(log->m, 5);
-			assert_int_equal(log->n, 6);
-			assert_int_equal(log->lda, t.g.ldb);
-			assert_int_equal(log->ldb, t.g.lda);
+			expect_mapped_call(log, &t.g);
 			assert_int_equal(log->ldc, t.g.ldc);
 			assert_int_equal(log->compute_type, RB_F64);
 			assert_memory_equal(t.c, want, sizeof(double) * (size_t)t.nc);
@@ -480,30 +496,30 @@ static void test_rocblas_two_level(void **state)
 			rowmajor_gemm_ref(&t.g, t.a, t.b, want);
 			c = colmajor_of(&t.g);
 			ptrs = host_pointers(&c, sizeof(float));
-			assert_int_equal(rocblas_gemm_ptrs(&api, h, RT_FP32, &c, ptrs, t.g.alpha, 0,
-							   err, sizeof err),
+			assert_int_equal(rocblas_gemm_ptrs(&f.api, f.h, RT_FP32, &c, ptrs, t.g.alpha, 0,
+							   f.err, sizeof f.err),
 					 0);
 			assert_int_equal(log->a_type, RB_F32);
 			assert_int_equal(log->c_type, RB_F32);
 			for (long i = 0; i < t.nc; i++)
 				assert_float_equal(cf[i], want[i], 1e-5 * (1 + fabs(want[i])));
-			*status = RB_MEMORY_ERROR;
-			assert_int_equal(rocblas_gemm_ptrs(&api, h, RT_FP32, &c, ptrs, 1, 0, err,
-							   sizeof err),
+			*f.status = RB_MEMORY_ERROR;
+			assert_int_equal(rocblas_gemm_ptrs(&f.api, f.h, RT_FP32, &c, ptrs, 1, 0, f.err,
+							   sizeof f.err),
 					 RT_ENOMEM);
-			assert_string_equal(err,
+			assert_string_equal(f.err,
 					    "rocblas_gemm_batched_ex(fp32): rocblas_status_memory_error");
-			*status = 0;
+			*f.status = 0;
 			calls = log->calls;
-			assert_int_equal(rocblas_gemm_ptrs(&api, h, RT_TF32, &c, ptrs, 1, 0, err,
-							   sizeof err),
+			assert_int_equal(rocblas_gemm_ptrs(&f.api, f.h, RT_TF32, &c, ptrs, 1, 0, f.err,
+							   sizeof f.err),
 					 RT_EUNAVAIL);
 			assert_int_equal(log->calls, calls);
 			free(ptrs);
 			free(a), free(b), free(cf), free(want);
 			gcase_free(&t);
 		}
-	rocblas_unload(&api);
+	rocblas_unload(&f.api);
 }
 
 /*

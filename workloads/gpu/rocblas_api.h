@@ -183,12 +183,16 @@ typedef struct rb_scalars {
 	float alpha32, beta32;
 } rb_scalars;
 
-/* s for precision p; RT_EUNAVAIL for one rocBLAS does not offer (tf32). */
-static inline int rocblas_scalars(rt_precision p, double alpha, double beta, rb_scalars *s)
+/* s for precision p; RT_EUNAVAIL, saying so in err, for one rocBLAS does not offer (tf32). */
+static inline int rocblas_scalars(rt_precision p, double alpha, double beta, rb_scalars *s,
+				  char *err, size_t errlen)
 {
 	s->alpha64 = alpha, s->beta64 = beta;
 	s->alpha32 = (float)alpha, s->beta32 = (float)beta;
-	return rocblas_types(p, &s->in, &s->out, &s->compute);
+	if (rocblas_types(p, &s->in, &s->out, &s->compute))
+		return rt_abi_fail(err, errlen, RT_EUNAVAIL, "rocBLAS has no %s GEMM",
+		                   rt_abi_precision_name(p));
+	return 0;
 }
 
 static inline const void *rb_alpha(const rb_scalars *s)
@@ -259,9 +263,8 @@ static inline int rocblas_gemm(const rocblas_api *api, rb_handle h, rt_precision
 			       size_t errlen)
 {
 	rb_scalars sc;
-	if (rocblas_scalars(p, alpha, beta, &sc))
-		return rt_abi_fail(err, errlen, RT_EUNAVAIL, "rocBLAS has no %s GEMM",
-		                   rt_abi_precision_name(p));
+	if (rocblas_scalars(p, alpha, beta, &sc, err, errlen))
+		return RT_EUNAVAIL;
 	const int in = sc.in, out = sc.out, compute = sc.compute;
 	const void *pa = rb_alpha(&sc), *pb = rb_beta(&sc);
 	int ta = c->transa ? RB_OP_TRANSPOSE : RB_OP_NONE, tb = c->transb ? RB_OP_TRANSPOSE
@@ -290,17 +293,15 @@ static inline int rocblas_gemm_ptrs(const rocblas_api *api, rb_handle h, rt_prec
 				    const colmajor_gemm *c, void **ptrs, double alpha,
 				    double beta, char *err, size_t errlen)
 {
-	rb_scalars sc;
-	if (rocblas_scalars(p, alpha, beta, &sc))
-		return rt_abi_fail(err, errlen, RT_EUNAVAIL, "rocBLAS has no %s GEMM",
-		                   rt_abi_precision_name(p));
-	const int in = sc.in, out = sc.out, compute = sc.compute;
-	const void *pa = rb_alpha(&sc), *pb = rb_beta(&sc);
 	const int total = c->outer * c->count;
+	rb_scalars sc;
+	if (rocblas_scalars(p, alpha, beta, &sc, err, errlen))
+		return RT_EUNAVAIL;
 	rb_status s = api->gemm_batched_ex(
 	    h, c->transa ? RB_OP_TRANSPOSE : RB_OP_NONE, c->transb ? RB_OP_TRANSPOSE : RB_OP_NONE,
-	    c->m, c->n, c->k, pa, ptrs, in, c->lda, ptrs + total, in, c->ldb, pb, ptrs + 2 * total,
-	    out, c->ldc, ptrs + 2 * total, out, c->ldc, total, compute, RB_ALGO_STANDARD, 0, 0);
+	    c->m, c->n, c->k, rb_alpha(&sc), ptrs, sc.in, c->lda, ptrs + total, sc.in, c->ldb,
+	    rb_beta(&sc), ptrs + 2 * total, sc.out, c->ldc, ptrs + 2 * total, sc.out, c->ldc, total,
+	    sc.compute, RB_ALGO_STANDARD, 0, 0);
 	return rocblas_outcome(api, s, "rocblas_gemm_batched_ex", p, err, errlen);
 }
 
