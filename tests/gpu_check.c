@@ -15,7 +15,9 @@
  *
  * The GEMMs: single, strided-batched and, where the plugin has
  * gemm_batched2, two-level batches laid out as attention's heads x
- * sequences, every transpose, in every precision the device offers.
+ * sequences, every transpose, in every precision the device offers; where
+ * it has linear_fwd, forward linear layers with their bias (and GELU) in
+ * the GEMM's epilogue (cuBLASLt) against gemm, add_bias and gelu.
  *
  * Prints the device and what its GEMMs run on (gemm_impl), one line per
  * case with the max absolute error and the max error relative to the largest
@@ -464,6 +466,57 @@ static void check_gemm2(checker *c, const gemm2_case *g, int ta, int tb, rt_prec
 	bufs_free(c, &b);
 }
 
+/*
+ * Linear layers: one whose rows suit cuBLASLt's epilogues (multiples of 16
+ * bytes), one odd, which the plugin runs as a GEMM and a kernel.
+ */
+static const shape linear_shapes[] = { { 256, 96, 64 }, { 33, 17, 9 } }; /* rows, n, k */
+
+/*
+ * linear_fwd in precision p on the GPU, with GELU and without, against the
+ * CPU's gemm, then add_bias (and gelu), its specification: u and, with
+ * GELU, a compared. A plugin without the entry is said to have none.
+ */
+static void check_linear(checker *c, const shape *sh, int gelu, rt_precision p)
+{
+	rt_dtype t = rt_precision_dtype(p);
+	const int m = sh->rows, n = sh->cols, k = sh->block;
+	bufs b = { 0 };
+	double abs_err = 0, ref_max = 0;
+	char what[48];
+	snprintf(what, sizeof what, "%dx%dx%d%s", m, n, k, gelu ? " gelu" : "");
+	if (!c->gpu.be->linear_fwd) {
+		printf("%s %-18s %-5s %-22s none in this plugin\n", c->name, "linear_fwd",
+		       rt_precision_name(p), what);
+		return;
+	}
+	const size_t len[5] = { (size_t)m * k, (size_t)k * n, (size_t)n, (size_t)m * n,
+				(size_t)m * n };
+	int rc = 0;
+	for (int i = 0; i < 5 && !rc; i++)
+		rc = bufs_add(c, &b, t, len[i], 0);
+	void *const *g = b.dev[0], *const *r = b.dev[1];
+	if (!rc)
+		rc = c->gpu.be->linear_fwd(c->gpu.ctx, t, p, m, n, k, g[0], g[1], g[2], g[3],
+					   gelu ? g[4] : NULL);
+	if (!rc)
+		rc = c->gpu.be->synchronize(c->gpu.ctx);
+	const side *cpu = &c->cpu;
+	if (!rc)
+		rc = cpu->be->gemm(cpu->ctx, t, t == RT_F64 ? RT_FP64 : RT_FP32, 0, 0, m, n, k, 1.0,
+				   r[0], k, r[1], n, 0.0, r[3], n);
+	if (!rc)
+		rc = cpu->be->add_bias(cpu->ctx, t, m, n, r[2], r[3]);
+	if (!rc && gelu)
+		rc = cpu->be->gelu(cpu->ctx, t, (size_t)m * n, r[3], r[4]);
+	if (!rc)
+		rc = compare(c, &b, t, 3, &abs_err, &ref_max);
+	if (!rc && gelu)
+		rc = compare(c, &b, t, 4, &abs_err, &ref_max);
+	report(c, "linear_fwd", p, what, rc, abs_err, ref_max);
+	bufs_free(c, &b);
+}
+
 /* The benchmark's sizes: issue 45's transformer at batch 256 (softmax: its attention rows). */
 static const shape bench_tokens = {32768, 512, 0}, bench_scores = {262144, 128, 128};
 #define BENCH_REPS 20
@@ -622,6 +675,9 @@ int main(int argc, char **argv)
 		for (size_t g = 0; g < RT_COUNT(gemm2_cases); g++)
 			for (int tr = 0; tr < 4; tr++)
 				check_gemm2(&c, &gemm2_cases[g], tr >> 1, tr & 1, (rt_precision)p);
+		for (size_t s = 0; s < RT_COUNT(linear_shapes); s++)
+			for (int gelu = 0; gelu < 2; gelu++)
+				check_linear(&c, &linear_shapes[s], gelu, (rt_precision)p);
 	}
 	double wall = rt_now() - t0;
 	if (timed && device_time(&c, 0, &busy_s) == 0)

@@ -24,6 +24,7 @@
 #include "../workloads/gpu/blas_map.h"
 #include "../workloads/devmon.h"
 #include "../workloads/gpu/rocblas_api.h"
+#include "../workloads/kernels.h"
 #include "colmajor_model.h"
 
 #include <cmocka.h>
@@ -289,6 +290,64 @@ static void test_flatten_two_level(void **state)
 	assert_memory_equal(t.c, want, sizeof(double) * (size_t)t.nc);
 	free(want);
 	gcase_free(&t);
+}
+
+static double gelu_ref(double x)
+{
+	return 0.5 * x * (1 + tanh(RT_GELU_K0 * (x + RT_GELU_K1 * x * x * x)));
+}
+
+/*
+ * colmajor_linear_of(): an epilogue as cuBLASLt's BIAS and GELU_AUX_BIAS
+ * are documented (bias[i] added to row i of D, i < bias_len, over every
+ * column; the biased value to aux, its GELU to D), run on the mapped call,
+ * gives the row-major linear layer: u = x w + bias, and a = gelu(u) with
+ * GELU; without GELU, D is u.
+ */
+static void test_linear_epilogue_mapping(void **state)
+{
+	(void)state;
+	enum { M = 5, N = 7, K = 3 };
+	double x[M * K], w[K * N], bias[N], u[M * N], a[M * N], want[M * N];
+	rt_rng r;
+	rt_rng_seed(&r, 61);
+	for (int i = 0; i < M * K; i++)
+		x[i] = rt_rng_normal(&r);
+	for (int i = 0; i < K * N; i++)
+		w[i] = rt_rng_normal(&r);
+	for (int i = 0; i < N; i++)
+		bias[i] = rt_rng_normal(&r);
+	rt_gemm_args g = {RT_F64, RT_FP64, 0, 0, M, N, K, 1.0, 0.0, x, w, u,
+	                  K,      N,       N, 0, 0, 0, 1, 1,   0,   0, 0};
+	memset(want, 0, sizeof want);
+	rowmajor_gemm_ref(&g, x, w, want);
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++)
+			want[i * N + j] += bias[j];
+	for (int gelu = 0; gelu < 2; gelu++) {
+		memset(u, 0, sizeof u);
+		memset(a, 0, sizeof a);
+		const colmajor_linear l = colmajor_linear_of(&g, gelu ? a : NULL);
+		const colmajor_gemm *c = &l.g;
+		double *d = c->c, *aux = l.aux;
+		assert_int_equal(l.bias_len, N);
+		assert_ptr_equal(d, gelu ? a : u);
+		assert_ptr_equal(aux, gelu ? u : NULL);
+		colmajor_gemm_model(c->transa, c->transb, c->m, c->n, c->k, 1.0, c->a, c->lda, 0,
+				    c->b, c->ldb, 0, 0.0, d, c->ldc, 0, 1);
+		for (int j = 0; j < c->n; j++)
+			for (int i = 0; i < l.bias_len; i++) {
+				double v = d[i + (long)j * c->ldc] + bias[i];
+				if (aux)
+					aux[i + (long)j * c->ldc] = v;
+				d[i + (long)j * c->ldc] = aux ? gelu_ref(v) : v;
+			}
+		for (int i = 0; i < M * N; i++) {
+			assert_float_equal(u[i], want[i], 1e-12);
+			if (gelu)
+				assert_float_equal(a[i], gelu_ref(want[i]), 1e-12);
+		}
+	}
 }
 
 /* What the fake rocBLAS records of each GEMM call. */
@@ -758,6 +817,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_colmajor_mapping), cmocka_unit_test(test_colmajor_two_level),
 	    cmocka_unit_test(test_flatten_two_level), cmocka_unit_test(test_rocblas_two_level),
+	    cmocka_unit_test(test_linear_epilogue_mapping),
 	    cmocka_unit_test(test_rocblas_dispatch),
 	    cmocka_unit_test(test_rocblas_errors),   cmocka_unit_test(test_rocblas_not_found),
 	    cmocka_unit_test(test_nvml_monitor),     cmocka_unit_test(test_plugin_utilization),

@@ -298,6 +298,17 @@ typedef struct rt_backend_ops {
 	int (*host_alloc)(rt_ctx *ctx, size_t bytes, void **ptr);
 	void (*host_free)(rt_ctx *ctx, void *ptr);
 	int (*upload_async)(rt_ctx *ctx, void *dst, const void *src, size_t bytes);
+	/*
+	 * Optional: a forward linear layer in one call, as a BLAS's epilogues
+	 * fuse it (cuBLASLt's bias and bias+GELU): u[m][n] = x[m][k] w[k][n] +
+	 * bias[n] (all row-major, rows tight), and where a is not NULL also
+	 * a = gelu(u), u keeping the biased value the backward pass reads. The
+	 * results of gemm, then add_bias (and gelu), to the GEMM precision's
+	 * rounding; a backend whose library declines a shape runs those
+	 * itself. NULL: the workload makes those calls.
+	 */
+	int (*linear_fwd)(rt_ctx *ctx, rt_dtype t, rt_precision prec, int m, int n, int k,
+			  const void *x, const void *w, const void *bias, void *u, void *a);
 } rt_backend_ops;
 
 /* The phases phase_mark() tells apart, and the mark that closes a step's. */

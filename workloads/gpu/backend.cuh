@@ -28,6 +28,11 @@
  *                          const void *b)
  *       the GEMM on the vendor's library (a, b: 16-bit copies for
  *       bf16/fp16); RT_EUNAVAIL declines it (this file then runs its own)
+ *   static int vendor_linear(rt_ctx *ctx, const rt_gemm_args *g, const void *x,
+ *                            const void *w, const void *bias, void *a)
+ *       the linear layer g (u = x w, row-major) with bias, and GELU into a
+ *       where a is not NULL, in the library's epilogue; RT_EUNAVAIL where it
+ *       has none for the shape (this file then runs the GEMM and a kernel)
  *   static int vendor_gemm_ptrs(rt_ctx *ctx, const rt_gemm_args *g, void **ptrs)
  *       a two-level batch g (outer > 1) as one batched call over the device
  *       pointer arrays ptrs (colmajor_of(g)'s A's, B's, C's: gemm_batch2.cuh)
@@ -425,6 +430,26 @@ static void note_declined(rt_ctx *ctx, rt_precision p)
 	gemm_impl_declined(blas_impl, p, ctx->err, ctx->impl[p], sizeof ctx->impl[p]);
 }
 
+/* g's A and B as its GEMM reads them: the 16-bit copies for bf16/fp16, else themselves. */
+static int rounded_operands(rt_ctx *ctx, const rt_gemm_args *g, const void **a, const void **b)
+{
+	*a = g->a;
+	*b = g->b;
+	return g->prec == RT_BF16 || g->prec == RT_FP16 ? round_operands(ctx, g, a, b) : 0;
+}
+
+/* g, whose A and B are at a and b, on the vendor's library or, declined there, the own kernel. */
+static int gemm_dispatch(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const void *b)
+{
+	if (ctx->blas_ok && !(ctx->declined & RT_PREC_BIT(g->prec))) {
+		int rc = vendor_run(ctx, g, a, b);
+		if (rc != RT_EUNAVAIL)
+			return rc;
+		note_declined(ctx, g->prec);
+	}
+	return tiled_gemm(ctx, g, a, b);
+}
+
 /*
  * Runs a checked GEMM (a two-level batch that one stride reaches as that
  * strided batch): bf16/fp16 inputs are rounded to 16-bit copies first
@@ -434,24 +459,45 @@ static void note_declined(rt_ctx *ctx, rt_precision p)
 static int gemm_run(rt_ctx *ctx, const rt_gemm_args *checked)
 {
 	rt_gemm_args flat = *checked;
-	const rt_gemm_args *g = &flat;
-	const void *a = g->a, *b = g->b;
-	int rc = 0;
+	const void *a = flat.a, *b = flat.b;
 	rt_gemm_flatten(&flat);
-	if (g->m == 0 || g->n == 0 || g->count == 0 || g->outer == 0)
+	if (flat.m == 0 || flat.n == 0 || flat.count == 0 || flat.outer == 0)
 		return 0;
-	if (g->prec == RT_BF16 || g->prec == RT_FP16) {
-		rc = round_operands(ctx, g, &a, &b);
-		if (rc)
-			return rc;
-	}
-	if (ctx->blas_ok && !(ctx->declined & RT_PREC_BIT(g->prec))) {
-		rc = vendor_run(ctx, g, a, b);
+	int rc = rounded_operands(ctx, &flat, &a, &b);
+	return rc ? rc : gemm_dispatch(ctx, &flat, a, b);
+}
+
+/*
+ * A forward linear layer (backend.h's linear_fwd): the GEMM with the bias
+ * (and GELU, a not NULL) in the vendor library's epilogue where it has one
+ * for the shape; else, or where the library declines it, the GEMM, then
+ * the add_bias or bias_gelu kernel. A declined epilogue leaves the
+ * precision's GEMMs on the library (only the fusion is missing).
+ */
+static int gpu_linear_fwd(rt_ctx *ctx, rt_dtype t, rt_precision prec, int m, int n, int k,
+			  const void *x, const void *w, const void *bias, void *u, void *a)
+{
+	const rt_gemm_args g = {t, prec, 0, 0, m, n, k, 1.0, 0.0, x, w, u,
+	                        k, n, n, 0, 0, 0, 1, 1, 0, 0, 0};
+	const void *xa, *wb;
+	int rc = rt_gemm_check(&g, ctx->precisions, GPU_LABEL, ctx->dev, ctx->err, sizeof ctx->err);
+	if (rc || m == 0 || n == 0)
+		return rc;
+	rc = rounded_operands(ctx, &g, &xa, &wb);
+	if (rc)
+		return rc;
+	if (ctx->blas_ok && !(ctx->declined & RT_PREC_BIT(prec))) {
+		rc = ev_begin(ctx);
+		if (!rc)
+			rc = vendor_linear(ctx, &g, xa, wb, bias, a);
+		int rc2 = ev_end(ctx);
 		if (rc != RT_EUNAVAIL)
-			return rc;
-		note_declined(ctx, g->prec);
+			return rc ? rc : rc2;
 	}
-	return tiled_gemm(ctx, g, a, b);
+	rc = gemm_dispatch(ctx, &g, xa, wb);
+	if (rc)
+		return rc;
+	return a ? gpu_bias_gelu(ctx, t, m, n, bias, u, a) : gpu_add_bias(ctx, t, m, n, bias, u);
 }
 
 /* outer x inner GEMMs in one call of the vendor's library (backend.h's gemm_batched2). */
@@ -622,6 +668,7 @@ static const rt_backend_ops gpu_ops = {
 	.host_alloc = gpu_host_alloc,
 	.host_free = gpu_host_free,
 	.upload_async = gpu_upload_async,
+	.linear_fwd = gpu_linear_fwd,
 };
 
 extern "C" __attribute__((visibility("default"))) const rt_backend_ops *rigtune_backend(void)
@@ -652,6 +699,7 @@ static rt_backend_ops plain_ops_of(void)
 	o.mse_loss = plain_mse_loss;
 	o.adam = plain_adam;
 	o.bias_gelu = NULL; /* its specification: add_bias, then gelu */
+	o.linear_fwd = NULL; /* gemm, then add_bias (and gelu) */
 	return o;
 }
 

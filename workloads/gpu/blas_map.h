@@ -64,6 +64,31 @@ static inline colmajor_gemm colmajor_of(const rt_gemm_args *g)
 }
 
 /*
+ * A forward linear layer u[m][n] = x[m][k] w[k][n] + bias[n] (g: the GEMM
+ * x w, row-major), with a = gelu(u) where a is not NULL, as a column-major
+ * BLAS's epilogue takes it (cuBLASLt's BIAS, GELU_AUX_BIAS): the call is
+ * colmajor_of(g), whose D is u transposed (n x m), so the bias runs along
+ * D's rows, bias_len = n of them, broadcast over its columns. With GELU, D
+ * is a and the pre-activation u goes to aux, with D's leading dimension.
+ */
+typedef struct colmajor_linear {
+	colmajor_gemm g;
+	void *aux;    /* where the pre-activation goes; NULL: no GELU */
+	int bias_len; /* the rows of D */
+} colmajor_linear;
+
+static inline colmajor_linear colmajor_linear_of(const rt_gemm_args *g, void *a)
+{
+	colmajor_linear l;
+	l.g = colmajor_of(g);
+	l.aux = a ? l.g.c : NULL;
+	if (a)
+		l.g.c = a;
+	l.bias_len = l.g.m;
+	return l;
+}
+
+/*
  * A two-level batch that one stride reaches (one level of one matrix, or
  * the inner batches end to end for A, B and C alike) as the strided batch
  * it is, so that it takes the strided path; any other is left as it is.

@@ -195,6 +195,14 @@ static int vendor_gemm(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const 
 			    sizeof ctx->err);
 }
 
+/* rocBLAS has no epilogues (hipBLASLt, which has, is not used): the GEMM, then a kernel. */
+static int vendor_linear(rt_ctx *ctx, const rt_gemm_args *g, const void *x, const void *w,
+			 const void *bias, void *a)
+{
+	(void)ctx, (void)g, (void)x, (void)w, (void)bias, (void)a;
+	return RT_EUNAVAIL;
+}
+
 /* The two-level batch g on rocBLAS, over the device pointer arrays ptrs (gemm_batch2.cuh). */
 static int vendor_gemm_ptrs(rt_ctx *ctx, const rt_gemm_args *g, void **ptrs)
 {
