@@ -1,6 +1,8 @@
 /*
  * cuda_emu.cpp: runs the GPU plugins' kernels (workloads/gpu/kernels.cuh,
- * the fast ones, and kernels_plain.cuh, their specification) on the CPU.
+ * the fast ones, and kernels_plain.cuh, their specification; the own tiled
+ * GEMM of gemm_tiled.cuh and the pointer arrays of gemm_batch2.cuh) on the
+ * CPU.
  * The kernels and their launchers are compiled as C++ against a shim of
  * CUDA's names (tests/cuda_shim/cuda_emu_shim.h); a launch runs as a GPU
  * runs it in the one respect the kernels rely on: blockDim threads run
@@ -32,6 +34,7 @@ struct rt_ctx {
 	size_t scratch_bytes;
 	long launches;
 	int refused; /* the last launch was one the hardware refuses */
+	char err[RT_ERRLEN]; /* the tiled GEMM's message of a precision it has no kernel for */
 };
 
 thread_local dim3 threadIdx, blockIdx;
@@ -191,8 +194,38 @@ static void store16(emu_bf16 *y, float x)
 		y->bits = (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
+/* IEEE half as its bits, for the tiled GEMM's fp16 inputs. */
+struct emu_fp16 {
+	uint16_t bits;
+};
+
+static float to_acc(emu_bf16 x)
+{
+	const uint32_t u = (uint32_t)x.bits << 16;
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+static float to_acc(emu_fp16 x)
+{
+	const int e = (x.bits >> 10) & 0x1f, m = x.bits & 0x3ff;
+	const float v = e == 0    ? ldexpf((float)m, -24)
+			: e == 31 ? (m ? NAN : INFINITY)
+				  : ldexpf((float)(m | 0x400), e - 25);
+	return x.bits & 0x8000 ? -v : v;
+}
+
+typedef emu_bf16 gpu_bf16_t;
+typedef emu_fp16 gpu_fp16_t;
+
+/* Small chunks of the tiled GEMM's batch, so that a test's batch spans several launches. */
+#define GEMM_MAX_Z 4
+
 #include "../workloads/gpu/kernels.cuh"
 #include "../workloads/gpu/kernels_plain.cuh"
+#include "../workloads/gpu/gemm_tiled.cuh"
+#include "../workloads/gpu/gemm_batch2.cuh"
 
 extern "C" rt_ctx *cuda_emu_open(int sms, int warp)
 {
@@ -257,4 +290,15 @@ extern "C" int cuda_emu_round16(rt_ctx *ctx, int count, int rows, int cols, int 
 	static_assert(sizeof(emu_bf16) == sizeof(uint16_t), "bf16 is its bits");
 	round16_launch(ctx, &m, x, (emu_bf16 *)y);
 	return gpu_launched(ctx, "fp32 to 16-bit");
+}
+
+extern "C" int cuda_emu_batch_ptrs(rt_ctx *ctx, const colmajor_gemm *c, int es_ab, int es_c,
+				   void **out)
+{
+	return batch_ptrs_launch(ctx, c, es_ab, es_c, out);
+}
+
+extern "C" int cuda_emu_tiled_gemm(rt_ctx *ctx, const rt_gemm_args *g)
+{
+	return tiled_gemm(ctx, g, g->a, g->b);
 }

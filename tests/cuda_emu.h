@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../workloads/backend.h"
+#include "../workloads/gpu/blas_map.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +34,18 @@ const rt_backend_ops *cuda_emu_ops(int plain);
  */
 int cuda_emu_round16(rt_ctx *ctx, int count, int rows, int cols, int ld, long stride,
 		     const float *x, uint16_t *y);
+/*
+ * The plugins' pointer arrays of a two-level batch (gemm_batch2.cuh): into
+ * out, the addresses of c's A's, B's and C's, outer * count each, as
+ * host pointers.
+ */
+int cuda_emu_batch_ptrs(rt_ctx *ctx, const colmajor_gemm *c, int es_ab, int es_c, void **out);
+/*
+ * The plugins' own tiled GEMM (gemm_tiled.cuh) on host memory: g's A and B
+ * as its precision takes them (bf16/fp16: their bits), C in fp32 or fp64.
+ * Batches go GEMM_MAX_Z = 4 matrices per launch here.
+ */
+int cuda_emu_tiled_gemm(rt_ctx *ctx, const rt_gemm_args *g);
 /* Launches run since the context was opened (each kernel of a call counts). */
 long cuda_emu_launches(const rt_ctx *ctx);
 

@@ -13,6 +13,12 @@
  * the GB/s each moves (the bytes its buffers must cross: an input once, an
  * output once, an updated buffer twice).
  *
+ * The GEMMs: single, strided-batched and, where the plugin has
+ * gemm_batched2, two-level batches laid out as attention's heads x
+ * sequences, every transpose, in every precision the device offers; where
+ * it has linear_fwd, forward linear layers with their bias (and GELU) in
+ * the GEMM's epilogue (cuBLASLt) against gemm, add_bias and gelu.
+ *
  * Prints the device and what its GEMMs run on (gemm_impl), one line per
  * case with the max absolute error and the max error relative to the largest
  * reference value, PASS or FAIL against the tolerance of its precision, then
@@ -397,6 +403,120 @@ static void check_gemm(checker *c, const gemm_case *g, int ta, int tb, rt_precis
 	bufs_free(c, &b);
 }
 
+/* A two-level batch: outer x inner GEMMs of m x n x k. */
+typedef struct gemm2_case {
+	int m, n, k, outer, inner;
+	double beta;
+} gemm2_case;
+
+/* Attention's products (scores, context) and a batch of many small matrices. */
+static const gemm2_case gemm2_cases[] = {
+	{ 17, 17, 16, 4, 3, 0.0 }, { 33, 16, 33, 8, 2, 0.5 }, { 8, 8, 8, 16, 40, 0.0 },
+};
+
+/*
+ * One gemm_batched2 in precision p on the GPU, its matrices laid out as
+ * attention's heads x sequences (the outer ones side by side in the rows,
+ * padded by 3; the inner ones a block further, padded by 5), against the
+ * CPU's gemm_batched over the inner level for each outer index (the
+ * entry's definition) in fp32 (fp64). A plugin without the entry is said
+ * to have none and not counted: the transformer then loops the heads.
+ */
+static void check_gemm2(checker *c, const gemm2_case *g, int ta, int tb, rt_precision p)
+{
+	rt_dtype t = rt_precision_dtype(p);
+	const size_t es = rt_dtype_size(t);
+	const int ra = ta ? g->k : g->m, ca = ta ? g->m : g->k;
+	const int rb = tb ? g->n : g->k, cb = tb ? g->k : g->n;
+	const int lda = g->outer * ca + 3, ldb = g->outer * cb + 3, ldc = g->outer * g->n + 3;
+	const rt_batch2 bt = {g->outer, g->inner, ca, (long)ra * lda + 5, cb, (long)rb * ldb + 5,
+			      g->n, (long)g->m * ldc + 5};
+	bufs b = { 0 };
+	double abs_err = 0, ref_max = 0;
+	char what[48];
+	snprintf(what, sizeof what, "%dx%dx%d %dx%d %c%c", g->m, g->n, g->k, g->outer, g->inner,
+		 ta ? 'T' : 'N', tb ? 'T' : 'N');
+	if (!c->gpu.be->gemm_batched2) {
+		printf("%s %-18s %-5s %-22s none in this plugin\n", c->name, "gemm_batched2",
+		       rt_precision_name(p), what);
+		return;
+	}
+	int rc = bufs_add(c, &b, t, (size_t)bt.a_inner * g->inner, 0);
+	if (!rc)
+		rc = bufs_add(c, &b, t, (size_t)bt.b_inner * g->inner, 0);
+	if (!rc)
+		rc = bufs_add(c, &b, t, (size_t)bt.c_inner * g->inner, 0);
+	if (!rc)
+		rc = c->gpu.be->gemm_batched2(c->gpu.ctx, t, p, ta, tb, g->m, g->n, g->k, 0.7,
+					      b.dev[0][0], lda, b.dev[0][1], ldb, g->beta,
+					      b.dev[0][2], ldc, &bt);
+	if (!rc)
+		rc = c->gpu.be->synchronize(c->gpu.ctx);
+	const rt_precision q = t == RT_F64 ? RT_FP64 : RT_FP32;
+	char *const *cpu = (char *const *)b.dev[1];
+	for (int i = 0; !rc && i < g->outer; i++)
+		rc = c->cpu.be->gemm_batched(c->cpu.ctx, t, q, ta, tb, g->m, g->n, g->k, 0.7,
+					     cpu[0] + i * bt.a_outer * es, lda, bt.a_inner,
+					     cpu[1] + i * bt.b_outer * es, ldb, bt.b_inner, g->beta,
+					     cpu[2] + i * bt.c_outer * es, ldc, bt.c_inner,
+					     g->inner);
+	if (!rc)
+		rc = compare(c, &b, t, 2, &abs_err, &ref_max);
+	report(c, "gemm_batched2", p, what, rc, abs_err, ref_max);
+	bufs_free(c, &b);
+}
+
+/*
+ * Linear layers: one whose rows suit cuBLASLt's epilogues (multiples of 16
+ * bytes), one odd, which the plugin runs as a GEMM and a kernel.
+ */
+static const shape linear_shapes[] = { { 256, 96, 64 }, { 33, 17, 9 } }; /* rows, n, k */
+
+/*
+ * linear_fwd in precision p on the GPU, with GELU and without, against the
+ * CPU's gemm, then add_bias (and gelu), its specification: u and, with
+ * GELU, a compared. A plugin without the entry is said to have none.
+ */
+static void check_linear(checker *c, const shape *sh, int gelu, rt_precision p)
+{
+	rt_dtype t = rt_precision_dtype(p);
+	const int m = sh->rows, n = sh->cols, k = sh->block;
+	bufs b = { 0 };
+	double abs_err = 0, ref_max = 0;
+	char what[48];
+	snprintf(what, sizeof what, "%dx%dx%d%s", m, n, k, gelu ? " gelu" : "");
+	if (!c->gpu.be->linear_fwd) {
+		printf("%s %-18s %-5s %-22s none in this plugin\n", c->name, "linear_fwd",
+		       rt_precision_name(p), what);
+		return;
+	}
+	const size_t len[5] = { (size_t)m * k, (size_t)k * n, (size_t)n, (size_t)m * n,
+				(size_t)m * n };
+	int rc = 0;
+	for (int i = 0; i < 5 && !rc; i++)
+		rc = bufs_add(c, &b, t, len[i], 0);
+	void *const *g = b.dev[0], *const *r = b.dev[1];
+	if (!rc)
+		rc = c->gpu.be->linear_fwd(c->gpu.ctx, t, p, m, n, k, g[0], g[1], g[2], g[3],
+					   gelu ? g[4] : NULL);
+	if (!rc)
+		rc = c->gpu.be->synchronize(c->gpu.ctx);
+	const side *cpu = &c->cpu;
+	if (!rc)
+		rc = cpu->be->gemm(cpu->ctx, t, t == RT_F64 ? RT_FP64 : RT_FP32, 0, 0, m, n, k, 1.0,
+				   r[0], k, r[1], n, 0.0, r[3], n);
+	if (!rc)
+		rc = cpu->be->add_bias(cpu->ctx, t, m, n, r[2], r[3]);
+	if (!rc && gelu)
+		rc = cpu->be->gelu(cpu->ctx, t, (size_t)m * n, r[3], r[4]);
+	if (!rc)
+		rc = compare(c, &b, t, 3, &abs_err, &ref_max);
+	if (!rc && gelu)
+		rc = compare(c, &b, t, 4, &abs_err, &ref_max);
+	report(c, "linear_fwd", p, what, rc, abs_err, ref_max);
+	bufs_free(c, &b);
+}
+
 /* The benchmark's sizes: issue 45's transformer at batch 256 (softmax: its attention rows). */
 static const shape bench_tokens = {32768, 512, 0}, bench_scores = {262144, 128, 128};
 #define BENCH_REPS 20
@@ -552,6 +672,12 @@ int main(int argc, char **argv)
 		for (size_t g = 0; g < RT_COUNT(gemm_cases); g++)
 			for (int tr = 0; tr < 4; tr++)
 				check_gemm(&c, &gemm_cases[g], tr >> 1, tr & 1, (rt_precision)p);
+		for (size_t g = 0; g < RT_COUNT(gemm2_cases); g++)
+			for (int tr = 0; tr < 4; tr++)
+				check_gemm2(&c, &gemm2_cases[g], tr >> 1, tr & 1, (rt_precision)p);
+		for (size_t s = 0; s < RT_COUNT(linear_shapes); s++)
+			for (int gelu = 0; gelu < 2; gelu++)
+				check_linear(&c, &linear_shapes[s], gelu, (rt_precision)p);
 	}
 	double wall = rt_now() - t0;
 	if (timed && device_time(&c, 0, &busy_s) == 0)

@@ -477,6 +477,52 @@ static void test_gemm_batched(void **state)
 }
 
 /*
+ * gemm_batched2: matrix (i, j) of an outer x inner batch at i * outer
+ * stride + j * inner stride (the outer matrices side by side in the rows,
+ * as attention's heads) computes each product there and nothing between;
+ * a negative outer stride and more than 2^31 matrices are refused.
+ */
+static void test_gemm_batched2(void **state)
+{
+	enum { M = 4, N = 3, K = 5, OUTER = 3, INNER = 2 };
+	rt_ctx *ctx = open_cpu(2);
+	const int lda = OUTER * K + 1, ldb = OUTER * N, ldc = OUTER * N + 2;
+	const rt_batch2 bt = {OUTER, INNER, K, (long)M * lda, N, (long)K * ldb + 3, N,
+			      (long)M * ldc};
+	const long na = bt.a_inner * INNER, nb = bt.b_inner * INNER, nc = bt.c_inner * INNER;
+	double *a = randn(31, na), *b = randn(32, nb), *c = randn(33, nc);
+	void *da = to_dev(ctx, RT_F64, a, na), *db = to_dev(ctx, RT_F64, b, nb);
+	void *dc = to_dev(ctx, RT_F64, c, nc);
+	(void)state;
+	assert_int_equal(ops->gemm_batched2(ctx, RT_F64, RT_FP64, 0, 0, M, N, K, 0.5, da, lda, db,
+					    ldb, 2.0, dc, ldc, &bt),
+			 0);
+	for (int i = 0; i < OUTER; i++)
+		for (int j = 0; j < INNER; j++)
+			naive_gemm(0, 0, M, N, K, 0.5, a + i * bt.a_outer + j * bt.a_inner, lda,
+				   b + i * bt.b_outer + j * bt.b_inner, ldb, 2.0,
+				   c + i * bt.c_outer + j * bt.c_inner, ldc);
+	double *got = from_dev(ctx, RT_F64, dc, nc);
+	assert_close(got, c, nc, 1e-13, 1e-12, "two-level C");
+	free(got);
+	rt_batch2 bad = bt;
+	bad.c_outer = -1;
+	assert_int_equal(ops->gemm_batched2(ctx, RT_F64, RT_FP64, 0, 0, M, N, K, 0.5, da, lda, db,
+					    ldb, 2.0, dc, ldc, &bad),
+			 RT_EINVAL);
+	bad = bt;
+	bad.outer = 1 << 16, bad.inner = 1 << 15;
+	assert_int_equal(ops->gemm_batched2(ctx, RT_F64, RT_FP64, 0, 0, M, N, K, 0.5, da, lda, db,
+					    ldb, 2.0, dc, ldc, &bad),
+			 RT_EINVAL);
+	ops->free(ctx, da);
+	ops->free(ctx, db);
+	ops->free(ctx, dc);
+	free(a), free(b), free(c);
+	ops->close(ctx);
+}
+
+/*
  * A tall GEMM, which 2- and 3-thread contexts split by rows over their pool
  * (1000 rows: the last part is not a whole row block), is the product for
  * both types, every transpose and a beta that reads C, and every row's
@@ -1471,6 +1517,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_gemm_rejects),
 		cmocka_unit_test(test_gemm_bf16),
 		cmocka_unit_test(test_gemm_batched),
+		cmocka_unit_test(test_gemm_batched2),
 		cmocka_unit_test(test_gemm_batched_pool_bitwise),
 		cmocka_unit_test(test_gemm_row_split),
 		cmocka_unit_test(test_elementwise_forward),

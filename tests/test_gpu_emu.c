@@ -6,7 +6,9 @@
  * fp32 and fp64, at warp widths 32 and 64, on sizes that leave tails (n not
  * a multiple of 4, rows not a multiple of a block's warps, columns under
  * and over a warp), on buffers that start off 16-byte alignment (the
- * scalar paths) and on grids smaller than the work (the grid-stride loops).
+ * scalar paths) and on grids smaller than the work (the grid-stride loops);
+ * the own tiled GEMM over strided and two-level batches, and the pointer
+ * arrays of a two-level batch against the addresses they must hold.
  * What nvcc, hipcc and a device make of them is tests/gpu_check.c's.
  * beside: others (the emulated kernels against their references)
  */
@@ -381,6 +383,121 @@ static void test_round16_rounds_only_the_matrices(void **state)
 	}
 }
 
+/*
+ * The pointer arrays of a two-level batch (gemm_batch2.cuh): every entry,
+ * A's then B's then C's, is the address of matrix (i, j) = (z / count,
+ * z % count) with the element sizes of each operand, and nothing past them
+ * is written; at warp 32 and 64, on a batch within one block, one that
+ * leaves a block's tail, and one larger than the grid (one multiprocessor:
+ * 8 blocks of 256).
+ */
+static void test_batch_pointers(void **state)
+{
+	(void)state;
+	static const int shapes[][2] = {{1, 1}, {3, 7}, {8, 37}, {5, 700}};
+	for (int warp = 32; warp <= 64; warp += 32)
+		for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+			rt_ctx *emu = cuda_emu_open(1, warp);
+			colmajor_gemm c;
+			memset(&c, 0, sizeof c);
+			c.outer = shapes[s][0], c.count = shapes[s][1];
+			c.a = (const void *)(uintptr_t)0x100000, c.oa = 64, c.sa = 128 * 192;
+			c.b = (const void *)(uintptr_t)0x9000000, c.ob = 3, c.sb = 5000;
+			c.c = (void *)(uintptr_t)0x40000000, c.oc = 16384, c.sc = 128;
+			const int total = c.outer * c.count;
+			void **out = malloc((3 * (size_t)total + 1) * sizeof *out);
+			for (int i = 0; i <= 3 * total; i++)
+				out[i] = (void *)(uintptr_t)0xdead;
+			assert_int_equal(cuda_emu_batch_ptrs(emu, &c, 2, 4, out), 0);
+			for (int i = 0; i < c.outer; i++)
+				for (int j = 0; j < c.count; j++) {
+					const int z = i * c.count + j;
+					uintptr_t a = 0x100000 + 2 * (uintptr_t)(i * 64 + j * 128 * 192);
+					uintptr_t b = 0x9000000 + 2 * (uintptr_t)(i * 3 + j * 5000);
+					uintptr_t cc = 0x40000000 + 4 * (uintptr_t)(i * 16384 + j * 128);
+					if ((uintptr_t)out[z] != a || (uintptr_t)out[total + z] != b ||
+					    (uintptr_t)out[2 * total + z] != cc)
+						fail_msg("warp %d, %dx%d: matrix (%d, %d) at %p %p %p", warp,
+							 c.outer, c.count, i, j, out[z], out[total + z],
+							 out[2 * total + z]);
+				}
+			assert_ptr_equal(out[3 * total], (void *)(uintptr_t)0xdead);
+			free(out);
+			cuda_emu_close(emu);
+		}
+}
+
+/* Element (r, c) of op(X), X row-major with row stride ld. */
+static double op_at(const double *x, int trans, int ld, int r, int c)
+{
+	return trans ? x[(long)c * ld + r] : x[(long)r * ld + c];
+}
+
+/*
+ * The own tiled GEMM (gemm_tiled.cuh) over attention's two-level layout
+ * (outer matrices side by side in the rows, inner ones a block further) and
+ * over a strided batch, every transpose, fp64, against a row-major loop;
+ * the batches span several launches (4 matrices each here), and C's
+ * elements between the matrices stay as they were.
+ */
+static void test_tiled_gemm_batches(void **state)
+{
+	(void)state;
+	const int m = 70, n = 9, k = 20, outer = 3, count = 2;
+	for (int two = 0; two < 2; two++)
+		for (int ta = 0; ta < 2; ta++)
+			for (int tb = 0; tb < 2; tb++) {
+				const int ca = ta ? m : k, cb = tb ? k : n;
+				rt_gemm_args g;
+				memset(&g, 0, sizeof g);
+				g.t = RT_F64, g.prec = RT_FP64, g.transa = ta, g.transb = tb;
+				g.m = m, g.n = n, g.k = k, g.alpha = 0.5, g.beta = two ? 0.0 : 2.0;
+				g.outer = two ? outer : 1, g.count = two ? count : outer * count;
+				g.lda = outer * ca + 1, g.ldb = outer * cb + 1, g.ldc = outer * n + 1;
+				g.oa = two ? ca : 0, g.ob = two ? cb : 0, g.oc = two ? n : 0;
+				g.sa = (long)(ta ? k : m) * g.lda, g.sb = (long)(tb ? n : k) * g.ldb;
+				g.sc = (long)m * g.ldc;
+				const long na = g.sa * outer * count, nb = g.sb * outer * count;
+				const long nc = g.sc * outer * count;
+				double *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b);
+				double *c = malloc(nc * sizeof *c), *want = malloc(nc * sizeof *want);
+				rt_rng r;
+				rt_rng_seed(&r, 50u + 4u * two + 2u * ta + tb);
+				for (long i = 0; i < na; i++)
+					a[i] = rt_rng_normal(&r);
+				for (long i = 0; i < nb; i++)
+					b[i] = rt_rng_normal(&r);
+				for (long i = 0; i < nc; i++)
+					c[i] = want[i] = rt_rng_normal(&r);
+				for (int o = 0; o < g.outer; o++)
+					for (int z = 0; z < g.count; z++)
+						for (int i = 0; i < m; i++)
+							for (int j = 0; j < n; j++) {
+								const double *ab = a + o * g.oa + z * g.sa;
+								const double *bb = b + o * g.ob + z * g.sb;
+								double sum = 0;
+								for (int p = 0; p < k; p++)
+									sum += op_at(ab, ta, g.lda, i, p) *
+									       op_at(bb, tb, g.ldb, p, j);
+								double *w = want + o * g.oc + z * g.sc +
+									    (long)i * g.ldc + j;
+								*w = g.alpha * sum + g.beta * *w;
+							}
+				g.a = a, g.b = b, g.c = c;
+				rt_ctx *emu = cuda_emu_open(2, 32);
+				assert_int_equal(cuda_emu_tiled_gemm(emu, &g), 0);
+				/* 6 matrices of 2 x 1 tiles, 4 matrices a launch */
+				assert_int_equal(cuda_emu_launches(emu), 2);
+				cuda_emu_close(emu);
+				for (long i = 0; i < nc; i++)
+					if (fabs(c[i] - want[i]) > 1e-12 * (1 + fabs(want[i])))
+						fail_msg("%s %c%c: C[%ld] = %.17g, want %.17g",
+							 two ? "two-level" : "strided", ta ? 'T' : 'N',
+							 tb ? 'T' : 'N', i, c[i], want[i]);
+				free(a), free(b), free(c), free(want);
+			}
+}
+
 /* Sizes the reference refuses are refused alike; empty calls launch nothing. */
 static void test_bad_and_empty_calls(void **state)
 {
@@ -410,6 +527,8 @@ int main(void)
 		cmocka_unit_test(test_every_kernel_fp32_warp64_unaligned),
 		cmocka_unit_test(test_every_kernel_fp64_warp32),
 		cmocka_unit_test(test_round16_rounds_only_the_matrices),
+		cmocka_unit_test(test_batch_pointers),
+		cmocka_unit_test(test_tiled_gemm_batches),
 		cmocka_unit_test(test_bad_and_empty_calls),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -24,6 +24,7 @@
 #include "../workloads/gpu/blas_map.h"
 #include "../workloads/devmon.h"
 #include "../workloads/gpu/rocblas_api.h"
+#include "../workloads/kernels.h"
 #include "colmajor_model.h"
 
 #include <cmocka.h>
@@ -39,23 +40,29 @@ static const char *fake_path(const char *name, char *buf, size_t len)
 	return buf;
 }
 
-/* Row-major reference: C_z = alpha op(A_z) op(B_z) + beta C_z, sums in increasing p. */
+/* Row-major reference of one matrix: C = alpha op(A) op(B) + beta C, sums in increasing p. */
+static void rowmajor_one(const rt_gemm_args *g, const double *a, const double *b, double *c)
+{
+	for (int i = 0; i < g->m; i++)
+		for (int j = 0; j < g->n; j++) {
+			double sum = 0;
+			for (int p = 0; p < g->k; p++) {
+				double x = g->transa ? a[(long)p * g->lda + i] : a[(long)i * g->lda + p];
+				double y = g->transb ? b[(long)j * g->ldb + p] : b[(long)p * g->ldb + j];
+				sum += x * y;
+			}
+			double *cij = c + (long)i * g->ldc + j;
+			*cij = g->beta == 0 ? g->alpha * sum : g->alpha * sum + g->beta * *cij;
+		}
+}
+
+/* The same over every matrix (o, z) of g's batch, at o * outer stride + z * stride. */
 static void rowmajor_gemm_ref(const rt_gemm_args *g, const double *a, const double *b, double *c)
 {
-	for (int z = 0; z < g->count; z++)
-		for (int i = 0; i < g->m; i++)
-			for (int j = 0; j < g->n; j++) {
-				double sum = 0;
-				for (int p = 0; p < g->k; p++) {
-					double x = g->transa ? a[z * g->sa + (long)p * g->lda + i]
-							     : a[z * g->sa + (long)i * g->lda + p];
-					double y = g->transb ? b[z * g->sb + (long)j * g->ldb + p]
-							     : b[z * g->sb + (long)p * g->ldb + j];
-					sum += x * y;
-				}
-				double *cij = c + z * g->sc + (long)i * g->ldc + j;
-				*cij = g->beta == 0 ? g->alpha * sum : g->alpha * sum + g->beta * *cij;
-			}
+	for (int o = 0; o < g->outer; o++)
+		for (int z = 0; z < g->count; z++)
+			rowmajor_one(g, a + o * g->oa + z * g->sa, b + o * g->ob + z * g->sb,
+				     c + o * g->oc + z * g->sc);
 }
 
 /* A GEMM case: operands with padded rows and batch strides, seeded values. */
@@ -65,24 +72,28 @@ typedef struct gcase {
 	double *a, *b, *c;
 } gcase;
 
-static void gcase_make(gcase *t, int ta, int tb, int m, int n, int k, int count, int pad,
-		       double beta, uint64_t seed)
+/* The shape of a case: fp64, alpha 0.75, one batch level (outer 1). */
+static void gcase_shape(gcase *t, int ta, int tb, int m, int n, int k, int count, double beta)
 {
 	rt_gemm_args *g = &t->g;
 	memset(t, 0, sizeof *t);
 	g->t = RT_F64;
 	g->prec = RT_FP64;
 	g->transa = ta, g->transb = tb, g->m = m, g->n = n, g->k = k, g->count = count;
+	g->outer = 1;
 	g->alpha = 0.75, g->beta = beta;
-	g->lda = (ta ? m : k) + pad;
-	g->ldb = (tb ? k : n) + pad;
-	g->ldc = n + pad;
-	g->sa = count > 1 ? (long)(ta ? k : m) * g->lda + 2 * pad : 0;
-	g->sb = count > 1 ? (long)(tb ? n : k) * g->ldb + 2 * pad : 0;
-	g->sc = count > 1 ? (long)m * g->ldc + 2 * pad : 0;
-	t->na = (long)rt_gemm_span(ta ? k : m, ta ? m : k, g->lda, g->sa, count);
-	t->nb = (long)rt_gemm_span(tb ? n : k, tb ? k : n, g->ldb, g->sb, count);
-	t->nc = (long)rt_gemm_span(m, n, g->ldc, g->sc, count);
+}
+
+/* Operands over the spans of g's strides, seeded values. */
+static void gcase_fill(gcase *t, uint64_t seed)
+{
+	rt_gemm_args *g = &t->g;
+	const int ta = g->transa, tb = g->transb, m = g->m, n = g->n, k = g->k;
+	t->na = (long)rt_gemm_span2(ta ? k : m, ta ? m : k, g->lda, g->sa, g->count, g->oa,
+				    g->outer);
+	t->nb = (long)rt_gemm_span2(tb ? n : k, tb ? k : n, g->ldb, g->sb, g->count, g->ob,
+				    g->outer);
+	t->nc = (long)rt_gemm_span2(m, n, g->ldc, g->sc, g->count, g->oc, g->outer);
 	t->a = malloc(sizeof(double) * (size_t)t->na);
 	t->b = malloc(sizeof(double) * (size_t)t->nb);
 	t->c = malloc(sizeof(double) * (size_t)t->nc);
@@ -96,6 +107,45 @@ static void gcase_make(gcase *t, int ta, int tb, int m, int n, int k, int count,
 	for (long i = 0; i < t->nc; i++)
 		t->c[i] = rt_rng_normal(&r);
 	g->a = t->a, g->b = t->b, g->c = t->c;
+}
+
+/* A strided batch (count 1: one matrix) with rows and matrices padded by pad. */
+static void gcase_make(gcase *t, int ta, int tb, int m, int n, int k, int count, int pad,
+		       double beta, uint64_t seed)
+{
+	rt_gemm_args *g = &t->g;
+	gcase_shape(t, ta, tb, m, n, k, count, beta);
+	g->lda = (ta ? m : k) + pad;
+	g->ldb = (tb ? k : n) + pad;
+	g->ldc = n + pad;
+	g->sa = count > 1 ? (long)(ta ? k : m) * g->lda + 2 * pad : 0;
+	g->sb = count > 1 ? (long)(tb ? n : k) * g->ldb + 2 * pad : 0;
+	g->sc = count > 1 ? (long)m * g->ldc + 2 * pad : 0;
+	gcase_fill(t, seed);
+}
+
+/*
+ * A two-level batch laid out as attention's: the outer level's matrices
+ * side by side in the rows of one tensor (outer stride: a matrix's width),
+ * the inner level one tensor block further (its rows, padded by pad); rows
+ * padded by pad too. No single stride reaches them all.
+ */
+static void gcase_make2(gcase *t, int ta, int tb, int m, int n, int k, int outer, int count,
+			int pad, double beta, uint64_t seed)
+{
+	rt_gemm_args *g = &t->g;
+	gcase_shape(t, ta, tb, m, n, k, count, beta);
+	g->outer = outer;
+	g->oa = ta ? m : k;
+	g->ob = tb ? k : n;
+	g->oc = n;
+	g->lda = outer * (int)g->oa + pad;
+	g->ldb = outer * (int)g->ob + pad;
+	g->ldc = outer * n + pad;
+	g->sa = (long)(ta ? k : m) * g->lda + pad;
+	g->sb = (long)(tb ? n : k) * g->ldb + pad;
+	g->sc = (long)m * g->ldc + pad;
+	gcase_fill(t, seed);
 }
 
 static void gcase_free(gcase *t)
@@ -144,6 +194,162 @@ static void test_colmajor_mapping(void **state)
 	assert_int_equal(cases, 2 * 2 * 2 * 2 * (int)RT_COUNT(dims));
 }
 
+/*
+ * Runs the column-major model matrix by matrix over the pointers
+ * colmajor_matrix() gives for the mapped call c (elements of es bytes), as
+ * a batched BLAS call over pointer arrays runs it.
+ */
+static void model_over_pointers(const colmajor_gemm *c, double alpha, double beta, int es)
+{
+	for (int z = 0; z < c->outer * c->count; z++)
+		colmajor_gemm_model(c->transa, c->transb, c->m, c->n, c->k, alpha,
+				    (const double *)colmajor_matrix(c, 0, z, es, es), c->lda, 0,
+				    (const double *)colmajor_matrix(c, 1, z, es, es), c->ldb, 0, beta,
+				    (double *)colmajor_matrix(c, 2, z, es, es), c->ldc, 0, 1);
+}
+
+/*
+ * A two-level batch (gemm_batched2, laid out as attention's heads x
+ * sequences): colmajor_of() maps the outer strides with the operands, and
+ * the column-major model run matrix by matrix at the addresses
+ * colmajor_matrix() gives writes exactly the row-major result, leaving the
+ * padding alone; every transpose, tight and padded, beta 0 and not.
+ */
+static void test_colmajor_two_level(void **state)
+{
+	(void)state;
+	static const int dims[][5] = {{5, 3, 7, 2, 3}, {4, 9, 2, 3, 2}, {1, 1, 1, 2, 2}};
+	int cases = 0;
+	for (int ta = 0; ta < 2; ta++)
+		for (int tb = 0; tb < 2; tb++)
+			for (int pad = 0; pad <= 3; pad += 3)
+				for (size_t d = 0; d < RT_COUNT(dims); d++) {
+					gcase t;
+					const int *x = dims[d];
+					gcase_make2(&t, ta, tb, x[0], x[1], x[2], x[3], x[4], pad,
+						    d % 2 ? 0.0 : -0.5, 21 + d);
+					double *want = malloc(sizeof(double) * (size_t)t.nc);
+					memcpy(want, t.c, sizeof(double) * (size_t)t.nc);
+					rowmajor_gemm_ref(&t.g, t.a, t.b, want);
+					rt_gemm_args flat = t.g;
+					rt_gemm_flatten(&flat);
+					assert_int_equal(flat.outer, x[3]); /* no one stride reaches them */
+					colmajor_gemm c = colmajor_of(&t.g);
+					assert_int_equal(c.outer, x[3]);
+					assert_int_equal(c.oa, t.g.ob);
+					assert_int_equal(c.ob, t.g.oa);
+					assert_int_equal(c.oc, t.g.oc);
+					model_over_pointers(&c, t.g.alpha, t.g.beta, sizeof(double));
+					assert_memory_equal(t.c, want, sizeof(double) * (size_t)t.nc);
+					free(want);
+					gcase_free(&t);
+					cases++;
+				}
+	assert_int_equal(cases, 2 * 2 * 2 * (int)RT_COUNT(dims));
+}
+
+/*
+ * rt_gemm_flatten(): a two-level batch of one inner matrix, or whose inner
+ * batches lie end to end in A, B and C alike, is the strided batch it
+ * covers (and computes its result); one operand out of step keeps it two.
+ */
+static void test_flatten_two_level(void **state)
+{
+	(void)state;
+	gcase t;
+	gcase_make(&t, 1, 0, 4, 3, 5, 6, 2, 0.5, 31);
+	double *want = malloc(sizeof(double) * (size_t)t.nc);
+	memcpy(want, t.c, sizeof(double) * (size_t)t.nc);
+	rowmajor_gemm_ref(&t.g, t.a, t.b, want);
+
+	rt_gemm_args g = t.g; /* the 6 matrices as 3 x 2 */
+	g.outer = 3, g.count = 2;
+	g.oa = 2 * g.sa, g.ob = 2 * g.sb, g.oc = 2 * g.sc;
+	rt_gemm_args out_of_step = g;
+	out_of_step.oc += 1;
+	rt_gemm_flatten(&out_of_step);
+	assert_int_equal(out_of_step.outer, 3);
+	assert_int_equal(out_of_step.count, 2);
+	rt_gemm_flatten(&g);
+	assert_int_equal(g.outer, 1);
+	assert_int_equal(g.count, 6);
+	assert_true(g.sa == t.g.sa && g.sb == t.g.sb && g.sc == t.g.sc);
+	assert_true(g.oa == 0 && g.ob == 0 && g.oc == 0);
+
+	rt_gemm_args one = t.g; /* the 6 matrices as 6 x 1, the stride on the outer level */
+	one.outer = 6, one.count = 1;
+	one.oa = t.g.sa, one.ob = t.g.sb, one.oc = t.g.sc;
+	one.sa = one.sb = one.sc = 12345; /* never used with one inner matrix */
+	rt_gemm_flatten(&one);
+	assert_int_equal(one.outer, 1);
+	assert_int_equal(one.count, 6);
+	colmajor_gemm c = colmajor_of(&one);
+	colmajor_gemm_model(c.transa, c.transb, c.m, c.n, c.k, one.alpha, (const double *)c.a,
+			    c.lda, c.sa, (const double *)c.b, c.ldb, c.sb, one.beta, (double *)c.c,
+			    c.ldc, c.sc, c.count);
+	assert_memory_equal(t.c, want, sizeof(double) * (size_t)t.nc);
+	free(want);
+	gcase_free(&t);
+}
+
+static double gelu_ref(double x)
+{
+	return 0.5 * x * (1 + tanh(RT_GELU_K0 * (x + RT_GELU_K1 * x * x * x)));
+}
+
+/*
+ * colmajor_linear_of(): an epilogue as cuBLASLt's BIAS and GELU_AUX_BIAS
+ * are documented (bias[i] added to row i of D, i < bias_len, over every
+ * column; the biased value to aux, its GELU to D), run on the mapped call,
+ * gives the row-major linear layer: u = x w + bias, and a = gelu(u) with
+ * GELU; without GELU, D is u.
+ */
+static void test_linear_epilogue_mapping(void **state)
+{
+	(void)state;
+	enum { M = 5, N = 7, K = 3 };
+	double x[M * K], w[K * N], bias[N], u[M * N], a[M * N], want[M * N];
+	rt_rng r;
+	rt_rng_seed(&r, 61);
+	for (int i = 0; i < M * K; i++)
+		x[i] = rt_rng_normal(&r);
+	for (int i = 0; i < K * N; i++)
+		w[i] = rt_rng_normal(&r);
+	for (int i = 0; i < N; i++)
+		bias[i] = rt_rng_normal(&r);
+	rt_gemm_args g = {RT_F64, RT_FP64, 0, 0, M, N, K, 1.0, 0.0, x, w, u,
+	                  K,      N,       N, 0, 0, 0, 1, 1,   0,   0, 0};
+	memset(want, 0, sizeof want);
+	rowmajor_gemm_ref(&g, x, w, want);
+	for (int i = 0; i < M; i++)
+		for (int j = 0; j < N; j++)
+			want[i * N + j] += bias[j];
+	for (int gelu = 0; gelu < 2; gelu++) {
+		memset(u, 0, sizeof u);
+		memset(a, 0, sizeof a);
+		const colmajor_linear l = colmajor_linear_of(&g, gelu ? a : NULL);
+		const colmajor_gemm *c = &l.g;
+		double *d = c->c, *aux = l.aux;
+		assert_int_equal(l.bias_len, N);
+		assert_ptr_equal(d, gelu ? a : u);
+		assert_ptr_equal(aux, gelu ? u : NULL);
+		colmajor_gemm_model(c->transa, c->transb, c->m, c->n, c->k, 1.0, c->a, c->lda, 0,
+				    c->b, c->ldb, 0, 0.0, d, c->ldc, 0, 1);
+		for (int j = 0; j < c->n; j++)
+			for (int i = 0; i < l.bias_len; i++) {
+				double v = d[i + (long)j * c->ldc] + bias[i];
+				if (aux)
+					aux[i + (long)j * c->ldc] = v;
+				d[i + (long)j * c->ldc] = aux ? gelu_ref(v) : v;
+			}
+		for (int i = 0; i < M * N; i++) {
+			assert_float_equal(u[i], want[i], 1e-12);
+			if (gelu)
+				assert_float_equal(a[i], gelu_ref(want[i]), 1e-12);
+		}
+	}
+}
+
 /* What the fake rocBLAS records of each GEMM call. */
 struct fake_rocblas_call {
 	int calls, batched;
@@ -151,6 +357,19 @@ struct fake_rocblas_call {
 	long stride_a, stride_b, stride_c;
 	void *stream;
 };
+
+/* The call the fake received is the row-major g swapped: B first, n and m exchanged. */
+static void expect_mapped_call(const struct fake_rocblas_call *log, const rt_gemm_args *g)
+{
+	assert_int_equal(log->trans_a, g->transb ? RB_OP_TRANSPOSE : RB_OP_NONE);
+	assert_int_equal(log->trans_b, g->transa ? RB_OP_TRANSPOSE : RB_OP_NONE);
+	assert_int_equal(log->m, g->n);
+	assert_int_equal(log->n, g->m);
+	assert_int_equal(log->k, g->k);
+	assert_int_equal(log->lda, g->ldb);
+	assert_int_equal(log->ldb, g->lda);
+	assert_int_equal(log->ldc, g->ldc);
+}
 
 /* The fake rocBLAS loaded through rocblas_load(), its call log and status, and a handle. */
 static rb_handle open_fake_rocblas(rocblas_api *api, struct fake_rocblas_call **log, int **status)
@@ -166,6 +385,21 @@ static rb_handle open_fake_rocblas(rocblas_api *api, struct fake_rocblas_call **
 	**status = 0;
 	assert_int_equal(api->create_handle(&h), 0);
 	return h;
+}
+
+/* The fake rocBLAS opened for a test: its table, call log, status to return, a handle. */
+typedef struct fake_rb {
+	rocblas_api api;
+	struct fake_rocblas_call *log;
+	int *status;
+	rb_handle h;
+	char err[RT_ERRLEN];
+} fake_rb;
+
+static void fake_rb_open(fake_rb *f)
+{
+	memset(f, 0, sizeof *f);
+	f->h = open_fake_rocblas(&f->api, &f->log, &f->status);
 }
 
 /* fp32 copies of a case's operands, as the plugin holds fp32 tensors. */
@@ -222,12 +456,7 @@ static void test_rocblas_dispatch(void **state)
 						 0);
 				assert_int_equal(log->calls, calls + 1);
 				assert_int_equal(log->batched, count > 1);
-				assert_int_equal(log->trans_a, tb ? RB_OP_TRANSPOSE : RB_OP_NONE);
-				assert_int_equal(log->trans_b, ta ? RB_OP_TRANSPOSE : RB_OP_NONE);
-				assert_int_equal(log->m, 5);
-				assert_int_equal(log->n, 6);
-				assert_int_equal(log->lda, t.g.ldb);
-				assert_int_equal(log->ldb, t.g.lda);
+				expect_mapped_call(log, &t.g);
 				assert_int_equal(log->a_type, RB_F64);
 				assert_int_equal(log->compute_type, RB_F64);
 				if (count > 1) {
@@ -261,7 +490,7 @@ static void test_rocblas_dispatch(void **state)
 	uint16_t one = 0x3f80; /* 1.0 in bf16 */
 	float out = 5;
 	rt_gemm_args g = {RT_F32, RT_BF16, 0, 0, 1, 1, 1, 2.0, 0.0, &one,
-	                  &one,   &out,    1, 1, 1, 0, 0, 0,   1};
+	                  &one,   &out,    1, 1, 1, 0, 0, 0,   1, 1, 0, 0, 0};
 	colmajor_gemm c = colmajor_of(&g);
 	assert_int_equal(rocblas_gemm(&api, h, RT_BF16, &c, 2.0, 0.0, err, sizeof err), 0);
 	assert_int_equal(log->a_type, RB_BF16);
@@ -270,6 +499,86 @@ static void test_rocblas_dispatch(void **state)
 	assert_float_equal(out, 2.0, 0);
 	assert_int_equal(api.destroy_handle(h), 0);
 	rocblas_unload(&api);
+}
+
+/* The pointer arrays of the mapped call c (A's, B's, C's) on the host, elements of es bytes. */
+static void **host_pointers(const colmajor_gemm *c, int es)
+{
+	const int total = c->outer * c->count;
+	void **p = malloc(3 * (size_t)total * sizeof *p);
+	assert_non_null(p);
+	for (int q = 0; q < 3; q++)
+		for (int z = 0; z < total; z++)
+			p[q * total + z] = colmajor_matrix(c, q, z, es, es);
+	return p;
+}
+
+/*
+ * rocblas_gemm_ptrs() through the fake's rocblas_gemm_batched_ex: a
+ * two-level batch of every transpose in fp64 and fp32 is one call over
+ * outer x count pointers with the mapped arguments and computes the
+ * row-major product; a failing status keeps its kind and names the call;
+ * tf32 is not asked for.
+ */
+static void test_rocblas_two_level(void **state)
+{
+	(void)state;
+	fake_rb f;
+	fake_rb_open(&f);
+	struct fake_rocblas_call *log = f.log;
+	for (int ta = 0; ta < 2; ta++)
+		for (int tb = 0; tb < 2; tb++) {
+			gcase t;
+			gcase_make2(&t, ta, tb, 6, 5, 4, 3, 2, 1, 0.25, 41);
+			double *want = malloc(sizeof(double) * (size_t)t.nc);
+			memcpy(want, t.c, sizeof(double) * (size_t)t.nc);
+			rowmajor_gemm_ref(&t.g, t.a, t.b, want);
+			colmajor_gemm c = colmajor_of(&t.g);
+			void **ptrs = host_pointers(&c, sizeof(double));
+			int calls = log->calls;
+			assert_int_equal(rocblas_gemm_ptrs(&f.api, f.h, RT_FP64, &c, ptrs, t.g.alpha,
+							   t.g.beta, f.err, sizeof f.err),
+					 0);
+			assert_int_equal(log->calls, calls + 1);
+			assert_int_equal(log->batched, 2);
+			assert_int_equal(log->count, 6);
+			expect_mapped_call(log, &t.g);
+			assert_int_equal(log->ldc, t.g.ldc);
+			assert_int_equal(log->compute_type, RB_F64);
+			assert_memory_equal(t.c, want, sizeof(double) * (size_t)t.nc);
+			free(ptrs);
+
+			/* fp32: the same product in single precision (beta 0: C is not read) */
+			float *a = to_f32(t.a, t.na), *b = to_f32(t.b, t.nb), *cf = to_f32(t.c, t.nc);
+			t.g.a = a, t.g.b = b, t.g.c = cf, t.g.beta = 0;
+			memcpy(want, t.c, sizeof(double) * (size_t)t.nc);
+			rowmajor_gemm_ref(&t.g, t.a, t.b, want);
+			c = colmajor_of(&t.g);
+			ptrs = host_pointers(&c, sizeof(float));
+			assert_int_equal(rocblas_gemm_ptrs(&f.api, f.h, RT_FP32, &c, ptrs, t.g.alpha, 0,
+							   f.err, sizeof f.err),
+					 0);
+			assert_int_equal(log->a_type, RB_F32);
+			assert_int_equal(log->c_type, RB_F32);
+			for (long i = 0; i < t.nc; i++)
+				assert_float_equal(cf[i], want[i], 1e-5 * (1 + fabs(want[i])));
+			*f.status = RB_MEMORY_ERROR;
+			assert_int_equal(rocblas_gemm_ptrs(&f.api, f.h, RT_FP32, &c, ptrs, 1, 0, f.err,
+							   sizeof f.err),
+					 RT_ENOMEM);
+			assert_string_equal(f.err,
+					    "rocblas_gemm_batched_ex(fp32): rocblas_status_memory_error");
+			*f.status = 0;
+			calls = log->calls;
+			assert_int_equal(rocblas_gemm_ptrs(&f.api, f.h, RT_TF32, &c, ptrs, 1, 0, f.err,
+							   sizeof f.err),
+					 RT_EUNAVAIL);
+			assert_int_equal(log->calls, calls);
+			free(ptrs);
+			free(a), free(b), free(cf), free(want);
+			gcase_free(&t);
+		}
+	rocblas_unload(&f.api);
 }
 
 /*
@@ -288,7 +597,7 @@ static void test_rocblas_errors(void **state)
 	uint16_t x = 0x3c00;
 	float y = 0;
 	rt_gemm_args g = {RT_F32, RT_FP16, 0, 0, 1, 1, 1, 1.0, 0.0, &x,
-	                  &x,     &y,      1, 1, 1, 0, 0, 0,   1};
+	                  &x,     &y,      1, 1, 1, 0, 0, 0,   1, 1, 0, 0, 0};
 	colmajor_gemm c = colmajor_of(&g);
 	assert_int_equal(rocblas_gemm(&api, h, RT_FP16, &c, 1, 0, err, sizeof err), RT_EUNAVAIL);
 	assert_string_equal(err, "rocblas_gemm_ex(fp16): rocblas_status_not_implemented");
@@ -506,7 +815,10 @@ int main(void)
 	const char *build = getenv("BUILD_DIR");
 	snprintf(fakes, sizeof fakes, "%s/tests/fakes", build && *build ? build : "build");
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_colmajor_mapping), cmocka_unit_test(test_rocblas_dispatch),
+	    cmocka_unit_test(test_colmajor_mapping), cmocka_unit_test(test_colmajor_two_level),
+	    cmocka_unit_test(test_flatten_two_level), cmocka_unit_test(test_rocblas_two_level),
+	    cmocka_unit_test(test_linear_epilogue_mapping),
+	    cmocka_unit_test(test_rocblas_dispatch),
 	    cmocka_unit_test(test_rocblas_errors),   cmocka_unit_test(test_rocblas_not_found),
 	    cmocka_unit_test(test_nvml_monitor),     cmocka_unit_test(test_plugin_utilization),
 	    cmocka_unit_test(test_rocm_smi_monitor),

@@ -498,6 +498,114 @@ static void test_overlapped_uploads_keep_the_batches(void **state)
 	}
 }
 
+/* Calls of the CPU backend's gemm_batched and gemm_batched2 through the counting wrappers. */
+static int batched_calls, batched2_calls;
+
+static int counting_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int ta, int tb, int m,
+			    int n, int k, double alpha, const void *a, int lda, long sa,
+			    const void *b, int ldb, long sb, double beta, void *c, int ldc, long sc,
+			    int count)
+{
+	batched_calls++;
+	return rt_cpu_backend()->gemm_batched(ctx, t, prec, ta, tb, m, n, k, alpha, a, lda, sa, b,
+					      ldb, sb, beta, c, ldc, sc, count);
+}
+
+static int counting_batched2(rt_ctx *ctx, rt_dtype t, rt_precision prec, int ta, int tb, int m,
+			     int n, int k, double alpha, const void *a, int lda, const void *b,
+			     int ldb, double beta, void *c, int ldc, const rt_batch2 *bt)
+{
+	batched2_calls++;
+	return rt_cpu_backend()->gemm_batched2(ctx, t, prec, ta, tb, m, n, k, alpha, a, lda, b,
+					       ldb, beta, c, ldc, bt);
+}
+
+/* The loss and gradients of one fp32 pass on be; np parameters. */
+static double *pass_grads(const rt_backend_ops *be, size_t *np, double *loss)
+{
+	rt_shape sh = shape(32, 4, 8, 64, 2, 7);
+	rt_point pt = point(RT_FP32, 3, 1, 0);
+	void *st = NULL;
+	char err[RT_ERRLEN] = "";
+	if (rt_workload_transformer.setup(&pt, &sh, be, &st, err, sizeof err))
+		fail_msg("setup: %s", err);
+	*np = rt_transformer_nparams(st);
+	double *g = malloc(*np * sizeof *g);
+	assert_non_null(g);
+	if (rt_transformer_loss_and_grads(st, loss, NULL, g, NULL, NULL, err, sizeof err))
+		fail_msg("loss_and_grads: %s", err);
+	rt_workload_transformer.teardown(st);
+	return g;
+}
+
+/* One pass on x and one on y give the same loss and gradients, bitwise. */
+static void expect_same_pass(const rt_backend_ops *x, const rt_backend_ops *y)
+{
+	size_t n1 = 0, n2 = 0;
+	double l1 = 0, l2 = 0;
+	double *g1 = pass_grads(x, &n1, &l1), *g2 = pass_grads(y, &n2, &l2);
+	assert_int_equal(n1, n2);
+	assert_true(l1 > 0.1);
+	assert_true(l1 == l2);
+	assert_memory_equal(g1, g2, n1 * sizeof *g1);
+	free(g1), free(g2);
+}
+
+/*
+ * Attention over all heads in one gemm_batched2 call per GEMM (6 a layer)
+ * gives the step the loss and gradients of the per-head loop (6 x heads
+ * gemm_batched calls a layer): the same GEMMs, bitwise.
+ */
+static void test_two_level_batch_keeps_the_step(void **state)
+{
+	(void)state;
+	rt_backend_ops with = *cpu(), without = *cpu();
+	with.gemm_batched = without.gemm_batched = counting_batched;
+	with.gemm_batched2 = counting_batched2;
+	without.gemm_batched2 = NULL;
+	batched_calls = batched2_calls = 0;
+	expect_same_pass(&with, &without);
+	assert_int_equal(batched2_calls, 6 * 2);     /* all of them on `with` */
+	assert_int_equal(batched_calls, 6 * 2 * 4); /* all of them on `without` */
+}
+
+/* Calls of linear_fwd, with GELU and without. */
+static int linear_calls, linear_gelu_calls;
+
+/* A linear_fwd as its specification gives it: gemm, then add_bias or bias_gelu (CPU's). */
+static int composed_linear(rt_ctx *ctx, rt_dtype t, rt_precision prec, int m, int n, int k,
+			   const void *x, const void *w, const void *bias, void *u, void *a)
+{
+	const rt_backend_ops *cpu_be = rt_cpu_backend();
+	int rc = cpu_be->gemm(ctx, t, prec, 0, 0, m, n, k, 1.0, x, k, w, n, 0.0, u, n);
+	if (rc)
+		return rc;
+	if (!a) {
+		linear_calls++;
+		return cpu_be->add_bias(ctx, t, m, n, bias, u);
+	}
+	linear_gelu_calls++;
+	return rt_cpu_bias_gelu(ctx, t, m, n, bias, u, a);
+}
+
+/*
+ * On a backend with linear_fwd, each layer's QKV projection and the output
+ * head go through it without GELU, each MLP's up-projection with GELU, and
+ * the step's loss and gradients are those of the separate calls.
+ */
+static void test_fused_linear_keeps_the_step(void **state)
+{
+	(void)state;
+	rt_backend_ops fused = *cpu(), plain = *cpu();
+	fused.linear_fwd = composed_linear;
+	plain.linear_fwd = NULL;
+	plain.bias_gelu = rt_cpu_bias_gelu;
+	linear_calls = linear_gelu_calls = 0;
+	expect_same_pass(&fused, &plain);
+	assert_int_equal(linear_calls, 2 + 1); /* only `fused` has the entry */
+	assert_int_equal(linear_gelu_calls, 2);
+}
+
 static void expect_einval(const rt_point *pt, const rt_shape *sh, const char *word)
 {
 	char err[RT_ERRLEN] = "";
@@ -613,6 +721,8 @@ int main(void)
 		cmocka_unit_test(test_step_reports_work_and_phases),
 		cmocka_unit_test(test_marked_phases_need_no_waits),
 		cmocka_unit_test(test_overlapped_uploads_keep_the_batches),
+		cmocka_unit_test(test_two_level_batch_keeps_the_step),
+		cmocka_unit_test(test_fused_linear_keeps_the_step),
 		cmocka_unit_test(test_check_rejects_bad_shapes_and_points),
 		cmocka_unit_test(test_huge_batch_is_infeasible),
 		cmocka_unit_test(test_descriptor_for_the_tuner),

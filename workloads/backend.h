@@ -34,7 +34,7 @@
 #include "../common/rt.h"
 
 /* Bump on any change to rt_backend_ops or the types it uses. */
-#define RT_BACKEND_ABI 6
+#define RT_BACKEND_ABI 7
 #define RT_BACKEND_SYMBOL "rigtune_backend"
 
 /*
@@ -86,6 +86,19 @@ typedef struct rt_device_info {
 } rt_device_info;
 
 typedef struct rt_ctx rt_ctx; /* opaque, one per open device */
+
+/*
+ * A two-level batch of GEMMs (gemm_batched2): outer x inner matrices, the
+ * strides in elements, none negative. Attention's heads are the outer
+ * level (a head's columns start dh further along a row), its sequences the
+ * inner one (T rows further): no single stride reaches them all.
+ */
+typedef struct rt_batch2 {
+	int outer, inner;
+	long a_outer, a_inner;
+	long b_outer, b_inner;
+	long c_outer, c_inner;
+} rt_batch2;
 
 typedef struct rt_backend_ops {
 	unsigned abi;      /* RT_BACKEND_ABI of the build that made this table */
@@ -148,6 +161,18 @@ typedef struct rt_backend_ops {
 			    const void *a, int lda, long stride_a, const void *b, int ldb,
 			    long stride_b, double beta, void *c, int ldc, long stride_c,
 			    int count);
+
+	/*
+	 * Optional: outer x inner GEMMs of one shape (rt_batch2), all in one
+	 * call, as attention's heads x sequences: matrix (i, j) of A starts at
+	 * a + i*a_outer + j*a_inner elements, likewise B and C. The results are
+	 * those of gemm_batched over j for each i in turn. NULL: the workload
+	 * makes those outer gemm_batched calls itself.
+	 */
+	int (*gemm_batched2)(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb,
+			     int m, int n, int k, double alpha, const void *a, int lda,
+			     const void *b, int ldb, double beta, void *c, int ldc,
+			     const rt_batch2 *batch);
 
 	/*
 	 * Elementwise kernels: n elements or rows x cols row-major tensors, all
@@ -273,6 +298,17 @@ typedef struct rt_backend_ops {
 	int (*host_alloc)(rt_ctx *ctx, size_t bytes, void **ptr);
 	void (*host_free)(rt_ctx *ctx, void *ptr);
 	int (*upload_async)(rt_ctx *ctx, void *dst, const void *src, size_t bytes);
+	/*
+	 * Optional: a forward linear layer in one call, as a BLAS's epilogues
+	 * fuse it (cuBLASLt's bias and bias+GELU): u[m][n] = x[m][k] w[k][n] +
+	 * bias[n] (all row-major, rows tight), and where a is not NULL also
+	 * a = gelu(u), u keeping the biased value the backward pass reads. The
+	 * results of gemm, then add_bias (and gelu), to the GEMM precision's
+	 * rounding; a backend whose library declines a shape runs those
+	 * itself. NULL: the workload makes those calls.
+	 */
+	int (*linear_fwd)(rt_ctx *ctx, rt_dtype t, rt_precision prec, int m, int n, int k,
+			  const void *x, const void *w, const void *bias, void *u, void *a);
 } rt_backend_ops;
 
 /* The phases phase_mark() tells apart, and the mark that closes a step's. */

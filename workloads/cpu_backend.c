@@ -322,7 +322,7 @@ static int check_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, in
                       int n, int k, int lda, int ldb, int ldc, long sa, long sb, long sc, int count)
 {
 	rt_gemm_args g = {t,    prec, transa, transb, m,   n,  k,  1.0, 0.0,  NULL,
-	                  NULL, NULL, lda,    ldb,    ldc, sa, sb, sc,  count};
+	                  NULL, NULL, lda,    ldb,    ldc, sa, sb, sc,  count, 1, 0, 0, 0};
 	return rt_gemm_check(&g, ~0u, RT_HOST_BACKEND, 0, ctx->why, sizeof ctx->why);
 }
 
@@ -514,6 +514,30 @@ static int cpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int tran
 	return 0;
 }
 
+/*
+ * outer x inner GEMMs (backend.h's gemm_batched2): gemm_batched over the
+ * inner level for each outer index in turn, the very calls a workload
+ * without this entry makes, so the results are bitwise the same. OpenBLAS
+ * has no two-level batch; what this saves is the workload's loop.
+ */
+static int cpu_gemm_batched2(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb,
+			     int m, int n, int k, double alpha, const void *a, int lda,
+			     const void *b, int ldb, double beta, void *c, int ldc,
+			     const rt_batch2 *bt)
+{
+	const rt_gemm_args g = rt_gemm_of_batch2(t, prec, transa, transb, m, n, k, alpha, a, lda, b,
+						 ldb, beta, c, ldc, bt);
+	int rc = rt_gemm_check(&g, ~0u, RT_HOST_BACKEND, 0, ctx->why, sizeof ctx->why);
+	const size_t es = rt_dtype_size(t);
+	for (int i = 0; !rc && i < bt->outer; i++)
+		rc = cpu_gemm_batched(ctx, t, prec, transa, transb, m, n, k, alpha,
+				      (const char *)a + (size_t)i * bt->a_outer * es, lda,
+				      bt->a_inner, (const char *)b + (size_t)i * bt->b_outer * es,
+				      ldb, bt->b_inner, beta, (char *)c + (size_t)i * bt->c_outer * es,
+				      ldc, bt->c_inner, bt->inner);
+	return rc;
+}
+
 #define BLAS_TIMEOUT_VAR "OPENBLAS_THREAD_TIMEOUT"
 #define BLAS_REEXEC_MARK "RIGTUNE_BLAS_REEXEC" /* set only between the exec and its return */
 
@@ -577,6 +601,7 @@ static const rt_backend_ops cpu_ops = {
 	.mem_info = cpu_mem_info,
 	.gemm = cpu_gemm,
 	.gemm_batched = cpu_gemm_batched,
+	.gemm_batched2 = cpu_gemm_batched2,
 	.fill = rt_cpu_fill,
 	.axpby = rt_cpu_axpby,
 	.add_bias = rt_cpu_add_bias,

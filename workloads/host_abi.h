@@ -12,6 +12,7 @@
 #define RT_HOST_ABI_H
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -74,7 +75,11 @@ static inline int rt_dl_resolve(void *lib, const char *libname, const rt_dl_need
 	return 0;
 }
 
-/* A (strided batched) GEMM call of the ABI: gemm() is the batch of count 1. */
+/*
+ * A GEMM call of the ABI: gemm() is the batch of count 1 and outer 1,
+ * gemm_batched() outer 1, gemm_batched2() outer batches of count matrices
+ * (matrix (i, j) of A at a + i*oa + j*sa, likewise B and C).
+ */
 typedef struct rt_gemm_args {
 	rt_dtype t;
 	rt_precision prec;
@@ -85,7 +90,22 @@ typedef struct rt_gemm_args {
 	int lda, ldb, ldc;
 	long sa, sb, sc;
 	int count;
+	int outer;
+	long oa, ob, oc;
 } rt_gemm_args;
+
+/* The arguments of a gemm_batched2() call (backend.h's rt_batch2). */
+static inline rt_gemm_args rt_gemm_of_batch2(rt_dtype t, rt_precision prec, int transa,
+                                             int transb, int m, int n, int k, double alpha,
+                                             const void *a, int lda, const void *b, int ldb,
+                                             double beta, void *c, int ldc, const rt_batch2 *bt)
+{
+	rt_gemm_args g = {t,  prec, transa,      transb,      m,           n,         k,
+	                  alpha, beta, a,        b,           c,           lda,       ldb,
+	                  ldc, bt->a_inner, bt->b_inner, bt->c_inner, bt->inner, bt->outer,
+	                  bt->a_outer, bt->b_outer, bt->c_outer};
+	return g;
+}
 
 /* Elements a strided batch of stored rows x cols matrices spans (0 if empty). */
 static inline size_t rt_gemm_span(int rows, int cols, int ld, long stride, int count)
@@ -95,12 +115,24 @@ static inline size_t rt_gemm_span(int rows, int cols, int ld, long stride, int c
 	return (size_t)(count - 1) * (size_t)stride + (size_t)(rows - 1) * ld + cols;
 }
 
+/* The same over outer such batches, ostride elements apart (gemm_batched2). */
+static inline size_t rt_gemm_span2(int rows, int cols, int ld, long stride, int count,
+                                   long ostride, int outer)
+{
+	if (outer == 0)
+		return 0;
+	size_t one = rt_gemm_span(rows, cols, ld, stride, count);
+	return one ? (size_t)(outer - 1) * (size_t)ostride + one : 0;
+}
+
 /*
  * Checks the arguments of a (batched) GEMM against the ABI: dtype and
  * precision agree and device dev of backend (for the message) offers the
  * precision (precisions: RT_PREC_BIT's), sizes and strides are
  * non-negative, leading dimensions cover the stored rows (row-major: the
- * stored A is m x k, k x m transposed, so lda is at least its columns).
+ * stored A is m x k, k x m transposed, so lda is at least its columns),
+ * the matrices of a two-level batch number fewer than 2^31 (a BLAS's
+ * batch count is an int).
  * 0, RT_EINVAL or RT_EUNAVAIL with the reason in err.
  */
 static inline int rt_gemm_check(const rt_gemm_args *g, unsigned precisions, const char *backend,
@@ -115,11 +147,12 @@ static inline int rt_gemm_check(const rt_gemm_args *g, unsigned precisions, cons
 		                   rt_abi_precision_name(g->prec), backend, dev);
 	int ka = g->transa ? g->m : g->k, nb = g->transb ? g->k : g->n;
 	if (g->m < 0 || g->n < 0 || g->k < 0 || g->count < 0 || g->sa < 0 || g->sb < 0 ||
-	    g->sc < 0 || g->lda < (ka > 1 ? ka : 1) || g->ldb < (nb > 1 ? nb : 1) ||
-	    g->ldc < (g->n > 1 ? g->n : 1))
+	    g->sc < 0 || g->outer < 0 || g->oa < 0 || g->ob < 0 || g->oc < 0 || g->lda < (ka > 1 ? ka : 1) || g->ldb < (nb > 1 ? nb : 1) ||
+	    g->ldc < (g->n > 1 ? g->n : 1) || (long long)g->outer * g->count > INT_MAX)
 		return rt_abi_fail(err, errlen, RT_EINVAL,
-		                   "gemm: bad shape m=%d n=%d k=%d lda=%d ldb=%d ldc=%d count=%d",
-		                   g->m, g->n, g->k, g->lda, g->ldb, g->ldc, g->count);
+		                   "gemm: bad shape m=%d n=%d k=%d lda=%d ldb=%d ldc=%d count=%d "
+		                   "outer=%d",
+		                   g->m, g->n, g->k, g->lda, g->ldb, g->ldc, g->count, g->outer);
 	return 0;
 }
 

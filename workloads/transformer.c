@@ -589,8 +589,18 @@ struct headmm {
 	long ch, sc;
 };
 
+/*
+ * The heads x sequences of g in one call where the backend has
+ * gemm_batched2 (the heads the outer level), else one gemm_batched per
+ * head; the same GEMMs in the same order either way.
+ */
 static int gemm_heads(struct tf *s, const struct headmm *g)
 {
+	if (s->be->gemm_batched2) {
+		const rt_batch2 bt = {s->d.H, s->d.B, g->ah, g->sa, g->bh, g->sb, g->ch, g->sc};
+		return s->be->gemm_batched2(s->ctx, s->t, s->prec, g->ta, g->tb, g->m, g->n, g->k,
+					    1.0, g->a, g->lda, g->b, g->ldb, 0.0, g->c, g->ldc, &bt);
+	}
 	for (int h = 0; h < s->d.H; h++)
 		RT_TRY(s->be->gemm_batched(
 			s->ctx, s->t, s->prec, g->ta, g->tb, g->m, g->n, g->k, 1.0,
@@ -600,23 +610,35 @@ static int gemm_heads(struct tf *s, const struct headmm *g)
 	return 0;
 }
 
-/* y[N][n] = x[N][k] w[k][n] + b (the bias add counts as part of the GEMM). */
+/*
+ * y[N][n] = x[N][k] w[k][n] + b (the bias add counts as part of the GEMM),
+ * in one call where the backend fuses the bias into its GEMM.
+ */
 static int linear_fwd(struct tf *s, size_t x, size_t w, size_t b, size_t y, int k, int n)
 {
 	RT_TRY(enter(s, PH_GEMM));
+	if (s->be->linear_fwd)
+		return s->be->linear_fwd(s->ctx, s->t, s->prec, s->d.N, n, k, A(s, x), P(s, w),
+					 P(s, b), A(s, y), NULL);
 	RT_TRY(gemm(s, 0, 0, s->d.N, n, k, A(s, x), k, P(s, w), n, 0.0, A(s, y), n));
 	return s->be->add_bias(s->ctx, s->t, s->d.N, n, P(s, b), A(s, y));
 }
 
 /*
  * u[N][n] = x[N][k] w[k][n] + b and a = gelu(u): the MLP's up-projection.
- * A backend with bias_gelu adds the bias and applies GELU in one pass
- * (elementwise), as frameworks fuse them; else the bias counts as part of
- * the GEMM and GELU follows.
+ * A backend with linear_fwd does all three in its GEMM's epilogue (counted
+ * as the GEMM); else one with bias_gelu adds the bias and applies GELU in
+ * one pass (elementwise), as frameworks fuse them; else the bias counts as
+ * part of the GEMM and GELU follows.
  */
 static int linear_gelu_fwd(struct tf *s, size_t x, size_t w, size_t b, size_t u, size_t a,
 			   int k, int n)
 {
+	if (s->be->linear_fwd) {
+		RT_TRY(enter(s, PH_GEMM));
+		return s->be->linear_fwd(s->ctx, s->t, s->prec, s->d.N, n, k, A(s, x), P(s, w),
+					 P(s, b), A(s, u), A(s, a));
+	}
 	if (!s->be->bias_gelu) {
 		RT_TRY(linear_fwd(s, x, w, b, u, k, n));
 		RT_TRY(enter(s, PH_ELEM));

@@ -26,6 +26,8 @@ expect_exit 2 "an option instead of a backend is bad usage (exit 2)" "$CHECK" --
 # plumbing (upload, run, download, compare) on every operation.
 expect_exit 0 "cpu against cpu passes" "$CHECK" cpu
 expect_grep '^cpu: [0-9]+ passed, 0 failed$' "$TMP/out" "every cpu case passed"
+expect_grep '^cpu gemm_batched2 +fp32 +17x17x16 4x3 NT +max abs 0\.000e\+00 .* PASS$' "$TMP/out" \
+  "the two-level batch (attention's heads x sequences) is checked and agrees exactly"
 expect_grep '^cpu: a case passes when max \|cpu - cpu\| / max \|cpu\| <= fp64 1e-10, fp32 0\.0001, ' \
   "$TMP/out" "the tolerances are stated"
 

@@ -3,6 +3,7 @@
  * plugin calls (workloads/gpu/rocblas_api.h), computing on host memory with
  * the column-major model of tests/colmajor_model.h (fp32, fp64 and bf16
  * inputs; fp16 is "not implemented", as a rocBLAS without it would say).
+ * rocblas_gemm_batched_ex takes arrays of pointers, here host pointers.
  * It records its calls in fake_rocblas_log, and returns fake_rocblas_status
  * instead of computing when that is set; the test reaches both with dlsym.
  */
@@ -15,7 +16,10 @@
 enum { SUCCESS = 0, NOT_IMPLEMENTED = 2, INVALID_SIZE = 4, MEMORY_ERROR = 5, INVALID_VALUE = 11 };
 enum { OP_N = 111, OP_T = 112, F16 = 150, F32 = 151, F64 = 152, BF16 = 168 };
 
-/* What the last GEMM call received, and how many calls there were. */
+/*
+ * What the last GEMM call received, and how many calls there were; batched
+ * is 0 for gemm_ex, 1 for the strided batch, 2 for the pointer arrays.
+ */
 struct fake_rocblas_call {
 	int calls, batched;
 	int trans_a, trans_b, m, n, k, a_type, c_type, compute_type, lda, ldb, ldc, count;
@@ -158,4 +162,24 @@ int rocblas_gemm_strided_batched_ex(void *h, int ta, int tb, int m, int n, int k
 	fake_rocblas_log.batched = 1;
 	return gemm(ta, tb, m, n, k, alpha, a, at, lda, sa, b, bt, ldb, sb, beta, c, ct, ldc, sc, d,
 		    dt, ldd, sd, count, compute);
+}
+
+/* gemm_batched_ex: each matrix of the pointer arrays as a gemm of one, D the same as C. */
+int rocblas_gemm_batched_ex(void *h, int ta, int tb, int m, int n, int k, const void *alpha,
+			    const void *a, int at, int lda, const void *b, int bt, int ldb,
+			    const void *beta, const void *c, int ct, int ldc, void *d, int dt,
+			    int ldd, int count, int compute, int algo, int32_t sol, uint32_t flags)
+{
+	(void)algo, (void)sol, (void)flags;
+	if (h != &handle_storage)
+		return INVALID_VALUE;
+	void *const *pa = a, *const *pb = b, *const *pc = c, *const *pd = d;
+	int rc = SUCCESS, calls = fake_rocblas_log.calls;
+	for (int z = 0; z < count && rc == SUCCESS; z++)
+		rc = gemm(ta, tb, m, n, k, alpha, pa[z], at, lda, 0, pb[z], bt, ldb, 0, beta, pc[z],
+			  ct, ldc, 0, pd[z], dt, ldd, 0, 1, compute);
+	fake_rocblas_log.calls = calls + 1;
+	fake_rocblas_log.batched = 2;
+	fake_rocblas_log.count = count;
+	return rc;
 }

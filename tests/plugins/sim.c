@@ -10,7 +10,8 @@
  * profile (h100, a100, rx7900gre, igpu; RIGTUNE_SIM_MEM_GIB overrides the
  * memory), so that other tests sharing the plugin folder never see it. The
  * model, per profile:
- *  - the host pays launch_s to enqueue a kernel; the device runs one kernel
+ *  - the host pays launch_s to enqueue a kernel (a GEMM batch, two-level
+ *    ones too, is one); the device runs one kernel
  *    at a time, each for kernel_s + max(flops / peak[precision], bytes /
  *    mem_bw): short kernels leave it idle between launches (launch-bound);
  *  - a copy between host and device waits for the device, then moves its
@@ -369,6 +370,15 @@ static int sim_gemm_batched(rt_ctx *c, rt_dtype t, rt_precision p, int ta, int t
 	return 0;
 }
 
+/* A two-level batch: one launch, as the GPU plugins make one batched call. */
+static int sim_gemm_batched2(rt_ctx *c, rt_dtype t, rt_precision p, int ta, int tb, int m, int n,
+			     int k, double al, const void *a, int lda, const void *b, int ldb,
+			     double be, void *cc, int ldc, const rt_batch2 *bt)
+{
+	return sim_gemm_batched(c, t, p, ta, tb, m, n, k, al, a, lda, 0, b, ldb, 0, be, cc, ldc, 0,
+				bt->outer * bt->inner);
+}
+
 static int sim_fill(rt_ctx *c, rt_dtype t, void *x, size_t n, double v)
 {
 	(void)x, (void)v;
@@ -514,6 +524,7 @@ static const rt_backend_ops sim_ops = {
 	.mem_info = sim_mem_info,
 	.gemm = sim_gemm,
 	.gemm_batched = sim_gemm_batched,
+	.gemm_batched2 = sim_gemm_batched2,
 	.fill = sim_fill,
 	.axpby = sim_axpby,
 	.add_bias = sim_rows,

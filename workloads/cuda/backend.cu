@@ -134,12 +134,17 @@ static int vendor_code(cudaError_t e)
 #define LT_WORKSPACE (32u << 20)  /* cuBLASLt's workspace: what Hopper asks for */
 #define LT_ALIGN 16               /* bytes every operand (and batch stride) is aligned to */
 
-enum { LT_UNDECIDED = 0, LT_CUBLAS, LT_LT };
+enum { LT_UNDECIDED = 0, LT_CUBLAS, LT_LT, LT_DECLINED };
 
-/* One bf16/fp16 GEMM shape: cuBLASLt's descriptors and algorithm, and the choice. */
+/*
+ * One GEMM shape on cuBLASLt: a bf16/fp16 GEMM (epilogue 0), or a linear
+ * layer of any precision with its bias (and GELU) in the epilogue; its
+ * descriptors and algorithm, and the choice.
+ */
 typedef struct lt_shape {
 	colmajor_gemm key; /* the call with a, b, c cleared */
 	rt_precision prec;
+	int epilogue; /* 0, CUBLASLT_EPILOGUE_BIAS or CUBLASLT_EPILOGUE_GELU_AUX_BIAS */
 	int choice;
 	cublasLtMatmulDesc_t op;
 	cublasLtMatrixLayout_t la, lb, lc;
@@ -236,33 +241,45 @@ static int vendor_blas_open(rt_ctx *ctx)
 	return rc;
 }
 
-/* cublasGemmEx / cublasGemmStridedBatchedEx on the column-major call c. */
-static int run_cublas(rt_ctx *ctx, rt_precision prec, const colmajor_gemm *c, double alpha,
-		      double beta)
+/* cuBLAS's types of a precision: the inputs', C's and the computation's. */
+typedef struct cublas_types {
+	cudaDataType in, out;
+	cublasComputeType_t compute;
+} cublas_types;
+
+static cublas_types cublas_types_of(rt_precision prec)
 {
-	cudaDataType in = CUDA_R_32F, out = CUDA_R_32F;
-	cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
-	float a32 = (float)alpha, b32 = (float)beta;
-	const void *pa = &a32, *pb = &b32;
+	cublas_types t = {CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
 	switch (prec) {
 	case RT_FP64:
-		in = out = CUDA_R_64F;
-		compute = CUBLAS_COMPUTE_64F;
-		pa = &alpha;
-		pb = &beta;
+		t.in = t.out = CUDA_R_64F;
+		t.compute = CUBLAS_COMPUTE_64F;
 		break;
 	case RT_TF32:
-		compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+		t.compute = CUBLAS_COMPUTE_32F_FAST_TF32;
 		break;
 	case RT_BF16:
-		in = CUDA_R_16BF;
+		t.in = CUDA_R_16BF;
 		break;
 	case RT_FP16:
-		in = CUDA_R_16F;
+		t.in = CUDA_R_16F;
 		break;
 	default:
 		break;
 	}
+	return t;
+}
+
+/* cublasGemmEx / cublasGemmStridedBatchedEx on the column-major call c. */
+static int run_cublas(rt_ctx *ctx, rt_precision prec, const colmajor_gemm *c, double alpha,
+		      double beta)
+{
+	const cublas_types ty = cublas_types_of(prec);
+	const cudaDataType in = ty.in, out = ty.out;
+	const cublasComputeType_t compute = ty.compute;
+	float a32 = (float)alpha, b32 = (float)beta;
+	const void *pa = prec == RT_FP64 ? (const void *)&alpha : &a32;
+	const void *pb = prec == RT_FP64 ? (const void *)&beta : &b32;
 	cublasOperation_t ta = c->transa ? CUBLAS_OP_T : CUBLAS_OP_N;
 	cublasOperation_t tb = c->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
 	if (c->count == 1)
@@ -292,20 +309,53 @@ static int lt_layout(rt_ctx *ctx, cublasLtMatrixLayout_t *l, cudaDataType t, int
 }
 
 /*
- * Describes shape s (16-bit inputs, fp32 C and accumulation) to cuBLASLt and
- * takes its heuristic's first algorithm. RT_EUNAVAIL when it has none.
+ * The epilogue's vectors of one call: the bias (along the rows of the
+ * column-major D) and, for GELU_AUX_BIAS, where the pre-activation goes.
  */
-static int lt_prepare(rt_ctx *ctx, lt_shape *s)
+static int lt_set_epilogue(rt_ctx *ctx, const lt_shape *s, const void *bias, void *aux)
+{
+	int rc = BLAS(ctx, cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+							  &bias, sizeof bias));
+	if (!rc && s->epilogue == CUBLASLT_EPILOGUE_GELU_AUX_BIAS)
+		rc = BLAS(ctx, cublasLtMatmulDescSetAttribute(
+				       s->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &aux,
+				       sizeof aux));
+	return rc;
+}
+
+/* Sets s's epilogue on its descriptor: its kind, its vectors, the pre-activation's ld. */
+static int lt_describe_epilogue(rt_ctx *ctx, const lt_shape *s, const void *bias, void *aux)
+{
+	const cublasLtEpilogue_t e = (cublasLtEpilogue_t)s->epilogue;
+	const int64_t ld = s->key.ldc;
+	int rc = BLAS(ctx, cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_EPILOGUE, &e,
+							  sizeof e));
+	if (!rc && e == CUBLASLT_EPILOGUE_GELU_AUX_BIAS)
+		rc = BLAS(ctx, cublasLtMatmulDescSetAttribute(
+				       s->op, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &ld, sizeof ld));
+	return rc ? rc : lt_set_epilogue(ctx, s, bias, aux);
+}
+
+/*
+ * Describes shape s to cuBLASLt (its precision's types: 16-bit inputs with
+ * fp32 C and accumulation, or fp32, tf32, fp64 throughout), with its
+ * epilogue and that call's bias and aux, and takes its heuristic's first
+ * algorithm. RT_EUNAVAIL when it has none.
+ */
+static int lt_prepare(rt_ctx *ctx, lt_shape *s, const void *bias, void *aux)
 {
 	const colmajor_gemm *c = &s->key;
-	cudaDataType in = s->prec == RT_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+	const cublas_types ty = cublas_types_of(s->prec);
+	const cudaDataType in = ty.in;
 	cublasOperation_t ta = c->transa ? CUBLAS_OP_T : CUBLAS_OP_N;
 	cublasOperation_t tb = c->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
 	cublasLtMatmulPreference_t pref = NULL;
 	cublasLtMatmulHeuristicResult_t h;
 	uint64_t ws = LT_WORKSPACE;
 	int found = 0;
-	int rc = BLAS(ctx, cublasLtMatmulDescCreate(&s->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+	int rc = BLAS(ctx, cublasLtMatmulDescCreate(&s->op, ty.compute, ty.out));
+	if (!rc && s->epilogue)
+		rc = lt_describe_epilogue(ctx, s, bias, aux);
 	if (!rc)
 		rc = BLAS(ctx, cublasLtMatmulDescSetAttribute(s->op, CUBLASLT_MATMUL_DESC_TRANSA,
 							      &ta, sizeof ta));
@@ -319,7 +369,7 @@ static int lt_prepare(rt_ctx *ctx, lt_shape *s)
 		rc = lt_layout(ctx, &s->lb, in, c->transb ? c->n : c->k, c->transb ? c->k : c->n,
 			       c->ldb, c->sb, c->count);
 	if (!rc)
-		rc = lt_layout(ctx, &s->lc, CUDA_R_32F, c->m, c->n, c->ldc, c->sc, c->count);
+		rc = lt_layout(ctx, &s->lc, ty.out, c->m, c->n, c->ldc, c->sc, c->count);
 	if (!rc)
 		rc = BLAS(ctx, cublasLtMatmulPreferenceCreate(&pref));
 	if (!rc)
@@ -350,7 +400,9 @@ static int run_lt(rt_ctx *ctx, const lt_shape *s, const colmajor_gemm *c, double
 		  double beta)
 {
 	float a32 = (float)alpha, b32 = (float)beta;
-	return BLAS(ctx, cublasLtMatmul(ctx->blas.lt, s->op, &a32, c->a, s->la, c->b, s->lb, &b32,
+	const void *pa = s->prec == RT_FP64 ? (const void *)&alpha : &a32;
+	const void *pb = s->prec == RT_FP64 ? (const void *)&beta : &b32;
+	return BLAS(ctx, cublasLtMatmul(ctx->blas.lt, s->op, pa, c->a, s->la, c->b, s->lb, pb,
 					c->c, s->lc, c->c, s->lc, &s->algo, ctx->blas.ws,
 					LT_WORKSPACE, ctx->stream));
 }
@@ -363,15 +415,19 @@ static int same_shape(const colmajor_gemm *x, const colmajor_gemm *y)
 	       x->sa == y->sa && x->sb == y->sb && x->sc == y->sc && x->count == y->count;
 }
 
-/* The cached shape of c in precision p, a new one while there is room, or NULL. */
-static lt_shape *lt_find(rt_ctx *ctx, rt_precision p, const colmajor_gemm *c)
+/*
+ * The cached shape of c in precision p with epilogue e (0: none), a new one
+ * while there is room, or NULL.
+ */
+static lt_shape *lt_find(rt_ctx *ctx, rt_precision p, int e, const colmajor_gemm *c)
 {
 	struct vendor_blas *v = &ctx->blas;
 	colmajor_gemm key = *c;
 	key.a = key.b = NULL;
 	key.c = NULL;
 	for (int i = 0; i < v->nshapes; i++)
-		if (v->shapes[i].prec == p && same_shape(&v->shapes[i].key, &key))
+		if (v->shapes[i].prec == p && v->shapes[i].epilogue == e &&
+		    same_shape(&v->shapes[i].key, &key))
 			return &v->shapes[i];
 	if (v->nshapes == LT_CACHE)
 		return NULL;
@@ -379,6 +435,7 @@ static lt_shape *lt_find(rt_ctx *ctx, rt_precision p, const colmajor_gemm *c)
 	memset(s, 0, sizeof *s);
 	s->key = key;
 	s->prec = p;
+	s->epilogue = e;
 	return s;
 }
 
@@ -408,7 +465,7 @@ static int lt_decide(rt_ctx *ctx, lt_shape *s, rt_precision p, const colmajor_ge
 	if (rc)
 		return rc;
 	s->choice = LT_CUBLAS;
-	if (lt_prepare(ctx, s) || run_lt(ctx, s, c, alpha, 0)) /* cuBLAS's result stands */
+	if (lt_prepare(ctx, s, NULL, NULL) || run_lt(ctx, s, c, alpha, 0)) /* cuBLAS's stands */
 		return 0;
 	rc = CTX_GPU(ctx, cudaEventRecord(v->t[2], ctx->stream));
 	if (!rc)
@@ -427,14 +484,15 @@ static int lt_decide(rt_ctx *ctx, lt_shape *s, rt_precision p, const colmajor_ge
 }
 
 /*
- * 1 when every operand of c and every batch stride (16-bit A and B, fp32 C)
- * is aligned to LT_ALIGN bytes, which the algorithms cuBLASLt picks assume.
+ * 1 when every operand of c and every batch stride (elements of es_ab bytes
+ * in A and B, es_c in C) is aligned to LT_ALIGN bytes, which the algorithms
+ * cuBLASLt picks assume.
  */
-static int lt_aligned(const colmajor_gemm *c)
+static int lt_aligned(const colmajor_gemm *c, int es_ab, int es_c)
 {
 	return (uintptr_t)c->a % LT_ALIGN == 0 && (uintptr_t)c->b % LT_ALIGN == 0 &&
-	       (uintptr_t)c->c % LT_ALIGN == 0 && (c->sa * 2) % LT_ALIGN == 0 &&
-	       (c->sb * 2) % LT_ALIGN == 0 && (c->sc * 4) % LT_ALIGN == 0;
+	       (uintptr_t)c->c % LT_ALIGN == 0 && (c->sa * es_ab) % LT_ALIGN == 0 &&
+	       (c->sb * es_ab) % LT_ALIGN == 0 && (c->sc * es_c) % LT_ALIGN == 0;
 }
 
 /*
@@ -449,14 +507,80 @@ static int vendor_gemm(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const 
 	colmajor_gemm c = colmajor_of(&h);
 	if (g->prec != RT_BF16 && g->prec != RT_FP16)
 		return run_cublas(ctx, g->prec, &c, g->alpha, g->beta);
-	if (!lt_aligned(&c))
+	if (!lt_aligned(&c, 2, 4))
 		return run_cublas(ctx, g->prec, &c, g->alpha, g->beta);
-	lt_shape *s = lt_find(ctx, g->prec, &c);
+	lt_shape *s = lt_find(ctx, g->prec, 0, &c);
 	if (s && s->choice == LT_UNDECIDED && g->beta == 0)
 		return lt_decide(ctx, s, g->prec, &c, g->alpha);
 	if (s && s->choice == LT_LT)
 		return run_lt(ctx, s, &c, g->alpha, g->beta);
 	return run_cublas(ctx, g->prec, &c, g->alpha, g->beta);
+}
+
+/*
+ * The linear layer g (u = x w, row-major, beta 0) on cuBLASLt with the bias
+ * in its epilogue (CUBLASLT_EPILOGUE_BIAS), or with a also the GELU
+ * (CUBLASLT_EPILOGUE_GELU_AUX_BIAS: D is a, the pre-activation u goes to
+ * the aux matrix). x and w are g's operands as the GEMM reads them (16-bit
+ * copies for bf16/fp16). The column-major call: colmajor_linear_of().
+ *
+ * The GELU: cuBLAS's documentation names it only "GELU"; NVIDIA's own use of
+ * it (TensorRT-LLM, through PyTorch's _addmm_activation) calls it the tanh
+ * approximation, the form of kernels.h (0.5 x (1 + tanh(sqrt(2/pi) (x +
+ * 0.044715 x^3)))). The forms agree; how exactly its tanh is computed is
+ * not documented, so gpu_check compares this path with the CPU's GELU
+ * (linear_fwd cases) on the device.
+ *
+ * RT_EUNAVAIL, and the shape remembered as declined, where cuBLASLt's
+ * heuristic has no algorithm or it refuses the epilogue or the call (its
+ * words stay in last_error()); also where an operand is not aligned for it.
+ */
+static int vendor_linear(rt_ctx *ctx, const rt_gemm_args *g, const void *x, const void *w,
+			 const void *bias, void *a)
+{
+	rt_gemm_args h = *g;
+	h.a = x;
+	h.b = w;
+	const colmajor_linear l = colmajor_linear_of(&h, a);
+	const colmajor_gemm c = l.g;
+	void *aux = l.aux;
+	const int e = a ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS : CUBLASLT_EPILOGUE_BIAS;
+	const int es_c = g->prec == RT_FP64 ? 8 : 4;
+	const int es_ab = g->prec == RT_FP64 ? 8 : g->prec == RT_BF16 || g->prec == RT_FP16 ? 2 : 4;
+	if (!lt_aligned(&c, es_ab, es_c) || (uintptr_t)bias % LT_ALIGN ||
+	    (uintptr_t)aux % LT_ALIGN || (c.ldc * es_c) % LT_ALIGN)
+		return RT_EUNAVAIL;
+	lt_shape *s = lt_find(ctx, g->prec, e, &c);
+	if (!s || s->choice == LT_DECLINED)
+		return RT_EUNAVAIL;
+	int rc = s->choice == LT_UNDECIDED ? lt_prepare(ctx, s, bias, aux)
+					   : lt_set_epilogue(ctx, s, bias, aux);
+	if (!rc)
+		rc = run_lt(ctx, s, &c, 1.0, 0.0);
+	/* whatever cuBLASLt refused (in ctx->err), the GEMM and a kernel do it from now on */
+	s->choice = rc ? LT_DECLINED : LT_LT;
+	return rc ? RT_EUNAVAIL : 0;
+}
+
+/*
+ * The two-level batch g as one cublasGemmBatchedEx over the device pointer
+ * arrays ptrs (gemm_batch2.cuh: the column-major call's A's, B's, C's).
+ * cuBLASLt is not tried: its batches are strided.
+ */
+static int vendor_gemm_ptrs(rt_ctx *ctx, const rt_gemm_args *g, void **ptrs)
+{
+	const colmajor_gemm c = colmajor_of(g);
+	const int total = c.outer * c.count;
+	const cublas_types ty = cublas_types_of(g->prec);
+	float a32 = (float)g->alpha, b32 = (float)g->beta;
+	const void *pa = g->prec == RT_FP64 ? (const void *)&g->alpha : &a32;
+	const void *pb = g->prec == RT_FP64 ? (const void *)&g->beta : &b32;
+	return BLAS(ctx, cublasGemmBatchedEx(ctx->blas.h, c.transa ? CUBLAS_OP_T : CUBLAS_OP_N,
+					     c.transb ? CUBLAS_OP_T : CUBLAS_OP_N, c.m, c.n, c.k,
+					     pa, (const void *const *)ptrs, ty.in, c.lda,
+					     (const void *const *)(ptrs + total), ty.in, c.ldb, pb,
+					     ptrs + 2 * total, ty.out, c.ldc, total, ty.compute,
+					     CUBLAS_GEMM_DEFAULT));
 }
 
 /* NVML finds the device by PCI bus id (its numbering may differ from CUDA's). */

@@ -28,6 +28,14 @@
  *                          const void *b)
  *       the GEMM on the vendor's library (a, b: 16-bit copies for
  *       bf16/fp16); RT_EUNAVAIL declines it (this file then runs its own)
+ *   static int vendor_linear(rt_ctx *ctx, const rt_gemm_args *g, const void *x,
+ *                            const void *w, const void *bias, void *a)
+ *       the linear layer g (u = x w, row-major) with bias, and GELU into a
+ *       where a is not NULL, in the library's epilogue; RT_EUNAVAIL where it
+ *       has none for the shape (this file then runs the GEMM and a kernel)
+ *   static int vendor_gemm_ptrs(rt_ctx *ctx, const rt_gemm_args *g, void **ptrs)
+ *       a two-level batch g (outer > 1) as one batched call over the device
+ *       pointer arrays ptrs (colmajor_of(g)'s A's, B's, C's: gemm_batch2.cuh)
  *   static int vendor_monitor_bus(rt_ctx *ctx, char *bus, size_t buslen, char *why,
  *                                 size_t len)
  *       the device's PCI bus id, as its monitor finds it ("0000:3b:00.0")
@@ -165,7 +173,7 @@ static void gpu_close(rt_ctx *ctx)
 		(void)gpuEventDestroy(ctx->ev[i]);
 	for (int i = 0; i < ctx->nmark_created; i++)
 		(void)gpuEventDestroy(ctx->mark_ev[i]);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < SCRATCH_BUFFERS; i++)
 		if (ctx->scratch[i])
 			(void)gpuFree(ctx->scratch[i]);
 	vendor_blas_close(ctx);
@@ -306,16 +314,25 @@ static int gpu_mem_info(rt_ctx *ctx, uint64_t *total, uint64_t *free_bytes)
 	return rc;
 }
 
+/* Rounds the matrices m at x into y, or with m NULL the n floats from x on. */
+template <class H>
+static void round16_mats_or_span(rt_ctx *ctx, const round_mats *m, size_t n, const float *x, H *y)
+{
+	if (m)
+		round16_launch(ctx, m, x, y);
+	else
+		round16_run(ctx, n, x, y);
+}
+
 /*
- * Copies the matrices m at x into scratch buffer i as bf16 or fp16, at the
- * same offsets (so leading dimensions and strides keep their meaning); *out
- * is the copy. Only the matrices' own elements are rounded: one head's
- * columns of a wider tensor cost that head's share, not the tensor.
+ * Copies the matrices m at x (NULL: all of the n elements from x on) into
+ * scratch buffer i as bf16 or fp16, at the same offsets (so leading
+ * dimensions and strides keep their meaning); *out is the copy, n the
+ * elements the matrices span.
  */
 static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x,
-			    const round_mats *m, const void **out)
+			    const round_mats *m, size_t n, const void **out)
 {
-	const size_t n = rt_gemm_span(m->rows, m->cols, m->ld, m->stride, m->count);
 	*out = x;
 	if (n == 0)
 		return 0;
@@ -323,11 +340,84 @@ static int round_to_scratch(rt_ctx *ctx, int i, rt_precision prec, const void *x
 	if (rc)
 		return rc;
 	if (prec == RT_BF16)
-		round16_launch(ctx, m, (const float *)x, (gpu_bf16_t *)ctx->scratch[i]);
+		round16_mats_or_span(ctx, m, n, (const float *)x, (gpu_bf16_t *)ctx->scratch[i]);
 	else
-		round16_launch(ctx, m, (const float *)x, (gpu_fp16_t *)ctx->scratch[i]);
+		round16_mats_or_span(ctx, m, n, (const float *)x, (gpu_fp16_t *)ctx->scratch[i]);
 	*out = ctx->scratch[i];
 	return gpu_launched(ctx, "fp32 to 16-bit");
+}
+
+/*
+ * The bf16/fp16 copies of g's A and B into *a and *b. A strided batch
+ * rounds only its matrices' own elements: one head's columns of a wider
+ * tensor cost that head's share. A two-level batch (gemm_batched2) rounds
+ * each operand's whole span, once, in one contiguous pass: its matrices
+ * interleave (every head's columns in every row) and together cover most
+ * of the span, no single stride reaches them, and the span is what each of
+ * the H calls of a per-head loop rounded (each head's batch runs over all
+ * sequences), so one pass costs 1/H of that loop's. The elements between
+ * matrices are rounded too and never read.
+ */
+static int round_operands(rt_ctx *ctx, const rt_gemm_args *g, const void **a, const void **b)
+{
+	const int ra = g->transa ? g->k : g->m, ca = g->transa ? g->m : g->k;
+	const int rb = g->transb ? g->n : g->k, cb = g->transb ? g->k : g->n;
+	const size_t na = rt_gemm_span2(ra, ca, g->lda, g->sa, g->count, g->oa, g->outer);
+	const size_t nb = rt_gemm_span2(rb, cb, g->ldb, g->sb, g->count, g->ob, g->outer);
+	const round_mats ma = {g->count, ra, ca, g->lda, g->sa};
+	const round_mats mb = {g->count, rb, cb, g->ldb, g->sb};
+	const int whole = g->outer > 1;
+	int rc = round_to_scratch(ctx, SCRATCH_A16, g->prec, g->a, whole ? NULL : &ma, na, a);
+	return rc ? rc
+		  : round_to_scratch(ctx, SCRATCH_B16, g->prec, g->b, whole ? NULL : &mb, nb, b);
+}
+
+/* Bytes of an element of A and B (16-bit copies for bf16/fp16) and of C, in precision p. */
+static int elem_bytes_ab(rt_precision p)
+{
+	return p == RT_FP64 ? 8 : p == RT_BF16 || p == RT_FP16 ? 2 : 4;
+}
+
+static int elem_bytes_c(rt_precision p)
+{
+	return p == RT_FP64 ? 8 : 4;
+}
+
+/*
+ * The device arrays of pointers to the matrices of the two-level batch g
+ * (A and B at a and b), in the column-major call's order: its A's, its B's,
+ * its C's, outer * count each (gemm_batch2.cuh).
+ */
+static int batch_ptrs(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const void *b,
+		      void ***ptrs)
+{
+	rt_gemm_args h = *g;
+	h.a = a;
+	h.b = b;
+	const colmajor_gemm c = colmajor_of(&h);
+	const size_t total = (size_t)g->outer * g->count;
+	int rc = scratch_reserve(ctx, SCRATCH_PTRS, 3 * total * sizeof(void *));
+	*ptrs = (void **)ctx->scratch[SCRATCH_PTRS];
+	return rc ? rc
+		  : batch_ptrs_launch(ctx, &c, elem_bytes_ab(g->prec), elem_bytes_c(g->prec),
+				      *ptrs);
+}
+
+/*
+ * g on the vendor's library: a strided batch as it is, a two-level batch
+ * as one batched call over the pointer arrays built first.
+ */
+static int vendor_run(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const void *b)
+{
+	void **ptrs = NULL;
+	int rc = g->outer > 1 ? batch_ptrs(ctx, g, a, b, &ptrs) : 0;
+	if (rc)
+		return rc;
+	rc = ev_begin(ctx);
+	if (!rc)
+		rc = ptrs ? vendor_gemm_ptrs(ctx, g, ptrs) : vendor_gemm(ctx, g, a, b);
+	int rc2 = ev_end(ctx);
+	return rc ? rc : rc2;
 }
 
 /*
@@ -340,38 +430,86 @@ static void note_declined(rt_ctx *ctx, rt_precision p)
 	gemm_impl_declined(blas_impl, p, ctx->err, ctx->impl[p], sizeof ctx->impl[p]);
 }
 
-/*
- * Runs a checked GEMM: bf16/fp16 inputs are rounded to 16-bit copies first
- * (fp32 accumulation and C either way), then the vendor's library runs it,
- * or the own tiled kernel where the library is not there or declines.
- */
-static int gemm_run(rt_ctx *ctx, const rt_gemm_args *g)
+/* g's A and B as its GEMM reads them: the 16-bit copies for bf16/fp16, else themselves. */
+static int rounded_operands(rt_ctx *ctx, const rt_gemm_args *g, const void **a, const void **b)
 {
-	const void *a = g->a, *b = g->b;
-	int rc = 0;
-	if (g->m == 0 || g->n == 0 || g->count == 0)
-		return 0;
-	if (g->prec == RT_BF16 || g->prec == RT_FP16) {
-		const round_mats ma = {g->count, g->transa ? g->k : g->m, g->transa ? g->m : g->k,
-				       g->lda, g->sa};
-		const round_mats mb = {g->count, g->transb ? g->n : g->k, g->transb ? g->k : g->n,
-				       g->ldb, g->sb};
-		rc = round_to_scratch(ctx, 0, g->prec, g->a, &ma, &a);
-		if (!rc)
-			rc = round_to_scratch(ctx, 1, g->prec, g->b, &mb, &b);
-		if (rc)
-			return rc;
-	}
+	*a = g->a;
+	*b = g->b;
+	return g->prec == RT_BF16 || g->prec == RT_FP16 ? round_operands(ctx, g, a, b) : 0;
+}
+
+/* g, whose A and B are at a and b, on the vendor's library or, declined there, the own kernel. */
+static int gemm_dispatch(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const void *b)
+{
 	if (ctx->blas_ok && !(ctx->declined & RT_PREC_BIT(g->prec))) {
-		rc = ev_begin(ctx);
-		if (!rc)
-			rc = vendor_gemm(ctx, g, a, b);
-		int rc2 = ev_end(ctx);
+		int rc = vendor_run(ctx, g, a, b);
 		if (rc != RT_EUNAVAIL)
-			return rc ? rc : rc2;
+			return rc;
 		note_declined(ctx, g->prec);
 	}
 	return tiled_gemm(ctx, g, a, b);
+}
+
+/*
+ * Runs a checked GEMM (a two-level batch that one stride reaches as that
+ * strided batch): bf16/fp16 inputs are rounded to 16-bit copies first
+ * (fp32 accumulation and C either way), then the vendor's library runs it,
+ * or the own tiled kernel where the library is not there or declines.
+ */
+static int gemm_run(rt_ctx *ctx, const rt_gemm_args *checked)
+{
+	rt_gemm_args flat = *checked;
+	const void *a = flat.a, *b = flat.b;
+	rt_gemm_flatten(&flat);
+	if (flat.m == 0 || flat.n == 0 || flat.count == 0 || flat.outer == 0)
+		return 0;
+	int rc = rounded_operands(ctx, &flat, &a, &b);
+	return rc ? rc : gemm_dispatch(ctx, &flat, a, b);
+}
+
+/*
+ * A forward linear layer (backend.h's linear_fwd): the GEMM with the bias
+ * (and GELU, a not NULL) in the vendor library's epilogue where it has one
+ * for the shape; else, or where the library declines it, the GEMM, then
+ * the add_bias or bias_gelu kernel. A declined epilogue leaves the
+ * precision's GEMMs on the library (only the fusion is missing).
+ */
+static int gpu_linear_fwd(rt_ctx *ctx, rt_dtype t, rt_precision prec, int m, int n, int k,
+			  const void *x, const void *w, const void *bias, void *u, void *a)
+{
+	const rt_gemm_args g = {t, prec, 0, 0, m, n, k, 1.0, 0.0, x, w, u,
+	                        k, n, n, 0, 0, 0, 1, 1, 0, 0, 0};
+	const void *xa, *wb;
+	int rc = rt_gemm_check(&g, ctx->precisions, GPU_LABEL, ctx->dev, ctx->err, sizeof ctx->err);
+	if (rc || m == 0 || n == 0)
+		return rc;
+	rc = rounded_operands(ctx, &g, &xa, &wb);
+	if (rc)
+		return rc;
+	if (ctx->blas_ok && !(ctx->declined & RT_PREC_BIT(prec))) {
+		rc = ev_begin(ctx);
+		if (!rc)
+			rc = vendor_linear(ctx, &g, xa, wb, bias, a);
+		int rc2 = ev_end(ctx);
+		if (rc != RT_EUNAVAIL)
+			return rc ? rc : rc2;
+	}
+	rc = gemm_dispatch(ctx, &g, xa, wb);
+	if (rc)
+		return rc;
+	return a ? gpu_bias_gelu(ctx, t, m, n, bias, u, a) : gpu_add_bias(ctx, t, m, n, bias, u);
+}
+
+/* outer x inner GEMMs in one call of the vendor's library (backend.h's gemm_batched2). */
+static int gpu_gemm_batched2(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb,
+			     int m, int n, int k, double alpha, const void *a, int lda,
+			     const void *b, int ldb, double beta, void *c, int ldc,
+			     const rt_batch2 *batch)
+{
+	const rt_gemm_args g = rt_gemm_of_batch2(t, prec, transa, transb, m, n, k, alpha, a, lda, b,
+						 ldb, beta, c, ldc, batch);
+	int rc = rt_gemm_check(&g, ctx->precisions, GPU_LABEL, ctx->dev, ctx->err, sizeof ctx->err);
+	return rc ? rc : gemm_run(ctx, &g);
 }
 
 static int gpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb,
@@ -379,10 +517,9 @@ static int gpu_gemm_batched(rt_ctx *ctx, rt_dtype t, rt_precision prec, int tran
 			    long stride_a, const void *b, int ldb, long stride_b, double beta,
 			    void *c, int ldc, long stride_c, int count)
 {
-	const rt_gemm_args g = {t, prec, transa, transb, m,   n,        k,        alpha,    beta, a,
-	                        b, c,    lda,    ldb,    ldc, stride_a, stride_b, stride_c, count};
-	int rc = rt_gemm_check(&g, ctx->precisions, GPU_LABEL, ctx->dev, ctx->err, sizeof ctx->err);
-	return rc ? rc : gemm_run(ctx, &g);
+	const rt_batch2 one = {1, count, 0, stride_a, 0, stride_b, 0, stride_c};
+	return gpu_gemm_batched2(ctx, t, prec, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
+				 c, ldc, &one);
 }
 
 static int gpu_gemm(rt_ctx *ctx, rt_dtype t, rt_precision prec, int transa, int transb, int m,
@@ -507,6 +644,7 @@ static const rt_backend_ops gpu_ops = {
 	.mem_info = gpu_mem_info,
 	.gemm = gpu_gemm,
 	.gemm_batched = gpu_gemm_batched,
+	.gemm_batched2 = gpu_gemm_batched2,
 	.fill = gpu_fill,
 	.axpby = gpu_axpby,
 	.add_bias = gpu_add_bias,
@@ -530,6 +668,7 @@ static const rt_backend_ops gpu_ops = {
 	.host_alloc = gpu_host_alloc,
 	.host_free = gpu_host_free,
 	.upload_async = gpu_upload_async,
+	.linear_fwd = gpu_linear_fwd,
 };
 
 extern "C" __attribute__((visibility("default"))) const rt_backend_ops *rigtune_backend(void)
@@ -560,6 +699,7 @@ static rt_backend_ops plain_ops_of(void)
 	o.mse_loss = plain_mse_loss;
 	o.adam = plain_adam;
 	o.bias_gelu = NULL; /* its specification: add_bias, then gelu */
+	o.linear_fwd = NULL; /* gemm, then add_bias (and gelu) */
 	return o;
 }
 

@@ -29,6 +29,9 @@
  */
 #define PH_MARKS 1024
 
+/* The context's scratch buffers: 16-bit A and B, partial sums, pointer arrays. */
+enum { SCRATCH_A16, SCRATCH_B16, SCRATCH_REDUCE, SCRATCH_PTRS, SCRATCH_BUFFERS };
+
 struct rt_ctx {
 	int dev;
 	unsigned precisions;
@@ -41,9 +44,12 @@ struct rt_ctx {
 	unsigned declined;                 /* RT_PREC_BIT of precisions the vendor declined */
 	char impl[RT_NPRECISION][192];     /* gemm_impl() answers */
 	int sms, warp;                     /* multiprocessors, warp width: kernel grids */
-	/* 16-bit copies of A and B for bf16/fp16 GEMMs; partial sums of the kernels */
-	void *scratch[3];
-	size_t scratch_bytes[3];
+	/*
+	 * 16-bit copies of A and B for bf16/fp16 GEMMs; partial sums of the
+	 * kernels; the pointer arrays of a two-level batch (SCRATCH_*)
+	 */
+	void *scratch[SCRATCH_BUFFERS];
+	size_t scratch_bytes[SCRATCH_BUFFERS];
 	/* device busy time (device_time) */
 	int timing;
 	gpuEvent_t ev[2 * EV_PAIRS];
@@ -160,8 +166,6 @@ static int scratch_reserve(rt_ctx *ctx, int i, size_t bytes)
 	return rc;
 }
 
-#define SCRATCH_REDUCE 2
-
 static int gpu_reduce_scratch(rt_ctx *ctx, size_t bytes, void **p)
 {
 	int rc = scratch_reserve(ctx, SCRATCH_REDUCE, bytes);
@@ -183,6 +187,7 @@ typedef gpuStream_t gpu_stream_t;
 #include "kernels.cuh"
 #include "kernels_plain.cuh"
 #include "gemm_tiled.cuh"
+#include "gemm_batch2.cuh"
 
 
 #endif

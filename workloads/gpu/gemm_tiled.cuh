@@ -6,7 +6,8 @@
  * ABI, all precisions: fp64, fp32 (tf32 too: computed in full fp32), and
  * bf16/fp16 from the 16-bit copies of the inputs with fp32 accumulation.
  *
- * Included by backend.cuh after kernels.cuh; the vendor's file defines
+ * Included by context.cuh after kernels.cuh (gpu_launch), and by
+ * tests/cuda_emu.cpp, which runs it on the CPU; the vendor's file defines
  * to_acc() and store16() for its 16-bit types gpu_bf16_t and gpu_fp16_t.
  */
 #ifndef RT_GPU_GEMM_TILED_CUH
@@ -20,11 +21,15 @@ static __device__ __forceinline__ double to_acc(double x) { return x; }
 #define GEMM_TK 16    /* depth of one shared-memory step */
 #define GEMM_SIDE 16  /* the block is GEMM_SIDE x GEMM_SIDE threads ... */
 #define GEMM_REG 4    /* ... each computing GEMM_REG x GEMM_REG elements of C */
+#ifndef GEMM_MAX_Z
 #define GEMM_MAX_Z 65535 /* the largest gridDim.z: batches go in chunks of it */
+#endif
 
 /*
- * C = alpha op(A) op(B) + beta C, all row-major; blockIdx.z picks the matrix
- * of a strided batch. Each block computes a GEMM_TILE square of C from
+ * C = alpha op(A) op(B) + beta C, all row-major; z0 + blockIdx.z picks the
+ * matrix of a batch: matrix (i, j) = (z / count, z % count) of a two-level
+ * batch (outer strides oa, ob, oc; a strided batch is the outer 1), one
+ * division per block. Each block computes a GEMM_TILE square of C from
  * GEMM_TK-deep slices of op(A) and op(B) staged in shared memory (as the
  * accumulator type A, zero-padded past the edges); thread (x, y) owns rows
  * y + GEMM_SIDE r and columns x + GEMM_SIDE s. The loads walk the stored
@@ -33,19 +38,19 @@ static __device__ __forceinline__ double to_acc(double x) { return x; }
  */
 template <class TIn, class A, class TOut>
 __global__ void k_gemm(int transa, int transb, int m, int n, int k, A alpha, const TIn *a,
-		       int lda, long sa, const TIn *b, int ldb, long sb, A beta, TOut *c, int ldc,
-		       long sc)
+		       int lda, long sa, long oa, const TIn *b, int ldb, long sb, long ob, A beta,
+		       TOut *c, int ldc, long sc, long oc, int count, int z0)
 {
 	__shared__ A as[GEMM_TK][GEMM_TILE + 1]; /* as[p][i] = op(A)[i0 + i][p0 + p] */
 	__shared__ A bs[GEMM_TK][GEMM_TILE + 1]; /* bs[p][j] = op(B)[p0 + p][j0 + j] */
-	const size_t z = blockIdx.z;
+	const int z = z0 + (int)blockIdx.z, zi = z / count, zj = z - zi * count;
 	const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * GEMM_SIDE + tx;
 	const int i0 = blockIdx.y * GEMM_TILE, j0 = blockIdx.x * GEMM_TILE;
 	A acc[GEMM_REG][GEMM_REG];
 
-	a += z * sa;
-	b += z * sb;
-	c += z * sc;
+	a += zi * oa + zj * sa;
+	b += zi * ob + zj * sb;
+	c += zi * oc + zj * sc;
 	for (int r = 0; r < GEMM_REG; r++)
 		for (int s = 0; s < GEMM_REG; s++)
 			acc[r][s] = 0;
@@ -95,20 +100,23 @@ __global__ void k_gemm(int transa, int transb, int m, int n, int k, A alpha, con
 	}
 }
 
-/* Launches k_gemm over the batch, GEMM_MAX_Z matrices per launch. */
+/*
+ * Launches k_gemm over the batch (outer * count matrices, fewer than 2^31),
+ * GEMM_MAX_Z matrices per launch.
+ */
 template <class TIn, class A, class TOut>
 static int launch_gemm(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const void *b)
 {
-	dim3 block(GEMM_SIDE, GEMM_SIDE);
-	for (int z0 = 0; z0 < g->count; z0 += GEMM_MAX_Z) {
-		const int nz = g->count - z0 < GEMM_MAX_Z ? g->count - z0 : GEMM_MAX_Z;
-		dim3 grid((unsigned)((g->n + GEMM_TILE - 1) / GEMM_TILE),
-			  (unsigned)((g->m + GEMM_TILE - 1) / GEMM_TILE), (unsigned)nz);
-		k_gemm<TIn, A, TOut><<<grid, block, 0, gpu_stream(ctx)>>>(
-			g->transa, g->transb, g->m, g->n, g->k, (A)g->alpha,
-			(const TIn *)a + (size_t)z0 * g->sa, g->lda, g->sa,
-			(const TIn *)b + (size_t)z0 * g->sb, g->ldb, g->sb, (A)g->beta,
-			(TOut *)g->c + (size_t)z0 * g->sc, g->ldc, g->sc);
+	const dim3 block(GEMM_SIDE, GEMM_SIDE);
+	const int total = g->outer * g->count;
+	for (int z0 = 0; z0 < total; z0 += GEMM_MAX_Z) {
+		const int nz = total - z0 < GEMM_MAX_Z ? total - z0 : GEMM_MAX_Z;
+		const dim3 grid((unsigned)((g->n + GEMM_TILE - 1) / GEMM_TILE),
+				(unsigned)((g->m + GEMM_TILE - 1) / GEMM_TILE), (unsigned)nz);
+		gpu_launch(ctx, grid, block, k_gemm<TIn, A, TOut>, g->transa, g->transb, g->m, g->n,
+			   g->k, (A)g->alpha, (const TIn *)a, g->lda, g->sa, g->oa, (const TIn *)b,
+			   g->ldb, g->sb, g->ob, (A)g->beta, (TOut *)g->c, g->ldc, g->sc, g->oc,
+			   g->count, z0);
 		int rc = gpu_launched(ctx, "gemm");
 		if (rc)
 			return rc;

@@ -774,18 +774,22 @@ template <class H> __global__ void k_round16_rows(round_mats m, const float *x, 
 	}
 }
 
+/* Rounds n contiguous floats, four at a time where x is aligned for it. */
+template <class H> static void round16_run(rt_ctx *ctx, size_t n, const float *x, H *y)
+{
+	if (aligned16(x))
+		gpu_launch(ctx, grid_for(ctx, n / 4 + 1), GPU_THREADS, k_round16<H, 4>, n, x, y);
+	else
+		gpu_launch(ctx, grid_for(ctx, n), GPU_THREADS, k_round16<H, 1>, n, x, y);
+}
+
 /* Rounds m: as one run of floats where the matrices are dense and adjacent, else by rows. */
 template <class H>
 static void round16_launch(rt_ctx *ctx, const round_mats *m, const float *x, H *y)
 {
 	const int dense = m->ld == m->cols && (m->count == 1 || m->stride == (long)m->rows * m->ld);
 	if (dense) {
-		const size_t n = (size_t)m->count * m->rows * m->cols;
-		if (aligned16(x))
-			gpu_launch(ctx, grid_for(ctx, n / 4 + 1), GPU_THREADS, k_round16<H, 4>, n, x,
-				   y);
-		else
-			gpu_launch(ctx, grid_for(ctx, n), GPU_THREADS, k_round16<H, 1>, n, x, y);
+		round16_run(ctx, (size_t)m->count * m->rows * m->cols, x, y);
 		return;
 	}
 	/* a block as wide as the rows need, in whole 64-thread steps (any warp width) */

@@ -57,6 +57,15 @@ typedef rb_status (*rb_gemm_sb_ex_fn)(rb_handle h, int trans_a, int trans_b, int
 				      int32_t batch_count, int compute_type, int algo,
 				      int32_t solution_index, uint32_t flags);
 
+/* rocblas_gemm_batched_ex: the same over arrays of batch_count device pointers. */
+typedef rb_status (*rb_gemm_batched_ex_fn)(rb_handle h, int trans_a, int trans_b, int32_t m,
+					   int32_t n, int32_t k, const void *alpha, const void *a,
+					   int a_type, int32_t lda, const void *b, int b_type,
+					   int32_t ldb, const void *beta, const void *c, int c_type,
+					   int32_t ldc, void *d, int d_type, int32_t ldd,
+					   int32_t batch_count, int compute_type, int algo,
+					   int32_t solution_index, uint32_t flags);
+
 /* The entry points the plugin calls; tests fill it from a fake library. */
 typedef struct rocblas_api {
 	void *lib;
@@ -67,6 +76,7 @@ typedef struct rocblas_api {
 	const char *(*status_to_string)(rb_status s); /* optional: absent before 2.x */
 	rb_gemm_ex_fn gemm_ex;
 	rb_gemm_sb_ex_fn gemm_strided_batched_ex;
+	rb_gemm_batched_ex_fn gemm_batched_ex;
 } rocblas_api;
 
 /* The libraries tried, newest soname first, when $RIGTUNE_ROCBLAS is not set. */
@@ -99,6 +109,7 @@ static inline int rocblas_load(rocblas_api *api, char *why, size_t len)
 	    RT_DL_NEED("rocblas_set_stream", api->set_stream),
 	    RT_DL_NEED("rocblas_gemm_ex", api->gemm_ex),
 	    RT_DL_NEED("rocblas_gemm_strided_batched_ex", api->gemm_strided_batched_ex),
+	    RT_DL_NEED("rocblas_gemm_batched_ex", api->gemm_batched_ex),
 	};
 	rb_status (*version)(char *, size_t) = NULL;
 	const rt_dl_need optional[] = {
@@ -165,6 +176,35 @@ static inline int rocblas_types(rt_precision p, int *in, int *out, int *compute)
 	}
 }
 
+/* A call's types (rocblas_types) and its alpha and beta in the compute type. */
+typedef struct rb_scalars {
+	int in, out, compute;
+	double alpha64, beta64;
+	float alpha32, beta32;
+} rb_scalars;
+
+/* s for precision p; RT_EUNAVAIL, saying so in err, for one rocBLAS does not offer (tf32). */
+static inline int rocblas_scalars(rt_precision p, double alpha, double beta, rb_scalars *s,
+				  char *err, size_t errlen)
+{
+	s->alpha64 = alpha, s->beta64 = beta;
+	s->alpha32 = (float)alpha, s->beta32 = (float)beta;
+	if (rocblas_types(p, &s->in, &s->out, &s->compute))
+		return rt_abi_fail(err, errlen, RT_EUNAVAIL, "rocBLAS has no %s GEMM",
+		                   rt_abi_precision_name(p));
+	return 0;
+}
+
+static inline const void *rb_alpha(const rb_scalars *s)
+{
+	return s->compute == RB_F64 ? (const void *)&s->alpha64 : (const void *)&s->alpha32;
+}
+
+static inline const void *rb_beta(const rb_scalars *s)
+{
+	return s->compute == RB_F64 ? (const void *)&s->beta64 : (const void *)&s->beta32;
+}
+
 /* rocBLAS's name of a status, or its number where the library has no names. */
 static inline const char *rocblas_status_name(const rocblas_api *api, rb_status s, char *buf,
 					      size_t len)
@@ -200,6 +240,17 @@ static inline int rocblas_code(rb_status s)
 	}
 }
 
+/* 0 for success, else rocblas_code(s) with "call(bf16): <status>" in err. */
+static inline int rocblas_outcome(const rocblas_api *api, rb_status s, const char *call,
+				  rt_precision p, char *err, size_t errlen)
+{
+	char num[32];
+	if (s == RB_SUCCESS)
+		return 0;
+	return rt_abi_fail(err, errlen, rocblas_code(s), "%s(%s): %s", call,
+	                   rt_abi_precision_name(p), rocblas_status_name(api, s, num, sizeof num));
+}
+
 /*
  * Runs the column-major GEMM c in precision p on handle h: one matrix
  * through rocblas_gemm_ex, a batch through rocblas_gemm_strided_batched_ex
@@ -211,13 +262,11 @@ static inline int rocblas_gemm(const rocblas_api *api, rb_handle h, rt_precision
 			       const colmajor_gemm *c, double alpha, double beta, char *err,
 			       size_t errlen)
 {
-	int in, out, compute;
-	if (rocblas_types(p, &in, &out, &compute))
-		return rt_abi_fail(err, errlen, RT_EUNAVAIL, "rocBLAS has no %s GEMM",
-		                   rt_abi_precision_name(p));
-	float alpha32 = (float)alpha, beta32 = (float)beta;
-	const void *pa = compute == RB_F64 ? (const void *)&alpha : (const void *)&alpha32;
-	const void *pb = compute == RB_F64 ? (const void *)&beta : (const void *)&beta32;
+	rb_scalars sc;
+	if (rocblas_scalars(p, alpha, beta, &sc, err, errlen))
+		return RT_EUNAVAIL;
+	const int in = sc.in, out = sc.out, compute = sc.compute;
+	const void *pa = rb_alpha(&sc), *pb = rb_beta(&sc);
 	int ta = c->transa ? RB_OP_TRANSPOSE : RB_OP_NONE, tb = c->transb ? RB_OP_TRANSPOSE
 									   : RB_OP_NONE;
 	const char *call = c->count == 1 ? "rocblas_gemm_ex" : "rocblas_gemm_strided_batched_ex";
@@ -231,11 +280,29 @@ static inline int rocblas_gemm(const rocblas_api *api, rb_handle h, rt_precision
 						 c->sa, c->b, in, c->ldb, c->sb, pb, c->c, out,
 						 c->ldc, c->sc, c->c, out, c->ldc, c->sc, c->count,
 						 compute, RB_ALGO_STANDARD, 0, 0);
-	if (s == RB_SUCCESS)
-		return 0;
-	char num[32];
-	return rt_abi_fail(err, errlen, rocblas_code(s), "%s(%s): %s", call,
-	                   rt_abi_precision_name(p), rocblas_status_name(api, s, num, sizeof num));
+	return rocblas_outcome(api, s, call, p, err, errlen);
+}
+
+/*
+ * Runs the two-level batch c (c.outer * c.count matrices) in precision p
+ * through rocblas_gemm_batched_ex, over ptrs: device arrays of the
+ * matrices' addresses, c's A's, then B's, then C's (gemm_batch2.cuh), the
+ * C's also D's. Types, scalars and the outcome as rocblas_gemm().
+ */
+static inline int rocblas_gemm_ptrs(const rocblas_api *api, rb_handle h, rt_precision p,
+				    const colmajor_gemm *c, void **ptrs, double alpha,
+				    double beta, char *err, size_t errlen)
+{
+	const int total = c->outer * c->count;
+	rb_scalars sc;
+	if (rocblas_scalars(p, alpha, beta, &sc, err, errlen))
+		return RT_EUNAVAIL;
+	rb_status s = api->gemm_batched_ex(
+	    h, c->transa ? RB_OP_TRANSPOSE : RB_OP_NONE, c->transb ? RB_OP_TRANSPOSE : RB_OP_NONE,
+	    c->m, c->n, c->k, rb_alpha(&sc), ptrs, sc.in, c->lda, ptrs + total, sc.in, c->ldb,
+	    rb_beta(&sc), ptrs + 2 * total, sc.out, c->ldc, ptrs + 2 * total, sc.out, c->ldc, total,
+	    sc.compute, RB_ALGO_STANDARD, 0, 0);
+	return rocblas_outcome(api, s, "rocblas_gemm_batched_ex", p, err, errlen);
 }
 
 #endif

@@ -195,6 +195,22 @@ static int vendor_gemm(rt_ctx *ctx, const rt_gemm_args *g, const void *a, const 
 			    sizeof ctx->err);
 }
 
+/* rocBLAS has no epilogues (hipBLASLt, which has, is not used): the GEMM, then a kernel. */
+static int vendor_linear(rt_ctx *ctx, const rt_gemm_args *g, const void *x, const void *w,
+			 const void *bias, void *a)
+{
+	(void)ctx, (void)g, (void)x, (void)w, (void)bias, (void)a;
+	return RT_EUNAVAIL;
+}
+
+/* The two-level batch g on rocBLAS, over the device pointer arrays ptrs (gemm_batch2.cuh). */
+static int vendor_gemm_ptrs(rt_ctx *ctx, const rt_gemm_args *g, void **ptrs)
+{
+	const colmajor_gemm c = colmajor_of(g);
+	return rocblas_gemm_ptrs(&rocblas, ctx->blas.h, g->prec, &c, ptrs, g->alpha, g->beta,
+				 ctx->err, sizeof ctx->err);
+}
+
 /* rocm_smi finds the device by PCI address (its numbering may differ from HIP's). */
 static int vendor_monitor_bus(rt_ctx *ctx, char *bus, size_t buslen, char *why, size_t len)
 {

@@ -708,7 +708,7 @@ static int metal_gemm(rt_ctx *c, rt_dtype t, rt_precision prec, int transa, int 
                       double beta, void *cc, int ldc)
 {
 	rt_gemm_args g = {t, prec, transa, transb, m,   n, k, alpha, beta, a,
-	                  b, cc,   lda,    ldb,    ldc, 0, 0, 0,     1};
+	                  b, cc,   lda,    ldb,    ldc, 0, 0, 0,     1, 1, 0, 0, 0};
 	int rc = check_gemm(c, &g);
 	if (rc || m == 0 || n == 0)
 		return rc;
@@ -722,7 +722,7 @@ static int metal_gemm_batched(rt_ctx *c, rt_dtype t, rt_precision prec, int tran
                               long sc, int count)
 {
 	rt_gemm_args g = {t, prec, transa, transb, m,   n,  k,  alpha, beta, a,
-	                  b, cc,   lda,    ldb,    ldc, sa, sb, sc,    count};
+	                  b, cc,   lda,    ldb,    ldc, sa, sb, sc,    count, 1, 0, 0, 0};
 	int rc = check_gemm(c, &g);
 	if (rc || m == 0 || n == 0 || count == 0)
 		return rc;
