@@ -78,7 +78,7 @@ static void test_device_name_from_probe(void **state)
 	rt_point pt;
 	rt_shape sh;
 	rt_hints h;
-	const rt_workload *w = rt_workload_find("ppo");
+	const rt_workload *w = rt_workload_find("transformer"); /* no policy: the point's device */
 	rt_point_default(&pt);
 	snprintf(pt.backend, sizeof pt.backend, "fake");
 	pt.precision = RT_FP16;
