@@ -308,7 +308,7 @@ CHECKS = [
      check_openblas_env_line),
     (r"os\.environ\['VECLIB_MAXIMUM_THREADS'\] = '(\d+)'  # before importing torch",
      check_veclib_env_line),
-    (r"device = torch\.device\('(cuda|mps)'\)  # .*", check_device),
+    (r"device = torch\.device\('(cpu|cuda|mps)'\)  # .*", check_device),
     (r"DataLoader\(batch_size=(\d+), num_workers=(\d+)(, persistent_workers=True)?\)",
      check_dataloader),
     (r"with torch\.autocast\('(cpu|cuda|mps)', dtype=torch\.(bfloat16|float16)\): \.\.\.(  # .*)?",

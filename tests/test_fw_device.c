@@ -78,7 +78,7 @@ static void test_device_name_from_probe(void **state)
 	rt_point pt;
 	rt_shape sh;
 	rt_hints h;
-	const rt_workload *w = rt_workload_find("ppo");
+	const rt_workload *w = rt_workload_find("transformer"); /* no policy: the point's device */
 	rt_point_default(&pt);
 	snprintf(pt.backend, sizeof pt.backend, "fake");
 	pt.precision = RT_FP16;
@@ -171,6 +171,37 @@ static void test_large_policy_or_batch_on_the_device(void **state)
 	assert_true(fabs(c.host_s - 33.0e-6) < 0.5e-6);
 	assert_true(fabs(c.device_s - 22.2e-6) < 0.5e-6);
 	assert_int_equal(c.device_from_envs, 16);
+}
+
+/*
+ * A hand-written PyTorch loop's policy (CleanRL's Agent) is SB3's network,
+ * stepped at the point's envs (gymnasium's vector env), where SB3's envs
+ * grow until its timed vector-step cost is shared (300 us fixed, 50 an env:
+ * 128 envs); gymnasium's block names no device, so it runs none.
+ */
+static void test_pytorch_policy(void **state)
+{
+	(void)state;
+	const rt_workload *w = rt_workload_find("ppo");
+	rt_hint_cost cost = {.fixed_us = 300, .per_env_us = 50};
+	rt_shape sh;
+	rt_point pt;
+	rt_policy sb3, torch;
+	rt_point_default(&pt);
+	ppo_shape(&sh, 16, 30, 256, 128);
+	assert_int_equal(w->policy(RT_HINT_SB3, &pt, &sh, &cost, &sb3), 1);
+	assert_int_equal(w->policy(RT_HINT_PYTORCH, &pt, &sh, &cost, &torch), 1);
+	assert_int_equal(sb3.envs, 128);
+	assert_int_equal(torch.envs, 16);
+	assert_int_equal(torch.nlayers, sb3.nlayers);
+	for (int i = 0; i < torch.nlayers; i++) {
+		assert_int_equal(torch.layer[i].k, sb3.layer[i].k);
+		assert_int_equal(torch.layer[i].n, sb3.layer[i].n);
+		assert_int_equal(torch.layer[i].count, sb3.layer[i].count);
+	}
+	assert_int_equal(torch.minibatch, 256);
+	assert_int_equal(torch.epochs, 4);
+	assert_int_equal(w->policy(RT_HINT_GYMNASIUM, &pt, &sh, &cost, &torch), 0);
 }
 
 /* The SB3 line and its block's sentence at a device point of sh on fits dev (NULL: none). */
@@ -280,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_device_name_from_probe),
 		cmocka_unit_test(test_small_policy_on_the_cpu),
 		cmocka_unit_test(test_large_policy_or_batch_on_the_device),
+		cmocka_unit_test(test_pytorch_policy),
 		cmocka_unit_test(test_sb3_line_names_the_faster_device),
 		cmocka_unit_test(test_fits_of_a_crossover),
 	};

@@ -170,12 +170,13 @@ static int untested(const rt_hint_block *b, const char *line)
 }
 
 /*
- * A workload's hints at a point of backend, workers and prec with its
- * default shape, num_envs and stocks set where they are not 0, on crossover
- * fits dev (NULL: none).
+ * A workload's hints at a point of backend, threads (0: the default's),
+ * workers and prec with its default shape, num_envs and stocks set where
+ * they are not 0, on crossover fits dev (NULL: none).
  */
-static void point_hints(const char *workload, const char *backend, int workers, rt_precision prec,
-			long envs, long stocks, const rt_fw_device_fits *dev, rt_hints *h)
+static void point_hints(const char *workload, const char *backend, int threads, int workers,
+			rt_precision prec, long envs, long stocks, const rt_fw_device_fits *dev,
+			rt_hints *h)
 {
 	rt_frameworks f;
 	rt_point pt;
@@ -184,6 +185,8 @@ static void point_hints(const char *workload, const char *backend, int workers, 
 	fake_frameworks(&f, "pthreads");
 	rt_point_default(&pt);
 	snprintf(pt.backend, sizeof pt.backend, "%s", backend);
+	if (threads)
+		pt.threads = threads;
 	pt.workers = workers;
 	pt.precision = prec;
 	rt_shape_default(w, &sh);
@@ -197,7 +200,7 @@ static void point_hints(const char *workload, const char *backend, int workers, 
 static void hints_of(const char *workload, const char *backend, int workers, rt_precision prec,
 		     rt_hints *h)
 {
-	point_hints(workload, backend, workers, prec, 0, 0, NULL, h);
+	point_hints(workload, backend, 0, workers, prec, 0, 0, NULL, h);
 }
 
 /* PPO's hints at an fp32 point of backend with envs and stocks, on a simulated H100's fits (fw_fits.h). */
@@ -205,7 +208,7 @@ static void fitted_hints(const char *backend, long envs, long stocks, rt_hints *
 {
 	rt_fw_device_fits dev;
 	test_fw_fits(&dev, backend);
-	point_hints("ppo", backend, 0, RT_FP32, envs, stocks, &dev, h);
+	point_hints("ppo", backend, 0, 0, RT_FP32, envs, stocks, &dev, h);
 }
 
 /* The hints' YAML, emitted into a string (freed by the caller). */
@@ -253,14 +256,17 @@ static void test_untested_lines(void **state)
 				  "[make_env] * 64)  # stepped on the learner's thread"), 0);
 	for (int i = 0; i < h.fw[RT_FW_PYTORCH].n; i++)
 		assert_null(strstr(h.fw[RT_FW_PYTORCH].line[i], "gymnasium"));
+	/* the policy's device unmeasured: the CPU for PyTorch too, which runs here */
+	assert_int_equal(untested_from(&h.fw[RT_FW_PYTORCH], "device = torch.device('cpu')"), 0);
 	char *y = emitted(&h);
-	assert_non_null(strstr(y, "\n    untested_lines:\n    - 'device = torch.device(''cuda'')"));
+	assert_null(strstr(y, "untested_lines"));
 	free(y);
-	/* where the crossover says the device wins SB3's step, the line names it, untested here */
+	/* where the crossover says the device wins the steps, the lines name it, untested here */
 	fitted_hints("cuda", 1024, 1000, &h);
 	assert_int_equal(untested_from(&h.fw[RT_FW_SB3], "model = PPO('MlpPolicy', env, "
 				       "n_steps=128, batch_size=256, n_epochs=4, device='cuda')  # "), 1);
 	y = emitted(&h);
+	assert_non_null(strstr(y, "\n    untested_lines:\n    - 'device = torch.device(''cuda'')"));
 	assert_non_null(strstr(y, "\n    untested_lines:\n    - 'model = PPO(''MlpPolicy''"));
 	free(y);
 
@@ -283,6 +289,115 @@ static void test_untested_lines(void **state)
 	y = emitted(&h);
 	assert_null(strstr(y, "untested_lines"));
 	free(y);
+}
+
+/* PPO's PyTorch block at a point of backend, threads and prec, envs and stocks, on fits dev. */
+static const rt_hint_block *ppo_torch(const char *backend, int threads, rt_precision prec,
+				      long envs, long stocks, const rt_fw_device_fits *dev,
+				      rt_hints *h)
+{
+	point_hints("ppo", backend, threads, 0, prec, envs, stocks, dev, h);
+	return &h->fw[RT_FW_PYTORCH];
+}
+
+/* Whether a line of b names the device dev as PyTorch quotes it ('cuda'). */
+static int names_device(const rt_hint_block *b, const char *dev)
+{
+	char quoted[32];
+	snprintf(quoted, sizeof quoted, "'%s'", dev);
+	for (int i = 0; i < b->n; i++)
+		if (strstr(b->line[i], quoted))
+			return 1;
+	return 0;
+}
+
+/*
+ * A hand-written PyTorch PPO loop (CleanRL's) runs its policy per env step
+ * as SB3 does, so at a device point PyTorch's device and precision lines
+ * name the device the crossover's fits support for that step (the
+ * simulated H100's, fw_fits.h), with why in for:. SB3's MlpPolicy at 16
+ * envs of 30 stocks, minibatch 256, 4 epochs, by hand: per vector step the
+ * CPU's six GEMMs 51.7 us against 6 GEMM steps and 27 kernels at 16 us and
+ * 4 copies at 10.1 us on the device, 569 us; per minibatch 1.94 ms against
+ * 18 GEMMs, 158 kernels and 9 copies, 2.91 ms; per env-step 3.2 + 4/256 x
+ * 1940 = 33.5 us against 35.5 + 45.5 = 81: the CPU, whose lines drop the
+ * GPU's fp16 (CPU autocast takes bf16 alone) and keep its bf16. At 1024
+ * envs of 1000 stocks the device wins and gets the device's lines.
+ */
+static void test_pytorch_policy_device(void **state)
+{
+	(void)state;
+	static rt_hints h;
+	rt_fw_device_fits dev;
+	test_fw_fits(&dev, "sim");
+	const rt_hint_block *b = ppo_torch("sim", 2, RT_FP16, 16, 30, &dev, &h);
+	assert_int_equal(b->n, 3);
+	assert_string_equal(b->line[0], "os.environ['OPENBLAS_NUM_THREADS'] = '2'  # before "
+					"importing torch");
+	assert_string_equal(b->line[1], "torch.set_num_threads(1)");
+	assert_string_equal(b->line[2], "device = torch.device('cpu')  # the policy and each batch "
+					".to(device): 33.5 us an env-step here, 81 on cuda");
+	assert_false(b->line_untested[2]);
+	assert_false(names_device(b, "cuda"));
+	assert_non_null(strstr(b->about, "; torch.device('cpu'): the policy runs once per vector "
+					 "step, at 16 envs here (6 GEMMs with their launches and "
+					 "copies): 0.0517 ms a step on the CPU against 0.569 on "
+					 "'cuda', and 1.94 ms against 2.91 a minibatch of 256, so "
+					 "33.5 us an env-step against 81 (from the crossover's fp32 "
+					 "GEMM fits); the GPU does not win up to 65536 envs a step "
+					 "here; a larger policy (wider observations, a CNN) or larger "
+					 "minibatches move the balance to it; the point's fp16 is "
+					 "the GPU's: the CPU takes fp32"));
+	/* bf16 on the CPU: autocast there, and oneDNN's pool gets the threads (test_bf16_follows_onednn) */
+	b = ppo_torch("sim", 2, RT_BF16, 16, 30, &dev, &h);
+	assert_int_equal(b->n, 4);
+	assert_string_equal(b->line[0], "os.environ['OPENBLAS_NUM_THREADS'] = '1'  # before "
+					"importing torch");
+	assert_string_equal(b->line[1], "torch.set_num_threads(2)");
+	assert_string_equal(b->line[3], "with torch.autocast('cpu', dtype=torch.bfloat16): ...");
+	assert_false(b->line_untested[3]);
+	assert_null(strstr(b->about, "the CPU takes fp32"));
+	b = ppo_torch("sim", 2, RT_TF32, 16, 30, &dev, &h);
+	assert_int_equal(b->n, 3); /* TF32 is the GPU's matmul mode */
+	assert_non_null(strstr(b->about, "; the point's tf32 is the GPU's: the CPU takes fp32"));
+
+	b = ppo_torch("sim", 2, RT_FP16, 1024, 1000, &dev, &h);
+	assert_int_equal(b->n, 4);
+	assert_string_equal(b->line[2], "device = torch.device('cuda')  # the policy and each "
+					"batch .to(device): 48.8 us an env-step here, 840 on the CPU");
+	assert_string_equal(b->line[3], "with torch.autocast('cuda', dtype=torch.float16): ...  # "
+					"and a torch.amp.GradScaler for the gradients");
+	assert_true(b->line_untested[2] && b->line_untested[3]);
+	assert_non_null(strstr(b->about, "; torch.device('cuda'): the policy runs once per vector "
+					 "step, at 1024 envs here (6 GEMMs"));
+	assert_null(strstr(b->about, "the CPU takes fp32"));
+
+	/* nothing measured, or another device's fits: the documented default, said so */
+	const char *unmeasured = "device = torch.device('cpu')  # the policy and each batch "
+				 ".to(device): the CPU for an MLP policy, as SB3 advises; not "
+				 "measured here";
+	b = ppo_torch("sim", 2, RT_FP16, 16, 30, NULL, &h);
+	assert_int_equal(b->n, 3);
+	assert_string_equal(b->line[2], unmeasured);
+	assert_non_null(strstr(b->about, "; torch.device('cpu'): not measured here (no crossover "
+					 "was fitted: --no-crossover or too short a budget), so "
+					 "SB3's own advice: PPO with an MlpPolicy runs faster on the "
+					 "CPU, 'cuda' pays off with a CNN policy or large "
+					 "minibatches; the point's fp16 is the GPU's"));
+	test_fw_fits(&dev, "cuda");
+	assert_string_equal(ppo_torch("sim", 2, RT_FP16, 16, 30, &dev, &h)->line[2], unmeasured);
+
+	/* a CPU point names no device; a workload without a policy keeps its point's */
+	b = ppo_torch("cpu", 2, RT_FP32, 16, 30, &dev, &h);
+	assert_int_equal(b->n, 2);
+	assert_null(strstr(b->about, "torch.device"));
+	hints_of("transformer", "cuda", 0, RT_FP16, &h);
+	b = &h.fw[RT_FW_PYTORCH];
+	assert_int_equal(untested(b, "device = torch.device('cuda')  # the model and each batch "
+				     ".to(device)"), 1);
+	assert_int_equal(untested(b, "with torch.autocast('cuda', dtype=torch.float16): ...  # "
+				     "and a torch.amp.GradScaler for the gradients"), 1);
+	assert_null(strstr(b->about, "torch.device"));
 }
 
 /*
@@ -698,6 +813,7 @@ int main(void)
 		cmocka_unit_test(test_bf16_follows_onednn),
 		cmocka_unit_test(test_jax_levers),
 		cmocka_unit_test(test_untested_lines),
+		cmocka_unit_test(test_pytorch_policy_device),
 		cmocka_unit_test(test_apple_mps),
 		cmocka_unit_test(test_accelerate_blas),
 		cmocka_unit_test(test_jax_on_macos),

@@ -157,12 +157,12 @@ void rt_fw_device_why(const rt_fw_device_choice *c, const rt_policy *p, const ch
 		snprintf(from, sizeof from, "the GPU does not win up to %d envs a step here",
 			 RT_FW_DEVICE_MAX_ENVS);
 	snprintf(buf, len,
-		 "device='%s': the policy runs once per vector step, at %ld envs here (%d GEMMs "
+		 "the policy runs once per vector step, at %ld envs here (%d GEMMs "
 		 "with their launches and copies): %.3g ms a step on the CPU against %.3g on '%s', "
 		 "and %.3g ms against %.3g a minibatch of %ld, so %.3g us an env-step against %.3g "
 		 "(from the crossover's fp32 GEMM fits); %s; a larger policy (wider observations, "
 		 "a CNN) or larger minibatches move the balance to it",
-		 c->device_faster ? device : "cpu", p->envs, gemms, 1e3 * c->rollout_host_s,
+		 p->envs, gemms, 1e3 * c->rollout_host_s,
 		 1e3 * c->rollout_device_s, device, 1e3 * c->update_host_s, 1e3 * c->update_device_s,
 		 p->minibatch, 1e6 * c->host_s, 1e6 * c->device_s, from);
 }

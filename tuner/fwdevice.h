@@ -82,7 +82,8 @@ void rt_fw_device_choose(const rt_fw_device_fits *f, const rt_policy *p,
 /*
  * One sentence of why, into buf: the step's shape, both sides' figures per
  * vector step, minibatch and env-step, and where the other side would win;
- * device names the device as the framework does ('cuda').
+ * device names the device as the framework does ('cuda'). The caller puts
+ * the choice before it, as its framework spells it (device='cpu').
  */
 void rt_fw_device_why(const rt_fw_device_choice *c, const rt_policy *p, const char *device,
 		      char *buf, size_t len);

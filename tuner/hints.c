@@ -59,17 +59,147 @@ static const pool_rule pool_rules[] = {
 	 "torch.set_num_threads(1) with OPENBLAS_NUM_THREADS at the threads"},
 };
 
+/*
+ * SB3's PPO step beside its policy's GEMMs, counted from stable-baselines3
+ * 2.x (collect_rollouts, PPO.train) with PyTorch's foreach Adam: a vector
+ * step copies the observations in and the actions, values and log
+ * probabilities out, and runs the activations and the Gaussian's sampling
+ * and log-probability; a minibatch copies its six arrays in, waits twice
+ * for its statistics (.item(), .cpu()), and runs the forward's and the
+ * backward's elementwise kernels, the losses, the gradients' clipping and
+ * Adam.
+ */
+static const rt_fw_step_kernels sb3_ppo_step = {
+	.rollout_kernels = 12, .rollout_copies = 4, .update_kernels = 80, .update_copies = 8};
+
+/*
+ * A hand-written PyTorch PPO step, counted from CleanRL's
+ * ppo_continuous_action.py (the reference such loop, whose Agent has SB3's
+ * MlpPolicy's shape). SB3's counts do not carry over: SB3 keeps its rollout
+ * in NumPy on the host, CleanRL in tensors on the device. fwdevice.h's
+ * model does: what it leaves out, Python's cost per op, a plain loop pays
+ * on either device as SB3 does. A vector step copies the observations,
+ * rewards and dones in and the actions out, and runs the four activations,
+ * the Gaussian's std, sampling (3), log-probability (10) and entropy (3)
+ * and six stores into the device's buffers: 27 kernels; a minibatch
+ * gathers eight slices of those buffers with NumPy indices (8 kernels,
+ * each index copied in), waits once (.item()), and runs the forward's
+ * elementwise kernels (18), the losses and statistics (40), their
+ * backward (about 75), the gradients' clipping (7) and foreach Adam
+ * (about 10): 158.
+ */
+static const rt_fw_step_kernels torch_ppo_step = {
+	.rollout_kernels = 27, .rollout_copies = 4, .update_kernels = 158, .update_copies = 9};
+
+/* A library that runs a workload's policy per env step: its step, and its line's words unmeasured. */
+typedef struct policy_lib {
+	rt_hint_lib lib;
+	const rt_fw_step_kernels *step;
+	const char *unmeasured;
+} policy_lib;
+
+static const policy_lib sb3_policy = {RT_HINT_SB3, &sb3_ppo_step,
+				      "SB3's advice for an MlpPolicy; not measured here"};
+static const policy_lib torch_policy = {RT_HINT_PYTORCH, &torch_ppo_step,
+					"the CPU for an MLP policy, as SB3 advises; not "
+					"measured here"};
+
+/*
+ * The device a library's lines name for its policy, with a short why for
+ * a line and a sentence for its block (after the device as the library
+ * spells it).
+ */
+typedef struct library_device {
+	char device[24];
+	int on_host;
+	char short_why[72];
+	char why[560];
+} library_device;
+
+/*
+ * The one place that decides the device of a policy run per env step
+ * (fwdevice.h), for SB3's line and a PyTorch loop's alike: at a device
+ * point, from the crossover's fits dev of its device against the host;
+ * unmeasured (dev NULL or another backend's), SB3's documented advice for
+ * an MlpPolicy: the CPU. 0 where the lines keep the point's device (a CPU
+ * point, a workload without a policy for lib).
+ */
+static int policy_device(const policy_lib *lib, const rt_workload *w, const rt_point *pt,
+			 const rt_shape *sh, const rt_hint_cost *cost,
+			 const rt_fw_device_fits *dev, library_device *out)
+{
+	rt_policy p;
+	char device[24];
+	memset(out, 0, sizeof *out);
+	if (rt_backend_on_host(pt->backend) || !w->policy ||
+	    !w->policy(lib->lib, pt, sh, cost, &p))
+		return 0;
+	rt_backend_framework_device(pt->backend, device, sizeof device);
+	if (!dev || strcmp(dev->backend, pt->backend)) {
+		rt_backend_framework_device(RT_HOST_BACKEND, out->device, sizeof out->device);
+		out->on_host = 1;
+		snprintf(out->short_why, sizeof out->short_why, "%s", lib->unmeasured);
+		snprintf(out->why, sizeof out->why,
+			 "not measured here (no crossover was fitted: --no-crossover or too short "
+			 "a budget), so SB3's own advice: PPO with an MlpPolicy runs faster on the "
+			 "CPU, '%s' pays off with a CNN policy or large minibatches", device);
+		return 1;
+	}
+	rt_fw_device_choice c;
+	rt_fw_device_choose(dev, &p, lib->step, &c);
+	out->on_host = !c.device_faster;
+	if (out->on_host)
+		rt_backend_framework_device(RT_HOST_BACKEND, out->device, sizeof out->device);
+	else
+		snprintf(out->device, sizeof out->device, "%s", device);
+	snprintf(out->short_why, sizeof out->short_why, "%.3g us an env-step here, %.3g on %s",
+		 1e6 * fmin(c.host_s, c.device_s), 1e6 * fmax(c.host_s, c.device_s),
+		 c.device_faster ? "the CPU" : device);
+	rt_fw_device_why(&c, &p, device, out->why, sizeof out->why);
+	return 1;
+}
+
+/*
+ * Where PyTorch's lines put the work: the device as PyTorch names it,
+ * whether it is the host, the precision there, and the policy's device
+ * where the workload runs one (else NULL). A device point whose policy
+ * runs on the CPU takes fp32 for the GPU's tf32 and fp16 (the CPU backend
+ * offers neither, and CPU autocast takes bf16 alone).
+ */
+typedef struct torch_target {
+	char device[24];
+	int on_host;
+	rt_precision precision;
+	const library_device *policy;
+} torch_target;
+
+static torch_target torch_target_of(const rt_point *pt, const library_device *policy)
+{
+	torch_target t = {.on_host = rt_backend_on_host(pt->backend),
+			  .precision = pt->precision,
+			  .policy = policy};
+	if (policy) {
+		snprintf(t.device, sizeof t.device, "%s", policy->device);
+		t.on_host = policy->on_host;
+	} else {
+		rt_backend_framework_device(pt->backend, t.device, sizeof t.device);
+	}
+	if (t.on_host && (t.precision == RT_TF32 || t.precision == RT_FP16))
+		t.precision = RT_FP32;
+	return t;
+}
+
 /* The probed framework id of f, NULL where it was not probed or is not installed. */
 static const rt_framework *installed(const rt_frameworks *f, rt_fw_id id)
 {
 	return f && f->probed && f->fw[id].installed ? &f->fw[id] : NULL;
 }
 
-static const pool_rule *rule_for(const rt_frameworks *f, const rt_point *point)
+static const pool_rule *rule_for(const rt_frameworks *f, const torch_target *t)
 {
 	const rt_framework *pt = installed(f, RT_FW_PYTORCH);
 	const char *threading = pt ? rt_framework_get(pt, "blas_threading") : NULL;
-	int cpu_bf16 = point->precision == RT_BF16 && rt_backend_on_host(point->backend);
+	int cpu_bf16 = t->precision == RT_BF16 && t->on_host;
 	size_t i = 0;
 	for (; i + 1 < RT_COUNT(pool_rules); i++)
 		if (threading && !strcmp(threading, pool_rules[i].threading) &&
@@ -207,17 +337,22 @@ static const char *autocast_note(const char *device, rt_precision p)
 	return mps ? "torch 2.6 or later, macOS 14 or later" : NULL;
 }
 
-/* The point's precision in PyTorch, on its backend's devices as PyTorch names them. */
-static void pytorch_precision(rt_hint_block *b, const rt_point *pt)
+/* The device line: a device point's, or where the workload's policy runs, and why. */
+static void pytorch_device(rt_hint_block *b, const torch_target *t)
 {
-	char device[24];
-	rt_backend_framework_device(pt->backend, device, sizeof device);
-	int host = rt_backend_on_host(pt->backend);
-	const char *note = autocast_note(device, pt->precision);
-	if (!host)
+	if (t->policy)
+		add_line(b, "device = torch.device('%s')  # the policy and each batch .to(device): %s",
+			 t->device, t->policy->short_why);
+	else if (!t->on_host)
 		add_line(b, "device = torch.device('%s')  # the model and each batch .to(device)",
-			 device);
-	switch (pt->precision) {
+			 t->device);
+}
+
+/* The precision in PyTorch on t's device, as PyTorch names it. */
+static void pytorch_precision(rt_hint_block *b, const torch_target *t)
+{
+	const char *note = autocast_note(t->device, t->precision);
+	switch (t->precision) {
 	case RT_FP64:
 		add_line(b, "torch.set_default_dtype(torch.float64)");
 		break;
@@ -225,29 +360,43 @@ static void pytorch_precision(rt_hint_block *b, const rt_point *pt)
 		add_line(b, "torch.set_float32_matmul_precision('high')  # TF32 matmuls");
 		break;
 	case RT_BF16:
-	case RT_FP16: /* fp16 a device's: the CPU backend offers none, CPU autocast takes bf16 alone */
-		if (pt->precision == RT_BF16 || !host)
-			add_line(b, "with torch.autocast('%s', dtype=torch.%s): ...%s%s", device,
-				 pt->precision == RT_BF16 ? "bfloat16" : "float16",
-				 note ? "  # " : "", note ? note : "");
+	case RT_FP16: /* fp16 a device's: torch_target_of gives the CPU fp32 for it */
+		add_line(b, "with torch.autocast('%s', dtype=torch.%s): ...%s%s", t->device,
+			 t->precision == RT_BF16 ? "bfloat16" : "float16", note ? "  # " : "",
+			 note ? note : "");
 		break;
 	default:
 		break;
 	}
 }
 
+/* Why the policy runs where the device line says, after the build's sentence. */
+static void pytorch_policy_about(rt_hint_block *b, const rt_point *pt, const torch_target *t)
+{
+	size_t n = strlen(b->about);
+	if (!t->policy || n >= sizeof b->about)
+		return;
+	snprintf(b->about + n, sizeof b->about - n, "; torch.device('%s'): %s%s%s%s", t->device,
+		 t->policy->why, t->precision != pt->precision ? "; the point's " : "",
+		 t->precision != pt->precision ? rt_precision_name(pt->precision) : "",
+		 t->precision != pt->precision ? " is the GPU's: the CPU takes fp32" : "");
+}
+
 static void pytorch_lines(rt_hint_block *b, const rt_frameworks *f, const pool_rule *r,
-			  const rt_workload *w, const rt_point *pt, const rt_shape *sh)
+			  const rt_workload *w, const rt_point *pt, const rt_shape *sh,
+			  const torch_target *t)
 {
 	b->framework = "pytorch";
 	b->untested = !r->proven;
 	pytorch_about(b, f, r);
+	pytorch_policy_about(b, pt, t);
 	if (r->blas_own_pool)
 		add_line(b, "os.environ['%s'] = '%d'  # before importing torch", blas_pool_var(f),
 			 r->blas_all ? pt->threads : 1);
 	add_line(b, "torch.set_num_threads(%d)", r->intra_all ? pt->threads : 1);
 	workload_lines(b, RT_HINT_PYTORCH, w, pt, sh, NULL);
-	pytorch_precision(b, pt);
+	pytorch_device(b, t);
+	pytorch_precision(b, t);
 	mark_untestable(b, pt);
 }
 
@@ -392,61 +541,6 @@ static void library_cost(const rt_framework *fw, rt_hint_cost *cost)
 }
 
 /*
- * SB3's PPO step beside its policy's GEMMs, counted from stable-baselines3
- * 2.x (collect_rollouts, PPO.train) with PyTorch's foreach Adam: a vector
- * step copies the observations in and the actions, values and log
- * probabilities out, and runs the activations and the Gaussian's sampling
- * and log-probability; a minibatch copies its six arrays in, waits twice
- * for its statistics (.item(), .cpu()), and runs the forward's and the
- * backward's elementwise kernels, the losses, the gradients' clipping and
- * Adam.
- */
-static const rt_fw_step_kernels sb3_ppo_step = {
-	.rollout_kernels = 12, .rollout_copies = 4, .update_kernels = 80, .update_copies = 8};
-
-/* The device SB3's line names, with a short why for the line and a sentence for its block. */
-typedef struct library_device {
-	char device[24];
-	char short_why[72];
-	char why[560];
-} library_device;
-
-/*
- * The device for SB3's own step at a device point (fwdevice.h) from the
- * crossover's fits dev; unmeasured (dev NULL or another backend's), SB3's
- * documented advice for an MlpPolicy: the CPU. 0 where the line keeps the
- * point's device (a CPU point, a workload without a policy).
- */
-static int sb3_device(const rt_workload *w, const rt_point *pt, const rt_shape *sh,
-		      const rt_hint_cost *cost, const rt_fw_device_fits *dev, library_device *out)
-{
-	rt_policy p;
-	char device[24];
-	if (rt_backend_on_host(pt->backend) || !w->policy ||
-	    !w->policy(RT_HINT_SB3, pt, sh, cost, &p))
-		return 0;
-	rt_backend_framework_device(pt->backend, device, sizeof device);
-	if (!dev || strcmp(dev->backend, pt->backend)) {
-		rt_backend_framework_device(RT_HOST_BACKEND, out->device, sizeof out->device);
-		snprintf(out->short_why, sizeof out->short_why, "SB3's advice for an MlpPolicy; "
-			 "not measured here");
-		snprintf(out->why, sizeof out->why,
-			 "device='%s': not measured here (no crossover was fitted: --no-crossover "
-			 "or too short a budget), so SB3's own advice: PPO with an MlpPolicy runs "
-			 "faster on the CPU, '%s' pays off with a CNN policy", out->device, device);
-		return 1;
-	}
-	rt_fw_device_choice c;
-	rt_fw_device_choose(dev, &p, &sb3_ppo_step, &c);
-	snprintf(out->device, sizeof out->device, "%s", c.device_faster ? device : "cpu");
-	snprintf(out->short_why, sizeof out->short_why, "%.3g us an env-step here, %.3g on %s",
-		 1e6 * fmin(c.host_s, c.device_s), 1e6 * fmax(c.host_s, c.device_s),
-		 c.device_faster ? "the CPU" : device);
-	rt_fw_device_why(&c, &p, device, out->why, sizeof out->why);
-	return 1;
-}
-
-/*
  * The RL libraries' lines come from the workload (its environments); a
  * workload without environments gives none, and the block is left out.
  */
@@ -460,23 +554,24 @@ static void rl_lines(rt_hint_block *b, const rt_frameworks *f, rt_fw_id id, rt_h
 	const char *v = fw ? rt_framework_get(fw, "version") : NULL;
 	rt_hint_cost cost;
 	library_device ld = {0};
+	char why[sizeof ld.why + 40] = "";
 	b->framework = names[id];
 	b->untested = fw == NULL;
 	library_cost(fw, &cost);
-	if (lib == RT_HINT_SB3 && sb3_device(w, pt, sh, &cost, dev, &ld)) {
+	if (lib == RT_HINT_SB3 && policy_device(&sb3_policy, w, pt, sh, &cost, dev, &ld)) {
 		cost.device = ld.device;
 		cost.device_why = ld.short_why;
+		snprintf(why, sizeof why, "; device='%s': %s", ld.device, ld.why);
 	}
 	workload_lines(b, lib, w, pt, sh, cost.fixed_us > 0 || cost.device ? &cost : NULL);
 	if (fw)
 		snprintf(b->about, sizeof b->about, "%s %s: the point's environments, workers and "
-			 "update as its classes take them%s%s", names[id], v ? v : "?",
-			 ld.why[0] ? "; " : "", ld.why);
+			 "update as its classes take them%s", names[id], v ? v : "?", why);
 	else
-		snprintf(b->about, sizeof b->about, "%s: %s: lines as %s%s%s", names[id],
+		snprintf(b->about, sizeof b->about, "%s: %s: lines as %s%s", names[id],
 			 not_found(f, id),
 			 id == RT_FW_SB3 ? "stable-baselines3 2.9 takes them" :
-					   "gymnasium 1.4 takes them", ld.why[0] ? "; " : "", ld.why);
+					   "gymnasium 1.4 takes them", why);
 	mark_untestable(b, pt);
 }
 
@@ -501,11 +596,14 @@ static void tensorflow_lines(rt_hint_block *b, const rt_point *pt)
 void rt_hints_for(const rt_frameworks *f, const rt_workload *w, const rt_point *pt,
 		  const rt_shape *sh, const rt_fw_device_fits *dev, rt_hints *out)
 {
-	const pool_rule *r = rule_for(f, pt);
+	library_device policy;
+	int has_policy = policy_device(&torch_policy, w, pt, sh, NULL, dev, &policy);
+	torch_target t = torch_target_of(pt, has_policy ? &policy : NULL);
+	const pool_rule *r = rule_for(f, &t);
 	memset(out, 0, sizeof *out);
 	thread_env(out, r->intra_all ? pt->threads : 1, r->blas_all ? pt->threads : 1,
 		   pt->threads);
-	pytorch_lines(&out->fw[RT_FW_PYTORCH], f, r, w, pt, sh);
+	pytorch_lines(&out->fw[RT_FW_PYTORCH], f, r, w, pt, sh, &t);
 	jax_lines(&out->fw[RT_FW_JAX], f, pt);
 	tensorflow_lines(&out->fw[RT_FW_TENSORFLOW], pt);
 	rl_lines(&out->fw[RT_FW_GYMNASIUM], f, RT_FW_GYMNASIUM, RT_HINT_GYMNASIUM, w, pt, sh, dev);

@@ -41,7 +41,7 @@
 typedef struct rt_hint_block {
 	const char *framework; /* "pytorch", "jax", "tensorflow", "gymnasium", "stable_baselines3" */
 	int untested;          /* the documented setting, not checked on this build */
-	char about[1024];       /* the build the lines follow, and why */
+	char about[1536];       /* the build the lines follow, and why */
 	int n;
 	char line[RT_HINTS_MAX_LINES][RT_HINT_LEN];
 	char line_untested[RT_HINTS_MAX_LINES]; /* 1: the tests cannot run that line here */
@@ -58,10 +58,12 @@ typedef struct rt_hints {
  * The hints for workload w at point pt and shape sh on frameworks f (f may
  * be NULL, or say nothing was probed: PyTorch's lines are then those of the
  * shared-pool model, marked untested, and say so). dev: the crossover's fits
- * of pt's device against the host, from which an RL library's line names
- * the device faster for the library's own step (fwdevice.h); NULL where none
- * were measured: such a line at a device point names the CPU, as SB3
- * advises for an MlpPolicy, and says it was not measured.
+ * of pt's device against the host, from which the lines of a framework that
+ * runs the workload's policy per env step (SB3's line, and a hand-written
+ * PyTorch loop's: PyTorch's device and precision lines) name the device
+ * faster for that framework's own step (fwdevice.h); NULL where none were
+ * measured: such lines at a device point name the CPU, as SB3 advises for
+ * an MlpPolicy, and say it was not measured.
  */
 void rt_hints_for(const rt_frameworks *f, const rt_workload *w, const rt_point *pt,
 		  const rt_shape *sh, const rt_fw_device_fits *dev, rt_hints *out);

@@ -787,21 +787,26 @@ static int async_envs(const rt_point *pt, const rt_shape *sh)
  * SB3's MlpPolicy for PPO (stable-baselines3 2.x: net_arch pi=[64, 64],
  * vf=[64, 64], no shared layer): an actor and a critic of two hidden layers
  * each, then the actions' means and the value; a forward per vector step at
- * its envs (sb3_vec_line's), updates at batch_size.
+ * its envs (sb3_vec_line's), updates at batch_size. A hand-written PyTorch
+ * loop (CleanRL's ppo_continuous_action.py, the reference one) builds the
+ * same Agent (actor and critic of 64 tanh units) and steps gymnasium's
+ * vector env at the point's envs, as the gymnasium line says.
  */
 #define SB3_HIDDEN 64
 static int ppo_policy(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
 		      const rt_hint_cost *cost, rt_policy *out)
 {
-	if (lib != RT_HINT_SB3)
+	if (lib == RT_HINT_GYMNASIUM)
 		return 0;
+	long envs = lib == RT_HINT_PYTORCH || async_envs(pt, sh) ? sh->v[KEY_ENVS] :
+								     library_envs(sh, cost);
 	long obs = rt_ppo_env_obs_dim((int)sh->v[KEY_STOCKS]), actions = sh->v[KEY_STOCKS];
 	*out = (rt_policy){.nlayers = 4,
 			   .layer = {{obs, SB3_HIDDEN, 2},
 				     {SB3_HIDDEN, SB3_HIDDEN, 2},
 				     {SB3_HIDDEN, actions, 1},
 				     {SB3_HIDDEN, 1, 1}},
-			   .envs = async_envs(pt, sh) ? sh->v[KEY_ENVS] : library_envs(sh, cost),
+			   .envs = envs,
 			   .minibatch = sh->v[KEY_MB],
 			   .epochs = sh->v[KEY_EPOCHS]};
 	return 1;

@@ -240,8 +240,10 @@ typedef struct rt_workload {
 		     const rt_hint_cost *cost, char (*lines)[RT_HINT_LEN], int max);
 	/*
 	 * Optional: the policy lib runs per environment step to train like pt
-	 * and sh (cost: lib's step, as for hints), for the device lib's line names.
-	 * Returns 0 when lib runs none for this workload, 1 with *out filled.
+	 * and sh (cost: lib's step, as for hints), for the device lib's lines
+	 * name; RT_HINT_PYTORCH: a hand-written PyTorch loop's (CleanRL's
+	 * style). Returns 0 when lib runs none for this workload, 1 with *out
+	 * filled.
 	 */
 	int (*policy)(rt_hint_lib lib, const rt_point *pt, const rt_shape *sh,
 		      const rt_hint_cost *cost, rt_policy *out);

@@ -155,6 +155,16 @@ fi
 export RIGTUNE_SIM_PROFILE=h100
 # sb3 FILE: the SB3 block of the first workload on one line (YAML folds long ones)
 sb3() { sed -n '/^      stable_baselines3:/,/^    [a-z_]*:/p' "$1" | tr -s '\n ' ' '; }
+# torch FILE: its PyTorch block, likewise: a hand-written PyTorch loop runs the same
+# policy per env step, so its device line follows the same estimate (its own launches)
+torch() { sed -n '/^      pytorch:/,/^      jax:/p' "$1" | tr -s '\n ' ' '; }
+# no_cuda DESC FILE: the lines of FILE's PyTorch block (not its for:) name no 'cuda' device
+no_cuda() {
+  sed -n '/^      pytorch:/,/^      jax:/p' "$2" | sed -n '/^        lines:/,/^        [a-z_]*:/p' >"$2.lines"
+  if grep -q "''cuda''" "$2.lines"; then not_ok "$1" "$(grep "''cuda''" "$2.lines" | head -3)"
+  elif grep -q "torch.device(''cpu'')" "$2.lines"; then ok "$1"
+  else not_ok "$1" "no PyTorch lines in $2: $(head -c 300 "$2.lines")"; fi
+}
 expect_exit 0 "crossover of the CPU and a simulated H100 (small sizes)" \
   $R crossover --backend cpu,sim --max-n 256 --seconds 0.05 --quiet -o sbxo.yaml
 SB3="--workload ppo --no-crossover --backend sim --budget 8 --quiet -o sb3.yaml"
@@ -163,6 +173,9 @@ expect_exit 0 "tune PPO at 16 envs on the simulated H100" $R tune $SB3 --space p
 sb3 sb3.yaml >sb3.none
 expect_grep "'model = PPO\(''MlpPolicy'', env, n_steps=16, batch_size=32, n_epochs=1, device=''cpu''\) # SB3''s advice for an MlpPolicy; not measured here'" \
   sb3.none "without a crossover: SB3's advice for an MlpPolicy, the CPU"
+torch sb3.yaml >torch.none
+expect_grep "'device = torch.device\(''cpu''\) # the policy and each batch .to\(device\): the CPU for an MLP policy, as SB3 advises; not measured here'" \
+  torch.none "and PyTorch's device line for the policy: the CPU, not measured"
 { sed '/^crossover: null$/,$d' sb3.yaml; sed -n '/^crossover:$/,$p' sbxo.yaml; sed '1,/^crossover: null$/d' sb3.yaml; } >sb3.new
 mv sb3.new sb3.yaml
 expect_exit 0 "tune PPO at 16 envs again, over the configuration with the crossover" \
@@ -172,6 +185,12 @@ expect_grep "device=''cpu''\) # [0-9.e+]+ us an env-step here, [0-9.e+]+ on cuda
   "a small MLP at 16 envs: device='cpu', with both estimates"
 expect_grep "device=''cpu'': the policy runs once per vector step, at 16 envs here \(6 GEMMs with their launches and copies\): [0-9.e+]+ ms a step on the CPU against [0-9.e+]+ on ''cuda''" \
   sb3.small "the block says why, from the step's GEMMs, launches and copies"
+torch sb3.yaml >torch.small
+expect_grep "'device = torch.device\(''cpu''\) # the policy and each batch .to\(device\): [0-9.e+]+ us an env-step here, [0-9.e+]+ on cuda'" \
+  torch.small "PyTorch's block at 16 envs: torch.device('cpu'), with both estimates"
+expect_grep "torch.device\(''cpu''\): the policy runs once per vector step, at 16 envs here \(6 GEMMs with their launches and copies\)" \
+  torch.small "and says why in for:"
+no_cuda "PyTorch's lines name no 'cuda' where the CPU runs the policy" sb3.yaml
 printf 'workload: ppo\nparams:\n  backend: [sim]\n  precision: [fp32]\n  num_envs: [1024]\n  threads: [1]\n  workers: [0]\n  pin: [compact]\n' >big.space
 if grep -Eq "faster_above: sim/fp32" sbxo.yaml; then
   expect_exit 0 "tune PPO with 1000 stocks at 1024 envs on the simulated H100" $R tune $SB3 \
@@ -181,6 +200,9 @@ if grep -Eq "faster_above: sim/fp32" sbxo.yaml; then
     "a policy of 7001 inputs at 1024 envs: device='cuda'"
   expect_grep "device=''cuda'': the policy runs once per vector step, at 1024 envs here" sb3.big \
     "and says why"
+  torch sb3.yaml >torch.big
+  expect_grep "'device = torch.device\(''cuda''\) # the policy and each batch .to\(device\): [0-9.e+]+ us an env-step here, [0-9.e+]+ on the CPU'" \
+    torch.big "PyTorch's block for that policy: torch.device('cuda')"
 else
   n=$((n + 1)); echo "ok $n # SKIP the crossover has the CPU faster than the simulated H100 throughout"
 fi
