@@ -12,7 +12,9 @@ OpenBLAS's own, the Eigen pool of XLA's CPU client), whether a matmul ran on mor
 one thread, whether a pool thread spun on a core while the main thread slept after an op,
 the main thread's affinity, the default dtypes, JAX's matmul precision.
 A verdict the process contradicts is a failure; so is a variable rigtune left out.
+The processes run one per CPU at a time (what each observes is its own: see main).
 """
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -124,12 +126,20 @@ def main(rigtune):
     if not judged:
         print(f"Bail out! {sys.executable} has neither PyTorch nor JAX")
         return 1
-    base = {fw: observe(fw, clean_env()) for fw in judged}
     tests, failed = [], 0
     for var in VALUES:
         for fw in judged:
             said = settings.get(var, {}).get(fw) if isinstance(settings, dict) else None
             tests.append((var, fw, said))
+    # Every process observed, one per CPU at a time: what each reads is its own pools,
+    # its threads' CPU time (the work, not the wall clock) and a spinning thread's tens
+    # of milliseconds against a threshold of 30: another process beside it moves none.
+    runs = [(fw, None, None) for fw in judged] + [
+        (fw, var, value) for var, fw, said in tests if said for value in VALUES[var]]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        seen = dict(zip(runs, pool.map(
+            lambda r: observe(r[0], clean_env(**({r[1]: r[2]} if r[1] else {}))), runs)))
+    base = {fw: seen[(fw, None, None)] for fw in judged}
     print(f"1..{len(tests)}")
     for n, (var, fw, said) in enumerate(tests, 1):
         if not said:
@@ -138,7 +148,7 @@ def main(rigtune):
             continue
         changed = []
         for value in VALUES[var]:
-            got = observe(fw, clean_env(**{var: value}))
+            got = seen[(fw, var, value)]
             changed += [f"{k} {base[fw][k]}->{got[k]} at {var}={value}"
                         for k in got if got[k] != base[fw][k]]
         read = bool(changed)
