@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "../common/platform.h"
 #include "../common/rt.h"
 #include "blas_kernels.h"
+#include "contention.h"
 #include "usercmd.h"
 #include "yamlr.h"
 
@@ -36,24 +38,32 @@ static void keep(void *user, int is_err, const char *line)
 	o->text[o->len] = '\0';
 }
 
-/* The median of throughput: in the bench's YAML; 0 when it has none. */
-static double median_of(const out_buf *o)
+/*
+ * The median of throughput in the bench's YAML (0 when it has none) and the
+ * share of the cores other processes took while it measured (0 unknown).
+ */
+static void figures_of(const out_buf *o, double *gflops, double *contention)
 {
 	rt_yr r;
 	char err[256];
-	double v = 0;
+	*gflops = *contention = 0;
 	if (rt_yr_load(&r, "rigtune bench's output", o->text, o->len, err, sizeof err))
-		return 0;
-	const rt_ynode *t = rt_yr_get(&r, rt_yr_root(&r), "throughput");
-	if (!t || rt_yr_need_num(&r, t, "median", &v))
-		v = 0;
+		return;
+	const rt_ynode *root = rt_yr_root(&r);
+	const rt_ynode *t = rt_yr_get(&r, root, "throughput");
+	if (!t || rt_yr_need_num(&r, t, "median", gflops))
+		*gflops = 0;
+	if (rt_yr_get(&r, root, "contention") && rt_yr_need_num(&r, root, "contention", contention))
+		*contention = 0;
 	rt_yr_free(&r);
-	return v;
 }
 
-/* One-thread SGEMM at bench's default shape under OPENBLAS_CORETYPE=core: GFLOP/s, 0 if failed. */
+/*
+ * One-thread SGEMM at bench's default shape under OPENBLAS_CORETYPE=core:
+ * GFLOP/s (0 if failed), and the contention it was measured under.
+ */
 static int bench_core(const char *core, double seconds, const char *lockdir, double *gflops,
-		      char *err, size_t errlen)
+		      double *contention, char *err, size_t errlen)
 {
 	char exe[PATH_MAX], secs[32], coretype[64], lock[PATH_MAX + 32];
 	if (rt_plat_exe_path(exe, sizeof exe))
@@ -70,7 +80,9 @@ static int bench_core(const char *core, double seconds, const char *lockdir, dou
 			 .timeout_s = 30 + 4 * seconds, .line = keep, .user = o};
 	rt_usercmd_exit x;
 	int rc = rt_usercmd_run(&uc, &x, err, errlen);
-	*gflops = rc == RT_OK ? median_of(o) : 0;
+	*gflops = *contention = 0;
+	if (rc == RT_OK)
+		figures_of(o, gflops, contention);
 	free(o);
 	return rc;
 }
@@ -105,17 +117,36 @@ static int measure_all(rt_blas_cores *c, double seconds, char *err, size_t errle
 		return rt_fail(err, errlen, RT_ERUNTIME, "cannot make a directory in /tmp: %s",
 			       strerror(errno));
 	int rc = RT_OK;
-	for (int i = 0; i < c->n && !rc; i++)
-		rc = bench_core(c->core[i], seconds, lockdir, &c->gflops[i], err, errlen);
+	for (int i = 0; i < c->n && !rc; i++) {
+		double contention;
+		rc = bench_core(c->core[i], seconds, lockdir, &c->gflops[i], &contention, err,
+				errlen);
+		c->contention = fmax(c->contention, contention);
+	}
 	remove_dir(lockdir);
 	return rc;
 }
 
-static int all_measured(const rt_blas_cores *c)
+/*
+ * Whether figures measured now may be kept: every set measured, and none
+ * while other processes took more of the cores than a trial may lose (a
+ * busy moment's figures would stand for a month); else why not, in
+ * c->not_kept.
+ */
+static int keepable(rt_blas_cores *c)
 {
 	for (int i = 0; i < c->n; i++)
-		if (!(c->gflops[i] > 0))
+		if (!(c->gflops[i] > 0)) {
+			snprintf(c->not_kept, sizeof c->not_kept,
+				 "%s's bench gave no figure: measured again next time", c->core[i]);
 			return 0;
+		}
+	if (c->contention > rt_contended_share()) {
+		snprintf(c->not_kept, sizeof c->not_kept,
+			 "other processes took %.0f%% of the cores while they were measured: "
+			 "measured again next time", 100 * c->contention);
+		return 0;
+	}
 	return 1;
 }
 
@@ -142,7 +173,7 @@ int rt_blas_cores_get(const rt_machine *m, double seconds, rt_blas_cores *c, cha
 		return RT_OK;
 	if (!rt_blas_cores_load(m, seconds, c)) {
 		RT_TRY(measure_all(c, seconds, err, errlen));
-		if (all_measured(c)) /* a failed bench is tried again next time */
+		if (keepable(c))
 			rt_blas_cores_store(m, seconds, c);
 	}
 	find_best(c);

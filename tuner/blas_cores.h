@@ -13,6 +13,8 @@
  * the next tune while the machine's fingerprint, the library file (its path,
  * size and time) and the candidates are the same and they are under a month
  * old: a sweep or a regression check does not spend seconds on them each run.
+ * Figures measured while other processes took more of the cores than a
+ * trial may lose (rt_contended_share) are used once and not kept.
  */
 #ifndef RT_BLAS_CORES_H
 #define RT_BLAS_CORES_H
@@ -27,6 +29,7 @@ typedef struct rt_blas_cores {
 	double gflops[RT_BLAS_MAX_CORES];   /* 1-thread SGEMM at bench's default shape; 0: failed */
 	int best;                           /* index of the fastest; 0 when none is faster */
 	double ratio;                       /* its GFLOP/s over [0]'s; 0 when not measured */
+	double contention;                  /* the most of the cores others took meanwhile */
 	char measured[24];                  /* when the figures were measured (UTC); "" now */
 	char kept[512];                     /* the cache file they are kept in; "" none */
 	char not_kept[RT_ERRLEN];           /* why they could not be kept; "" */
