@@ -62,11 +62,13 @@ int rt_cache_dir(char *buf, size_t len)
 	return n > 0 && (size_t)n < len ? RT_OK : RT_EUNAVAIL;
 }
 
-/* The cache file of k; RT_EUNAVAIL when there is no cache directory. */
-static int cache_path(const cache_key *k, char *buf, size_t len)
+/*
+ * The cache file of k (into buf) in the cache directory (into dir, PATH_MAX
+ * bytes); RT_EUNAVAIL when there is no cache directory.
+ */
+static int cache_path(const cache_key *k, char *dir, char *buf, size_t len)
 {
-	char dir[PATH_MAX];
-	if (rt_cache_dir(dir, sizeof dir))
+	if (rt_cache_dir(dir, PATH_MAX))
 		return RT_EUNAVAIL;
 	int n = snprintf(buf, len, "%s/blas-kernels-%s.yaml", dir, k->fingerprint);
 	return n > 0 && (size_t)n < len ? RT_OK : RT_EUNAVAIL;
@@ -127,7 +129,8 @@ int rt_blas_cores_load(const rt_machine *m, double seconds, rt_blas_cores *c)
 	char err[RT_ERRLEN];
 	rt_yr r;
 	key_of(m, &k);
-	if (cache_path(&k, c->kept, sizeof c->kept))
+	char dir[PATH_MAX];
+	if (cache_path(&k, dir, c->kept, sizeof c->kept))
 		return 0;
 	struct stat st;
 	if (stat(c->kept, &st) || !S_ISREG(st.st_mode) || rt_yr_load_file(&r, c->kept, err, sizeof err))
@@ -167,7 +170,7 @@ void rt_blas_cores_store(const rt_machine *m, double seconds, rt_blas_cores *c)
 	char *err = c->not_kept;
 	size_t errlen = sizeof c->not_kept;
 	key_of(m, &k);
-	if (cache_path(&k, path, sizeof path) || rt_cache_dir(dir, sizeof dir)) {
+	if (cache_path(&k, dir, path, sizeof path)) {
 		rt_fail(err, errlen, RT_EUNAVAIL,
 			"no cache directory (RIGTUNE_CACHE_DIR, XDG_CACHE_HOME, HOME)");
 		return;
