@@ -104,17 +104,25 @@ include $(sort $(wildcard workloads/*/plugin.mk))
 	build-check-slow build-check-integration build-bench build-fuzz
 .SECONDARY:
 all: deps
-	@$(MAKE) --no-print-directory build-all
+	@$(SUBMAKE) build-all
 build-all: $(BUILD)/rigtune $(PLUGINS)
+
+# The second make, which builds (and then runs what was asked), uses every CPU unless
+# make was given its own -j.
+NPROC := $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+SUBMAKE = $(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
 
 # hipcc is wanted where an AMD GPU can use it, or when asked (CI asks).
 HIP_GROUP := $(if $(filter 1,$(HIP))$(wildcard /dev/kfd),hip)
 deps:
 	@scripts/install-deps.sh --if-missing build $(HIP_GROUP)
-# test-deps also makes the virtual environment of PyPI frameworks the tests apply hints in.
+# test-deps also starts making what the tests fetch from PyPI, where it is missing: the
+# virtual environment of frameworks the tests apply hints in, Zig (the macOS build) and
+# oneDNN 3. They download in the background while make builds; tests/run.sh waits for them
+# (scripts/cached-venv.sh's --background and --wait).
 test-deps:
 	@scripts/install-deps.sh --if-missing build test $(HIP_GROUP)
-	@scripts/venv.sh
+	@for s in venv zig onednn3; do scripts/$$s.sh --background || exit; done
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -222,7 +230,7 @@ $(MAC)/librigtune_metal.dylib: $(METAL_DEPS) $(GPU_DEPS) $(MAC)/sdk/.complete $(
 	$(ZIG_CC) $(MAC_TARGET) $(METAL_FLAGS) -Werror $(METAL_SRCS) $(MAC_APPLE) $(METAL_LIBS) -o $@
 
 run: deps
-	@$(MAKE) --no-print-directory build-run
+	@$(SUBMAKE) build-run
 build-run: build-all
 	$(BUILD)/rigtune tune --budget 60
 	$(BUILD)/rigtune report -o results/$$(uname -n)-report.html
@@ -231,7 +239,7 @@ build-run: build-all
 GPU_CHECK := $(BUILD)/tests/gpu_check
 
 test: test-deps
-	@$(MAKE) --no-print-directory build-test
+	@$(SUBMAKE) build-test
 # What a CLI script may run beside rigtune: the test plugins, fake vendor libraries,
 # preloaded libraries, the benchmarks (test_check.sh runs bench_check) and the GPU
 # checker; and what it reads: the macOS cross-build. `make check` builds them too, so
@@ -242,13 +250,13 @@ build-test: build-all $(TEST_BINS) $(TEST_AIDS)
 
 # One test alone (T=test_journal, T=journal, T=test_tune): its binary if it is a unit test.
 check: test-deps
-	@$(MAKE) --no-print-directory build-check
+	@$(SUBMAKE) build-check
 T_NAME = $(addprefix test_,$(patsubst test_%,%,$(basename $(notdir $(T)))))
 build-check: build-all $(TEST_AIDS) $(filter $(addprefix $(BUILD)/tests/,$(T_NAME) $(T)),$(TEST_BINS))
 	@test -n "$(T)" || { echo "make check: name the test, T=NAME (make check-fast runs a tier)"; exit 2; }
 	@BUILD=$(BUILD) tests/run.sh $(T)
 check-fast check-slow check-integration: test-deps
-	@$(MAKE) --no-print-directory build-$@
+	@$(SUBMAKE) build-$@
 build-check-fast build-check-slow build-check-integration: build-all $(TEST_BINS) $(TEST_AIDS)
 	@BUILD=$(BUILD) tests/run.sh --tier $(patsubst build-check-%,%,$@)
 
@@ -258,7 +266,7 @@ ASAN_CC ?= $(if $(shell command -v clang 2>/dev/null),clang,$(CC))
 # not have ASan's allocator abort the process.
 asan: test-deps
 	@ASAN_OPTIONS=$${ASAN_OPTIONS:+$$ASAN_OPTIONS:}allocator_may_return_null=1 \
-		$(MAKE) --no-print-directory BUILD=build-asan SAN=address,undefined OPT=-O1 \
+		$(SUBMAKE) BUILD=build-asan SAN=address,undefined OPT=-O1 \
 		CC=$(ASAN_CC) build-test
 
 # Fuzzing with clang's libFuzzer: each fuzz/fuzz_NAME.c is a harness for one parser,
@@ -266,7 +274,7 @@ asan: test-deps
 SECONDS ?= 60
 FUZZ_BINS := $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard fuzz/fuzz_*.c))
 fuzz: test-deps
-	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang OPT=-O1 \
+	@$(SUBMAKE) BUILD=build-fuzz CC=clang OPT=-O1 \
 		SAN=fuzzer-no-link,address,undefined build-fuzz
 build-fuzz: $(FUZZ_BINS)
 	@scripts/fuzz.sh $(SECONDS) $(FUZZ_BINS)
@@ -275,7 +283,7 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/librigtune.a
 	$(CC) $(CFLAGS) -fsanitize=fuzzer,address,undefined $< $(BUILD)/librigtune.a $(LDLIBS) -o $@
 
 bench: deps
-	@$(MAKE) --no-print-directory build-bench
+	@$(SUBMAKE) build-bench
 build-bench: build-all $(BENCH_BINS) $(BENCH_LIBS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/bench_advice.py"; /usr/bin/python3 bench/bench_advice.py

@@ -10,6 +10,7 @@
 #
 #   scripts/onednn3.sh          make it where it is missing or was left unfinished
 #   scripts/onednn3.sh --path   print its folder (made or not): include/ and lib/ hold oneDNN
+#   scripts/onednn3.sh --background | --wait   (scripts/cached-venv.sh)
 #
 # It lives in ${XDG_CACHE_HOME:-~/.cache}/rigtune/onednn-VERSION (RIGTUNE_ONEDNN3 names another).
 set -euo pipefail

@@ -7,6 +7,7 @@
 #
 #   scripts/venv.sh          make it where it is missing or was left unfinished
 #   scripts/venv.sh --path   print its folder (made or not)
+#   scripts/venv.sh --background | --wait   (make test's set-up, tests/run.sh: cached-venv.sh)
 #
 # It lives outside the checkout, in ${XDG_CACHE_HOME:-~/.cache}/rigtune/venv-HASH (HASH:
 # of the requirements and the base interpreter), so every clone and CI run of the same
@@ -15,8 +16,8 @@
 # The base interpreter is Debian's /usr/bin/python3 (python3-venv), not a pyenv one on PATH:
 # RIGTUNE_VENV_PYTHON names another. make run never makes it.
 set -euo pipefail
+. "$(dirname "$0")/cached-venv.sh"
 cd "$(dirname "$0")/.."
-. scripts/cached-venv.sh
 REQ=tests/requirements.txt
 # (macOS has shasum where Linux has sha256sum)
 sum256() { if command -v sha256sum >/dev/null; then sha256sum; else shasum -a 256; fi; }

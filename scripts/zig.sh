@@ -7,6 +7,7 @@
 #
 #   scripts/zig.sh          make it where it is missing or was left unfinished
 #   scripts/zig.sh --path   print its folder (made or not); its bin/python -m ziglang cc is the compiler
+#   scripts/zig.sh --background | --wait   (scripts/cached-venv.sh)
 #
 # It lives in ${XDG_CACHE_HOME:-~/.cache}/rigtune/zig-VERSION (RIGTUNE_ZIG_VENV names another).
 set -euo pipefail

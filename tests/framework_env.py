@@ -12,7 +12,7 @@ OpenBLAS's own, the Eigen pool of XLA's CPU client), whether a matmul ran on mor
 one thread, whether a pool thread spun on a core while the main thread slept after an op,
 the main thread's affinity, the default dtypes, JAX's matmul precision.
 A verdict the process contradicts is a failure; so is a variable rigtune left out.
-The processes run one per CPU at a time (what each observes is its own: see main).
+The processes run two per CPU at a time (what each observes is its own: see main).
 """
 import concurrent.futures
 import json
@@ -131,12 +131,14 @@ def main(rigtune):
         for fw in judged:
             said = settings.get(var, {}).get(fw) if isinstance(settings, dict) else None
             tests.append((var, fw, said))
-    # Every process observed, one per CPU at a time: what each reads is its own pools,
+    # Every process observed, two per CPU at a time: what each reads is its own pools,
     # its threads' CPU time (the work, not the wall clock) and a spinning thread's tens
     # of milliseconds against a threshold of 30: another process beside it moves none.
+    # Two, since a PyTorch process sleeps for most of its 3 s (spins' 2.2 s of watching),
+    # which keeps about one computing per CPU.
     runs = [(fw, None, None) for fw in judged] + [
         (fw, var, value) for var, fw, said in tests if said for value in VALUES[var]]
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2 * (os.cpu_count() or 1)) as pool:
         seen = dict(zip(runs, pool.map(
             lambda r: observe(r[0], clean_env(**({r[1]: r[2]} if r[1] else {}))), runs)))
     base = {fw: seen[(fw, None, None)] for fw in judged}

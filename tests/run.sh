@@ -31,6 +31,15 @@ export RIGTUNE="$PWD/$BUILD/rigtune" BUILD_DIR="$PWD/$BUILD"
 # The interpreter of PyPI's frameworks (scripts/venv.sh, made by make test's set-up):
 # tests that need it fail, not skip, when it is missing.
 export RIGTUNE_TEST_PYTHON=${RIGTUNE_TEST_PYTHON:-$(scripts/venv.sh --path)/bin/python}
+# On a first run, make test's set-up leaves it (and Zig, oneDNN 3) downloading in the
+# background (scripts/cached-venv.sh --background). The tests that run its frameworks (they
+# read RIGTUNE_TEST_PYTHON) queue after the others that run beside them, and wait for it;
+# the tests that run alone wait for all three, since pip beside them would take their cores.
+# needs_venv SOURCE: whether the test runs the environment's frameworks.
+needs_venv() { grep -qE 'RIGTUNE_TEST_PYTHON|need_test_python' "$1"; }
+# await_fetched SCRIPT...: waits for what each is making in the background, if anything
+# (a test that needs what is still missing after it says so).
+await_fetched() { local s; for s in "$@"; do scripts/$s.sh --wait || true; done; }
 export CMOCKA_MESSAGE_OUTPUT=TAP
 # The measuring lock of this run: suites running at once in two checkouts do
 # not wait for each other (tests assert no timings), while inside a run the
@@ -87,11 +96,12 @@ report() {
 # run_one NAME TIER SOURCE COMMAND...: queues the test, as "NAME TIER
 # COMMAND...", in $beside where SOURCE lets it run beside others, else in
 # $alone (run_all runs both).
-beside=() alone=()
+beside=() beside_venv=() alone=()
 run_one() {
   local name=$1 tier=$2 src=$3; shift 3
-  if [ "$JOBS" -gt 1 ] && beside "$src"; then beside+=("$name $tier $*")
-  else alone+=("$name $tier $*"); fi
+  if [ "$JOBS" -le 1 ] || ! beside "$src"; then alone+=("$name $tier $*")
+  elif needs_venv "$src"; then beside_venv+=("$name $tier $*")
+  else beside+=("$name $tier $*"); fi
 }
 
 # The tests: those that may run beside others JOBS at a time, each reported
@@ -109,7 +119,8 @@ report_ended() {
 }
 run_all() {
   local running=0 entry name tier cmd
-  for entry in "${beside[@]}"; do
+  for entry in "${beside[@]}" - "${beside_venv[@]}"; do
+    [ "$entry" = - ] && { [ ${#beside_venv[@]} = 0 ] || await_fetched venv; continue; }
     read -r name tier cmd <<<"$entry"
     while [ "$running" -ge "$JOBS" ]; do
       wait -n
@@ -123,6 +134,7 @@ run_all() {
   done
   wait
   report_ended
+  [ ${#alone[@]} = 0 ] || await_fetched venv zig onednn3
   for entry in "${alone[@]}"; do
     read -r name tier cmd <<<"$entry"
     # shellcheck disable=SC2086

@@ -2,8 +2,9 @@
 # scripts/venv.sh and scripts/zig.sh on a fresh machine, through the steps they share
 # (scripts/cached-venv.sh): each makes its venv in the cache where it is missing, installs
 # its pins, reuses a complete one, makes again one left unfinished (an install that failed),
-# and answers --path and bad usage. A stand-in interpreter (RIGTUNE_VENV_PYTHON) logs what
-# pip would have done: nothing is downloaded.
+# makes it in the background for make test's set-up (--background) and waits for that
+# (--wait), and answers --path and bad usage. A stand-in interpreter (RIGTUNE_VENV_PYTHON)
+# logs what pip would have done: nothing is downloaded.
 # beside: others (the environment script)
 . "$(dirname "$0")/lib.sh"
 S=$PWD/scripts
@@ -13,7 +14,9 @@ cat >"$TMP/fakepy" <<'EOF2'
 echo "$*" >>"$FAKE_LOG"
 case "$1 ${2:-} ${3:-}" in
   "-m venv "*) mkdir -p "$3/bin" && cp "$0" "$3/bin/python" ;;
-  "-m pip install") [ -z "${FAKE_PIP_FAIL:-}" ] || exit 1 ;;
+  "-m pip install") [ -z "${FAKE_PIP_FAIL:-}" ] || exit 1
+    # held until the test opens the gate, where it names one
+    while [ -n "${FAKE_PIP_GATE:-}" ] && [ ! -e "$FAKE_PIP_GATE" ]; do sleep 0.05; done ;;
   "-c import sys; print(sys.version) ") echo "3.11.2 (fake)" ;;
 esac
 exit 0
@@ -40,7 +43,8 @@ rm "$zig/.complete"
 expect_exit 0 "zig.sh where it was left unfinished" "$S/zig.sh"
 expect_grep "ziglang==" "$TMP/log" "  makes it again"
 expect_exit 2 "zig.sh with another argument" "$S/zig.sh" --bogus
-expect_grep "^usage: scripts/zig.sh \[--path\]$" "$TMP/err" "  is usage"
+expect_grep "^usage: scripts/zig.sh \[--path \| --background \| --wait\]$" "$TMP/err" "  is usage"
+expect_exit 2 "zig.sh with two arguments" "$S/zig.sh" --path --wait
 
 expect_exit 0 "venv.sh --path" "$S/venv.sh" --path
 expect_grep "^$TMP/cache/rigtune/venv-[0-9a-f]{12}$" "$TMP/out" \
@@ -64,5 +68,39 @@ expect_exit 0 "venv.sh again" "$S/venv.sh"
 ! grep -q -e "-m venv" -e "-m pip" "$TMP/log" && ok "  reuses it: no venv, no pip" ||
   not_ok "  reuses it" "$(log)"
 expect_exit 2 "venv.sh with another argument" "$S/venv.sh" --bogus
-expect_grep "^usage: scripts/venv.sh \[--path\]$" "$TMP/err" "  is usage"
+expect_grep "^usage: scripts/venv.sh \[--path \| --background \| --wait\]$" "$TMP/err" "  is usage"
+
+# ---- make test's set-up: made in the background while make builds ----
+rm -rf "$venv" "$TMP/log"
+expect_exit 1 "venv.sh --wait with nothing made or in the making" "$S/venv.sh" --wait
+[ ! -e "$venv" ] && ok "  starts nothing" || not_ok "  starts nothing" "$(ls -a "$venv")"
+export FAKE_PIP_GATE=$TMP/gate
+expect_exit 0 "venv.sh --background on a fresh machine returns at once" "$S/venv.sh" --background
+expect_grep "^rigtune: making $venv in the background while the build runs \(its output: $venv.log\)$" \
+  "$TMP/err" "  and says where its output goes"
+# its pip, which runs under the making's lock, is held at the gate: nothing is complete
+# until the test opens it
+for ((i = 0; i < 200; i++)); do grep -q "^-m pip install" "$TMP/log" 2>/dev/null && break; sleep 0.05; done
+grep -q "^-m pip install" "$TMP/log" && [ ! -f "$venv/.complete" ] &&
+  ok "  its pip runs, and the environment is not complete yet" ||
+  not_ok "  its pip runs in the background" "$(log)" "$(ls -a "$venv")" "$(cat "$venv.log")"
+"$S/venv.sh" --wait >"$TMP/wait.out" 2>&1 &
+waiter=$!
+sleep 0.3
+kill -0 "$waiter" 2>/dev/null && ok "  --wait waits while it is in the making" ||
+  not_ok "  --wait waits while it is in the making" "it returned: $(cat "$TMP/wait.out")"
+touch "$FAKE_PIP_GATE"
+wait "$waiter"
+rc=$?
+[ "$rc" = 0 ] && [ -f "$venv/.complete" ] && ok "  and returns 0 once it is complete" ||
+  not_ok "  --wait returns 0 once it is complete" "exit $rc; $(ls -a "$venv")"
+expect_grep "^rigtune: test environment ready: $venv$" "$venv.log" "  the making's output is in its log"
+rm "$TMP/log"
+expect_exit 0 "venv.sh --background where it is made" "$S/venv.sh" --background
+[ ! -s "$TMP/err" ] && ! grep -q -e "-m venv" -e "-m pip" "$TMP/log" && ok "  starts nothing and says nothing" ||
+  not_ok "  starts nothing" "$(cat "$TMP/err")" "$(log)"
+unset FAKE_PIP_GATE
+rm "$venv/.complete"
+FAKE_PIP_FAIL=1 "$S/venv.sh" >/dev/null 2>&1
+expect_exit 1 "venv.sh --wait where the making failed" "$S/venv.sh" --wait
 echo "1..$n"
