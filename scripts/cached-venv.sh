@@ -41,7 +41,10 @@ cached_venv_args() {
       # a subshell, not the plain command: a background command ignores Ctrl-C, a subshell does not
       ("$CACHED_VENV_SCRIPT" >"$dir.log" 2>&1 </dev/null) &
       exit 0 ;;
-    --wait) if command -v flock >/dev/null && [ -e "$dir.lock" ]; then flock "$dir.lock" true; fi
+    --wait) if command -v flock >/dev/null && [ -e "$dir.lock" ] && ! flock -n "$dir.lock" true; then
+        echo "rigtune: waiting for $dir, in the making (its output: $dir.log)" >&2
+        flock "$dir.lock" true
+      fi
       [ -f "$dir/.complete" ]; exit ;;
     *) cached_venv_usage ;;
   esac

@@ -84,16 +84,18 @@ for ((i = 0; i < 200; i++)); do grep -q "^-m pip install" "$TMP/log" 2>/dev/null
 grep -q "^-m pip install" "$TMP/log" && [ ! -f "$venv/.complete" ] &&
   ok "  its pip runs, and the environment is not complete yet" ||
   not_ok "  its pip runs in the background" "$(log)" "$(ls -a "$venv")" "$(cat "$venv.log")"
-"$S/venv.sh" --wait >"$TMP/wait.out" 2>&1 &
+"$S/venv.sh" --wait >"$TMP/wait.out" 2>"$TMP/wait.err" &
 waiter=$!
 sleep 0.3
 kill -0 "$waiter" 2>/dev/null && ok "  --wait waits while it is in the making" ||
-  not_ok "  --wait waits while it is in the making" "it returned: $(cat "$TMP/wait.out")"
+  not_ok "  --wait waits while it is in the making" "it returned: $(cat "$TMP/wait.out" "$TMP/wait.err")"
 touch "$FAKE_PIP_GATE"
 wait "$waiter"
 rc=$?
 [ "$rc" = 0 ] && [ -f "$venv/.complete" ] && ok "  and returns 0 once it is complete" ||
   not_ok "  --wait returns 0 once it is complete" "exit $rc; $(ls -a "$venv")"
+expect_grep "^rigtune: waiting for $venv, in the making \(its output: $venv.log\)$" "$TMP/wait.err" \
+  "  and says so"
 expect_grep "^rigtune: test environment ready: $venv$" "$venv.log" "  the making's output is in its log"
 rm "$TMP/log"
 expect_exit 0 "venv.sh --background where it is made" "$S/venv.sh" --background
