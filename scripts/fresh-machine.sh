@@ -27,7 +27,8 @@ done
 command -v debootstrap >/dev/null ||
   { echo "fresh-machine.sh: no debootstrap (apt-get install debootstrap)" >&2; exit 2; }
 src=$(cd "$(dirname "$0")/.." && pwd)
-if [ -z "$dir" ]; then dir=$(mktemp -d /var/tmp/rigtune-fresh-XXXXXX)
+# (mode 755, as / is: the packages' users, munge's and postgres', must reach their files)
+if [ -z "$dir" ]; then dir=$(mktemp -d /var/tmp/rigtune-fresh-XXXXXX) && chmod 755 "$dir"
 elif [ -e "$dir" ]; then echo "fresh-machine.sh: $dir is there already: name a new folder" >&2; exit 2
 else mkdir -p "$dir"; fi
 dir=$(cd "$dir" && pwd)
