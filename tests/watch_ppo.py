@@ -45,7 +45,11 @@ model.set_logger(Logger(None, []))  # SB3's default makes a folder in $TMPDIR pe
 clock = Clock()
 print("mark 1", flush=True)
 t0 = time.monotonic()
-model.learn(total_timesteps=2048, callback=clock)
+# Four rollouts and four updates, about 5 s on 2 vCPUs. Half a second in which the host
+# holds back one of the update's threads (its ticks then read one thread) moved the split of
+# two of each, 3.5 s, by 14 points, once in an ASan run; the same spell moves twice as long
+# a run half as far.
+model.learn(total_timesteps=4096, callback=clock)
 wall = time.monotonic() - t0
 print("mark 2", flush=True)
 print(f"split rollout={clock.rollout / wall:.3f} update={1 - clock.rollout / wall:.3f}", flush=True)
