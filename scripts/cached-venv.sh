@@ -37,9 +37,13 @@ cached_venv_args() {
     --background) [ -f "$dir/.complete" ] && exit 0
       command -v flock >/dev/null || return 0 # no lock to wait on: made now, in the foreground
       mkdir -p "$(dirname "$dir")"
+      # The lock is taken here, and handed to the making, so that a --wait right after this
+      # returns waits for it; where another run holds it, that one is making it already.
+      exec 9>"$dir.lock"
+      flock -n 9 || exit 0
       echo "rigtune: making $dir in the background while the build runs (its output: $dir.log)" >&2
       # a subshell, not the plain command: a background command ignores Ctrl-C, a subshell does not
-      ("$CACHED_VENV_SCRIPT" >"$dir.log" 2>&1 </dev/null) &
+      (CACHED_VENV_LOCKED=1 "$CACHED_VENV_SCRIPT" >"$dir.log" 2>&1 </dev/null) &
       exit 0 ;;
     --wait) if command -v flock >/dev/null && [ -e "$dir.lock" ] && ! flock -n "$dir.lock" true; then
         echo "rigtune: waiting for $dir, in the making (its output: $dir.log)" >&2
@@ -58,8 +62,11 @@ cached_venv() {
   local dir=$1 what=$2 fill=$3 stamp=$1/.complete
   [ -f "$stamp" ] && return 0
   mkdir -p "$(dirname "$dir")"
-  exec 9>"$dir.lock"
-  ! command -v flock >/dev/null || flock 9
+  if [ -z "${CACHED_VENV_LOCKED:-}" ]; then # else --background took it, on fd 9
+    exec 9>"$dir.lock"
+    ! command -v flock >/dev/null || flock 9
+  fi
+  unset CACHED_VENV_LOCKED
   [ -f "$stamp" ] && return 0 # made meanwhile by the run that held the lock
   rm -rf "$dir"
   echo "rigtune: making $what" >&2

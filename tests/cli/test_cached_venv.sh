@@ -15,8 +15,9 @@ echo "$*" >>"$FAKE_LOG"
 case "$1 ${2:-} ${3:-}" in
   "-m venv "*) mkdir -p "$3/bin" && cp "$0" "$3/bin/python" ;;
   "-m pip install") [ -z "${FAKE_PIP_FAIL:-}" ] || exit 1
-    # held until the test opens the gate, where it names one
-    while [ -n "${FAKE_PIP_GATE:-}" ] && [ ! -e "$FAKE_PIP_GATE" ]; do sleep 0.05; done ;;
+    # held until the test opens the gate, where it names one (30 s at most: a test that
+    # failed before opening it leaves nothing behind)
+    for ((i = 0; i < 600; i++)); do [ -z "${FAKE_PIP_GATE:-}" ] || [ -e "$FAKE_PIP_GATE" ] && break; sleep 0.05; done ;;
   "-c import sys; print(sys.version) ") echo "3.11.2 (fake)" ;;
 esac
 exit 0
@@ -78,17 +79,19 @@ export FAKE_PIP_GATE=$TMP/gate
 expect_exit 0 "venv.sh --background on a fresh machine returns at once" "$S/venv.sh" --background
 expect_grep "^rigtune: making $venv in the background while the build runs \(its output: $venv.log\)$" \
   "$TMP/err" "  and says where its output goes"
-# its pip, which runs under the making's lock, is held at the gate: nothing is complete
-# until the test opens it
+# --wait at once: --background took the making's lock before it returned
+"$S/venv.sh" --wait >"$TMP/wait.out" 2>"$TMP/wait.err" &
+waiter=$!
+# the making's pip is held at the gate: nothing is complete until the test opens it
 for ((i = 0; i < 200; i++)); do grep -q "^-m pip install" "$TMP/log" 2>/dev/null && break; sleep 0.05; done
 grep -q "^-m pip install" "$TMP/log" && [ ! -f "$venv/.complete" ] &&
   ok "  its pip runs, and the environment is not complete yet" ||
   not_ok "  its pip runs in the background" "$(log)" "$(ls -a "$venv")" "$(cat "$venv.log")"
-"$S/venv.sh" --wait >"$TMP/wait.out" 2>"$TMP/wait.err" &
-waiter=$!
-sleep 0.3
-kill -0 "$waiter" 2>/dev/null && ok "  --wait waits while it is in the making" ||
+kill -0 "$waiter" 2>/dev/null && ok "  --wait, run as --background returned, waits while it is in the making" ||
   not_ok "  --wait waits while it is in the making" "it returned: $(cat "$TMP/wait.out" "$TMP/wait.err")"
+expect_exit 0 "a second --background meanwhile" "$S/venv.sh" --background
+[ ! -s "$TMP/err" ] && ok "  leaves it to the making in progress, and says nothing" ||
+  not_ok "  leaves it to the making in progress" "$(cat "$TMP/err")"
 touch "$FAKE_PIP_GATE"
 wait "$waiter"
 rc=$?
@@ -97,6 +100,8 @@ rc=$?
 expect_grep "^rigtune: waiting for $venv, in the making \(its output: $venv.log\)$" "$TMP/wait.err" \
   "  and says so"
 expect_grep "^rigtune: test environment ready: $venv$" "$venv.log" "  the making's output is in its log"
+[ "$(grep -c -e "^-m venv" "$TMP/log")" = 1 ] && ok "  made once, for the two --background" ||
+  not_ok "  made once" "$(log)"
 rm "$TMP/log"
 expect_exit 0 "venv.sh --background where it is made" "$S/venv.sh" --background
 [ ! -s "$TMP/err" ] && ! grep -q -e "-m venv" -e "-m pip" "$TMP/log" && ok "  starts nothing and says nothing" ||
