@@ -3,7 +3,7 @@
 #   make            build build/rigtune, the GPU plugins that this machine can compile
 #   make run        set up what is missing, build, run the default tuning, draw its report
 #   make test       set up what is missing (test clients, the frameworks' venv), build, run
-#                   every test; on Linux also cross-build for macOS first (build-mac)
+#                   every test; on Linux one of them cross-builds for macOS (build-mac)
 #   make check T=NAME   build what it needs and run one test alone: tests/test_NAME.c's
 #                   binary or tests/cli/NAME.sh (NAME with or without test_)
 #   make check-fast the fast tier: the tests that need no real engine and spend no real
@@ -203,11 +203,11 @@ MAC_BLAS_OBJS := $(MAC_BLAS_SRCS:%.c=$(MAC)/%.o)
 # The tests scripts/mac-check.sh runs on a Mac, linked here too (cmocka: a stub).
 MAC_TESTS := $(MAC)/tests/test_platform $(MAC)/tests/test_steer $(MAC)/tests/test_memwatch \
 	$(MAC)/tests/gpu_check
-# (not again under a sanitizer: the same files)
-MAC_BUILD := $(if $(filter Linux,$(UNAME)),$(MAC)/rigtune $(MAC)/rigtune-openblas \
-	$(MAC)/librigtune_metal.dylib $(MAC_TESTS))
+# tests/cli/test_mac.sh runs this make as its first check, beside the other tests: the
+# cross-build and Zig's download then overlap the suite instead of delaying it. One
+# cross-build whatever the host build's sanitizers.
 .PHONY: build-mac
-build-mac: $(MAC)/rigtune $(MAC)/rigtune-openblas $(MAC)/librigtune_metal.dylib
+build-mac: $(MAC)/rigtune $(MAC)/rigtune-openblas $(MAC)/librigtune_metal.dylib $(MAC_TESTS)
 $(MAC)/sdk/.complete: scripts/mac-sdk.sh scripts/zig.sh scripts/cached-venv.sh
 	scripts/zig.sh
 	scripts/mac-sdk.sh $(MAC)/sdk "$(ZIG_CC)"
@@ -242,9 +242,9 @@ test: test-deps
 	@$(SUBMAKE) build-test
 # What a CLI script may run beside rigtune: the test plugins, fake vendor libraries,
 # preloaded libraries, the benchmarks (test_check.sh runs bench_check) and the GPU
-# checker; and what it reads: the macOS cross-build. `make check` builds them too, so
-# that one script alone never runs a stale benchmark.
-TEST_AIDS := $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_LIBS) $(BENCH_BINS) $(GPU_CHECK) $(MAC_BUILD)
+# checker (test_mac.sh makes the macOS cross-build itself). `make check` builds them too,
+# so that one script alone never runs a stale benchmark.
+TEST_AIDS := $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_LIBS) $(BENCH_BINS) $(GPU_CHECK)
 build-test: build-all $(TEST_BINS) $(TEST_AIDS)
 	@BUILD=$(BUILD) tests/run.sh
 

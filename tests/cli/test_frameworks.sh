@@ -8,6 +8,8 @@
 # applies every line), and `env` says which of the user's variables the
 # frameworks ignore.
 # tier: integration (PyTorch, JAX and SB3 in the frameworks' venv)
+# beside: others (each observation is a process's own pools, settings and threads' CPU
+# time, a spinning thread's tens of ms against 30; the tune's figures are not asserted)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # a shared machine: the budget holds
 R=$RIGTUNE
