@@ -23,7 +23,9 @@
 # of a real budget): those run first, $RIGTUNE_TEST_JOBS at a time (the
 # CPUs, at most 4; 1 runs every test one by one), each reported as it ends;
 # the rest run after them, one by one, alone. rigtune's measuring lock is
-# the run's own (below), so two tests' tunes still never measure at once.
+# the run's own (below); a test that runs beside others has one of its own,
+# since no figure of theirs is asserted: their tunes measure at once rather
+# than wait for one another with their CPUs idle.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -128,8 +130,9 @@ run_all() {
       report_ended
     done
     queued_tier[$name]=$tier
+    mkdir "$logs/$name.lock"
     # shellcheck disable=SC2086 # a path and its arguments, none with a space
-    exec_one "$name" $cmd &
+    RIGTUNE_LOCK_DIR=$logs/$name.lock exec_one "$name" $cmd &
     running=$((running + 1))
   done
   wait

@@ -5,6 +5,8 @@
 # from the measured device_busy), from journaled PPO trials on the fake plugin's device
 # that tune reuses instead of measuring (the fake's kernels decline).
 # tier: slow (real tunes, about 30 s)
+# beside: others (tests/fake_train.py computes its rates, its 16-point space fits the budget
+# many times over, and the device's verdicts come from journaled trials)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # trial counts must not depend on the machine's load
 R=$RIGTUNE

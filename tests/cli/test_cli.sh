@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The command line: help, version, probe, bench gemm, and bad input (exit 2).
+# beside: others (exit codes, messages and fields; its bench and tune must finish, their figures are not asserted)
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 

@@ -6,6 +6,8 @@
 # bad input is exit 2 with the reason; then rigtune exec and rigtune env on the
 # configuration it wrote, and probe --python.
 # tier: integration (probes PyTorch and JAX; tunes with real budgets)
+# beside: others (fake_train's exact rates decide every pick; spaces fit their budgets many
+# times over; a 5 s timeout for a Python start of 50 ms)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # trial counts must not depend on the machine's load
 R=$RIGTUNE

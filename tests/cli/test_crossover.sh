@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # rigtune crossover: replays with known answers, bad CSVs, plots, a small live sweep.
+# beside: others (replays of given curves; the live sweep must run and save, its figures are not asserted)
 . "$(dirname "$0")/lib.sh"
 R=$RIGTUNE
 D=tests/data

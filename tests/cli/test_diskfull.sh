@@ -5,6 +5,7 @@
 # time: exit 3 naming ENOSPC, nothing that was there damaged, no temporary file,
 # and no measured trial lost. (probe -o on a full disk is in test_output.sh.)
 # tier: slow (real tunes on a full disk, about 50 s)
+# beside: others (ENOSPC, exit codes and the trials kept; no figure)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # no trial measured twice for contention
 cd "$TMP" || exit 1

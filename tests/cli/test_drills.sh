@@ -8,6 +8,7 @@
 # RIGTUNE_DRILL hook (common/rt.h), not from timers. (A journal cut at every byte
 # of its last trial is test_torn_last_entry in tests/test_journal.c.)
 # tier: slow (kills and resumes real tunes, about 70 s)
+# beside: others (kills at RIGTUNE_DRILL's points and the trials kept; no figure)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1 # a trial measured twice for contention is not a duplicate
 # --replace: the drill is of the write and its rename; the placeholder is no configuration to add to

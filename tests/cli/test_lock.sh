@@ -2,6 +2,7 @@
 # One measuring rigtune per machine: a second one waits with a message, or with
 # --no-wait exits 3 naming the holder; two tunes at once measure one after the
 # other and write two journals. No sleeps: every wait is on a FIFO or a process.
+# beside: others (its own measuring lock; exit codes, messages and journals, no figure)
 . "$(dirname "$0")/lib.sh"
 
 export RIGTUNE_LOCK_DIR="$TMP/locks"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes that never destroy: -o at a device, a symlink, a FIFO, a directory, an
 # unwritable directory, a full disk; what was there survives every failure.
+# beside: others (where and how files are written, refusals before any run; no figure)
 . "$(dirname "$0")/lib.sh"
 
 # A device: written in place, ENOSPC is a run-time failure, the node stays a device.

@@ -5,6 +5,7 @@
 # and after SIGKILL (which it cannot); and after TERM or KILL to `rigtune
 # check` running the command again.
 # tier: slow (signals to real tunes, about 30 s)
+# beside: others (signals to tunes of a command that prints fixed rates; hang guards of 120 s and 30 s)
 . "$(dirname "$0")/lib.sh"
 export RIGTUNE_CONTENTION_LIMIT=1
 R=$RIGTUNE

@@ -4,6 +4,8 @@
 # Nothing here waits on the clock: the searches run small spaces to the end within
 # generous budgets, and the signals are sent on progress lines, not after sleeps.
 # tier: integration (PyTorch hints; tunes with real budgets)
+# beside: others (spaces run whole; trial counts, reuse and files, no figure; no trial is
+# measured again for contention)
 . "$(dirname "$0")/lib.sh"
 # The trial counts below must not depend on how busy the machine is: no trial
 # counts as contended (and so none is measured twice for it) in this script.
@@ -71,7 +73,8 @@ expect_grep "^throughput: " fp64.trial "its new measurement is journaled ($last)
 # resume after SIGKILL: what finished is not measured again
 rm -rf results
 printf 'workload: transformer\nparams:\n  backend: [cpu]\n  precision: [fp32]\n  batch: [8, 16, 32]\n  threads: [1]\n  workers: [0]\n  pin: [compact]\n' >t3.space
-K="--workload transformer --backend cpu --no-crossover --space t3.space --strategy grid --budget 120"
+# (a small model: on a busy machine a default-sized batch 32 can pass the 2 s a trial may take)
+K="--workload transformer --backend cpu --no-crossover --space t3.space --shape d_model=64,d_ff=256 --strategy grid --budget 120"
 start_logged kill.fifo $R tune $K -o k.yaml
 wait_trials 2 kill.log && ok "the run reported two trials" || not_ok "two trials reported" "$(cat kill.log)"
 kill -9 $PID; wait $PID 2>/dev/null; exec 3<&-
