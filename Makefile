@@ -241,7 +241,7 @@ GPU_CHECK := $(BUILD)/tests/gpu_check
 test: test-deps
 	@$(SUBMAKE) build-test
 # What a CLI script may run beside rigtune: the test plugins, fake vendor libraries,
-# preloaded libraries, the benchmarks (test_check.sh runs bench_check) and the GPU
+# preloaded libraries, the benchmarks (test_check_cmd.sh runs bench_check) and the GPU
 # checker (test_mac.sh makes the macOS cross-build itself). `make check` builds them too,
 # so that one script alone never runs a stale benchmark.
 TEST_AIDS := $(TEST_PLUGINS) $(TEST_FAKES) $(BENCH_LIBS) $(BENCH_BINS) $(GPU_CHECK)
