@@ -22,10 +22,13 @@
 # figure another process could move (no timing, no CPU share, no trial count
 # of a real budget): those run first, $RIGTUNE_TEST_JOBS at a time (the
 # CPUs, at most 4; 1 runs every test one by one), each reported as it ends;
-# the rest run after them, one by one, alone. rigtune's measuring lock is
-# the run's own (below); a test that runs beside others has one of its own,
-# since no figure of theirs is asserted: their tunes measure at once rather
-# than wait for one another with their CPUs idle.
+# the rest run after them, one by one, alone. rigtune's measuring lock and
+# cache are the run's own (below). The tests that run beside others assert
+# none of their figures: each has a lock of its own, so that their tunes
+# measure at once rather than wait for one another with the CPUs idle, and
+# they share a cache of their own, so that what they measured on a busy
+# machine (a tune with RIGTUNE_CONTENTION_LIMIT=1 keeps it) never reaches a
+# test that runs alone.
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -132,7 +135,7 @@ run_all() {
     queued_tier[$name]=$tier
     mkdir "$logs/$name.lock"
     # shellcheck disable=SC2086 # a path and its arguments, none with a space
-    RIGTUNE_LOCK_DIR=$logs/$name.lock exec_one "$name" $cmd &
+    RIGTUNE_LOCK_DIR=$logs/$name.lock RIGTUNE_CACHE_DIR=$logs/beside-cache exec_one "$name" $cmd &
     running=$((running + 1))
   done
   wait
